@@ -1,0 +1,145 @@
+package cloudstack
+
+// cloudstack-go's KubernetesCluster reuses its VirtualMachine struct, which
+// has no isetcdnode, isexternalnode or kubernetesnodeversion, so clusters are
+// decoded from the raw response with these structs instead. Numbers and
+// booleans use the flex types to accept both JSON numbers and strings.
+
+// rawClusterList is the body of listKubernetesClustersresponse.
+type rawClusterList struct {
+	Count    flexInt      `json:"count"`
+	Clusters []rawCluster `json:"kubernetescluster"`
+}
+
+type rawCluster struct {
+	ID                    string         `json:"id"`
+	Name                  string         `json:"name"`
+	Description           string         `json:"description"`
+	ZoneID                string         `json:"zoneid"`
+	ZoneName              string         `json:"zonename"`
+	KubernetesVersionID   string         `json:"kubernetesversionid"`
+	KubernetesVersionName string         `json:"kubernetesversionname"`
+	ServiceOfferingID     string         `json:"serviceofferingid"`
+	ControlOfferingID     string         `json:"controlofferingid"`
+	WorkerOfferingID      string         `json:"workerofferingid"`
+	EtcdOfferingID        string         `json:"etcdofferingid"`
+	TemplateID            string         `json:"templateid"`
+	NetworkID             string         `json:"networkid"`
+	Account               string         `json:"account"`
+	DomainID              string         `json:"domainid"`
+	ProjectID             string         `json:"projectid"`
+	Keypair               string         `json:"keypair"`
+	ControlNodes          flexInt        `json:"controlnodes"`
+	MasterNodes           flexInt        `json:"masternodes"`
+	EtcdNodes             flexInt        `json:"etcdnodes"`
+	Size                  flexInt        `json:"size"`
+	State                 string         `json:"state"`
+	Endpoint              string         `json:"endpoint"`
+	IPAddress             string         `json:"ipaddress"`
+	IPAddressID           string         `json:"ipaddressid"`
+	AutoscalingEnabled    flexBool       `json:"autoscalingenabled"`
+	MinSize               flexInt        `json:"minsize"`
+	MaxSize               flexInt        `json:"maxsize"`
+	ClusterType           string         `json:"clustertype"`
+	Created               string         `json:"created"`
+	VirtualMachines       []rawClusterVM `json:"virtualmachines"`
+}
+
+type rawClusterVM struct {
+	ID                    string   `json:"id"`
+	Name                  string   `json:"name"`
+	DisplayName           string   `json:"displayname"`
+	State                 string   `json:"state"`
+	Created               string   `json:"created"`
+	IPAddress             string   `json:"ipaddress"`
+	ServiceOfferingID     string   `json:"serviceofferingid"`
+	Nics                  []rawNic `json:"nic"`
+	IsEtcdNode            flexBool `json:"isetcdnode"`
+	IsExternalNode        flexBool `json:"isexternalnode"`
+	KubernetesNodeVersion string   `json:"kubernetesnodeversion"`
+}
+
+type rawNic struct {
+	IPAddress string   `json:"ipaddress"`
+	NetworkID string   `json:"networkid"`
+	IsDefault flexBool `json:"isdefault"`
+}
+
+func (r rawCluster) toCluster() Cluster {
+	control := int64(r.ControlNodes)
+	if control == 0 {
+		control = int64(r.MasterNodes) // masternodes is the deprecated alias
+	}
+	c := Cluster{
+		ID:                    r.ID,
+		Name:                  r.Name,
+		Description:           r.Description,
+		ZoneID:                r.ZoneID,
+		ZoneName:              r.ZoneName,
+		KubernetesVersionID:   r.KubernetesVersionID,
+		KubernetesVersionName: r.KubernetesVersionName,
+		ServiceOfferingID:     r.ServiceOfferingID,
+		ControlOfferingID:     r.ControlOfferingID,
+		WorkerOfferingID:      r.WorkerOfferingID,
+		EtcdOfferingID:        r.EtcdOfferingID,
+		TemplateID:            r.TemplateID,
+		NetworkID:             r.NetworkID,
+		Account:               r.Account,
+		DomainID:              r.DomainID,
+		ProjectID:             r.ProjectID,
+		Keypair:               r.Keypair,
+		ControlNodes:          control,
+		EtcdNodes:             int64(r.EtcdNodes),
+		Size:                  int64(r.Size),
+		State:                 r.State,
+		Endpoint:              r.Endpoint,
+		IPAddress:             r.IPAddress,
+		IPAddressID:           r.IPAddressID,
+		AutoscalingEnabled:    bool(r.AutoscalingEnabled),
+		MinSize:               int64(r.MinSize),
+		MaxSize:               int64(r.MaxSize),
+		ClusterType:           r.ClusterType,
+		Created:               r.Created,
+	}
+	if len(r.VirtualMachines) > 0 {
+		c.VirtualMachines = make([]ClusterVM, 0, len(r.VirtualMachines))
+		for _, vm := range r.VirtualMachines {
+			c.VirtualMachines = append(c.VirtualMachines, vm.toClusterVM())
+		}
+	}
+	return c
+}
+
+func (r rawClusterVM) toClusterVM() ClusterVM {
+	ip := r.IPAddress
+	if ip == "" {
+		ip = primaryNicIP(r.Nics)
+	}
+	return ClusterVM{
+		ID:                    r.ID,
+		Name:                  r.Name,
+		DisplayName:           r.DisplayName,
+		State:                 r.State,
+		Created:               r.Created,
+		IPAddress:             ip,
+		ServiceOfferingID:     r.ServiceOfferingID,
+		IsEtcdNode:            bool(r.IsEtcdNode),
+		IsExternalNode:        bool(r.IsExternalNode),
+		KubernetesNodeVersion: r.KubernetesNodeVersion,
+	}
+}
+
+// primaryNicIP is the default NIC's address, else the first NIC's.
+func primaryNicIP(nics []rawNic) string {
+	for _, n := range nics {
+		if n.IsDefault && n.IPAddress != "" {
+			return n.IPAddress
+		}
+	}
+	for _, n := range nics {
+		if n.IPAddress != "" {
+			return n.IPAddress
+		}
+	}
+	return ""
+}

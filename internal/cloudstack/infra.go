@@ -1,0 +1,93 @@
+package cloudstack
+
+import (
+	"context"
+
+	"github.com/apache/cloudstack-go/v2/cloudstack"
+)
+
+// ListZones lists zones, all pages.
+func (c *Client) ListZones(ctx context.Context) ([]Zone, error) {
+	const command = "listZones"
+	return collectPages(ctx, command, c.pageSize, func(z Zone) string { return z.ID },
+		func(ctx context.Context, page, pageSize int) ([]Zone, int, error) {
+			r, _, err := call(ctx, c, command, callOpts{read: true},
+				func(cs *cloudstack.CloudStackClient) (*cloudstack.ListZonesResponse, error) {
+					lp := cs.Zone.NewListZonesParams()
+					lp.SetPage(page)
+					lp.SetPagesize(pageSize)
+					return cs.Zone.ListZones(lp)
+				})
+			if err != nil {
+				return nil, 0, err
+			}
+			out := make([]Zone, 0, len(r.Zones))
+			for _, z := range r.Zones {
+				out = append(out, Zone{ID: z.Id, Name: z.Name})
+			}
+			return out, r.Count, nil
+		})
+}
+
+// ListServiceOfferings lists compute offerings, all pages.
+func (c *Client) ListServiceOfferings(ctx context.Context) ([]ServiceOffering, error) {
+	const command = "listServiceOfferings"
+	return collectPages(ctx, command, c.pageSize, func(o ServiceOffering) string { return o.ID },
+		func(ctx context.Context, page, pageSize int) ([]ServiceOffering, int, error) {
+			r, _, err := call(ctx, c, command, callOpts{read: true},
+				func(cs *cloudstack.CloudStackClient) (*cloudstack.ListServiceOfferingsResponse, error) {
+					lp := cs.ServiceOffering.NewListServiceOfferingsParams()
+					lp.SetPage(page)
+					lp.SetPagesize(pageSize)
+					return cs.ServiceOffering.ListServiceOfferings(lp)
+				})
+			if err != nil {
+				return nil, 0, err
+			}
+			out := make([]ServiceOffering, 0, len(r.ServiceOfferings))
+			for _, o := range r.ServiceOfferings {
+				out = append(out, ServiceOffering{ID: o.Id, Name: o.Name, CPUNumber: o.Cpunumber, Memory: o.Memory})
+			}
+			return out, r.Count, nil
+		})
+}
+
+// CloudStackVersion returns listCapabilities' cloudstackversion.
+func (c *Client) CloudStackVersion(ctx context.Context) (string, error) {
+	const command = "listCapabilities"
+	v, _, err := call(ctx, c, command, callOpts{read: true},
+		func(cs *cloudstack.CloudStackClient) (string, error) {
+			r, err := cs.Configuration.ListCapabilities(cs.Configuration.NewListCapabilitiesParams())
+			if err != nil {
+				return "", err
+			}
+			if r.Capabilities == nil {
+				return "", nil
+			}
+			return r.Capabilities.Cloudstackversion, nil
+		})
+	if err != nil {
+		return "", err
+	}
+	if v == "" {
+		return "", &Error{Command: command, Text: "the response has no cloudstackversion"}
+	}
+	return v, nil
+}
+
+// QueryAsyncJob polls a job once (queryAsyncJobResult).
+func (c *Client) QueryAsyncJob(ctx context.Context, jobID string) (JobStatus, error) {
+	st, _, err := call(ctx, c, "queryAsyncJobResult", callOpts{read: true},
+		func(cs *cloudstack.CloudStackClient) (JobStatus, error) {
+			r, err := cs.Asyncjob.QueryAsyncJobResult(cs.Asyncjob.NewQueryAsyncJobResultParams(jobID))
+			if err != nil {
+				return JobStatus{}, err
+			}
+			id := r.JobID
+			if id == "" {
+				id = jobID
+			}
+			return JobStatus{JobID: id, Status: r.Jobstatus, ResultCode: r.Jobresultcode, Result: r.Jobresult}, nil
+		})
+	return st, err
+}

@@ -1,0 +1,213 @@
+package cloudstack
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+)
+
+// Job statuses reported by queryAsyncJobResult.
+const (
+	JobPending   = 0
+	JobSucceeded = 1
+	JobFailed    = 2
+)
+
+// Defaults for WaitOptions.
+const (
+	DefaultJobInitialInterval  = 500 * time.Millisecond
+	DefaultJobMaxInterval      = 5 * time.Second
+	DefaultJobMultiplier       = 1.5
+	DefaultJobProgressInterval = 30 * time.Second
+)
+
+// JobQuerier polls an async job once. *Client implements it.
+type JobQuerier interface {
+	QueryAsyncJob(ctx context.Context, jobID string) (JobStatus, error)
+}
+
+// WaitOptions tunes WaitForJob. Zero values take the defaults above. The
+// overall limit is the context's deadline: give it the operation's timeout.
+type WaitOptions struct {
+	// Command names the command that started the job (e.g.
+	// "scaleKubernetesCluster"); it labels errors and logs.
+	Command string
+	// InitialInterval is the wait before the first poll.
+	InitialInterval time.Duration
+	// MaxInterval caps the wait between polls.
+	MaxInterval time.Duration
+	// Multiplier grows the interval after each poll.
+	Multiplier float64
+	// ProgressInterval is how often an Info progress line is logged.
+	ProgressInterval time.Duration
+}
+
+func (o WaitOptions) withDefaults() WaitOptions {
+	if o.InitialInterval <= 0 {
+		o.InitialInterval = DefaultJobInitialInterval
+	}
+	if o.MaxInterval <= 0 {
+		o.MaxInterval = DefaultJobMaxInterval
+	}
+	if o.MaxInterval < o.InitialInterval {
+		o.MaxInterval = o.InitialInterval
+	}
+	if o.Multiplier < 1 {
+		o.Multiplier = DefaultJobMultiplier
+	}
+	if o.ProgressInterval <= 0 {
+		o.ProgressInterval = DefaultJobProgressInterval
+	}
+	if o.Command == "" {
+		o.Command = "queryAsyncJobResult"
+	}
+	return o
+}
+
+// WaitForJob polls jobID until it finishes and returns its jobresult. A
+// failed job (status 2) gives an *Error parsed from jobresult, usually of
+// KindBusiness (530). Transient query errors are retried until ctx ends.
+// When ctx is cancelled or its deadline passes, WaitForJob returns at once
+// with an *Error that wraps ctx.Err(); the job itself keeps running in
+// CloudStack.
+func WaitForJob(ctx context.Context, q JobQuerier, jobID string, opts WaitOptions) (json.RawMessage, error) {
+	opts = opts.withDefaults()
+	ctx = tflog.SetField(ctx, "cloudstack_job_id", jobID)
+	start := time.Now()
+	lastProgress := start
+	interval := opts.InitialInterval
+	polls := 0
+	var lastErr error
+
+	for {
+		if !sleepCtx(ctx, interval) {
+			return nil, waitAbortedError(ctx, opts.Command, jobID, time.Since(start), polls, lastErr)
+		}
+		st, err := q.QueryAsyncJob(ctx, jobID)
+		polls++
+		elapsed := time.Since(start)
+		switch {
+		case err != nil && ctx.Err() != nil:
+			return nil, waitAbortedError(ctx, opts.Command, jobID, elapsed, polls, err)
+		case err != nil && IsTransient(err):
+			lastErr = err
+			tflog.Debug(ctx, "async job poll failed; will retry", map[string]any{
+				"polls": polls, "elapsed_ms": elapsed.Milliseconds(), "error": err.Error(),
+			})
+		case err != nil:
+			return nil, err
+		default:
+			lastErr = nil
+			tflog.Trace(ctx, "async job polled", map[string]any{
+				"polls": polls, "elapsed_ms": elapsed.Milliseconds(), "jobstatus": st.Status,
+			})
+			switch st.Status {
+			case JobSucceeded:
+				tflog.Debug(ctx, "async job succeeded", map[string]any{
+					"command": opts.Command, "polls": polls, "elapsed_ms": elapsed.Milliseconds(),
+				})
+				return st.Result, nil
+			case JobFailed:
+				return nil, jobFailureError(opts.Command, jobID, st)
+			}
+		}
+		if time.Since(lastProgress) >= opts.ProgressInterval {
+			lastProgress = time.Now()
+			tflog.Info(ctx, "still waiting for CloudStack async job", map[string]any{
+				"command": opts.Command, "polls": polls, "elapsed": elapsed.Round(time.Second).String(),
+			})
+		}
+		interval = min(time.Duration(float64(interval)*opts.Multiplier), opts.MaxInterval)
+	}
+}
+
+func waitAbortedError(ctx context.Context, command, jobID string, elapsed time.Duration, polls int, lastErr error) *Error {
+	verb := "gave up waiting"
+	if errors.Is(ctx.Err(), context.Canceled) {
+		verb = "stopped waiting (cancelled)"
+	}
+	text := fmt.Sprintf("%s for async job %s after %s and %d polls; the job may still be running in CloudStack",
+		verb, jobID, elapsed.Round(time.Millisecond), polls)
+	if lastErr != nil {
+		text += " (last poll error: " + lastErr.Error() + ")"
+	}
+	return &Error{Command: command, Text: text, Err: ctx.Err()}
+}
+
+// jobFailureError builds the error of a job that ended with status 2. Its
+// jobresult is normally {"errorcode":530,"errortext":"…"}; a text result
+// (jobresulttype "text") is used as is.
+func jobFailureError(command, jobID string, st JobStatus) *Error {
+	e := parseErrorObject(st.Result)
+	if e == nil {
+		e = &Error{Text: jobResultText(st.Result)}
+	}
+	if e.ErrorCode == 0 {
+		e.ErrorCode = st.ResultCode
+	}
+	if e.Text == "" {
+		e.Text = fmt.Sprintf("async job %s failed without an error text", jobID)
+	}
+	e.Command = command
+	return e
+}
+
+func jobResultText(raw json.RawMessage) string {
+	var s string
+	if err := json.Unmarshal(raw, &s); err == nil {
+		return s
+	}
+	return strings.TrimSpace(string(raw))
+}
+
+// DecodeClusterJobResult decodes the {"kubernetescluster":{…}} result of a
+// create, start, scale or upgrade job.
+func DecodeClusterJobResult(raw json.RawMessage) (*Cluster, error) {
+	var wrapper struct {
+		Cluster *rawCluster `json:"kubernetescluster"`
+	}
+	if err := json.Unmarshal(raw, &wrapper); err != nil {
+		return nil, fmt.Errorf("decoding Kubernetes cluster job result: %w", err)
+	}
+	if wrapper.Cluster == nil {
+		return nil, fmt.Errorf("decoding Kubernetes cluster job result: no kubernetescluster object in %s", truncate(string(raw), 200))
+	}
+	c := wrapper.Cluster.toCluster()
+	return &c, nil
+}
+
+// DecodeCreatedID returns the id of the object in a create job's result,
+// e.g. {"firewallrule":{"id":"…",…}}, or of a bare {"id":"…"} object.
+func DecodeCreatedID(raw json.RawMessage) (string, error) {
+	var direct struct {
+		ID string `json:"id"`
+	}
+	if err := json.Unmarshal(raw, &direct); err == nil && direct.ID != "" {
+		return direct.ID, nil
+	}
+	var wrapper map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &wrapper); err != nil {
+		return "", fmt.Errorf("decoding job result: %w", err)
+	}
+	for _, inner := range wrapper {
+		var obj struct {
+			ID string `json:"id"`
+		}
+		if json.Unmarshal(inner, &obj) == nil && obj.ID != "" {
+			return obj.ID, nil
+		}
+	}
+	return "", fmt.Errorf("decoding job result: no object id in %s", truncate(string(raw), 200))
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}

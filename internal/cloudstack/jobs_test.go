@@ -1,0 +1,229 @@
+package cloudstack
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// scriptedQuerier answers polls from a script; after the script it repeats
+// the last answer. block makes every poll wait for ctx.
+type scriptedQuerier struct {
+	mu     sync.Mutex
+	script []pollAnswer
+	polls  int
+	block  bool
+}
+
+type pollAnswer struct {
+	status JobStatus
+	err    error
+}
+
+func (q *scriptedQuerier) QueryAsyncJob(ctx context.Context, jobID string) (JobStatus, error) {
+	q.mu.Lock()
+	q.polls++
+	n := q.polls
+	q.mu.Unlock()
+	if q.block {
+		<-ctx.Done()
+		return JobStatus{}, &Error{Command: "queryAsyncJobResult", Err: ctx.Err()}
+	}
+	a := q.script[min(n, len(q.script))-1]
+	a.status.JobID = jobID
+	return a.status, a.err
+}
+
+func (q *scriptedQuerier) pollCount() int {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.polls
+}
+
+var fastWait = WaitOptions{InitialInterval: time.Millisecond, MaxInterval: 3 * time.Millisecond, Command: "scaleKubernetesCluster"}
+
+func pending() pollAnswer { return pollAnswer{status: JobStatus{Status: JobPending}} }
+
+func TestWaitForJobSuccess(t *testing.T) {
+	t.Parallel()
+	result := json.RawMessage(`{"kubernetescluster":{"id":"c-1","name":"prod","state":"Running","size":"2","controlnodes":1,` +
+		`"virtualmachines":[{"id":"vm-e","isetcdnode":true},{"id":"vm-c"}]}}`)
+	q := &scriptedQuerier{script: []pollAnswer{pending(), pending(), pending(),
+		{status: JobStatus{Status: JobSucceeded, Result: result}}}}
+
+	raw, err := WaitForJob(t.Context(), q, "job-1", fastWait)
+	if err != nil {
+		t.Fatalf("WaitForJob: %v", err)
+	}
+	if q.pollCount() != 4 {
+		t.Errorf("polls = %d, want 4", q.pollCount())
+	}
+	cl, err := DecodeClusterJobResult(raw)
+	if err != nil {
+		t.Fatalf("DecodeClusterJobResult: %v", err)
+	}
+	if cl.ID != "c-1" || cl.Size != 2 || cl.ControlNodes != 1 || len(cl.VirtualMachines) != 2 ||
+		!cl.VirtualMachines[0].IsEtcdNode || cl.VirtualMachines[1].IsEtcdNode {
+		t.Errorf("cluster = %+v", cl)
+	}
+}
+
+func TestWaitForJobFailure530(t *testing.T) {
+	t.Parallel()
+	const text = `Scaling failed for Kubernetes cluster KubernetesCluster {"id":12,"name":"prod","uuid":"c0ffee00-0000-4000-8000-000000000012"}, unable to update network rules`
+	result, _ := json.Marshal(map[string]any{"errorcode": 530, "errortext": text})
+	q := &scriptedQuerier{script: []pollAnswer{pending(), {status: JobStatus{Status: JobFailed, ResultCode: 530, Result: result}}}}
+
+	_, err := WaitForJob(t.Context(), q, "job-1", fastWait)
+	var e *Error
+	if !errors.As(err, &e) {
+		t.Fatalf("err = %v (%T)", err, err)
+	}
+	if e.ErrorCode != 530 || e.Text != text || e.Kind() != KindBusiness || e.Command != "scaleKubernetesCluster" {
+		t.Fatalf("got %+v kind %v", e, e.Kind())
+	}
+	if !strings.Contains(err.Error(), "unable to update network rules") {
+		t.Errorf("message: %s", err)
+	}
+}
+
+func TestWaitForJobFailureShapes(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name     string
+		status   JobStatus
+		wantCode int
+		wantCS   int
+		wantText string
+	}{
+		{"with cserrorcode", JobStatus{Status: JobFailed, ResultCode: 530,
+			Result: json.RawMessage(`{"uuidList":[],"errorcode":530,"cserrorcode":4250,"errortext":"boom"}`)}, 530, 4250, "boom"},
+		{"431 escaping the wrapper", JobStatus{Status: JobFailed, ResultCode: 431,
+			Result: json.RawMessage(`{"errorcode":431,"errortext":"Unable to find cluster"}`)}, 431, 0, "Unable to find cluster"},
+		{"text result", JobStatus{Status: JobFailed, ResultCode: 530, Result: json.RawMessage(`"plain failure"`)}, 530, 0, "plain failure"},
+		{"no result", JobStatus{Status: JobFailed, ResultCode: 530}, 530, 0, "async job job-1 failed without an error text"},
+	}
+	for _, tc := range cases {
+		q := &scriptedQuerier{script: []pollAnswer{{status: tc.status}}}
+		_, err := WaitForJob(t.Context(), q, "job-1", fastWait)
+		e := ParseError(err)
+		if e == nil || e.ErrorCode != tc.wantCode || e.CSErrorCode != tc.wantCS || e.Text != tc.wantText {
+			t.Errorf("%s: %+v", tc.name, e)
+		}
+	}
+}
+
+func TestWaitForJobRetriesTransientPollErrors(t *testing.T) {
+	t.Parallel()
+	q := &scriptedQuerier{script: []pollAnswer{
+		{err: &Error{Command: "queryAsyncJobResult", HTTPStatus: 503, Text: "HTTP 503"}},
+		pending(),
+		{err: &Error{Command: "queryAsyncJobResult", Err: context.DeadlineExceeded}},
+		{status: JobStatus{Status: JobSucceeded, Result: json.RawMessage(`{"success":true}`)}},
+	}}
+	raw, err := WaitForJob(t.Context(), q, "job-1", fastWait)
+	if err != nil || string(raw) != `{"success":true}` {
+		t.Fatalf("raw=%s err=%v", raw, err)
+	}
+}
+
+func TestWaitForJobStopsOnPermanentPollError(t *testing.T) {
+	t.Parallel()
+	permanent := &Error{Command: "queryAsyncJobResult", ErrorCode: 431, Text: "Unable to execute API command queryasyncjobresult due to invalid value"}
+	q := &scriptedQuerier{script: []pollAnswer{{err: permanent}, pending()}}
+	_, err := WaitForJob(t.Context(), q, "job-1", fastWait)
+	if !errors.Is(err, permanent) || q.pollCount() != 1 {
+		t.Fatalf("err=%v polls=%d", err, q.pollCount())
+	}
+}
+
+func TestWaitForJobDeadline(t *testing.T) {
+	t.Parallel()
+	q := &scriptedQuerier{script: []pollAnswer{pending()}}
+	ctx, cancel := context.WithTimeout(t.Context(), 50*time.Millisecond)
+	defer cancel()
+
+	_, err := WaitForJob(ctx, q, "job-7", fastWait)
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("err = %v, want DeadlineExceeded", err)
+	}
+	var e *Error
+	if !errors.As(err, &e) || !strings.Contains(e.Text, "job-7") || !strings.Contains(e.Text, "may still be running") {
+		t.Fatalf("err = %v", err)
+	}
+	if q.pollCount() < 2 {
+		t.Errorf("polls = %d, expected several within the deadline", q.pollCount())
+	}
+}
+
+// A cancel must end the wait promptly both while sleeping between polls
+// and while a poll is in flight.
+func TestWaitForJobCancellation(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		q    *scriptedQuerier
+		opts WaitOptions
+	}{
+		{"sleeping", &scriptedQuerier{script: []pollAnswer{pending()}}, WaitOptions{InitialInterval: time.Hour}},
+		{"polling", &scriptedQuerier{block: true}, WaitOptions{InitialInterval: time.Millisecond}},
+	} {
+		ctx, cancel := context.WithCancel(t.Context())
+		errc := make(chan error, 1)
+		go func() {
+			_, err := WaitForJob(ctx, tc.q, "job-1", tc.opts)
+			errc <- err
+		}()
+		if tc.q.block {
+			for tc.q.pollCount() == 0 {
+				time.Sleep(time.Millisecond)
+			}
+		}
+		cancelled := time.Now()
+		cancel()
+		select {
+		case err := <-errc:
+			if !errors.Is(err, context.Canceled) {
+				t.Errorf("%s: err = %v", tc.name, err)
+			}
+			if waited := time.Since(cancelled); waited > time.Second {
+				t.Errorf("%s: returned %s after cancel", tc.name, waited)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatalf("%s: WaitForJob ignored the cancel", tc.name)
+		}
+	}
+}
+
+func TestWaitOptionsDefaults(t *testing.T) {
+	t.Parallel()
+	o := WaitOptions{}.withDefaults()
+	if o.InitialInterval != 500*time.Millisecond || o.MaxInterval != 5*time.Second || o.Multiplier != 1.5 ||
+		o.ProgressInterval != 30*time.Second {
+		t.Fatalf("defaults = %+v", o)
+	}
+}
+
+func TestDecodeCreatedID(t *testing.T) {
+	t.Parallel()
+	for raw, want := range map[string]string{
+		`{"firewallrule":{"id":"fw-1","startport":2222}}`: "fw-1",
+		`{"id":"x-2"}`: "x-2",
+		`{"portforwardingrule":{"id":"pf-3","publicport":"2222"}}`: "pf-3",
+	} {
+		got, err := DecodeCreatedID(json.RawMessage(raw))
+		if err != nil || got != want {
+			t.Errorf("%s: %q %v", raw, got, err)
+		}
+	}
+	if _, err := DecodeCreatedID(json.RawMessage(`{"success":true}`)); err == nil {
+		t.Errorf("expected an error for a result without id")
+	}
+	if _, err := DecodeClusterJobResult(json.RawMessage(`{"success":true}`)); err == nil {
+		t.Errorf("expected an error for a result without kubernetescluster")
+	}
+}

@@ -1,0 +1,157 @@
+package cloudstack
+
+import (
+	"context"
+
+	"github.com/apache/cloudstack-go/v2/cloudstack"
+)
+
+// ListVirtualMachines lists VMs, all pages.
+func (c *Client) ListVirtualMachines(ctx context.Context, p ListVMsParams) ([]VirtualMachine, error) {
+	const command = "listVirtualMachines"
+	return collectPages(ctx, command, c.pageSize, func(vm VirtualMachine) string { return vm.ID },
+		func(ctx context.Context, page, pageSize int) ([]VirtualMachine, int, error) {
+			r, _, err := call(ctx, c, command, callOpts{read: true},
+				func(cs *cloudstack.CloudStackClient) (*cloudstack.ListVirtualMachinesResponse, error) {
+					lp := cs.VirtualMachine.NewListVirtualMachinesParams()
+					setOwnership(lp, p.Ownership)
+					if p.ZoneID != "" {
+						lp.SetZoneid(p.ZoneID)
+					}
+					if p.NetworkID != "" {
+						lp.SetNetworkid(p.NetworkID)
+					}
+					if p.Keyword != "" {
+						lp.SetKeyword(p.Keyword)
+					}
+					if len(p.IDs) > 0 {
+						lp.SetIds(p.IDs)
+					}
+					if p.ListAll {
+						lp.SetListall(true)
+					}
+					lp.SetPage(page)
+					lp.SetPagesize(pageSize)
+					return cs.VirtualMachine.ListVirtualMachines(lp)
+				})
+			if err != nil {
+				return nil, 0, err
+			}
+			out := make([]VirtualMachine, 0, len(r.VirtualMachines))
+			for _, vm := range r.VirtualMachines {
+				out = append(out, toVirtualMachine(vm))
+			}
+			return out, r.Count, nil
+		})
+}
+
+func toVirtualMachine(vm *cloudstack.VirtualMachine) VirtualMachine {
+	out := VirtualMachine{
+		ID:          vm.Id,
+		Name:        vm.Name,
+		DisplayName: vm.Displayname,
+		State:       vm.State,
+		Created:     vm.Created,
+		VMType:      vm.Vmtype,
+		Account:     vm.Account,
+		DomainID:    vm.Domainid,
+		ProjectID:   vm.Projectid,
+		ZoneID:      vm.Zoneid,
+		IPAddress:   vm.Ipaddress,
+	}
+	nics := make([]rawNic, 0, len(vm.Nic))
+	for _, n := range vm.Nic {
+		nics = append(nics, rawNic{IPAddress: n.Ipaddress, NetworkID: n.Networkid, IsDefault: flexBool(n.Isdefault)})
+		if n.Networkid != "" {
+			out.NetworkIDs = append(out.NetworkIDs, n.Networkid)
+		}
+	}
+	if out.IPAddress == "" {
+		out.IPAddress = primaryNicIP(nics)
+	}
+	return out
+}
+
+// ListPublicIPAddresses lists public IPs, all pages.
+func (c *Client) ListPublicIPAddresses(ctx context.Context, p ListPublicIPParams) ([]PublicIPAddress, error) {
+	const command = "listPublicIpAddresses"
+	return collectPages(ctx, command, c.pageSize, func(ip PublicIPAddress) string { return ip.ID },
+		func(ctx context.Context, page, pageSize int) ([]PublicIPAddress, int, error) {
+			r, _, err := call(ctx, c, command, callOpts{read: true},
+				func(cs *cloudstack.CloudStackClient) (*cloudstack.ListPublicIpAddressesResponse, error) {
+					lp := cs.Address.NewListPublicIpAddressesParams()
+					if p.ID != "" {
+						lp.SetId(p.ID)
+					}
+					if p.IPAddress != "" {
+						lp.SetIpaddress(p.IPAddress)
+					}
+					if p.AssociatedNetworkID != "" {
+						lp.SetAssociatednetworkid(p.AssociatedNetworkID)
+					}
+					if p.VPCID != "" {
+						lp.SetVpcid(p.VPCID)
+					}
+					if p.IsSourceNat != nil {
+						lp.SetIssourcenat(*p.IsSourceNat)
+					}
+					if p.ListAll {
+						lp.SetListall(true)
+					}
+					lp.SetPage(page)
+					lp.SetPagesize(pageSize)
+					return cs.Address.ListPublicIpAddresses(lp)
+				})
+			if err != nil {
+				return nil, 0, err
+			}
+			out := make([]PublicIPAddress, 0, len(r.PublicIpAddresses))
+			for _, ip := range r.PublicIpAddresses {
+				out = append(out, PublicIPAddress{
+					ID:                  ip.Id,
+					IPAddress:           ip.Ipaddress,
+					IsSourceNat:         ip.Issourcenat,
+					AssociatedNetworkID: ip.Associatednetworkid,
+					VPCID:               ip.Vpcid,
+					ZoneID:              ip.Zoneid,
+					State:               ip.State,
+				})
+			}
+			return out, r.Count, nil
+		})
+}
+
+// ListNetworks lists guest networks, all pages; id may be empty. listall is
+// always sent so that an admin finds networks of other accounts.
+func (c *Client) ListNetworks(ctx context.Context, id string) ([]Network, error) {
+	const command = "listNetworks"
+	return collectPages(ctx, command, c.pageSize, func(n Network) string { return n.ID },
+		func(ctx context.Context, page, pageSize int) ([]Network, int, error) {
+			r, _, err := call(ctx, c, command, callOpts{read: true},
+				func(cs *cloudstack.CloudStackClient) (*cloudstack.ListNetworksResponse, error) {
+					lp := cs.Network.NewListNetworksParams()
+					if id != "" {
+						lp.SetId(id)
+					}
+					lp.SetListall(true)
+					lp.SetPage(page)
+					lp.SetPagesize(pageSize)
+					return cs.Network.ListNetworks(lp)
+				})
+			if err != nil {
+				return nil, 0, err
+			}
+			out := make([]Network, 0, len(r.Networks))
+			for _, n := range r.Networks {
+				out = append(out, Network{
+					ID:     n.Id,
+					Name:   n.Name,
+					Type:   n.Type,
+					State:  n.State,
+					VPCID:  n.Vpcid,
+					ZoneID: n.Zoneid,
+				})
+			}
+			return out, r.Count, nil
+		})
+}

@@ -1,0 +1,101 @@
+package cloudstack
+
+// Ownership narrows list calls and sets the owner of created objects.
+type Ownership struct {
+	Account   string
+	DomainID  string
+	ProjectID string
+}
+
+// ListClustersParams filters listKubernetesClusters. Zero values are not sent.
+// ListAll is sent as listall=true so that an admin sees every account's clusters.
+type ListClustersParams struct {
+	Ownership
+	ID      string
+	Name    string
+	Keyword string
+	ListAll bool
+}
+
+// CreateClusterParams are createKubernetesCluster's parameters.
+type CreateClusterParams struct {
+	Ownership
+	Name                string
+	Description         string
+	ZoneID              string
+	KubernetesVersionID string
+	ServiceOfferingID   string
+	// NodeOfferings maps a node type (control, worker, etcd) to an offering id.
+	NodeOfferings    map[string]string
+	ControlNodes     int64
+	EtcdNodes        int64
+	Size             int64
+	NodeRootDiskSize int64
+	Keypair          string
+	NetworkID        string
+	Hypervisor       string
+}
+
+// ScaleClusterParams are scaleKubernetesCluster's parameters. Nil pointers are not sent.
+type ScaleClusterParams struct {
+	ID                 string
+	ServiceOfferingID  string
+	NodeOfferings      map[string]string
+	Size               *int64
+	NodeIDs            []string
+	AutoscalingEnabled *bool
+	MinSize            *int64
+	MaxSize            *int64
+}
+
+// ListVMsParams filters listVirtualMachines. Zero values are not sent.
+type ListVMsParams struct {
+	Ownership
+	ZoneID    string
+	NetworkID string
+	Keyword   string
+	IDs       []string
+	ListAll   bool
+}
+
+// CreateFirewallRuleParams are createFirewallRule's parameters.
+type CreateFirewallRuleParams struct {
+	IPAddressID string
+	Protocol    string
+	StartPort   int
+	EndPort     int
+	CIDRList    []string
+}
+
+// CreatePortForwardingRuleParams are createPortForwardingRule's parameters.
+type CreatePortForwardingRuleParams struct {
+	IPAddressID      string
+	Protocol         string
+	PublicPort       int
+	PublicEndPort    int
+	PrivatePort      int
+	PrivateEndPort   int
+	VirtualMachineID string
+	NetworkID        string
+	// OpenFirewall is always sent explicitly; CKS-style forwards use false.
+	OpenFirewall bool
+}
+
+// ListRulesParams filters listFirewallRules, listPortForwardingRules and
+// listLoadBalancerRules. Zero values are not sent.
+type ListRulesParams struct {
+	IPAddressID string
+	NetworkID   string
+	ID          string
+	ListAll     bool
+}
+
+// ListPublicIPParams filters listPublicIpAddresses. Zero values are not sent.
+type ListPublicIPParams struct {
+	ID                  string
+	IPAddress           string
+	AssociatedNetworkID string
+	VPCID               string
+	IsSourceNat         *bool
+	ListAll             bool
+}

@@ -1,0 +1,169 @@
+package cloudstack
+
+// Cluster is a CKS cluster as listKubernetesClusters reports it.
+type Cluster struct {
+	ID                    string
+	Name                  string
+	Description           string
+	ZoneID                string
+	ZoneName              string
+	KubernetesVersionID   string
+	KubernetesVersionName string
+	ServiceOfferingID     string
+	ControlOfferingID     string
+	WorkerOfferingID      string
+	EtcdOfferingID        string
+	TemplateID            string
+	NetworkID             string
+	Account               string
+	DomainID              string
+	ProjectID             string
+	Keypair               string
+	ControlNodes          int64
+	EtcdNodes             int64
+	Size                  int64
+	State                 string
+	Endpoint              string
+	IPAddress             string
+	IPAddressID           string
+	AutoscalingEnabled    bool
+	MinSize               int64
+	MaxSize               int64
+	ClusterType           string
+	Created               string
+	// VirtualMachines is the cluster's VM map in map order (etcd first, then
+	// control nodes, then workers in the order they were added).
+	VirtualMachines []ClusterVM
+}
+
+// ClusterVM is one row of a cluster's VM map. IsEtcdNode and IsExternalNode
+// are decoded by this package because cloudstack-go's VirtualMachine drops them.
+type ClusterVM struct {
+	ID                    string
+	Name                  string
+	DisplayName           string
+	State                 string
+	Created               string
+	IPAddress             string
+	ServiceOfferingID     string
+	IsEtcdNode            bool
+	IsExternalNode        bool
+	KubernetesNodeVersion string
+}
+
+// VirtualMachine is a VM as listVirtualMachines reports it.
+type VirtualMachine struct {
+	ID          string
+	Name        string
+	DisplayName string
+	State       string
+	Created     string
+	VMType      string
+	Account     string
+	DomainID    string
+	ProjectID   string
+	ZoneID      string
+	IPAddress   string
+	NetworkIDs  []string
+}
+
+// FirewallRule is an ingress firewall rule on a public IP.
+type FirewallRule struct {
+	ID          string
+	Protocol    string
+	StartPort   int
+	EndPort     int
+	CIDRList    []string
+	IPAddressID string
+	IPAddress   string
+	NetworkID   string
+	State       string
+}
+
+// PortForwardingRule forwards public ports of an IP to a VM.
+type PortForwardingRule struct {
+	ID                 string
+	Protocol           string
+	PublicPort         int
+	PublicEndPort      int
+	PrivatePort        int
+	PrivateEndPort     int
+	VirtualMachineID   string
+	VirtualMachineName string
+	VMGuestIP          string
+	CIDRList           []string
+	IPAddressID        string
+	IPAddress          string
+	NetworkID          string
+	State              string
+}
+
+// LoadBalancerRule is a load balancer rule on a public IP.
+type LoadBalancerRule struct {
+	ID          string
+	Name        string
+	Protocol    string
+	PublicPort  int
+	PrivatePort int
+	Algorithm   string
+	PublicIPID  string
+	PublicIP    string
+	NetworkID   string
+	State       string
+}
+
+// PublicIPAddress is an allocated public IP.
+type PublicIPAddress struct {
+	ID                  string
+	IPAddress           string
+	IsSourceNat         bool
+	AssociatedNetworkID string
+	VPCID               string
+	ZoneID              string
+	State               string
+}
+
+// Network is a guest network.
+type Network struct {
+	ID     string
+	Name   string
+	Type   string // Isolated, Shared, L2
+	State  string
+	VPCID  string
+	ZoneID string
+}
+
+// KubernetesVersion is a CKS supported Kubernetes version.
+type KubernetesVersion struct {
+	ID                  string
+	Name                string
+	SemanticVersion     string
+	ZoneID              string
+	State               string // Enabled or Disabled
+	ISOState            string // Ready when usable
+	MinCPUNumber        int
+	MinMemory           int
+	SupportsHA          bool
+	SupportsAutoscaling bool
+}
+
+// Zone is a CloudStack zone.
+type Zone struct {
+	ID   string
+	Name string
+}
+
+// ServiceOffering is a compute offering.
+type ServiceOffering struct {
+	ID        string
+	Name      string
+	CPUNumber int
+	Memory    int
+}
+
+// AsyncRef is what an async create call returns at once: the new entity's id
+// (empty for non-create commands) and the job to wait for.
+type AsyncRef struct {
+	ID    string
+	JobID string
+}

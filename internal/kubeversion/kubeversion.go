@@ -1,0 +1,65 @@
+// Package kubeversion parses Kubernetes semantic versions and applies CKS's
+// upgrade rule, so that the provider can reject an upgrade at plan time that
+// the server would only refuse inside a job.
+package kubeversion
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Version is a Kubernetes release, major.minor.patch.
+type Version struct {
+	Major, Minor, Patch int
+}
+
+// Parse reads "1.33.13", "v1.33.13" or "1.33" (patch 0). Suffixes such as
+// "-rc.1" are not CKS versions and are rejected.
+func Parse(s string) (Version, error) {
+	trimmed := strings.TrimPrefix(strings.TrimSpace(s), "v")
+	parts := strings.Split(trimmed, ".")
+	if len(parts) < 2 || len(parts) > 3 {
+		return Version{}, fmt.Errorf("%q is not a semantic version like 1.33.13", s)
+	}
+	nums := make([]int, 3)
+	for i, p := range parts {
+		n, err := strconv.Atoi(p)
+		if err != nil || n < 0 {
+			return Version{}, fmt.Errorf("%q is not a semantic version like 1.33.13", s)
+		}
+		nums[i] = n
+	}
+	return Version{Major: nums[0], Minor: nums[1], Patch: nums[2]}, nil
+}
+
+// String formats the version as major.minor.patch.
+func (v Version) String() string {
+	return fmt.Sprintf("%d.%d.%d", v.Major, v.Minor, v.Patch)
+}
+
+// Compare returns -1, 0 or 1 as v is older than, equal to or newer than o.
+func (v Version) Compare(o Version) int {
+	for _, d := range []int{v.Major - o.Major, v.Minor - o.Minor, v.Patch - o.Patch} {
+		if d < 0 {
+			return -1
+		}
+		if d > 0 {
+			return 1
+		}
+	}
+	return 0
+}
+
+// CheckUpgrade applies the server's rule for upgradeKubernetesCluster: same
+// major version, at most one minor release ahead, and never a downgrade. The
+// messages follow the server's own wording.
+func CheckUpgrade(from, to Version) error {
+	switch {
+	case to.Compare(from) < 0:
+		return fmt.Errorf("kubernetes clusters can not be downgraded, current version: %s, upgrade version: %s", from, to)
+	case to.Major != from.Major || to.Minor > from.Minor+1:
+		return fmt.Errorf("kubernetes clusters can be upgraded between next minor or patch version releases, current version: %s, upgrade version: %s", from, to)
+	}
+	return nil
+}

@@ -1,0 +1,89 @@
+// Package provider maps Terraform schemas onto the CKS domain packages. It holds
+// no CloudStack logic of its own: naming, rule planning and drift comparison
+// live in their own packages.
+package provider
+
+import (
+	"context"
+
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/ephemeral"
+	"github.com/hashicorp/terraform-plugin-framework/provider"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+)
+
+// Address is the provider's registry address.
+const Address = "registry.terraform.io/cloudstack-cks/cks"
+
+var (
+	_ provider.Provider                       = (*cksProvider)(nil)
+	_ provider.ProviderWithValidateConfig     = (*cksProvider)(nil)
+	_ provider.ProviderWithEphemeralResources = (*cksProvider)(nil)
+)
+
+type cksProvider struct {
+	version string
+	// env and homeDir are injectable so configuration tests do not depend on
+	// the machine they run on.
+	env     func(string) (string, bool)
+	homeDir func() (string, error)
+}
+
+// New returns a constructor for the provider at the given version.
+func New(version string) func() provider.Provider {
+	return func() provider.Provider {
+		return newProvider(version)
+	}
+}
+
+func (p *cksProvider) Metadata(_ context.Context, _ provider.MetadataRequest, resp *provider.MetadataResponse) {
+	resp.TypeName = "cks"
+	resp.Version = p.version
+}
+
+func (p *cksProvider) Configure(ctx context.Context, req provider.ConfigureRequest, resp *provider.ConfigureResponse) {
+	var model providerModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &model)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if model.hasUnknown() {
+		// Values that are only known after apply (for example a URL read from
+		// another resource) postpone configuration; reads then wait for apply.
+		tflog.Debug(ctx, "provider configuration has unknown values, deferring client setup")
+		return
+	}
+	settings, diags := p.resolve(model)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	data, err := newProviderData(settings)
+	if err != nil {
+		resp.Diagnostics.AddError("Unable to Create CloudStack Client", err.Error())
+		return
+	}
+	tflog.Info(ctx, "configured CloudStack client", map[string]any{
+		"api_url":             settings.apiURL,
+		"credentials_source":  settings.source,
+		"insecure":            settings.insecure,
+		"http_get_only":       settings.httpGetOnly,
+		"etcd_ssh_start_port": settings.etcdSSHStartPort,
+	})
+	resp.DataSourceData = data
+	resp.ResourceData = data
+	resp.EphemeralResourceData = data
+}
+
+func (p *cksProvider) Resources(_ context.Context) []func() resource.Resource {
+	return resourceConstructors
+}
+
+func (p *cksProvider) DataSources(_ context.Context) []func() datasource.DataSource {
+	return dataSourceConstructors
+}
+
+func (p *cksProvider) EphemeralResources(_ context.Context) []func() ephemeral.EphemeralResource {
+	return ephemeralConstructors
+}

@@ -1,0 +1,277 @@
+package provider
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/provider"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/cmkconfig"
+)
+
+// Environment variables, named as the official CloudStack provider names them.
+const (
+	envAPIURL    = "CLOUDSTACK_API_URL"
+	envAPIKey    = "CLOUDSTACK_API_KEY"
+	envSecretKey = "CLOUDSTACK_SECRET_KEY"
+	envConfig    = "CLOUDSTACK_CONFIG"
+	envProfile   = "CLOUDSTACK_PROFILE"
+)
+
+// settings is the provider configuration after precedence was applied.
+type settings struct {
+	apiURL           string
+	apiKey           string
+	secretKey        string
+	insecure         bool
+	caFile           string
+	httpGetOnly      bool
+	requestTimeout   time.Duration
+	etcdSSHStartPort int
+	// source says where the credentials came from, for logs; never the values.
+	source string
+}
+
+func newProvider(version string) *cksProvider {
+	return &cksProvider{version: version, env: os.LookupEnv, homeDir: os.UserHomeDir}
+}
+
+// ValidateConfig checks what can be checked before any value is resolved, so
+// that `terraform validate` already reports a malformed URL.
+func (p *cksProvider) ValidateConfig(ctx context.Context, req provider.ValidateConfigRequest, resp *provider.ValidateConfigResponse) {
+	var model providerModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &model)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if known(model.APIURL) {
+		if err := validateAPIURL(model.APIURL.ValueString()); err != nil {
+			resp.Diagnostics.AddAttributeError(path.Root("api_url"), "Invalid CloudStack API URL", err.Error())
+		}
+	}
+	for _, attr := range []struct {
+		name  string
+		value types.String
+	}{{"api_key", model.APIKey}, {"secret_key", model.SecretKey}, {"config", model.Config}, {"profile", model.Profile}, {"ca_file", model.CAFile}} {
+		if known(attr.value) && strings.TrimSpace(attr.value.ValueString()) == "" {
+			resp.Diagnostics.AddAttributeError(path.Root(attr.name), "Empty Provider Attribute",
+				fmt.Sprintf("%s must not be empty when set; remove it to use the environment or the cmk configuration file instead.", attr.name))
+		}
+	}
+	if known(model.Insecure) && model.Insecure.ValueBool() && known(model.CAFile) {
+		resp.Diagnostics.AddAttributeWarning(path.Root("insecure"), "TLS Verification Disabled",
+			"insecure = true skips certificate verification, so ca_file has no effect.")
+	}
+}
+
+// resolve applies the precedence attribute, then environment, then cmk file.
+func (p *cksProvider) resolve(m providerModel) (settings, diag.Diagnostics) {
+	var diags diag.Diagnostics
+	s := settings{
+		insecure:         m.Insecure.ValueBool(),
+		caFile:           m.CAFile.ValueString(),
+		httpGetOnly:      m.HTTPGetOnly.ValueBool(),
+		requestTimeout:   defaultRequestTimeoutSeconds * time.Second,
+		etcdSSHStartPort: defaultEtcdSSHStartPort,
+	}
+	if known(m.RequestTimeout) {
+		s.requestTimeout = time.Duration(m.RequestTimeout.ValueInt64()) * time.Second
+	}
+	if known(m.EtcdSSHStartPort) {
+		s.etcdSSHStartPort = int(m.EtcdSSHStartPort.ValueInt64())
+	}
+
+	var sources []string
+	pick := func(attr types.String, env string) string {
+		if known(attr) {
+			sources = append(sources, "attribute")
+			return attr.ValueString()
+		}
+		if v, ok := p.env(env); ok && v != "" {
+			sources = append(sources, "environment")
+			return v
+		}
+		return ""
+	}
+	s.apiURL = pick(m.APIURL, envAPIURL)
+	s.apiKey = pick(m.APIKey, envAPIKey)
+	s.secretKey = pick(m.SecretKey, envSecretKey)
+
+	configPath, configExplicit, configAttr := p.configPath(m)
+	profileName, profileAttr := p.profileName(m)
+	needFile := s.apiURL == "" || s.apiKey == "" || s.secretKey == "" || configExplicit || profileName != ""
+	if needFile && configPath != "" {
+		profile, fileDiags := loadProfile(configPath, configExplicit, configAttr, profileName, profileAttr)
+		diags.Append(fileDiags...)
+		if diags.HasError() {
+			return s, diags
+		}
+		if profile != nil {
+			fill := func(dst *string, v string) {
+				if *dst == "" && v != "" {
+					*dst = v
+					sources = append(sources, "cmk profile "+profile.Name)
+				}
+			}
+			fill(&s.apiURL, profile.URL)
+			fill(&s.apiKey, profile.APIKey)
+			fill(&s.secretKey, profile.SecretKey)
+		}
+	}
+	s.source = strings.Join(dedupe(sources), ", ")
+
+	missing := func(attr, env, key string) {
+		diags.AddAttributeError(path.Root(attr), "Missing CloudStack "+strings.ToUpper(attr[:1])+strings.ReplaceAll(attr[1:], "_", " "),
+			fmt.Sprintf("The provider needs %s. Set the %s attribute, the %s environment variable, or %s in a cmk configuration profile.", attr, attr, env, key))
+	}
+	if s.apiURL == "" {
+		missing("api_url", envAPIURL, "url")
+	} else if err := validateAPIURL(s.apiURL); err != nil {
+		diags.AddAttributeError(path.Root("api_url"), "Invalid CloudStack API URL", err.Error())
+	}
+	if s.apiKey == "" {
+		missing("api_key", envAPIKey, "apikey")
+	}
+	if s.secretKey == "" {
+		missing("secret_key", envSecretKey, "secretkey")
+	}
+	if s.caFile != "" {
+		if _, err := os.Stat(s.caFile); err != nil {
+			diags.AddAttributeError(path.Root("ca_file"), "Unreadable CA File", fmt.Sprintf("ca_file %q cannot be read: %s", s.caFile, describeFileError(err)))
+		}
+	}
+	return s, diags
+}
+
+// configPath returns the cmk file to consult, whether the user named it, and
+// whether the name came from the attribute (for the diagnostic path).
+func (p *cksProvider) configPath(m providerModel) (string, bool, bool) {
+	if known(m.Config) {
+		return expandHome(m.Config.ValueString(), p.homeDir), true, true
+	}
+	if v, ok := p.env(envConfig); ok && v != "" {
+		return expandHome(v, p.homeDir), true, false
+	}
+	home, err := p.homeDir()
+	if err != nil || home == "" {
+		return "", false, false
+	}
+	return filepath.Join(home, ".cmk", "config"), false, false
+}
+
+func (p *cksProvider) profileName(m providerModel) (string, bool) {
+	if known(m.Profile) {
+		return m.Profile.ValueString(), true
+	}
+	if v, ok := p.env(envProfile); ok {
+		return v, false
+	}
+	return "", false
+}
+
+func loadProfile(configPath string, explicit, fromAttr bool, profileName string, profileFromAttr bool) (*cmkconfig.Profile, diag.Diagnostics) {
+	var diags diag.Diagnostics
+	file, err := cmkconfig.Load(configPath)
+	if err != nil {
+		if !explicit && errors.Is(err, os.ErrNotExist) {
+			// The default ~/.cmk/config is optional.
+			if profileName != "" {
+				diags.AddAttributeError(profilePath(profileFromAttr), "CloudMonkey Profile Not Found",
+					fmt.Sprintf("profile %q was requested but no cmk configuration file exists at %s.", profileName, configPath))
+			}
+			return nil, diags
+		}
+		detail := fmt.Sprintf("The cmk configuration file %q cannot be read: %s", configPath, describeFileError(err))
+		if fromAttr {
+			diags.AddAttributeError(path.Root("config"), "Unreadable CloudMonkey Configuration", detail)
+		} else {
+			diags.AddError("Unreadable CloudMonkey Configuration", detail+" (the path came from "+envConfig+").")
+		}
+		return nil, diags
+	}
+	profile, err := file.Profile(profileName)
+	if err != nil {
+		diags.AddAttributeError(profilePath(profileFromAttr), "CloudMonkey Profile Not Found",
+			fmt.Sprintf("In %s: %s", configPath, err))
+		return nil, diags
+	}
+	return &profile, diags
+}
+
+func profilePath(fromAttr bool) path.Path {
+	if fromAttr {
+		return path.Root("profile")
+	}
+	// The profile came from CLOUDSTACK_PROFILE or the file's [core] section;
+	// the config attribute is where the user can act on it.
+	return path.Root("config")
+}
+
+func validateAPIURL(raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return fmt.Errorf("api_url %q is not a valid URL: %v", raw, err)
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return fmt.Errorf("api_url %q must use the http or https scheme, for example https://cloud.example.com/client/api", raw)
+	}
+	if u.Host == "" {
+		return fmt.Errorf("api_url %q has no host", raw)
+	}
+	if u.User != nil {
+		return fmt.Errorf("api_url must not contain user credentials; use api_key and secret_key")
+	}
+	return nil
+}
+
+func describeFileError(err error) string {
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return "no such file"
+	case errors.Is(err, os.ErrPermission):
+		return "permission denied"
+	default:
+		var pathErr *os.PathError
+		if errors.As(err, &pathErr) {
+			return pathErr.Err.Error()
+		}
+		return err.Error()
+	}
+}
+
+func expandHome(p string, homeDir func() (string, error)) string {
+	if p == "~" || strings.HasPrefix(p, "~/") {
+		if home, err := homeDir(); err == nil {
+			return filepath.Join(home, strings.TrimPrefix(p, "~"))
+		}
+	}
+	return p
+}
+
+func known(v interface {
+	IsNull() bool
+	IsUnknown() bool
+}) bool {
+	return !v.IsNull() && !v.IsUnknown()
+}
+
+func dedupe(in []string) []string {
+	seen := map[string]bool{}
+	out := in[:0]
+	for _, s := range in {
+		if !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	return out
+}

@@ -1,0 +1,18 @@
+package provider
+
+import (
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/ephemeral"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+)
+
+// The provider's objects, one line each, so that adding one touches one place.
+var (
+	resourceConstructors = []func() resource.Resource{}
+
+	dataSourceConstructors = []func() datasource.DataSource{
+		newKubernetesVersionDataSource,
+	}
+
+	ephemeralConstructors = []func() ephemeral.EphemeralResource{}
+)
