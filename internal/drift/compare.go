@@ -1,0 +1,187 @@
+package drift
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/naming"
+)
+
+// Cluster and VM states the comparison cares about.
+const (
+	stateRunning   = "Running"
+	stateStopped   = "Stopped"
+	stateAlert     = "Alert"
+	stateDestroyed = "Destroyed"
+	stateExpunging = "Expunging"
+	stateError     = "Error"
+
+	externalManaged = "ExternalManaged"
+)
+
+// Compare checks the cluster and returns its findings. Clusters that are not
+// in a steady state (Running, Stopped, Alert) and ExternalManaged clusters
+// are skipped: an operation in progress changes the map, VMs and rules
+// legitimately.
+func Compare(in Input) Result {
+	res := Result{ClusterState: in.Cluster.State}
+	if reason := skipReason(in.Cluster); reason != "" {
+		res.Skipped = true
+		res.SkipReason = reason
+		res.Counts = countFindings(nil)
+		res.Summary = "skipped: " + reason
+		return res
+	}
+
+	c := newComparison(in)
+	c.compareMap()
+	c.compareUnmapped()
+	res.NodesChecked, res.NodeCheckError = c.compareNodes()
+	c.compareSize()
+	c.compareRules()
+
+	sortFindings(c.findings)
+	res.Findings = c.findings
+	res.Counts = countFindings(c.findings)
+	res.InSync = len(c.findings) == 0
+	res.Summary = summarize(res)
+	return res
+}
+
+func skipReason(cl Cluster) string {
+	if strings.EqualFold(cl.ClusterType, externalManaged) {
+		return "cluster is ExternalManaged: CKS does not manage its VMs"
+	}
+	switch {
+	case strings.EqualFold(cl.State, stateRunning), strings.EqualFold(cl.State, stateStopped), strings.EqualFold(cl.State, stateAlert):
+		return ""
+	case cl.State == "":
+		return "cluster state is unknown"
+	}
+	return fmt.Sprintf("cluster is %s, not in a steady state (Running, Stopped or Alert)", cl.State)
+}
+
+// vmRef is a VM the comparison knows by id, with its role.
+type vmRef struct {
+	id       string
+	name     string
+	state    string
+	created  time.Time
+	listed   bool
+	etcd     bool
+	external bool
+	role     naming.Role
+}
+
+func (v vmRef) label() string {
+	switch {
+	case v.name != "" && v.state != "":
+		return fmt.Sprintf("VM %s (%s, %s)", v.name, v.id, v.state)
+	case v.name != "":
+		return fmt.Sprintf("VM %s (%s)", v.name, v.id)
+	}
+	return "VM " + v.id
+}
+
+type comparison struct {
+	in       Input
+	now      time.Time
+	matcher  *naming.Matcher
+	vms      map[string]VM
+	mapped   []vmRef // distinct map rows, in map order
+	inMap    map[string]bool
+	unmapped []vmRef // VMs named as this cluster's nodes and in no map
+	findings []Finding
+}
+
+func newComparison(in Input) *comparison {
+	c := &comparison{
+		in:      in,
+		now:     in.Now,
+		matcher: naming.NewMatcher(in.Cluster.Name, in.Cluster.ID),
+		vms:     map[string]VM{},
+		inMap:   map[string]bool{},
+	}
+	if c.now.IsZero() {
+		c.now = time.Now()
+	}
+	for _, vm := range in.VMs {
+		c.vms[vm.ID] = vm
+	}
+	for _, row := range in.Map {
+		if c.inMap[row.ID] {
+			continue // a duplicated map row is one VM
+		}
+		c.inMap[row.ID] = true
+		c.mapped = append(c.mapped, c.mappedRef(row))
+	}
+	c.unmapped = c.findUnmapped()
+	return c
+}
+
+func (c *comparison) mappedRef(row MappedVM) vmRef {
+	ref := vmRef{id: row.ID, name: row.Name, etcd: row.IsEtcd, external: row.IsExternal}
+	if vm, ok := c.vms[row.ID]; ok {
+		ref.listed = true
+		ref.state = vm.State
+		ref.created = vm.Created
+		if ref.name == "" {
+			ref.name = vm.Name
+		}
+	}
+	ref.role = c.roleOf(ref.name)
+	// cloudstack-go drops isetcdnode; the etcd name of this cluster is proof too.
+	if ref.role == naming.RoleEtcd {
+		ref.etcd = true
+	}
+	return ref
+}
+
+// roleOf tells a VM's role by this cluster's naming, then by the generic one.
+func (c *comparison) roleOf(name string) naming.Role {
+	if role, ok := c.matcher.Role(name); ok {
+		return role
+	}
+	if role, ok := naming.RoleOf(name); ok {
+		return role
+	}
+	return ""
+}
+
+func (c *comparison) findUnmapped() []vmRef {
+	var out []vmRef
+	for _, vm := range c.in.VMs {
+		if c.inMap[vm.ID] || c.in.MappedElsewhere[vm.ID] != "" || isGone(vm.State) {
+			continue
+		}
+		role, ok := c.matcher.Role(vm.Name)
+		if !ok {
+			continue
+		}
+		out = append(out, vmRef{id: vm.ID, name: vm.Name, state: vm.State, created: vm.Created, listed: true,
+			etcd: role == naming.RoleEtcd, role: role})
+	}
+	return out
+}
+
+// pastGrace tells whether a VM is old enough to be reported. An unknown
+// creation time counts as old: hiding drift is worse than an early report.
+func (c *comparison) pastGrace(created time.Time) bool {
+	return created.IsZero() || c.now.Sub(created) > c.in.GracePeriod
+}
+
+func (c *comparison) add(f Finding) { c.findings = append(c.findings, f) }
+
+func (c *comparison) clusterRunning() bool {
+	return strings.EqualFold(c.in.Cluster.State, stateRunning)
+}
+
+func (c *comparison) clusterStopped() bool {
+	return strings.EqualFold(c.in.Cluster.State, stateStopped)
+}
+
+func isGone(state string) bool {
+	return strings.EqualFold(state, stateDestroyed) || strings.EqualFold(state, stateExpunging) ||
+		strings.EqualFold(state, stateError)
+}

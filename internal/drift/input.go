@@ -1,0 +1,78 @@
+package drift
+
+import (
+	"time"
+
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/rules"
+)
+
+// DefaultGracePeriod is how long a new VM may stay unmapped or not joined
+// as a node before it is reported, as in the CloudStack drift check.
+const DefaultGracePeriod = 15 * time.Minute
+
+// Cluster is the cluster as listKubernetesClusters reports it.
+type Cluster struct {
+	ID           string
+	Name         string
+	State        string
+	ClusterType  string
+	Size         int
+	ControlNodes int
+	EtcdNodes    int
+}
+
+// MappedVM is one row of the cluster's VM map (its virtualmachines list).
+type MappedVM struct {
+	ID         string
+	Name       string
+	IsEtcd     bool
+	IsExternal bool
+}
+
+// VM is one VM of the cluster owner, as listVirtualMachines reports it.
+type VM struct {
+	ID      string
+	Name    string
+	State   string
+	Created time.Time
+}
+
+// Node is one Kubernetes node.
+type Node struct {
+	Name  string
+	Ready bool
+}
+
+// NodeView is the result of listing the Kubernetes nodes.
+type NodeView struct {
+	Nodes []Node
+	// Err is set when the nodes could not be listed; the VM comparison
+	// still runs.
+	Err error
+}
+
+// RulesView is the SSH network rule state to compare with the VM map.
+type RulesView struct {
+	Layout rules.Layout
+	// Rules are all rules on the cluster's public IP, in id order.
+	Rules []rules.Rule
+	// NetworkForwards are the port forwards of the whole network.
+	NetworkForwards []rules.Rule
+}
+
+// Input is everything Compare looks at.
+type Input struct {
+	Cluster Cluster
+	Map     []MappedVM
+	VMs     []VM
+	// MappedElsewhere maps the ids of VMs in other clusters' maps to the
+	// id of that cluster.
+	MappedElsewhere map[string]string
+	// Nodes is nil when nodes are not checked (node_source = none).
+	Nodes *NodeView
+	// Rules is nil when rules are not checked.
+	Rules *RulesView
+	// Now is the time of the check; zero means time.Now().
+	Now         time.Time
+	GracePeriod time.Duration
+}

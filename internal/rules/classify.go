@@ -1,0 +1,304 @@
+package rules
+
+import "fmt"
+
+// Status tells how a rule relates to the expected set.
+type Status string
+
+// Rule statuses.
+const (
+	// StatusMatched is a CKS rule that is exactly one expected rule.
+	StatusMatched Status = "matched"
+	// StatusStale is a CKS rule that no longer fits the VM map.
+	StatusStale Status = "stale"
+	// StatusUser is a rule CKS does not own.
+	StatusUser Status = "user"
+)
+
+// ClassifiedRule is one existing rule with its owner and status.
+type ClassifiedRule struct {
+	Rule    Rule
+	Purpose Purpose
+	Status  Status
+	// Index is the node or etcd index the rule serves, -1 when none.
+	Index int
+	// Reason explains a stale rule, or why a rule near CKS's ports is the user's.
+	Reason string
+}
+
+// Owned reports whether CKS owns the rule.
+func (c ClassifiedRule) Owned() bool { return c.Purpose != PurposeUser }
+
+// Match pairs an expectation with the rule that fulfils it.
+type Match struct {
+	Expectation Expectation
+	Rule        Rule
+}
+
+// Classification is the result of comparing existing rules with Expected.
+type Classification struct {
+	// Rules holds every input rule, in input order.
+	Rules []ClassifiedRule
+	// Matched lists the expectations fulfilled by a rule, in Expected order.
+	Matched []Match
+	// Missing lists the required expectations no rule fulfils, in Expected
+	// order. Optional expectations are never missing.
+	Missing []Expectation
+	// Stale lists the CKS rules that fit no expectation, in input order.
+	Stale []ClassifiedRule
+}
+
+// Lookup returns the classification of the rule with the given id.
+func (c Classification) Lookup(id string) (ClassifiedRule, bool) {
+	if id == "" {
+		return ClassifiedRule{}, false
+	}
+	for _, r := range c.Rules {
+		if r.Rule.ID == id {
+			return r, true
+		}
+	}
+	return ClassifiedRule{}, false
+}
+
+// Classify gives every rule on the cluster's IP a purpose (or User) and
+// compares the CKS rules with Expected(l).
+//
+// Ownership is strict, so that plans never touch a user rule: a firewall
+// rule is CKS's only if it is TCP from exactly 0.0.0.0/0 on CKS ports (the
+// node range starts at 2222 and ends below the API and etcd ports); a
+// forward is CKS's only if it is TCP without source CIDRs, one public port to
+// private port 22 of a cluster VM of the right role (a node VM for
+// 2222.., an etcd VM for 50000..). Anything else, such as a forward in the
+// node range to another VM or to a port other than 22, is the user's.
+func Classify(l Layout, rules []Rule) Classification {
+	expected := Expected(l)
+	vms := newClusterVMs(l)
+	idx := newExpectationIndex(expected, vms)
+
+	c := Classification{Rules: make([]ClassifiedRule, 0, len(rules))}
+	for _, r := range rules {
+		cr := identify(l, vms, r)
+		if cr.Owned() {
+			idx.settle(&cr)
+		}
+		if cr.Status == StatusStale {
+			c.Stale = append(c.Stale, cr)
+		}
+		c.Rules = append(c.Rules, cr)
+	}
+	for i, e := range expected {
+		if rule, ok := idx.matched[i]; ok {
+			c.Matched = append(c.Matched, Match{Expectation: e, Rule: rule})
+		} else if !e.Optional {
+			c.Missing = append(c.Missing, e)
+		}
+	}
+	return c
+}
+
+// clusterVMs indexes the VM map by id.
+type clusterVMs struct {
+	sshIndex  map[string]int // SSH node index i of non-etcd VMs
+	etcdIndex map[string]int // 0-based etcd index j
+	names     map[string]string
+}
+
+func newClusterVMs(l Layout) clusterVMs {
+	v := clusterVMs{sshIndex: map[string]int{}, etcdIndex: map[string]int{}, names: map[string]string{}}
+	for i, n := range l.sshNodes() {
+		v.sshIndex[n.ID] = i
+	}
+	for j, n := range l.etcdNodes() {
+		v.etcdIndex[n.ID] = j
+	}
+	for _, n := range l.Nodes {
+		v.names[n.ID] = n.Name
+	}
+	return v
+}
+
+func (v clusterVMs) describe(id string) string {
+	if name := v.names[id]; name != "" {
+		return fmt.Sprintf("%s (%s)", id, name)
+	}
+	return id
+}
+
+// identify decides the owner and purpose of one rule, before it is compared
+// with the expectations.
+func identify(l Layout, vms clusterVMs, r Rule) ClassifiedRule {
+	user := func(reason string) ClassifiedRule {
+		return ClassifiedRule{Rule: r, Purpose: PurposeUser, Status: StatusUser, Index: -1, Reason: reason}
+	}
+	owned := func(p Purpose, index int) ClassifiedRule {
+		return ClassifiedRule{Rule: r, Purpose: p, Index: index}
+	}
+	if l.Network != NetworkIsolated && l.Network != NetworkVPC {
+		return user("CKS keeps no rules on this network")
+	}
+	if !isTCP(r) {
+		return user("")
+	}
+	switch r.Kind {
+	case KindFirewall:
+		return identifyFirewall(l, r, owned, user)
+	case KindPortForward:
+		return identifyForward(l, vms, r, owned, user)
+	case KindLoadBalancer:
+		if port, ok := singlePublicPort(r); ok && port == APIPort && r.PrivatePort == APIPort {
+			return owned(PurposeAPILoadBalancer, 0)
+		}
+	}
+	return user("")
+}
+
+func identifyFirewall(l Layout, r Rule, owned func(Purpose, int) ClassifiedRule, user func(string) ClassifiedRule) ClassifiedRule {
+	if l.Network != NetworkIsolated {
+		return user("CKS keeps no firewall rules on a VPC tier")
+	}
+	if !isAnyCIDROnly(r) {
+		if r.StartPort >= NodeSSHStartPort {
+			return user(fmt.Sprintf("source CIDRs %v, CKS uses only %s", cidrs(r), AnyCIDR))
+		}
+		return user("")
+	}
+	if r.StartPort == NodeSSHStartPort && endPort(r) < l.nodePortLimit() {
+		return owned(PurposeNodeSSHRange, 0)
+	}
+	port, single := singlePublicPort(r)
+	if !single {
+		return user("")
+	}
+	nodes := l.sshNodes()
+	if i := port - NodeSSHStartPort; i >= l.internalCount() && i < len(nodes) {
+		return owned(PurposeExternalSSHFirewall, i)
+	}
+	if port == APIPort {
+		return owned(PurposeAPIFirewall, 0)
+	}
+	if j := port - l.etcdStart(); j >= 0 && j < len(l.etcdNodes()) {
+		return owned(PurposeEtcdFirewall, j)
+	}
+	return user("")
+}
+
+func identifyForward(l Layout, vms clusterVMs, r Rule, owned func(Purpose, int) ClassifiedRule, user func(string) ClassifiedRule) ClassifiedRule {
+	public, ok := singlePublicPort(r)
+	if !ok {
+		return user("")
+	}
+	inNodeRange := public >= NodeSSHStartPort && public < l.nodePortLimit()
+	inEtcdRange := public >= l.etcdStart()
+	if len(cidrs(r)) > 0 {
+		if inNodeRange || inEtcdRange {
+			return user(fmt.Sprintf("source CIDRs %v, CKS forwards have none", cidrs(r)))
+		}
+		return user("")
+	}
+	private, _ := privateSinglePort(r)
+	if public == APIPort && private == APIPort && l.Network == NetworkVPC {
+		if _, ok := vms.sshIndex[r.VMID]; ok {
+			return owned(PurposeAPIForward, 0)
+		}
+		return user("forwards to a VM that is not a node of the cluster")
+	}
+	if !inNodeRange && !inEtcdRange {
+		return user("")
+	}
+	if private != SSHPort {
+		return user(fmt.Sprintf("forwards to private port %s, CKS forwards to %d", portRange(r.PrivatePort, r.PrivateEndPort), SSHPort))
+	}
+	if inNodeRange {
+		if _, ok := vms.sshIndex[r.VMID]; ok {
+			return owned(PurposeNodeSSHForward, public-NodeSSHStartPort)
+		}
+		if _, ok := vms.etcdIndex[r.VMID]; ok {
+			return user("forwards a node SSH port to an etcd VM, which CKS never does")
+		}
+		return user(fmt.Sprintf("forwards to VM %s, which is not a node of the cluster", vms.describe(r.VMID)))
+	}
+	if _, ok := vms.etcdIndex[r.VMID]; ok {
+		return owned(PurposeEtcdForward, public-l.etcdStart())
+	}
+	if _, ok := vms.sshIndex[r.VMID]; ok {
+		return user("forwards an etcd SSH port to a non-etcd VM, which CKS never does")
+	}
+	return user(fmt.Sprintf("forwards to VM %s, which is not an etcd VM of the cluster", r.VMID))
+}
+
+// expectationIndex finds, for a CKS rule, the expectation it fulfils.
+type expectationIndex struct {
+	expected []Expectation
+	byKey    map[expectationKey]int
+	matched  map[int]Rule
+	vms      clusterVMs
+}
+
+type expectationKey struct {
+	purpose Purpose
+	index   int
+}
+
+func newExpectationIndex(expected []Expectation, vms clusterVMs) *expectationIndex {
+	x := &expectationIndex{expected: expected, byKey: map[expectationKey]int{}, matched: map[int]Rule{}, vms: vms}
+	for i, e := range expected {
+		x.byKey[expectationKey{e.Purpose, e.Index}] = i
+	}
+	return x
+}
+
+// settle marks an owned rule matched when it is exactly its expectation and
+// the expectation is not taken yet, stale otherwise.
+func (x *expectationIndex) settle(cr *ClassifiedRule) {
+	i, ok := x.byKey[expectationKey{cr.Purpose, cr.Index}]
+	if !ok {
+		cr.Status = StatusStale
+		cr.Reason = x.unexpectedReason(*cr)
+		return
+	}
+	e := x.expected[i]
+	if reason := x.mismatch(e, cr.Rule); reason != "" {
+		cr.Status = StatusStale
+		cr.Reason = reason
+		return
+	}
+	if prev, taken := x.matched[i]; taken {
+		cr.Status = StatusStale
+		cr.Reason = fmt.Sprintf("duplicate of rule %s", prev.ID)
+		return
+	}
+	x.matched[i] = cr.Rule
+	cr.Status = StatusMatched
+}
+
+func (x *expectationIndex) unexpectedReason(cr ClassifiedRule) string {
+	switch cr.Purpose {
+	case PurposeNodeSSHRange:
+		return "no node SSH range is expected: the VM map has no control or worker VM"
+	case PurposeNodeSSHForward:
+		return fmt.Sprintf("port %d is beyond the VM map's nodes", cr.Rule.StartPort)
+	case PurposeEtcdForward:
+		return fmt.Sprintf("port %d is beyond the VM map's etcd VMs", cr.Rule.StartPort)
+	default:
+		return fmt.Sprintf("no %s rule is expected for this VM map", cr.Purpose)
+	}
+}
+
+// mismatch explains how a rule of the right purpose and index differs from
+// its expectation, or returns "".
+func (x *expectationIndex) mismatch(e Expectation, r Rule) string {
+	switch e.Purpose {
+	case PurposeNodeSSHRange:
+		if endPort(r) != e.EndPort {
+			return fmt.Sprintf("node SSH firewall range is %s, expected %s",
+				portRange(r.StartPort, endPort(r)), portRange(e.StartPort, e.EndPort))
+		}
+	case PurposeNodeSSHForward, PurposeEtcdForward, PurposeAPIForward:
+		if r.VMID != e.VMID {
+			return fmt.Sprintf("port %d forwards to VM %s, expected VM %s",
+				r.StartPort, x.vms.describe(r.VMID), x.vms.describe(e.VMID))
+		}
+	}
+	return ""
+}

@@ -1,0 +1,183 @@
+package rules
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/naming"
+)
+
+func classifyOne(t *testing.T, l Layout, rules []Rule, id string) ClassifiedRule {
+	t.Helper()
+	cr, ok := Classify(l, rules).Lookup(id)
+	if !ok {
+		t.Fatalf("rule %s not classified", id)
+	}
+	return cr
+}
+
+func TestClassifyTrickyRules(t *testing.T) {
+	t.Parallel()
+	l := seedLayout("w1", "w2")
+	udp := firewall("u1", 2222, 2224)
+	udp.Protocol = "UDP"
+	userLB := apiLB("lb80")
+	userLB.StartPort, userLB.EndPort, userLB.PrivatePort, userLB.PrivateEndPort = 80, 80, 80, 80
+	cidrPF := forward("pf-cidr", 2222, 22, "control")
+	cidrPF.CIDRs = []string{"10.0.0.0/8"}
+	rangePF := forward("pf-range", 2222, 22, "control")
+	rangePF.EndPort, rangePF.PrivateEndPort = 2223, 23
+
+	cases := []struct {
+		rule    Rule
+		purpose Purpose
+		status  Status
+		reason  string
+	}{
+		{firewall("fw22", 22, 22), PurposeUser, StatusUser, ""},
+		{forward("pf22", 22, 22, "user-vm"), PurposeUser, StatusUser, ""},
+		{forward("pf2300", 2300, 8080, "w1"), PurposeUser, StatusUser, "private port 8080"},
+		{forward("pf-other-vm", 2223, 22, "user-vm"), PurposeUser, StatusUser, "not a node of the cluster"},
+		{forward("pf-etcd-vm", 2225, 22, "etcd1"), PurposeUser, StatusUser, "etcd VM"},
+		{forward("pf-etcd-port-worker", 50001, 22, "w1"), PurposeUser, StatusUser, "non-etcd VM"},
+		{cidrPF, PurposeUser, StatusUser, "source CIDRs"},
+		{rangePF, PurposeUser, StatusUser, ""},
+		{firewall("fw-cidr", 2222, 2224, "10.0.0.0/8"), PurposeUser, StatusUser, "source CIDRs"},
+		{firewall("fw-two-cidrs", 2222, 2224, "0.0.0.0/0", "10.0.0.0/8"), PurposeUser, StatusUser, "source CIDRs"},
+		{udp, PurposeUser, StatusUser, ""},
+		{firewall("fw-wide", 2222, 7000), PurposeUser, StatusUser, ""},
+		{firewall("fw-50005", 50005, 50005), PurposeUser, StatusUser, ""},
+		{firewall("fw-all-ports", 0, 0), PurposeUser, StatusUser, ""},
+		{userLB, PurposeUser, StatusUser, ""},
+		{firewall("fw-range", 2222, 2224), PurposeNodeSSHRange, StatusMatched, ""},
+		{firewall("fw-range-short", 2222, 2223), PurposeNodeSSHRange, StatusStale, "2222-2223, expected 2222-2224"},
+		{firewall("fw-api", 6443, 6443), PurposeAPIFirewall, StatusMatched, ""},
+		{firewall("fw-etcd", 50001, 50001), PurposeEtcdFirewall, StatusMatched, ""},
+		{forward("pf-node", 2223, 22, "w1"), PurposeNodeSSHForward, StatusMatched, ""},
+		{forward("pf-wrong-vm", 2223, 22, "w2"), PurposeNodeSSHForward, StatusStale, "forwards to VM w2 (w2-name), expected VM w1 (w1-name)"},
+		{forward("pf-beyond", 2225, 22, "w2"), PurposeNodeSSHForward, StatusStale, "beyond the VM map"},
+		{forward("pf-etcd", 50002, 22, "etcd3"), PurposeEtcdForward, StatusMatched, ""},
+		{forward("pf-etcd-wrong", 50002, 22, "etcd1"), PurposeEtcdForward, StatusStale, "expected VM etcd3"},
+		{forward("pf-etcd-beyond", 50003, 22, "etcd1"), PurposeEtcdForward, StatusStale, "beyond"},
+		{apiLB("lb-api"), PurposeAPILoadBalancer, StatusMatched, ""},
+	}
+	for _, tc := range cases {
+		cr := classifyOne(t, l, []Rule{tc.rule}, tc.rule.ID)
+		if cr.Purpose != tc.purpose || cr.Status != tc.status || !strings.Contains(cr.Reason, tc.reason) {
+			t.Errorf("%s: got %s/%s %q, want %s/%s containing %q", tc.rule.ID, cr.Purpose, cr.Status, cr.Reason, tc.purpose, tc.status, tc.reason)
+		}
+		if (cr.Purpose == PurposeUser) == cr.Owned() {
+			t.Errorf("%s: Owned() = %v for purpose %s", tc.rule.ID, cr.Owned(), cr.Purpose)
+		}
+	}
+}
+
+func TestClassifyDuplicateIsStale(t *testing.T) {
+	t.Parallel()
+	l := seedLayout("w1")
+	// Two identical forwards cannot coexist on a real server, but a
+	// classification must still count each expectation once.
+	c := Classify(l, []Rule{forward("a", 2222, 22, "control"), forward("b", 2222, 22, "control")})
+	if len(c.Stale) != 1 || c.Stale[0].Rule.ID != "b" || !strings.Contains(c.Stale[0].Reason, "duplicate of rule a") {
+		t.Fatalf("stale = %+v", c.Stale)
+	}
+}
+
+func TestClassifyCompleteClusterIsClean(t *testing.T) {
+	t.Parallel()
+	s := newServer(1)
+	l := seedLayout("w1", "w2")
+	s.provision(t, l)
+	c := Classify(l, s.rules)
+	if len(c.Missing) != 0 || len(c.Stale) != 0 {
+		t.Fatalf("missing %v, stale %+v", purposes(c.Missing), c.Stale)
+	}
+	if len(c.Matched) != len(Expected(l)) || len(c.Rules) != len(s.rules) {
+		t.Fatalf("matched %d of %d, classified %d of %d", len(c.Matched), len(Expected(l)), len(c.Rules), len(s.rules))
+	}
+}
+
+func TestClassifyMissingOptionalIsNotReported(t *testing.T) {
+	t.Parallel()
+	l := seedLayout("w1")
+	var rules []Rule
+	for _, e := range Expected(l) {
+		if e.Purpose != PurposeAPILoadBalancer {
+			rules = append(rules, e.Rule(l))
+		}
+	}
+	if c := Classify(l, rules); len(c.Missing) != 0 {
+		t.Fatalf("missing = %v", purposes(c.Missing))
+	}
+}
+
+func TestClassifyVPC(t *testing.T) {
+	t.Parallel()
+	l := seedLayout("w1")
+	l.Network = NetworkVPC
+	rules := []Rule{
+		forward("api", 6443, 6443, "control"),
+		forward("n0", 2222, 22, "control"),
+		forward("n1", 2223, 22, "w1"),
+		forward("e0", 50000, 22, "etcd1"),
+		forward("e1", 50001, 22, "etcd2"),
+		firewall("fw", 2222, 2223),
+	}
+	c := Classify(l, rules)
+	if got := purposes(c.Missing); !slices.Equal(got, []string{"EtcdForward/2"}) {
+		t.Fatalf("missing = %v", got)
+	}
+	if cr, _ := c.Lookup("api"); cr.Purpose != PurposeAPIForward || cr.Status != StatusMatched {
+		t.Errorf("api forward = %s/%s", cr.Purpose, cr.Status)
+	}
+	if cr, _ := c.Lookup("fw"); cr.Owned() {
+		t.Errorf("a firewall rule on a VPC IP is not CKS's: %s", cr.Purpose)
+	}
+	// On an isolated network CKS never forwards 6443.
+	l.Network = NetworkIsolated
+	if cr := classifyOne(t, l, rules, "api"); cr.Owned() {
+		t.Errorf("isolated 6443 forward classified %s", cr.Purpose)
+	}
+}
+
+func TestClassifyExternalNodes(t *testing.T) {
+	t.Parallel()
+	l := Layout{Network: NetworkIsolated, Nodes: []Node{
+		node("control", naming.RoleControl),
+		{ID: "ext1", Role: naming.RoleWorker, External: true},
+	}}
+	rules := []Rule{
+		firewall("range", 2222, 2222),
+		firewall("ext-fw", 2223, 2223),
+		forward("pf0", 2222, 22, "control"),
+		forward("pf1", 2223, 22, "ext1"),
+		firewall("old-ext-fw", 2224, 2224),
+	}
+	c := Classify(l, rules)
+	if got := purposes(c.Missing); !slices.Equal(got, []string{"APIFirewall/0"}) {
+		t.Fatalf("missing = %v", got)
+	}
+	if cr, _ := c.Lookup("ext-fw"); cr.Purpose != PurposeExternalSSHFirewall || cr.Status != StatusMatched {
+		t.Errorf("external firewall = %s/%s", cr.Purpose, cr.Status)
+	}
+	// A leftover single port that no external node needs is not claimed.
+	if cr, _ := c.Lookup("old-ext-fw"); cr.Owned() {
+		t.Errorf("old external port classified %s", cr.Purpose)
+	}
+}
+
+func TestClassifyDirectNetworkOwnsNothing(t *testing.T) {
+	t.Parallel()
+	l := seedLayout("w1")
+	l.Network = NetworkDirect
+	c := Classify(l, []Rule{firewall("r", 2222, 2223), forward("p", 2222, 22, "control")})
+	for _, cr := range c.Rules {
+		if cr.Owned() {
+			t.Errorf("rule %s owned on a direct network", cr.Rule.ID)
+		}
+	}
+	if len(c.Missing) != 0 {
+		t.Errorf("missing = %v", purposes(c.Missing))
+	}
+}

@@ -1,0 +1,203 @@
+package rules
+
+import "fmt"
+
+// Purpose is the reason a rule exists: one of CKS's purposes, or User.
+type Purpose string
+
+// Purposes of the rules CKS provisions, and User for everything else.
+const (
+	PurposeUser Purpose = "User"
+	// PurposeNodeSSHRange is the firewall range 2222..2222+C+W-1.
+	PurposeNodeSSHRange Purpose = "NodeSSHRange"
+	// PurposeExternalSSHFirewall is the single-port firewall rule of an
+	// external node, right after the node range.
+	PurposeExternalSSHFirewall Purpose = "ExternalSSHFirewall"
+	// PurposeNodeSSHForward is the forward 2222+i -> 22 of node i.
+	PurposeNodeSSHForward Purpose = "NodeSSHForward"
+	// PurposeAPIFirewall is the firewall rule for 6443.
+	PurposeAPIFirewall Purpose = "APIFirewall"
+	// PurposeAPILoadBalancer is the "api-lb" rule 6443 -> 6443.
+	PurposeAPILoadBalancer Purpose = "APILoadBalancer"
+	// PurposeAPIForward is the VPC forward 6443 -> 6443 to the first control VM.
+	PurposeAPIForward Purpose = "APIForward"
+	// PurposeEtcdFirewall is the firewall rule for 50000+j.
+	PurposeEtcdFirewall Purpose = "EtcdFirewall"
+	// PurposeEtcdForward is the forward 50000+j -> 22 of etcd VM j.
+	PurposeEtcdForward Purpose = "EtcdForward"
+)
+
+// describe names the purpose in words, for messages.
+func (p Purpose) describe() string {
+	switch p {
+	case PurposeNodeSSHRange:
+		return "node SSH range"
+	case PurposeExternalSSHFirewall:
+		return "external node SSH"
+	case PurposeNodeSSHForward:
+		return "node SSH"
+	case PurposeAPIFirewall, PurposeAPILoadBalancer, PurposeAPIForward:
+		return "API"
+	case PurposeEtcdFirewall, PurposeEtcdForward:
+		return "etcd SSH"
+	default:
+		return "user"
+	}
+}
+
+// Expectation is one rule CKS owns for a layout.
+type Expectation struct {
+	Purpose Purpose
+	// Index is the node index i over the SSH nodes (forwards, external
+	// firewall rules) or the 0-based etcd index j; 0 for single rules.
+	Index int
+	// VMID is the VM the rule serves: the target of a forward, or the VM
+	// whose forward an external or etcd firewall rule opens.
+	VMID           string
+	Kind           Kind
+	Protocol       string
+	StartPort      int
+	EndPort        int
+	PrivatePort    int
+	PrivateEndPort int
+	CIDRs          []string
+	// Optional marks rules that may legitimately be absent or take another
+	// form (the API LB versus the VPC API forward, which depends on the
+	// network offering's conserve mode). They are never reported missing.
+	Optional bool
+}
+
+// Rule returns the rule to create for the expectation on the layout's IP.
+// Forwards must be created with openfirewall=false: CKS forwards have no
+// linked firewall rule, and one would conflict with the node range.
+func (e Expectation) Rule(l Layout) Rule {
+	r := Rule{
+		Kind:           e.Kind,
+		Protocol:       e.Protocol,
+		StartPort:      e.StartPort,
+		EndPort:        e.EndPort,
+		PrivatePort:    e.PrivatePort,
+		PrivateEndPort: e.PrivateEndPort,
+		IPAddressID:    l.IPAddressID,
+		NetworkID:      l.NetworkID,
+	}
+	if e.Kind == KindPortForward {
+		r.VMID = e.VMID
+	}
+	if len(e.CIDRs) > 0 {
+		r.CIDRs = append([]string(nil), e.CIDRs...)
+	}
+	return r
+}
+
+// String describes the expectation for messages.
+func (e Expectation) String() string {
+	switch e.Kind {
+	case KindFirewall:
+		return fmt.Sprintf("%s firewall %s %s", e.Purpose, e.Protocol, portRange(e.StartPort, e.EndPort))
+	case KindPortForward:
+		return fmt.Sprintf("%s forward %s %d -> %d to VM %s", e.Purpose, e.Protocol, e.StartPort, e.PrivatePort, e.VMID)
+	default:
+		return fmt.Sprintf("%s load balancer %s %d -> %d", e.Purpose, e.Protocol, e.StartPort, e.PrivatePort)
+	}
+}
+
+// Expected returns the rules CKS owns for the layout, in the order CKS
+// creates them (spec §2.3 for isolated networks, §2.4 for VPC tiers):
+//
+//   - isolated: node SSH firewall range 2222..2222+C+W-1, one firewall port
+//     per external node, API firewall 6443, a forward 2222+i -> 22 per node,
+//     the API LB (optional), then per etcd VM j a firewall port and a
+//     forward 50000+j -> 22;
+//   - VPC: the API forward or LB (both optional), the node forwards and the
+//     etcd forwards, no firewall rules;
+//   - direct (shared, routed): nothing.
+func Expected(l Layout) []Expectation {
+	switch l.Network {
+	case NetworkIsolated:
+		return expectedIsolated(l)
+	case NetworkVPC:
+		return expectedVPC(l)
+	default:
+		return nil
+	}
+}
+
+func expectedIsolated(l Layout) []Expectation {
+	var out []Expectation
+	nodes := l.sshNodes()
+	internal := l.internalCount()
+	if internal > 0 {
+		out = append(out, firewallExpectation(PurposeNodeSSHRange, 0, "", NodeSSHStartPort, NodeSSHStartPort+internal-1))
+	}
+	for i := internal; i < len(nodes); i++ {
+		port := NodeSSHStartPort + i
+		out = append(out, firewallExpectation(PurposeExternalSSHFirewall, i, nodes[i].ID, port, port))
+	}
+	if len(nodes) > 0 {
+		out = append(out, firewallExpectation(PurposeAPIFirewall, 0, "", APIPort, APIPort))
+	}
+	out = append(out, nodeForwards(nodes)...)
+	if len(nodes) > 0 {
+		out = append(out, apiLoadBalancer())
+	}
+	start := l.etcdStart()
+	for j, n := range l.etcdNodes() {
+		out = append(out,
+			firewallExpectation(PurposeEtcdFirewall, j, n.ID, start+j, start+j),
+			forwardExpectation(PurposeEtcdForward, j, n.ID, start+j, SSHPort))
+	}
+	return out
+}
+
+func expectedVPC(l Layout) []Expectation {
+	var out []Expectation
+	nodes := l.sshNodes()
+	if len(nodes) > 0 {
+		api := forwardExpectation(PurposeAPIForward, 0, nodes[0].ID, APIPort, APIPort)
+		api.Optional = true
+		out = append(out, api, apiLoadBalancer())
+	}
+	out = append(out, nodeForwards(nodes)...)
+	start := l.etcdStart()
+	for j, n := range l.etcdNodes() {
+		out = append(out, forwardExpectation(PurposeEtcdForward, j, n.ID, start+j, SSHPort))
+	}
+	return out
+}
+
+func nodeForwards(nodes []Node) []Expectation {
+	out := make([]Expectation, 0, len(nodes))
+	for i, n := range nodes {
+		out = append(out, forwardExpectation(PurposeNodeSSHForward, i, n.ID, NodeSSHStartPort+i, SSHPort))
+	}
+	return out
+}
+
+func firewallExpectation(p Purpose, index int, vmID string, start, end int) Expectation {
+	return Expectation{
+		Purpose: p, Index: index, VMID: vmID, Kind: KindFirewall, Protocol: ProtocolTCP,
+		StartPort: start, EndPort: end, CIDRs: []string{AnyCIDR},
+	}
+}
+
+func forwardExpectation(p Purpose, index int, vmID string, public, private int) Expectation {
+	return Expectation{
+		Purpose: p, Index: index, VMID: vmID, Kind: KindPortForward, Protocol: ProtocolTCP,
+		StartPort: public, EndPort: public, PrivatePort: private, PrivateEndPort: private,
+	}
+}
+
+func apiLoadBalancer() Expectation {
+	return Expectation{
+		Purpose: PurposeAPILoadBalancer, Kind: KindLoadBalancer, Protocol: ProtocolTCP,
+		StartPort: APIPort, EndPort: APIPort, PrivatePort: APIPort, PrivateEndPort: APIPort, Optional: true,
+	}
+}
+
+func portRange(start, end int) string {
+	if end == 0 || end == start {
+		return fmt.Sprintf("%d", start)
+	}
+	return fmt.Sprintf("%d-%d", start, end)
+}

@@ -1,0 +1,109 @@
+package rules
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/naming"
+)
+
+func TestExpectedIsolatedSeedCluster(t *testing.T) {
+	t.Parallel()
+	got := Expected(seedLayout("w1"))
+	want := []string{
+		"NodeSSHRange/0", "APIFirewall/0", "NodeSSHForward/0", "NodeSSHForward/1", "APILoadBalancer/0",
+		"EtcdFirewall/0", "EtcdForward/0", "EtcdFirewall/1", "EtcdForward/1", "EtcdFirewall/2", "EtcdForward/2",
+	}
+	if p := purposes(got); !slices.Equal(p, want) {
+		t.Fatalf("purposes = %v, want %v", p, want)
+	}
+	r := got[0]
+	if r.Kind != KindFirewall || r.StartPort != 2222 || r.EndPort != 2223 || r.Protocol != "tcp" || !slices.Equal(r.CIDRs, []string{"0.0.0.0/0"}) {
+		t.Errorf("node range = %+v", r)
+	}
+	if f := got[3]; f.StartPort != 2223 || f.PrivatePort != 22 || f.VMID != "w1" || len(f.CIDRs) != 0 {
+		t.Errorf("forward 1 = %+v", f)
+	}
+	if e := got[9]; e.StartPort != 50002 || e.VMID != "etcd3" {
+		t.Errorf("etcd firewall 2 = %+v", e)
+	}
+	if e := got[10]; e.StartPort != 50002 || e.PrivatePort != 22 || e.VMID != "etcd3" {
+		t.Errorf("etcd forward 2 = %+v", e)
+	}
+	if !got[4].Optional || got[0].Optional {
+		t.Errorf("only the API LB is optional")
+	}
+}
+
+func TestExpectedCustomEtcdStartPort(t *testing.T) {
+	t.Parallel()
+	l := seedLayout("w1")
+	l.EtcdStartPort = 40000
+	for _, e := range Expected(l) {
+		if e.Purpose == PurposeEtcdForward && e.Index == 1 && e.StartPort != 40001 {
+			t.Fatalf("etcd forward 1 port = %d, want 40001", e.StartPort)
+		}
+	}
+}
+
+func TestExpectedExternalNodes(t *testing.T) {
+	t.Parallel()
+	l := Layout{Network: NetworkIsolated, Nodes: []Node{
+		node("control", naming.RoleControl),
+		node("w1", naming.RoleWorker),
+		{ID: "ext1", Name: "ext1", Role: naming.RoleWorker, External: true},
+		node("w2", naming.RoleWorker),
+	}}
+	got := Expected(l)
+	want := []string{
+		"NodeSSHRange/0", "ExternalSSHFirewall/3", "APIFirewall/0",
+		"NodeSSHForward/0", "NodeSSHForward/1", "NodeSSHForward/2", "NodeSSHForward/3", "APILoadBalancer/0",
+	}
+	if p := purposes(got); !slices.Equal(p, want) {
+		t.Fatalf("purposes = %v, want %v", p, want)
+	}
+	if got[0].EndPort != 2224 {
+		t.Errorf("range end = %d, want 2224 (externals are not in the range)", got[0].EndPort)
+	}
+	if got[1].StartPort != 2225 || got[1].EndPort != 2225 || got[1].VMID != "ext1" {
+		t.Errorf("external firewall = %+v", got[1])
+	}
+	// Externals come after the map's other nodes, whatever their map position.
+	if got[5].VMID != "w2" || got[6].VMID != "ext1" || got[6].StartPort != 2225 {
+		t.Errorf("forwards 2, 3 = %+v, %+v", got[5], got[6])
+	}
+}
+
+func TestExpectedVPC(t *testing.T) {
+	t.Parallel()
+	l := seedLayout("w1")
+	l.Network = NetworkVPC
+	got := Expected(l)
+	want := []string{
+		"APIForward/0", "APILoadBalancer/0", "NodeSSHForward/0", "NodeSSHForward/1",
+		"EtcdForward/0", "EtcdForward/1", "EtcdForward/2",
+	}
+	if p := purposes(got); !slices.Equal(p, want) {
+		t.Fatalf("purposes = %v, want %v", p, want)
+	}
+	for _, e := range got {
+		if e.Kind == KindFirewall {
+			t.Errorf("VPC expects no firewall rule, got %s", e)
+		}
+	}
+	if !got[0].Optional || !got[1].Optional || got[0].VMID != "control" {
+		t.Errorf("API access = %+v / %+v", got[0], got[1])
+	}
+}
+
+func TestExpectedDirectAndEmpty(t *testing.T) {
+	t.Parallel()
+	l := seedLayout("w1")
+	l.Network = NetworkDirect
+	if got := Expected(l); len(got) != 0 {
+		t.Errorf("direct network expects %v", purposes(got))
+	}
+	if got := Expected(Layout{Network: NetworkIsolated}); len(got) != 0 {
+		t.Errorf("empty map expects %v", purposes(got))
+	}
+}

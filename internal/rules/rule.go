@@ -1,0 +1,181 @@
+package rules
+
+import (
+	"strings"
+
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/naming"
+)
+
+// Ports and values CKS uses for the rules it provisions.
+const (
+	// NodeSSHStartPort is the public port of the first node's SSH forward.
+	NodeSSHStartPort = 2222
+	// SSHPort is the private port every CKS SSH forward targets.
+	SSHPort = 22
+	// APIPort is the Kubernetes API port, public and private.
+	APIPort = 6443
+	// DefaultEtcdStartPort is the default of cloud.kubernetes.etcd.node.start.port.
+	DefaultEtcdStartPort = 50000
+	// ProtocolTCP is the protocol of every CKS rule, as the server stores it.
+	ProtocolTCP = "tcp"
+	// AnyCIDR is the source CIDR hard-coded in every CKS firewall rule.
+	AnyCIDR = "0.0.0.0/0"
+)
+
+// Kind is the kind of a network rule on a public IP.
+type Kind string
+
+// Rule kinds. CloudStack numbers all three from one id sequence.
+const (
+	KindFirewall     Kind = "Firewall"
+	KindPortForward  Kind = "PortForward"
+	KindLoadBalancer Kind = "LoadBalancer"
+)
+
+// Rule is one firewall, port forwarding or load balancer rule.
+//
+// StartPort and EndPort are the public ports (firewall ports; a zero pair is
+// a rule without ports, "all ports"). PrivatePort and PrivateEndPort are the
+// destination ports of forwards and load balancers. VMID is the target of a
+// port forward. CIDRs are the source CIDRs; CKS forwards have none.
+type Rule struct {
+	ID             string
+	Kind           Kind
+	Protocol       string
+	StartPort      int
+	EndPort        int
+	PrivatePort    int
+	PrivateEndPort int
+	VMID           string
+	CIDRs          []string
+	IPAddressID    string
+	NetworkID      string
+}
+
+// NetworkKind is the kind of network a cluster runs on.
+type NetworkKind string
+
+// Network kinds, which decide where CKS puts its rules.
+const (
+	// NetworkIsolated has firewall, forward and LB rules on the source NAT IP.
+	NetworkIsolated NetworkKind = "Isolated"
+	// NetworkVPC has forwards (and the API LB or forward) on the cluster's VPC IP.
+	NetworkVPC NetworkKind = "VPC"
+	// NetworkDirect (Shared or Routed) has no CKS rules at all.
+	NetworkDirect NetworkKind = "Direct"
+)
+
+// Node is one VM of the cluster's VM map.
+type Node struct {
+	ID       string
+	Name     string
+	Role     naming.Role
+	External bool
+}
+
+// Layout is what decides the rules CKS owns: the network kind and the VM map.
+type Layout struct {
+	Network NetworkKind
+	// Nodes is the VM map in map order (etcd first, then controls, workers
+	// and later additions), as listKubernetesClusters returns it.
+	Nodes []Node
+	// EtcdStartPort is cloud.kubernetes.etcd.node.start.port; 0 means 50000.
+	EtcdStartPort int
+	// IPAddressID and NetworkID are copied into the rules a plan creates.
+	IPAddressID string
+	NetworkID   string
+}
+
+func (l Layout) etcdStart() int {
+	if l.EtcdStartPort > 0 {
+		return l.EtcdStartPort
+	}
+	return DefaultEtcdStartPort
+}
+
+// sshNodes returns the nodes that get a 2222+i forward, in forward order:
+// the map's non-etcd, non-external VMs in map order, then the external ones,
+// as CKS rebuilds the rules after a scale-up.
+func (l Layout) sshNodes() []Node {
+	var internal, external []Node
+	for _, n := range l.Nodes {
+		switch {
+		case n.Role == naming.RoleEtcd:
+		case n.External:
+			external = append(external, n)
+		default:
+			internal = append(internal, n)
+		}
+	}
+	return append(internal, external...)
+}
+
+// internalCount is C+W, the size of the node SSH firewall range.
+func (l Layout) internalCount() int {
+	n := 0
+	for _, node := range l.Nodes {
+		if node.Role != naming.RoleEtcd && !node.External {
+			n++
+		}
+	}
+	return n
+}
+
+func (l Layout) etcdNodes() []Node {
+	var out []Node
+	for _, n := range l.Nodes {
+		if n.Role == naming.RoleEtcd {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// nodePortLimit is the first port above any possible node SSH port: the
+// range can never reach the API port or the etcd ports.
+func (l Layout) nodePortLimit() int {
+	return min(APIPort, l.etcdStart())
+}
+
+func isTCP(r Rule) bool {
+	return strings.EqualFold(strings.TrimSpace(r.Protocol), ProtocolTCP)
+}
+
+// cidrs returns the rule's CIDRs without blanks.
+func cidrs(r Rule) []string {
+	var out []string
+	for _, c := range r.CIDRs {
+		if c = strings.TrimSpace(c); c != "" {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+func isAnyCIDROnly(r Rule) bool {
+	c := cidrs(r)
+	return len(c) == 1 && c[0] == AnyCIDR
+}
+
+// singlePublicPort returns the public port of a rule that covers exactly one.
+func singlePublicPort(r Rule) (int, bool) {
+	if r.StartPort <= 0 || (r.EndPort != 0 && r.EndPort != r.StartPort) {
+		return 0, false
+	}
+	return r.StartPort, true
+}
+
+func privateSinglePort(r Rule) (int, bool) {
+	if r.PrivatePort <= 0 || (r.PrivateEndPort != 0 && r.PrivateEndPort != r.PrivatePort) {
+		return 0, false
+	}
+	return r.PrivatePort, true
+}
+
+// endPort returns EndPort, or StartPort when EndPort is unset.
+func endPort(r Rule) int {
+	if r.EndPort == 0 {
+		return r.StartPort
+	}
+	return r.EndPort
+}
