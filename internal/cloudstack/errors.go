@@ -201,12 +201,8 @@ func ParseError(err error) *Error {
 	}
 	e := &Error{Err: sanitizeError(err)}
 	msg := err.Error()
-	if m := csErrorPattern.FindStringSubmatch(msg); m != nil {
-		e.ErrorCode, _ = strconv.Atoi(m[1])
-		e.CSErrorCode, _ = strconv.Atoi(m[2])
-		e.Text = strings.TrimSpace(m[3])
-		return e
-	}
+	// The JSON forms come first: a failed job's errortext may itself quote
+	// cloudstack-go's "CloudStack API error" format.
 	if rest, ok := strings.CutPrefix(msg, undefinedErrorPrefix); ok {
 		if p := parseErrorObject([]byte(rest)); p != nil {
 			p.Err = e.Err
@@ -218,6 +214,12 @@ func ParseError(err error) *Error {
 			p.Err = e.Err
 			return p
 		}
+	}
+	if m := csErrorPattern.FindStringSubmatch(msg); m != nil {
+		e.ErrorCode, _ = strconv.Atoi(m[1])
+		e.CSErrorCode, _ = strconv.Atoi(m[2])
+		e.Text = strings.TrimSpace(m[3])
+		return e
 	}
 	return e
 }
@@ -305,9 +307,11 @@ func isTransientTransportError(err error) bool {
 		certInvalid      x509.CertificateInvalidError
 		verifyErr        *tls.CertificateVerificationError
 		recordErr        tls.RecordHeaderError
+		alertErr         tls.AlertError
 	)
+	// TLS failures are configuration problems; retrying cannot fix them.
 	if errors.As(err, &unknownAuthority) || errors.As(err, &hostnameErr) || errors.As(err, &certInvalid) ||
-		errors.As(err, &verifyErr) || errors.As(err, &recordErr) {
+		errors.As(err, &verifyErr) || errors.As(err, &recordErr) || errors.As(err, &alertErr) {
 		return false
 	}
 	var dnsErr *net.DNSError

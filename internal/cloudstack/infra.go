@@ -2,6 +2,7 @@ package cloudstack
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/apache/cloudstack-go/v2/cloudstack"
 )
@@ -79,8 +80,16 @@ func (c *Client) CloudStackVersion(ctx context.Context) (string, error) {
 func (c *Client) QueryAsyncJob(ctx context.Context, jobID string) (JobStatus, error) {
 	st, _, err := call(ctx, c, "queryAsyncJobResult", callOpts{read: true},
 		func(cs *cloudstack.CloudStackClient) (JobStatus, error) {
-			r, err := cs.Asyncjob.QueryAsyncJobResult(cs.Asyncjob.NewQueryAsyncJobResultParams(jobID))
-			if err != nil {
+			// cloudstack-go's QueryAsyncJobResult hides three tries 500 ms
+			// apart; one plain request keeps retries, counts and timing ours.
+			params := &cloudstack.CustomServiceParams{}
+			params.SetParam("jobid", jobID)
+			var r cloudstack.QueryAsyncJobResultResponse
+			custom, ok := cs.Custom.(*cloudstack.CustomService)
+			if !ok {
+				return JobStatus{}, fmt.Errorf("cloudstack-go's custom request service has type %T", cs.Custom)
+			}
+			if err := custom.CustomRequest("queryAsyncJobResult", params, &r); err != nil {
 				return JobStatus{}, err
 			}
 			id := r.JobID

@@ -1,0 +1,72 @@
+package clusterops
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/rules"
+)
+
+// describeRule names a rule in words for report messages, e.g. "etcd SSH
+// firewall rule 50000" or "node SSH port forward 2222→22 to VM c-control-1".
+func (s *Snapshot) describeRule(r rules.Rule, purpose rules.Purpose) string {
+	ports := portRange(r.StartPort, r.EndPort)
+	switch r.Kind {
+	case rules.KindFirewall:
+		switch purpose {
+		case rules.PurposeNodeSSHRange:
+			return "node SSH firewall range " + ports
+		case rules.PurposeExternalSSHFirewall:
+			return "external node SSH firewall rule " + ports
+		case rules.PurposeEtcdFirewall:
+			return "etcd SSH firewall rule " + ports
+		case rules.PurposeAPIFirewall:
+			return "API firewall rule " + ports
+		default:
+			return fmt.Sprintf("user firewall rule %s %s from %s", strings.ToLower(r.Protocol), ports, cidrText(r.CIDRs))
+		}
+	case rules.KindPortForward:
+		what := "port forward"
+		switch purpose {
+		case rules.PurposeNodeSSHForward:
+			what = "node SSH port forward"
+		case rules.PurposeEtcdForward:
+			what = "etcd SSH port forward"
+		case rules.PurposeUser:
+			what = "user port forward"
+		}
+		return fmt.Sprintf("%s %s→%s to VM %s", what, ports, portRange(r.PrivatePort, r.PrivateEndPort), s.vmName(r.VMID))
+	default:
+		return fmt.Sprintf("load balancer rule %s→%s", ports, portRange(r.PrivatePort, r.PrivateEndPort))
+	}
+}
+
+// vmName names a VM of the cluster as "name (id)", or by id alone.
+func (s *Snapshot) vmName(id string) string {
+	if s != nil {
+		for _, vm := range s.Cluster.VirtualMachines {
+			if vm.ID == id && vm.Name != "" {
+				return fmt.Sprintf("%s (%s)", vm.Name, id)
+			}
+		}
+	}
+	return id
+}
+
+func portRange(start, end int) string {
+	switch {
+	case start == 0 && end == 0:
+		return "(all ports)"
+	case end == 0 || end == start:
+		return fmt.Sprintf("%d", start)
+	default:
+		return fmt.Sprintf("%d-%d", start, end)
+	}
+}
+
+func cidrText(cidrs []string) string {
+	if len(cidrs) == 0 {
+		return "any source"
+	}
+	return strings.Join(cidrs, ",")
+}

@@ -1,0 +1,114 @@
+package clusterops
+
+import (
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/naming"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/rules"
+)
+
+// Node is one VM of a cluster's VM map with its role and SSH port.
+type Node struct {
+	ID       string
+	Name     string
+	State    string
+	Role     naming.Role
+	External bool
+	// SSHPort is the public port of the node's SSH forward on the cluster
+	// IP (2222+i for control and worker VMs, the etcd start port + j for
+	// etcd VMs), 22 on directly accessed networks (the node's own address),
+	// 0 when CKS gives the node none.
+	SSHPort int
+}
+
+// NodesOf returns the cluster's VM map in map order with roles and SSH
+// ports, without any API call. The role of an etcd VM comes from
+// isetcdnode; control and worker VMs are told apart by their names
+// (package naming) and, for names CKS did not give, by position: the map
+// lists etcd VMs, then the control VMs, then the workers. etcdStartPort 0
+// means 50000.
+func NodesOf(c *cloudstack.Cluster, network rules.NetworkKind, etcdStartPort int) []Node {
+	layout := layoutFor(c, network, etcdStartPort)
+	ports := sshPorts(layout)
+	out := make([]Node, 0, len(c.VirtualMachines))
+	for i, vm := range c.VirtualMachines {
+		n := layout.Nodes[i]
+		out = append(out, Node{ID: vm.ID, Name: vm.Name, State: vm.State, Role: n.Role, External: n.External, SSHPort: ports[vm.ID]})
+	}
+	return out
+}
+
+// MapWorkerCount is the number of worker VMs in the cluster's VM map: the
+// map's control and worker VMs (etcd and external ones left out) minus the
+// control node count.
+func MapWorkerCount(c *cloudstack.Cluster) int64 {
+	var internal int64
+	for _, vm := range c.VirtualMachines {
+		if !vm.IsEtcdNode && !vm.IsExternalNode {
+			internal++
+		}
+	}
+	return internal - c.ControlNodes
+}
+
+// SizeIsStale reports whether the cluster's size (node_count) disagrees
+// with its VM map, as a failed scale leaves it (CloudStack writes the size
+// last). A Created cluster has no VMs yet and is never stale.
+func SizeIsStale(c *cloudstack.Cluster) bool {
+	if len(c.VirtualMachines) == 0 {
+		return false
+	}
+	return MapWorkerCount(c) != c.Size
+}
+
+// NeedsRecovery reports whether the cluster is in the state the #14159 bug
+// or a failed scale leaves behind and CloudStack will not leave by itself:
+// Alert, or any state with a stale size.
+func NeedsRecovery(c *cloudstack.Cluster) bool {
+	return c.State == stateAlert || SizeIsStale(c)
+}
+
+// layoutFor builds the rules.Layout of a cluster from its VM map.
+func layoutFor(c *cloudstack.Cluster, network rules.NetworkKind, etcdStartPort int) rules.Layout {
+	matcher := naming.NewMatcher(c.Name, c.ID)
+	l := rules.Layout{Network: network, EtcdStartPort: etcdStartPort, NetworkID: c.NetworkID,
+		Nodes: make([]rules.Node, 0, len(c.VirtualMachines))}
+	controlsSeen := int64(0)
+	for _, vm := range c.VirtualMachines {
+		n := rules.Node{ID: vm.ID, Name: vm.Name, External: vm.IsExternalNode}
+		switch {
+		case vm.IsEtcdNode:
+			n.Role = naming.RoleEtcd
+		default:
+			role, ok := matcher.Role(vm.Name)
+			if !ok || role == naming.RoleEtcd {
+				role = naming.RoleWorker
+				if !vm.IsExternalNode && controlsSeen < c.ControlNodes {
+					role = naming.RoleControl
+				}
+			}
+			n.Role = role
+			if role == naming.RoleControl {
+				controlsSeen++
+			}
+		}
+		l.Nodes = append(l.Nodes, n)
+	}
+	return l
+}
+
+// sshPorts maps VM ids to the public SSH port CKS gives them on the layout.
+func sshPorts(l rules.Layout) map[string]int {
+	ports := map[string]int{}
+	if l.Network == rules.NetworkDirect {
+		for _, n := range l.Nodes {
+			ports[n.ID] = rules.SSHPort
+		}
+		return ports
+	}
+	for _, e := range rules.Expected(l) {
+		if e.Purpose == rules.PurposeNodeSSHForward || e.Purpose == rules.PurposeEtcdForward {
+			ports[e.VMID] = e.StartPort
+		}
+	}
+	return ports
+}

@@ -1,0 +1,74 @@
+package clusterops
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/rules"
+)
+
+// recordCollateral remembers the user forwards a scale's forward cleanup
+// will delete, with the firewall rules of the same ports on their IPs
+// (openfirewall=true links one to a forward, and revoking the forward
+// revokes it too), so that restoreCollateral can put them back.
+func (e *Engine) recordCollateral(ctx context.Context, s *Snapshot, hazards []rules.Hazard, rep *Report) ([]rules.Rule, error) {
+	var out []rules.Rule
+	byIP := map[string][]rules.Rule{}
+	for _, h := range hazards {
+		pf := h.Rule
+		onIP, ok := byIP[pf.IPAddressID]
+		if !ok {
+			var err error
+			if onIP, err = e.rulesOnIP(ctx, pf.IPAddressID); err != nil {
+				return nil, err
+			}
+			byIP[pf.IPAddressID] = onIP
+		}
+		out = append(out, pf)
+		what := s.describeRule(pf, rules.PurposeUser)
+		for _, fw := range onIP {
+			if fw.Kind == rules.KindFirewall && strings.EqualFold(fw.Protocol, pf.Protocol) &&
+				fw.StartPort == pf.StartPort && end(fw) == end(pf) {
+				out = append(out, fw)
+				what += " and " + s.describeRule(fw, rules.PurposeUser)
+			}
+		}
+		st := e.step(ctx, rep, StepPreserved, fmt.Sprintf("recorded %s (rule %s) to re-create it after the scale, whose forward cleanup "+
+			"deletes every forward of the network starting in the node SSH range", what, pf.ID))
+		st.PreviousRuleID = pf.ID
+	}
+	return out, nil
+}
+
+// restoreCollateral re-creates the recorded user rules that are gone.
+func (e *Engine) restoreCollateral(ctx context.Context, s *Snapshot, recorded []rules.Rule, rep *Report) error {
+	var errs []error
+	byIP := map[string][]rules.Rule{}
+	for _, r := range recorded {
+		onIP, ok := byIP[r.IPAddressID]
+		if !ok {
+			var err error
+			if onIP, err = e.rulesOnIP(ctx, r.IPAddressID); err != nil {
+				return errors.Join(append(errs, err)...)
+			}
+		}
+		desc := s.describeRule(r, rules.PurposeUser)
+		if _, ok := findEquivalent(onIP, r); ok {
+			byIP[r.IPAddressID] = onIP
+			continue
+		}
+		created, _, err := e.createRule(ctx, onIP, r)
+		if err != nil {
+			e.step(ctx, rep, StepBlocked, fmt.Sprintf("could not re-create %s (was rule %s) after the scale: %v", desc, r.ID, err))
+			errs = append(errs, fmt.Errorf("re-creating %s (was rule %s): %w", desc, r.ID, err))
+			byIP[r.IPAddressID] = onIP
+			continue
+		}
+		byIP[r.IPAddressID] = append(onIP, created)
+		st := e.step(ctx, rep, StepPreserved, fmt.Sprintf("re-created %s as rule %s (was rule %s), which the scale deleted", desc, created.ID, r.ID))
+		st.RuleID, st.PreviousRuleID = created.ID, r.ID
+	}
+	return errors.Join(errs...)
+}

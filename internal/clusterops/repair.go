@@ -1,0 +1,36 @@
+package clusterops
+
+import (
+	"context"
+	"fmt"
+)
+
+// Repair verifies and repairs the cluster's CKS-owned SSH rules (node range, node forwards, etcd firewall
+// and forwards) without scaling. Used after any failure and by Recover.
+//
+// Stale CKS rules (a node range of the wrong length, a forward to a VM no
+// longer at that index) are deleted first, then the missing ones are
+// created in the order CKS creates them; user rules and the API rules are
+// never touched, and a rule that would conflict with a user rule is
+// reported as blocked instead of created. Directly accessed networks have
+// no rules: nothing is done there.
+func (e *Engine) Repair(ctx context.Context, clusterID string) (Report, error) {
+	rep := Report{ClusterID: clusterID}
+	s, err := e.Snapshot(ctx, clusterID)
+	if err != nil {
+		return rep, err
+	}
+	rep.Cluster = &s.Cluster
+	err = e.repairSnapshot(ctx, s, &rep)
+	return rep, err
+}
+
+func (e *Engine) repairSnapshot(ctx context.Context, s *Snapshot, rep *Report) error {
+	if s.Direct() {
+		return nil
+	}
+	if err := e.applyRepair(ctx, s, rep); err != nil {
+		return fmt.Errorf("repairing the SSH rules of Kubernetes cluster %s: %w", s.Cluster.ID, err)
+	}
+	return nil
+}

@@ -1,0 +1,116 @@
+package clusterops
+
+import (
+	"strings"
+
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
+)
+
+// StepKind classifies a step of a Report.
+type StepKind string
+
+// Step kinds.
+const (
+	// StepNeutralised is a firewall rule deleted and re-created so that it
+	// sorts after the node SSH range.
+	StepNeutralised StepKind = "neutralised"
+	// StepRepaired is a missing CKS rule created or a stale one deleted.
+	StepRepaired StepKind = "repaired"
+	// StepBlocked is a CKS rule that could not be created because a rule the
+	// engine may not delete is in the way.
+	StepBlocked StepKind = "blocked"
+	// StepPreserved is a user rule recorded before a scale that deletes it,
+	// or re-created after it.
+	StepPreserved StepKind = "preserved"
+	// StepScaled is a scaleKubernetesCluster job, successful or not.
+	StepScaled StepKind = "scaled"
+	// StepStopped and StepStarted are the stop and start of a recovery.
+	StepStopped StepKind = "stopped"
+	StepStarted StepKind = "started"
+	// StepNote is information without a change.
+	StepNote StepKind = "note"
+)
+
+// Step is one thing an operation did or found, in words.
+type Step struct {
+	Kind StepKind
+	// Message is a sentence fit for a warning diagnostic, e.g. "re-created
+	// etcd SSH firewall rule 50000 (id a → b) so that it sorts after the
+	// node SSH range".
+	Message string
+	// RuleID is the rule the step created or deleted, if any;
+	// PreviousRuleID is the rule a re-creation replaced.
+	RuleID         string
+	PreviousRuleID string
+}
+
+// Report is what an operation did, step by step, and the cluster as read
+// back at its end.
+type Report struct {
+	ClusterID string
+	Steps     []Step
+	// Cluster is the cluster read back at the end (the real size, VMs and
+	// state, whatever happened); nil when it could not be read.
+	Cluster *cloudstack.Cluster
+}
+
+// Changed reports whether the operation changed anything.
+func (r Report) Changed() bool {
+	for _, s := range r.Steps {
+		if s.Kind != StepNote && s.Kind != StepBlocked {
+			return true
+		}
+	}
+	return false
+}
+
+// StepsOf returns the steps of one kind.
+func (r Report) StepsOf(kind StepKind) []Step {
+	var out []Step
+	for _, s := range r.Steps {
+		if s.Kind == kind {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// Messages returns every step's message, in order.
+func (r Report) Messages() []string {
+	out := make([]string, 0, len(r.Steps))
+	for _, s := range r.Steps {
+		out = append(out, s.Message)
+	}
+	return out
+}
+
+// Warnings returns the messages worth a warning diagnostic: everything
+// the operation changed or could not do, in order. The scale jobs and notes
+// are left out: the scale is what the user asked for.
+func (r Report) Warnings() []string {
+	var out []string
+	for _, s := range r.Steps {
+		if s.Kind != StepScaled && s.Kind != StepNote {
+			out = append(out, s.Message)
+		}
+	}
+	return out
+}
+
+// String lists the steps, one per line.
+func (r Report) String() string {
+	return strings.Join(r.Messages(), "\n")
+}
+
+func (r *Report) add(kind StepKind, msg string) *Step {
+	r.Steps = append(r.Steps, Step{Kind: kind, Message: msg})
+	return &r.Steps[len(r.Steps)-1]
+}
+
+// merge appends the steps of a nested operation and takes its read-back.
+func (r *Report) merge(o Report) {
+	r.Steps = append(r.Steps, o.Steps...)
+	if o.Cluster != nil {
+		r.Cluster = o.Cluster
+	}
+}

@@ -1,0 +1,89 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator"
+)
+
+// runServer starts a simulator and blocks until SIGINT or SIGTERM.
+func runServer(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("cksim", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	listen := fs.String("listen", "127.0.0.1:8080", "address of the API and admin API (port 0 picks one)")
+	profile := fs.String("profile", simulator.Profile42211, `behaviour profile: "4.22.1.1" (with the #14159 bug) or "fixed"`)
+	jobDuration := fs.Duration("job-duration", 0, "how long each async job takes (0: as fast as possible)")
+	keyOut := fs.String("key-out", "", "write the cks-key private key (OpenSSH PEM) to this file, mode 0600")
+	seed := fs.Uint64("seed", 0, "make ids and keys deterministic (0: random)")
+	noScanner := fs.Bool("no-scanner", false, "disable the cluster state scanner")
+	verbose := fs.Bool("v", false, "log simulator events to stderr")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected arguments: %v", fs.Args())
+	}
+	opts := simulator.Options{Profile: *profile, JobDuration: *jobDuration, Seed: *seed, DisableScanner: *noScanner}
+	if *verbose {
+		opts.Logf = func(format string, a ...any) { fmt.Fprintf(stderr, "cksim: "+format+"\n", a...) }
+	}
+	sim, err := simulator.New(opts)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = sim.Close() }()
+	if *keyOut != "" {
+		path, err := writePrivateKey(*keyOut, sim.PrivateKeyPEM())
+		if err != nil {
+			return err
+		}
+		sim.SetPrivateKeyFile(path)
+	}
+	if err := sim.Start(*listen); err != nil {
+		return err
+	}
+	line, err := json.Marshal(sim.Info())
+	if err != nil {
+		return err
+	}
+	if _, err := fmt.Fprintf(stdout, "%s\n", line); err != nil {
+		return err
+	}
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
+	<-sig
+	return nil
+}
+
+// writePrivateKey writes the key with mode 0600 (also when the file
+// already exists) and returns its absolute path.
+func writePrivateKey(path string, pemBytes []byte) (string, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return "", err
+	}
+	f, err := os.OpenFile(abs, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	if err != nil {
+		return "", fmt.Errorf("key file: %w", err)
+	}
+	if err := f.Chmod(0o600); err != nil {
+		_ = f.Close()
+		return "", fmt.Errorf("key file: %w", err)
+	}
+	_, werr := f.Write(pemBytes)
+	if cerr := f.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr != nil {
+		return "", errors.Join(errors.New("key file: write failed"), werr)
+	}
+	return abs, nil
+}

@@ -1,0 +1,147 @@
+package driftcheck
+
+import (
+	"context"
+	"errors"
+	"maps"
+	"testing"
+
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/drift"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/nodes/sshlister"
+)
+
+func TestCheckCleanClusterCostsFourRequestsAndOneSession(t *testing.T) {
+	t.Parallel()
+	e := newSimEnv(t, "")
+	cl := e.createCluster(clusterSpec{name: "clean", size: 2})
+	e.sim.RunScanner()
+	e.sim.ResetCallCounts()
+	sessions := e.sim.SSHSessions()
+
+	res, st := e.mustCheck(e.sshRequest(cl.ID))
+
+	assertKinds(t, res)
+	if !res.NodesChecked || res.NodeCheckError != "" || res.Skipped || res.ClusterState != "Running" {
+		t.Fatalf("result %+v", res)
+	}
+	wantCalls := map[string]int{"listKubernetesClusters": 1, "listVirtualMachines": 1, "listFirewallRules": 1, "listPortForwardingRules": 1}
+	if !maps.Equal(st.CloudStackCalls, wantCalls) || st.CloudStackRequests() != 4 {
+		t.Fatalf("calls %v, want %v", st.CloudStackCalls, wantCalls)
+	}
+	// The simulator counts what arrived on the wire, pages included.
+	got := e.sim.CallCounts()
+	total := int64(0)
+	for _, n := range got {
+		total += n
+	}
+	if total > 4 {
+		t.Fatalf("the simulator served %d requests (%v), want at most 4", total, got)
+	}
+	if n := e.sim.SSHSessions() - sessions; n != 1 || st.SSHSessions != 1 {
+		t.Fatalf("SSH sessions: simulator %d, stats %d, want 1", n, st.SSHSessions)
+	}
+	if want := cl.IPAddress + ":2222"; st.Node.Address != want || st.Node.Source != NodeSourceSSH {
+		t.Fatalf("node check %+v, want ssh to %s", st.Node, want)
+	}
+}
+
+func TestCheckSkipsTransitionalClusterWithoutFetching(t *testing.T) {
+	t.Parallel()
+	e := newSimEnv(t, "")
+	cl := e.createCluster(clusterSpec{name: "busy", size: 1})
+	for _, state := range []string{"Scaling", "Upgrading", "Stopping", "Starting", "Destroying"} {
+		if err := e.sim.SetClusterState(cl.ID, state); err != nil {
+			t.Fatal(err)
+		}
+		sessions := e.sim.SSHSessions()
+		res, st := e.mustCheck(e.sshRequest(cl.ID))
+		if !res.Skipped || res.ClusterState != state || res.InSync || len(res.Findings) != 0 {
+			t.Fatalf("%s: result %+v", state, res)
+		}
+		if st.CloudStackRequests() != 1 || st.CloudStackCalls["listKubernetesClusters"] != 1 || e.sim.SSHSessions() != sessions {
+			t.Fatalf("%s: a skipped cluster fetched more than the lookup: %v, %d SSH sessions", state, st.CloudStackCalls, e.sim.SSHSessions()-sessions)
+		}
+	}
+}
+
+func TestCheckNodeFailureStillComparesVMs(t *testing.T) {
+	t.Parallel()
+	e := newSimEnv(t, "")
+	cl := e.createCluster(clusterSpec{name: "nossh", size: 2})
+	worker := workerVM(t, cl, 1)
+	if err := e.sim.DeleteMapRow(cl.ID, worker.ID); err != nil {
+		t.Fatal(err)
+	}
+	// Break SSH the way seed 004 did: delete the forward of public port 2222.
+	for _, pf := range e.forwards(cl) {
+		if pf.PublicPort == 2222 {
+			if err := e.sim.DeleteRule(pf.ID); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+
+	res, st := e.mustCheck(e.sshRequest(cl.ID))
+
+	if res.NodesChecked || res.NodeCheckError == "" || st.Node.Err == nil {
+		t.Fatalf("nodes checked %v, error %q", res.NodesChecked, res.NodeCheckError)
+	}
+	// Without the row, the worker's forward 2224 is no longer CKS's: the
+	// range is one too long and the next scale would delete that forward.
+	assertKinds(t, res, drift.KindUnmappedVM, drift.KindSizeMismatch, drift.KindSSHForwardMissing,
+		drift.KindSSHFirewallRangeMismatch, drift.KindScaleHazard)
+	if res.Findings[0].VMID != worker.ID {
+		t.Fatalf("unmapped finding %+v, want VM %s", res.Findings[0], worker.ID)
+	}
+}
+
+func TestCheckRefusesWrongHostKey(t *testing.T) {
+	t.Parallel()
+	e := newSimEnv(t, "")
+	cl := e.createCluster(clusterSpec{name: "hostkey", size: 1})
+	other := e.createCluster(clusterSpec{name: "other", size: 1})
+	req := e.sshRequest(cl.ID)
+	req.SSH.HostKey = e.sshOptions(other.ID).HostKey
+
+	res, st := e.mustCheck(req)
+
+	var hostKeyErr *sshlister.HostKeyError
+	if !errors.As(st.Node.Err, &hostKeyErr) {
+		t.Fatalf("node error %v, want a host key error", st.Node.Err)
+	}
+	if res.NodesChecked || res.NodeCheckError == "" || !res.InSync {
+		t.Fatalf("result %+v: the VM comparison should still run and be in sync", res)
+	}
+}
+
+func TestCheckKubeconfigListsNodesThroughTheKubernetesAPI(t *testing.T) {
+	t.Parallel()
+	e := newSimEnv(t, "")
+	cl := e.createCluster(clusterSpec{name: "kube", size: 2})
+	worker := workerVM(t, cl, 0)
+	if err := e.sim.StopKubelet(worker.ID, true); err != nil {
+		t.Fatal(err)
+	}
+	sessions := e.sim.SSHSessions()
+
+	res, st := e.mustCheck(Request{ClusterID: cl.ID, Options: Options{NodeSource: NodeSourceKubeconfig,
+		GracePeriod: drift.DefaultGracePeriod, CheckNetworkRules: true}})
+
+	assertKinds(t, res, drift.KindNodeNotReady)
+	if !res.NodesChecked || st.KubeAPIListings != 1 || st.SSHSessions != 0 || e.sim.SSHSessions() != sessions {
+		t.Fatalf("result %+v stats %+v", res, st)
+	}
+	if st.CloudStackCalls["getKubernetesClusterConfig"] != 1 || st.Node.Address != "https://"+cl.IPAddress+":6443" {
+		t.Fatalf("stats %+v", st)
+	}
+}
+
+func TestCheckUnknownClusterIsNotFound(t *testing.T) {
+	t.Parallel()
+	e := newSimEnv(t, "")
+	_, _, err := e.checker().Check(context.Background(), Request{ClusterID: "5b9e4f6e-0000-4000-8000-000000000000",
+		Options: Options{NodeSource: NodeSourceNone}})
+	if err == nil {
+		t.Fatal("no error for an unknown cluster")
+	}
+}

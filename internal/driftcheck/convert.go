@@ -1,0 +1,128 @@
+package driftcheck
+
+import (
+	"strings"
+	"time"
+
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/drift"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/naming"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/nodes"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/rules"
+)
+
+// cloudStackTime is CloudStack's date format, yyyy-MM-dd'T'HH:mm:ssZ.
+const cloudStackTime = "2006-01-02T15:04:05-0700"
+
+// parseCreated parses a VM's created time. An unparsable time is zero, which
+// drift treats as old: hiding drift is worse than reporting it early.
+func parseCreated(s string) time.Time {
+	s = strings.TrimSpace(s)
+	for _, layout := range []string{cloudStackTime, time.RFC3339} {
+		if t, err := time.Parse(layout, s); err == nil {
+			return t
+		}
+	}
+	return time.Time{}
+}
+
+func toDriftCluster(c *cloudstack.Cluster) drift.Cluster {
+	return drift.Cluster{
+		ID:           c.ID,
+		Name:         c.Name,
+		State:        c.State,
+		ClusterType:  c.ClusterType,
+		Size:         int(c.Size),
+		ControlNodes: int(c.ControlNodes),
+		EtcdNodes:    int(c.EtcdNodes),
+	}
+}
+
+func toMap(c *cloudstack.Cluster) []drift.MappedVM {
+	out := make([]drift.MappedVM, 0, len(c.VirtualMachines))
+	for _, vm := range c.VirtualMachines {
+		out = append(out, drift.MappedVM{ID: vm.ID, Name: vm.Name, IsEtcd: vm.IsEtcdNode || isEtcdName(c, vm.Name), IsExternal: vm.IsExternalNode})
+	}
+	return out
+}
+
+func toVMs(vms []cloudstack.VirtualMachine) []drift.VM {
+	out := make([]drift.VM, 0, len(vms))
+	for _, vm := range vms {
+		name := vm.Name
+		if name == "" {
+			name = vm.DisplayName
+		}
+		out = append(out, drift.VM{ID: vm.ID, Name: name, State: vm.State, Created: parseCreated(vm.Created)})
+	}
+	return out
+}
+
+func toNodes(list []nodes.Node) []drift.Node {
+	out := make([]drift.Node, 0, len(list))
+	for _, n := range list {
+		out = append(out, drift.Node{Name: n.Name, Ready: n.Ready})
+	}
+	return out
+}
+
+// isEtcdName tells whether a VM is named as an etcd node of the cluster,
+// for servers whose responses lack isetcdnode.
+func isEtcdName(c *cloudstack.Cluster, name string) bool {
+	role, ok := naming.NewMatcher(c.Name, c.ID).Role(name)
+	return ok && role == naming.RoleEtcd
+}
+
+// layoutNodes is the VM map with the roles the rule planner needs.
+func layoutNodes(c *cloudstack.Cluster) []rules.Node {
+	m := naming.NewMatcher(c.Name, c.ID)
+	out := make([]rules.Node, 0, len(c.VirtualMachines))
+	for _, vm := range c.VirtualMachines {
+		role, ok := m.Role(vm.Name)
+		if !ok {
+			role, ok = naming.RoleOf(vm.Name)
+		}
+		switch {
+		case vm.IsEtcdNode:
+			role = naming.RoleEtcd
+		case !ok || (role == naming.RoleEtcd && c.EtcdNodes == 0):
+			// A VM CKS did not name, or an etcd-like name in a cluster
+			// without etcd nodes, is an SSH node like any worker.
+			role = naming.RoleWorker
+		}
+		out = append(out, rules.Node{ID: vm.ID, Name: vm.Name, Role: role, External: vm.IsExternalNode})
+	}
+	return out
+}
+
+// isActive leaves out rules on their way out (Revoke, Deleting).
+func isActive(state string) bool {
+	return !strings.EqualFold(state, "Revoke") && !strings.EqualFold(state, "Deleting")
+}
+
+func firewallRules(list []cloudstack.FirewallRule) []rules.Rule {
+	out := make([]rules.Rule, 0, len(list))
+	for _, fw := range list {
+		if !isActive(fw.State) {
+			continue
+		}
+		out = append(out, rules.Rule{ID: fw.ID, Kind: rules.KindFirewall, Protocol: fw.Protocol,
+			StartPort: fw.StartPort, EndPort: fw.EndPort, CIDRs: fw.CIDRList,
+			IPAddressID: fw.IPAddressID, NetworkID: fw.NetworkID})
+	}
+	return out
+}
+
+func forwardRules(list []cloudstack.PortForwardingRule) []rules.Rule {
+	out := make([]rules.Rule, 0, len(list))
+	for _, pf := range list {
+		if !isActive(pf.State) {
+			continue
+		}
+		out = append(out, rules.Rule{ID: pf.ID, Kind: rules.KindPortForward, Protocol: pf.Protocol,
+			StartPort: pf.PublicPort, EndPort: pf.PublicEndPort, PrivatePort: pf.PrivatePort,
+			PrivateEndPort: pf.PrivateEndPort, VMID: pf.VirtualMachineID, CIDRs: pf.CIDRList,
+			IPAddressID: pf.IPAddressID, NetworkID: pf.NetworkID})
+	}
+	return out
+}

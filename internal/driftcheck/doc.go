@@ -1,0 +1,22 @@
+// Package driftcheck runs the CKS drift check against a live CloudStack: it
+// fetches the four views of a cluster (the VM map, the owner's VMs, the
+// Kubernetes nodes and the SSH network rules), feeds them to drift.Compare and
+// reports what the check cost.
+//
+// Views are fetched concurrently once the cluster is known, so a check takes
+// about one cluster lookup plus the slowest view. One check of a cluster on an
+// isolated network in SSH mode makes at most four CloudStack requests (plus
+// pages) and opens one SSH session. A failure to list the nodes never fails
+// the check: the VM comparison still runs and the failure is reported. The
+// check only reads; it never changes anything.
+//
+// One thing the API cannot show is a map row whose VM was expunged or never
+// existed: listKubernetesClusters leaves such rows out. CloudStack's state
+// scanner still sees them and holds the cluster in Alert, so an Alert
+// cluster whose visible views are all clean is reported as
+// mapped_vm_missing, with the explanation.
+//
+// CheckMany checks a fleet with bounded concurrency and shares the cluster
+// list and each owner's VM list between the clusters, so the number of
+// CloudStack requests per cluster drops as the fleet grows.
+package driftcheck

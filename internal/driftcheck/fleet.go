@@ -1,0 +1,278 @@
+package driftcheck
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/drift"
+)
+
+// Fleet concurrency limits.
+const (
+	// DefaultConcurrency is how many clusters CheckMany checks at once.
+	DefaultConcurrency = 8
+	// MaxConcurrency caps it, to spare the management server and the
+	// control nodes.
+	MaxConcurrency = 64
+)
+
+// Filter selects the clusters of a fleet check. Zero fields select all.
+type Filter struct {
+	// Account is the owning account's name (case-insensitive). Project
+	// clusters have no account and are left out when it is set.
+	Account string
+	// ProjectID selects the clusters of one project.
+	ProjectID string
+	// NameRegex must match the cluster name.
+	NameRegex *regexp.Regexp
+}
+
+// ClusterReport is the outcome for one cluster of a fleet.
+type ClusterReport struct {
+	ID        string
+	Name      string
+	Account   string
+	ProjectID string
+	Result    drift.Result
+	Node      NodeCheck
+	// Err is why the cluster could not be checked; Result is empty then.
+	Err error
+}
+
+// Fleet is the outcome of CheckMany.
+type Fleet struct {
+	// Clusters are ordered by name, then id.
+	Clusters []ClusterReport
+	// InSync is true when every selected cluster was checked and is in sync.
+	InSync bool
+	// Counts adds up the findings of every cluster, every kind included.
+	Counts map[string]int
+	// Checked, Drifted, Skipped and Failed count the clusters.
+	Checked, Drifted, Skipped, Failed int
+	Summary                           string
+}
+
+// CheckMany checks every cluster the credentials see that matches f, at
+// most concurrency at a time (0 means DefaultConcurrency). It lists the
+// clusters once, each owner's VMs once, and, when several clusters need
+// their rules compared, all rules once; so the CloudStack requests per
+// cluster drop as the fleet grows. A cluster that cannot be checked gets
+// its own Err; CheckMany itself fails only when the clusters cannot be
+// listed or the options are invalid.
+func (c *Checker) CheckMany(ctx context.Context, f Filter, opts Options, concurrency int) (Fleet, Stats, error) {
+	start := time.Now()
+	m := newMeter()
+	if err := opts.Validate(); err != nil {
+		return Fleet{}, m.stats(start), err
+	}
+	switch {
+	case concurrency <= 0:
+		concurrency = DefaultConcurrency
+	case concurrency > MaxConcurrency:
+		concurrency = MaxConcurrency
+	}
+	idx, err := c.listFleet(ctx, m, f)
+	if err != nil {
+		return Fleet{}, m.stats(start), err
+	}
+	selected := selectClusters(idx, f)
+	plan := c.planFleet(ctx, m, selected, opts)
+
+	reports := make([]ClusterReport, len(selected))
+	sem := make(chan struct{}, concurrency)
+	var wg sync.WaitGroup
+	for i, cl := range selected {
+		wg.Go(func() {
+			select {
+			case sem <- struct{}{}:
+			case <-ctx.Done():
+				reports[i] = reportOf(cl, drift.Result{}, NodeCheck{}, ctx.Err())
+				return
+			}
+			defer func() { <-sem }()
+			res, node, err := c.checkCluster(ctx, m, cl, idx, opts, plan.vms(cl), plan.bulk)
+			reports[i] = reportOf(cl, res, node, err)
+		})
+	}
+	wg.Wait()
+	return summarizeFleet(reports), m.stats(start), nil
+}
+
+// listFleet lists the clusters: the accounts' clusters with listall and,
+// unless the filter rules projects out, every project's clusters.
+func (c *Checker) listFleet(ctx context.Context, m *meter, f Filter) (*clusterIndex, error) {
+	if f.ProjectID != "" {
+		m.call(cmdListClusters)
+		list, err := c.API.ListKubernetesClusters(ctx, cloudstack.ListClustersParams{
+			Ownership: cloudstack.Ownership{ProjectID: f.ProjectID}, ListAll: true})
+		if err != nil {
+			return nil, err
+		}
+		return newClusterIndex(list), nil
+	}
+	m.call(cmdListClusters)
+	list, err := c.API.ListKubernetesClusters(ctx, cloudstack.ListClustersParams{ListAll: true})
+	if err != nil {
+		return nil, err
+	}
+	idx := newClusterIndex(list)
+	if f.Account != "" {
+		return idx, nil
+	}
+	m.call(cmdListClusters)
+	projects, err := c.API.ListKubernetesClusters(ctx, cloudstack.ListClustersParams{
+		Ownership: cloudstack.Ownership{ProjectID: allProjects}, ListAll: true})
+	if err != nil {
+		return nil, err
+	}
+	idx.add(projects)
+	return idx, nil
+}
+
+func selectClusters(idx *clusterIndex, f Filter) []*cloudstack.Cluster {
+	var out []*cloudstack.Cluster
+	for i := range idx.clusters {
+		cl := &idx.clusters[i]
+		switch {
+		case f.Account != "" && (cl.ProjectID != "" || !strings.EqualFold(cl.Account, f.Account)),
+			f.ProjectID != "" && cl.ProjectID != f.ProjectID,
+			f.NameRegex != nil && !f.NameRegex.MatchString(cl.Name):
+			continue
+		}
+		out = append(out, cl)
+	}
+	slices.SortStableFunc(out, func(a, b *cloudstack.Cluster) int {
+		return cmp.Or(strings.Compare(a.Name, b.Name), strings.Compare(a.ID, b.ID))
+	})
+	return out
+}
+
+// fleetPlan holds what the clusters of a fleet share: one VM listing per
+// owner and, when worth it, one listing of all rules.
+type fleetPlan struct {
+	ownerVMs map[string]*ownerVMs
+	bulk     *bulkRules
+	fetchVMs func(owner cloudstack.Ownership) ([]cloudstack.VirtualMachine, error)
+}
+
+// vms is the VM source of one cluster: its owner's shared listing.
+func (p *fleetPlan) vms(cl *cloudstack.Cluster) vmSource {
+	owner := ownerOf(cl)
+	shared := p.ownerVMs[ownerKey(owner)]
+	return func(ctx context.Context) ([]cloudstack.VirtualMachine, error) {
+		if shared == nil {
+			return p.fetchVMs(owner)
+		}
+		shared.once.Do(func() { shared.vms, shared.err = p.fetchVMs(owner) })
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		return shared.vms, shared.err
+	}
+}
+
+// ownerVMs lists one owner's VMs once, for every cluster of that owner.
+type ownerVMs struct {
+	once sync.Once
+	vms  []cloudstack.VirtualMachine
+	err  error
+}
+
+func (c *Checker) planFleet(ctx context.Context, m *meter, clusters []*cloudstack.Cluster, opts Options) *fleetPlan {
+	plan := &fleetPlan{ownerVMs: map[string]*ownerVMs{}}
+	ruleChecks := 0
+	for _, cl := range clusters {
+		if drift.Compare(drift.Input{Cluster: toDriftCluster(cl)}).Skipped {
+			continue // skipped clusters fetch nothing
+		}
+		key := ownerKey(ownerOf(cl))
+		if plan.ownerVMs[key] == nil {
+			plan.ownerVMs[key] = &ownerVMs{}
+		}
+		if cl.ProjectID == "" {
+			ruleChecks++
+		}
+	}
+	if opts.CheckNetworkRules && ruleChecks > 1 {
+		plan.bulk = &bulkRules{ctx: ctx}
+	}
+	// The shared listings run under the fleet's context, never under one
+	// cluster's, so that a cluster giving up cannot fail them for others.
+	plan.fetchVMs = func(owner cloudstack.Ownership) ([]cloudstack.VirtualMachine, error) {
+		return c.listOwnerVMs(ctx, m, owner)
+	}
+	return plan
+}
+
+func reportOf(cl *cloudstack.Cluster, res drift.Result, node NodeCheck, err error) ClusterReport {
+	return ClusterReport{ID: cl.ID, Name: cl.Name, Account: cl.Account, ProjectID: cl.ProjectID,
+		Result: res, Node: node, Err: err}
+}
+
+// summarizeFleet adds the clusters up.
+func summarizeFleet(reports []ClusterReport) Fleet {
+	f := Fleet{Clusters: reports, Counts: map[string]int{}}
+	for _, k := range drift.Kinds() {
+		f.Counts[k] = 0
+	}
+	findings := 0
+	for _, r := range reports {
+		switch {
+		case r.Err != nil:
+			f.Failed++
+		case r.Result.Skipped:
+			f.Skipped++
+		default:
+			f.Checked++
+			if !r.Result.InSync {
+				f.Drifted++
+			}
+			for k, n := range r.Result.Counts {
+				f.Counts[k] += n
+				findings += n
+			}
+		}
+	}
+	f.InSync = f.Drifted == 0 && f.Skipped == 0 && f.Failed == 0
+	f.Summary = fleetSummary(f, len(reports), findings)
+	return f
+}
+
+// fleetSummary reads e.g. "3 clusters: 1 in sync, 1 drifted (2 findings:
+// 1 unmapped_vm, 1 size_mismatch), 1 skipped".
+func fleetSummary(f Fleet, total, findings int) string {
+	if total == 0 {
+		return "no cluster matched"
+	}
+	parts := []string{fmt.Sprintf("%d in sync", f.Checked-f.Drifted)}
+	if f.Drifted > 0 {
+		var kinds []string
+		for _, k := range drift.Kinds() {
+			if n := f.Counts[k]; n > 0 {
+				kinds = append(kinds, fmt.Sprintf("%d %s", n, k))
+			}
+		}
+		parts = append(parts, fmt.Sprintf("%d drifted (%s: %s)", f.Drifted, plural(findings, "finding"), strings.Join(kinds, ", ")))
+	}
+	if f.Skipped > 0 {
+		parts = append(parts, fmt.Sprintf("%d skipped", f.Skipped))
+	}
+	if f.Failed > 0 {
+		parts = append(parts, fmt.Sprintf("%d not checked because of errors", f.Failed))
+	}
+	return fmt.Sprintf("%s: %s", plural(total, "cluster"), strings.Join(parts, ", "))
+}
+
+func plural(n int, noun string) string {
+	if n == 1 {
+		return fmt.Sprintf("1 %s", noun)
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}

@@ -1,0 +1,119 @@
+package driftcheck
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/drift"
+)
+
+func TestCheckVPCClusterUsesItsOwnPublicIP(t *testing.T) {
+	t.Parallel()
+	e := newSimEnv(t, "")
+	cl := e.createCluster(clusterSpec{name: "vpc", size: 2, networkID: e.info.VPCTierNetworkID})
+	if cl.IPAddress != "" {
+		t.Fatalf("a VPC tier cluster reports ipaddress %q", cl.IPAddress)
+	}
+
+	res, st := e.mustCheck(e.sshRequest(cl.ID))
+
+	assertKinds(t, res)
+	if want := endpointHost(cl.Endpoint) + ":2222"; st.Node.Address != want || !res.NodesChecked {
+		t.Fatalf("nodes via %q (checked %v: %s), want %s", st.Node.Address, res.NodesChecked, res.NodeCheckError, want)
+	}
+	if st.CloudStackCalls["listNetworks"] != 1 || st.CloudStackCalls["listFirewallRules"] != 0 {
+		t.Fatalf("calls %v: a VPC tier needs its network and has no firewall", st.CloudStackCalls)
+	}
+
+	// A missing node forward on the VPC IP is drift like on an isolated network.
+	for _, pf := range e.forwards(cl) {
+		if pf.PublicPort == 2223 {
+			if err := e.sim.DeleteRule(pf.ID); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	res, _ = e.mustCheck(e.sshRequest(cl.ID))
+	assertKinds(t, res, drift.KindSSHForwardMissing)
+}
+
+func TestCheckProjectCluster(t *testing.T) {
+	t.Parallel()
+	e := newSimEnv(t, "")
+	cl := e.createCluster(clusterSpec{name: "prj", size: 1, projectID: e.info.ProjectID})
+	worker := workerVM(t, cl, 0)
+	if err := e.sim.StopKubelet(worker.ID, false); err != nil {
+		t.Fatal(err)
+	}
+
+	res, st := e.mustCheck(e.sshRequest(cl.ID))
+
+	assertKinds(t, res, drift.KindVMNotNode)
+	if st.CloudStackCalls["listKubernetesClusters"] != 2 {
+		t.Fatalf("calls %v: a project cluster is found by the second, project-wide list", st.CloudStackCalls)
+	}
+	if !strings.Contains(res.Summary, "network rules not checked: the cluster belongs to a project") {
+		t.Fatalf("summary %q should say why rules were not compared", res.Summary)
+	}
+}
+
+func TestSSHAddressFollowsTheNetworkType(t *testing.T) {
+	t.Parallel()
+	vms := []cloudstack.ClusterVM{
+		{ID: "e1", Name: "c-etcd-1-1a2289f9c60", IsEtcdNode: true, IPAddress: "10.0.0.5"},
+		{ID: "c1", Name: "c-control-1a2289f9c61", IPAddress: "10.0.0.6"},
+		{ID: "w1", Name: "c-node-1a2289f9c62", IPAddress: "10.0.0.7"},
+	}
+	cases := []struct {
+		name     string
+		cluster  cloudstack.Cluster
+		wantHost string
+		wantPort int
+	}{
+		{"isolated: source NAT IP", cloudstack.Cluster{IPAddress: "192.0.2.10", Endpoint: "https://192.0.2.10:6443/"}, "192.0.2.10", 2222},
+		{"VPC: the cluster's own IP from the endpoint", cloudstack.Cluster{Endpoint: "https://192.0.2.20:6443/"}, "192.0.2.20", 2222},
+		{"shared: control node 1 directly", cloudstack.Cluster{Endpoint: "https://10.0.0.6:6443/"}, "10.0.0.6", 22},
+		{"shared before the endpoint is set", cloudstack.Cluster{}, "10.0.0.6", 22},
+	}
+	for _, tc := range cases {
+		cl := tc.cluster
+		cl.Name, cl.EtcdNodes, cl.VirtualMachines = "c", 1, vms
+		host, port := sshAddress(&cl)
+		if host != tc.wantHost || port != tc.wantPort {
+			t.Errorf("%s: %s:%d, want %s:%d", tc.name, host, port, tc.wantHost, tc.wantPort)
+		}
+	}
+	if host, _ := sshAddress(&cloudstack.Cluster{}); host != "" {
+		t.Errorf("a cluster without VMs or addresses gives %q", host)
+	}
+}
+
+func TestCheckManyMixesNetworkTypes(t *testing.T) {
+	t.Parallel()
+	e := newSimEnv(t, "")
+	e.createCluster(clusterSpec{name: "iso", size: 1})
+	vpc := e.createCluster(clusterSpec{name: "vpc", size: 2, networkID: e.info.VPCTierNetworkID})
+	for _, pf := range e.forwards(vpc) {
+		if pf.PublicPort == 2224 {
+			if err := e.sim.DeleteRule(pf.ID); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+
+	fleet, st := e.mustCheckMany(e.checker(), Filter{}, 0)
+
+	if fleet.Checked != 2 || fleet.Drifted != 1 {
+		t.Fatalf("fleet %s", fleet.Summary)
+	}
+	assertKinds(t, fleet.Clusters[0].Result)
+	assertKinds(t, fleet.Clusters[1].Result, drift.KindSSHForwardMissing)
+	// The rules come from one fleet-wide listing; only the VPC tier needs
+	// its network looked up.
+	want := map[string]int{"listKubernetesClusters": 2, "listVirtualMachines": 1, "listFirewallRules": 1,
+		"listPortForwardingRules": 1, "listNetworks": 1}
+	if !mapsEqual(st.CloudStackCalls, want) {
+		t.Fatalf("calls %v, want %v", st.CloudStackCalls, want)
+	}
+}

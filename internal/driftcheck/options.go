@@ -1,0 +1,127 @@
+package driftcheck
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"golang.org/x/crypto/ssh"
+)
+
+// NodeSource says where the Kubernetes nodes are read from.
+type NodeSource string
+
+// Node sources.
+const (
+	// NodeSourceSSH runs kubectl on control node 1 over SSH, as CKS does.
+	NodeSourceSSH NodeSource = "ssh"
+	// NodeSourceKubeconfig reads the nodes from the Kubernetes API with the
+	// kubeconfig CloudStack returns (getKubernetesClusterConfig).
+	NodeSourceKubeconfig NodeSource = "kubeconfig"
+	// NodeSourceNone compares the VM map with the VMs and rules only.
+	NodeSourceNone NodeSource = "none"
+)
+
+// NodeSources lists the valid node sources.
+func NodeSources() []string {
+	return []string{string(NodeSourceSSH), string(NodeSourceKubeconfig), string(NodeSourceNone)}
+}
+
+// SSHOptions say how to reach control node 1. Empty Host and zero Port mean
+// the address CloudStack itself uses for the cluster's network (spec §2.2).
+type SSHOptions struct {
+	// PrivateKey is the PEM private key of the cluster key pair. It is a secret.
+	PrivateKey []byte
+	// User is the login user; empty means "cloud".
+	User string
+	// Host overrides the address to connect to.
+	Host string
+	// Port overrides the port to connect to.
+	Port int
+	// HostKey is the expected host key as an authorized_keys line.
+	HostKey string
+	// KnownHosts is known_hosts content.
+	KnownHosts string
+	// InsecureIgnoreHostKey accepts any host key.
+	InsecureIgnoreHostKey bool
+}
+
+// Options are the settings of a check, shared by every cluster of a fleet.
+type Options struct {
+	NodeSource NodeSource
+	SSH        SSHOptions
+	// NodeTimeout bounds each step of listing the nodes (SSH connect,
+	// handshake and command, or each Kubernetes API request); zero means the
+	// listers' defaults.
+	NodeTimeout time.Duration
+	// GracePeriod is how long a new VM may be unmapped or not yet a node
+	// before it is reported. Zero means no grace at all; CloudStack's own
+	// check uses drift.DefaultGracePeriod.
+	GracePeriod time.Duration
+	// CheckNetworkRules compares the SSH network rules with the VM map.
+	CheckNetworkRules bool
+}
+
+// Request is one cluster check.
+type Request struct {
+	ClusterID string
+	Options
+}
+
+// Validate reports settings that can never work, before any request is
+// made. Its messages never contain the private key.
+func (o Options) Validate() error {
+	var problems []error
+	switch o.NodeSource {
+	case NodeSourceSSH:
+		problems = append(problems, o.SSH.validate()...)
+	case NodeSourceKubeconfig, NodeSourceNone:
+	default:
+		problems = append(problems, fmt.Errorf("node source %q is not one of ssh, kubeconfig, none", o.NodeSource))
+	}
+	if o.GracePeriod < 0 {
+		problems = append(problems, errors.New("the grace period must not be negative"))
+	}
+	if o.NodeTimeout < 0 {
+		problems = append(problems, errors.New("the node timeout must not be negative"))
+	}
+	return errors.Join(problems...)
+}
+
+func (s SSHOptions) validate() []error {
+	var problems []error
+	if len(s.PrivateKey) == 0 {
+		problems = append(problems, errors.New("SSH needs the private key of the cluster key pair"))
+	} else if _, err := ssh.ParsePrivateKey(s.PrivateKey); err != nil {
+		var passErr *ssh.PassphraseMissingError
+		if errors.As(err, &passErr) {
+			problems = append(problems, errors.New("the SSH private key is protected by a passphrase, which is not supported"))
+		} else {
+			// x/crypto describes the format problem, never the key material.
+			problems = append(problems, fmt.Errorf("the SSH private key is not a valid PEM private key: %w", err))
+		}
+	}
+	if s.Port < 0 || s.Port > 65535 {
+		problems = append(problems, fmt.Errorf("SSH port %d is out of range 1-65535", s.Port))
+	}
+	sources := 0
+	if s.HostKey != "" {
+		sources++
+		if _, _, _, _, err := ssh.ParseAuthorizedKey([]byte(s.HostKey)); err != nil {
+			problems = append(problems, fmt.Errorf("the SSH host key is not an authorized_keys style line such as \"ssh-ed25519 AAAA...\": %w", err))
+		}
+	}
+	if s.KnownHosts != "" {
+		sources++
+	}
+	switch {
+	case sources > 1:
+		problems = append(problems, errors.New("set only one of the SSH host key and known_hosts"))
+	case sources == 1 && s.InsecureIgnoreHostKey:
+		problems = append(problems, errors.New("insecure_ignore_host_key conflicts with a host key or known_hosts"))
+	case sources == 0 && !s.InsecureIgnoreHostKey:
+		problems = append(problems, errors.New("SSH needs a host key or known_hosts to verify control node 1, "+
+			"or insecure_ignore_host_key = true to skip the verification"))
+	}
+	return problems
+}

@@ -1,0 +1,97 @@
+package simulator
+
+import "strings"
+
+// caller is the authenticated user of a request.
+type caller struct {
+	user    *user
+	account *account
+}
+
+func (c *caller) isAdmin() bool { return c.account.accountType == accountTypeRootAdmin }
+
+// canAccess reports whether the caller may operate on a resource owned by
+// the account: root admins on anything, users on their own and their
+// projects' resources. Callers hold s.mu.
+func (s *Simulator) canAccess(c *caller, accountID string) bool {
+	if c.isAdmin() || accountID == c.account.id {
+		return true
+	}
+	p := s.st.projectOfAccount(accountID)
+	return p != nil && p.ownerAccountID == c.account.id
+}
+
+// checkAccess is canAccess as a 531 for commands on one resource.
+func (s *Simulator) checkAccess(c *caller, accountID, what string) *apiError {
+	if s.canAccess(c, accountID) {
+		return nil
+	}
+	return permissionDenied("Account %s does not have permission to operate within domain or on resource %s", c.account.name, what)
+}
+
+// resolveOwner picks the owner of a new resource from account/domainid and
+// projectid, defaulting to the caller's account.
+func (s *Simulator) resolveOwner(c *caller, p params) (*account, *apiError) {
+	if id := p.str("projectid"); id != "" {
+		prj := s.st.project(id)
+		if prj == nil {
+			return nil, entityNotFound("projectid", id)
+		}
+		if !c.isAdmin() && prj.ownerAccountID != c.account.id {
+			return nil, permissionDenied("Account %s does not have permission to access project %s", c.account.name, prj.name)
+		}
+		return s.st.account(prj.accountID), nil
+	}
+	if name := p.str("account"); name != "" {
+		a := s.st.accountByName(name, p.str("domainid"))
+		if a == nil {
+			return nil, invalidParam("Unable to find account %s in domain id=%s", name, p.str("domainid"))
+		}
+		if !c.isAdmin() && a.id != c.account.id {
+			return nil, permissionDenied("Account %s does not have permission to operate on account %s", c.account.name, a.name)
+		}
+		return a, nil
+	}
+	return c.account, nil
+}
+
+// listScope returns the ownership filter of a list command: projectid
+// (-1 for every visible project), account/domainid, listall, or the
+// caller's own account.
+func (s *Simulator) listScope(c *caller, p params) (func(accountID string) bool, *apiError) {
+	if id := p.str("projectid"); id != "" {
+		if id == "-1" {
+			return func(accountID string) bool {
+				prj := s.st.projectOfAccount(accountID)
+				return prj != nil && (c.isAdmin() || prj.ownerAccountID == c.account.id)
+			}, nil
+		}
+		prj := s.st.project(id)
+		if prj == nil {
+			return nil, entityNotFound("projectid", id)
+		}
+		if !c.isAdmin() && prj.ownerAccountID != c.account.id {
+			return nil, permissionDenied("Account %s does not have permission to access project %s", c.account.name, prj.name)
+		}
+		return func(accountID string) bool { return accountID == prj.accountID }, nil
+	}
+	if name := p.str("account"); name != "" {
+		a := s.st.accountByName(name, p.str("domainid"))
+		if a == nil {
+			return nil, invalidParam("Unable to find account by name %s in domain %s", name, p.str("domainid"))
+		}
+		if !c.isAdmin() && a.id != c.account.id {
+			return nil, permissionDenied("Account %s does not have permission to list resources of account %s", c.account.name, a.name)
+		}
+		return func(accountID string) bool { return accountID == a.id }, nil
+	}
+	listAll, _ := p.boolean("listall")
+	if listAll && c.isAdmin() {
+		domainID := p.str("domainid")
+		return func(accountID string) bool {
+			a := s.st.account(accountID)
+			return a != nil && a.accountType != accountTypeProject && (domainID == "" || strings.EqualFold(a.domainID, domainID))
+		}, nil
+	}
+	return func(accountID string) bool { return accountID == c.account.id }, nil
+}

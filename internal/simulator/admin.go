@@ -1,0 +1,388 @@
+package simulator
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+
+	"golang.org/x/crypto/ssh"
+)
+
+// Out-of-band changes and fault injection: what an operator (or a failing
+// system) does to a CloudStack installation behind the API's back. Each
+// method has an admin HTTP route and a cksim subcommand (see admin_http.go).
+
+// jobSteps names the checkpoints of each job operation where FailJobStep
+// can inject a failure, in the order the job passes them.
+var jobSteps = map[string][]string{
+	"create": {"network", "etcd-vms", "control-vms", "worker-vms", "network-rules", "etcd-rules", "api",
+		"nodes-ready", "kubeconfig", "dashboard"},
+	"scale-up":          {"vms", "network-rules", "nodes-ready"},
+	"scale-down":        {"remove-vm", "vm-removed", "network-rules"},
+	"scale-offering":    {"vms"},
+	"scale-autoscaling": {"autoscaler"},
+	"upgrade":           {"node"},
+	"start":             {"vms", "api", "kubeconfig"},
+	"stop":              {"vms"},
+	"delete":            {"vms", "network"},
+	"rule":              {"apply"},
+}
+
+// JobSteps returns the job operations and their step names, for
+// FailJobStep. scale-down passes remove-vm and vm-removed once per removed
+// VM; upgrade passes node once per upgraded node.
+func JobSteps() map[string][]string {
+	out := make(map[string][]string, len(jobSteps))
+	for op, steps := range jobSteps {
+		out[op] = slices.Clone(steps)
+	}
+	return out
+}
+
+// MapRowSpec describes an inserted VM map row.
+type MapRowSpec struct {
+	Control     bool   `json:"control"`
+	Etcd        bool   `json:"etcd"`
+	External    bool   `json:"external"`
+	NodeVersion string `json:"node_version"`
+}
+
+// StrayVM describes a VM created out of band, named like a node of a
+// cluster but not in its VM map.
+type StrayVM struct {
+	ClusterID string `json:"cluster_id"`
+	// Role is control, worker (default) or etcd; it picks the name pattern.
+	Role string `json:"role"`
+	// Name overrides the generated name.
+	Name string `json:"name"`
+	// Created is the VM's creation time; zero means now. The name's hex
+	// suffix is taken from it.
+	Created time.Time `json:"created"`
+	// State defaults to Running.
+	State string `json:"state"`
+	// Join registers the VM as a Kubernetes node of the cluster.
+	Join bool `json:"join"`
+}
+
+// errNotFound wraps lookups of admin operations.
+var errNotFound = errors.New("not found")
+
+func (s *Simulator) adminCluster(id string) (*cluster, error) {
+	c := s.st.cluster(id)
+	if c == nil || c.removed {
+		return nil, fmt.Errorf("cluster %s: %w", id, errNotFound)
+	}
+	return c, nil
+}
+
+func (s *Simulator) adminVM(id string) (*vm, error) {
+	v := s.st.vm(id)
+	if v == nil {
+		return nil, fmt.Errorf("VM %s: %w", id, errNotFound)
+	}
+	return v, nil
+}
+
+// DeleteMapRow deletes a VM's kubernetes_cluster_vm_map row, as a database
+// edit would. RestoreMapRow puts it back with the same id and values.
+func (s *Simulator) DeleteMapRow(clusterID, vmID string) error {
+	s.lock()
+	defer s.unlock()
+	for _, row := range s.st.mapRows(clusterID) {
+		if strings.EqualFold(row.vmID, vmID) {
+			s.deleteMapRow(row)
+			s.st.mapTrash = append(s.st.mapTrash, row)
+			return nil
+		}
+	}
+	return fmt.Errorf("map row of VM %s in cluster %s: %w", vmID, clusterID, errNotFound)
+}
+
+// RestoreMapRow re-inserts a row removed by DeleteMapRow.
+func (s *Simulator) RestoreMapRow(clusterID, vmID string) error {
+	s.lock()
+	defer s.unlock()
+	for i, row := range s.st.mapTrash {
+		if row.clusterID == clusterID && strings.EqualFold(row.vmID, vmID) {
+			s.st.mapTrash = slices.Delete(s.st.mapTrash, i, i+1)
+			s.st.vmMap = append(s.st.vmMap, row)
+			slices.SortFunc(s.st.vmMap, func(a, b *mapRow) int { return int(a.internalID - b.internalID) })
+			return nil
+		}
+	}
+	return fmt.Errorf("deleted map row of VM %s in cluster %s: %w", vmID, clusterID, errNotFound)
+}
+
+// InsertMapRow adds a map row for any VM id: an expunged VM, a VM of
+// another cluster or an id that never existed.
+func (s *Simulator) InsertMapRow(clusterID, vmID string, spec MapRowSpec) error {
+	s.lock()
+	defer s.unlock()
+	c, err := s.adminCluster(clusterID)
+	if err != nil {
+		return err
+	}
+	version := spec.NodeVersion
+	if version == "" {
+		version = s.versionSemverOf(c)
+	}
+	s.st.vmMap = append(s.st.vmMap, &mapRow{internalID: s.st.nextID("vmmap"), clusterID: c.id, vmID: vmID,
+		control: spec.Control, etcd: spec.Etcd, external: spec.External, nodeVersion: version})
+	return nil
+}
+
+// StopKubelet stops a VM's kubelet; the VM keeps running. The node leaves
+// Kubernetes (it is deleted), unless keepNode, in which case it stays
+// registered and turns NotReady.
+func (s *Simulator) StopKubelet(vmID string, keepNode bool) error {
+	s.lock()
+	defer s.unlock()
+	v, err := s.adminVM(vmID)
+	if err != nil {
+		return err
+	}
+	v.kubelet = false
+	if !keepNode {
+		s.deleteNode(v.id)
+	}
+	return nil
+}
+
+// StartKubelet starts a VM's kubelet: its node (re)joins Kubernetes.
+func (s *Simulator) StartKubelet(vmID string) error {
+	s.lock()
+	defer s.unlock()
+	v, err := s.adminVM(vmID)
+	if err != nil {
+		return err
+	}
+	v.kubelet = true
+	s.joinNode(v)
+	return nil
+}
+
+// joinNode registers a VM's node when the VM belongs to a live cluster and
+// is not an etcd VM.
+func (s *Simulator) joinNode(v *vm) {
+	if v.role == roleEtcd || v.clusterID == "" {
+		return
+	}
+	c := s.st.cluster(v.clusterID)
+	if c == nil || c.removed {
+		return
+	}
+	version := s.versionSemverOf(c)
+	if row := s.st.mapRowOf(v.id); row != nil {
+		version = row.nodeVersion
+	}
+	s.registerNode(c.id, v, version)
+}
+
+// RegisterNodeFQDN makes a VM's node register under an FQDN (the guest's
+// hostname resolving as <host>.<network domain>). An empty fqdn uses
+// <lowercased VM name>.cs<account id>cloud.internal.
+func (s *Simulator) RegisterNodeFQDN(vmID, fqdn string) error {
+	s.lock()
+	defer s.unlock()
+	v, err := s.adminVM(vmID)
+	if err != nil {
+		return err
+	}
+	if fqdn == "" {
+		var acct int64
+		if a := s.st.account(v.accountID); a != nil {
+			acct = a.internalID
+		}
+		fqdn = fmt.Sprintf("%s.cs%dcloud.internal", strings.ToLower(v.name), acct)
+	}
+	v.nodeName = strings.ToLower(fqdn)
+	if n := s.st.nodeOfVM(v.id); n != nil {
+		n.name = v.nodeName
+	} else if v.kubelet {
+		s.joinNode(v)
+	}
+	return nil
+}
+
+// CreateStrayVM deploys a VM named like a node of the cluster, in the
+// cluster's network and account, that is in no VM map. It returns the VM id
+// and name.
+func (s *Simulator) CreateStrayVM(spec StrayVM) (string, string, error) {
+	s.lock()
+	defer s.unlock()
+	c, err := s.adminCluster(spec.ClusterID)
+	if err != nil {
+		return "", "", err
+	}
+	n := s.st.network(c.networkID)
+	if n == nil {
+		return "", "", fmt.Errorf("network of cluster %s: %w", c.name, errNotFound)
+	}
+	created := spec.Created
+	if created.IsZero() {
+		created = s.now()
+	}
+	role := nodeRole(spec.Role)
+	if role == roleNone {
+		role = roleWorker
+	}
+	name := spec.Name
+	if name == "" {
+		ms := created.UnixMilli()
+		switch role {
+		case roleControl:
+			name = controlNodeName(clusterNodePrefix(c.name, c.id), ms)
+		case roleEtcd:
+			name = etcdNodeName(etcdNodePrefix(c.name, c.id), 1, ms)
+		case roleWorker:
+			name = workerNodeName(clusterNodePrefix(c.name, c.id), ms)
+		default:
+			return "", "", fmt.Errorf("unknown role %q (want control, worker or etcd)", spec.Role)
+		}
+	}
+	off := c.workerOfferingID
+	v := s.createNodeVM(c, roleNone, name, off, n)
+	v.role = role
+	v.userVM = true
+	v.created, v.lastUpdated = created.UTC(), created.UTC()
+	if spec.State != "" {
+		v.state = spec.State
+	}
+	if spec.Join && role != roleEtcd {
+		v.kubelet = true
+		s.joinNode(v)
+	}
+	return v.id, v.name, nil
+}
+
+// SetVMState sets a VM's state (e.g. Stopped, Error, Destroyed) without
+// touching anything else.
+func (s *Simulator) SetVMState(vmID, state string) error {
+	valid := []string{vmStarting, vmRunning, "Stopping", vmStopped, vmDestroyed, vmExpunging, "Migrating",
+		"Error", "Unknown", "Shutdown", "Restoring"}
+	if !slices.Contains(valid, state) {
+		return fmt.Errorf("unknown VM state %q", state)
+	}
+	s.lock()
+	defer s.unlock()
+	v, err := s.adminVM(vmID)
+	if err != nil {
+		return err
+	}
+	s.setVMState(v, state)
+	return nil
+}
+
+// ExpungeVM destroys and expunges a VM out of band: its own port forwards
+// are revoked, its map row (if any) and Kubernetes node object stay.
+func (s *Simulator) ExpungeVM(vmID string) error {
+	s.lock()
+	defer s.unlock()
+	v, err := s.adminVM(vmID)
+	if err != nil {
+		return err
+	}
+	s.expungeVM(v)
+	return nil
+}
+
+// DeleteRule deletes a firewall, port-forwarding or load balancer rule by
+// id, as a user or an operator would outside CKS.
+func (s *Simulator) DeleteRule(ruleID string) error {
+	s.lock()
+	defer s.unlock()
+	r := s.st.rule(ruleID)
+	if r == nil {
+		return fmt.Errorf("rule %s: %w", ruleID, errNotFound)
+	}
+	s.revokeRule(r)
+	return nil
+}
+
+// SetClusterState sets a cluster's state in the database.
+func (s *Simulator) SetClusterState(clusterID, state string) error {
+	if !isKnownClusterState(state) {
+		return fmt.Errorf("unknown cluster state %q", state)
+	}
+	s.lock()
+	defer s.unlock()
+	c, err := s.adminCluster(clusterID)
+	if err != nil {
+		return err
+	}
+	s.setClusterState(c, state)
+	return nil
+}
+
+// FailNextCalls makes the next n calls of an API command fail with the
+// error code (HTTP status) and text. n <= 0 clears it.
+func (s *Simulator) FailNextCalls(command string, n, code int, text string) {
+	if code == 0 {
+		code = codeInternalError
+	}
+	if text == "" {
+		text = "Injected failure of " + command
+	}
+	s.faults.setAPIFailure(command, n, code, text)
+}
+
+// FailJobStep makes the next n jobs of an operation fail at a named step
+// (see JobSteps), with the failure the server reports there (state
+// transitions included), or with message when it is not empty.
+func (s *Simulator) FailJobStep(op, step string, n int, message string) error {
+	steps, ok := jobSteps[op]
+	if !ok {
+		return fmt.Errorf("unknown job operation %q (known: %s)", op, strings.Join(slices.Sorted(maps.Keys(jobSteps)), ", "))
+	}
+	if !slices.Contains(steps, step) {
+		return fmt.Errorf("unknown step %q of %s (known: %s)", step, op, strings.Join(steps, ", "))
+	}
+	s.faults.addJobFailure(op, step, n, message)
+	return nil
+}
+
+// SetCommandLatency delays every call of a command ("" or "*" for all
+// commands) by d; zero clears it.
+func (s *Simulator) SetCommandLatency(command string, d time.Duration) {
+	s.faults.setLatency(command, d)
+}
+
+// ClearFaults removes every injected API failure, latency and job failure.
+func (s *Simulator) ClearFaults() { s.faults.clear() }
+
+// SetSSHLatency delays each SSH command's output.
+func (s *Simulator) SetSSHLatency(d time.Duration) { s.ep.SetSSHLatency(d) }
+
+// DropNextSSHCommands closes the connection mid-output for the next n SSH
+// commands.
+func (s *Simulator) DropNextSSHCommands(n int) { s.ep.DropNextSSHCommands(n) }
+
+// FailNextKubeAPI makes the next n Kubernetes API requests answer
+// statusCode.
+func (s *Simulator) FailNextKubeAPI(statusCode, n int) { s.ep.FailNextKubeAPI(statusCode, n) }
+
+// SSHSessions counts SSH sessions served by the cluster endpoints.
+func (s *Simulator) SSHSessions() int64 { return s.ep.SSHSessions() }
+
+// HostKey is the SSH host key of a cluster's nodes, nil if unknown.
+func (s *Simulator) HostKey(clusterID string) ssh.PublicKey { return s.ep.HostKey(clusterID) }
+
+// CallCounts returns the number of API calls per command name.
+func (s *Simulator) CallCounts() map[string]int64 { return s.counters.snapshot() }
+
+// ResetCallCounts sets every API call counter back to zero.
+func (s *Simulator) ResetCallCounts() { s.counters.reset() }
+
+// AdvanceClock moves the simulated clock forward (on top of Options.Clock).
+func (s *Simulator) AdvanceClock(d time.Duration) { s.clockOffset.Add(int64(d)) }
+
+// RunScanner runs the state scanner once, as listKubernetesClusters does,
+// also when Options.DisableScanner turned the automatic runs off.
+func (s *Simulator) RunScanner() {
+	s.lock()
+	defer s.unlock()
+	s.runScanner()
+}

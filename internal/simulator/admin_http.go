@@ -1,0 +1,312 @@
+package simulator
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"golang.org/x/crypto/ssh"
+)
+
+// AdminRoute describes one admin API route: POST routes take a JSON object
+// (values may be JSON strings, so the cksim CLI can send key=value pairs).
+type AdminRoute struct {
+	Method string
+	Path   string
+	Fields []string
+	Help   string
+}
+
+// adminRoute binds a route to its handler.
+type adminRoute struct {
+	AdminRoute
+	handle func(s *Simulator, a adminArgs) (any, error)
+}
+
+// AdminRoutes lists the admin API, under /admin/, for documentation and the
+// cksim admin subcommand (whose op names are the paths with "/" as "-").
+func AdminRoutes() []AdminRoute {
+	out := make([]AdminRoute, 0, len(adminRoutes))
+	for _, r := range adminRoutes {
+		out = append(out, r.AdminRoute)
+	}
+	return out
+}
+
+var adminRoutes = []adminRoute{
+	{AdminRoute{"POST", "map/delete", []string{"cluster_id", "vm_id"}, "delete a VM map row (kept for map/restore)"},
+		func(s *Simulator, a adminArgs) (any, error) {
+			return nil, s.DeleteMapRow(a.str("cluster_id"), a.str("vm_id"))
+		}},
+	{AdminRoute{"POST", "map/restore", []string{"cluster_id", "vm_id"}, "restore a deleted VM map row with its id"},
+		func(s *Simulator, a adminArgs) (any, error) {
+			return nil, s.RestoreMapRow(a.str("cluster_id"), a.str("vm_id"))
+		}},
+	{AdminRoute{"POST", "map/insert", []string{"cluster_id", "vm_id", "control", "etcd", "external", "node_version"},
+		"insert a VM map row for any VM id (expunged or non-existent too)"},
+		func(s *Simulator, a adminArgs) (any, error) {
+			return nil, s.InsertMapRow(a.str("cluster_id"), a.str("vm_id"), MapRowSpec{Control: a.boolean("control"),
+				Etcd: a.boolean("etcd"), External: a.boolean("external"), NodeVersion: a.str("node_version")})
+		}},
+	{AdminRoute{"POST", "kubelet/stop", []string{"vm_id", "keep_node"}, "stop a VM's kubelet: the node leaves (or, with keep_node, turns NotReady)"},
+		func(s *Simulator, a adminArgs) (any, error) {
+			return nil, s.StopKubelet(a.str("vm_id"), a.boolean("keep_node"))
+		}},
+	{AdminRoute{"POST", "kubelet/start", []string{"vm_id"}, "start a VM's kubelet: the node rejoins"},
+		func(s *Simulator, a adminArgs) (any, error) { return nil, s.StartKubelet(a.str("vm_id")) }},
+	{AdminRoute{"POST", "node/fqdn", []string{"vm_id", "fqdn"}, "register a VM's node under an FQDN"},
+		func(s *Simulator, a adminArgs) (any, error) {
+			return nil, s.RegisterNodeFQDN(a.str("vm_id"), a.str("fqdn"))
+		}},
+	{AdminRoute{"POST", "vm/stray", []string{"cluster_id", "role", "name", "created", "state", "join"},
+		"create a VM named like a node of the cluster but not in its map (created: RFC 3339)"},
+		func(s *Simulator, a adminArgs) (any, error) {
+			created, err := a.time("created")
+			if err != nil {
+				return nil, err
+			}
+			id, name, err := s.CreateStrayVM(StrayVM{ClusterID: a.str("cluster_id"), Role: a.str("role"), Name: a.str("name"),
+				Created: created, State: a.str("state"), Join: a.boolean("join")})
+			return map[string]string{"id": id, "name": name}, err
+		}},
+	{AdminRoute{"POST", "vm/state", []string{"vm_id", "state"}, "set a VM's state"},
+		func(s *Simulator, a adminArgs) (any, error) { return nil, s.SetVMState(a.str("vm_id"), a.str("state")) }},
+	{AdminRoute{"POST", "vm/expunge", []string{"vm_id"}, "destroy and expunge a VM (its PFs are revoked; map row and node stay)"},
+		func(s *Simulator, a adminArgs) (any, error) { return nil, s.ExpungeVM(a.str("vm_id")) }},
+	{AdminRoute{"POST", "rule/delete", []string{"rule_id"}, "delete a firewall, port-forwarding or LB rule"},
+		func(s *Simulator, a adminArgs) (any, error) { return nil, s.DeleteRule(a.str("rule_id")) }},
+	{AdminRoute{"POST", "cluster/state", []string{"cluster_id", "state"}, "set a cluster's state"},
+		func(s *Simulator, a adminArgs) (any, error) {
+			return nil, s.SetClusterState(a.str("cluster_id"), a.str("state"))
+		}},
+	{AdminRoute{"GET", "cluster/hostkey", []string{"cluster_id"}, "the cluster's SSH host key (authorized_keys format)"},
+		func(s *Simulator, a adminArgs) (any, error) {
+			key := s.HostKey(a.str("cluster_id"))
+			if key == nil {
+				return nil, fmt.Errorf("host key of cluster %s: %w", a.str("cluster_id"), errNotFound)
+			}
+			return map[string]string{"host_key": strings.TrimSpace(string(ssh.MarshalAuthorizedKey(key)))}, nil
+		}},
+	{AdminRoute{"POST", "fault/api", []string{"command", "count", "code", "text"}, "make the next count calls of a command fail"},
+		func(s *Simulator, a adminArgs) (any, error) {
+			n, err := a.integer("count", 1)
+			if err != nil {
+				return nil, err
+			}
+			code, err := a.integer("code", codeInternalError)
+			if err != nil {
+				return nil, err
+			}
+			if a.str("command") == "" {
+				return nil, errors.New("command is required")
+			}
+			s.FailNextCalls(a.str("command"), n, code, a.str("text"))
+			return nil, nil
+		}},
+	{AdminRoute{"POST", "fault/job", []string{"op", "step", "count", "message"}, "make the next count jobs of op fail at step (see GET jobsteps)"},
+		func(s *Simulator, a adminArgs) (any, error) {
+			n, err := a.integer("count", 1)
+			if err != nil {
+				return nil, err
+			}
+			return nil, s.FailJobStep(a.str("op"), a.str("step"), n, a.str("message"))
+		}},
+	{AdminRoute{"POST", "fault/latency", []string{"command", "duration"}, "delay a command (\"*\" for all) by duration (e.g. 250ms; 0 clears)"},
+		func(s *Simulator, a adminArgs) (any, error) {
+			d, err := a.duration("duration")
+			if err != nil {
+				return nil, err
+			}
+			s.SetCommandLatency(a.str("command"), d)
+			return nil, nil
+		}},
+	{AdminRoute{"POST", "fault/ssh", []string{"latency", "drop"}, "SSH command latency and/or drop the next N commands mid-output"},
+		func(s *Simulator, a adminArgs) (any, error) {
+			if a.has("latency") {
+				d, err := a.duration("latency")
+				if err != nil {
+					return nil, err
+				}
+				s.SetSSHLatency(d)
+			}
+			if a.has("drop") {
+				n, err := a.integer("drop", 0)
+				if err != nil {
+					return nil, err
+				}
+				s.DropNextSSHCommands(n)
+			}
+			return nil, nil
+		}},
+	{AdminRoute{"POST", "fault/kubeapi", []string{"status", "count"}, "the next count Kubernetes API requests answer status"},
+		func(s *Simulator, a adminArgs) (any, error) {
+			status, err := a.integer("status", http.StatusInternalServerError)
+			if err != nil {
+				return nil, err
+			}
+			n, err := a.integer("count", 1)
+			if err != nil {
+				return nil, err
+			}
+			s.FailNextKubeAPI(status, n)
+			return nil, nil
+		}},
+	{AdminRoute{"POST", "fault/clear", nil, "clear injected API failures, latencies and job failures"},
+		func(s *Simulator, _ adminArgs) (any, error) { s.ClearFaults(); return nil, nil }},
+	{AdminRoute{"GET", "jobsteps", nil, "job operations and their step names"},
+		func(_ *Simulator, _ adminArgs) (any, error) { return JobSteps(), nil }},
+	{AdminRoute{"GET", "dump", nil, "the full state dump (deterministic JSON)"},
+		func(s *Simulator, _ adminArgs) (any, error) { return s.DumpState(), nil }},
+	{AdminRoute{"GET", "calls", nil, "API call counters per command and SSH session count"},
+		func(s *Simulator, _ adminArgs) (any, error) {
+			return map[string]any{"calls": s.CallCounts(), "ssh_sessions": s.SSHSessions()}, nil
+		}},
+	{AdminRoute{"POST", "calls/reset", nil, "reset the API call counters"},
+		func(s *Simulator, _ adminArgs) (any, error) { s.ResetCallCounts(); return nil, nil }},
+	{AdminRoute{"POST", "clock/advance", []string{"duration"}, "move the simulated clock forward"},
+		func(s *Simulator, a adminArgs) (any, error) {
+			d, err := a.duration("duration")
+			if err != nil {
+				return nil, err
+			}
+			s.AdvanceClock(d)
+			return nil, nil
+		}},
+	{AdminRoute{"POST", "scanner/run", nil, "run the cluster state scanner once"},
+		func(s *Simulator, _ adminArgs) (any, error) { s.RunScanner(); return nil, nil }},
+	{AdminRoute{"GET", "info", nil, "connection details and seed ids"},
+		func(s *Simulator, _ adminArgs) (any, error) { return s.Info(), nil }},
+}
+
+// adminHandler serves /admin/<path>. It has no authentication: it is a test
+// and demo control plane bound to the simulator's loopback listener.
+func (s *Simulator) adminHandler() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		path := strings.Trim(strings.TrimPrefix(r.URL.Path, "/admin"), "/")
+		for _, route := range adminRoutes {
+			if route.Path != path {
+				continue
+			}
+			if r.Method != route.Method {
+				writeJSON(w, http.StatusMethodNotAllowed, map[string]string{"error": "use " + route.Method})
+				return
+			}
+			args, err := readAdminArgs(r)
+			if err != nil {
+				writeJSON(w, http.StatusBadRequest, map[string]string{"error": err.Error()})
+				return
+			}
+			result, err := route.handle(s, args)
+			switch {
+			case errors.Is(err, errNotFound):
+				writeJSON(w, http.StatusNotFound, map[string]string{"error": err.Error()})
+			case err != nil:
+				writeJSON(w, http.StatusBadRequest, map[string]string{"error": err.Error()})
+			case result == nil:
+				writeJSON(w, http.StatusOK, map[string]bool{"ok": true})
+			default:
+				writeJSON(w, http.StatusOK, result)
+			}
+			return
+		}
+		writeJSON(w, http.StatusNotFound, map[string]string{"error": "unknown admin route /admin/" + path})
+	})
+}
+
+// adminArgs are the decoded arguments of an admin request.
+type adminArgs map[string]any
+
+func readAdminArgs(r *http.Request) (adminArgs, error) {
+	args := adminArgs{}
+	for k, vs := range r.URL.Query() {
+		if len(vs) > 0 {
+			args[k] = vs[0]
+		}
+	}
+	if r.Method == http.MethodPost && r.ContentLength != 0 {
+		var body map[string]any
+		if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
+			return nil, fmt.Errorf("request body must be a JSON object: %w", err)
+		}
+		for k, v := range body {
+			args[k] = v
+		}
+	}
+	return args, nil
+}
+
+func (a adminArgs) has(key string) bool { _, ok := a[key]; return ok }
+
+func (a adminArgs) str(key string) string {
+	switch v := a[key].(type) {
+	case string:
+		return v
+	case nil:
+		return ""
+	default:
+		return fmt.Sprint(v)
+	}
+}
+
+func (a adminArgs) boolean(key string) bool {
+	switch v := a[key].(type) {
+	case bool:
+		return v
+	case string:
+		b, _ := strconv.ParseBool(v)
+		return b
+	default:
+		return false
+	}
+}
+
+func (a adminArgs) integer(key string, def int) (int, error) {
+	switch v := a[key].(type) {
+	case nil:
+		return def, nil
+	case float64:
+		return int(v), nil
+	case string:
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			return 0, fmt.Errorf("%s: %q is not an integer", key, v)
+		}
+		return n, nil
+	default:
+		return 0, fmt.Errorf("%s: not an integer", key)
+	}
+}
+
+// duration accepts "250ms"-style strings or a number of seconds.
+func (a adminArgs) duration(key string) (time.Duration, error) {
+	switch v := a[key].(type) {
+	case nil:
+		return 0, nil
+	case float64:
+		return time.Duration(v * float64(time.Second)), nil
+	case string:
+		d, err := time.ParseDuration(v)
+		if err != nil {
+			return 0, fmt.Errorf("%s: %w", key, err)
+		}
+		return d, nil
+	default:
+		return 0, fmt.Errorf("%s: not a duration", key)
+	}
+}
+
+func (a adminArgs) time(key string) (time.Time, error) {
+	v := a.str(key)
+	if v == "" {
+		return time.Time{}, nil
+	}
+	t, err := time.Parse(time.RFC3339, v)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("%s: %w", key, err)
+	}
+	return t, nil
+}

@@ -1,0 +1,187 @@
+package simulator
+
+import (
+	"fmt"
+)
+
+// resolveParam resolves an optional UUID parameter the way the API layer
+// does: a value that is not a UUID, or names no entity, is a 431.
+func resolveParam[T any](p params, name string, find func(string) *T) (*T, *apiError) {
+	id := p.str(name)
+	if id == "" {
+		return nil, nil
+	}
+	if !isUUID(id) {
+		return nil, entityNotFound(name, id)
+	}
+	if e := find(id); e != nil {
+		return e, nil
+	}
+	return nil, entityNotFound(name, id)
+}
+
+// createRequest is createKubernetesCluster's validated input.
+type createRequest struct {
+	name, description string
+	zone              *zone
+	version           *k8sVersion
+	offerings         map[nodeRole]*serviceOffering
+	defaultOffering   *serviceOffering
+	network           *network
+	owner             *account
+	keypair           string
+	controlNodes      int64
+	etcdNodes         int64
+	size              int64
+	rootDiskSize      int64
+	clusterType       string
+	hypervisor        string
+	csi               bool
+}
+
+// cmdCreateKubernetesCluster is the synchronous create phase: parameter
+// checks (431), validation (530, as the create phase wraps
+// CloudRuntimeException), network creation, the cluster row in state Created,
+// then the async start job.
+func cmdCreateKubernetesCluster(s *Simulator, c *caller, p params) (map[string]any, *apiError) {
+	req, err := s.parseCreate(c, p)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.validateCreate(req); err != nil {
+		return nil, err
+	}
+	cl := s.insertCluster(req)
+	j := s.startJob(c, cmdPkgKubernetes+"CreateKubernetesClusterCmd", "KubernetesCluster", cl.id, 10,
+		func(jr *jobRun) (any, *apiError) { return s.runCreate(jr, cl, c) })
+	return map[string]any{"id": cl.id, "jobid": j.id}, nil
+}
+
+// runCreate is startKubernetesClusterOnCreate (§2.3): etcd VMs, control
+// VMs, workers, network rules, etcd rules, API, ready nodes, kubeconfig.
+// Failures before the kubeconfig leave the cluster in Error, later ones in
+// Alert; nothing is rolled back.
+func (s *Simulator) runCreate(jr *jobRun, c *cluster, who *caller) (any, *apiError) {
+	jr.op = "create"
+	if c.etcdNodes == 0 {
+		jr.steps -= 2 // no etcd VMs, no etcd rules
+	}
+	s.transit(c, evStartRequested)
+	n := s.st.network(c.networkID)
+	fail := func(err error, event, natural string) (any, *apiError) {
+		s.transit(c, event)
+		return nil, internalError("%s", failText(err, natural))
+	}
+	unusable := func(what string) string {
+		return fmt.Sprintf("Failed to setup Kubernetes cluster : %s in usable state as unable to %s", c.name, what)
+	}
+
+	if err := jr.step("network"); err != nil || n == nil || n.removed {
+		return fail(err, evCreateFailed, fmt.Sprintf("Failed to setup network for Kubernetes cluster : %s", c.name))
+	}
+	s.implementNetwork(n)
+	ip, ipErr := s.acquireClusterIP(c, n)
+	if ipErr != nil {
+		return fail(nil, evCreateFailed, fmt.Sprintf("Failed to setup Kubernetes cluster : %s, unable to acquire a public IP address: %v", c.name, ipErr))
+	}
+
+	if c.etcdNodes > 0 {
+		if err := jr.step("etcd-vms"); err != nil {
+			return fail(err, evCreateFailed, unusable("provision etcd node VMs"))
+		}
+		s.createEtcdVMs(c, n)
+	}
+	if err := jr.step("control-vms"); err != nil {
+		return fail(err, evCreateFailed, unusable("provision the control node VM"))
+	}
+	prefix := clusterNodePrefix(c.name, c.id)
+	for range c.controlNodes {
+		v := s.createNodeVM(c, roleControl, controlNodeName(prefix, s.nodeNameMillis()), c.controlOfferingID, n)
+		s.addMapRow(c, v)
+	}
+	if err := jr.step("worker-vms"); err != nil {
+		return fail(err, evCreateFailed, unusable("provision node VMs"))
+	}
+	for range c.size {
+		v := s.createNodeVM(c, roleWorker, workerNodeName(prefix, s.nodeNameMillis()), c.workerOfferingID, n)
+		s.addMapRow(c, v)
+	}
+
+	if err := jr.step("network-rules"); err != nil {
+		return fail(err, evCreateFailed, fmt.Sprintf("Failed to setup Kubernetes cluster : %s, unable to setup network rules", c.name))
+	}
+	if err := s.setupClusterNetworkRules(c, n, ip); err != nil {
+		s.logf("setup network rules of %s: %v", c.name, err)
+		return fail(nil, evCreateFailed, fmt.Sprintf("Failed to setup Kubernetes cluster : %s, unable to setup network rules", c.name))
+	}
+	c.endpoint = fmt.Sprintf("https://%s:%d/", ip.address, clusterAPIPort)
+	if c.etcdNodes > 0 {
+		if err := jr.step("etcd-rules"); err != nil {
+			return fail(err, evCreateFailed, fmt.Sprintf("Failed to setup Kubernetes cluster : %s, unable to setup network rules for etcd nodes", c.name))
+		}
+		if err := s.setupEtcdNetworkRules(c, n, ip); err != nil {
+			s.logf("setup etcd network rules of %s: %v", c.name, err)
+			return fail(nil, evCreateFailed, fmt.Sprintf("Failed to setup Kubernetes cluster : %s, unable to setup network rules for etcd nodes", c.name))
+		}
+	}
+
+	if err := jr.step("api"); err != nil {
+		return fail(err, evCreateFailed, unusable("access control node VMs of the cluster"))
+	}
+	if err := retryBind(func() error { return s.ep.AddCluster(c.id, ip.address) }); err != nil {
+		s.logf("Kubernetes API of %s: %v", c.name, err)
+		return fail(nil, evCreateFailed, unusable("access control node VMs of the cluster"))
+	}
+	if err := jr.step("nodes-ready"); err != nil || s.readyNodeCount(c)+int(c.etcdNodes) < int(c.controlNodes+c.size+c.etcdNodes) {
+		return fail(err, evCreateFailed, unusable("get the desired number of Kubernetes nodes in ready state"))
+	}
+	if err := jr.step("kubeconfig"); err != nil {
+		return fail(err, evOperationFailed, unusable("retrieve kube-config for the cluster"))
+	}
+	kubeconfig, kerr := s.ep.Kubeconfig(c.id, c.name)
+	if kerr != nil {
+		s.logf("kubeconfig of %s: %v", c.name, kerr)
+		return fail(nil, evOperationFailed, unusable("retrieve kube-config for the cluster"))
+	}
+	c.kubeconfig = kubeconfig
+	if err := jr.step("dashboard"); err != nil {
+		return fail(err, evOperationFailed, unusable("get Dashboard service running for the cluster"))
+	}
+	s.transit(c, evOperationSucceeded)
+	return map[string]any{"kubernetescluster": s.renderCluster(c, who)}, nil
+}
+
+// acquireClusterIP returns the address the cluster is reached at: the
+// network's source NAT IP, or for a VPC tier a new VPC public IP stored as
+// the cluster detail publicipid.
+func (s *Simulator) acquireClusterIP(c *cluster, n *network) (*publicIP, error) {
+	if !isVPCTier(n) {
+		if ip := s.st.sourceNatIP(n.id); ip != nil {
+			return ip, nil
+		}
+		return nil, fmt.Errorf("network %s has no source NAT IP", n.name)
+	}
+	if ip := s.clusterIP(c); ip != nil {
+		return ip, nil
+	}
+	ip, err := s.allocPublicIP(c.accountID, n.id, n.vpcID, false)
+	if err != nil {
+		return nil, err
+	}
+	c.publicIPID = ip.id
+	return ip, nil
+}
+
+// createEtcdVMs builds all etcd host names in one tight loop first (so
+// several may share a suffix), then deploys the VMs.
+func (s *Simulator) createEtcdVMs(c *cluster, n *network) {
+	prefix := etcdNodePrefix(c.name, c.id)
+	names := make([]string, c.etcdNodes)
+	for i := range names {
+		names[i] = etcdNodeName(prefix, i+1, s.now().UnixMilli())
+	}
+	for _, name := range names {
+		v := s.createNodeVM(c, roleEtcd, name, c.etcdOfferingID, n)
+		s.addMapRow(c, v)
+	}
+}

@@ -1,0 +1,231 @@
+package simulator
+
+import "strings"
+
+// parseCreate reads createKubernetesCluster's parameters; ids that do not
+// resolve are 431s from the API layer.
+func (s *Simulator) parseCreate(c *caller, p params) (*createRequest, *apiError) {
+	name, err := p.require("name")
+	if err != nil {
+		return nil, err
+	}
+	if _, err := p.require("zoneid"); err != nil {
+		return nil, err
+	}
+	req := &createRequest{name: name, description: p.str("description"), keypair: p.str("keypair"),
+		hypervisor: p.str("hypervisor"), offerings: map[nodeRole]*serviceOffering{}}
+	if req.description == "" {
+		req.description = name
+	}
+	if req.zone, err = resolveParam(p, "zoneid", s.st.zone); err != nil {
+		return nil, err
+	}
+	if req.version, err = resolveParam(p, "kubernetesversionid", s.st.version); err != nil {
+		return nil, err
+	}
+	if req.defaultOffering, err = resolveParam(p, "serviceofferingid", s.st.offering); err != nil {
+		return nil, err
+	}
+	if req.network, err = resolveParam(p, "networkid", func(id string) *network {
+		if n := s.st.network(id); n != nil && !n.removed {
+			return n
+		}
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	for _, entry := range p.mapEntries("nodeofferings") {
+		role := nodeRole(strings.ToLower(entry["node"]))
+		off := s.st.offering(entry["offering"])
+		if off == nil {
+			return nil, entityNotFound("nodeofferings", entry["offering"])
+		}
+		switch role {
+		case roleControl, roleWorker, roleEtcd:
+			req.offerings[role] = off
+		case "default":
+			if req.defaultOffering == nil {
+				req.defaultOffering = off
+			}
+		default:
+			return nil, invalidParam("Invalid node type: %s, valid types are: control, worker, etcd, default", entry["node"])
+		}
+	}
+	if req.owner, err = s.resolveOwner(c, p); err != nil {
+		return nil, err
+	}
+	counts := []struct {
+		name string
+		dst  *int64
+		def  int64
+	}{{"controlnodes", &req.controlNodes, 1}, {"etcdnodes", &req.etcdNodes, 0}, {"size", &req.size, 1}, {"noderootdisksize", &req.rootDiskSize, 8}}
+	for _, cnt := range counts {
+		v, present, err := p.long(cnt.name)
+		if err != nil {
+			return nil, err
+		}
+		*cnt.dst = cnt.def
+		if present {
+			*cnt.dst = v
+		}
+	}
+	if v, present, err := p.long("masternodes"); err != nil {
+		return nil, err
+	} else if present && !p.has("controlnodes") {
+		req.controlNodes = v
+	}
+	req.clusterType = p.str("clustertype")
+	if req.clusterType == "" {
+		req.clusterType = "CloudManaged"
+	}
+	req.csi, _ = p.boolean("enablecsi")
+	return req, nil
+}
+
+// validateCreate is validateKubernetesClusterCreateParameters; failures are
+// 530s from the create phase.
+func (s *Simulator) validateCreate(req *createRequest) *apiError {
+	switch {
+	case strings.EqualFold(req.clusterType, "ExternalManaged"):
+		return internalError("ExternalManaged Kubernetes clusters are not supported by this simulator")
+	case !strings.EqualFold(req.clusterType, "CloudManaged"):
+		return internalError("Invalid cluster type: %s", req.clusterType)
+	case req.version == nil:
+		return internalError("Invalid Kubernetes version ID, a valid Kubernetes version must be specified")
+	case req.version.state != "Enabled":
+		return internalError("Kubernetes version ID: %s is in %s state", req.version.id, req.version.state)
+	case req.version.isoState != "Ready":
+		return internalError("Binaries ISO for Kubernetes version ID: %s is not in Ready state in zone ID: %s", req.version.id, req.zone.id)
+	case req.controlNodes < 1:
+		return internalError("Invalid cluster control nodes count: %d", req.controlNodes)
+	case req.etcdNodes < 0:
+		return internalError("Invalid etcd nodes count: %d", req.etcdNodes)
+	case req.size < 1 || req.size+req.controlNodes > int64(s.opts.MaxClusterSize):
+		return internalError("Invalid cluster size: %d, the sum of control nodes (%d) and worker nodes must not exceed cloud.kubernetes.cluster.max.size: %d",
+			req.size, req.controlNodes, s.opts.MaxClusterSize)
+	case req.rootDiskSize < 8:
+		return internalError("Invalid value for node root disk size: %d GB, it must be at least 8 GB", req.rootDiskSize)
+	}
+	for _, role := range []nodeRole{roleControl, roleWorker, roleEtcd} {
+		if role == roleEtcd && req.etcdNodes == 0 {
+			continue
+		}
+		off := req.offerings[role]
+		if off == nil {
+			off = req.defaultOffering
+		}
+		if off == nil {
+			return internalError("No service offering was specified for %s nodes, specify serviceofferingid or nodeofferings", role)
+		}
+		minCPU, minMem := max(2, req.version.minCPU), max(2048, req.version.minMemory)
+		if off.cpu < minCPU || off.memory < minMem {
+			return internalError("Kubernetes cluster cannot be created with service offering ID: %s, Kubernetes cluster template needs minimum %d vCPUs and %d MB RAM",
+				off.id, minCPU, minMem)
+		}
+		req.offerings[role] = off
+	}
+	if req.keypair != "" && s.st.keypairFor(req.owner.id, req.keypair) == nil {
+		return internalError("Unable to find SSH keypair with name: %s", req.keypair)
+	}
+	if req.network != nil {
+		return s.validateClusterNetwork(req)
+	}
+	return nil
+}
+
+// validateClusterNetwork checks a given network: owner, VPC ACL, one
+// cluster per network, and free API/SSH ports on its source NAT IP.
+func (s *Simulator) validateClusterNetwork(req *createRequest) *apiError {
+	n := req.network
+	if n.accountID != req.owner.id {
+		return internalError("Network ID: %s does not belong to the owner of the Kubernetes cluster", n.id)
+	}
+	if isVPCTier(n) {
+		if acl := s.st.acl(n.aclID); acl != nil && acl.defaultDeny {
+			return internalError("Network ACL: %s of network %s can not be used for Kubernetes cluster as it uses default deny ACL", acl.name, n.name)
+		}
+	}
+	if s.st.clusterOnNetwork(n.id) != nil {
+		return internalError("Network ID: %s is already under use by another Kubernetes cluster", n.id)
+	}
+	if isVPCTier(n) || n.state == netAllocated {
+		return nil
+	}
+	ip := s.st.sourceNatIP(n.id)
+	if ip == nil {
+		return nil
+	}
+	nodeCount := int(req.controlNodes + req.size)
+	for _, purpose := range []string{purposeFirewall, purposePF} {
+		for _, r := range s.rulesOnIP(ip.id, purpose) {
+			if r.protocol != "tcp" {
+				continue
+			}
+			start, end := 1, 65535
+			if r.hasPorts {
+				start, end = r.start, r.end
+			}
+			kind := strings.ToLower(purpose)
+			if start <= clusterAPIPort && clusterAPIPort <= end {
+				return internalError("Network: %s has conflicting %s rules to provision Kubernetes cluster for API access", n.name, kind)
+			}
+			if max(start, nodesStartSSHPort) <= min(end, nodesStartSSHPort+nodeCount-1) {
+				return internalError("Network: %s has conflicting %s rules to provision Kubernetes cluster for node VM SSH access", n.name, kind)
+			}
+		}
+	}
+	return nil
+}
+
+// insertCluster creates the network when none was given and the cluster row
+// in state Created.
+func (s *Simulator) insertCluster(req *createRequest) *cluster {
+	n := req.network
+	cleanup := false
+	if n == nil {
+		off := s.st.seedIDs.networkOffering
+		n = s.newNetwork(req.name+"-network", req.zone.id, off, req.owner.id, "", "")
+		cleanup = true
+	}
+	now := s.now()
+	cl := &cluster{internalID: s.st.nextID("cluster"), id: s.newUUID(), name: req.name,
+		description: req.description, zoneID: req.zone.id, templateID: s.st.seedIDs.systemVMTemplate,
+		versionID: req.version.id, networkID: n.id, accountID: req.owner.id, keypair: req.keypair,
+		controlNodes: req.controlNodes, etcdNodes: req.etcdNodes, size: req.size, state: stCreated,
+		created: now, stateSince: now, networkCleanup: cleanup, clusterType: "CloudManaged",
+		csiEnabled: req.csi, rootDiskSize: req.rootDiskSize, hypervisor: "KVM"}
+	if req.defaultOffering != nil {
+		cl.offeringID = req.defaultOffering.id
+	} else {
+		cl.offeringID = req.offerings[roleWorker].id
+	}
+	cl.controlOfferingID = req.offerings[roleControl].id
+	cl.workerOfferingID = req.offerings[roleWorker].id
+	if req.etcdNodes > 0 {
+		cl.etcdOfferingID = req.offerings[roleEtcd].id
+	}
+	s.recalculateCapacity(cl)
+	s.st.clusters = append(s.st.clusters, cl)
+	return cl
+}
+
+// recalculateCapacity sets the cluster's cores and memory from its counts
+// and offerings.
+func (s *Simulator) recalculateCapacity(c *cluster) {
+	add := func(offeringID string, count int64) (int64, int64) {
+		o := s.st.offering(offeringID)
+		if o == nil {
+			return 0, 0
+		}
+		return int64(o.cpu) * count, int64(o.memory) * count
+	}
+	c.cores, c.memory = 0, 0
+	for _, part := range []struct {
+		id    string
+		count int64
+	}{{c.controlOfferingID, c.controlNodes}, {c.workerOfferingID, c.size}, {c.etcdOfferingID, c.etcdNodes}} {
+		cpu, mem := add(part.id, part.count)
+		c.cores += cpu
+		c.memory += mem
+	}
+}

@@ -1,0 +1,266 @@
+package simulator
+
+import (
+	"errors"
+	"fmt"
+)
+
+// CKS network rule choreography (§2.3-2.8). Callers hold s.mu.
+
+const (
+	clusterAPIPort      = 6443
+	defaultSSHPort      = 22
+	nodesStartSSHPort   = 2222
+	etcdNodesStartPort  = 50000
+	apiLBName           = "api-lb"
+	apiLBDescription    = "LB rule for API access"
+	errSSHFirewallRule  = "Firewall rule for node SSH access can't be provisioned"
+	errNodeSSHFirewalls = "Failed to provision firewall rules for SSH access for the Kubernetes cluster : %s"
+)
+
+// clusterIP is the address CKS uses for SSH and the API: the cluster's own
+// VPC IP (detail publicipid) or the network's source NAT IP.
+func (s *Simulator) clusterIP(c *cluster) *publicIP {
+	if c.publicIPID != "" {
+		if p := s.st.ip(c.publicIPID); p != nil && !p.released {
+			return p
+		}
+		return nil
+	}
+	return s.st.sourceNatIP(c.networkID)
+}
+
+// isVPCTier reports whether the network is a VPC tier.
+func isVPCTier(n *network) bool { return n != nil && n.vpcID != "" }
+
+// nodeLists splits the cluster's existing mapped VMs, in map order, into the
+// node VMs ([controls..., workers...] as they sit in the map), externals and
+// etcd VMs.
+func (s *Simulator) nodeLists(c *cluster) (nodes, externals, etcd []*vm) {
+	vms, rows := s.clusterVMs(c)
+	for i, v := range vms {
+		switch {
+		case rows[i].etcd:
+			etcd = append(etcd, v)
+		case rows[i].external:
+			externals = append(externals, v)
+		default:
+			nodes = append(nodes, v)
+		}
+	}
+	return nodes, externals, etcd
+}
+
+// addFirewallRulesForNodes creates the node SSH range 2222..end, with end
+// computed from the VM map as 2222 + mapSize - X - E - 1, then one single
+// port rule per external node.
+func (s *Simulator) addFirewallRulesForNodes(c *cluster, ip *publicIP, n *network) error {
+	var externalCount, etcdCount int
+	rows := s.st.mapRows(c.id)
+	for _, r := range rows {
+		if r.external {
+			externalCount++
+		}
+		if r.etcd {
+			etcdCount++
+		}
+	}
+	endPort := nodesStartSSHPort + len(rows) - externalCount - etcdCount - 1
+	if err := s.provisionFirewallRule(ip, n.id, nodesStartSSHPort, endPort); err != nil {
+		s.logf("%s; caused by: %s", fmt.Sprintf(errNodeSSHFirewalls, c.name), err.text)
+		return serverErr(errNodeSSHFirewalls, c.name)
+	}
+	for i := range externalCount {
+		port := endPort + 1 + i
+		if err := s.provisionFirewallRule(ip, n.id, port, port); err != nil {
+			return serverErr(errNodeSSHFirewalls, c.name)
+		}
+	}
+	return nil
+}
+
+// provisionSSHPortForwards creates PF 2222+i -> 22 for each VM, in order.
+func (s *Simulator) provisionSSHPortForwards(ip *publicIP, n *network, vms []*vm) {
+	for i, v := range vms {
+		s.provisionPortForward(ip, n.id, nodesStartSSHPort+i, defaultSSHPort, v)
+	}
+}
+
+// setupClusterNetworkRules is setupKubernetesClusterNetworkRules at
+// creation: isolated (firewall range, 6443 firewall, PFs, api-lb) or VPC
+// tier (API access and PFs only).
+func (s *Simulator) setupClusterNetworkRules(c *cluster, n *network, ip *publicIP) error {
+	nodes, externals, _ := s.nodeLists(c)
+	controls := nodes[:min(int(c.controlNodes), len(nodes))]
+	if isVPCTier(n) {
+		if err := s.setupVPCAPIAccess(n, ip, controls); err != nil {
+			return err
+		}
+		s.provisionSSHPortForwards(ip, n, append(nodes, externals...))
+		return nil
+	}
+	if err := s.addFirewallRulesForNodes(c, ip, n); err != nil {
+		return err
+	}
+	if err := s.provisionFirewallRule(ip, n.id, clusterAPIPort, clusterAPIPort); err != nil {
+		return errors.New(err.text)
+	}
+	s.provisionSSHPortForwards(ip, n, append(nodes, externals...))
+	if err := s.provisionLoadBalancer(ip, n.id, apiLBName, apiLBDescription, clusterAPIPort, controls); err != nil {
+		return errors.New(err.text)
+	}
+	return nil
+}
+
+// setupVPCAPIAccess gives a VPC cluster API access: an api-lb over the
+// control nodes when the tier's offering is in conserve mode, else PF 6443
+// to the first control VM.
+func (s *Simulator) setupVPCAPIAccess(n *network, ip *publicIP, controls []*vm) error {
+	if len(controls) == 0 {
+		return serverErr("no control node VM to provision API access to")
+	}
+	if off := s.st.netOffering(n.offeringID); off != nil && off.conserveMode {
+		if err := s.provisionLoadBalancer(ip, n.id, apiLBName, apiLBDescription, clusterAPIPort, controls); err != nil {
+			return errors.New(err.text)
+		}
+		return nil
+	}
+	s.provisionPortForward(ip, n.id, clusterAPIPort, clusterAPIPort, controls[0])
+	return nil
+}
+
+// setupEtcdNetworkRules gives etcd VM j a firewall rule 50000+j (isolated
+// only) and PF 50000+j -> 22.
+func (s *Simulator) setupEtcdNetworkRules(c *cluster, n *network, ip *publicIP) error {
+	_, _, etcd := s.nodeLists(c)
+	for j, v := range etcd {
+		port := etcdNodesStartPort + j
+		if !isVPCTier(n) {
+			if err := s.provisionFirewallRule(ip, n.id, port, port); err != nil {
+				return errors.New(err.text)
+			}
+		}
+		s.provisionPortForward(ip, n.id, port, defaultSSHPort, v)
+	}
+	return nil
+}
+
+// removeSshFirewallRule revokes ONE firewall rule for node SSH access and
+// returns it (RMAW:546). 4.22.1.1 picks the first TCP firewall rule (id
+// order) that starts at 2222 or whose twin port-forward (same public ports,
+// anywhere in the network) goes to port 22; that is the #14159 bug. The
+// fixed profile prefers the rule starting at 2222.
+func (s *Simulator) removeSshFirewallRule(ip *publicIP, n *network) *rule {
+	var fws []*rule
+	for _, r := range s.rulesOnIP(ip.id, purposeFirewall) {
+		if r.protocol == "tcp" && r.hasPorts {
+			fws = append(fws, r)
+		}
+	}
+	var pick *rule
+	if s.profile.preferNodeSSHRule {
+		for _, fw := range fws {
+			if fw.start == nodesStartSSHPort {
+				pick = fw
+				break
+			}
+		}
+	}
+	if pick == nil {
+		for _, fw := range fws {
+			pf := s.findPFByNetworkAndPorts(n.id, fw.start, fw.end)
+			if fw.start == nodesStartSSHPort || (pf != nil && pf.privateStart == defaultSSHPort) {
+				pick = fw
+				break
+			}
+		}
+	}
+	if pick != nil {
+		s.logf("The SSH firewall rule %s with the id %d was revoked", pick.id, pick.internalID)
+		s.revokeRule(pick)
+	}
+	return pick
+}
+
+// findPFByNetworkAndPorts is portForwardingRulesDao.findByNetworkAndPorts.
+func (s *Simulator) findPFByNetworkAndPorts(networkID string, start, end int) *rule {
+	for _, r := range s.rulesInNetwork(networkID, purposePF) {
+		if r.start == start && r.end == end {
+			return r
+		}
+	}
+	return nil
+}
+
+// removePortForwardingRules revokes every PF rule in the network (any public
+// IP, user rules included) whose public start port is in [start, end].
+func (s *Simulator) removePortForwardingRules(n *network, start, end int) {
+	for _, r := range s.rulesInNetwork(n.id, purposePF) {
+		if r.start >= start && r.start <= end {
+			s.logf("The Port forwarding rule [%s] with the id [%d] was mark as revoked.", r.id, r.internalID)
+			s.revokeRule(r)
+		}
+	}
+}
+
+// scaleNetworkRules is scaleKubernetesClusterNetworkRules after nodes were
+// added or removed. oldNodeCount is the non-etcd node count before the
+// operation (used only by the fixed profile to bound the PF cleanup).
+func (s *Simulator) scaleNetworkRules(c *cluster, oldNodeCount int) error {
+	n := s.st.network(c.networkID)
+	ip := s.clusterIP(c)
+	if n == nil || ip == nil {
+		return serverErr("no public IP address for the cluster")
+	}
+	nodes, externals, _ := s.nodeLists(c)
+	all := append(nodes, externals...)
+	if isVPCTier(n) {
+		s.removePortForwardingRules(n, nodesStartSSHPort, nodesStartSSHPort+len(all)-1)
+		s.provisionSSHPortForwards(ip, n, all)
+		return nil
+	}
+	fw := s.removeSshFirewallRule(ip, n)
+	if fw == nil {
+		return serverErr(errSSHFirewallRule)
+	}
+	end := fw.end
+	if s.profile.boundedPFCleanup {
+		end = nodesStartSSHPort + oldNodeCount - 1
+	}
+	s.removePortForwardingRules(n, nodesStartSSHPort, end)
+	if err := s.addFirewallRulesForNodes(c, ip, n); err != nil {
+		return err
+	}
+	s.provisionSSHPortForwards(ip, n, all)
+	return nil
+}
+
+// controlSSHReachable reports whether CKS can run kubectl over SSH: an
+// active PF on the cluster IP at 2222 to port 22 of a running control VM.
+func (s *Simulator) controlSSHReachable(c *cluster) bool {
+	ip := s.clusterIP(c)
+	if ip == nil {
+		return false
+	}
+	for _, r := range s.rulesOnIP(ip.id, purposePF) {
+		if r.start != nodesStartSSHPort || r.privateStart != defaultSSHPort {
+			continue
+		}
+		if v := s.st.vm(r.vmID); v != nil && v.role == roleControl && v.state == vmRunning {
+			return true
+		}
+	}
+	return false
+}
+
+// readyNodeCount is the kubectl ready count CKS compares with C+W+E (after
+// adding E).
+func (s *Simulator) readyNodeCount(c *cluster) int {
+	count := 0
+	for _, node := range s.st.nodesOf(c.id) {
+		if s.nodeReady(node) {
+			count++
+		}
+	}
+	return count
+}

@@ -1,0 +1,99 @@
+package simulator
+
+import "fmt"
+
+func cmdStartKubernetesCluster(s *Simulator, c *caller, p params) (map[string]any, *apiError) {
+	cl, err := s.requireCluster(c, p)
+	if err != nil {
+		return nil, err
+	}
+	j := s.startJob(c, cmdPkgKubernetes+"StartKubernetesClusterCmd", "KubernetesCluster", cl.id, 4,
+		func(jr *jobRun) (any, *apiError) { return s.runStart(jr, cl, c) })
+	return map[string]any{"jobid": j.id}, nil
+}
+
+func cmdStopKubernetesCluster(s *Simulator, c *caller, p params) (map[string]any, *apiError) {
+	cl, err := s.requireCluster(c, p)
+	if err != nil {
+		return nil, err
+	}
+	j := s.startJob(c, cmdPkgKubernetes+"StopKubernetesClusterCmd", "KubernetesCluster", cl.id, 2,
+		func(jr *jobRun) (any, *apiError) { return s.runStop(jr, cl) })
+	return map[string]any{"jobid": j.id}, nil
+}
+
+// runStart is the "stopped cluster" start path (§3.4): a no-op when Running
+// or Starting; otherwise start every mapped VM, check the API and the
+// kubeconfig. From states without a StartRequested transition the worker
+// carries on regardless.
+func (s *Simulator) runStart(jr *jobRun, c *cluster, who *caller) (any, *apiError) {
+	jr.op = "start"
+	if c.removed {
+		return nil, internalError("Kubernetes cluster %s has been removed", c.name)
+	}
+	if c.state == stRunning || c.state == stStarting {
+		return map[string]any{"kubernetescluster": s.renderCluster(c, who)}, nil
+	}
+	s.transit(c, evStartRequested)
+	fail := func(err error, natural string) (any, *apiError) {
+		s.transit(c, evOperationFailed)
+		return nil, internalError("%s", failText(err, natural))
+	}
+	ip := s.clusterIP(c)
+	if c.endpoint == "" || ip == nil {
+		return fail(nil, fmt.Sprintf("Failed to start Kubernetes cluster : %s as no public IP found for the cluster", c.name))
+	}
+	if err := jr.step("vms"); err != nil {
+		return fail(err, fmt.Sprintf("Failed to start all VMs in Kubernetes cluster : %s", c.name))
+	}
+	for _, row := range s.st.mapRows(c.id) {
+		v := s.st.vm(row.vmID)
+		if v == nil || v.state == vmDestroyed || v.state == vmExpunging {
+			return fail(nil, fmt.Sprintf("Failed to start all VMs in Kubernetes cluster : %s", c.name))
+		}
+		s.setVMState(v, vmRunning)
+	}
+	unusable := fmt.Sprintf("Failed to start Kubernetes cluster : %s in usable state as unable to access control node VMs of the cluster", c.name)
+	if err := jr.step("api"); err != nil {
+		return fail(err, unusable)
+	}
+	if err := retryBind(func() error { return s.ep.AddCluster(c.id, ip.address) }); err != nil {
+		s.logf("Kubernetes API of %s: %v", c.name, err)
+		return fail(nil, unusable)
+	}
+	if err := jr.step("kubeconfig"); err != nil {
+		return fail(err, fmt.Sprintf("Failed to start Kubernetes cluster : %s in usable state as unable to retrieve kube-config for the cluster", c.name))
+	}
+	if c.kubeconfig == "" {
+		kubeconfig, err := s.ep.Kubeconfig(c.id, c.name)
+		if err != nil {
+			return fail(nil, fmt.Sprintf("Failed to start Kubernetes cluster : %s in usable state as unable to retrieve kube-config for the cluster", c.name))
+		}
+		c.kubeconfig = kubeconfig
+	}
+	s.transit(c, evOperationSucceeded)
+	return map[string]any{"kubernetescluster": s.renderCluster(c, who)}, nil
+}
+
+// runStop stops every mapped VM: a no-op when Stopped or Stopping.
+func (s *Simulator) runStop(jr *jobRun, c *cluster) (any, *apiError) {
+	jr.op = "stop"
+	if c.removed {
+		return nil, internalError("Kubernetes cluster %s has been removed", c.name)
+	}
+	if c.state == stStopped || c.state == stStopping {
+		return map[string]any{"success": true}, nil
+	}
+	s.transit(c, evStopRequested)
+	if err := jr.step("vms"); err != nil {
+		s.transit(c, evOperationFailed)
+		return nil, internalError("%s", failText(err, fmt.Sprintf("Failed to stop Kubernetes cluster : %s, unable to stop all VMs", c.name)))
+	}
+	for _, row := range s.st.mapRows(c.id) {
+		if v := s.st.vm(row.vmID); v != nil && v.state == vmRunning {
+			s.setVMState(v, vmStopped)
+		}
+	}
+	s.transit(c, evOperationSucceeded)
+	return map[string]any{"success": true}, nil
+}

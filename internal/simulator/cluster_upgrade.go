@@ -1,0 +1,111 @@
+package simulator
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+func cmdUpgradeKubernetesCluster(s *Simulator, c *caller, p params) (map[string]any, *apiError) {
+	cl, err := s.requireCluster(c, p)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := p.require("kubernetesversionid"); err != nil {
+		return nil, err
+	}
+	target, err := resolveParam(p, "kubernetesversionid", s.st.version)
+	if err != nil {
+		return nil, err
+	}
+	j := s.startJob(c, cmdPkgKubernetes+"UpgradeKubernetesClusterCmd", "KubernetesCluster", cl.id, 4,
+		func(jr *jobRun) (any, *apiError) { return s.runUpgrade(jr, cl, target, c) })
+	return map[string]any{"jobid": j.id}, nil
+}
+
+// compareSemver compares dotted numeric versions.
+func compareSemver(a, b string) int {
+	as, bs := strings.Split(a, "."), strings.Split(b, ".")
+	for i := 0; i < max(len(as), len(bs)); i++ {
+		var x, y int
+		if i < len(as) {
+			x, _ = strconv.Atoi(as[i])
+		}
+		if i < len(bs) {
+			y, _ = strconv.Atoi(bs[i])
+		}
+		if x != y {
+			if x < y {
+				return -1
+			}
+			return 1
+		}
+	}
+	return 0
+}
+
+// canUpgrade is KubernetesVersionManagerImpl.canUpgradeKubernetesVersion.
+func canUpgrade(current, target string) error {
+	switch d := compareSemver(target, current); {
+	case d == 0:
+		return serverErr("Kubernetes clusters can not be upgraded, current version: %s, upgrade version: %s", current, target)
+	case d < 0:
+		return serverErr("Kubernetes clusters can not be downgraded, current version: %s, upgrade version: %s", current, target)
+	}
+	cur, tgt := strings.Split(current, "."), strings.Split(target, ".")
+	curMajor, _ := strconv.Atoi(cur[0])
+	tgtMajor, _ := strconv.Atoi(tgt[0])
+	curMinor, tgtMinor := 0, 0
+	if len(cur) > 1 {
+		curMinor, _ = strconv.Atoi(cur[1])
+	}
+	if len(tgt) > 1 {
+		tgtMinor, _ = strconv.Atoi(tgt[1])
+	}
+	if tgtMajor != curMajor || tgtMinor-curMinor > 1 {
+		return serverErr("Kubernetes clusters can be upgraded between next minor or patch version releases, current version: %s, upgrade version: %s", current, target)
+	}
+	return nil
+}
+
+// runUpgrade validates (530s, no state change), then Running -> Upgrading,
+// drains and upgrades each non-etcd node over SSH, and -> Running. A failure
+// leaves the nodes done so far upgraded and the cluster in Alert.
+func (s *Simulator) runUpgrade(jr *jobRun, c *cluster, target *k8sVersion, who *caller) (any, *apiError) {
+	jr.op = "upgrade"
+	current := s.st.version(c.versionID)
+	switch {
+	case c.removed:
+		return nil, internalError("Kubernetes cluster %s has been removed", c.name)
+	case c.state != stRunning:
+		return nil, internalError("Kubernetes cluster : %s is not in running state", c.name)
+	case target.state != "Enabled":
+		return nil, internalError("Kubernetes version ID: %s is in %s state", target.id, target.state)
+	case target.isoState != "Ready":
+		return nil, internalError("Binaries ISO for Kubernetes version ID: %s is not in Ready state", target.id)
+	case current == nil:
+		return nil, internalError("Unable to find the current Kubernetes version of cluster %s", c.name)
+	}
+	if err := canUpgrade(current.semver, target.semver); err != nil {
+		return nil, internalError("%s", err.Error())
+	}
+	s.transit(c, evUpgradeRequested)
+	vms, rows := s.clusterVMs(c)
+	for i, v := range vms {
+		if rows[i].etcd {
+			continue // etcd VMs are marked for manual upgrade
+		}
+		failed := fmt.Sprintf("Failed to upgrade Kubernetes cluster : %s, unable to upgrade Kubernetes node on VM : %s", c.name, v.name)
+		if err := jr.step("node"); err != nil || !s.controlSSHReachable(c) || v.state != vmRunning {
+			s.transit(c, evOperationFailed)
+			return nil, internalError("%s", failText(err, failed))
+		}
+		rows[i].nodeVersion = target.semver
+		if node := s.st.nodeOfVM(v.id); node != nil {
+			node.version = target.semver
+		}
+	}
+	c.versionID = target.id
+	s.transit(c, evOperationSucceeded)
+	return map[string]any{"kubernetescluster": s.renderCluster(c, who)}, nil
+}

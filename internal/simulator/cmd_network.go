@@ -1,0 +1,208 @@
+package simulator
+
+import (
+	"slices"
+	"strings"
+)
+
+func cmdListNetworks(s *Simulator, c *caller, p params) (map[string]any, *apiError) {
+	scope, err := s.listScope(c, p)
+	if err != nil {
+		return nil, err
+	}
+	byID, err := resolveParam(p, "id", s.st.network)
+	if err != nil {
+		return nil, err
+	}
+	vp, err := resolveParam(p, "vpcid", s.st.vpc)
+	if err != nil {
+		return nil, err
+	}
+	forVPC, forVPCGiven := p.boolean("forvpc")
+	items := []map[string]any{}
+	for _, n := range s.st.networks {
+		switch {
+		case n.removed,
+			byID != nil && n != byID,
+			byID != nil && !s.canAccess(c, n.accountID),
+			byID == nil && !scope(n.accountID),
+			vp != nil && n.vpcID != vp.id,
+			forVPCGiven && forVPC != (n.vpcID != ""),
+			p.has("type") && !strings.EqualFold(p.str("type"), n.netType),
+			p.has("zoneid") && !strings.EqualFold(p.str("zoneid"), n.zoneID),
+			!matchesKeyword(p, n.name, n.displayText):
+			continue
+		}
+		items = append(items, s.renderNetwork(n))
+	}
+	return listBody(p, "network", items)
+}
+
+func (s *Simulator) renderNetwork(n *network) map[string]any {
+	out := map[string]any{
+		"id":                  n.id,
+		"name":                n.name,
+		"displaytext":         n.displayText,
+		"broadcastdomaintype": "Vlan",
+		"traffictype":         "Guest",
+		"gateway":             n.gateway,
+		"netmask":             "255.255.255.0",
+		"cidr":                n.cidr,
+		"zoneid":              n.zoneID,
+		"networkofferingid":   n.offeringID,
+		"issystem":            false,
+		"state":               n.state,
+		"related":             n.id,
+		"dns1":                "8.8.8.8",
+		"type":                n.netType,
+		"acltype":             "Account",
+		"restartrequired":     false,
+		"specifyipranges":     false,
+		"canusefordeploy":     true,
+		"ispersistent":        false,
+		"redundantrouter":     false,
+		"hasannotations":      false,
+		"tags":                []any{},
+		"created":             csTime(n.created),
+		"physicalnetworkid":   s.st.physNetID,
+	}
+	if z := s.st.zone(n.zoneID); z != nil {
+		out["zonename"] = z.name
+	}
+	if off := s.st.netOffering(n.offeringID); off != nil {
+		out["networkofferingname"] = off.name
+		out["networkofferingdisplaytext"] = off.displayText
+		out["networkofferingconservemode"] = off.conserveMode
+		out["networkofferingavailability"] = "Optional"
+	}
+	if n.vpcID != "" {
+		out["vpcid"] = n.vpcID
+		if vp := s.st.vpc(n.vpcID); vp != nil {
+			out["vpcname"] = vp.name
+		}
+		if acl := s.st.acl(n.aclID); acl != nil {
+			out["aclid"] = acl.id
+			out["aclname"] = acl.name
+		}
+	}
+	s.ownerFields(out, n.accountID)
+	return out
+}
+
+func cmdListPublicIPAddresses(s *Simulator, c *caller, p params) (map[string]any, *apiError) {
+	scope, err := s.listScope(c, p)
+	if err != nil {
+		return nil, err
+	}
+	byID, err := resolveParam(p, "id", s.st.ip)
+	if err != nil {
+		return nil, err
+	}
+	assoc, err := resolveParam(p, "associatednetworkid", s.st.network)
+	if err != nil {
+		return nil, err
+	}
+	vp, err := resolveParam(p, "vpcid", s.st.vpc)
+	if err != nil {
+		return nil, err
+	}
+	sourceNat, sourceNatGiven := p.boolean("issourcenat")
+	staticNat, staticNatGiven := p.boolean("isstaticnat")
+	items := []map[string]any{}
+	for _, ip := range s.st.ips {
+		switch {
+		case ip.released,
+			byID != nil && ip != byID,
+			byID != nil && !s.canAccess(c, ip.accountID),
+			byID == nil && !scope(ip.accountID),
+			assoc != nil && ip.networkID != assoc.id,
+			p.has("networkid") && !strings.EqualFold(p.str("networkid"), ip.networkID) && !strings.EqualFold(p.str("networkid"), s.st.publicNet),
+			vp != nil && ip.vpcID != vp.id,
+			p.has("ipaddress") && p.str("ipaddress") != ip.address,
+			sourceNatGiven && sourceNat != ip.sourceNat,
+			staticNatGiven && staticNat,
+			p.has("state") && !strings.EqualFold(p.str("state"), ip.state),
+			p.has("zoneid") && !strings.EqualFold(p.str("zoneid"), ip.zoneID),
+			!matchesKeyword(p, ip.address):
+			continue
+		}
+		items = append(items, s.renderPublicIP(ip))
+	}
+	return listBody(p, "publicipaddress", items)
+}
+
+func (s *Simulator) renderPublicIP(ip *publicIP) map[string]any {
+	out := map[string]any{
+		"id":                ip.id,
+		"ipaddress":         ip.address,
+		"allocated":         csTime(ip.allocated),
+		"zoneid":            ip.zoneID,
+		"issourcenat":       ip.sourceNat,
+		"isstaticnat":       false,
+		"issystem":          false,
+		"isportable":        false,
+		"forvirtualnetwork": true,
+		"fordisplay":        true,
+		"forsystemvms":      false,
+		"hasannotations":    false,
+		"state":             ip.state,
+		"networkid":         s.st.publicNet,
+		"physicalnetworkid": s.st.physNetID,
+		"vlanname":          "untagged",
+		"tags":              []any{},
+		"hasrules":          len(s.rulesOnIP(ip.id, "")) > 0,
+	}
+	if z := s.st.zone(ip.zoneID); z != nil {
+		out["zonename"] = z.name
+	}
+	if ip.networkID != "" {
+		out["associatednetworkid"] = ip.networkID
+		if n := s.st.network(ip.networkID); n != nil {
+			out["associatednetworkname"] = n.name
+		}
+	}
+	if ip.vpcID != "" {
+		out["vpcid"] = ip.vpcID
+		if vp := s.st.vpc(ip.vpcID); vp != nil {
+			out["vpcname"] = vp.name
+		}
+	}
+	s.ownerFields(out, ip.accountID)
+	return out
+}
+
+func cmdListVirtualMachines(s *Simulator, c *caller, p params) (map[string]any, *apiError) {
+	scope, err := s.listScope(c, p)
+	if err != nil {
+		return nil, err
+	}
+	byID, err := resolveParam(p, "id", s.st.vm)
+	if err != nil {
+		return nil, err
+	}
+	n, err := resolveParam(p, "networkid", s.st.network)
+	if err != nil {
+		return nil, err
+	}
+	ids := p.list("ids")
+	items := []map[string]any{}
+	for _, v := range s.st.vms {
+		switch {
+		case v.expunged,
+			v.state == vmDestroyed && !c.isAdmin(),
+			byID != nil && v != byID,
+			byID != nil && !s.canAccess(c, v.accountID),
+			byID == nil && !scope(v.accountID),
+			len(ids) > 0 && !slices.ContainsFunc(ids, func(id string) bool { return strings.EqualFold(id, v.id) }),
+			n != nil && v.networkID != n.id,
+			p.has("name") && !strings.EqualFold(p.str("name"), v.name),
+			p.has("state") && !strings.EqualFold(p.str("state"), v.state),
+			p.has("zoneid") && !strings.EqualFold(p.str("zoneid"), v.zoneID),
+			p.has("keypair") && p.str("keypair") != v.keypair,
+			!matchesKeyword(p, v.name):
+			continue
+		}
+		items = append(items, s.renderVM(v, c.isAdmin()))
+	}
+	return listBody(p, "virtualmachine", items)
+}

@@ -1,0 +1,323 @@
+package simulator
+
+import (
+	"net"
+	"strings"
+)
+
+// listRules lists rules of one purpose with the common filters: id, the
+// IP, networkid, ownership and keyword.
+func (s *Simulator) listRules(c *caller, p params, purpose string, ipParam string,
+	render func(*rule) map[string]any, objectName string) (map[string]any, *apiError) {
+	scope, err := s.listScope(c, p)
+	if err != nil {
+		return nil, err
+	}
+	byID, err := resolveParam(p, "id", func(id string) *rule {
+		if r := s.st.rule(id); r != nil && r.purpose == purpose {
+			return r
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	ip, err := resolveParam(p, ipParam, s.st.ip)
+	if err != nil {
+		return nil, err
+	}
+	n, err := resolveParam(p, "networkid", s.st.network)
+	if err != nil {
+		return nil, err
+	}
+	items := []map[string]any{}
+	for _, r := range s.st.rules {
+		switch {
+		case r.purpose != purpose,
+			byID != nil && r != byID,
+			byID != nil && !s.canAccess(c, r.accountID),
+			byID == nil && !scope(r.accountID),
+			ip != nil && r.ipID != ip.id,
+			n != nil && r.networkID != n.id,
+			purpose == purposeLB && p.has("name") && !strings.EqualFold(p.str("name"), r.name),
+			!matchesKeyword(p, r.name, r.description):
+			continue
+		}
+		items = append(items, render(r))
+	}
+	return listBody(p, objectName, items)
+}
+
+func cmdListFirewallRules(s *Simulator, c *caller, p params) (map[string]any, *apiError) {
+	return s.listRules(c, p, purposeFirewall, "ipaddressid", s.renderFirewallRule, "firewallrule")
+}
+
+func cmdListPortForwardingRules(s *Simulator, c *caller, p params) (map[string]any, *apiError) {
+	return s.listRules(c, p, purposePF, "ipaddressid", s.renderPortForwardingRule, "portforwardingrule")
+}
+
+func cmdListLoadBalancerRules(s *Simulator, c *caller, p params) (map[string]any, *apiError) {
+	return s.listRules(c, p, purposeLB, "publicipid", s.renderLoadBalancerRule, "loadbalancerrule")
+}
+
+// requireIP resolves the required ipaddressid of a rule command.
+func (s *Simulator) requireIP(c *caller, p params) (*publicIP, *apiError) {
+	if _, err := p.require("ipaddressid"); err != nil {
+		return nil, err
+	}
+	ip, err := resolveParam(p, "ipaddressid", func(id string) *publicIP {
+		if ip := s.st.ip(id); ip != nil && !ip.released {
+			return ip
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if err := s.checkAccess(c, ip.accountID, "IP address "+ip.address); err != nil {
+		return nil, err
+	}
+	if ip.networkID == "" {
+		return nil, invalidParam("Unable to create the rule; ip with specified id is not associated with any network")
+	}
+	return ip, nil
+}
+
+// parsePort parses an optional port parameter (1-65535).
+func parsePort(p params, name string) (int, bool, *apiError) {
+	v, present, err := p.long(name)
+	if err != nil || !present {
+		return 0, present, err
+	}
+	if v < 1 || v > 65535 {
+		return 0, true, invalidParam("Invalid port: %d, ports must be between 1 and 65535", v)
+	}
+	return int(v), true, nil
+}
+
+func parseCidrs(p params, def []string) ([]string, *apiError) {
+	list := p.list("cidrlist")
+	if len(list) == 0 {
+		return def, nil
+	}
+	for _, cidr := range list {
+		if _, _, err := net.ParseCIDR(cidr); err != nil {
+			return nil, invalidParam("Source cidrs formatting error %s", cidr)
+		}
+	}
+	return list, nil
+}
+
+func cmdCreateFirewallRule(s *Simulator, c *caller, p params) (map[string]any, *apiError) {
+	ip, err := s.requireIP(c, p)
+	if err != nil {
+		return nil, err
+	}
+	proto, err := p.require("protocol")
+	if err != nil {
+		return nil, err
+	}
+	if ip.vpcID != "" {
+		return nil, invalidParam("Firewall rules can not be created for IP address %s of a VPC; use network ACLs", ip.address)
+	}
+	r := &rule{purpose: purposeFirewall, protocol: strings.ToLower(proto), ipID: ip.id, networkID: ip.networkID,
+		accountID: ip.accountID, state: ruleStaged, forDisplay: true}
+	if fd, present := p.boolean("fordisplay"); present {
+		r.forDisplay = fd
+	}
+	if r.cidrs, err = parseCidrs(p, []string{"0.0.0.0/0"}); err != nil {
+		return nil, err
+	}
+	start, hasStart, err := parsePort(p, "startport")
+	if err != nil {
+		return nil, err
+	}
+	end, hasEnd, err := parsePort(p, "endport")
+	if err != nil {
+		return nil, err
+	}
+	switch r.protocol {
+	case "tcp", "udp":
+		if hasStart {
+			if !hasEnd {
+				end = start
+			}
+			if start > end {
+				return nil, invalidParam("Start port can't be bigger than end port")
+			}
+			r.hasPorts, r.start, r.end = true, start, end
+		}
+	case "icmp", "all":
+		if hasStart || hasEnd {
+			return nil, invalidParam("Can't specify start/end port when protocol is %s", r.protocol)
+		}
+		if r.protocol == "icmp" {
+			icmpType, icmpCode := -1, -1
+			if v, present, err := p.long("icmptype"); err != nil {
+				return nil, err
+			} else if present {
+				icmpType = int(v)
+			}
+			if v, present, err := p.long("icmpcode"); err != nil {
+				return nil, err
+			} else if present {
+				icmpCode = int(v)
+			}
+			r.icmpType, r.icmpCode = &icmpType, &icmpCode
+		}
+	default:
+		return nil, invalidParam("Invalid protocol %s for the firewall rule", proto)
+	}
+	if err := s.persistRule(r, true); err != nil {
+		return nil, err
+	}
+	j := s.startJob(c, cmdPkgFirewall+"CreateFirewallRuleCmd", "FirewallRule", r.id, 1,
+		func(jr *jobRun) (any, *apiError) {
+			jr.op = "rule"
+			if err := jr.step("apply"); err != nil || s.st.rule(r.id) == nil {
+				s.revokeRule(r)
+				return nil, internalError("Failed to create firewall rule")
+			}
+			r.state = ruleActive
+			return map[string]any{"firewallrule": s.renderFirewallRule(r)}, nil
+		})
+	return map[string]any{"id": r.id, "jobid": j.id}, nil
+}
+
+func cmdCreatePortForwardingRule(s *Simulator, c *caller, p params) (map[string]any, *apiError) {
+	ip, err := s.requireIP(c, p)
+	if err != nil {
+		return nil, err
+	}
+	for _, name := range []string{"privateport", "protocol", "publicport", "virtualmachineid"} {
+		if _, err := p.require(name); err != nil {
+			return nil, err
+		}
+	}
+	v, err := resolveParam(p, "virtualmachineid", s.st.vm)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.checkAccess(c, v.accountID, "VM "+v.name); err != nil {
+		return nil, err
+	}
+	if _, err := resolveParam(p, "networkid", s.st.network); err != nil {
+		return nil, err
+	}
+	if v.networkID != ip.networkID {
+		return nil, invalidParam("Unable to create port forwarding rule: VM %s has no NIC in the network of IP address %s", v.name, ip.address)
+	}
+	proto := strings.ToLower(p.str("protocol"))
+	if proto != "tcp" && proto != "udp" {
+		return nil, invalidParam("Invalid protocol %s for the port forwarding rule", p.str("protocol"))
+	}
+	ports := map[string]int{}
+	for _, name := range []string{"publicport", "publicendport", "privateport", "privateendport"} {
+		port, present, err := parsePort(p, name)
+		if err != nil {
+			return nil, err
+		}
+		if present {
+			ports[name] = port
+		}
+	}
+	if _, ok := ports["publicendport"]; !ok {
+		ports["publicendport"] = ports["publicport"]
+	}
+	if _, ok := ports["privateendport"]; !ok {
+		ports["privateendport"] = ports["privateport"]
+	}
+	if ports["publicport"] > ports["publicendport"] || ports["privateport"] > ports["privateendport"] {
+		return nil, invalidParam("Start port can't be bigger than end port")
+	}
+	if ports["publicendport"]-ports["publicport"] != ports["privateendport"]-ports["privateport"] {
+		return nil, invalidParam("Source port and destination port ranges should be of equal sizes.")
+	}
+	openFirewall, given := p.boolean("openfirewall")
+	if !given {
+		openFirewall = ip.vpcID == ""
+	}
+	if openFirewall && ip.vpcID != "" {
+		return nil, invalidParam("Can't open firewall for a port forwarding rule of a VPC IP address: openfirewall must be false")
+	}
+	guestIP := v.ip
+	if g := p.str("vmguestip"); g != "" && g != v.ip {
+		return nil, invalidParam("VM ip %s is not the IP address of the NIC of VM %s in the network", g, v.name)
+	}
+	cidrs, err := parseCidrs(p, nil)
+	if err != nil {
+		return nil, err
+	}
+	r := &rule{purpose: purposePF, protocol: proto, hasPorts: true, start: ports["publicport"], end: ports["publicendport"],
+		privateStart: ports["privateport"], privateEnd: ports["privateendport"], vmID: v.id, vmGuestIP: guestIP,
+		ipID: ip.id, networkID: ip.networkID, accountID: ip.accountID, state: ruleStaged, cidrs: cidrs, forDisplay: true}
+	if fd, present := p.boolean("fordisplay"); present {
+		r.forDisplay = fd
+	}
+	if err := s.persistRule(r, true); err != nil {
+		return nil, err
+	}
+	var fw *rule
+	if openFirewall {
+		fw = &rule{purpose: purposeFirewall, protocol: proto, hasPorts: true, start: r.start, end: r.end,
+			ipID: ip.id, networkID: ip.networkID, accountID: ip.accountID, state: ruleStaged,
+			cidrs: []string{"0.0.0.0/0"}, forDisplay: true, relatedID: r.internalID}
+		if err := s.persistRule(fw, true); err != nil {
+			s.deleteRuleRow(r)
+			return nil, err
+		}
+	}
+	j := s.startJob(c, cmdPkgFirewall+"CreatePortForwardingRuleCmd", "FirewallRule", r.id, 1,
+		func(jr *jobRun) (any, *apiError) {
+			jr.op = "rule"
+			if err := jr.step("apply"); err != nil || s.st.rule(r.id) == nil {
+				s.revokeRule(r)
+				return nil, internalError("Failed to apply port forwarding rule")
+			}
+			r.state = ruleActive
+			if fw != nil && s.st.rule(fw.id) != nil {
+				fw.state = ruleActive
+			}
+			s.openForward(r)
+			return map[string]any{"portforwardingrule": s.renderPortForwardingRule(r)}, nil
+		})
+	return map[string]any{"id": r.id, "jobid": j.id}, nil
+}
+
+// deleteRule is deleteFirewallRule / deletePortForwardingRule: async, the
+// rule is revoked (with its related firewall rule) in the job.
+func (s *Simulator) deleteRule(c *caller, p params, purpose, cmdClass string) (map[string]any, *apiError) {
+	if _, err := p.require("id"); err != nil {
+		return nil, err
+	}
+	r, err := resolveParam(p, "id", func(id string) *rule {
+		if r := s.st.rule(id); r != nil && r.purpose == purpose {
+			return r
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if err := s.checkAccess(c, r.accountID, "rule "+r.id); err != nil {
+		return nil, err
+	}
+	j := s.startJob(c, cmdPkgFirewall+cmdClass, "FirewallRule", r.id, 1,
+		func(jr *jobRun) (any, *apiError) {
+			jr.op = "rule"
+			if err := jr.step("apply"); err != nil {
+				return nil, internalError("%s", failText(err, "Failed to delete rule "+r.id))
+			}
+			s.revokeRule(r)
+			return map[string]any{"success": true}, nil
+		})
+	return map[string]any{"jobid": j.id}, nil
+}
+
+func cmdDeleteFirewallRule(s *Simulator, c *caller, p params) (map[string]any, *apiError) {
+	return s.deleteRule(c, p, purposeFirewall, "DeleteFirewallRuleCmd")
+}
+
+func cmdDeletePortForwardingRule(s *Simulator, c *caller, p params) (map[string]any, *apiError) {
+	return s.deleteRule(c, p, purposePF, "DeletePortForwardingRuleCmd")
+}

@@ -1,0 +1,185 @@
+package simulator
+
+import (
+	"cmp"
+	"encoding/json"
+	"slices"
+)
+
+// Dump types: the model as JSON, every list in a fixed order, so two dumps
+// of the same state are byte-for-byte equal. Secrets (keys, kubeconfigs)
+// are left out.
+
+// DumpState is the whole dump.
+type DumpState struct {
+	Profile   string        `json:"profile"`
+	Clusters  []DumpCluster `json:"clusters"`
+	VMMap     []DumpMapRow  `json:"vm_map"`
+	VMs       []DumpVM      `json:"vms"`
+	Nodes     []DumpNode    `json:"nodes"`
+	Rules     []DumpRule    `json:"rules"`
+	Networks  []DumpNetwork `json:"networks"`
+	PublicIPs []DumpIP      `json:"public_ips"`
+}
+
+// DumpCluster is a cluster row.
+type DumpCluster struct {
+	InternalID     int64  `json:"internal_id"`
+	ID             string `json:"id"`
+	Name           string `json:"name"`
+	State          string `json:"state"`
+	Size           int64  `json:"size"`
+	ControlNodes   int64  `json:"control_nodes"`
+	EtcdNodes      int64  `json:"etcd_nodes"`
+	NetworkID      string `json:"network_id"`
+	PublicIPID     string `json:"public_ip_id,omitempty"`
+	Endpoint       string `json:"endpoint"`
+	Version        string `json:"version"`
+	AccountID      string `json:"account_id"`
+	NetworkCleanup bool   `json:"network_cleanup"`
+	HasKubeconfig  bool   `json:"has_kubeconfig"`
+	Removed        bool   `json:"removed"`
+	GC             bool   `json:"gc"`
+}
+
+// DumpMapRow is a kubernetes_cluster_vm_map row.
+type DumpMapRow struct {
+	InternalID  int64  `json:"internal_id"`
+	ClusterID   string `json:"cluster_id"`
+	VMID        string `json:"vm_id"`
+	Control     bool   `json:"control"`
+	Etcd        bool   `json:"etcd"`
+	External    bool   `json:"external"`
+	NodeVersion string `json:"node_version"`
+}
+
+// DumpVM is a VM, expunged ones included.
+type DumpVM struct {
+	InternalID int64  `json:"internal_id"`
+	ID         string `json:"id"`
+	Name       string `json:"name"`
+	State      string `json:"state"`
+	Expunged   bool   `json:"expunged"`
+	Created    string `json:"created"`
+	ClusterID  string `json:"cluster_id"`
+	Role       string `json:"role"`
+	NetworkID  string `json:"network_id"`
+	IP         string `json:"ip"`
+	Kubelet    bool   `json:"kubelet"`
+	UserVM     bool   `json:"user_vm"`
+}
+
+// DumpNode is a registered Kubernetes node.
+type DumpNode struct {
+	ClusterID string `json:"cluster_id"`
+	Name      string `json:"name"`
+	VMID      string `json:"vm_id"`
+	Ready     bool   `json:"ready"`
+	Control   bool   `json:"control"`
+	Version   string `json:"version"`
+}
+
+// DumpRule is a firewall, port-forwarding or load balancer rule.
+type DumpRule struct {
+	InternalID    int64    `json:"internal_id"`
+	ID            string   `json:"id"`
+	Purpose       string   `json:"purpose"`
+	State         string   `json:"state"`
+	Protocol      string   `json:"protocol"`
+	StartPort     int      `json:"start_port"`
+	EndPort       int      `json:"end_port"`
+	PrivatePort   int      `json:"private_port,omitempty"`
+	PrivateEnd    int      `json:"private_end_port,omitempty"`
+	VMID          string   `json:"vm_id,omitempty"`
+	IPAddressID   string   `json:"ip_address_id"`
+	IPAddress     string   `json:"ip_address"`
+	NetworkID     string   `json:"network_id"`
+	CIDRs         []string `json:"cidrs"`
+	LBName        string   `json:"lb_name,omitempty"`
+	LBMembers     []string `json:"lb_members,omitempty"`
+	RelatedRuleID int64    `json:"related_rule_internal_id,omitempty"`
+}
+
+// DumpNetwork is a guest network.
+type DumpNetwork struct {
+	InternalID int64  `json:"internal_id"`
+	ID         string `json:"id"`
+	Name       string `json:"name"`
+	State      string `json:"state"`
+	VPCID      string `json:"vpc_id,omitempty"`
+	Removed    bool   `json:"removed"`
+}
+
+// DumpIP is a public IP address.
+type DumpIP struct {
+	InternalID int64  `json:"internal_id"`
+	ID         string `json:"id"`
+	Address    string `json:"address"`
+	NetworkID  string `json:"network_id,omitempty"`
+	VPCID      string `json:"vpc_id,omitempty"`
+	SourceNat  bool   `json:"source_nat"`
+	Released   bool   `json:"released"`
+}
+
+// Dump returns the model as indented JSON, deterministic for a given state.
+func (s *Simulator) Dump() ([]byte, error) {
+	s.lock()
+	d := s.dumpState()
+	s.unlock()
+	return json.MarshalIndent(d, "", "  ")
+}
+
+// DumpState returns the model as Go values.
+func (s *Simulator) DumpState() DumpState {
+	s.lock()
+	defer s.unlock()
+	return s.dumpState()
+}
+
+func (s *Simulator) dumpState() DumpState {
+	st := s.st
+	d := DumpState{Profile: s.profile.name, Clusters: []DumpCluster{}, VMMap: []DumpMapRow{}, VMs: []DumpVM{},
+		Nodes: []DumpNode{}, Rules: []DumpRule{}, Networks: []DumpNetwork{}, PublicIPs: []DumpIP{}}
+	for _, c := range st.clusters {
+		d.Clusters = append(d.Clusters, DumpCluster{InternalID: c.internalID, ID: c.id, Name: c.name, State: c.state,
+			Size: c.size, ControlNodes: c.controlNodes, EtcdNodes: c.etcdNodes, NetworkID: c.networkID,
+			PublicIPID: c.publicIPID, Endpoint: c.endpoint, Version: s.versionSemverOf(c), AccountID: c.accountID,
+			NetworkCleanup: c.networkCleanup, HasKubeconfig: c.kubeconfig != "", Removed: c.removed, GC: c.gc})
+	}
+	for _, r := range st.vmMap {
+		d.VMMap = append(d.VMMap, DumpMapRow{InternalID: r.internalID, ClusterID: r.clusterID, VMID: r.vmID,
+			Control: r.control, Etcd: r.etcd, External: r.external, NodeVersion: r.nodeVersion})
+	}
+	slices.SortFunc(d.VMMap, func(a, b DumpMapRow) int { return cmp.Compare(a.InternalID, b.InternalID) })
+	for _, v := range st.vms {
+		d.VMs = append(d.VMs, DumpVM{InternalID: v.internalID, ID: v.id, Name: v.name, State: v.state,
+			Expunged: v.expunged, Created: csTime(v.created), ClusterID: v.clusterID, Role: string(v.role),
+			NetworkID: v.networkID, IP: v.ip, Kubelet: v.kubelet, UserVM: v.userVM})
+	}
+	for _, n := range st.nodes {
+		d.Nodes = append(d.Nodes, DumpNode{ClusterID: n.clusterID, Name: n.name, VMID: n.vmID, Ready: s.nodeReady(n),
+			Control: n.control, Version: n.version})
+	}
+	slices.SortFunc(d.Nodes, func(a, b DumpNode) int {
+		return cmp.Or(cmp.Compare(a.ClusterID, b.ClusterID), cmp.Compare(a.Name, b.Name), cmp.Compare(a.VMID, b.VMID))
+	})
+	for _, r := range st.rules {
+		dr := DumpRule{InternalID: r.internalID, ID: r.id, Purpose: r.purpose, State: r.state, Protocol: r.protocol,
+			StartPort: r.start, EndPort: r.end, PrivatePort: r.privateStart, PrivateEnd: r.privateEnd, VMID: r.vmID,
+			IPAddressID: r.ipID, NetworkID: r.networkID, CIDRs: append([]string{}, r.cidrs...), LBName: r.name,
+			LBMembers: r.lbMembers, RelatedRuleID: r.relatedID}
+		if ip := st.ip(r.ipID); ip != nil {
+			dr.IPAddress = ip.address
+		}
+		d.Rules = append(d.Rules, dr)
+	}
+	for _, n := range st.networks {
+		d.Networks = append(d.Networks, DumpNetwork{InternalID: n.internalID, ID: n.id, Name: n.name, State: n.state,
+			VPCID: n.vpcID, Removed: n.removed})
+	}
+	for _, ip := range st.ips {
+		d.PublicIPs = append(d.PublicIPs, DumpIP{InternalID: ip.internalID, ID: ip.id, Address: ip.address,
+			NetworkID: ip.networkID, VPCID: ip.vpcID, SourceNat: ip.sourceNat, Released: ip.released})
+	}
+	return d
+}

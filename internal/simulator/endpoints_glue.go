@@ -1,0 +1,156 @@
+package simulator
+
+import (
+	"crypto/ed25519"
+	"encoding/binary"
+	"encoding/pem"
+	"fmt"
+	"time"
+
+	"golang.org/x/crypto/ssh"
+
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/endpoints"
+)
+
+// netEndpoints is the part of *endpoints.Manager the model drives.
+type netEndpoints interface {
+	AddCluster(clusterID, ip string) error
+	RemoveCluster(clusterID string)
+	HostKey(clusterID string) ssh.PublicKey
+	Kubeconfig(clusterID, clusterName string) (string, error)
+	OpenForward(ip string, publicPort int, t endpoints.Target) error
+	CloseForward(ip string, publicPort int)
+	SetSSHLatency(d time.Duration)
+	DropNextSSHCommands(n int)
+	FailNextKubeAPI(statusCode, n int)
+	SSHSessions() int64
+	SetClock(now func() time.Time)
+	Close()
+}
+
+func newEndpoints(src endpoints.Source) netEndpoints { return endpoints.NewManager(src) }
+
+// endpointView is an immutable copy of what the endpoints read, published on
+// every unlock so SSH sessions and API requests never wait on the model lock.
+type endpointView struct {
+	nodes map[string][]endpoints.Node
+	keys  map[string][]ssh.PublicKey
+}
+
+// endpointSource implements endpoints.Source from the published view.
+type endpointSource struct{ s *Simulator }
+
+// KubeNodes returns the cluster's registered Kubernetes nodes.
+func (e endpointSource) KubeNodes(clusterID string) ([]endpoints.Node, bool) {
+	v := e.s.view.Load()
+	if v == nil {
+		return nil, false
+	}
+	nodes, ok := v.nodes[clusterID]
+	return append([]endpoints.Node(nil), nodes...), ok
+}
+
+// AuthorizedKeys returns the keys accepted for user cloud on the cluster's
+// nodes: the cluster key pair's public key.
+func (e endpointSource) AuthorizedKeys(clusterID string) []ssh.PublicKey {
+	v := e.s.view.Load()
+	if v == nil {
+		return nil
+	}
+	return append([]ssh.PublicKey(nil), v.keys[clusterID]...)
+}
+
+// publishView rebuilds the endpoint view. Callers hold s.mu.
+func (s *Simulator) publishView() {
+	v := &endpointView{nodes: map[string][]endpoints.Node{}, keys: map[string][]ssh.PublicKey{}}
+	for _, c := range s.st.clusters {
+		if c.removed {
+			continue
+		}
+		nodes := []endpoints.Node{}
+		for _, n := range s.st.nodesOf(c.id) {
+			nodes = append(nodes, endpoints.Node{
+				Name:       n.name,
+				Ready:      s.nodeReady(n),
+				Control:    n.control,
+				Version:    "v" + n.version,
+				Created:    n.created,
+				InternalIP: n.ip,
+			})
+		}
+		v.nodes[c.id] = nodes
+		if c.keypair != "" {
+			if kp := s.st.keypairFor(c.accountID, c.keypair); kp != nil {
+				v.keys[c.id] = []ssh.PublicKey{kp.pub}
+			}
+		}
+	}
+	s.view.Store(v)
+}
+
+// nodeReady: a node is Ready while its VM runs and its kubelet runs.
+func (s *Simulator) nodeReady(n *kubeNode) bool {
+	v := s.st.vm(n.vmID)
+	return v != nil && v.state == vmRunning && v.kubelet
+}
+
+// generateKeyPair creates the per-instance ed25519 key pair seeded as
+// cks-key.
+func (s *Simulator) generateKeyPair() error {
+	seed := make([]byte, ed25519.SeedSize)
+	for i := 0; i < len(seed); i += 8 {
+		binary.LittleEndian.PutUint64(seed[i:], s.rng.Uint64())
+	}
+	priv := ed25519.NewKeyFromSeed(seed)
+	pub, err := ssh.NewPublicKey(priv.Public())
+	if err != nil {
+		return fmt.Errorf("simulator: key pair: %w", err)
+	}
+	block, err := ssh.MarshalPrivateKey(priv, "cks-key")
+	if err != nil {
+		return fmt.Errorf("simulator: key pair: %w", err)
+	}
+	s.keyPriv, s.keyPub, s.keyPEM = priv, pub, pem.EncodeToMemory(block)
+	return nil
+}
+
+// openForward starts the SSH endpoint of a port-forwarding rule to port 22.
+// Callers hold s.mu.
+func (s *Simulator) openForward(r *rule) {
+	if r.purpose != purposePF || r.privateStart != 22 || r.state != ruleActive {
+		return
+	}
+	ip := s.st.ip(r.ipID)
+	v := s.st.vm(r.vmID)
+	if ip == nil || v == nil {
+		return
+	}
+	t := endpoints.Target{ClusterID: v.clusterID, VMID: v.id, VMName: v.name, Control: v.role == roleControl}
+	if err := retryBind(func() error { return s.ep.OpenForward(ip.address, r.start, t) }); err != nil {
+		s.logf("open SSH forward %s:%d: %v", ip.address, r.start, err)
+	}
+}
+
+// closeForward stops the SSH endpoint of a port-forwarding rule. Callers
+// hold s.mu.
+func (s *Simulator) closeForward(r *rule) {
+	if r.purpose != purposePF || r.privateStart != 22 {
+		return
+	}
+	if ip := s.st.ip(r.ipID); ip != nil {
+		s.ep.CloseForward(ip.address, r.start)
+	}
+}
+
+// retryBind retries an endpoint start a few times: under load a port just
+// released can take a moment to be bindable again.
+func retryBind(start func() error) error {
+	var err error
+	for attempt := range 5 {
+		if err = start(); err == nil {
+			return nil
+		}
+		time.Sleep(time.Duration(attempt+1) * 10 * time.Millisecond)
+	}
+	return err
+}

@@ -1,0 +1,99 @@
+package simulator
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+)
+
+// defaultPageSize is default.page.size, also the largest page allowed.
+const defaultPageSize = 500
+
+func writeJSON(w http.ResponseWriter, status int, body any) {
+	b, err := json.Marshal(body)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json;charset=UTF-8")
+	w.WriteHeader(status)
+	_, _ = w.Write(b)
+}
+
+// writeError writes the error envelope; the HTTP status is the error code.
+func writeError(w http.ResponseWriter, respKey string, e *apiError) {
+	body := map[string]any{"uuidList": []string{}, "errorcode": e.code, "errortext": e.text}
+	if e.csCode != 0 {
+		body["cserrorcode"] = e.csCode
+	}
+	writeJSON(w, e.code, map[string]any{respKey: body})
+}
+
+// listBody pages items and builds a list response: count is the total that
+// matched; an empty result is {} and a page past the end has only count.
+func listBody(p params, objectName string, items []map[string]any) (map[string]any, *apiError) {
+	page, hasPage, err := p.long("page")
+	if err != nil {
+		return nil, err
+	}
+	size, hasSize, err := p.long("pagesize")
+	if err != nil {
+		return nil, err
+	}
+	pageItems := items
+	switch {
+	case hasSize && size == -1:
+		if hasPage {
+			return nil, invalidParam("Can't specify page parameter when pagesize is -1 (Unlimited)")
+		}
+	default:
+		if !hasSize {
+			size = defaultPageSize
+		}
+		if size > defaultPageSize {
+			return nil, invalidParam("Page size can't exceed max allowed page size value: %d", defaultPageSize)
+		}
+		if size < 1 {
+			return nil, invalidParam("Page size can't be less than 1: %d", size)
+		}
+		if !hasPage {
+			page = 1
+		}
+		if page < 1 {
+			return nil, invalidParam("Page can't be less than 1: %d", page)
+		}
+		start := (page - 1) * size
+		switch {
+		case start >= int64(len(items)):
+			pageItems = nil
+		default:
+			pageItems = items[start:min(start+size, int64(len(items)))]
+		}
+	}
+	if len(items) == 0 {
+		return map[string]any{}, nil
+	}
+	body := map[string]any{"count": len(items)}
+	if len(pageItems) > 0 {
+		body[objectName] = pageItems
+	}
+	return body, nil
+}
+
+// matchesKeyword is the LIKE %keyword% filter.
+func matchesKeyword(p params, values ...string) bool {
+	kw := p.str("keyword")
+	if kw == "" {
+		return true
+	}
+	for _, v := range values {
+		if containsFold(v, kw) {
+			return true
+		}
+	}
+	return false
+}
+
+func containsFold(s, sub string) bool {
+	return strings.Contains(strings.ToLower(s), strings.ToLower(sub))
+}

@@ -1,0 +1,154 @@
+package simulator
+
+import (
+	"errors"
+	"time"
+)
+
+// Java command classes reported in queryAsyncJobResult's cmd field.
+const (
+	cmdPkgKubernetes = "org.apache.cloudstack.api.command.user.kubernetes.cluster."
+	cmdPkgFirewall   = "org.apache.cloudstack.api.command.user.firewall."
+)
+
+// Job statuses.
+const (
+	jobPending   = 0
+	jobSucceeded = 1
+	jobFailed    = 2
+)
+
+type job struct {
+	internalID   int64
+	id           string
+	cmd          string
+	accountID    string
+	userID       string
+	instanceType string
+	instanceID   string
+	created      time.Time
+	completed    time.Time
+	status       int
+	resultCode   int
+	result       any
+}
+
+// jobRun is a running job's handle on the simulator. Job code runs with
+// s.mu held; step releases it while the job "works".
+type jobRun struct {
+	s     *Simulator
+	job   *job
+	op    string // operation name for step fault injection, e.g. "scale-down"
+	steps int    // expected number of steps, to spread JobDuration
+}
+
+// errShutdown ends jobs when the simulator closes.
+var errShutdown = errors.New("the management server is shutting down")
+
+// stepFailure is a failure injected at a named job step.
+type stepFailure struct {
+	op, step string
+	message  string
+}
+
+func (f *stepFailure) Error() string { return "injected failure at " + f.op + "." + f.step }
+
+// step marks a checkpoint of the job: the lock is released for a share of
+// the job duration, then an injected failure for op.name, if any, is
+// returned.
+func (jr *jobRun) step(name string) error {
+	s := jr.s
+	steps := max(jr.steps, 1)
+	d := s.opts.JobDuration / time.Duration(steps)
+	s.unlock()
+	if d > 0 {
+		t := time.NewTimer(d)
+		select {
+		case <-t.C:
+		case <-s.closing:
+			t.Stop()
+		}
+	}
+	s.lock()
+	select {
+	case <-s.closing:
+		return errShutdown
+	default:
+	}
+	if msg, ok := s.faults.takeJobFailure(jr.op, name); ok {
+		return &stepFailure{op: jr.op, step: name, message: msg}
+	}
+	return nil
+}
+
+// failText is the job's error text for a failure at a step: an injected
+// failure's own message when it has one, else the server's message for that
+// step.
+func failText(err error, natural string) string {
+	var sf *stepFailure
+	if errors.As(err, &sf) && sf.message != "" {
+		return sf.message
+	}
+	if errors.Is(err, errShutdown) {
+		return errShutdown.Error()
+	}
+	return natural
+}
+
+// startJob records an async job and runs it in the background. The job
+// goroutine waits for s.mu, so the API response is written before the job
+// makes its first change. Callers hold s.mu.
+func (s *Simulator) startJob(c *caller, cmdClass, instanceType, instanceID string, steps int,
+	run func(jr *jobRun) (any, *apiError)) *job {
+	j := &job{internalID: s.st.nextID("job"), id: s.newUUID(), cmd: cmdClass, accountID: c.account.id,
+		userID: c.user.id, instanceType: instanceType, instanceID: instanceID, created: s.now()}
+	s.st.jobs = append(s.st.jobs, j)
+	s.jobs.Add(1)
+	go func() {
+		defer s.jobs.Done()
+		s.lock()
+		defer s.unlock()
+		jr := &jobRun{s: s, job: j, steps: steps}
+		result, err := run(jr)
+		j.completed = s.now()
+		if err != nil {
+			j.status = jobFailed
+			j.resultCode = err.code
+			j.result = map[string]any{"errorcode": err.code, "errortext": err.text}
+			return
+		}
+		j.status = jobSucceeded
+		j.result = result
+	}()
+	return j
+}
+
+// renderJob is the queryAsyncJobResult response.
+func (s *Simulator) renderJob(j *job) map[string]any {
+	out := map[string]any{
+		"jobid":           j.id,
+		"accountid":       j.accountID,
+		"userid":          j.userID,
+		"cmd":             j.cmd,
+		"created":         csTime(j.created),
+		"jobstatus":       j.status,
+		"jobprocstatus":   0,
+		"jobresultcode":   j.resultCode,
+		"jobinstancetype": j.instanceType,
+		"jobinstanceid":   j.instanceID,
+	}
+	if a := s.st.account(j.accountID); a != nil {
+		out["account"] = a.name
+		out["domainid"] = a.domainID
+		out["domainpath"] = "ROOT"
+	}
+	if j.status != jobPending {
+		out["completed"] = csTime(j.completed)
+		out["jobresulttype"] = "object"
+		out["jobresult"] = j.result
+	}
+	return out
+}
+
+// csTime formats a date as CloudStack does: yyyy-MM-dd'T'HH:mm:ssZ.
+func csTime(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05-0700") }

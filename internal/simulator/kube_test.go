@@ -1,0 +1,177 @@
+package simulator
+
+import (
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/base64"
+	"encoding/json"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"golang.org/x/crypto/ssh"
+	"gopkg.in/yaml.v3"
+)
+
+// kubeconfigOf fetches a cluster's kubeconfig through getKubernetesClusterConfig.
+func kubeconfigOf(e *testEnv, id string) string {
+	e.t.Helper()
+	p := e.cs.Kubernetes.NewGetKubernetesClusterConfigParams()
+	p.SetId(id)
+	r, err := e.cs.Kubernetes.GetKubernetesClusterConfig(p)
+	if err != nil {
+		e.t.Fatalf("getKubernetesClusterConfig: %v", err)
+	}
+	return r.Configdata
+}
+
+// runKubectl runs the real /usr/bin/kubectl with the kubeconfig.
+func runKubectl(t *testing.T, kubeconfig string, args ...string) (string, error) {
+	t.Helper()
+	if _, err := os.Stat("/usr/bin/kubectl"); err != nil {
+		t.Fatalf("/usr/bin/kubectl is required: %v", err)
+	}
+	dir := t.TempDir()
+	path := filepath.Join(dir, "kubeconfig")
+	if err := os.WriteFile(path, []byte(kubeconfig), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("/usr/bin/kubectl", append([]string{"--kubeconfig", path, "--request-timeout", "20s"}, args...)...)
+	cmd.Env = append(os.Environ(), "HOME="+dir, "KUBECACHEDIR="+filepath.Join(dir, "cache"))
+	out, err := cmd.Output()
+	return string(out), err
+}
+
+func TestRealKubectlGetNodes(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, Options{})
+	id := e.createCluster(e.createParams("kubectl", 1))
+	cfg := kubeconfigOf(e, id)
+	out, err := runKubectl(t, cfg, "get", "nodes", "-o", "name")
+	if err != nil {
+		t.Fatalf("kubectl get nodes -o name: %v %s", err, out)
+	}
+	var want []string
+	for _, n := range e.sim.DumpState().Nodes {
+		want = append(want, "node/"+n.Name)
+	}
+	got := strings.Fields(out)
+	slices.Sort(got)
+	if !slices.Equal(got, want) || len(got) != 2 {
+		t.Fatalf("kubectl nodes %v, want %v", got, want)
+	}
+	table, err := runKubectl(t, cfg, "get", "nodes")
+	if err != nil || !strings.Contains(table, "control-plane") || strings.Count(table, " Ready ") != 2 {
+		t.Fatalf("kubectl get nodes table: %v\n%s", err, table)
+	}
+}
+
+// kubeAPI is a minimal client built from a kubeconfig: server, CA, token.
+type kubeAPI struct {
+	server string
+	token  string
+	client *http.Client
+}
+
+func newKubeAPI(t *testing.T, kubeconfig string) *kubeAPI {
+	t.Helper()
+	var cfg struct {
+		Clusters []struct {
+			Cluster struct {
+				Server string `yaml:"server"`
+				CAData string `yaml:"certificate-authority-data"`
+			} `yaml:"cluster"`
+		} `yaml:"clusters"`
+		Users []struct {
+			User struct {
+				Token string `yaml:"token"`
+			} `yaml:"user"`
+		} `yaml:"users"`
+	}
+	if err := yaml.Unmarshal([]byte(kubeconfig), &cfg); err != nil || len(cfg.Clusters) != 1 || len(cfg.Users) != 1 {
+		t.Fatalf("kubeconfig: %v", err)
+	}
+	ca, err := base64.StdEncoding.DecodeString(cfg.Clusters[0].Cluster.CAData)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pool := x509.NewCertPool()
+	if !pool.AppendCertsFromPEM(ca) {
+		t.Fatal("bad CA in kubeconfig")
+	}
+	return &kubeAPI{server: cfg.Clusters[0].Cluster.Server, token: cfg.Users[0].User.Token,
+		client: &http.Client{Timeout: 20 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}}
+}
+
+// nodes GETs /api/v1/nodes and returns name -> Ready, or the HTTP status.
+func (k *kubeAPI) nodes(t *testing.T) (map[string]bool, int) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodGet, k.server+"/api/v1/nodes", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+k.token)
+	resp, err := k.client.Do(req)
+	if err != nil {
+		t.Fatalf("GET /api/v1/nodes: %v", err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return nil, resp.StatusCode
+	}
+	var list struct {
+		Items []struct {
+			Metadata struct {
+				Name string `json:"name"`
+			} `json:"metadata"`
+			Status struct {
+				Conditions []struct {
+					Type, Status string
+				} `json:"conditions"`
+			} `json:"status"`
+		} `json:"items"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&list); err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]bool{}
+	for _, it := range list.Items {
+		ready := false
+		for _, c := range it.Status.Conditions {
+			if c.Type == "Ready" && c.Status == "True" {
+				ready = true
+			}
+		}
+		out[it.Metadata.Name] = ready
+	}
+	return out, http.StatusOK
+}
+
+// sshTry runs a command over SSH and returns its output or error.
+func sshTry(e *testEnv, clusterID, host string, port int, cmd string) (string, error) {
+	signer, err := ssh.ParsePrivateKey(e.sim.PrivateKeyPEM())
+	if err != nil {
+		return "", err
+	}
+	cfg := &ssh.ClientConfig{User: "cloud", Auth: []ssh.AuthMethod{ssh.PublicKeys(signer)},
+		HostKeyCallback: ssh.FixedHostKey(e.sim.HostKey(clusterID)), Timeout: 10 * time.Second}
+	client, err := ssh.Dial("tcp", net.JoinHostPort(host, strconv.Itoa(port)), cfg)
+	if err != nil {
+		return "", err
+	}
+	defer client.Close()
+	sess, err := client.NewSession()
+	if err != nil {
+		return "", err
+	}
+	defer sess.Close()
+	out, err := sess.Output(cmd)
+	return string(out), err
+}

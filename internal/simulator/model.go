@@ -1,0 +1,384 @@
+package simulator
+
+import (
+	"time"
+
+	"golang.org/x/crypto/ssh"
+)
+
+// Account types as listAccounts reports them.
+const (
+	accountTypeUser      = 0
+	accountTypeRootAdmin = 1
+	accountTypeProject   = 5
+)
+
+type domain struct {
+	internalID int64
+	id, name   string
+	path       string
+	level      int
+	created    time.Time
+}
+
+type account struct {
+	internalID  int64
+	id, name    string
+	domainID    string
+	accountType int
+	roleType    string // Admin, User
+	projectID   string // set for a project's own account
+	created     time.Time
+}
+
+type user struct {
+	internalID int64
+	id         string
+	username   string
+	accountID  string
+	apiKey     string
+	secretKey  string
+	created    time.Time
+}
+
+type project struct {
+	internalID     int64
+	id, name       string
+	displayText    string
+	domainID       string
+	accountID      string // the project's own account, which owns its resources
+	ownerAccountID string
+	created        time.Time
+}
+
+type zone struct {
+	internalID int64
+	id, name   string
+	created    time.Time
+}
+
+type serviceOffering struct {
+	internalID  int64
+	id, name    string
+	displayText string
+	cpu         int
+	cpuSpeed    int
+	memory      int
+	created     time.Time
+}
+
+type template struct {
+	internalID  int64
+	id, name    string
+	displayText string
+	created     time.Time
+}
+
+type k8sVersion struct {
+	internalID          int64
+	id, name            string
+	semver              string
+	isoID, isoName      string
+	isoState            string
+	state               string // Enabled, Disabled
+	minCPU, minMemory   int
+	supportsHA          bool
+	supportsAutoscaling bool
+	created             time.Time
+}
+
+type keyPair struct {
+	internalID  int64
+	id, name    string
+	accountID   string
+	fingerprint string
+	pub         ssh.PublicKey
+	created     time.Time
+}
+
+type networkOffering struct {
+	internalID   int64
+	id, name     string
+	displayText  string
+	conserveMode bool
+	forVPC       bool
+}
+
+type networkACL struct {
+	id, name    string
+	description string
+	defaultDeny bool
+}
+
+type vpc struct {
+	internalID int64
+	id, name   string
+	cidr       string
+	zoneID     string
+	accountID  string
+	created    time.Time
+}
+
+// Network states.
+const (
+	netAllocated   = "Allocated"
+	netImplemented = "Implemented"
+	netDestroyed   = "Destroyed"
+)
+
+type network struct {
+	internalID  int64
+	id, name    string
+	displayText string
+	zoneID      string
+	offeringID  string
+	accountID   string
+	netType     string // Isolated
+	vpcID       string
+	aclID       string
+	state       string
+	cidr        string // 10.1.N.0/24
+	gateway     string
+	nextHost    int
+	created     time.Time
+	removed     bool
+}
+
+type publicIP struct {
+	internalID int64
+	id         string
+	address    string
+	zoneID     string
+	accountID  string
+	networkID  string // associated guest network
+	vpcID      string
+	sourceNat  bool
+	state      string // Allocated
+	allocated  time.Time
+	released   bool
+}
+
+// Node roles of a CKS VM.
+type nodeRole string
+
+const (
+	roleNone    nodeRole = ""
+	roleControl nodeRole = "control"
+	roleWorker  nodeRole = "worker"
+	roleEtcd    nodeRole = "etcd"
+)
+
+// VM states used by the simulator.
+const (
+	vmStarting  = "Starting"
+	vmRunning   = "Running"
+	vmStopped   = "Stopped"
+	vmDestroyed = "Destroyed"
+	vmExpunging = "Expunging"
+)
+
+type vm struct {
+	internalID   int64
+	id, name     string // name is the host name and display name
+	state        string
+	created      time.Time
+	lastUpdated  time.Time
+	zoneID       string
+	accountID    string
+	offeringID   string
+	templateID   string
+	networkID    string
+	ip, mac      string
+	nicID        string
+	keypair      string
+	rootDiskSize int64
+	clusterID    string // the cluster that created it (kept when unmapped)
+	role         nodeRole
+	kubelet      bool   // kubelet running: the node is registered and Ready while the VM runs
+	nodeName     string // registered Kubernetes node name override (FQDN)
+	hostID       string
+	hostName     string // hypervisor host
+	expunged     bool
+	userVM       bool // deployed by a user (vmtype User), not by CKS
+}
+
+// Cluster states (KubernetesCluster.State).
+const (
+	stCreated               = "Created"
+	stStarting              = "Starting"
+	stRunning               = "Running"
+	stStopping              = "Stopping"
+	stStopped               = "Stopped"
+	stScaling               = "Scaling"
+	stScalingStoppedCluster = "ScalingStoppedCluster"
+	stUpgrading             = "Upgrading"
+	stAlert                 = "Alert"
+	stRecovering            = "Recovering"
+	stDestroying            = "Destroying"
+	stDestroyed             = "Destroyed"
+	stError                 = "Error"
+)
+
+type cluster struct {
+	internalID        int64
+	id, name          string
+	description       string
+	zoneID            string
+	offeringID        string
+	controlOfferingID string
+	workerOfferingID  string
+	etcdOfferingID    string
+	templateID        string
+	versionID         string
+	networkID         string
+	accountID         string
+	keypair           string
+	controlNodes      int64
+	etcdNodes         int64
+	size              int64 // node_count: worker count, written last by scale
+	state             string
+	created           time.Time
+	stateSince        time.Time
+	endpoint          string
+	publicIPID        string // detail publicipid (VPC clusters)
+	networkCleanup    bool   // detail networkCleanup: CKS created the network
+	kubeconfig        string // detail kubeConfigData; a secret, never dumped
+	clusterType       string
+	autoscaling       bool
+	minSize, maxSize  int64
+	csiEnabled        bool
+	rootDiskSize      int64
+	hypervisor        string
+	cores, memory     int64
+	gc                bool
+	removed           bool
+}
+
+type mapRow struct {
+	internalID  int64
+	clusterID   string
+	vmID        string
+	control     bool
+	etcd        bool
+	external    bool
+	nodeVersion string
+}
+
+// kubeNode is a node object registered in a cluster's Kubernetes API.
+type kubeNode struct {
+	clusterID string
+	name      string
+	vmID      string
+	control   bool
+	version   string // semantic version, without "v"
+	ip        string
+	created   time.Time
+}
+
+// Rule purposes and states as stored in the firewall_rules table.
+const (
+	purposeFirewall = "Firewall"
+	purposePF       = "PortForwarding"
+	purposeLB       = "LoadBalancing"
+
+	ruleStaged = "Staged"
+	ruleAdd    = "Add"
+	ruleActive = "Active"
+	ruleRevoke = "Revoke"
+)
+
+// rule is one row of the shared firewall_rules table: firewall, port
+// forwarding and load balancer rules draw ids from one sequence.
+type rule struct {
+	internalID int64
+	id         string
+	purpose    string
+	protocol   string // lowercase
+	hasPorts   bool
+	start, end int
+	ipID       string
+	networkID  string
+	accountID  string
+	state      string
+	cidrs      []string
+	destCidrs  []string
+	icmpType   *int
+	icmpCode   *int
+	forDisplay bool
+	relatedID  int64 // firewall rule opened for a port-forwarding rule
+	created    time.Time
+
+	// Port forwarding.
+	privateStart, privateEnd int
+	vmID                     string
+	vmGuestIP                string
+
+	// Load balancing.
+	name, description string
+	algorithm         string
+	lbMembers         []string
+}
+
+// state is the whole model. Slices keep creation (internal id) order.
+type state struct {
+	seq     map[string]int64
+	ruleSeq int64
+
+	domains    []*domain
+	accounts   []*account
+	users      []*user
+	projects   []*project
+	zones      []*zone
+	offerings  []*serviceOffering
+	templates  []*template
+	versions   []*k8sVersion
+	keypairs   []*keyPair
+	netOffers  []*networkOffering
+	acls       []*networkACL
+	vpcs       []*vpc
+	networks   []*network
+	ips        []*publicIP
+	vms        []*vm
+	vmByID     map[string]*vm // lowercased id -> VM, for the hot lookups
+	clusters   []*cluster
+	vmMap      []*mapRow
+	mapTrash   []*mapRow // rows deleted through the admin API, for restore
+	rules      []*rule
+	nodes      []*kubeNode
+	jobs       []*job
+	seedIDs    seedIDs
+	publicNet  string // id of the zone's public network
+	physNetID  string
+	hostIDs    []string
+	hostNames  []string
+	nextNetNum int
+}
+
+func newState() *state {
+	return &state{seq: map[string]int64{}, ruleSeq: 99, nextNetNum: 1, vmByID: map[string]*vm{}}
+}
+
+// seedIDs are the ids Info reports.
+type seedIDs struct {
+	rootDomain        string
+	adminAccount      string
+	tenantAccount     string
+	adminUser         string
+	tenantUser        string
+	project           string
+	zone              string
+	offeringSmall     string
+	offeringMedium    string
+	offeringLarge     string
+	networkOffering   string
+	vpcTierOffering   string
+	isolatedNetwork   string
+	vpc               string
+	vpcTier           string
+	vpcDenyTier       string
+	systemVMTemplate  string
+	guestOS           string
+	versions          map[string]string
+	disabledVersions  map[string]string
+	defaultVersionKey string
+}

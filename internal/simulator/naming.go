@@ -1,0 +1,95 @@
+package simulator
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// Node VM naming as CKS does it (spec §1). The simulator models the server
+// side on its own, independently of the provider's naming package.
+
+const (
+	maxClusterPrefixLength = 43
+	maxEtcdPrefixLength    = 40
+)
+
+var (
+	hostLabelRE     = regexp.MustCompile(`^[a-zA-Z0-9-]+$`)
+	notLowerLabelRE = regexp.MustCompile(`[^a-z0-9-]`)
+	notLabelRE      = regexp.MustCompile(`[^a-zA-Z0-9-]`)
+)
+
+// verifyHostNameLabel is NetUtils.verifyDomainNameLabel(label, true).
+func verifyHostNameLabel(label string) bool {
+	if len(label) < 1 || len(label) > 63 || !hostLabelRE.MatchString(label) {
+		return false
+	}
+	if strings.HasPrefix(label, "-") || strings.HasSuffix(label, "-") {
+		return false
+	}
+	return label[0] < '0' || label[0] > '9'
+}
+
+func truncate(s string, n int) string {
+	if len(s) > n {
+		return s[:n]
+	}
+	return s
+}
+
+// clusterNodePrefix is getKubernetesClusterNodeNamePrefix (§1.1).
+func clusterNodePrefix(name, uuid string) string {
+	p := strings.ToLower(name)
+	if verifyHostNameLabel(p) {
+		return truncate(p, maxClusterPrefixLength)
+	}
+	p = notLowerLabelRE.ReplaceAllString(p, "")
+	if p == "" {
+		p = uuid
+	}
+	return truncate("k8s-"+p, maxClusterPrefixLength)
+}
+
+// etcdNodePrefix is getEtcdNodeNameForCluster (§1.3): case kept, no k8s-,
+// "-etcd" appended, then cut to 40 characters.
+func etcdNodePrefix(name, uuid string) string {
+	p := name
+	if !verifyHostNameLabel(p) {
+		p = notLabelRE.ReplaceAllString(p, "")
+		if p == "" {
+			p = uuid
+		}
+	}
+	return truncate(p+"-etcd", maxEtcdPrefixLength)
+}
+
+// hexMillis is Long.toHexString(millis).
+func hexMillis(ms int64) string { return strconv.FormatInt(ms, 16) }
+
+func controlNodeName(prefix string, ms int64) string {
+	return fmt.Sprintf("%s-control-%s", prefix, hexMillis(ms))
+}
+
+func workerNodeName(prefix string, ms int64) string {
+	return fmt.Sprintf("%s-node-%s", prefix, hexMillis(ms))
+}
+
+// etcdNodeName uses the 1-based etcd index.
+func etcdNodeName(etcdPrefix string, index int, ms int64) string {
+	return fmt.Sprintf("%s-%d-%s", etcdPrefix, index, hexMillis(ms))
+}
+
+// nodeNameMillis returns the clock in milliseconds for a control or worker
+// name. VMs are created one after another, seconds apart on a real server;
+// a fast or frozen clock must still give distinct names, so the value never
+// repeats. Callers hold s.mu.
+func (s *Simulator) nodeNameMillis() int64 {
+	ms := s.now().UnixMilli()
+	if ms <= s.lastNameMS {
+		ms = s.lastNameMS + 1
+	}
+	s.lastNameMS = ms
+	return ms
+}

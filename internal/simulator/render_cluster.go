@@ -1,0 +1,136 @@
+package simulator
+
+import (
+	"strconv"
+)
+
+// renderCluster is the KubernetesClusterResponse (4.22). Callers hold s.mu.
+func (s *Simulator) renderCluster(c *cluster, who *caller) map[string]any {
+	out := map[string]any{
+		"id":                  c.id,
+		"name":                c.name,
+		"description":         c.description,
+		"zoneid":              c.zoneID,
+		"templateid":          c.templateID,
+		"networkid":           c.networkID,
+		"kubernetesversionid": c.versionID,
+		"masternodes":         c.controlNodes,
+		"controlnodes":        c.controlNodes,
+		"size":                c.size,
+		"etcdnodes":           c.etcdNodes,
+		"state":               c.state,
+		"cpunumber":           strconv.FormatInt(c.cores, 10),
+		"memory":              strconv.FormatInt(c.memory, 10),
+		"endpoint":            c.endpoint,
+		"autoscalingenabled":  c.autoscaling,
+		"csienabled":          c.csiEnabled,
+		"clustertype":         c.clusterType,
+		"created":             csTime(c.created),
+		"hasannotations":      false,
+	}
+	if z := s.st.zone(c.zoneID); z != nil {
+		out["zonename"] = z.name
+	}
+	if t := s.st.template(c.templateID); t != nil {
+		out["templatename"] = t.name
+	}
+	if v := s.st.version(c.versionID); v != nil {
+		out["kubernetesversionname"] = v.name
+	}
+	if n := s.st.network(c.networkID); n != nil {
+		out["associatednetworkname"] = n.name
+	}
+	for key, id := range map[string]string{"serviceoffering": c.offeringID, "controloffering": c.controlOfferingID,
+		"workeroffering": c.workerOfferingID, "etcdoffering": c.etcdOfferingID} {
+		if o := s.st.offering(id); o != nil {
+			out[key+"id"] = o.id
+			out[key+"name"] = o.name
+		}
+	}
+	if c.keypair != "" {
+		out["keypair"] = c.keypair
+	}
+	if c.autoscaling {
+		out["minsize"] = c.minSize
+		out["maxsize"] = c.maxSize
+	}
+	if c.endpoint != "" {
+		out["consoleendpoint"] = c.endpoint + "api/v1/namespaces/kube-system/services/https:kubernetes-dashboard:/proxy/"
+	}
+	s.ownerFields(out, c.accountID)
+	if ip := s.onlySourceNatIP(c.networkID); ip != nil {
+		out["ipaddress"] = ip.address
+		out["ipaddressid"] = ip.id
+	}
+	if etcd := s.etcdIPs(c); len(etcd) > 0 {
+		out["etcdips"] = etcd
+	}
+	vms := []map[string]any{}
+	full := who == nil || who.isAdmin()
+	for _, row := range s.st.mapRows(c.id) {
+		v := s.st.vm(row.vmID)
+		if v == nil {
+			continue // the view joins on live VMs: expunged or missing VMs are skipped
+		}
+		r := s.renderVM(v, full)
+		r["isetcdnode"] = row.etcd
+		r["isexternalnode"] = row.external
+		r["kubernetesnodeversion"] = row.nodeVersion
+		vms = append(vms, r)
+	}
+	out["virtualmachines"] = vms
+	return out
+}
+
+// onlySourceNatIP returns the network's source NAT IP when it has exactly
+// one.
+func (s *Simulator) onlySourceNatIP(networkID string) *publicIP {
+	var found *publicIP
+	for _, p := range s.st.ips {
+		if !p.released && p.networkID == networkID && p.sourceNat {
+			if found != nil {
+				return nil
+			}
+			found = p
+		}
+	}
+	return found
+}
+
+// etcdIPs maps public IP uuid -> address for etcd VMs' PF rules whose public
+// port is exactly the etcd start port (so only etcd node 1 appears).
+func (s *Simulator) etcdIPs(c *cluster) map[string]string {
+	out := map[string]string{}
+	for _, row := range s.st.mapRows(c.id) {
+		if !row.etcd {
+			continue
+		}
+		for _, r := range s.st.rules {
+			if r.purpose == purposePF && r.vmID == row.vmID && r.start == etcdNodesStartPort && r.state != ruleRevoke {
+				if ip := s.st.ip(r.ipID); ip != nil {
+					out[ip.id] = ip.address
+				}
+			}
+		}
+	}
+	return out
+}
+
+// ownerFields adds account or project and domain fields.
+func (s *Simulator) ownerFields(out map[string]any, accountID string) {
+	a := s.st.account(accountID)
+	if a == nil {
+		return
+	}
+	if prj := s.st.projectOfAccount(a.id); prj != nil {
+		out["projectid"] = prj.id
+		out["project"] = prj.name
+	} else {
+		out["account"] = a.name
+	}
+	if d := s.st.domain(a.domainID); d != nil {
+		out["domainid"] = d.id
+		out["domain"] = d.name
+		out["domainpath"] = d.path
+	}
+}

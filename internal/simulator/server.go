@@ -1,0 +1,125 @@
+package simulator
+
+import (
+	"net/http"
+	"time"
+)
+
+// commandHandler runs one API command with s.mu held and returns the body
+// inside "<command>response".
+type commandHandler func(s *Simulator, c *caller, p params) (map[string]any, *apiError)
+
+// commands maps API command names (case-sensitive, as CloudStack's
+// command map is) to handlers.
+var commands map[string]commandHandler
+
+func init() {
+	commands = map[string]commandHandler{
+		"createKubernetesCluster":         cmdCreateKubernetesCluster,
+		"listKubernetesClusters":          cmdListKubernetesClusters,
+		"scaleKubernetesCluster":          cmdScaleKubernetesCluster,
+		"upgradeKubernetesCluster":        cmdUpgradeKubernetesCluster,
+		"startKubernetesCluster":          cmdStartKubernetesCluster,
+		"stopKubernetesCluster":           cmdStopKubernetesCluster,
+		"deleteKubernetesCluster":         cmdDeleteKubernetesCluster,
+		"getKubernetesClusterConfig":      cmdGetKubernetesClusterConfig,
+		"listKubernetesSupportedVersions": cmdListKubernetesSupportedVersions,
+		"queryAsyncJobResult":             cmdQueryAsyncJobResult,
+		"listVirtualMachines":             cmdListVirtualMachines,
+		"listFirewallRules":               cmdListFirewallRules,
+		"createFirewallRule":              cmdCreateFirewallRule,
+		"deleteFirewallRule":              cmdDeleteFirewallRule,
+		"listPortForwardingRules":         cmdListPortForwardingRules,
+		"createPortForwardingRule":        cmdCreatePortForwardingRule,
+		"deletePortForwardingRule":        cmdDeletePortForwardingRule,
+		"listLoadBalancerRules":           cmdListLoadBalancerRules,
+		"listPublicIpAddresses":           cmdListPublicIPAddresses,
+		"listNetworks":                    cmdListNetworks,
+		"listZones":                       cmdListZones,
+		"listServiceOfferings":            cmdListServiceOfferings,
+		"listSSHKeyPairs":                 cmdListSSHKeyPairs,
+		"listProjects":                    cmdListProjects,
+		"listDomains":                     cmdListDomains,
+		"listAccounts":                    cmdListAccounts,
+		"listCapabilities":                cmdListCapabilities,
+	}
+}
+
+// serveAPI is /client/api: GET query or POST form, signature check, then
+// the command.
+func (s *Simulator) serveAPI(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodGet && r.Method != http.MethodPost {
+		w.Header().Set("Allow", "GET, POST")
+		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+		return
+	}
+	if err := r.ParseForm(); err != nil {
+		writeError(w, "errorresponse", &apiError{code: 430, csCode: csServerAPIException, text: "Malformed request"})
+		return
+	}
+	form := r.Form
+	command := firstValueFold(form, "command")
+	respKey := "errorresponse"
+	if command != "" {
+		s.counters.add(command)
+		respKey = lowerCommand(command) + "response"
+	}
+	if d := s.faults.latencyFor(command); d > 0 {
+		t := time.NewTimer(d)
+		select {
+		case <-t.C:
+		case <-r.Context().Done():
+			t.Stop()
+			return
+		}
+	}
+	c := s.authenticate(form)
+	if c == nil {
+		writeError(w, respKey, &apiError{code: codeUnauthorized, text: authFailureText})
+		return
+	}
+	handler, ok := commands[command]
+	if !ok {
+		writeError(w, respKey, &apiError{code: codeUnsupported, csCode: csServerAPIException,
+			text: "The given command does not exist or it is not available for user"})
+		return
+	}
+	if injected, ok := s.faults.takeAPIFailure(command); ok {
+		writeError(w, respKey, injected)
+		return
+	}
+	p := newParams(command, form)
+	s.lock()
+	body, err := handler(s, c, p)
+	s.unlock()
+	if err != nil {
+		writeError(w, respKey, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{respKey: body})
+}
+
+// authenticate verifies the api key and signature and returns the caller,
+// or nil.
+func (s *Simulator) authenticate(form map[string][]string) *caller {
+	s.lock()
+	defer s.unlock()
+	var found *user
+	secretFor := func(apiKey string) (string, bool) {
+		for _, u := range s.st.users {
+			if u.apiKey == apiKey {
+				found = u
+				return u.secretKey, true
+			}
+		}
+		return "", false
+	}
+	if !verifySignature(form, secretFor, time.Now()) || found == nil {
+		return nil
+	}
+	a := s.st.account(found.accountID)
+	if a == nil {
+		return nil
+	}
+	return &caller{user: found, account: a}
+}

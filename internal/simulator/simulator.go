@@ -1,0 +1,258 @@
+package simulator
+
+import (
+	"context"
+	"crypto/ed25519"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"golang.org/x/crypto/ssh"
+)
+
+// Options configure a Simulator.
+type Options struct {
+	// Profile selects the behaviour profile: "4.22.1.1" (default, with the
+	// #14159 scale-down bug) or "fixed".
+	Profile string
+	// JobDuration is how long an async job takes from start to finish. Zero
+	// finishes jobs as fast as possible, but still asynchronously.
+	JobDuration time.Duration
+	// Clock drives VM name suffixes, created timestamps and the state
+	// scanner. Nil means time.Now.
+	Clock func() time.Time
+	// Seed makes generated UUIDs, API keys and the key pair deterministic when
+	// non-zero.
+	Seed uint64
+	// DisableScanner turns off the state scanner that otherwise runs on every
+	// listKubernetesClusters call.
+	DisableScanner bool
+	// MaxClusterSize is cloud.kubernetes.cluster.max.size (control plus
+	// worker nodes). Zero means the CloudStack default of 10.
+	MaxClusterSize int
+	// Logf receives the simulator's log lines (what the management server
+	// would log). Nil discards them. Secrets are never logged.
+	Logf func(format string, args ...any)
+}
+
+// Info describes a running simulator. It is what cksim prints as its single
+// JSON line on start.
+type Info struct {
+	APIURL             string            `json:"api_url"`
+	APIKey             string            `json:"api_key"`
+	SecretKey          string            `json:"secret_key"`
+	AdminURL           string            `json:"admin_url"`
+	ZoneID             string            `json:"zone_id"`
+	ServiceOfferingID  string            `json:"service_offering_id"`
+	KubernetesVersions map[string]string `json:"kubernetes_versions"`
+	Keypair            string            `json:"keypair"`
+	PrivateKeyFile     string            `json:"private_key_file"`
+
+	Profile                    string            `json:"profile"`
+	CloudStackVersion          string            `json:"cloudstack_version"`
+	DisabledKubernetesVersions map[string]string `json:"disabled_kubernetes_versions"`
+	LargeServiceOfferingID     string            `json:"large_service_offering_id"`
+	SmallServiceOfferingID     string            `json:"small_service_offering_id"`
+	NetworkOfferingID          string            `json:"network_offering_id"`
+	IsolatedNetworkID          string            `json:"isolated_network_id"`
+	VPCID                      string            `json:"vpc_id"`
+	VPCTierNetworkID           string            `json:"vpc_tier_network_id"`
+	VPCDenyTierNetworkID       string            `json:"vpc_deny_tier_network_id"`
+	DomainID                   string            `json:"domain_id"`
+	Account                    string            `json:"account"`
+	ProjectID                  string            `json:"project_id"`
+	TenantAccount              string            `json:"tenant_account"`
+	TenantAPIKey               string            `json:"tenant_api_key"`
+	TenantSecretKey            string            `json:"tenant_secret_key"`
+	PublicIPBlock              string            `json:"public_ip_block"`
+}
+
+// Simulator is one simulated CloudStack management server.
+type Simulator struct {
+	opts    Options
+	profile profile
+
+	// mu guards st, rng and every model change. Endpoint calls are made
+	// while holding it; the endpoints read the model only through the
+	// lock-free view published on unlock, so they never wait on mu.
+	mu         sync.Mutex
+	st         *state
+	rng        *rand.Rand
+	lastNameMS int64
+	scanned    bool
+
+	clockOffset atomic.Int64 // nanoseconds added to the clock by the admin API
+	view        atomic.Pointer[endpointView]
+	ep          netEndpoints
+
+	block   ipBlock
+	keyPriv ed25519.PrivateKey
+	keyPub  ssh.PublicKey
+	keyPEM  []byte
+
+	faults   *faults
+	counters *callCounters
+
+	closing   chan struct{}
+	closeOnce sync.Once
+	jobs      sync.WaitGroup
+
+	srvMu    sync.Mutex
+	srv      *http.Server
+	apiURL   string
+	adminURL string
+	keyFile  string
+}
+
+// New builds a simulator with its seed data. It reserves a loopback block
+// 127.A.B.0/24 for public IP addresses but does not listen for API requests
+// until Start.
+func New(opts Options) (*Simulator, error) {
+	prof, err := profileByName(opts.Profile)
+	if err != nil {
+		return nil, err
+	}
+	if opts.MaxClusterSize <= 0 {
+		opts.MaxClusterSize = 10
+	}
+	if opts.JobDuration < 0 {
+		return nil, errors.New("simulator: JobDuration must not be negative")
+	}
+	s := &Simulator{
+		opts:     opts,
+		profile:  prof,
+		st:       newState(),
+		rng:      newRNG(opts.Seed),
+		faults:   newFaults(),
+		counters: newCallCounters(),
+		closing:  make(chan struct{}),
+	}
+	block, err := reserveIPBlock(s.rng)
+	if err != nil {
+		return nil, err
+	}
+	s.block = block
+	if err := s.generateKeyPair(); err != nil {
+		block.release()
+		return nil, err
+	}
+	s.ep = newEndpoints(endpointSource{s})
+	s.ep.SetClock(s.now) // node AGE follows the simulated clock
+	s.lock()
+	s.seed()
+	s.unlock()
+	return s, nil
+}
+
+// Start serves the CloudStack API on /client/api and the admin API on
+// /admin/ at listen (host:port; port 0 picks a free one).
+func (s *Simulator) Start(listen string) error {
+	s.srvMu.Lock()
+	defer s.srvMu.Unlock()
+	if s.srv != nil {
+		return errors.New("simulator: already started")
+	}
+	ln, err := net.Listen("tcp", listen)
+	if err != nil {
+		return fmt.Errorf("simulator: listen %s: %w", listen, err)
+	}
+	base := "http://" + ln.Addr().String()
+	s.apiURL = base + "/client/api"
+	s.adminURL = base + "/admin"
+	s.srv = &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = s.srv.Serve(ln) }()
+	return nil
+}
+
+// Handler is the simulator's HTTP handler (CloudStack API and admin API), for
+// callers that run their own server.
+func (s *Simulator) Handler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/client/api", s.serveAPI)
+	mux.HandleFunc("/client/api/", s.serveAPI)
+	mux.Handle("/admin/", s.adminHandler())
+	return mux
+}
+
+// SetPrivateKeyFile records where the key pair's private key was written, for
+// Info.
+func (s *Simulator) SetPrivateKeyFile(path string) {
+	s.srvMu.Lock()
+	defer s.srvMu.Unlock()
+	s.keyFile = path
+}
+
+// PrivateKeyPEM returns the OpenSSH PEM private key of the seeded key pair
+// (cks-key). It is a secret.
+func (s *Simulator) PrivateKeyPEM() []byte {
+	return append([]byte(nil), s.keyPEM...)
+}
+
+// PublicKey returns the public key of the seeded key pair.
+func (s *Simulator) PublicKey() ssh.PublicKey { return s.keyPub }
+
+// Info returns the connection details and seed ids.
+func (s *Simulator) Info() Info {
+	s.srvMu.Lock()
+	apiURL, adminURL, keyFile := s.apiURL, s.adminURL, s.keyFile
+	s.srvMu.Unlock()
+	s.lock()
+	defer s.unlock()
+	return s.infoLocked(apiURL, adminURL, keyFile)
+}
+
+// Close stops the HTTP server, waits for running jobs to stop and closes
+// every endpoint listener.
+func (s *Simulator) Close() error {
+	s.closeOnce.Do(func() {
+		close(s.closing)
+		s.srvMu.Lock()
+		srv := s.srv
+		s.srvMu.Unlock()
+		if srv != nil {
+			// A short grace lets answers in flight finish. Clients that dial
+			// ahead (concurrent readers) leave connections that never carry a
+			// request; Shutdown would wait seconds for those, so close them.
+			ctx, cancel := context.WithTimeout(context.Background(), 250*time.Millisecond)
+			if err := srv.Shutdown(ctx); err != nil {
+				_ = srv.Close()
+			}
+			cancel()
+		}
+		s.jobs.Wait()
+		s.ep.Close()
+		s.block.release()
+	})
+	return nil
+}
+
+func (s *Simulator) logf(format string, args ...any) {
+	if s.opts.Logf != nil {
+		s.opts.Logf(format, args...)
+	}
+}
+
+// now is the simulated wall clock.
+func (s *Simulator) now() time.Time {
+	var t time.Time
+	if s.opts.Clock != nil {
+		t = s.opts.Clock()
+	} else {
+		t = time.Now()
+	}
+	return t.Add(time.Duration(s.clockOffset.Load())).UTC().Truncate(time.Millisecond)
+}
+
+// lock and unlock guard the model; unlock republishes the view the network
+// endpoints read.
+func (s *Simulator) lock() { s.mu.Lock() }
+
+func (s *Simulator) unlock() {
+	s.publishView()
+	s.mu.Unlock()
+}

@@ -1,0 +1,120 @@
+package simulator
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// VMs, the VM map and Kubernetes node registration. Callers hold s.mu.
+
+// createNodeVM deploys and starts a CKS node VM on the network. Control and
+// worker VMs run a kubelet that registers a Kubernetes node.
+func (s *Simulator) createNodeVM(c *cluster, role nodeRole, name, offeringID string, n *network) *vm {
+	st := s.st
+	now := s.now()
+	v := &vm{internalID: st.nextID("vm"), id: s.newUUID(), name: name, state: vmRunning,
+		created: now, lastUpdated: now, zoneID: c.zoneID, accountID: c.accountID, offeringID: offeringID,
+		templateID: c.templateID, networkID: n.id, keypair: c.keypair, rootDiskSize: c.rootDiskSize,
+		clusterID: c.id, role: role, nicID: s.newUUID()}
+	v.ip = s.allocPrivateIP(n)
+	v.mac = fmt.Sprintf("02:00:%02x:%02x:%02x:%02x", s.rng.IntN(256), s.rng.IntN(256), s.rng.IntN(256), v.internalID%256)
+	host := int(v.internalID) % len(st.hostIDs)
+	v.hostID, v.hostName = st.hostIDs[host], st.hostNames[host]
+	st.vms = append(st.vms, v)
+	st.vmByID[strings.ToLower(v.id)] = v
+	if role == roleControl || role == roleWorker {
+		v.kubelet = true
+		s.registerNode(c.id, v, s.versionSemverOf(c))
+	}
+	return v
+}
+
+// instanceName is the hypervisor instance name i-<account>-<vm>-VM.
+func (s *Simulator) instanceName(v *vm) string {
+	var acct int64
+	if a := s.st.account(v.accountID); a != nil {
+		acct = a.internalID
+	}
+	return fmt.Sprintf("i-%d-%d-VM", acct, v.internalID)
+}
+
+func (s *Simulator) versionSemverOf(c *cluster) string {
+	if v := s.st.version(c.versionID); v != nil {
+		return v.semver
+	}
+	return ""
+}
+
+// addMapRow adds a kubernetes_cluster_vm_map row.
+func (s *Simulator) addMapRow(c *cluster, v *vm) {
+	row := &mapRow{internalID: s.st.nextID("vmmap"), clusterID: c.id, vmID: v.id,
+		control: v.role == roleControl, etcd: v.role == roleEtcd, nodeVersion: s.versionSemverOf(c)}
+	s.st.vmMap = append(s.st.vmMap, row)
+}
+
+func (s *Simulator) deleteMapRow(row *mapRow) {
+	s.st.vmMap = slices.DeleteFunc(s.st.vmMap, func(r *mapRow) bool { return r == row })
+}
+
+// kubeNodeName is the name a VM's kubelet registers under.
+func kubeNodeName(v *vm) string {
+	if v.nodeName != "" {
+		return v.nodeName
+	}
+	return strings.ToLower(v.name)
+}
+
+// registerNode registers the VM's node in the cluster's Kubernetes, once.
+func (s *Simulator) registerNode(clusterID string, v *vm, version string) {
+	if s.st.nodeOfVM(v.id) != nil {
+		return
+	}
+	s.st.nodes = append(s.st.nodes, &kubeNode{clusterID: clusterID, name: kubeNodeName(v), vmID: v.id,
+		control: v.role == roleControl, version: version, ip: v.ip, created: s.now()})
+}
+
+// deleteNode is `kubectl delete node`.
+func (s *Simulator) deleteNode(vmID string) {
+	s.st.nodes = slices.DeleteFunc(s.st.nodes, func(n *kubeNode) bool { return n.vmID == vmID })
+}
+
+// setVMState changes a VM's state and its lastupdated time.
+func (s *Simulator) setVMState(v *vm, state string) {
+	if v.state == state {
+		return
+	}
+	v.state = state
+	v.lastUpdated = s.now()
+}
+
+// expungeVM destroys and expunges a VM. Expunging revokes the VM's own
+// port-forwarding rules (cleanupVmResources) and drops it from LB rules.
+// Its Kubernetes node object, if any, stays until someone deletes it.
+func (s *Simulator) expungeVM(v *vm) {
+	s.setVMState(v, vmDestroyed)
+	s.setVMState(v, vmExpunging)
+	for _, r := range slices.Clone(s.st.rules) {
+		if r.purpose == purposePF && r.vmID == v.id {
+			s.revokeRule(r)
+		}
+		if r.purpose == purposeLB {
+			r.lbMembers = slices.DeleteFunc(r.lbMembers, func(id string) bool { return id == v.id })
+		}
+	}
+	v.expunged = true
+}
+
+// clusterVMs returns the cluster's mapped VMs that still exist, in map
+// order, with their map rows.
+func (s *Simulator) clusterVMs(c *cluster) ([]*vm, []*mapRow) {
+	var vms []*vm
+	var rows []*mapRow
+	for _, row := range s.st.mapRows(c.id) {
+		if v := s.st.vm(row.vmID); v != nil {
+			vms = append(vms, v)
+			rows = append(rows, row)
+		}
+	}
+	return vms, rows
+}
