@@ -8,11 +8,18 @@ import (
 
 // The provider's objects, one line each, so that adding one touches one place.
 var (
-	resourceConstructors = []func() resource.Resource{}
+	resourceConstructors = []func() resource.Resource{
+		newClusterResource,
+	}
 
 	dataSourceConstructors = []func() datasource.DataSource{
 		newKubernetesVersionDataSource,
+		newClusterDataSource,
+		newClusterDriftDataSource,
+		newClustersDriftDataSource,
 	}
 
-	ephemeralConstructors = []func() ephemeral.EphemeralResource{}
+	ephemeralConstructors = []func() ephemeral.EphemeralResource{
+		newClusterKubeconfigEphemeral,
+	}
 )

@@ -1,0 +1,4 @@
+# Import a cluster by its id. node_root_disk_size and hypervisor are not
+# returned by the CloudStack API, so they are null after the import; setting
+# them in the configuration afterwards only records them (no replacement).
+terraform import cks_cluster.example 3b74274b-6554-40c2-b2cf-4329d4308544

@@ -1,0 +1,175 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/datasourcevalidator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
+)
+
+var (
+	_ datasource.DataSourceWithConfigure        = (*clusterDataSource)(nil)
+	_ datasource.DataSourceWithConfigValidators = (*clusterDataSource)(nil)
+)
+
+// clusterDataSource reads a CKS cluster by id or name.
+type clusterDataSource struct {
+	data *providerData
+}
+
+func newClusterDataSource() datasource.DataSource {
+	return &clusterDataSource{}
+}
+
+func (d *clusterDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_cluster"
+}
+
+func (d *clusterDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
+	computed := func(description string) schema.StringAttribute {
+		return schema.StringAttribute{Computed: true, MarkdownDescription: description}
+	}
+	computedInt := func(description string) schema.Int64Attribute {
+		return schema.Int64Attribute{Computed: true, MarkdownDescription: description}
+	}
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "Reads an existing CKS cluster by id or by name, with the same attributes as the `cks_cluster` " +
+			"resource reports, including its nodes with their roles and SSH ports.",
+		Attributes: map[string]schema.Attribute{
+			"id": schema.StringAttribute{
+				Optional:            true,
+				Computed:            true,
+				MarkdownDescription: "Id of the cluster. Exactly one of `id` and `name` must be set.",
+				Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
+			},
+			"name": schema.StringAttribute{
+				Optional:            true,
+				Computed:            true,
+				MarkdownDescription: "Exact name of the cluster; it must match exactly one cluster visible to the caller.",
+				Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
+			},
+			"description":           computed("Description of the cluster."),
+			"zone_id":               computed("Id of the zone."),
+			"kubernetes_version_id": computed("Id of the cluster's Kubernetes version."),
+			"service_offering_id":   computed("Id of the default compute offering."),
+			"control_offering_id":   computed("Id of the control nodes' offering, when set apart."),
+			"worker_offering_id":    computed("Id of the worker nodes' offering, when set apart."),
+			"etcd_offering_id":      computed("Id of the etcd nodes' offering, when set apart."),
+			"control_nodes":         computedInt("Number of control nodes."),
+			"etcd_nodes":            computedInt("Number of separate etcd nodes."),
+			"size":                  computedInt("Number of worker nodes (CloudStack's node count)."),
+			"keypair":               computed("SSH key pair authorised on the nodes."),
+			"network_id":            computed("Id of the guest network."),
+			"account":               computed("Account that owns the cluster."),
+			"domain_id":             computed("Id of the owner's domain."),
+			"project_id":            computed("Id of the owning project."),
+			"state":                 computed("State of the cluster, such as `Running`, `Stopped` or `Alert`."),
+			"endpoint":              computed("Kubernetes API endpoint."),
+			"ip_address":            computed("Public address of the cluster."),
+			"ip_address_id":         computed("Id of the public IP address on an isolated network."),
+			"created":               computed("Creation time as CloudStack reports it."),
+			"autoscaling": schema.SingleNestedAttribute{
+				Computed:            true,
+				MarkdownDescription: "The cluster autoscaler; `min_size` and `max_size` are null while it is off.",
+				Attributes: map[string]schema.Attribute{
+					"enabled":  schema.BoolAttribute{Computed: true, MarkdownDescription: "Whether the autoscaler runs."},
+					"min_size": computedInt("Fewest workers the autoscaler keeps."),
+					"max_size": computedInt("Most workers the autoscaler creates."),
+				},
+			},
+			"nodes": schema.ListNestedAttribute{
+				Computed:            true,
+				MarkdownDescription: "The cluster's node VMs in VM-map order (etcd nodes, control nodes, workers).",
+				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+					"id":    computed("Id of the VM."),
+					"name":  computed("Name of the VM."),
+					"role":  computed("`control`, `worker` or `etcd`."),
+					"state": computed("State of the VM."),
+					"ssh_port": computedInt("Public SSH port of the node on `ip_address` (`2222+i`, or `etcd_ssh_start_port+j` " +
+						"for etcd nodes); null on directly accessed networks."),
+				}},
+			},
+		},
+	}
+}
+
+func (d *clusterDataSource) ConfigValidators(context.Context) []datasource.ConfigValidator {
+	return []datasource.ConfigValidator{
+		datasourcevalidator.ExactlyOneOf(path.MatchRoot("id"), path.MatchRoot("name")),
+	}
+}
+
+func (d *clusterDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
+	data, diags := configuredData(req.ProviderData)
+	resp.Diagnostics.Append(diags...)
+	d.data = data
+}
+
+func (d *clusterDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
+	var model clusterDataSourceModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &model)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if d.data == nil {
+		notConfigured(&resp.Diagnostics)
+		return
+	}
+	c, attr, err := d.find(ctx, model)
+	if err != nil {
+		resp.Diagnostics.AddAttributeError(path.Root(attr), "Cluster Not Found", err.Error())
+		return
+	}
+	kind, err := networkKind(ctx, d.data.client, c)
+	if err != nil {
+		resp.Diagnostics.AddError("Unable to Read Cluster Network", err.Error())
+		return
+	}
+	resp.Diagnostics.Append(model.refresh(ctx, c, kind, d.data.etcdSSHStartPort)...)
+	model.Autoscaling = observedAutoscaling(c)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &model)...)
+}
+
+// find looks the cluster up by id or by exact name; it also returns the
+// attribute to blame when nothing (or too much) matches.
+func (d *clusterDataSource) find(ctx context.Context, m clusterDataSourceModel) (*cloudstack.Cluster, string, error) {
+	if known(m.ID) {
+		c, err := d.data.client.GetKubernetesCluster(ctx, m.ID.ValueString())
+		if err != nil {
+			return nil, "id", fmt.Errorf("reading cluster %s: %w", m.ID.ValueString(), err)
+		}
+		return c, "id", nil
+	}
+	name := m.Name.ValueString()
+	clusters, err := d.data.client.ListKubernetesClusters(ctx, cloudstack.ListClustersParams{Name: name, ListAll: true})
+	if err != nil {
+		return nil, "name", fmt.Errorf("listing clusters named %q: %w", name, err)
+	}
+	var found []cloudstack.Cluster
+	for _, c := range clusters {
+		if c.Name == name {
+			found = append(found, c)
+		}
+	}
+	switch len(found) {
+	case 1:
+		return &found[0], "name", nil
+	case 0:
+		return nil, "name", fmt.Errorf("no cluster named %q is visible to the caller", name)
+	default:
+		ids := make([]string, 0, len(found))
+		for _, c := range found {
+			ids = append(ids, c.ID)
+		}
+		return nil, "name", fmt.Errorf("%d clusters are named %q (%s); CloudStack does not keep names unique, so look the cluster up by id",
+			len(found), name, strings.Join(ids, ", "))
+	}
+}

@@ -1,0 +1,122 @@
+package provider
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/drift"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator"
+)
+
+// Beyond seed 004: FQDN node names, etcd VMs, VMs of other clusters, and the
+// network rule findings of seed 000.
+
+func TestAccClusterDrift_FQDNNodeNames(t *testing.T) {
+	t.Parallel()
+	e := newDriftEnv(t)
+	cl := e.create(driftClusterSpec{name: "test", size: 2})
+	for _, vm := range cl.VirtualMachines {
+		if err := e.Sim.RegisterNodeFQDN(vm.ID, ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	accTest(t, resource.TestCase{Steps: []resource.TestStep{{
+		Config: e.driftHCL(cl.ID, e.sshHCL(cl.ID)),
+		ConfigStateChecks: append(expectDriftFindings(),
+			expectDriftAttr("nodes_checked", knownvalue.Bool(true))),
+	}}})
+}
+
+func TestAccClusterDrift_EtcdVMsAreNotNodes(t *testing.T) {
+	t.Parallel()
+	e := newDriftEnv(t)
+	cl := e.create(driftClusterSpec{name: "test", etcd: 3, size: 1})
+	accTest(t, resource.TestCase{Steps: []resource.TestStep{{
+		Config: e.driftHCL(cl.ID, e.sshHCL(cl.ID)),
+		ConfigStateChecks: append(expectDriftFindings(),
+			expectDriftAttr("nodes_checked", knownvalue.Bool(true))),
+	}}})
+}
+
+func TestAccClusterDrift_VMMappedToAnotherCluster(t *testing.T) {
+	t.Parallel()
+	e := newDriftEnv(t)
+	a := e.create(driftClusterSpec{name: "alpha", size: 2})
+	b := e.create(driftClusterSpec{name: "beta", size: 1})
+	moved := e.worker(a, 1)
+	if err := e.Sim.DeleteMapRow(a.ID, moved.ID); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Sim.InsertMapRow(b.ID, moved.ID, simulator.MapRowSpec{}); err != nil {
+		t.Fatal(err)
+	}
+	accTest(t, resource.TestCase{Steps: []resource.TestStep{{
+		// Named as alpha's worker but in beta's map: not unmapped_vm. Its node
+		// still sits in alpha's Kubernetes, which is drift of its own.
+		Config: e.driftHCL(a.ID, e.sshHCL(a.ID)+"  check_network_rules = false\n"),
+		ConfigStateChecks: append(expectDriftFindings(drift.KindNodeWithoutVM, drift.KindSizeMismatch),
+			expectDriftFinding(0, map[string]knownvalue.Check{"node_name": knownvalue.StringExact(strings.ToLower(moved.Name))})),
+	}}})
+}
+
+// seed000Cluster is seed 000's cluster: 1 control, 3 etcd, 1 worker, on
+// the buggy 4.22.1.1 profile, scaled up to 2 workers once.
+func seed000Cluster(t *testing.T) (*driftEnv, string) {
+	t.Helper()
+	e := newDriftEnv(t, withProfile(simulator.Profile42211))
+	cl := e.create(driftClusterSpec{name: "cks-etcd-minimal-20260912", etcd: 3, size: 1})
+	if err := e.scale(cl.ID, 2); err != nil {
+		t.Fatalf("scale to 2: %v", err)
+	}
+	return e, cl.ID
+}
+
+func TestAccClusterDrift_ScaleHazardBeforeScaleDown(t *testing.T) {
+	t.Parallel()
+	e, id := seed000Cluster(t)
+	accTest(t, resource.TestCase{Steps: []resource.TestStep{{
+		// The scale-up re-created the node range after the etcd firewall
+		// rules: the next scale-down would revoke etcd rule 50000 instead.
+		Config: e.driftHCL(id, e.sshHCL(id)),
+		ConfigStateChecks: append(expectDriftFindings(drift.KindScaleHazard, drift.KindScaleHazard, drift.KindScaleHazard),
+			expectDriftAttr("cluster_state", knownvalue.StringExact("Running")),
+			expectDriftAttr("findings", knownvalue.ListPartial(map[int]knownvalue.Check{
+				0: knownvalue.ObjectPartial(map[string]knownvalue.Check{
+					"rule_id": knownvalue.NotNull(),
+					"message": driftContains("CKS etcd SSH firewall rule", "comes before the node SSH range", "#14159"),
+				}),
+			})),
+		),
+	}}})
+}
+
+func TestAccClusterDrift_Seed000FailedScale(t *testing.T) {
+	t.Parallel()
+	e, id := seed000Cluster(t)
+	if err := e.scale(id, 1); err == nil || !strings.Contains(err.Error(), "unable to update network rules") {
+		t.Fatalf("scale to 1: %v, want seed 000's failure", err)
+	}
+	accTest(t, resource.TestCase{Steps: []resource.TestStep{{
+		// Stale size, forwards 2222, 2223 and 50000 gone with the etcd
+		// firewall rule 50000, the old node range left; and the next scale
+		// would go wrong through 50001 and 50002. SSH to :2222 is gone.
+		Config: e.driftHCL(id, e.sshHCL(id)),
+		ConfigStateChecks: append(expectDriftFindings(drift.KindSizeMismatch,
+			drift.KindSSHForwardMissing, drift.KindSSHForwardMissing, drift.KindSSHFirewallRangeMismatch,
+			drift.KindEtcdSSHRuleMissing, drift.KindEtcdSSHRuleMissing, drift.KindScaleHazard, drift.KindScaleHazard),
+			expectDriftAttr("cluster_state", knownvalue.StringExact("Alert")),
+			expectDriftAttr("nodes_checked", knownvalue.Bool(false)),
+			expectDriftAttr("node_check_error", driftContains(":2222", "connection refused")),
+			expectDriftFinding(0, map[string]knownvalue.Check{
+				"message": knownvalue.StringExact("cluster cks-etcd-minimal-20260912 has size 2 but its VM map has 1 worker VM")}),
+			expectDriftFinding(1, map[string]knownvalue.Check{"message": driftContains("SSH port forward 2222 -> 22", "-control-", "is missing")}),
+			expectDriftFinding(2, map[string]knownvalue.Check{"message": driftContains("SSH port forward 2223 -> 22", "-node-", "is missing")}),
+			expectDriftFinding(3, map[string]knownvalue.Check{"message": driftContains("node SSH firewall range is 2222-2224, expected 2222-2223")}),
+			expectDriftFinding(4, map[string]knownvalue.Check{"message": driftContains("etcd SSH firewall rule 50000", "-etcd-1-", "is missing")}),
+			expectDriftFinding(5, map[string]knownvalue.Check{"message": driftContains("etcd SSH port forward 50000 -> 22", "-etcd-1-", "is missing")}),
+		),
+	}}})
+}

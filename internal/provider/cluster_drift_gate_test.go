@@ -1,0 +1,140 @@
+package provider
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"golang.org/x/crypto/ssh"
+
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/drift"
+)
+
+func TestAccClusterDrift_CIGateFailsThePlan(t *testing.T) {
+	t.Parallel()
+	e := newDriftEnv(t)
+	cl := e.create(driftClusterSpec{name: "test", size: 2})
+	worker := e.worker(cl, 1)
+	gate := e.driftHCL(cl.ID, e.sshHCL(cl.ID)+"  fail_on_drift = true\n  check_network_rules = false\n")
+	accTest(t, resource.TestCase{Steps: []resource.TestStep{
+		{
+			// In sync: the gate passes.
+			Config: gate,
+			ConfigStateChecks: append(expectDriftFindings(),
+				expectDriftAttr("fail_on_drift", knownvalue.Bool(true))),
+		},
+		{
+			// Drift: `terraform plan` fails, and the error lists the findings.
+			PreConfig: func() {
+				if err := e.Sim.DeleteMapRow(cl.ID, worker.ID); err != nil {
+					t.Fatal(err)
+				}
+			},
+			Config:   gate,
+			PlanOnly: true,
+			ExpectError: driftErrorPattern("Cluster Drift Detected", "cluster test ("+cl.ID+")",
+				"2 findings: 1 unmapped_vm, 1 size_mismatch", "- unmapped_vm: VM "+worker.Name,
+				"- size_mismatch: cluster test has size 2 but its VM map has 1 worker VM", "fail_on_drift is true"),
+		},
+	}})
+}
+
+func TestAccClusterDrift_WrongHostKeyIsRefused(t *testing.T) {
+	t.Parallel()
+	e := newDriftEnv(t)
+	cl := e.create(driftClusterSpec{name: "test", size: 1})
+	other := e.create(driftClusterSpec{name: "other", size: 1})
+	wrong := e.hostKey(other.ID)
+	wrongFP := fingerprint(t, wrong)
+	rightFP := fingerprint(t, e.hostKey(cl.ID))
+	knownHosts := fmt.Sprintf("[%s]:2222 %s\n", cl.IPAddress, e.hostKey(cl.ID))
+	accTest(t, resource.TestCase{Steps: []resource.TestStep{
+		{
+			Config: e.driftHCL(cl.ID, fmt.Sprintf("  ssh {\n    private_key = file(%q)\n    host_key = %q\n  }\n", e.KeyFile, wrong)),
+			ExpectError: driftErrorPattern("SSH Host Key Refused", "host_key", "cluster test", cl.IPAddress+":2222",
+				"host key mismatch", "got "+rightFP, "expected "+wrongFP),
+		},
+		{
+			// The right key through known_hosts is accepted.
+			Config: e.driftHCL(cl.ID, fmt.Sprintf("  ssh {\n    private_key = file(%q)\n    known_hosts = %q\n  }\n", e.KeyFile, knownHosts)),
+			ConfigStateChecks: append(expectDriftFindings(),
+				expectDriftAttr("nodes_checked", knownvalue.Bool(true))),
+		},
+	}})
+}
+
+func fingerprint(t *testing.T, authorizedKey string) string {
+	t.Helper()
+	key, _, _, _, err := ssh.ParseAuthorizedKey([]byte(authorizedKey))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ssh.FingerprintSHA256(key)
+}
+
+func TestAccClusterDrift_KubeconfigListsNodesThroughTheKubernetesAPI(t *testing.T) {
+	t.Parallel()
+	e := newDriftEnv(t)
+	cl := e.create(driftClusterSpec{name: "test", size: 2})
+	worker := e.worker(cl, 0)
+	if err := e.Sim.StopKubelet(worker.ID, true); err != nil { // the node stays, NotReady
+		t.Fatal(err)
+	}
+	sessions := e.Sim.SSHSessions()
+	accTest(t, resource.TestCase{Steps: []resource.TestStep{{
+		Config: e.driftHCL(cl.ID, "  node_source = \"kubeconfig\"\n"),
+		ConfigStateChecks: append(expectDriftFindings(drift.KindNodeNotReady),
+			expectDriftAttr("nodes_checked", knownvalue.Bool(true)),
+			expectDriftFinding(0, map[string]knownvalue.Check{
+				"node_name": knownvalue.StringExact(strings.ToLower(worker.Name)),
+				"vm_id":     knownvalue.StringExact(worker.ID),
+			}),
+		),
+		Check: func(*terraform.State) error {
+			if n := e.Sim.SSHSessions() - sessions; n != 0 {
+				return fmt.Errorf("kubeconfig mode opened %d SSH sessions", n)
+			}
+			return nil
+		},
+	}}})
+}
+
+// TestAccClusterDrift_CostPerCheck counts, through the simulator, what each
+// read of the data source costs: Terraform reads it several times per step
+// (plan, apply, refresh), and each read makes exactly one cluster lookup.
+func TestAccClusterDrift_CostPerCheck(t *testing.T) {
+	t.Parallel()
+	e := newDriftEnv(t)
+	cl := e.create(driftClusterSpec{name: "test", etcd: 1, size: 2})
+	var sessions int64
+	accTest(t, resource.TestCase{Steps: []resource.TestStep{{
+		PreConfig: func() {
+			e.Sim.ResetCallCounts()
+			sessions = e.Sim.SSHSessions()
+		},
+		Config:            e.driftHCL(cl.ID, e.sshHCL(cl.ID)),
+		ConfigStateChecks: expectDriftFindings(),
+		Check: func(*terraform.State) error {
+			calls := e.Sim.CallCounts()
+			reads := calls["listKubernetesClusters"]
+			total := int64(0)
+			for _, n := range calls {
+				total += n
+			}
+			ssh := e.Sim.SSHSessions() - sessions
+			if reads == 0 || total > 4*reads || ssh != reads {
+				return fmt.Errorf("%d checks made %d CloudStack requests (%v) and %d SSH sessions; want at most 4 requests and one session each",
+					reads, total, calls, ssh)
+			}
+			for _, cmd := range []string{"listVirtualMachines", "listFirewallRules", "listPortForwardingRules"} {
+				if calls[cmd] != reads {
+					return fmt.Errorf("%s was called %d times for %d checks: %v", cmd, calls[cmd], reads, calls)
+				}
+			}
+			return nil
+		},
+	}}})
+}

@@ -1,0 +1,188 @@
+package provider
+
+import (
+	"strings"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/drift"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/driftcheck"
+)
+
+// driftSSHModel is the ssh block. The fleet data source's block has no
+// host, which stays null.
+type driftSSHModel struct {
+	PrivateKey            types.String
+	User                  types.String
+	Host                  types.String
+	Port                  types.Int64
+	HostKey               types.String
+	KnownHosts            types.String
+	InsecureIgnoreHostKey types.Bool
+	Timeout               types.String
+}
+
+// driftOptionsModel is the part of the configuration both data sources share.
+type driftOptionsModel struct {
+	NodeSource        types.String
+	SSH               types.Object
+	GracePeriod       types.String
+	CheckNetworkRules types.Bool
+	FailOnDrift       types.Bool
+}
+
+// driftSettings are the options resolved from the configuration, with the
+// effective values to write back to the state.
+type driftSettings struct {
+	opts        driftcheck.Options
+	nodeSource  string
+	gracePeriod string
+	checkRules  bool
+	failOnDrift bool
+}
+
+// driftSSHBlockModel reads the ssh block; ok is false when it is absent. It
+// reads attribute by attribute because the fleet's block has no host.
+func driftSSHBlockModel(obj types.Object) (driftSSHModel, bool) {
+	m := driftSSHModel{PrivateKey: types.StringNull(), User: types.StringNull(), Host: types.StringNull(),
+		Port: types.Int64Null(), HostKey: types.StringNull(), KnownHosts: types.StringNull(),
+		InsecureIgnoreHostKey: types.BoolNull(), Timeout: types.StringNull()}
+	if obj.IsNull() || obj.IsUnknown() {
+		return m, false
+	}
+	attrs := obj.Attributes()
+	str := func(name string, dst *types.String) {
+		if v, ok := attrs[name].(types.String); ok {
+			*dst = v
+		}
+	}
+	str("private_key", &m.PrivateKey)
+	str("user", &m.User)
+	str("host", &m.Host)
+	str("host_key", &m.HostKey)
+	str("known_hosts", &m.KnownHosts)
+	str("timeout", &m.Timeout)
+	if v, ok := attrs["port"].(types.Int64); ok {
+		m.Port = v
+	}
+	if v, ok := attrs["insecure_ignore_host_key"].(types.Bool); ok {
+		m.InsecureIgnoreHostKey = v
+	}
+	return m, true
+}
+
+// resolveDriftSettings turns a known configuration into check options. Plan
+// time validation has already explained every bad value with its path;
+// these errors repeat it for configurations that bypassed it.
+func resolveDriftSettings(m driftOptionsModel) (driftSettings, diag.Diagnostics) {
+	var diags diag.Diagnostics
+	s := driftSettings{gracePeriod: defaultDriftGracePeriod, checkRules: true}
+	sshModel, hasSSH := driftSSHBlockModel(m.SSH)
+
+	s.nodeSource = string(driftcheck.NodeSourceNone)
+	if hasSSH {
+		s.nodeSource = string(driftcheck.NodeSourceSSH)
+	}
+	if v := m.NodeSource.ValueString(); v != "" {
+		s.nodeSource = v
+	}
+	if v := m.GracePeriod.ValueString(); v != "" {
+		s.gracePeriod = v
+	}
+	grace, err := parseDriftDuration(s.gracePeriod, true)
+	if err != nil {
+		diags.AddAttributeError(path.Root("grace_period"), "Invalid Grace Period", err.Error())
+	}
+	if !m.CheckNetworkRules.IsNull() {
+		s.checkRules = m.CheckNetworkRules.ValueBool()
+	}
+	s.failOnDrift = m.FailOnDrift.ValueBool()
+
+	s.opts = driftcheck.Options{NodeSource: driftcheck.NodeSource(s.nodeSource), GracePeriod: grace, CheckNetworkRules: s.checkRules}
+	if hasSSH {
+		s.opts.SSH = driftcheck.SSHOptions{
+			PrivateKey:            []byte(sshModel.PrivateKey.ValueString()),
+			User:                  sshModel.User.ValueString(),
+			Host:                  sshModel.Host.ValueString(),
+			Port:                  int(sshModel.Port.ValueInt64()),
+			HostKey:               strings.TrimSpace(sshModel.HostKey.ValueString()),
+			KnownHosts:            sshModel.KnownHosts.ValueString(),
+			InsecureIgnoreHostKey: sshModel.InsecureIgnoreHostKey.ValueBool(),
+		}
+		if v := sshModel.Timeout.ValueString(); v != "" {
+			timeout, err := parseDriftDuration(v, false)
+			if err != nil {
+				diags.AddAttributeError(path.Root("ssh").AtName("timeout"), "Invalid SSH Timeout", err.Error())
+			}
+			s.opts.NodeTimeout = timeout
+		}
+	}
+	return s, diags
+}
+
+// parseDriftDuration parses a Go duration; zero is allowed only when
+// allowZero (a grace period of none, but never a zero timeout).
+func parseDriftDuration(v string, allowZero bool) (time.Duration, error) {
+	d, err := time.ParseDuration(strings.TrimSpace(v))
+	switch {
+	case err != nil:
+		return 0, driftDurationError{value: v, reason: "it is not a duration such as \"15m\", \"90s\" or \"1h30m\""}
+	case d < 0:
+		return 0, driftDurationError{value: v, reason: "it is negative"}
+	case d == 0 && !allowZero:
+		return 0, driftDurationError{value: v, reason: "it must be longer than zero"}
+	}
+	return d, nil
+}
+
+type driftDurationError struct{ value, reason string }
+
+func (e driftDurationError) Error() string {
+	return "The value " + driftQuote(e.value) + " is not valid: " + e.reason + "."
+}
+
+func driftQuote(s string) string { return "\"" + s + "\"" }
+
+// driftFindingsValue renders findings as a list of objects; empty fields are null.
+func driftFindingsValue(fs []drift.Finding) (types.List, diag.Diagnostics) {
+	objType := types.ObjectType{AttrTypes: driftFindingAttrTypes}
+	values := make([]attr.Value, 0, len(fs))
+	var diags diag.Diagnostics
+	for _, f := range fs {
+		obj, d := types.ObjectValue(driftFindingAttrTypes, map[string]attr.Value{
+			"kind":      types.StringValue(f.Kind),
+			"vm_id":     driftStringOrNull(f.VMID),
+			"vm_name":   driftStringOrNull(f.VMName),
+			"vm_state":  driftStringOrNull(f.VMState),
+			"node_name": driftStringOrNull(f.NodeName),
+			"rule_id":   driftStringOrNull(f.RuleID),
+			"message":   types.StringValue(f.Message),
+		})
+		diags.Append(d...)
+		values = append(values, obj)
+	}
+	list, d := types.ListValue(objType, values)
+	diags.Append(d...)
+	return list, diags
+}
+
+// driftCountsValue has every finding kind, zero included, so that
+// counts["size_mismatch"] always exists.
+func driftCountsValue(counts map[string]int) (types.Map, diag.Diagnostics) {
+	values := map[string]attr.Value{}
+	for _, k := range drift.Kinds() {
+		values[k] = types.Int64Value(int64(counts[k]))
+	}
+	return types.MapValue(types.Int64Type, values)
+}
+
+func driftStringOrNull(s string) types.String {
+	if s == "" {
+		return types.StringNull()
+	}
+	return types.StringValue(s)
+}

@@ -1,0 +1,195 @@
+package provider
+
+import (
+	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/driftcheck"
+)
+
+// Schema pieces shared by cks_cluster_drift and cks_clusters_drift.
+
+// defaultDriftGracePeriod is CloudStack's own grace period for new VMs.
+const defaultDriftGracePeriod = "15m"
+
+// driftViewsDescription explains what the drift check compares.
+const driftViewsDescription = "The check compares four views of a cluster, fetched concurrently:\n\n" +
+	"1. **The VM map**: `listKubernetesClusters` `virtualmachines`, with `size`, `controlnodes` and `etcdnodes`.\n" +
+	"2. **The owner's VMs**: `listVirtualMachines` of the cluster's account or project whose names follow the " +
+	"cluster's node naming (`<prefix>-control-<hex>`, `<prefix>-node-<hex>`, `<etcd prefix>-<n>-<hex>`). A VM in " +
+	"another cluster's map is not this cluster's stray.\n" +
+	"3. **The Kubernetes nodes**: `sudo /opt/bin/kubectl get nodes` on control node 1 over SSH (at the address " +
+	"CloudStack itself uses: the source NAT IP `:2222` on an isolated network, the cluster's public IP `:2222` on a " +
+	"VPC tier, the control VM `:22` on a shared network), or the Kubernetes API with the kubeconfig CloudStack returns. " +
+	"When the nodes cannot be listed, the VM comparison still runs and `nodes_checked` is false.\n" +
+	"4. **The network rules** on the cluster's public IP and the port forwards of its network, classified by role " +
+	"(node SSH range, node and etcd forwards, etcd firewall rules, user rules), including the rules that would make " +
+	"the next scale fail on CloudStack 4.21.0 to 4.22.1.1 (#14159).\n\n" +
+	"Clusters in a transitional state (Starting, Scaling, Upgrading, Stopping, RemovingNodes, ...) and " +
+	"ExternalManaged clusters are skipped. The check only reads: it never changes anything.\n\n" +
+	"Finding kinds: `mapped_vm_missing`, `mapped_vm_not_running`, `unmapped_vm`, `node_without_vm`, `vm_not_node`, " +
+	"`size_mismatch`, `node_not_ready`, `ssh_forward_missing`, `ssh_forward_stale`, `ssh_firewall_range_mismatch`, " +
+	"`etcd_ssh_rule_missing` and `scale_hazard`."
+
+// driftGateDescription explains the CI gate.
+const driftGateDescription = "**As a CI gate**: set `fail_on_drift = true` and run `terraform plan`: any finding is an " +
+	"error diagnostic that lists the findings, so the plan exits non-zero. Without it, findings show as a warning and " +
+	"the outputs (`in_sync`, `counts`, `findings`) can feed a `check` block or a `postcondition`."
+
+// driftFindingAttrTypes is the object type of one finding.
+var driftFindingAttrTypes = map[string]attr.Type{
+	"kind":      types.StringType,
+	"vm_id":     types.StringType,
+	"vm_name":   types.StringType,
+	"vm_state":  types.StringType,
+	"node_name": types.StringType,
+	"rule_id":   types.StringType,
+	"message":   types.StringType,
+}
+
+// driftOptionAttributes are the inputs both data sources share.
+func driftOptionAttributes() map[string]schema.Attribute {
+	return map[string]schema.Attribute{
+		"node_source": schema.StringAttribute{
+			Optional: true,
+			Computed: true,
+			MarkdownDescription: "Where the Kubernetes nodes come from: `ssh` (kubectl on control node 1; the default when an " +
+				"`ssh` block is given), `kubeconfig` (the Kubernetes API with the kubeconfig from `getKubernetesClusterConfig`) " +
+				"or `none` (VMs and rules only; the default without an `ssh` block).",
+			Validators: []validator.String{stringvalidator.OneOf(driftcheck.NodeSources()...)},
+		},
+		"grace_period": schema.StringAttribute{
+			Optional:    true,
+			Computed:    true,
+			Description: "How long a new VM may be unmapped, or running without being a Kubernetes node, before it is reported.",
+			MarkdownDescription: "How long a new VM may be unmapped, or running without being a Kubernetes node, before it is " +
+				"reported, as a Go duration such as `15m` or `1h30m`. Defaults to `" + defaultDriftGracePeriod + "`, as in " +
+				"CloudStack's own check.",
+		},
+		"check_network_rules": schema.BoolAttribute{
+			Optional:            true,
+			Computed:            true,
+			MarkdownDescription: "Compare the SSH network rules (firewall range, port forwards, etcd rules) with the VM map and report scale hazards. Defaults to `true`.",
+		},
+		"fail_on_drift": schema.BoolAttribute{
+			Optional:            true,
+			Computed:            true,
+			MarkdownDescription: "Make any finding an error diagnostic, so that `terraform plan` fails: the CI gate. Defaults to `false`, which reports findings as a warning.",
+		},
+	}
+}
+
+// driftSSHBlock is the ssh block; withHost adds the host override, which makes
+// sense for one cluster only.
+func driftSSHBlock(withHost bool) schema.SingleNestedBlock {
+	attrs := map[string]schema.Attribute{
+		"private_key": schema.StringAttribute{
+			Optional:  true,
+			Sensitive: true,
+			MarkdownDescription: "PEM private key of the cluster's key pair (CKS authorises it for user `cloud` on every node). " +
+				"Required in the block. It is sensitive; Terraform still keeps data source inputs in state, so protect the state.",
+		},
+		"user": schema.StringAttribute{
+			Optional:            true,
+			MarkdownDescription: "Login user. Defaults to `cloud`, the user CKS creates.",
+			Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
+		},
+		"port": schema.Int64Attribute{
+			Optional: true,
+			MarkdownDescription: "Port override. Defaults to the port CloudStack uses: `2222` through the public IP, `22` on a " +
+				"shared network.",
+			Validators: []validator.Int64{int64validator.Between(1, 65535)},
+		},
+		"host_key": schema.StringAttribute{
+			Optional: true,
+			MarkdownDescription: "Expected host key of control node 1 as an `authorized_keys` line, e.g. `ssh-ed25519 AAAA...`. " +
+				"Conflicts with `known_hosts`.",
+			Validators: []validator.String{stringvalidator.ConflictsWith(path.MatchRelative().AtParent().AtName("known_hosts"))},
+		},
+		"known_hosts": schema.StringAttribute{
+			Optional: true,
+			MarkdownDescription: "`known_hosts` content to verify control node 1 against; hashed and `[host]:port` entries " +
+				"are honoured. Conflicts with `host_key`.",
+		},
+		"insecure_ignore_host_key": schema.BoolAttribute{
+			Optional: true,
+			MarkdownDescription: "Accept any host key. Explicit opt-in, reported as a warning: without host key verification a " +
+				"machine in the middle could answer for control node 1.",
+		},
+		"timeout": schema.StringAttribute{
+			Optional: true,
+			MarkdownDescription: "Bound on each of connecting, the SSH handshake and the kubectl command, as a Go duration such " +
+				"as `30s`. Defaults to 10 s, 10 s and 60 s, as CloudStack's own SSH helper.",
+		},
+	}
+	if withHost {
+		attrs["host"] = schema.StringAttribute{
+			Optional:            true,
+			MarkdownDescription: "Address override, for a client that reaches control node 1 another way (a bastion's forward, a VPN address).",
+			Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
+		}
+	}
+	return schema.SingleNestedBlock{
+		MarkdownDescription: "How to reach control node 1 over SSH. Giving the block makes `ssh` the default `node_source`. " +
+			"One of `host_key`, `known_hosts` or `insecure_ignore_host_key = true` is required.",
+		Attributes: attrs,
+	}
+}
+
+// driftResultAttributes are the outputs of one cluster's check.
+func driftResultAttributes() map[string]schema.Attribute {
+	return map[string]schema.Attribute{
+		"in_sync": schema.BoolAttribute{
+			Computed:            true,
+			MarkdownDescription: "True when the cluster was checked and nothing drifted. False for a skipped cluster.",
+		},
+		"cluster_state": schema.StringAttribute{
+			Computed:            true,
+			MarkdownDescription: "The cluster state the check saw, e.g. `Running` or `Alert`.",
+		},
+		"skipped": schema.BoolAttribute{
+			Computed:            true,
+			MarkdownDescription: "True when the cluster was not compared: it is in a transitional state or ExternalManaged.",
+		},
+		"skip_reason": schema.StringAttribute{
+			Computed:            true,
+			MarkdownDescription: "Why the cluster was skipped; null otherwise.",
+		},
+		"nodes_checked": schema.BoolAttribute{
+			Computed:            true,
+			MarkdownDescription: "Whether the Kubernetes nodes were compared. False with `node_source = \"none\"`, for a Stopped cluster, or when listing them failed.",
+		},
+		"node_check_error": schema.StringAttribute{
+			Computed:            true,
+			MarkdownDescription: "Why the Kubernetes nodes could not be listed (SSH, host key, kubectl or Kubernetes API failure); null otherwise. The VM comparison ran anyway.",
+		},
+		"findings": schema.ListNestedAttribute{
+			Computed: true,
+			MarkdownDescription: "The findings in a stable order: by kind (in the order of the kinds above), then VM name, " +
+				"node name and rule id. Fields that do not apply to a finding are null.",
+			NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+				"kind":      schema.StringAttribute{Computed: true, MarkdownDescription: "Finding kind, e.g. `unmapped_vm`."},
+				"vm_id":     schema.StringAttribute{Computed: true, MarkdownDescription: "Id of the VM concerned."},
+				"vm_name":   schema.StringAttribute{Computed: true, MarkdownDescription: "Name of the VM concerned."},
+				"vm_state":  schema.StringAttribute{Computed: true, MarkdownDescription: "State of the VM concerned."},
+				"node_name": schema.StringAttribute{Computed: true, MarkdownDescription: "Name of the Kubernetes node concerned."},
+				"rule_id":   schema.StringAttribute{Computed: true, MarkdownDescription: "Id of the firewall rule or port forward concerned."},
+				"message":   schema.StringAttribute{Computed: true, MarkdownDescription: "What is wrong, in words."},
+			}},
+		},
+		"counts": schema.MapAttribute{
+			Computed:            true,
+			ElementType:         types.Int64Type,
+			MarkdownDescription: "Number of findings per kind; every kind is present, zero included.",
+		},
+		"summary": schema.StringAttribute{
+			Computed:            true,
+			MarkdownDescription: "Human-readable summary, e.g. `2 findings: 1 unmapped_vm, 1 size_mismatch`.",
+		},
+	}
+}

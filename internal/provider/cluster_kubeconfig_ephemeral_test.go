@@ -1,0 +1,138 @@
+package provider
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	tfjson "github.com/hashicorp/terraform-json"
+	"github.com/hashicorp/terraform-plugin-framework/providerserver"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	"github.com/hashicorp/terraform-plugin-testing/echoprovider"
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/tfversion"
+)
+
+// kubectlPath is the real kubectl the test runs against the simulator.
+const kubectlPath = "/usr/bin/kubectl"
+
+// TestAccClusterKubeconfigEphemeral opens cks_cluster_kubeconfig for a new
+// cluster and hands it to the echo provider (the test-only way to look at
+// ephemeral values). The kubeconfig works with the real kubectl, and no
+// other object in the state contains it.
+func TestAccClusterKubeconfigEphemeral(t *testing.T) {
+	t.Parallel()
+	env := newSimEnv(t)
+	config := env.clusterHCL("kubeconfig", fmt.Sprintf(`
+  kubernetes_version_id = %q
+  size                  = 1
+`, env.VersionID(t, "1.33.13"))) + `
+ephemeral "cks_cluster_kubeconfig" "this" {
+  cluster_id = cks_cluster.test.id
+}
+
+provider "echo" {
+  data = ephemeral.cks_cluster_kubeconfig.this
+}
+
+resource "echo" "kubeconfig" {}
+`
+	accTest(t, resource.TestCase{
+		TerraformVersionChecks: []tfversion.TerraformVersionCheck{tfversion.SkipBelow(tfversion.Version1_10_0)},
+		ProtoV6ProviderFactories: map[string]func() (tfprotov6.ProviderServer, error){
+			"cks":  providerserver.NewProtocol6WithError(New("test")()),
+			"echo": echoprovider.NewProviderServer(),
+		},
+		CheckDestroy: env.expectNothingLeft,
+		Steps: []resource.TestStep{{
+			Config: config,
+			ConfigStateChecks: []statecheck.StateCheck{
+				kubeconfigWorks{t: t, dir: t.TempDir()},
+			},
+		}},
+	})
+}
+
+// kubeconfigWorks reads the kubeconfig the echo resource received, runs
+// `kubectl get nodes -o name` with it, and checks that nothing else in the
+// state holds the kubeconfig or its token.
+type kubeconfigWorks struct {
+	t   *testing.T
+	dir string
+}
+
+func (c kubeconfigWorks) CheckState(ctx context.Context, req statecheck.CheckStateRequest, resp *statecheck.CheckStateResponse) {
+	if req.State == nil || req.State.Values == nil || req.State.Values.RootModule == nil {
+		resp.Error = errors.New("the state is empty")
+		return
+	}
+	var echoed *tfjson.StateResource
+	var others []*tfjson.StateResource
+	for _, r := range req.State.Values.RootModule.Resources {
+		switch {
+		case r.Address == "echo.kubeconfig":
+			echoed = r
+		case strings.Contains(r.Type, "kubeconfig"):
+			resp.Error = fmt.Errorf("the state holds %s: an ephemeral resource must never be stored", r.Address)
+			return
+		default:
+			others = append(others, r)
+		}
+	}
+	if echoed == nil {
+		resp.Error = errors.New("echo.kubeconfig is not in state")
+		return
+	}
+	data, ok := echoed.AttributeValues["data"].(map[string]any)
+	if !ok {
+		resp.Error = fmt.Errorf("echo.kubeconfig data is %T, want an object", echoed.AttributeValues["data"])
+		return
+	}
+	kubeconfig, _ := data["kubeconfig"].(string)
+	token, _ := data["token"].(string)
+	host, _ := data["host"].(string)
+	if kubeconfig == "" || token == "" || !strings.HasPrefix(host, "https://") {
+		resp.Error = fmt.Errorf("the ephemeral resource gave kubeconfig %d bytes, token %d bytes, host %q", len(kubeconfig), len(token), host)
+		return
+	}
+	for _, r := range others {
+		raw, err := json.Marshal(r.AttributeValues)
+		if err != nil {
+			resp.Error = err
+			return
+		}
+		if strings.Contains(string(raw), token) || strings.Contains(string(raw), "certificate-authority-data") {
+			resp.Error = fmt.Errorf("%s holds the kubeconfig or its token", r.Address)
+			return
+		}
+	}
+	resp.Error = c.kubectlGetNodes(ctx, kubeconfig)
+}
+
+// kubectlGetNodes runs the real kubectl with the kubeconfig and expects the
+// cluster's control node and worker (etcd VMs are not Kubernetes nodes).
+func (c kubeconfigWorks) kubectlGetNodes(ctx context.Context, kubeconfig string) error {
+	file := filepath.Join(c.dir, "kubeconfig")
+	if err := os.WriteFile(file, []byte(kubeconfig), 0o600); err != nil {
+		return err
+	}
+	cmd := exec.CommandContext(ctx, kubectlPath, "--kubeconfig", file, "--request-timeout", "20s", "get", "nodes", "-o", "name")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("kubectl get nodes: %v: %s", err, out)
+	}
+	lines := strings.Fields(string(out))
+	slices.Sort(lines)
+	if len(lines) != 2 || !strings.Contains(lines[0], "-control-") || !strings.Contains(lines[1], "-node-") {
+		return fmt.Errorf("kubectl get nodes -o name printed %q, want the control node and the worker", out)
+	}
+	return nil
+}

@@ -1,0 +1,69 @@
+package provider
+
+import (
+	"context"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/clusterops"
+)
+
+var (
+	_ resource.ResourceWithConfigure      = (*clusterResource)(nil)
+	_ resource.ResourceWithImportState    = (*clusterResource)(nil)
+	_ resource.ResourceWithModifyPlan     = (*clusterResource)(nil)
+	_ resource.ResourceWithValidateConfig = (*clusterResource)(nil)
+)
+
+// defaultClusterTimeout matches the server's own limits
+// (cloud.kubernetes.cluster.start/scale/upgrade.timeout, 3600 s).
+const defaultClusterTimeout = 60 * time.Minute
+
+// clusterJobWait tunes how often CKS jobs and cluster states are polled.
+// The zero value takes cloudstack's defaults; tests shorten the intervals.
+var clusterJobWait cloudstack.WaitOptions
+
+// clusterResource manages a CKS cluster.
+type clusterResource struct {
+	data *providerData
+}
+
+func newClusterResource() resource.Resource {
+	return &clusterResource{}
+}
+
+func (r *clusterResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_cluster"
+}
+
+func (r *clusterResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	data, diags := configuredData(req.ProviderData)
+	resp.Diagnostics.Append(diags...)
+	r.data = data
+}
+
+// ImportState imports a cluster by id. Read fills in everything the API
+// returns; node_root_disk_size and hypervisor stay null because the API does
+// not report them.
+func (r *clusterResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	resource.ImportStatePassthroughID(ctx, path.Root("id"), req, resp)
+}
+
+// engine returns the rule-aware operations engine with the opt-ins of m.
+func (r *clusterResource) engine(m *clusterResourceModel) *clusterops.Engine {
+	return clusterops.New(r.data.client, clusterops.Options{
+		EtcdSSHStartPort:        r.data.etcdSSHStartPort,
+		Wait:                    clusterJobWait,
+		RecreateUserHazardRules: m.RecreateUserHazardRules.ValueBool(),
+		AllowRestartForRecovery: m.AllowRestartForRecovery.ValueBool(),
+		HazardOptInName:         "recreate_user_hazard_rules",
+		RestartOptInName:        "allow_restart_for_recovery",
+		Logf: func(ctx context.Context, msg string, fields map[string]any) {
+			tflog.Debug(ctx, msg, fields)
+		},
+	})
+}

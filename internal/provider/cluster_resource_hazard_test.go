@@ -1,0 +1,128 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
+)
+
+// addUserSSHRules creates, as a user would, a firewall rule 22-22 and a
+// forward 22 -> 22 to the control VM on the cluster's IP. Once the node SSH
+// range is re-created by a scale, the #14159 predicate picks this firewall
+// rule first.
+func (e *simEnv) addUserSSHRules(t *testing.T, id *string) func() {
+	return func() {
+		ctx := context.Background()
+		api := e.apiClient(t)
+		c, err := api.GetKubernetesCluster(ctx, *id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var control string
+		for _, vm := range c.VirtualMachines {
+			if !vm.IsEtcdNode && control == "" {
+				control = vm.ID
+			}
+		}
+		ref, err := api.CreateFirewallRule(ctx, cloudstack.CreateFirewallRuleParams{IPAddressID: c.IPAddressID, Protocol: "tcp",
+			StartPort: 22, EndPort: 22, CIDRList: []string{"203.0.113.0/24"}})
+		if err == nil {
+			_, err = cloudstack.WaitForJob(ctx, api, ref.JobID, clusterJobWait)
+		}
+		if err != nil {
+			t.Fatalf("creating the user firewall rule: %v", err)
+		}
+		ref, err = api.CreatePortForwardingRule(ctx, cloudstack.CreatePortForwardingRuleParams{IPAddressID: c.IPAddressID,
+			Protocol: "tcp", PublicPort: 22, PublicEndPort: 22, PrivatePort: 22, PrivateEndPort: 22,
+			VirtualMachineID: control, NetworkID: c.NetworkID})
+		if err == nil {
+			_, err = cloudstack.WaitForJob(ctx, api, ref.JobID, clusterJobWait)
+		}
+		if err != nil {
+			t.Fatalf("creating the user forward: %v", err)
+		}
+	}
+}
+
+// TestAccCluster_userHazardRule puts a user firewall rule where the 4.22.1.1
+// scale bug would pick it. The size change fails at plan, naming the rule
+// and the opt-in, and changes nothing; with recreate_user_hazard_rules the
+// provider re-creates the rule (same ports and CIDR) after the node range
+// and the scale succeeds.
+func TestAccCluster_userHazardRule(t *testing.T) {
+	t.Parallel()
+	env := newSimEnv(t, withProfile("4.22.1.1"))
+	optIn := "  recreate_user_hazard_rules = true\n"
+	var id string
+	accTest(t, resource.TestCase{
+		CheckDestroy: env.expectNothingLeft,
+		Steps: []resource.TestStep{
+			{
+				Config: env.seed000Config(t, 1, ""),
+				Check: func(s *terraform.State) error {
+					var err error
+					id, err = clusterID(s)
+					return err
+				},
+			},
+			{
+				// The first scale re-creates the node range after the user rule.
+				PreConfig: env.addUserSSHRules(t, &id),
+				Config:    env.seed000Config(t, 2, ""),
+			},
+			{
+				PreConfig: env.Sim.ResetCallCounts,
+				Config:    env.seed000Config(t, 1, ""),
+				ExpectError: errorFragments("Unsafe Cluster Scale", "size                  = 1", "user firewall rule", "(tcp 22)", "comes before the node SSH range", "#14159",
+					"recreate_user_hazard_rules"),
+			},
+			{
+				PreConfig: func() {
+					for _, command := range []string{"scaleKubernetesCluster", "deleteFirewallRule", "createFirewallRule"} {
+						if n := env.Sim.CallCounts()[command]; n != 0 {
+							t.Fatalf("the refused plan made %d %s call(s)", n, command)
+						}
+					}
+				},
+				Config: env.seed000Config(t, 1, optIn),
+				ConfigStateChecks: []statecheck.StateCheck{
+					expectAttr("state", knownvalue.StringExact("Running")),
+					expectAttr("size", knownvalue.Int64Exact(1)),
+				},
+				Check: func(s *terraform.State) error {
+					ctx := context.Background()
+					c, err := env.apiClient(t).GetKubernetesCluster(ctx, id)
+					if err != nil {
+						return err
+					}
+					got := env.rulesOf(ctx, t, c)
+					want := []string{"22", "2222-2223", "50000", "50001", "50002", "6443"}
+					if !slices.Equal(got.Firewalls, want) {
+						return fmt.Errorf("firewall rules = %v, want %v", got.Firewalls, want)
+					}
+					fws, err := env.apiClient(t).ListFirewallRules(ctx, cloudstack.ListRulesParams{IPAddressID: c.IPAddressID})
+					if err != nil {
+						return err
+					}
+					for _, fw := range fws {
+						if fw.StartPort == 22 && !slices.Equal(fw.CIDRList, []string{"203.0.113.0/24"}) {
+							return fmt.Errorf("the user rule was re-created with CIDRs %v", fw.CIDRList)
+						}
+					}
+					if _, ok := got.Forwards[22]; !ok {
+						return fmt.Errorf("the user forward 22 is gone: %v", got.Forwards)
+					}
+					return nil
+				},
+			},
+		},
+	})
+}

@@ -1,0 +1,168 @@
+package provider
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/clusterops"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/rules"
+)
+
+func TestCreateParams(t *testing.T) {
+	t.Parallel()
+	m := clusterResourceModel{}
+	m.Name = types.StringValue("c")
+	m.ZoneID = types.StringValue("z")
+	m.KubernetesVersionID = types.StringValue("v")
+	m.ServiceOfferingID = types.StringUnknown()
+	m.ControlOfferingID = types.StringValue("big")
+	m.WorkerOfferingID = types.StringUnknown()
+	m.EtcdOfferingID = types.StringNull()
+	m.Description = types.StringUnknown()
+	m.ControlNodes = types.Int64Value(1)
+	m.EtcdNodes = types.Int64Value(3)
+	m.Size = types.Int64Unknown()
+	m.NodeRootDiskSize = types.Int64Null()
+	m.Account, m.DomainID, m.ProjectID = types.StringUnknown(), types.StringUnknown(), types.StringValue("p")
+	as := autoscalingModel{Enabled: types.BoolValue(true), MinSize: types.Int64Value(2), MaxSize: types.Int64Value(5)}
+
+	p := createParams(m, as)
+	if p.Size != 2 {
+		t.Errorf("with the autoscaler on, the cluster must start with min_size workers, got size %d", p.Size)
+	}
+	if p.ServiceOfferingID != "" || p.Description != "" || p.Account != "" {
+		t.Errorf("unknown values must not be sent: %+v", p)
+	}
+	if len(p.NodeOfferings) != 1 || p.NodeOfferings["control"] != "big" {
+		t.Errorf("node offerings = %v, want only control", p.NodeOfferings)
+	}
+	if p.ProjectID != "p" || p.EtcdNodes != 3 || p.NodeRootDiskSize != 0 {
+		t.Errorf("params = %+v", p)
+	}
+}
+
+func TestCreatedAround(t *testing.T) {
+	t.Parallel()
+	sent := time.Now()
+	format := func(t time.Time) string { return t.UTC().Format(cloudStackTimeLayout) }
+	cases := []struct {
+		created string
+		want    bool
+	}{
+		{format(sent), true},
+		{format(sent.Add(-4 * time.Minute)), true},
+		{format(sent.Add(-10 * time.Minute)), false},
+		{format(sent.Add(time.Hour)), false},
+		{"not a date", false},
+	}
+	for _, tc := range cases {
+		if got := createdAround(tc.created, sent); got != tc.want {
+			t.Errorf("createdAround(%q) = %v, want %v", tc.created, got, tc.want)
+		}
+	}
+}
+
+func TestDescribeFailure(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		err     error
+		summary string
+		detail  string
+	}{
+		{&clusterops.HazardError{ClusterID: "c", OptIn: "recreate_user_hazard_rules"}, "Unsafe Cluster Scale", "recreate_user_hazard_rules"},
+		{&clusterops.RecoveryNeededError{ClusterID: "c", State: "Alert", OptIn: "allow_restart_for_recovery"}, "Cluster Needs Recovery", "allow_restart_for_recovery"},
+		{fmt.Errorf("waiting: %w", context.DeadlineExceeded), "Cluster Operation Timed Out", "raise timeouts"},
+		{errors.New("job failed"), "Cluster Operation Failed", "Scaling failed: job failed."},
+	}
+	for _, tc := range cases {
+		summary, detail := describeFailure("Scaling", tc.err)
+		if summary != tc.summary || !strings.Contains(detail, tc.detail) {
+			t.Errorf("describeFailure(%v) = %q, %q; want %q containing %q", tc.err, summary, detail, tc.summary, tc.detail)
+		}
+	}
+}
+
+func TestAddReportWarnings(t *testing.T) {
+	t.Parallel()
+	var diags diag.Diagnostics
+	addReportWarnings(&diags, clusterops.Report{ClusterID: "c"})
+	if len(diags) != 0 {
+		t.Fatalf("an empty report gave %v", diags)
+	}
+	addReportWarnings(&diags, clusterops.Report{ClusterID: "c", Steps: []clusterops.Step{
+		{Kind: clusterops.StepScaled, Message: "scaled to 1"},
+		{Kind: clusterops.StepNeutralised, Message: "re-created etcd SSH firewall rule 50000"},
+		{Kind: clusterops.StepRepaired, Message: "created missing port forward 2222→22"},
+	}})
+	if len(diags) != 1 || diags.WarningsCount() != 1 {
+		t.Fatalf("want one warning, got %v", diags)
+	}
+	detail := diags[0].Detail()
+	if !strings.Contains(detail, "re-created etcd SSH firewall rule 50000") || !strings.Contains(detail, "2222→22") ||
+		strings.Contains(detail, "scaled to 1") {
+		t.Errorf("warning detail %q", detail)
+	}
+}
+
+func TestKindOfNetwork(t *testing.T) {
+	t.Parallel()
+	isolated := &cloudstack.Cluster{IPAddressID: "ip", Endpoint: "https://10.0.0.1:6443/"}
+	routed := &cloudstack.Cluster{Endpoint: "https://10.1.0.5:6443/"}
+	cases := []struct {
+		n    cloudstack.Network
+		c    *cloudstack.Cluster
+		want rules.NetworkKind
+	}{
+		{cloudstack.Network{Type: "Isolated"}, isolated, rules.NetworkIsolated},
+		{cloudstack.Network{Type: "Isolated", VPCID: "vpc"}, routed, rules.NetworkVPC},
+		{cloudstack.Network{Type: "Shared"}, routed, rules.NetworkDirect},
+		{cloudstack.Network{Type: "Isolated"}, routed, rules.NetworkDirect},
+	}
+	for _, tc := range cases {
+		if got := kindOfNetwork(tc.n, tc.c); got != tc.want {
+			t.Errorf("kindOfNetwork(%+v) = %s, want %s", tc.n, got, tc.want)
+		}
+	}
+}
+
+func TestClusterAddress(t *testing.T) {
+	t.Parallel()
+	if got := clusterAddress(&cloudstack.Cluster{IPAddress: "1.2.3.4", Endpoint: "https://5.6.7.8:6443/"}); got != "1.2.3.4" {
+		t.Errorf("isolated: %q", got)
+	}
+	if got := clusterAddress(&cloudstack.Cluster{Endpoint: "https://5.6.7.8:6443/"}); got != "5.6.7.8" {
+		t.Errorf("VPC: %q", got)
+	}
+	if got := clusterAddress(&cloudstack.Cluster{}); got != "" {
+		t.Errorf("no address: %q", got)
+	}
+}
+
+func TestRefreshedAutoscaling(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	on := &cloudstack.Cluster{AutoscalingEnabled: true, MinSize: 1, MaxSize: 4}
+	off := &cloudstack.Cluster{}
+
+	got, diags := refreshedAutoscaling(ctx, types.ObjectNull(autoscalingAttrTypes), off)
+	if diags.HasError() || !got.IsNull() {
+		t.Errorf("off without prior object: %v %v", got, diags)
+	}
+	got, _ = refreshedAutoscaling(ctx, types.ObjectNull(autoscalingAttrTypes), on)
+	if want := autoscalingObject(autoscalingModel{Enabled: types.BoolValue(true), MinSize: types.Int64Value(1), MaxSize: types.Int64Value(4)}); !got.Equal(want) {
+		t.Errorf("enabled out of band: %v, want %v", got, want)
+	}
+	prior := autoscalingObject(autoscalingModel{Enabled: types.BoolValue(false), MinSize: types.Int64Value(2), MaxSize: types.Int64Value(3)})
+	got, _ = refreshedAutoscaling(ctx, prior, off)
+	if !got.Equal(prior) {
+		t.Errorf("disabled keeps the configured range: %v, want %v", got, prior)
+	}
+}

@@ -1,0 +1,244 @@
+package provider
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+	"golang.org/x/crypto/ssh"
+
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
+)
+
+// Jobs of the simulator finish in milliseconds; poll them accordingly so
+// that the acceptance tests stay fast.
+func init() {
+	clusterJobWait = cloudstack.WaitOptions{InitialInterval: 20 * time.Millisecond, MaxInterval: 200 * time.Millisecond, Multiplier: 1.5}
+}
+
+const clusterAddr = "cks_cluster.test"
+
+// clusterHCL is the configuration of cks_cluster.test; body holds the
+// attributes beyond name, zone and offering.
+func (e *simEnv) clusterHCL(name, body string) string {
+	return e.ProviderConfig(fmt.Sprintf(`
+resource "cks_cluster" "test" {
+  name                = %q
+  zone_id             = %q
+  service_offering_id = %q
+%s
+}
+`, name, e.Info.ZoneID, e.Info.ServiceOfferingID, body))
+}
+
+// apiClient is a CloudStack client on the simulator, for checks made
+// through the API.
+func (e *simEnv) apiClient(t *testing.T) *cloudstack.Client {
+	t.Helper()
+	c, err := cloudstack.New(cloudstack.Config{APIURL: e.Info.APIURL, APIKey: e.Info.APIKey, SecretKey: e.Info.SecretKey})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// clusterID returns the id of the cluster in state.
+func clusterID(s *terraform.State) (string, error) {
+	rs, ok := s.RootModule().Resources[clusterAddr]
+	if !ok {
+		return "", fmt.Errorf("%s is not in state", clusterAddr)
+	}
+	return rs.Primary.ID, nil
+}
+
+// expectNothingLeft is a CheckDestroy: the simulator has no cluster, no VM
+// and no network rule left.
+func (e *simEnv) expectNothingLeft(*terraform.State) error {
+	d := e.Sim.DumpState()
+	var left []string
+	for _, c := range d.Clusters {
+		if !c.Removed {
+			left = append(left, fmt.Sprintf("cluster %s (%s)", c.Name, c.State))
+		}
+	}
+	for _, v := range d.VMs {
+		if !v.Expunged {
+			left = append(left, fmt.Sprintf("VM %s (%s)", v.Name, v.State))
+		}
+	}
+	for _, r := range d.Rules {
+		left = append(left, fmt.Sprintf("%s rule %d-%d (%s)", r.Purpose, r.StartPort, r.EndPort, r.State))
+	}
+	if len(left) > 0 {
+		return fmt.Errorf("left behind after destroy: %s", strings.Join(left, ", "))
+	}
+	return nil
+}
+
+// liveClusters counts the clusters that are not removed.
+func (e *simEnv) liveClusters() int {
+	n := 0
+	for _, c := range e.Sim.DumpState().Clusters {
+		if !c.Removed {
+			n++
+		}
+	}
+	return n
+}
+
+// ruleSet is what the API lists on the cluster's IP: firewall ranges and
+// forwards with their target VMs.
+type ruleSet struct {
+	Firewalls []string
+	Forwards  map[int]string // public port -> VM id
+}
+
+func (e *simEnv) rulesOf(ctx context.Context, t *testing.T, c *cloudstack.Cluster) ruleSet {
+	t.Helper()
+	api := e.apiClient(t)
+	fws, err := api.ListFirewallRules(ctx, cloudstack.ListRulesParams{IPAddressID: c.IPAddressID, ListAll: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pfs, err := api.ListPortForwardingRules(ctx, cloudstack.ListRulesParams{IPAddressID: c.IPAddressID, ListAll: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs := ruleSet{Forwards: map[int]string{}}
+	for _, fw := range fws {
+		if fw.StartPort == fw.EndPort {
+			rs.Firewalls = append(rs.Firewalls, fmt.Sprint(fw.StartPort))
+		} else {
+			rs.Firewalls = append(rs.Firewalls, fmt.Sprintf("%d-%d", fw.StartPort, fw.EndPort))
+		}
+	}
+	sort.Strings(rs.Firewalls)
+	for _, pf := range pfs {
+		if pf.PrivatePort != 22 {
+			t.Errorf("forward %d goes to private port %d, want 22", pf.PublicPort, pf.PrivatePort)
+		}
+		rs.Forwards[pf.PublicPort] = pf.VirtualMachineID
+	}
+	return rs
+}
+
+// expectSeed000Rules checks the rules of a cluster with one control node,
+// three etcd nodes and one worker: firewall 2222-2223, 6443, 50000-50002,
+// and a forward per node to the right VM.
+func (e *simEnv) expectSeed000Rules(ctx context.Context, t *testing.T, c *cloudstack.Cluster) {
+	t.Helper()
+	got := e.rulesOf(ctx, t, c)
+	wantFW := []string{"2222-2223", "50000", "50001", "50002", "6443"}
+	if !slices.Equal(got.Firewalls, wantFW) {
+		t.Errorf("firewall rules = %v, want %v", got.Firewalls, wantFW)
+	}
+	want := map[int]string{}
+	var etcd, nodes []string
+	for _, vm := range c.VirtualMachines {
+		if vm.IsEtcdNode {
+			etcd = append(etcd, vm.ID)
+		} else {
+			nodes = append(nodes, vm.ID)
+		}
+	}
+	for i, id := range nodes {
+		want[2222+i] = id
+	}
+	for j, id := range etcd {
+		want[50000+j] = id
+	}
+	if len(got.Forwards) != len(want) {
+		t.Errorf("forwards = %v, want %v", got.Forwards, want)
+	}
+	for port, vm := range want {
+		if got.Forwards[port] != vm {
+			t.Errorf("forward %d goes to VM %q, want %q", port, got.Forwards[port], vm)
+		}
+	}
+}
+
+// sshRun runs a command as user cloud with the simulator's key pair on
+// addr and returns its output and exit status.
+func (e *simEnv) sshRun(t *testing.T, addr, command string) (string, int, error) {
+	t.Helper()
+	signer, err := ssh.ParsePrivateKey(e.Sim.PrivateKeyPEM())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := &ssh.ClientConfig{
+		User:            "cloud",
+		Auth:            []ssh.AuthMethod{ssh.PublicKeys(signer)},
+		HostKeyCallback: ssh.InsecureIgnoreHostKey(), // the simulator's host keys are per run
+		Timeout:         10 * time.Second,
+	}
+	client, err := ssh.Dial("tcp", addr, cfg)
+	if err != nil {
+		return "", 0, err
+	}
+	defer client.Close()
+	session, err := client.NewSession()
+	if err != nil {
+		return "", 0, err
+	}
+	defer session.Close()
+	// Separate buffers: the session copies both streams concurrently.
+	var stdout, stderr bytes.Buffer
+	session.Stdout = &stdout
+	session.Stderr = &stderr
+	err = session.Run(command)
+	out := stdout.String() + stderr.String()
+	var exit *ssh.ExitError
+	if errors.As(err, &exit) {
+		return out, exit.ExitStatus(), nil
+	}
+	return out, 0, err
+}
+
+// expectSSH checks that SSH as cloud works on every given port of ip: the
+// session runs kubectl, which answers on the control node (2222) and is
+// refused locally on the others.
+func (e *simEnv) expectSSH(t *testing.T, ip string, ports ...int) {
+	t.Helper()
+	for _, port := range ports {
+		addr := net.JoinHostPort(ip, fmt.Sprint(port))
+		out, status, err := e.sshRun(t, addr, "sudo /opt/bin/kubectl get nodes -o name")
+		switch {
+		case err != nil:
+			t.Errorf("SSH to %s: %v", addr, err)
+		case port == 2222 && (status != 0 || !strings.Contains(out, "node/")):
+			t.Errorf("SSH to the control node at %s: kubectl exited %d with %q", addr, status, out)
+		case port != 2222 && status == 127:
+			t.Errorf("SSH to %s: the session did not run kubectl: %q", addr, out)
+		}
+	}
+}
+
+// nodeRoles is a statecheck value for the nodes' roles in map order.
+func nodeRoles(roles ...string) knownvalue.Check {
+	elems := make([]knownvalue.Check, 0, len(roles))
+	for _, r := range roles {
+		elems = append(elems, knownvalue.ObjectPartial(map[string]knownvalue.Check{"role": knownvalue.StringExact(r)}))
+	}
+	return knownvalue.ListExact(elems)
+}
+
+// expectAttr is statecheck.ExpectKnownValue on cks_cluster.test.
+func expectAttr(attr string, check knownvalue.Check) statecheck.StateCheck {
+	return statecheck.ExpectKnownValue(clusterAddr, tfjsonpath.New(attr), check)
+}
+
+func regexpMust(expr string) *regexp.Regexp { return regexp.MustCompile(expr) }
+
+func tfjsonpathOf(attr string) tfjsonpath.Path { return tfjsonpath.New(attr) }

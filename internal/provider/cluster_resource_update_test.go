@@ -1,0 +1,355 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/compare"
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
+)
+
+// TestAccCluster_offerings changes the service offering. CloudStack refuses
+// it for running KVM VMs, and the refusal is shown with the state
+// unchanged; with state = "Stopped" the provider stops the cluster first and
+// the change applies in place.
+func TestAccCluster_offerings(t *testing.T) {
+	t.Parallel()
+	env := newSimEnv(t)
+	config := func(offering, state string) string {
+		return env.ProviderConfig(fmt.Sprintf(`
+resource "cks_cluster" "test" {
+  name                  = "offerings"
+  zone_id               = %q
+  service_offering_id   = %q
+  kubernetes_version_id = %q
+  size                  = 1
+  state                 = %q
+}
+`, env.Info.ZoneID, offering, env.VersionID(t, "1.33.13"), state))
+	}
+	medium, large := env.Info.ServiceOfferingID, env.Info.LargeServiceOfferingID
+	sameID := statecheck.CompareValue(compare.ValuesSame())
+	accTest(t, resource.TestCase{
+		CheckDestroy: env.expectNothingLeft,
+		Steps: []resource.TestStep{
+			{
+				Config: config(medium, "Running"),
+				ConfigStateChecks: []statecheck.StateCheck{
+					sameID.AddStateValue(clusterAddr, tfjsonpath.New("id")),
+					expectAttr("worker_offering_id", knownvalue.StringExact(medium)),
+				},
+			},
+			{
+				Config:      config(large, "Running"),
+				ExpectError: errorFragments("Changing the offerings of cluster", "scaling Kubernetes cluster with running VMs on hypervisor KVM is not supported"),
+			},
+			{
+				Config: config(large, "Stopped"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(clusterAddr, plancheck.ResourceActionUpdate),
+					plancheck.ExpectUnknownValue(clusterAddr, tfjsonpath.New("worker_offering_id")),
+				}},
+				ConfigStateChecks: []statecheck.StateCheck{
+					sameID.AddStateValue(clusterAddr, tfjsonpath.New("id")),
+					expectAttr("state", knownvalue.StringExact("Stopped")),
+					expectAttr("service_offering_id", knownvalue.StringExact(large)),
+					expectAttr("control_offering_id", knownvalue.StringExact(large)),
+					expectAttr("worker_offering_id", knownvalue.StringExact(large)),
+				},
+			},
+			{
+				Config: config(large, "Running"),
+				ConfigStateChecks: []statecheck.StateCheck{
+					sameID.AddStateValue(clusterAddr, tfjsonpath.New("id")),
+					expectAttr("state", knownvalue.StringExact("Running")),
+				},
+			},
+		},
+	})
+}
+
+// TestAccCluster_serverLimits shows CloudStack's own limit on control_nodes
+// + size (cloud.kubernetes.cluster.max.size) instead of hard-coding it.
+func TestAccCluster_serverLimits(t *testing.T) {
+	t.Parallel()
+	env := newSimEnv(t)
+	accTest(t, resource.TestCase{
+		CheckDestroy: env.expectNothingLeft,
+		Steps: []resource.TestStep{{
+			Config: env.clusterHCL("too-big", fmt.Sprintf("  kubernetes_version_id = %q\n  size = 10\n", env.VersionID(t, "1.33.13"))),
+			ExpectError: errorFragments("Unable to Create Cluster", `CloudStack refused to create cluster "too-big"`,
+				"must not exceed cloud.kubernetes.cluster.max.size: 10"),
+		}},
+	})
+}
+
+// TestAccCluster_autoscaling enables the autoscaler (size then follows
+// CloudStack and never causes a diff, even when the autoscaler changes it),
+// and turns it off again with a fixed size.
+func TestAccCluster_autoscaling(t *testing.T) {
+	t.Parallel()
+	env := newSimEnv(t)
+	version := env.VersionID(t, "1.33.13")
+	autoscaled := env.clusterHCL("autoscaled", fmt.Sprintf(`
+  kubernetes_version_id = %q
+  autoscaling = {
+    enabled  = true
+    min_size = 1
+    max_size = 3
+  }
+`, version))
+	var id string
+	accTest(t, resource.TestCase{
+		CheckDestroy: env.expectNothingLeft,
+		Steps: []resource.TestStep{
+			{
+				Config: autoscaled,
+				ConfigStateChecks: []statecheck.StateCheck{
+					expectAttr("size", knownvalue.Int64Exact(1)),
+					expectAttr("autoscaling", knownvalue.ObjectExact(map[string]knownvalue.Check{
+						"enabled": knownvalue.Bool(true), "min_size": knownvalue.Int64Exact(1), "max_size": knownvalue.Int64Exact(3),
+					})),
+				},
+				Check: func(s *terraform.State) error {
+					var err error
+					id, err = clusterID(s)
+					return err
+				},
+			},
+			{
+				// The autoscaler adds a worker: the refresh records size 2
+				// and the plan stays empty.
+				PreConfig: func() { env.scaleOutOfBand(t, id, 2, true) },
+				Config:    autoscaled,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectEmptyPlan(),
+				}},
+				ConfigStateChecks: []statecheck.StateCheck{
+					expectAttr("size", knownvalue.Int64Exact(2)),
+				},
+			},
+			{
+				Config: env.clusterHCL("autoscaled", fmt.Sprintf("  kubernetes_version_id = %q\n  size = 1\n", version)),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(clusterAddr, plancheck.ResourceActionUpdate),
+				}},
+				ConfigStateChecks: []statecheck.StateCheck{
+					expectAttr("size", knownvalue.Int64Exact(1)),
+					expectAttr("autoscaling", knownvalue.Null()),
+					expectAttr("nodes", nodeRoles("control", "worker")),
+				},
+			},
+		},
+	})
+}
+
+// scaleOutOfBand changes the cluster's size through the API, as the
+// cluster autoscaler or an operator would. With autoscaling on, the
+// autoscaler is switched off for the call and back on after it.
+func (e *simEnv) scaleOutOfBand(t *testing.T, id string, size int64, autoscaled bool) {
+	t.Helper()
+	ctx := context.Background()
+	api := e.apiClient(t)
+	run := func(p cloudstack.ScaleClusterParams) {
+		ref, err := api.ScaleKubernetesCluster(ctx, p)
+		if err == nil {
+			_, err = cloudstack.WaitForJob(ctx, api, ref.JobID, clusterJobWait)
+		}
+		if err != nil {
+			t.Fatalf("out-of-band scale: %v", err)
+		}
+	}
+	off, on := false, true
+	if autoscaled {
+		run(cloudstack.ScaleClusterParams{ID: id, AutoscalingEnabled: &off})
+	}
+	run(cloudstack.ScaleClusterParams{ID: id, Size: &size})
+	if autoscaled {
+		minSize, maxSize := int64(1), int64(3)
+		run(cloudstack.ScaleClusterParams{ID: id, AutoscalingEnabled: &on, MinSize: &minSize, MaxSize: &maxSize})
+	}
+}
+
+// TestAccCluster_importOutOfBand imports a cluster created through the API;
+// the plan with a matching configuration is empty.
+func TestAccCluster_importOutOfBand(t *testing.T) {
+	t.Parallel()
+	env := newSimEnv(t)
+	ctx := context.Background()
+	api := env.apiClient(t)
+	version := env.VersionID(t, "1.33.13")
+	ref, err := api.CreateKubernetesCluster(ctx, cloudstack.CreateClusterParams{
+		Name: "imported", ZoneID: env.Info.ZoneID, KubernetesVersionID: version, ServiceOfferingID: env.Info.ServiceOfferingID,
+		Size: 2, EtcdNodes: 1, Keypair: env.Info.Keypair, NodeRootDiskSize: 30,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cloudstack.WaitForJob(ctx, api, ref.JobID, clusterJobWait); err != nil {
+		t.Fatal(err)
+	}
+	config := env.clusterHCL("imported", fmt.Sprintf(`
+  kubernetes_version_id = %q
+  etcd_nodes            = 1
+  size                  = 2
+  keypair               = %q
+`, version, env.Info.Keypair))
+	accTest(t, resource.TestCase{
+		CheckDestroy: env.expectNothingLeft,
+		Steps: []resource.TestStep{
+			{
+				Config:             config,
+				ResourceName:       clusterAddr,
+				ImportState:        true,
+				ImportStateId:      ref.ID,
+				ImportStatePersist: true,
+				ImportStateCheck: func(states []*terraform.InstanceState) error {
+					if len(states) != 1 || states[0].Attributes["size"] != "2" || states[0].Attributes["nodes.#"] != "4" {
+						return fmt.Errorf("imported %v", states)
+					}
+					return nil
+				},
+			},
+			{
+				Config: config,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectEmptyPlan(),
+				}},
+			},
+			{
+				// node_root_disk_size is not returned by the API: setting it
+				// on an imported cluster records it without a replacement.
+				Config: env.clusterHCL("imported", fmt.Sprintf(`
+  kubernetes_version_id = %q
+  etcd_nodes            = 1
+  size                  = 2
+  keypair               = %q
+  node_root_disk_size   = 30
+`, version, env.Info.Keypair)),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(clusterAddr, plancheck.ResourceActionUpdate),
+				}},
+				ConfigStateChecks: []statecheck.StateCheck{
+					expectAttr("id", knownvalue.StringExact(ref.ID)),
+					expectAttr("node_root_disk_size", knownvalue.Int64Exact(30)),
+				},
+			},
+		},
+	})
+}
+
+// TestAccCluster_disappears deletes the cluster out of band: the refresh
+// drops it from state and the plan creates it again.
+func TestAccCluster_disappears(t *testing.T) {
+	t.Parallel()
+	env := newSimEnv(t)
+	config := env.clusterHCL("vanishing", fmt.Sprintf("  kubernetes_version_id = %q\n  size = 1\n", env.VersionID(t, "1.33.13")))
+	accTest(t, resource.TestCase{
+		CheckDestroy: env.expectNothingLeft,
+		Steps: []resource.TestStep{
+			{
+				Config: config,
+				Check: func(s *terraform.State) error {
+					id, err := clusterID(s)
+					if err != nil {
+						return err
+					}
+					ctx := context.Background()
+					api := env.apiClient(t)
+					ref, err := api.DeleteKubernetesCluster(ctx, id)
+					if err == nil {
+						_, err = cloudstack.WaitForJob(ctx, api, ref.JobID, clusterJobWait)
+					}
+					return err
+				},
+				ExpectNonEmptyPlan: true,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(clusterAddr, plancheck.ResourceActionCreate),
+				}},
+			},
+		},
+	})
+}
+
+// TestAccCluster_errorStateReplaced puts the cluster into Error, from which
+// CloudStack only allows deleting it: the plan replaces it.
+func TestAccCluster_errorStateReplaced(t *testing.T) {
+	t.Parallel()
+	env := newSimEnv(t)
+	config := env.clusterHCL("broken", fmt.Sprintf("  kubernetes_version_id = %q\n  size = 1\n", env.VersionID(t, "1.33.13")))
+	var firstID string
+	accTest(t, resource.TestCase{
+		CheckDestroy: env.expectNothingLeft,
+		Steps: []resource.TestStep{
+			{
+				Config: config,
+				Check: func(s *terraform.State) error {
+					var err error
+					firstID, err = clusterID(s)
+					return err
+				},
+			},
+			{
+				PreConfig: func() {
+					if err := env.Sim.SetClusterState(firstID, "Error"); err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config: config,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(clusterAddr, plancheck.ResourceActionDestroyBeforeCreate),
+				}},
+				ConfigStateChecks: []statecheck.StateCheck{
+					expectAttr("state", knownvalue.StringExact("Running")),
+				},
+				Check: func(s *terraform.State) error {
+					id, err := clusterID(s)
+					if err != nil {
+						return err
+					}
+					if id == firstID || env.liveClusters() != 1 {
+						return fmt.Errorf("want one new cluster, have %d clusters and id %s (was %s)", env.liveClusters(), id, firstID)
+					}
+					return nil
+				},
+			},
+		},
+	})
+}
+
+// TestAccCluster_createStopped creates a cluster that should be stopped:
+// createKubernetesCluster starts it, so the provider stops it afterwards.
+func TestAccCluster_createStopped(t *testing.T) {
+	t.Parallel()
+	env := newSimEnv(t)
+	config := func(state string) string {
+		return env.clusterHCL("parked", fmt.Sprintf("  kubernetes_version_id = %q\n  size = 1\n  state = %q\n", env.VersionID(t, "1.33.13"), state))
+	}
+	accTest(t, resource.TestCase{
+		CheckDestroy: env.expectNothingLeft,
+		Steps: []resource.TestStep{
+			{
+				Config: config("Stopped"),
+				ConfigStateChecks: []statecheck.StateCheck{
+					expectAttr("state", knownvalue.StringExact("Stopped")),
+					statecheck.ExpectKnownValue(clusterAddr, tfjsonpath.New("nodes").AtSliceIndex(0).AtMapKey("state"), knownvalue.StringExact("Stopped")),
+				},
+			},
+			{
+				Config: config("Running"),
+				ConfigStateChecks: []statecheck.StateCheck{
+					expectAttr("state", knownvalue.StringExact("Running")),
+					statecheck.ExpectKnownValue(clusterAddr, tfjsonpath.New("nodes").AtSliceIndex(0).AtMapKey("state"), knownvalue.StringExact("Running")),
+				},
+			},
+		},
+	})
+}

@@ -1,0 +1,281 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/driftcheck"
+)
+
+var (
+	_ datasource.DataSourceWithConfigure      = (*clustersDriftDataSource)(nil)
+	_ datasource.DataSourceWithValidateConfig = (*clustersDriftDataSource)(nil)
+)
+
+type clustersDriftDataSource struct {
+	data *providerData
+}
+
+type clustersDriftModel struct {
+	Account           types.String `tfsdk:"account"`
+	ProjectID         types.String `tfsdk:"project_id"`
+	NameRegex         types.String `tfsdk:"name_regex"`
+	Concurrency       types.Int64  `tfsdk:"concurrency"`
+	NodeSource        types.String `tfsdk:"node_source"`
+	SSH               types.Object `tfsdk:"ssh"`
+	GracePeriod       types.String `tfsdk:"grace_period"`
+	CheckNetworkRules types.Bool   `tfsdk:"check_network_rules"`
+	FailOnDrift       types.Bool   `tfsdk:"fail_on_drift"`
+
+	Clusters types.List   `tfsdk:"clusters"`
+	InSync   types.Bool   `tfsdk:"in_sync"`
+	Counts   types.Map    `tfsdk:"counts"`
+	Summary  types.String `tfsdk:"summary"`
+}
+
+func (m clustersDriftModel) options() driftOptionsModel {
+	return driftOptionsModel{NodeSource: m.NodeSource, SSH: m.SSH, GracePeriod: m.GracePeriod,
+		CheckNetworkRules: m.CheckNetworkRules, FailOnDrift: m.FailOnDrift}
+}
+
+func newClustersDriftDataSource() datasource.DataSource {
+	return &clustersDriftDataSource{}
+}
+
+func (d *clustersDriftDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_clusters_drift"
+}
+
+// fleetClusterAttributes are the per-cluster outputs: one cluster's check
+// plus who it is and whether it could be checked at all.
+func fleetClusterAttributes() map[string]schema.Attribute {
+	attrs := driftResultAttributes()
+	attrs["id"] = schema.StringAttribute{Computed: true, MarkdownDescription: "Id of the cluster."}
+	attrs["name"] = schema.StringAttribute{Computed: true, MarkdownDescription: "Name of the cluster."}
+	attrs["account"] = schema.StringAttribute{Computed: true, MarkdownDescription: "Owning account; null for a project's cluster."}
+	attrs["project_id"] = schema.StringAttribute{Computed: true, MarkdownDescription: "Owning project; null for an account's cluster."}
+	attrs["error"] = schema.StringAttribute{
+		Computed:            true,
+		MarkdownDescription: "Why the cluster could not be checked (a CloudStack call failed); null otherwise. Its other results are then empty.",
+	}
+	return attrs
+}
+
+func (d *clustersDriftDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
+	attrs := driftOptionAttributes()
+	attrs["account"] = schema.StringAttribute{
+		Optional:            true,
+		MarkdownDescription: "Only the clusters of this account (by name, case-insensitive). Project clusters are left out.",
+		Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
+	}
+	attrs["project_id"] = schema.StringAttribute{
+		Optional:            true,
+		MarkdownDescription: "Only the clusters of this project.",
+		Validators: []validator.String{stringvalidator.LengthAtLeast(1),
+			stringvalidator.ConflictsWith(path.MatchRoot("account"))},
+	}
+	attrs["name_regex"] = schema.StringAttribute{
+		Optional:            true,
+		MarkdownDescription: "Only the clusters whose name matches this regular expression (Go RE2 syntax), e.g. `^prod-`.",
+	}
+	attrs["concurrency"] = schema.Int64Attribute{
+		Optional: true,
+		MarkdownDescription: fmt.Sprintf("How many clusters are checked at once (SSH sessions and CloudStack calls in flight). "+
+			"Defaults to %d; at most %d.", driftcheck.DefaultConcurrency, driftcheck.MaxConcurrency),
+		Validators: []validator.Int64{int64validator.Between(1, driftcheck.MaxConcurrency)},
+	}
+	attrs["clusters"] = schema.ListNestedAttribute{
+		Computed:            true,
+		MarkdownDescription: "One result per cluster, ordered by name then id.",
+		NestedObject:        schema.NestedAttributeObject{Attributes: fleetClusterAttributes()},
+	}
+	attrs["in_sync"] = schema.BoolAttribute{
+		Computed:            true,
+		MarkdownDescription: "True when every selected cluster was checked and is in sync: a skipped or failed cluster makes it false.",
+	}
+	attrs["counts"] = schema.MapAttribute{
+		Computed:            true,
+		ElementType:         types.Int64Type,
+		MarkdownDescription: "Number of findings per kind over all clusters; every kind is present, zero included.",
+	}
+	attrs["summary"] = schema.StringAttribute{
+		Computed:            true,
+		MarkdownDescription: "Human-readable summary, e.g. `3 clusters: 2 in sync, 1 drifted (1 finding: 1 size_mismatch)`.",
+	}
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "Checks every CKS cluster visible to the credentials for drift, optionally filtered by account, " +
+			"project or name, with bounded concurrency, and reports per cluster and overall. The cluster list and each " +
+			"owner's VM list are read once for the whole fleet.\n\n" + driftViewsDescription + "\n\n" + driftGateDescription +
+			" With a fleet, use `known_hosts` listing every control node, since each cluster has its own host key.",
+		Attributes: attrs,
+		Blocks:     map[string]schema.Block{"ssh": driftSSHBlock(false)},
+	}
+}
+
+func (d *clustersDriftDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
+	data, diags := configuredData(req.ProviderData)
+	resp.Diagnostics.Append(diags...)
+	d.data = data
+}
+
+func (d *clustersDriftDataSource) ValidateConfig(ctx context.Context, req datasource.ValidateConfigRequest, resp *datasource.ValidateConfigResponse) {
+	var model clustersDriftModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &model)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	validateDriftOptions(model.options(), &resp.Diagnostics)
+	if known(model.NameRegex) {
+		if _, err := regexp.Compile(model.NameRegex.ValueString()); err != nil {
+			resp.Diagnostics.AddAttributeError(path.Root("name_regex"), "Invalid Regular Expression",
+				"name_regex is not a valid regular expression (Go RE2 syntax): "+err.Error())
+		}
+	}
+}
+
+func (d *clustersDriftDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
+	var model clustersDriftModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &model)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if d.data == nil {
+		notConfigured(&resp.Diagnostics)
+		return
+	}
+	settings, diags := resolveDriftSettings(model.options())
+	resp.Diagnostics.Append(diags...)
+	filter := driftcheck.Filter{Account: model.Account.ValueString(), ProjectID: model.ProjectID.ValueString()}
+	if v := model.NameRegex.ValueString(); v != "" {
+		re, err := regexp.Compile(v)
+		if err != nil {
+			resp.Diagnostics.AddAttributeError(path.Root("name_regex"), "Invalid Regular Expression", err.Error())
+		}
+		filter.NameRegex = re
+	}
+	if resp.Diagnostics.HasError() {
+		return
+	}
+
+	checker := &driftcheck.Checker{API: d.data.client, EtcdSSHStartPort: d.data.etcdSSHStartPort}
+	fleet, stats, err := checker.CheckMany(ctx, filter, settings.opts, int(model.Concurrency.ValueInt64()))
+	logDriftStats(ctx, stats)
+	if err != nil {
+		resp.Diagnostics.AddError("Unable to Check Cluster Drift", "The clusters could not be listed: "+err.Error())
+		return
+	}
+
+	model.NodeSource = types.StringValue(settings.nodeSource)
+	model.GracePeriod = types.StringValue(settings.gracePeriod)
+	model.CheckNetworkRules = types.BoolValue(settings.checkRules)
+	model.FailOnDrift = types.BoolValue(settings.failOnDrift)
+	model.InSync = types.BoolValue(fleet.InSync)
+	model.Summary = types.StringValue(fleet.Summary)
+	var d2 diag.Diagnostics
+	model.Counts, d2 = driftCountsValue(fleet.Counts)
+	resp.Diagnostics.Append(d2...)
+	model.Clusters, d2 = fleetClustersValue(fleet)
+	resp.Diagnostics.Append(d2...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &model)...)
+	addFleetDiagnostics(&resp.Diagnostics, fleet, settings.failOnDrift)
+}
+
+// fleetClustersValue renders the per-cluster results.
+func fleetClustersValue(fleet driftcheck.Fleet) (types.List, diag.Diagnostics) {
+	var diags diag.Diagnostics
+	attrTypes := map[string]attr.Type{}
+	for name, a := range fleetClusterAttributes() {
+		attrTypes[name] = a.GetType()
+	}
+	values := make([]attr.Value, 0, len(fleet.Clusters))
+	for _, c := range fleet.Clusters {
+		var one clusterDriftModel
+		diags.Append(one.setResult(c.Result)...)
+		if c.Err != nil {
+			one.Findings, _ = driftFindingsValue(nil)
+			one.Counts, _ = driftCountsValue(nil)
+			one.Summary = types.StringValue("not checked: " + c.Err.Error())
+			one.ClusterState = types.StringNull()
+		}
+		errText := ""
+		if c.Err != nil {
+			errText = c.Err.Error()
+		}
+		obj, d := types.ObjectValue(attrTypes, map[string]attr.Value{
+			"id":               types.StringValue(c.ID),
+			"name":             types.StringValue(c.Name),
+			"account":          driftStringOrNull(c.Account),
+			"project_id":       driftStringOrNull(c.ProjectID),
+			"error":            driftStringOrNull(errText),
+			"in_sync":          one.InSync,
+			"cluster_state":    one.ClusterState,
+			"skipped":          one.Skipped,
+			"skip_reason":      one.SkipReason,
+			"nodes_checked":    one.NodesChecked,
+			"node_check_error": one.NodeCheckError,
+			"findings":         one.Findings,
+			"counts":           one.Counts,
+			"summary":          one.Summary,
+		})
+		diags.Append(d...)
+		values = append(values, obj)
+	}
+	list, d := types.ListValue(types.ObjectType{AttrTypes: attrTypes}, values)
+	diags.Append(d...)
+	return list, diags
+}
+
+// addFleetDiagnostics reports the drifted clusters in one diagnostic, and
+// the clusters that could not be checked or were skipped as warnings.
+func addFleetDiagnostics(diags *diag.Diagnostics, fleet driftcheck.Fleet, failOnDrift bool) {
+	var drifted, skipped, failed, nodes []string
+	for _, c := range fleet.Clusters {
+		label := driftClusterLabel(c.Name, c.ID)
+		switch {
+		case c.Err != nil:
+			failed = append(failed, fmt.Sprintf("\n  - %s: %s", label, c.Err))
+		case c.Result.Skipped:
+			skipped = append(skipped, fmt.Sprintf("\n  - %s: %s", label, c.Result.SkipReason))
+		default:
+			if c.Result.NodeCheckError != "" {
+				nodes = append(nodes, fmt.Sprintf("\n  - %s: %s", label, c.Result.NodeCheckError))
+			}
+			if !c.Result.InSync {
+				drifted = append(drifted, fmt.Sprintf("\n%s: %s%s", label, c.Result.Summary, driftFindingsText(c.Result)))
+			}
+		}
+	}
+	if len(failed) > 0 {
+		diags.AddWarning("Clusters Not Checked", "These clusters could not be checked, so the fleet is not known to be in sync:"+strings.Join(failed, ""))
+	}
+	if len(skipped) > 0 {
+		diags.AddWarning("Cluster Drift Check Skipped", "These clusters are busy or not managed by CKS and were not compared:"+strings.Join(skipped, ""))
+	}
+	if len(nodes) > 0 {
+		diags.AddWarning("Kubernetes Nodes Not Checked", "The Kubernetes nodes of these clusters could not be listed; their VMs and rules were compared:"+strings.Join(nodes, ""))
+	}
+	if len(drifted) == 0 {
+		return
+	}
+	detail := fleet.Summary + "\n" + strings.Join(drifted, "\n")
+	if failOnDrift {
+		diags.AddError("Cluster Drift Detected", detail+"\n\nfail_on_drift is true, so this fails the run.")
+		return
+	}
+	diags.AddWarning("Cluster Drift Detected", detail)
+}

@@ -1,0 +1,106 @@
+package provider
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/drift"
+)
+
+const fleetAddr = "data.cks_clusters_drift.test"
+
+// fleetHCL is the provider plus data.cks_clusters_drift.test.
+func (e *driftEnv) fleetHCL(body string) string {
+	return e.ProviderConfig(fmt.Sprintf("\ndata \"cks_clusters_drift\" \"test\" {\n%s}\n", body))
+}
+
+// knownHostsFor lists the control-node host key of every cluster, as a
+// fleet check needs.
+func (e *driftEnv) knownHostsFor(clusters ...string) string {
+	var lines string
+	for _, id := range clusters {
+		lines += fmt.Sprintf("[%s]:2222 %s\n", e.cluster(id).IPAddress, e.hostKey(id))
+	}
+	return lines
+}
+
+func TestAccClustersDrift_Fleet(t *testing.T) {
+	t.Parallel()
+	e := newDriftEnv(t)
+	a := e.create(driftClusterSpec{name: "fleet-a", size: 1})
+	b := e.create(driftClusterSpec{name: "fleet-b", size: 2})
+	c := e.create(driftClusterSpec{name: "fleet-c", size: 1})
+	other := e.create(driftClusterSpec{name: "other", size: 1})
+	worker := e.worker(b, 1)
+	if err := e.Sim.DeleteMapRow(b.ID, worker.ID); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Sim.SetClusterState(c.ID, "Upgrading"); err != nil {
+		t.Fatal(err)
+	}
+	ssh := fmt.Sprintf("  ssh {\n    private_key = file(%q)\n    known_hosts = %q\n  }\n", e.KeyFile,
+		e.knownHostsFor(a.ID, b.ID, c.ID, other.ID))
+	cluster := func(i int, checks map[string]knownvalue.Check) statecheck.StateCheck {
+		return statecheck.ExpectKnownValue(fleetAddr, tfjsonpath.New("clusters").AtSliceIndex(i), knownvalue.ObjectPartial(checks))
+	}
+	accTest(t, resource.TestCase{Steps: []resource.TestStep{
+		{
+			Config: e.fleetHCL(ssh + "  name_regex = \"^fleet-\"\n  concurrency = 2\n  check_network_rules = false\n"),
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue(fleetAddr, tfjsonpath.New("in_sync"), knownvalue.Bool(false)),
+				statecheck.ExpectKnownValue(fleetAddr, tfjsonpath.New("summary"),
+					knownvalue.StringExact("3 clusters: 1 in sync, 1 drifted (2 findings: 1 unmapped_vm, 1 size_mismatch), 1 skipped")),
+				statecheck.ExpectKnownValue(fleetAddr, tfjsonpath.New("counts"),
+					expectDriftCounts(map[string]int{drift.KindUnmappedVM: 1, drift.KindSizeMismatch: 1})),
+				statecheck.ExpectKnownValue(fleetAddr, tfjsonpath.New("clusters"), knownvalue.ListSizeExact(3)),
+				cluster(0, map[string]knownvalue.Check{
+					"id": knownvalue.StringExact(a.ID), "name": knownvalue.StringExact("fleet-a"),
+					"account": knownvalue.StringExact("admin"), "project_id": knownvalue.Null(),
+					"in_sync": knownvalue.Bool(true), "nodes_checked": knownvalue.Bool(true), "error": knownvalue.Null(),
+					"findings": knownvalue.ListExact([]knownvalue.Check{}),
+				}),
+				cluster(1, map[string]knownvalue.Check{
+					"name": knownvalue.StringExact("fleet-b"), "in_sync": knownvalue.Bool(false),
+					"findings": knownvalue.ListExact([]knownvalue.Check{
+						knownvalue.ObjectPartial(map[string]knownvalue.Check{
+							"kind": knownvalue.StringExact(drift.KindUnmappedVM), "vm_id": knownvalue.StringExact(worker.ID)}),
+						knownvalue.ObjectPartial(map[string]knownvalue.Check{"kind": knownvalue.StringExact(drift.KindSizeMismatch)}),
+					}),
+					"summary": knownvalue.StringExact("2 findings: 1 unmapped_vm, 1 size_mismatch"),
+				}),
+				cluster(2, map[string]knownvalue.Check{
+					"name": knownvalue.StringExact("fleet-c"), "skipped": knownvalue.Bool(true),
+					"cluster_state": knownvalue.StringExact("Upgrading"), "in_sync": knownvalue.Bool(false),
+				}),
+			},
+		},
+		{
+			// Gate on the whole fleet.
+			Config:      e.fleetHCL(ssh + "  name_regex = \"^fleet-\"\n  fail_on_drift = true\n"),
+			PlanOnly:    true,
+			ExpectError: driftErrorPattern("Cluster Drift Detected", "fleet-b", "unmapped_vm: VM "+worker.Name),
+		},
+		{
+			// The fleet without the drifted and the busy cluster is in sync.
+			PreConfig: func() {
+				if err := e.Sim.RestoreMapRow(b.ID, worker.ID); err != nil {
+					t.Fatal(err)
+				}
+				if err := e.Sim.SetClusterState(c.ID, "Running"); err != nil {
+					t.Fatal(err)
+				}
+			},
+			Config: e.fleetHCL(ssh + "  fail_on_drift = true\n"),
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue(fleetAddr, tfjsonpath.New("in_sync"), knownvalue.Bool(true)),
+				statecheck.ExpectKnownValue(fleetAddr, tfjsonpath.New("summary"), knownvalue.StringExact("4 clusters: 4 in sync")),
+				statecheck.ExpectKnownValue(fleetAddr, tfjsonpath.New("node_source"), knownvalue.StringExact("ssh")),
+			},
+		},
+	}})
+}
