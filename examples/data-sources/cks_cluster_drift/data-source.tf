@@ -1,29 +1,44 @@
 # Check one cluster: VM map, VMs, Kubernetes nodes (over SSH, as CloudStack
-# does) and the SSH network rules. Findings show as a warning in the plan.
-data "cks_cluster_drift" "prod" {
-  cluster_id = data.cks_cluster.prod.id
+# does) and the SSH network rules. Findings show as a warning in the plan;
+# set fail_on_drift = true to turn them into an error (a CI gate).
+data "cks_cluster_drift" "this" {
+  cluster_id = var.cluster_id
 
   ssh {
-    private_key = file("~/.ssh/cks-key")
-    # Pin control node 1's host key: ssh-keyscan -p 2222 <cluster ip>
-    host_key = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGqN5S6KmJx0p8n7oVb1d0t0H3Q3i2h4kzJt2v5sQ9Xs"
+    private_key = file(var.private_key_file)
+    # Pin control node 1's host key, e.g. from: ssh-keyscan -p 2222 <cluster ip>
+    host_key = var.control_node_host_key
     timeout  = "30s"
   }
 
   grace_period = "15m"
 }
 
-output "prod_drift" {
-  value = {
-    in_sync = data.cks_cluster_drift.prod.in_sync
-    summary = data.cks_cluster_drift.prod.summary
-    stray   = [for f in data.cks_cluster_drift.prod.findings : f.vm_name if f.kind == "unmapped_vm"]
-  }
-}
-
 # Without SSH access, read the nodes through the Kubernetes API with the
 # kubeconfig CloudStack keeps for the cluster.
-data "cks_cluster_drift" "prod_via_api" {
-  cluster_id  = data.cks_cluster.prod.id
+data "cks_cluster_drift" "via_api" {
+  cluster_id  = var.cluster_id
   node_source = "kubeconfig"
+}
+
+variable "cluster_id" {
+  type = string
+}
+
+variable "private_key_file" {
+  description = "PEM private key of the cluster's key pair."
+  type        = string
+}
+
+variable "control_node_host_key" {
+  description = "SSH host key of control node 1, as an authorized_keys line (ssh-ed25519 AAAA...)."
+  type        = string
+}
+
+output "drift" {
+  value = {
+    in_sync = data.cks_cluster_drift.this.in_sync
+    summary = data.cks_cluster_drift.this.summary
+    stray   = [for f in data.cks_cluster_drift.this.findings : f.vm_name if f.kind == "unmapped_vm"]
+  }
 }

@@ -1,17 +1,32 @@
-# Check every production cluster the credentials see, four at a time.
-data "cks_clusters_drift" "prod" {
-  name_regex  = "^prod-"
+# Check every cluster whose name matches, four at a time.
+data "cks_clusters_drift" "fleet" {
+  name_regex  = var.name_regex
   concurrency = 4
 
   ssh {
-    private_key = file("~/.ssh/cks-key")
-    # Each cluster has its own host key: list every control node.
-    known_hosts = file("${path.module}/cks_known_hosts")
+    private_key = file(var.private_key_file)
+    # Each cluster has its own host key: list control node 1 of every cluster.
+    known_hosts = file(var.known_hosts_file)
   }
+}
+
+variable "name_regex" {
+  type    = string
+  default = "^prod-"
+}
+
+variable "private_key_file" {
+  description = "PEM private key of the clusters' key pair."
+  type        = string
+}
+
+variable "known_hosts_file" {
+  description = "known_hosts file with a [ip]:2222 line for every cluster."
+  type        = string
 }
 
 output "drifted_clusters" {
   value = {
-    for c in data.cks_clusters_drift.prod.clusters : c.name => c.summary if !c.in_sync
+    for c in data.cks_clusters_drift.fleet.clusters : c.name => c.summary if !c.in_sync
   }
 }

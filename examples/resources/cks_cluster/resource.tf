@@ -10,7 +10,7 @@ resource "cks_cluster" "example" {
   zone_id               = var.zone_id
   kubernetes_version_id = data.cks_kubernetes_version.v133.id
   service_offering_id   = var.service_offering_id
-  keypair               = "my-keypair"
+  keypair               = var.keypair
 
   control_nodes       = 1
   etcd_nodes          = 3
@@ -33,6 +33,11 @@ variable "zone_id" {
 
 variable "service_offering_id" {
   type = string
+}
+
+variable "keypair" {
+  description = "SSH key pair whose public key CKS authorises for user cloud on every node."
+  type        = string
 }
 
 output "ssh_ports" {

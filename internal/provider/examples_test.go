@@ -1,0 +1,284 @@
+package provider
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"sort"
+	"strings"
+	"testing"
+
+	"golang.org/x/crypto/ssh"
+)
+
+// The examples are what users copy first, so they are tested as users run
+// them: the real Terraform CLI with the provider binary this package builds,
+// installed from a local filesystem mirror (so `terraform init` works
+// offline), `terraform init` and `terraform validate` on every example
+// directory, and `terraform apply` of the resource and data source examples
+// against the simulator.
+
+// exampleProviderVersion is the version the test mirror serves.
+const exampleProviderVersion = "0.1.0"
+
+// requiredProviders is added to example snippets that have no terraform
+// block, as a user's configuration would have one.
+const requiredProviders = `terraform {
+  required_providers {
+    cks = {
+      source = "cloudstack-cks/cks"
+    }
+  }
+}
+`
+
+// otherProviders matches provider blocks of providers that cannot be
+// installed offline (the registry is out of reach in tests).
+var otherProviders = regexp.MustCompile(`(?m)^provider "([a-z0-9_]+)"`)
+
+type exampleRunner struct {
+	t   *testing.T
+	env []string
+}
+
+func newExampleRunner(t *testing.T) *exampleRunner {
+	t.Helper()
+	mirror := t.TempDir()
+	platform := runtime.GOOS + "_" + runtime.GOARCH
+	binary := filepath.Join(mirror, "registry.terraform.io", "cloudstack-cks", "cks", exampleProviderVersion, platform,
+		"terraform-provider-cks_v"+exampleProviderVersion)
+	build := exec.Command("go", "build", "-o", binary, "github.com/cloudstack-cks/terraform-provider-cks")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("building the provider: %v\n%s", err, out)
+	}
+	rc := filepath.Join(t.TempDir(), "terraformrc")
+	installation := fmt.Sprintf("provider_installation {\n  filesystem_mirror {\n    path    = %q\n    include = [\"registry.terraform.io/cloudstack-cks/cks\"]\n  }\n}\n", mirror)
+	if err := os.WriteFile(rc, []byte(installation), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env := []string{"TF_CLI_CONFIG_FILE=" + rc, "CHECKPOINT_DISABLE=1", "TF_IN_AUTOMATION=1", "HOME=" + t.TempDir()}
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "TF_") && !strings.HasPrefix(kv, "CLOUDSTACK_") && !strings.HasPrefix(kv, "HOME=") {
+			env = append(env, kv)
+		}
+	}
+	return &exampleRunner{t: t, env: env}
+}
+
+// copyExample copies an example directory's .tf files to a fresh directory,
+// so that Terraform's working files never land in the repository.
+func (r *exampleRunner) copyExample(dir string) string {
+	r.t.Helper()
+	work := r.t.TempDir()
+	files, err := filepath.Glob(filepath.Join(dir, "*.tf"))
+	if err != nil || len(files) == 0 {
+		r.t.Fatalf("no .tf files in %s: %v", dir, err)
+	}
+	hasTerraformBlock := false
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			r.t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(work, filepath.Base(f)), data, 0o600); err != nil {
+			r.t.Fatal(err)
+		}
+		hasTerraformBlock = hasTerraformBlock || strings.Contains(string(data), "required_providers")
+	}
+	if !hasTerraformBlock {
+		if err := os.WriteFile(filepath.Join(work, "zz_required_providers.tf"), []byte(requiredProviders), 0o600); err != nil {
+			r.t.Fatal(err)
+		}
+	}
+	return work
+}
+
+func (r *exampleRunner) terraform(dir string, extraEnv []string, args ...string) string {
+	r.t.Helper()
+	cmd := exec.Command(terraformPath(), append([]string{"-chdir=" + dir}, args...)...)
+	cmd.Env = append(append([]string{}, r.env...), extraEnv...)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Run(); err != nil {
+		r.t.Fatalf("terraform %s in %s: %v\n%s", strings.Join(args, " "), dir, err, out.String())
+	}
+	return out.String()
+}
+
+func terraformPath() string {
+	if p := os.Getenv("TF_ACC_TERRAFORM_PATH"); p != "" {
+		return p
+	}
+	return "terraform"
+}
+
+func exampleDirs(t *testing.T) []string {
+	t.Helper()
+	var dirs []string
+	err := filepath.WalkDir(filepath.Join("..", "..", "examples"), func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if tf, _ := filepath.Glob(filepath.Join(path, "*.tf")); len(tf) > 0 {
+				dirs = append(dirs, path)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sort.Strings(dirs)
+	return dirs
+}
+
+func TestExamplesInitAndValidate(t *testing.T) {
+	t.Parallel()
+	r := newExampleRunner(t)
+	dirs := exampleDirs(t)
+	if len(dirs) < 8 {
+		t.Fatalf("found only %d example directories: %v", len(dirs), dirs)
+	}
+	validated := 0
+	for _, dir := range dirs {
+		work := r.copyExample(dir)
+		if others := foreignProviders(t, work); len(others) > 0 {
+			// Their plugins cannot be downloaded here; the cks part of such an
+			// example is covered by the acceptance tests of its object.
+			t.Logf("%s configures %v, which cannot be installed offline: formatting checked only", dir, others)
+			r.terraform(work, nil, "fmt", "-check", "-diff")
+			continue
+		}
+		r.terraform(work, nil, "init", "-input=false", "-backend=false", "-no-color")
+		r.terraform(work, nil, "validate", "-no-color")
+		validated++
+	}
+	if validated < len(dirs)-1 {
+		t.Fatalf("validated %d of %d example directories", validated, len(dirs))
+	}
+}
+
+func foreignProviders(t *testing.T, dir string) []string {
+	t.Helper()
+	files, _ := filepath.Glob(filepath.Join(dir, "*.tf"))
+	var out []string
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range otherProviders.FindAllStringSubmatch(string(data), -1) {
+			if m[1] != "cks" {
+				out = append(out, m[1])
+			}
+		}
+	}
+	return out
+}
+
+// TestExamplesApplyAgainstSimulator applies the resource example, then each
+// data source example against what it created, and destroys it again.
+func TestExamplesApplyAgainstSimulator(t *testing.T) {
+	t.Parallel()
+	env := newSimEnv(t)
+	r := newExampleRunner(t)
+	creds := []string{
+		"CLOUDSTACK_API_URL=" + env.Info.APIURL,
+		"CLOUDSTACK_API_KEY=" + env.Info.APIKey,
+		"CLOUDSTACK_SECRET_KEY=" + env.Info.SecretKey,
+	}
+	examples := filepath.Join("..", "..", "examples")
+
+	resources := r.copyExample(filepath.Join(examples, "resources", "cks_cluster"))
+	clusterVars := append(append([]string{}, creds...),
+		"TF_VAR_zone_id="+env.Info.ZoneID,
+		"TF_VAR_service_offering_id="+env.Info.ServiceOfferingID,
+		"TF_VAR_keypair="+env.Info.Keypair,
+	)
+	r.terraform(resources, nil, "init", "-input=false", "-no-color")
+	r.terraform(resources, clusterVars, "apply", "-auto-approve", "-input=false", "-no-color")
+	// A second plan must be empty: the example converges.
+	r.terraform(resources, clusterVars, "plan", "-detailed-exitcode", "-input=false", "-no-color")
+
+	clusters := map[string]simCluster{}
+	for _, c := range liveClusters(t, env) {
+		clusters[c.Name] = c
+	}
+	example, ok := clusters["example"]
+	if !ok || len(clusters) != 2 {
+		t.Fatalf("the resource example should create clusters example and autoscaled, the simulator has %v", clusters)
+	}
+
+	keyFile := env.KeyFile
+	var knownHosts strings.Builder
+	for _, c := range clusters {
+		fmt.Fprintf(&knownHosts, "[%s]:2222 %s", c.IP, ssh.MarshalAuthorizedKey(env.Sim.HostKey(c.ID)))
+	}
+	knownHostsFile := filepath.Join(t.TempDir(), "known_hosts")
+	if err := os.WriteFile(knownHostsFile, []byte(knownHosts.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	dataSources := map[string][]string{
+		"cks_kubernetes_version": {"TF_VAR_zone_id=" + env.Info.ZoneID},
+		"cks_cluster":            {"TF_VAR_cluster_name=example"},
+		"cks_cluster_drift": {
+			"TF_VAR_cluster_id=" + example.ID,
+			"TF_VAR_private_key_file=" + keyFile,
+			"TF_VAR_control_node_host_key=" + strings.TrimSpace(string(ssh.MarshalAuthorizedKey(env.Sim.HostKey(example.ID)))),
+		},
+		"cks_clusters_drift": {
+			"TF_VAR_name_regex=.",
+			"TF_VAR_private_key_file=" + keyFile,
+			"TF_VAR_known_hosts_file=" + knownHostsFile,
+		},
+	}
+	for name, vars := range dataSources {
+		work := r.copyExample(filepath.Join(examples, "data-sources", name))
+		r.terraform(work, nil, "init", "-input=false", "-no-color")
+		r.terraform(work, append(append([]string{}, creds...), vars...), "apply", "-auto-approve", "-input=false", "-no-color")
+		out := r.terraform(work, append(append([]string{}, creds...), vars...), "output", "-json")
+		if !json.Valid([]byte(out)) || strings.TrimSpace(out) == "{}" {
+			t.Fatalf("example %s produced no outputs: %s", name, out)
+		}
+	}
+	drift := r.copyExample(filepath.Join(examples, "data-sources", "cks_cluster_drift"))
+	r.terraform(drift, nil, "init", "-input=false", "-no-color")
+	out := r.terraform(drift, append(append([]string{}, creds...), dataSources["cks_cluster_drift"]...), "apply", "-auto-approve", "-input=false", "-no-color")
+	if !strings.Contains(out, "in_sync = true") {
+		t.Fatalf("the drift example should find the example cluster in sync:\n%s", out)
+	}
+
+	r.terraform(resources, clusterVars, "destroy", "-auto-approve", "-input=false", "-no-color")
+	if left := liveClusters(t, env); len(left) != 0 {
+		t.Fatalf("clusters left after destroy: %v", left)
+	}
+}
+
+type simCluster struct {
+	ID, Name, IP string
+}
+
+func liveClusters(t *testing.T, env *simEnv) []simCluster {
+	t.Helper()
+	dump := env.Sim.DumpState()
+	ips := map[string]string{}
+	for _, ip := range dump.PublicIPs {
+		ips[ip.ID] = ip.Address
+	}
+	var out []simCluster
+	for _, c := range dump.Clusters {
+		if c.Removed {
+			continue
+		}
+		ip := strings.TrimSuffix(strings.TrimPrefix(c.Endpoint, "https://"), ":6443/")
+		out = append(out, simCluster{ID: c.ID, Name: c.Name, IP: ip})
+	}
+	return out
+}
