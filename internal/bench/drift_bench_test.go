@@ -31,7 +31,7 @@ func TestRunDriftLatencySmall(t *testing.T) {
 		t.Errorf("SSH sessions per check = %d, want 1", res.SSHSessions)
 	}
 	bound, slowest := res.Bound()
-	if bound <= medianDuration(res.Views[viewLookup]) || slowest == "" {
+	if bound <= median(res.Views[viewLookup]) || slowest == "" {
 		t.Errorf("bound %v (slowest %q) does not add a dependent view to the lookup", bound, slowest)
 	}
 	figs := res.Figures()

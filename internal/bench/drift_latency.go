@@ -9,7 +9,6 @@ import (
 	"golang.org/x/crypto/ssh"
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
-	"github.com/cloudstack-cks/terraform-provider-cks/internal/drift"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/driftcheck"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/nodes/sshlister"
 )
@@ -35,15 +34,9 @@ type DriftLatencyOptions struct {
 }
 
 func (o DriftLatencyOptions) withDefaults() DriftLatencyOptions {
-	if o.APILatency <= 0 {
-		o.APILatency = DefaultAPILatency
-	}
-	if o.SSHLatency <= 0 {
-		o.SSHLatency = DefaultSSHLatency
-	}
-	if o.Runs <= 0 {
-		o.Runs = 7
-	}
+	o.APILatency = positiveOr(o.APILatency, DefaultAPILatency)
+	o.SSHLatency = positiveOr(o.SSHLatency, DefaultSSHLatency)
+	o.Runs = positiveOr(o.Runs, 7)
 	return o
 }
 
@@ -97,10 +90,7 @@ func RunDriftLatency(ctx context.Context, opts DriftLatencyOptions) (DriftLatenc
 		return DriftLatencyResult{}, errors.New("the simulator has no host key for the cluster")
 	}
 	sshOpts := driftcheck.SSHOptions{PrivateKey: env.sim.PrivateKeyPEM(), HostKey: string(ssh.MarshalAuthorizedKey(hostKey))}
-	req := driftcheck.Request{ClusterID: cl.ID, Options: driftcheck.Options{
-		NodeSource: driftcheck.NodeSourceSSH, SSH: sshOpts, NodeTimeout: 30 * time.Second,
-		GracePeriod: drift.DefaultGracePeriod, CheckNetworkRules: true,
-	}}
+	req := driftcheck.Request{ClusterID: cl.ID, Options: fullCheckOptions(sshOpts, 30*time.Second)}
 	lister, err := sshlister.New(sshlister.Config{Host: cl.IPAddress, Port: 2222, PrivateKey: sshOpts.PrivateKey, HostKey: sshOpts.HostKey})
 	if err != nil {
 		return DriftLatencyResult{}, err
@@ -129,8 +119,7 @@ func RunDriftLatency(ctx context.Context, opts DriftLatencyOptions) (DriftLatenc
 		},
 	}
 
-	env.sim.SetCommandLatency("", opts.APILatency)
-	env.sim.SetSSHLatency(opts.SSHLatency)
+	env.setLatencies(opts.APILatency, opts.SSHLatency)
 	checker := &driftcheck.Checker{API: env.api}
 	// One untimed check opens the client's pooled connections.
 	if _, _, err := checker.Check(ctx, req); err != nil {
@@ -172,18 +161,18 @@ func RunDriftLatency(ctx context.Context, opts DriftLatencyOptions) (DriftLatenc
 func (r DriftLatencyResult) Bound() (bound time.Duration, slowest string) {
 	var worst time.Duration
 	for _, name := range dependentViews {
-		if d := medianDuration(r.Views[name]); d > worst {
+		if d := median(r.Views[name]); d > worst {
 			worst, slowest = d, name
 		}
 	}
-	return medianDuration(r.Views[viewLookup]) + worst, slowest
+	return median(r.Views[viewLookup]) + worst, slowest
 }
 
 // Figures reports the check against the bound (the target), each view, and
 // the check's cost.
 func (r DriftLatencyResult) Figures() []Figure {
 	const group = "Drift latency"
-	check := medianDuration(r.Checks)
+	check := median(r.Checks)
 	bound, slowest := r.Bound()
 	x := ratio(check.Seconds(), bound.Seconds())
 	figs := []Figure{{
@@ -192,7 +181,7 @@ func (r DriftLatencyResult) Figures() []Figure {
 		Target: fmt.Sprintf("ratio ≤ %.2f", driftLatencyMaxRatio), Verdict: verdictOf(x <= driftLatencyMaxRatio),
 	}}
 	for _, name := range append([]string{viewLookup}, dependentViews...) {
-		d := medianDuration(r.Views[name])
+		d := median(r.Views[name])
 		figs = append(figs, Figure{Group: group, Name: "alone: " + name, Value: seconds(d),
 			Reference: "check " + seconds(check), Ratio: ratio(d.Seconds(), check.Seconds())})
 	}

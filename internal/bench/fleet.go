@@ -14,7 +14,6 @@ import (
 	"golang.org/x/crypto/ssh/knownhosts"
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
-	"github.com/cloudstack-cks/terraform-provider-cks/internal/drift"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/driftcheck"
 )
 
@@ -42,24 +41,16 @@ type FleetOptions struct {
 }
 
 func (o FleetOptions) withDefaults() FleetOptions {
-	if o.Concurrency <= 0 {
-		o.Concurrency = driftcheck.DefaultConcurrency
-	}
+	o.Concurrency = positiveOr(o.Concurrency, driftcheck.DefaultConcurrency)
 	if len(o.Sizes) == 0 {
 		o.Sizes = append(slices.Clone(DefaultFleetSizes), o.Concurrency)
 	}
 	o.Sizes = slices.Clone(o.Sizes)
 	slices.Sort(o.Sizes)
 	o.Sizes = slices.Compact(o.Sizes)
-	if o.APILatency <= 0 {
-		o.APILatency = DefaultAPILatency
-	}
-	if o.SSHLatency <= 0 {
-		o.SSHLatency = DefaultSSHLatency
-	}
-	if o.Runs <= 0 {
-		o.Runs = 3
-	}
+	o.APILatency = positiveOr(o.APILatency, DefaultAPILatency)
+	o.SSHLatency = positiveOr(o.SSHLatency, DefaultSSHLatency)
+	o.Runs = positiveOr(o.Runs, 3)
 	return o
 }
 
@@ -114,13 +105,8 @@ func RunFleetDrift(ctx context.Context, opts FleetOptions) (FleetResult, error) 
 	}
 	res := FleetResult{Options: opts, Setup: time.Since(setupStart)}
 
-	checkOpts := driftcheck.Options{
-		NodeSource: driftcheck.NodeSourceSSH, NodeTimeout: 30 * time.Second,
-		SSH:         driftcheck.SSHOptions{PrivateKey: env.sim.PrivateKeyPEM(), KnownHosts: knownHosts},
-		GracePeriod: drift.DefaultGracePeriod, CheckNetworkRules: true,
-	}
-	env.sim.SetCommandLatency("", opts.APILatency)
-	env.sim.SetSSHLatency(opts.SSHLatency)
+	checkOpts := fullCheckOptions(driftcheck.SSHOptions{PrivateKey: env.sim.PrivateKeyPEM(), KnownHosts: knownHosts}, 30*time.Second)
+	env.setLatencies(opts.APILatency, opts.SSHLatency)
 	checker := &driftcheck.Checker{API: env.api}
 
 	_, single, err := checker.Check(ctx, driftcheck.Request{ClusterID: ids[0], Options: checkOpts})
@@ -214,12 +200,12 @@ func (r FleetResult) Figures() []Figure {
 	var base time.Duration
 	for _, run := range r.Runs {
 		if run.Clusters == 1 {
-			base = medianDuration(run.Walls)
+			base = median(run.Walls)
 		}
 	}
 	var figs []Figure
 	for _, run := range r.Runs {
-		wall := medianDuration(run.Walls)
+		wall := median(run.Walls)
 		w := waves(run.Clusters, r.Options.Concurrency)
 		growth := Figure{Group: group, Name: clustersLabel(run.Clusters) + ": wall time", Value: seconds(wall),
 			Reference: fmt.Sprintf("1 cluster %s; %d wave(s)", seconds(base), w), Ratio: ratio(wall.Seconds(), base.Seconds())}

@@ -44,9 +44,7 @@ func (o JobWaitOptions) withDefaults() JobWaitOptions {
 	if len(o.Durations) == 0 {
 		o.Durations = DefaultJobDurations
 	}
-	if o.Rounds <= 0 {
-		o.Rounds = 3
-	}
+	o.Rounds = positiveOr(o.Rounds, 3)
 	return o
 }
 
@@ -180,7 +178,7 @@ func (r JobWaitResult) medianPolls(waiter string, job time.Duration) float64 {
 			polls = append(polls, float64(s.Polls))
 		}
 	}
-	return medianFloat(polls)
+	return median(polls)
 }
 
 // Figures reports each job length (informational) and the three targets:
@@ -192,8 +190,8 @@ func (r JobWaitResult) Figures() []Figure {
 	worstPolls := 0.0
 	var worstOurs, worstTheirs float64
 	for _, d := range r.Options.Durations {
-		ours := medianDuration(r.overheads(WaiterOurs, d))
-		theirs := medianDuration(r.overheads(WaiterCloudStackGo, d))
+		ours := median(r.overheads(WaiterOurs, d))
+		theirs := median(r.overheads(WaiterCloudStackGo, d))
 		figs = append(figs, Figure{
 			Group: group, Name: fmt.Sprintf("%s job: overhead", jobLabel(d)),
 			Value: seconds(ours), Reference: "cloudstack-go " + seconds(theirs),
@@ -209,8 +207,8 @@ func (r JobWaitResult) Figures() []Figure {
 			worstPolls, worstOurs, worstTheirs = x, pOurs, pTheirs
 		}
 	}
-	ours := medianDuration(r.overheads(WaiterOurs, 0))
-	theirs := medianDuration(r.overheads(WaiterCloudStackGo, 0))
+	ours := median(r.overheads(WaiterOurs, 0))
+	theirs := median(r.overheads(WaiterCloudStackGo, 0))
 	overheadRatio := ratio(ours.Seconds(), theirs.Seconds())
 	ref := "cloudstack-go " + seconds(theirs)
 	figs = append(figs,
@@ -245,9 +243,9 @@ func (r JobWaitResult) Section() Section {
 		Figures: r.Figures(),
 	}
 	s.Notes = append(s.Notes,
-		"WaitForJob polls at "+formatSchedule(ourPollSchedule(r.longest()))+" s (defaults: first poll after "+
-			seconds(cloudstack.DefaultJobInitialInterval)+fmt.Sprintf(", interval ×%g, capped at ", cloudstack.DefaultJobMultiplier)+
-			seconds(cloudstack.DefaultJobMaxInterval)+").",
+		"WaitForJob polls at "+formatSchedule(ourPollSchedule(r.longest()))+" s (defaults: interval "+
+			seconds(cloudstack.DefaultJobInitialInterval)+" + "+seconds(cloudstack.DefaultJobIntervalGrowth)+
+			"·√(seconds elapsed), capped at "+seconds(cloudstack.DefaultJobMaxInterval)+").",
 		"cloudstack-go polls at "+formatSchedule(cloudStackGoPollSchedule(r.longest()))+" s (first poll at once, then sleeps of 1 s, 2 s, 3 s, … up to 15 s).",
 	)
 	for _, f := range s.Figures {
@@ -265,7 +263,7 @@ func (r JobWaitResult) Section() Section {
 func (r JobWaitResult) worstGap() string {
 	var worst, worstOverhead time.Duration
 	for _, d := range r.Options.Durations {
-		if o := medianDuration(r.overheads(WaiterOurs, d)); o > worstOverhead {
+		if o := median(r.overheads(WaiterOurs, d)); o > worstOverhead {
 			worst, worstOverhead = d, o
 		}
 	}
@@ -294,16 +292,7 @@ func (r JobWaitResult) longest() time.Duration {
 // ourPollSchedule is when WaitForJob polls with default options, up to
 // the first poll at or after until.
 func ourPollSchedule(until time.Duration) []time.Duration {
-	var out []time.Duration
-	at, interval := time.Duration(0), cloudstack.DefaultJobInitialInterval
-	for {
-		at += interval
-		out = append(out, at)
-		if at >= until {
-			return out
-		}
-		interval = min(time.Duration(float64(interval)*cloudstack.DefaultJobMultiplier), cloudstack.DefaultJobMaxInterval)
-	}
+	return cloudstack.WaitOptions{}.Schedule(until)
 }
 
 // cloudStackGoPollSchedule is when GetAsyncJobResult polls: at once, then

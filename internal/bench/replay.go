@@ -83,8 +83,8 @@ func (r *replayAPI) ListPortForwardingRules(ctx context.Context, p cloudstack.Li
 }
 
 // ListNetworks implements cloudstack.API.
-func (r *replayAPI) ListNetworks(ctx context.Context, id string) ([]cloudstack.Network, error) {
-	return memo(r, "networks "+id, func() ([]cloudstack.Network, error) { return r.API.ListNetworks(ctx, id) })
+func (r *replayAPI) ListNetworks(ctx context.Context, p cloudstack.ListNetworksParams) ([]cloudstack.Network, error) {
+	return memo(r, fmt.Sprintf("networks %+v", p), func() ([]cloudstack.Network, error) { return r.API.ListNetworks(ctx, p) })
 }
 
 // GetKubernetesClusterConfig implements cloudstack.API.

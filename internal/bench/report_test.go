@@ -141,17 +141,17 @@ func TestFigureHelpers(t *testing.T) {
 
 func TestMedians(t *testing.T) {
 	t.Parallel()
-	if got := medianDuration([]time.Duration{3, 1, 2}); got != 2 {
+	if got := median([]time.Duration{3, 1, 2}); got != 2 {
 		t.Errorf("odd = %v", got)
 	}
-	if got := medianDuration([]time.Duration{4, 1, 3, 2}); got != 2 {
+	if got := median([]time.Duration{4, 1, 3, 2}); got != 2 {
 		t.Errorf("even = %v (integer mean of 2 and 3)", got)
 	}
-	if got := medianDuration(nil); got != 0 {
+	if got := median[time.Duration](nil); got != 0 {
 		t.Errorf("empty = %v", got)
 	}
 	in := []float64{5, 1, 4, 2}
-	if got := medianFloat(in); got != 3 {
+	if got := median(in); got != 3 {
 		t.Errorf("float even = %v", got)
 	}
 	if in[0] != 5 {

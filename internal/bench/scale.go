@@ -33,15 +33,9 @@ type ScaleOptions struct {
 }
 
 func (o ScaleOptions) withDefaults() ScaleOptions {
-	if o.Workers <= 0 {
-		o.Workers = DefaultScaleWorkers
-	}
-	if o.AccountVMs <= 0 {
-		o.AccountVMs = DefaultScaleAccountVMs
-	}
-	if o.Runs <= 0 {
-		o.Runs = 5
-	}
+	o.Workers = positiveOr(o.Workers, DefaultScaleWorkers)
+	o.AccountVMs = positiveOr(o.AccountVMs, DefaultScaleAccountVMs)
+	o.Runs = positiveOr(o.Runs, 5)
 	if o.Source == nil {
 		o.Source = InProcessScenario
 	}
@@ -98,11 +92,8 @@ func RunScale(ctx context.Context, opts ScaleOptions) (ScaleResult, error) {
 	api := newReplayAPI(client)
 	listers := &replayListers{live: driftcheck.DefaultListers{}}
 	checker := &driftcheck.Checker{API: api, Listers: listers}
-	req := driftcheck.Request{ClusterID: sc.ClusterID, Options: driftcheck.Options{
-		NodeSource: driftcheck.NodeSourceSSH, NodeTimeout: time.Minute,
-		SSH:         driftcheck.SSHOptions{PrivateKey: []byte(sc.PrivateKey), HostKey: sc.HostKey},
-		GracePeriod: drift.DefaultGracePeriod, CheckNetworkRules: true,
-	}}
+	req := driftcheck.Request{ClusterID: sc.ClusterID, Options: fullCheckOptions(
+		driftcheck.SSHOptions{PrivateKey: []byte(sc.PrivateKey), HostKey: sc.HostKey}, time.Minute)}
 	check := func() (drift.Result, error) {
 		res, _, err := checker.Check(ctx, req)
 		if err == nil && !res.NodesChecked {
@@ -224,7 +215,7 @@ func (r ScaleResult) Figures() []Figure {
 		{"full check", r.Full, r.Compare, "comparison alone", "MemStats"},
 		{"comparison alone", r.Compare, r.Full, "full check", "testing.AllocsPerRun"},
 	} {
-		wall, otherWall := medianDuration(part.m.Walls), medianDuration(part.other.Walls)
+		wall, otherWall := median(part.m.Walls), median(part.other.Walls)
 		figs = append(figs, Figure{Group: group, Name: part.name + ": wall time", Value: seconds(wall),
 			Reference: part.otherName + " " + seconds(otherWall), Ratio: ratio(wall.Seconds(), otherWall.Seconds())})
 		cpu := Figure{Group: group, Name: part.name + ": CPU time", Value: "unknown", Reference: "budget " + seconds(scaleMaxCPU),

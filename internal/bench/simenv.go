@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/drift"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/driftcheck"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator"
 )
 
@@ -90,4 +92,18 @@ func (e *simEnv) createCluster(ctx context.Context, spec clusterSpec) (string, e
 		return "", fmt.Errorf("creating cluster %s: %w", spec.name, err)
 	}
 	return ref.ID, nil
+}
+
+// setLatencies adds api to every CloudStack call and ssh to every SSH
+// command of the simulator.
+func (e *simEnv) setLatencies(api, ssh time.Duration) {
+	e.sim.SetCommandLatency("", api)
+	e.sim.SetSSHLatency(ssh)
+}
+
+// fullCheckOptions are the options of the checks the benchmarks time: every
+// view, nodes over SSH, the default grace period.
+func fullCheckOptions(ssh driftcheck.SSHOptions, nodeTimeout time.Duration) driftcheck.Options {
+	return driftcheck.Options{NodeSource: driftcheck.NodeSourceSSH, SSH: ssh, NodeTimeout: nodeTimeout,
+		GracePeriod: drift.DefaultGracePeriod, CheckNetworkRules: true}
 }

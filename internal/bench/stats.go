@@ -5,23 +5,9 @@ import (
 	"time"
 )
 
-// medianDuration is the median of ds; the mean of the middle two for an
-// even count, zero for none.
-func medianDuration(ds []time.Duration) time.Duration {
-	if len(ds) == 0 {
-		return 0
-	}
-	s := slices.Clone(ds)
-	slices.Sort(s)
-	mid := len(s) / 2
-	if len(s)%2 == 1 {
-		return s[mid]
-	}
-	return (s[mid-1] + s[mid]) / 2
-}
-
-// medianFloat is medianDuration for float64 values.
-func medianFloat(xs []float64) float64 {
+// median is the median of xs; the mean of the middle two for an even count
+// (an integer mean for durations), zero for none.
+func median[T time.Duration | float64](xs []T) T {
 	if len(xs) == 0 {
 		return 0
 	}
@@ -32,4 +18,13 @@ func medianFloat(xs []float64) float64 {
 		return s[mid]
 	}
 	return (s[mid-1] + s[mid]) / 2
+}
+
+// positiveOr is v, or def when v is zero or negative: the default of an
+// option left unset.
+func positiveOr[T time.Duration | int](v, def T) T {
+	if v <= 0 {
+		return def
+	}
+	return v
 }

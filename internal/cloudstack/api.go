@@ -34,7 +34,7 @@ type API interface {
 	DeletePortForwardingRule(ctx context.Context, id string) (AsyncRef, error)
 	ListLoadBalancerRules(ctx context.Context, p ListRulesParams) ([]LoadBalancerRule, error)
 	ListPublicIPAddresses(ctx context.Context, p ListPublicIPParams) ([]PublicIPAddress, error)
-	ListNetworks(ctx context.Context, id string) ([]Network, error)
+	ListNetworks(ctx context.Context, p ListNetworksParams) ([]Network, error)
 
 	ListZones(ctx context.Context) ([]Zone, error)
 	ListServiceOfferings(ctx context.Context) ([]ServiceOffering, error)

@@ -1,6 +1,7 @@
 package cloudstack
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -63,6 +64,11 @@ func call[T any](ctx context.Context, c *Client, command string, opts callOpts,
 		res := attempt1(ctx, c, fn)
 		if res.err != nil && opts.raw && res.ex.status == http.StatusOK && isDecodeError(res.err) {
 			res.err = nil
+		}
+		if res.err == nil && res.ex.status == http.StatusOK && errorInOKResponse(res.ex.body) != nil {
+			// Taken as success, the error object would read as an empty
+			// result: a list with nothing, a cluster "not found".
+			res.err = errOKWithErrorObject
 		}
 		fields := map[string]any{
 			"attempt":     attempt,
@@ -129,6 +135,9 @@ func (c *Client) toError(command string, ex exchange, err error) *Error {
 	switch {
 	case ex.status != 0 && ex.status != http.StatusOK:
 		e = *ParseErrorResponse(ex.status, ex.body)
+	case ex.status == http.StatusOK && errorInOKResponse(ex.body) != nil:
+		e = *errorInOKResponse(ex.body)
+		e.HTTPStatus = http.StatusOK
 	default:
 		e = *ParseError(err)
 		if ex.status == http.StatusOK && e.ErrorCode == 0 && isDecodeError(err) {
@@ -138,6 +147,19 @@ func (c *Client) toError(command string, ex exchange, err error) *Error {
 	}
 	e.Command = command
 	return &e
+}
+
+// errOKWithErrorObject marks a call whose HTTP 200 response holds a
+// CloudStack error object; toError reads the error from the body.
+var errOKWithErrorObject = errors.New("the HTTP 200 response holds a CloudStack error object")
+
+// errorInOKResponse returns the CloudStack error object that a 200 response
+// holds instead of a result, as some gateways and proxies answer, or nil.
+func errorInOKResponse(body []byte) *Error {
+	if !bytes.Contains(body, []byte(`"errorcode"`)) && !bytes.Contains(body, []byte(`"errortext"`)) {
+		return nil // the common case, without parsing a large body twice
+	}
+	return parseErrorJSON(body)
 }
 
 func isDecodeError(err error) bool {

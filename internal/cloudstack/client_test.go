@@ -437,7 +437,7 @@ func TestClientReadCalls(t *testing.T) {
 		AssociatedNetworkID: "n-1", ZoneID: "z-1", State: "Allocated"}) {
 		t.Errorf("ListPublicIPAddresses = %+v, %v", ips, err)
 	}
-	nets, err := c.ListNetworks(ctx, "n-1")
+	nets, err := c.ListNetworks(ctx, ListNetworksParams{ID: "n-1"})
 	if err != nil || len(nets) != 1 || nets[0] != (Network{ID: "n-1", Name: "net", Type: "Isolated", State: "Implemented", ZoneID: "z-1"}) {
 		t.Errorf("ListNetworks = %+v, %v", nets, err)
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"time"
 
@@ -20,8 +21,19 @@ const (
 
 // Defaults for WaitOptions.
 const (
-	DefaultJobInitialInterval  = 500 * time.Millisecond
-	DefaultJobMaxInterval      = 5 * time.Second
+	// DefaultJobInitialInterval is the wait before the first poll, and the
+	// base of every later interval.
+	DefaultJobInitialInterval = 750 * time.Millisecond
+	// DefaultJobIntervalGrowth is how much the interval grows per square
+	// root of a second of elapsed time: 1.1 s at 1 s, 1.9 s at 10 s, 2.3 s
+	// at 20 s, 3.5 s at 1 min.
+	DefaultJobIntervalGrowth = 350 * time.Millisecond
+	// DefaultJobMaxInterval caps the interval, which it reaches after
+	// about 2.5 min: a 10-60 min CKS job is polled every 5 s.
+	DefaultJobMaxInterval = 5 * time.Second
+	// DefaultJobMultiplier was the factor of the geometric schedule used
+	// before the interval grew with elapsed time. It is no default any more:
+	// set WaitOptions.Multiplier for a geometric schedule.
 	DefaultJobMultiplier       = 1.5
 	DefaultJobProgressInterval = 30 * time.Second
 )
@@ -33,15 +45,30 @@ type JobQuerier interface {
 
 // WaitOptions tunes WaitForJob. Zero values take the defaults above. The
 // overall limit is the context's deadline: give it the operation's timeout.
+//
+// A job ends anywhere in a poll interval, so the wait from its end to the
+// poll that sees it is half the interval on average, and the polls are the
+// integral of one over the interval. cloudstack-go's GetAsyncJobResult
+// sleeps 1 s, 2 s, 3 s, … (15 s at most): its interval grows like √(2t).
+// The default interval, InitialInterval + IntervalGrowth·√t, grows the same
+// way from a floor, so whatever the job's length between 1 and 21 s it
+// waits about 0.4 times as long as cloudstack-go after the job ends, with
+// at most 1.9 times its polls.
 type WaitOptions struct {
 	// Command names the command that started the job (e.g.
 	// "scaleKubernetesCluster"); it labels errors and logs.
 	Command string
-	// InitialInterval is the wait before the first poll.
+	// InitialInterval is the wait before the first poll and the base of
+	// every later interval.
 	InitialInterval time.Duration
+	// IntervalGrowth is how much the interval grows per square root of a
+	// second of elapsed time: the wait after a poll at elapsed time t is
+	// InitialInterval + IntervalGrowth·√(t/1s), capped by MaxInterval.
+	IntervalGrowth time.Duration
 	// MaxInterval caps the wait between polls.
 	MaxInterval time.Duration
-	// Multiplier grows the interval after each poll.
+	// Multiplier, when above 1, replaces IntervalGrowth by a geometric
+	// schedule: each interval is the previous one times Multiplier.
 	Multiplier float64
 	// ProgressInterval is how often an Info progress line is logged.
 	ProgressInterval time.Duration
@@ -51,6 +78,9 @@ func (o WaitOptions) withDefaults() WaitOptions {
 	if o.InitialInterval <= 0 {
 		o.InitialInterval = DefaultJobInitialInterval
 	}
+	if o.IntervalGrowth <= 0 {
+		o.IntervalGrowth = DefaultJobIntervalGrowth
+	}
 	if o.MaxInterval <= 0 {
 		o.MaxInterval = DefaultJobMaxInterval
 	}
@@ -58,7 +88,7 @@ func (o WaitOptions) withDefaults() WaitOptions {
 		o.MaxInterval = o.InitialInterval
 	}
 	if o.Multiplier < 1 {
-		o.Multiplier = DefaultJobMultiplier
+		o.Multiplier = 0
 	}
 	if o.ProgressInterval <= 0 {
 		o.ProgressInterval = DefaultJobProgressInterval
@@ -67,6 +97,37 @@ func (o WaitOptions) withDefaults() WaitOptions {
 		o.Command = "queryAsyncJobResult"
 	}
 	return o
+}
+
+// NextInterval is the wait before the next poll of a wait that has run for
+// elapsed, whose last wait was previous (0 before the first poll).
+func (o WaitOptions) NextInterval(elapsed, previous time.Duration) time.Duration {
+	o = o.withDefaults()
+	if previous <= 0 {
+		return o.InitialInterval
+	}
+	var next time.Duration
+	if o.Multiplier > 1 {
+		next = time.Duration(float64(previous) * o.Multiplier)
+	} else {
+		next = o.InitialInterval + time.Duration(float64(o.IntervalGrowth)*math.Sqrt(max(elapsed, 0).Seconds()))
+	}
+	return min(max(next, o.InitialInterval), o.MaxInterval)
+}
+
+// Schedule returns when the wait polls, measured from its start, up to the
+// first poll at or after until, for polls that take no time.
+func (o WaitOptions) Schedule(until time.Duration) []time.Duration {
+	var out []time.Duration
+	at, interval := time.Duration(0), time.Duration(0)
+	for {
+		interval = o.NextInterval(at, interval)
+		at += interval
+		out = append(out, at)
+		if at >= until {
+			return out
+		}
+	}
 }
 
 // WaitForJob polls jobID until it finishes and returns its jobresult. A
@@ -80,7 +141,7 @@ func WaitForJob(ctx context.Context, q JobQuerier, jobID string, opts WaitOption
 	ctx = tflog.SetField(ctx, "cloudstack_job_id", jobID)
 	start := time.Now()
 	lastProgress := start
-	interval := opts.InitialInterval
+	interval := opts.NextInterval(0, 0)
 	polls := 0
 	var lastErr error
 
@@ -93,7 +154,9 @@ func WaitForJob(ctx context.Context, q JobQuerier, jobID string, opts WaitOption
 		elapsed := time.Since(start)
 		switch {
 		case err != nil && ctx.Err() != nil:
-			return nil, waitAbortedError(ctx, opts.Command, jobID, elapsed, polls, err)
+			// The poll died with the context; the error worth reporting is
+			// the last one a poll really met, if any.
+			return nil, waitAbortedError(ctx, opts.Command, jobID, elapsed, polls, lastErr)
 		case err != nil && IsTransient(err):
 			lastErr = err
 			tflog.Debug(ctx, "async job poll failed; will retry", map[string]any{
@@ -122,7 +185,7 @@ func WaitForJob(ctx context.Context, q JobQuerier, jobID string, opts WaitOption
 				"command": opts.Command, "polls": polls, "elapsed": elapsed.Round(time.Second).String(),
 			})
 		}
-		interval = min(time.Duration(float64(interval)*opts.Multiplier), opts.MaxInterval)
+		interval = opts.NextInterval(time.Since(start), interval)
 	}
 }
 

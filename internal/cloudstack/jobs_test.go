@@ -202,8 +202,8 @@ func TestWaitForJobCancellation(t *testing.T) {
 func TestWaitOptionsDefaults(t *testing.T) {
 	t.Parallel()
 	o := WaitOptions{}.withDefaults()
-	if o.InitialInterval != 500*time.Millisecond || o.MaxInterval != 5*time.Second || o.Multiplier != 1.5 ||
-		o.ProgressInterval != 30*time.Second {
+	if o.InitialInterval != 750*time.Millisecond || o.IntervalGrowth != 350*time.Millisecond || o.MaxInterval != 5*time.Second ||
+		o.Multiplier != 0 || o.ProgressInterval != 30*time.Second {
 		t.Fatalf("defaults = %+v", o)
 	}
 }

@@ -95,6 +95,9 @@ func (c *Client) ListPublicIPAddresses(ctx context.Context, p ListPublicIPParams
 					if p.IsSourceNat != nil {
 						lp.SetIssourcenat(*p.IsSourceNat)
 					}
+					if p.ProjectID != "" {
+						lp.SetProjectid(p.ProjectID)
+					}
 					if p.ListAll {
 						lp.SetListall(true)
 					}
@@ -121,17 +124,21 @@ func (c *Client) ListPublicIPAddresses(ctx context.Context, p ListPublicIPParams
 		})
 }
 
-// ListNetworks lists guest networks, all pages; id may be empty. listall is
-// always sent so that an admin finds networks of other accounts.
-func (c *Client) ListNetworks(ctx context.Context, id string) ([]Network, error) {
+// ListNetworks lists guest networks, all pages. listall is always sent so
+// that an admin finds networks of other accounts; a project's networks need
+// p.ProjectID.
+func (c *Client) ListNetworks(ctx context.Context, p ListNetworksParams) ([]Network, error) {
 	const command = "listNetworks"
 	return collectPages(ctx, command, c.pageSize, func(n Network) string { return n.ID },
 		func(ctx context.Context, page, pageSize int) ([]Network, int, error) {
 			r, _, err := call(ctx, c, command, callOpts{read: true},
 				func(cs *cloudstack.CloudStackClient) (*cloudstack.ListNetworksResponse, error) {
 					lp := cs.Network.NewListNetworksParams()
-					if id != "" {
-						lp.SetId(id)
+					if p.ID != "" {
+						lp.SetId(p.ID)
+					}
+					if p.ProjectID != "" {
+						lp.SetProjectid(p.ProjectID)
 					}
 					lp.SetListall(true)
 					lp.SetPage(page)

@@ -77,6 +77,9 @@ type CreatePortForwardingRuleParams struct {
 	PrivateEndPort   int
 	VirtualMachineID string
 	NetworkID        string
+	// CIDRList limits the sources the forward accepts; empty means any
+	// (CKS's own forwards have none).
+	CIDRList []string
 	// OpenFirewall is always sent explicitly; CKS-style forwards use false.
 	OpenFirewall bool
 }
@@ -87,7 +90,10 @@ type ListRulesParams struct {
 	IPAddressID string
 	NetworkID   string
 	ID          string
-	ListAll     bool
+	// ProjectID lists a project's rules, which CloudStack leaves out of
+	// account-scoped lists (listall included); "-1" means every project.
+	ProjectID string
+	ListAll   bool
 }
 
 // ListPublicIPParams filters listPublicIpAddresses. Zero values are not sent.
@@ -97,5 +103,15 @@ type ListPublicIPParams struct {
 	AssociatedNetworkID string
 	VPCID               string
 	IsSourceNat         *bool
-	ListAll             bool
+	// ProjectID lists a project's addresses (see ListRulesParams).
+	ProjectID string
+	ListAll   bool
+}
+
+// ListNetworksParams filters listNetworks. Zero values are not sent;
+// listall is always sent so that an admin finds other accounts' networks.
+type ListNetworksParams struct {
+	ID string
+	// ProjectID lists a project's networks (see ListRulesParams).
+	ProjectID string
 }

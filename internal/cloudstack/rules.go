@@ -12,6 +12,7 @@ type rulesFilter interface {
 	SetId(string)
 	SetIpaddressid(string)
 	SetNetworkid(string)
+	SetProjectid(string)
 	SetListall(bool)
 	SetPage(int)
 	SetPagesize(int)
@@ -26,6 +27,9 @@ func applyRulesFilter(lp rulesFilter, p ListRulesParams, page, pageSize int) {
 	}
 	if p.NetworkID != "" {
 		lp.SetNetworkid(p.NetworkID)
+	}
+	if p.ProjectID != "" {
+		lp.SetProjectid(p.ProjectID)
 	}
 	if p.ListAll {
 		lp.SetListall(true)
@@ -156,6 +160,9 @@ func (c *Client) CreatePortForwardingRule(ctx context.Context, p CreatePortForwa
 			if p.NetworkID != "" {
 				cp.SetNetworkid(p.NetworkID)
 			}
+			if len(p.CIDRList) > 0 {
+				cp.SetCidrlist(p.CIDRList)
+			}
 			cp.SetOpenfirewall(p.OpenFirewall)
 			r, err := cs.Firewall.CreatePortForwardingRule(cp)
 			if err != nil {
@@ -196,6 +203,9 @@ func (c *Client) ListLoadBalancerRules(ctx context.Context, p ListRulesParams) (
 					}
 					if p.NetworkID != "" {
 						lp.SetNetworkid(p.NetworkID)
+					}
+					if p.ProjectID != "" {
+						lp.SetProjectid(p.ProjectID)
 					}
 					if p.ListAll {
 						lp.SetListall(true)

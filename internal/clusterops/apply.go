@@ -25,7 +25,7 @@ func (e *Engine) applyRepair(ctx context.Context, s *Snapshot, rep *Report) erro
 		desc := s.describeRule(a.Rule, a.Purpose)
 		switch a.Op {
 		case rules.OpDelete:
-			if err := e.deleteRule(ctx, a.Rule); err != nil {
+			if err := e.deleteRule(ctx, s, a.Rule); err != nil {
 				return fmt.Errorf("deleting stale %s (rule %s): %w", desc, a.Rule.ID, err)
 			}
 			cur = withoutRule(cur, a.Rule.ID)
@@ -33,7 +33,7 @@ func (e *Engine) applyRepair(ctx context.Context, s *Snapshot, rep *Report) erro
 			st := e.step(ctx, rep, StepRepaired, fmt.Sprintf("deleted stale %s (rule %s): %s", desc, a.Rule.ID, reason))
 			st.PreviousRuleID = a.Rule.ID
 		case rules.OpCreate:
-			created, existed, err := e.createRule(ctx, cur, a.Rule)
+			created, existed, err := e.createRule(ctx, s, cur, a.Rule)
 			if err != nil {
 				return fmt.Errorf("creating missing %s: %w", desc, err)
 			}
@@ -52,22 +52,22 @@ func (e *Engine) applyRepair(ctx context.Context, s *Snapshot, rep *Report) erro
 // applyNeutralise runs a PlanNeutralise plan: each hazard is deleted, then
 // re-created with the same protocol, ports and CIDRs, one at a time, so the
 // rule is absent only briefly and never duplicated (a duplicate create is a
-// 537).
-func (e *Engine) applyNeutralise(ctx context.Context, s *Snapshot, actions []rules.Action, rep *Report) error {
+// 537). why, when set, ends each report message.
+func (e *Engine) applyNeutralise(ctx context.Context, s *Snapshot, actions []rules.Action, rep *Report, why string) error {
 	cur := slices.Clone(s.Rules)
 	var deleted *rules.Rule
 	for _, a := range actions {
 		desc := s.describeRule(a.Rule, a.Purpose)
 		switch a.Op {
 		case rules.OpDelete:
-			if err := e.deleteRule(ctx, a.Rule); err != nil {
+			if err := e.deleteRule(ctx, s, a.Rule); err != nil {
 				return fmt.Errorf("deleting %s (rule %s) to re-create it after the node SSH range: %w", desc, a.Rule.ID, err)
 			}
 			cur = withoutRule(cur, a.Rule.ID)
 			r := a.Rule
 			deleted = &r
 		case rules.OpCreate:
-			created, _, err := e.createRule(ctx, cur, a.Rule)
+			created, _, err := e.createRule(ctx, s, cur, a.Rule)
 			if err != nil {
 				prev := ""
 				if deleted != nil {
@@ -80,8 +80,12 @@ func (e *Engine) applyNeutralise(ctx context.Context, s *Snapshot, actions []rul
 			if deleted != nil {
 				old = deleted.ID
 			}
-			st := e.step(ctx, rep, StepNeutralised, fmt.Sprintf("re-created %s as rule %s (was rule %s) so that it sorts after the node SSH range "+
-				"and a scale cannot revoke it instead of the range (#14159)", desc, created.ID, old))
+			msg := fmt.Sprintf("re-created %s as rule %s (was rule %s) so that it sorts after the node SSH range "+
+				"and a scale cannot revoke it instead of the range (#14159)", desc, created.ID, old)
+			if why != "" {
+				msg += "; " + why
+			}
+			st := e.step(ctx, rep, StepNeutralised, msg)
 			st.RuleID, st.PreviousRuleID = created.ID, old
 			deleted = nil
 		}
@@ -89,12 +93,12 @@ func (e *Engine) applyNeutralise(ctx context.Context, s *Snapshot, actions []rul
 	return nil
 }
 
-// createRule creates a firewall rule or port forward and waits for it. It
-// checks for a conflict first (a conflicting create is a 537 that keeps
-// nothing); an equivalent rule already in place is returned with existed
-// set. A create that fails is not retried: the IP's rules are listed again
-// and an equivalent new rule counts as created.
-func (e *Engine) createRule(ctx context.Context, onIP []rules.Rule, r rules.Rule) (created rules.Rule, existed bool, err error) {
+// createRule creates a firewall rule or port forward of the snapshot's
+// cluster and waits for it. It checks for a conflict first (a conflicting
+// create is a 537 that keeps nothing); an equivalent rule already in place
+// is returned with existed set. A create that fails is not retried: the
+// IP's rules are listed again and an equivalent new rule counts as created.
+func (e *Engine) createRule(ctx context.Context, s *Snapshot, onIP []rules.Rule, r rules.Rule) (created rules.Rule, existed bool, err error) {
 	if same, ok := findEquivalent(onIP, r); ok {
 		return same, true, nil
 	}
@@ -110,7 +114,7 @@ func (e *Engine) createRule(ctx context.Context, onIP []rules.Rule, r rules.Rule
 	// The rule may exist although the call failed (a lost response, a job
 	// failing after the insert): look before reporting a failure.
 	if ctx.Err() == nil {
-		if now, lerr := e.rulesOnIP(ctx, r.IPAddressID); lerr == nil {
+		if now, lerr := e.rulesOnIP(ctx, s.projectID(), r.IPAddressID); lerr == nil {
 			if same, ok := findEquivalent(newRules(onIP, now), r); ok {
 				return same, false, nil
 			}
@@ -137,7 +141,7 @@ func (e *Engine) createAndWait(ctx context.Context, r rules.Rule) (string, error
 		ref, err = e.api.CreatePortForwardingRule(ctx, cloudstack.CreatePortForwardingRuleParams{
 			IPAddressID: r.IPAddressID, Protocol: r.Protocol, PublicPort: r.StartPort, PublicEndPort: r.EndPort,
 			PrivatePort: r.PrivatePort, PrivateEndPort: r.PrivateEndPort, VirtualMachineID: r.VMID,
-			NetworkID: r.NetworkID, OpenFirewall: false})
+			NetworkID: r.NetworkID, CIDRList: slices.Clone(r.CIDRs), OpenFirewall: false})
 	default:
 		return "", fmt.Errorf("creating %s rules is not supported", r.Kind)
 	}
@@ -154,9 +158,9 @@ func (e *Engine) createAndWait(ctx context.Context, r rules.Rule) (string, error
 	return cloudstack.DecodeCreatedID(res)
 }
 
-// deleteRule deletes a firewall rule or port forward and waits. A rule
-// that is already gone counts as deleted.
-func (e *Engine) deleteRule(ctx context.Context, r rules.Rule) error {
+// deleteRule deletes a firewall rule or port forward of the snapshot's
+// cluster and waits. A rule that is already gone counts as deleted.
+func (e *Engine) deleteRule(ctx context.Context, s *Snapshot, r rules.Rule) error {
 	var (
 		ref     cloudstack.AsyncRef
 		err     error
@@ -179,7 +183,7 @@ func (e *Engine) deleteRule(ctx context.Context, r rules.Rule) error {
 		return nil
 	}
 	if ctx.Err() == nil {
-		if now, lerr := e.rulesOnIP(ctx, r.IPAddressID); lerr == nil && !slices.ContainsFunc(now, func(x rules.Rule) bool { return x.ID == r.ID }) {
+		if now, lerr := e.rulesOnIP(ctx, s.projectID(), r.IPAddressID); lerr == nil && !slices.ContainsFunc(now, func(x rules.Rule) bool { return x.ID == r.ID }) {
 			return nil
 		}
 	}

@@ -115,8 +115,8 @@ func (a *sharedNetworkAPI) GetKubernetesCluster(context.Context, string) (*cloud
 	return &c, nil
 }
 
-func (a *sharedNetworkAPI) ListNetworks(_ context.Context, id string) ([]cloudstack.Network, error) {
-	return []cloudstack.Network{{ID: id, Type: "Shared"}}, nil
+func (a *sharedNetworkAPI) ListNetworks(_ context.Context, p cloudstack.ListNetworksParams) ([]cloudstack.Network, error) {
+	return []cloudstack.Network{{ID: p.ID, Type: "Shared"}}, nil
 }
 
 func (a *sharedNetworkAPI) ScaleKubernetesCluster(_ context.Context, p cloudstack.ScaleClusterParams) (cloudstack.AsyncRef, error) {

@@ -19,7 +19,7 @@ type Options struct {
 	// RecreateUserHazardRules lets the engine delete and re-create USER-owned firewall rules that the
 	// 4.21–4.22.1.1 removeSshFirewallRule bug would pick before the node SSH range. Off by default.
 	// It also lets Scale record user port forwards that the server's range cleanup would delete, and
-	// re-create them after the scale.
+	// re-create them after the scale with their source CIDRs.
 	RecreateUserHazardRules bool
 	// AllowRestartForRecovery lets Recover stop and start a cluster stuck in Alert with a stale size (interrupts workloads).
 	AllowRestartForRecovery bool

@@ -111,11 +111,18 @@ func TestScaleRecreatesUserHazardWithOptIn(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Scale with the opt-in: %v\n%s", err, rep)
 	}
+	// Before the scale, and again after it: the server's rebuild put the
+	// node range after the re-created user rule.
 	neutralised := rep.StepsOf(StepNeutralised)
-	if len(neutralised) != 1 || neutralised[0].PreviousRuleID != userFW.ID ||
-		!strings.Contains(neutralised[0].Message, "user firewall rule tcp 22 from "+userCIDR) {
-		t.Fatalf("neutralised = %+v, want the user rule re-created:\n%s", neutralised, rep)
+	if len(neutralised) != 2 || neutralised[0].PreviousRuleID != userFW.ID || neutralised[1].PreviousRuleID != neutralised[0].RuleID {
+		t.Fatalf("neutralised = %+v, want the user rule re-created before and after the scale:\n%s", neutralised, rep)
 	}
+	for _, st := range neutralised {
+		if !strings.Contains(st.Message, "user firewall rule tcp 22 from "+userCIDR) {
+			t.Errorf("neutralise step = %q", st.Message)
+		}
+	}
+	env.assertHazardFree(id)
 
 	c := env.cluster(id)
 	if c.State != "Running" || c.Size != 1 {
@@ -132,6 +139,84 @@ func TestScaleRecreatesUserHazardWithOptIn(t *testing.T) {
 	slices.Sort(ports)
 	if !slices.Equal(ports, []int{22, 2222, 2223}) {
 		t.Errorf("forward ports = %v, want the user's 22 and the nodes' 2222, 2223", ports)
+	}
+}
+
+// A user rule the #14159 predicate picks, created after the node range, is
+// no hazard for the first scale; that scale's rebuild puts the range after
+// it. Without the opt-in the engine leaves it alone and says so.
+func TestScaleReportsUserHazardItMayNotTouch(t *testing.T) {
+	t.Parallel()
+	env := newEnv(t, simulator.Profile42211)
+	ctx := env.ctx()
+	id := env.createCluster("user-after-range", 0, 1)
+	c := env.cluster(id)
+	ref, err := env.api.CreateFirewallRule(ctx, cloudstack.CreateFirewallRuleParams{IPAddressID: c.IPAddressID,
+		Protocol: "tcp", StartPort: 22, EndPort: 22, CIDRList: []string{userCIDR}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cloudstack.WaitForJob(ctx, env.api, ref.JobID, fastWait); err != nil {
+		t.Fatal(err)
+	}
+	pf, err := env.api.CreatePortForwardingRule(ctx, cloudstack.CreatePortForwardingRuleParams{IPAddressID: c.IPAddressID,
+		Protocol: "tcp", PublicPort: 22, PrivatePort: 22, VirtualMachineID: c.VirtualMachines[0].ID, NetworkID: c.NetworkID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cloudstack.WaitForJob(ctx, env.api, pf.JobID, fastWait); err != nil {
+		t.Fatal(err)
+	}
+
+	rep, err := env.engine(Options{HazardOptInName: "recreate_user_hazard_rules"}).Scale(ctx, id, 2)
+	if err != nil {
+		t.Fatalf("Scale: %v\n%s", err, rep)
+	}
+	if n := len(rep.StepsOf(StepNeutralised)); n != 0 {
+		t.Errorf("a user rule was re-created without the opt-in:\n%s", rep)
+	}
+	left := rep.StepsOf(StepHazard)
+	if len(left) != 1 || left[0].RuleID != ref.ID {
+		t.Fatalf("hazard steps = %+v, want the user rule %s reported:\n%s", left, ref.ID, rep)
+	}
+	for _, want := range []string{"left user firewall rule tcp 22 from " + userCIDR, "next scale from any client", "recreate_user_hazard_rules"} {
+		if !strings.Contains(left[0].Message, want) {
+			t.Errorf("hazard step %q lacks %q", left[0].Message, want)
+		}
+	}
+	if !slices.Contains(rep.Warnings(), left[0].Message) {
+		t.Errorf("the hazard is not among the warnings: %v", rep.Warnings())
+	}
+	var kept bool
+	for _, fw := range env.firewallRules(c.IPAddressID) {
+		kept = kept || fw.ID == ref.ID
+	}
+	if !kept {
+		t.Errorf("the user rule %s was changed", ref.ID)
+	}
+}
+
+// A user rule 22-22 picked by #14159 triggers no forward cleanup, because
+// its end port lies below 2222: the error says so in words instead of
+// calling 2222-22 an empty range.
+func TestHazardErrorExplainsCleanupBelowTheNodeRange(t *testing.T) {
+	t.Parallel()
+	env := newEnv(t, simulator.Profile42211)
+	id, userFW := userHazardCluster(t, env)
+
+	_, err := env.engine(Options{}).Scale(env.ctx(), id, 1)
+	var herr *HazardError
+	if !errors.As(err, &herr) {
+		t.Fatalf("Scale = %v, want *HazardError", err)
+	}
+	msg := err.Error()
+	if strings.Contains(msg, "2222-22 ") || strings.Contains(msg, "range 2222-22") {
+		t.Errorf("error names a backwards port range: %s", msg)
+	}
+	want := "the forward cleanup that follows deletes the port forwards whose public start port lies between 2222 and " +
+		"the revoked rule's end port, which is 22 here, so it deletes none"
+	if !strings.Contains(msg, want) || !strings.Contains(msg, "user firewall rule "+userFW.ID) {
+		t.Errorf("error %q lacks %q", msg, want)
 	}
 }
 
@@ -198,5 +283,55 @@ func TestScalePreservesCollateralUserForward(t *testing.T) {
 	}
 	if c := env.cluster(id); c.State != "Running" || c.Size != 1 {
 		t.Errorf("cluster %s size %d, want Running size 1", c.State, c.Size)
+	}
+}
+
+// A user forward limited to source CIDRs that a scale's forward cleanup
+// deletes is re-created with its CIDRs (opt-in). The client could not send
+// CIDRs for forwards before, so the engine refused such scales.
+func TestScalePreservesCollateralUserForwardWithCIDRs(t *testing.T) {
+	t.Parallel()
+	env := newEnv(t, simulator.Profile42211)
+	ctx := env.ctx()
+	id := env.createCluster("collateral-cidrs", 0, 2)
+	c := env.cluster(id)
+	control := c.VirtualMachines[0].ID
+	for _, pf := range env.forwards(c.IPAddressID) {
+		if pf.PublicPort == 2224 {
+			if err := env.sim.DeleteRule(pf.ID); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	ref, err := env.api.CreatePortForwardingRule(ctx, cloudstack.CreatePortForwardingRuleParams{IPAddressID: c.IPAddressID,
+		Protocol: "tcp", PublicPort: 2224, PrivatePort: 8080, VirtualMachineID: control, NetworkID: c.NetworkID,
+		CIDRList: []string{userCIDR}})
+	if err != nil {
+		t.Fatalf("createPortForwardingRule: %v", err)
+	}
+	if _, err := cloudstack.WaitForJob(ctx, env.api, ref.JobID, fastWait); err != nil {
+		t.Fatal(err)
+	}
+
+	rep, err := env.engine(Options{RecreateUserHazardRules: true}).Scale(ctx, id, 1)
+	if err != nil {
+		t.Fatalf("Scale with the opt-in: %v\n%s", err, rep)
+	}
+	if preserved := rep.StepsOf(StepPreserved); len(preserved) != 2 ||
+		!strings.HasPrefix(preserved[1].Message, "re-created user port forward 2224→8080") {
+		t.Fatalf("preserved steps = %+v\n%s", preserved, rep)
+	}
+	var found bool
+	for _, pf := range env.forwards(c.IPAddressID) {
+		if pf.PublicPort != 2224 {
+			continue
+		}
+		found = true
+		if pf.PrivatePort != 8080 || pf.VirtualMachineID != control || !slices.Equal(pf.CIDRList, []string{userCIDR}) {
+			t.Errorf("re-created forward = %+v, want 2224→8080 to %s from %s only", pf, control, userCIDR)
+		}
+	}
+	if !found {
+		t.Errorf("the user forward 2224 is gone")
 	}
 }

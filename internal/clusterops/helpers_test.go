@@ -201,6 +201,22 @@ func (e *testEnv) assertSeedRules(id string) *cloudstack.Cluster {
 	return c
 }
 
+// assertHazardFree checks that no rule of the cluster is one the #14159
+// predicate would pick before the node SSH range.
+func (e *testEnv) assertHazardFree(id string) {
+	e.t.Helper()
+	s, err := New(e.api, Options{Wait: fastWait}).Snapshot(e.ctx(), id)
+	if err != nil {
+		e.t.Fatalf("Snapshot: %v", err)
+	}
+	if _, ok := s.NodeSSHRange(); !ok {
+		e.t.Errorf("cluster %s has no node SSH range", id)
+	}
+	for _, h := range s.Hazards {
+		e.t.Errorf("hazard left: %s", h.Explanation)
+	}
+}
+
 // sshRun runs a command as user cloud with the simulator's key pair. A
 // command that runs and exits non-zero is not an error: the exit status is
 // returned; err is a failure to connect, authenticate or run.

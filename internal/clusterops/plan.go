@@ -23,8 +23,8 @@ type scalePlan struct {
 	// records and re-creates (opt-in).
 	preserve []rules.Hazard
 	// unfixable are user forwards the scale deletes and that could not be
-	// re-created as they were: they have source CIDRs, or CKS's new node
-	// forwards take their ports.
+	// re-created as they were, because CKS's new node forwards take their
+	// ports.
 	unfixable []rules.Hazard
 	// hasRange tells whether the node SSH range exists after the repairs.
 	hasRange bool
@@ -71,14 +71,9 @@ func (e *Engine) planScale(s *Snapshot, newSize int64) scalePlan {
 }
 
 // unrecreatable tells why a user forward deleted by a scale could not be
-// re-created as it was, or "".
+// re-created as it was, or "". Source CIDRs are re-created with the forward.
 func unrecreatable(s *Snapshot, pf rules.Rule, newEnd int) string {
-	switch {
-	case len(pf.CIDRs) > 0:
-		// The client creates forwards without source CIDRs; re-creating this
-		// one would open it to every source.
-		return fmt.Sprintf("it is limited to source CIDRs %v, which the provider cannot set when re-creating a forward", pf.CIDRs)
-	case pf.IPAddressID == s.PublicIPID && pf.StartPort <= newEnd:
+	if pf.IPAddressID == s.PublicIPID && pf.StartPort <= newEnd {
 		return fmt.Sprintf("after the scale CKS forwards the ports up to %d to its nodes, so it could not be re-created", newEnd)
 	}
 	return ""

@@ -21,7 +21,7 @@ func (e *Engine) recordCollateral(ctx context.Context, s *Snapshot, hazards []ru
 		onIP, ok := byIP[pf.IPAddressID]
 		if !ok {
 			var err error
-			if onIP, err = e.rulesOnIP(ctx, pf.IPAddressID); err != nil {
+			if onIP, err = e.rulesOnIP(ctx, s.projectID(), pf.IPAddressID); err != nil {
 				return nil, err
 			}
 			byIP[pf.IPAddressID] = onIP
@@ -50,7 +50,7 @@ func (e *Engine) restoreCollateral(ctx context.Context, s *Snapshot, recorded []
 		onIP, ok := byIP[r.IPAddressID]
 		if !ok {
 			var err error
-			if onIP, err = e.rulesOnIP(ctx, r.IPAddressID); err != nil {
+			if onIP, err = e.rulesOnIP(ctx, s.projectID(), r.IPAddressID); err != nil {
 				return errors.Join(append(errs, err)...)
 			}
 		}
@@ -59,7 +59,7 @@ func (e *Engine) restoreCollateral(ctx context.Context, s *Snapshot, recorded []
 			byIP[r.IPAddressID] = onIP
 			continue
 		}
-		created, _, err := e.createRule(ctx, onIP, r)
+		created, _, err := e.createRule(ctx, s, onIP, r)
 		if err != nil {
 			e.step(ctx, rep, StepBlocked, fmt.Sprintf("could not re-create %s (was rule %s) after the scale: %v", desc, r.ID, err))
 			errs = append(errs, fmt.Errorf("re-creating %s (was rule %s): %w", desc, r.ID, err))

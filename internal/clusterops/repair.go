@@ -2,7 +2,6 @@ package clusterops
 
 import (
 	"context"
-	"fmt"
 )
 
 // Repair verifies and repairs the cluster's CKS-owned SSH rules (node range, node forwards, etcd firewall
@@ -12,8 +11,11 @@ import (
 // longer at that index) are deleted first, then the missing ones are
 // created in the order CKS creates them; user rules and the API rules are
 // never touched, and a rule that would conflict with a user rule is
-// reported as blocked instead of created. Directly accessed networks have
-// no rules: nothing is done there.
+// reported as blocked instead of created. Then every firewall rule the
+// #14159 bug would revoke instead of the node range is re-created after it,
+// as Scale does (user rules only with the opt-in), so the cluster is left
+// safe to scale from any client. Directly accessed networks have no rules:
+// nothing is done there.
 func (e *Engine) Repair(ctx context.Context, clusterID string) (Report, error) {
 	rep := Report{ClusterID: clusterID}
 	s, err := e.Snapshot(ctx, clusterID)
@@ -26,11 +28,5 @@ func (e *Engine) Repair(ctx context.Context, clusterID string) (Report, error) {
 }
 
 func (e *Engine) repairSnapshot(ctx context.Context, s *Snapshot, rep *Report) error {
-	if s.Direct() {
-		return nil
-	}
-	if err := e.applyRepair(ctx, s, rep); err != nil {
-		return fmt.Errorf("repairing the SSH rules of Kubernetes cluster %s: %w", s.Cluster.ID, err)
-	}
-	return nil
+	return e.settle(ctx, s, rep)
 }

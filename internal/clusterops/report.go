@@ -16,9 +16,17 @@ const (
 	StepNeutralised StepKind = "neutralised"
 	// StepRepaired is a missing CKS rule created or a stale one deleted.
 	StepRepaired StepKind = "repaired"
-	// StepBlocked is a CKS rule that could not be created because a rule the
-	// engine may not delete is in the way.
+	// StepBlocked is something the engine could not do: a CKS rule it could
+	// not create because a rule it may not delete is in the way, or a rule
+	// it could not remove.
 	StepBlocked StepKind = "blocked"
+	// StepHazard is a user rule left in place although the next scale,
+	// from any client, would revoke it instead of the node SSH range
+	// (#14159): the engine changes user rules only with the opt-in.
+	StepHazard StepKind = "hazard"
+	// StepRemoved is a CKS rule CloudStack left behind when it deleted the
+	// cluster, deleted by the engine.
+	StepRemoved StepKind = "removed"
 	// StepPreserved is a user rule recorded before a scale that deletes it,
 	// or re-created after it.
 	StepPreserved StepKind = "preserved"
@@ -57,11 +65,18 @@ type Report struct {
 // Changed reports whether the operation changed anything.
 func (r Report) Changed() bool {
 	for _, s := range r.Steps {
-		if s.Kind != StepNote && s.Kind != StepBlocked {
+		switch s.Kind {
+		case StepNote, StepBlocked, StepHazard:
+		default:
 			return true
 		}
 	}
 	return false
+}
+
+// changesSince reports whether the steps from index from on changed rules.
+func (r Report) changesSince(from int) bool {
+	return Report{Steps: r.Steps[min(from, len(r.Steps)):]}.Changed()
 }
 
 // StepsOf returns the steps of one kind.

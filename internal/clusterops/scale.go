@@ -101,26 +101,37 @@ func (e *Engine) prepareScale(ctx context.Context, s *Snapshot, size int64, rep 
 		return nil, err
 	}
 	actions, _ := rules.PlanNeutralise(p.fixable, true)
-	if err := e.applyNeutralise(ctx, s, actions, rep); err != nil {
+	if err := e.applyNeutralise(ctx, s, actions, rep, ""); err != nil {
 		return nil, err
 	}
 	return e.recordCollateral(ctx, s, p.preserve, rep)
 }
 
-// verifyAfterScale reads the cluster again, repairs its rules and restores
-// the recorded user rules, whether the scale succeeded or not.
+// verifyAfterScale reads the cluster again, repairs its rules, restores
+// the recorded user rules and, because the server's rebuild gave the node
+// SSH range a new id after the etcd firewall rules, neutralises the wrong
+// picks again, whether the scale succeeded or not.
 func (e *Engine) verifyAfterScale(ctx context.Context, clusterID string, recorded []rules.Rule, rep *Report) error {
 	post, err := e.Snapshot(ctx, clusterID)
 	if err != nil {
 		return fmt.Errorf("verifying the rules after the scale: %w", err)
 	}
 	rep.Cluster = &post.Cluster
+	if post.Direct() {
+		return nil
+	}
+	from := len(rep.Steps)
 	var errs []error
 	if err := e.applyRepair(ctx, post, rep); err != nil {
 		errs = append(errs, fmt.Errorf("repairing the rules after the scale: %w", err))
 	}
 	if len(recorded) > 0 {
 		errs = append(errs, e.restoreCollateral(ctx, post, recorded, rep))
+	}
+	if ctx.Err() == nil {
+		if err := e.neutraliseLeftovers(ctx, post, rep, rep.changesSince(from)); err != nil {
+			errs = append(errs, fmt.Errorf("moving the firewall rules after the node SSH range after the scale: %w", err))
+		}
 	}
 	return errors.Join(errs...)
 }

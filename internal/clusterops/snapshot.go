@@ -89,11 +89,12 @@ func (e *Engine) snapshotOf(ctx context.Context, c *cloudstack.Cluster) (*Snapsh
 // readRules (re)lists the rules of the snapshot's IP and network and
 // recomputes the classification and hazards.
 func (e *Engine) readRules(ctx context.Context, s *Snapshot) error {
-	onIP, err := e.rulesOnIP(ctx, s.PublicIPID)
+	onIP, err := e.rulesOnIP(ctx, s.projectID(), s.PublicIPID)
 	if err != nil {
 		return err
 	}
-	pfs, err := e.api.ListPortForwardingRules(ctx, cloudstack.ListRulesParams{NetworkID: s.Cluster.NetworkID, ListAll: true})
+	pfs, err := e.api.ListPortForwardingRules(ctx, cloudstack.ListRulesParams{NetworkID: s.Cluster.NetworkID,
+		ProjectID: s.projectID(), ListAll: true})
 	if err != nil {
 		return fmt.Errorf("listing the port forwards of network %s: %w", s.Cluster.NetworkID, err)
 	}
@@ -109,9 +110,14 @@ func (e *Engine) readRules(ctx context.Context, s *Snapshot) error {
 	return nil
 }
 
-// rulesOnIP lists the firewall rules, forwards and LB rules of one IP.
-func (e *Engine) rulesOnIP(ctx context.Context, ipID string) ([]rules.Rule, error) {
-	filter := cloudstack.ListRulesParams{IPAddressID: ipID, ListAll: true}
+// projectID is the project owning the cluster, "" for an account's: a
+// project's rules, addresses and networks are listed only with projectid.
+func (s *Snapshot) projectID() string { return s.Cluster.ProjectID }
+
+// rulesOnIP lists the firewall rules, forwards and LB rules of one IP of
+// the project (or, with projectID "", of the accounts).
+func (e *Engine) rulesOnIP(ctx context.Context, projectID, ipID string) ([]rules.Rule, error) {
+	filter := cloudstack.ListRulesParams{IPAddressID: ipID, ProjectID: projectID, ListAll: true}
 	fws, err := e.api.ListFirewallRules(ctx, filter)
 	if err != nil {
 		return nil, fmt.Errorf("listing the firewall rules of IP %s: %w", ipID, err)
@@ -149,7 +155,7 @@ func (e *Engine) locateRules(ctx context.Context, c *cloudstack.Cluster) (kind r
 	if c.NetworkID == "" {
 		return rules.NetworkDirect, "", "", nil
 	}
-	nets, err := e.api.ListNetworks(ctx, c.NetworkID)
+	nets, err := e.api.ListNetworks(ctx, cloudstack.ListNetworksParams{ID: c.NetworkID, ProjectID: c.ProjectID})
 	if err != nil && !cloudstack.IsNotFound(err) {
 		return "", "", "", fmt.Errorf("reading network %s of cluster %s: %w", c.NetworkID, c.Name, err)
 	}
@@ -174,7 +180,7 @@ func (e *Engine) locateRules(ctx context.Context, c *cloudstack.Cluster) (kind r
 	}
 	sourceNat := true
 	ips, err := e.api.ListPublicIPAddresses(ctx, cloudstack.ListPublicIPParams{
-		AssociatedNetworkID: c.NetworkID, IsSourceNat: &sourceNat, ListAll: true})
+		AssociatedNetworkID: c.NetworkID, IsSourceNat: &sourceNat, ProjectID: c.ProjectID, ListAll: true})
 	if err != nil {
 		return "", "", "", fmt.Errorf("listing the source NAT IP of network %s: %w", c.NetworkID, err)
 	}
@@ -197,7 +203,8 @@ func (e *Engine) vpcClusterIP(ctx context.Context, c *cloudstack.Cluster, vpcID 
 	if host == "" {
 		return "", "", nil
 	}
-	ips, err := e.api.ListPublicIPAddresses(ctx, cloudstack.ListPublicIPParams{IPAddress: host, VPCID: vpcID, ListAll: true})
+	ips, err := e.api.ListPublicIPAddresses(ctx, cloudstack.ListPublicIPParams{IPAddress: host, VPCID: vpcID,
+		ProjectID: c.ProjectID, ListAll: true})
 	if err != nil {
 		return "", "", fmt.Errorf("looking up the VPC IP %s of cluster %s: %w", host, c.Name, err)
 	}

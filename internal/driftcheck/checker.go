@@ -56,8 +56,7 @@ func (c *Checker) Check(ctx context.Context, req Request) (drift.Result, Stats, 
 // listed with projectid=-1, which costs a second call when the cluster is
 // not in the first list.
 func (c *Checker) lookup(ctx context.Context, m *meter, id string) (*clusterIndex, error) {
-	m.call(cmdListClusters)
-	list, err := c.API.ListKubernetesClusters(ctx, cloudstack.ListClustersParams{ListAll: true})
+	list, err := c.listClusters(ctx, m, "")
 	if err != nil {
 		return nil, err
 	}
@@ -65,9 +64,7 @@ func (c *Checker) lookup(ctx context.Context, m *meter, id string) (*clusterInde
 	if idx.find(id) != nil {
 		return idx, nil
 	}
-	m.call(cmdListClusters)
-	projects, err := c.API.ListKubernetesClusters(ctx, cloudstack.ListClustersParams{
-		Ownership: cloudstack.Ownership{ProjectID: allProjects}, ListAll: true})
+	projects, err := c.listClusters(ctx, m, allProjects)
 	if err != nil {
 		return nil, err
 	}
@@ -76,6 +73,15 @@ func (c *Checker) lookup(ctx context.Context, m *meter, id string) (*clusterInde
 		return nil, cloudstack.NewNotFoundError(cmdListClusters, "Kubernetes cluster", id)
 	}
 	return idx, nil
+}
+
+// listClusters is one metered listKubernetesClusters with listall: the
+// accounts' clusters without projectID, else the project's (allProjects
+// for every project's).
+func (c *Checker) listClusters(ctx context.Context, m *meter, projectID string) ([]cloudstack.Cluster, error) {
+	m.call(cmdListClusters)
+	return c.API.ListKubernetesClusters(ctx, cloudstack.ListClustersParams{
+		Ownership: cloudstack.Ownership{ProjectID: projectID}, ListAll: true})
 }
 
 // vmSource returns the VMs of the cluster's owner; a fleet shares one list

@@ -6,7 +6,9 @@
 // Views are fetched concurrently once the cluster is known, so a check takes
 // about one cluster lookup plus the slowest view. One check of a cluster on an
 // isolated network in SSH mode makes at most four CloudStack requests (plus
-// pages) and opens one SSH session. A failure to list the nodes never fails
+// pages; five for a project's cluster, which the first, account-wide cluster
+// list leaves out) and opens one SSH session. A project's rules and networks
+// are listed with its projectid. A failure to list the nodes never fails
 // the check: the VM comparison still runs and the failure is reported. The
 // check only reads; it never changes anything.
 //

@@ -97,7 +97,7 @@ func (c *Checker) CheckMany(ctx context.Context, f Filter, opts Options, concurr
 				return
 			}
 			defer func() { <-sem }()
-			res, node, err := c.checkCluster(ctx, m, cl, idx, opts, plan.vms(cl), plan.bulk)
+			res, node, err := c.checkCluster(ctx, m, cl, idx, opts, plan.vms(cl), plan.bulkFor(cl))
 			reports[i] = reportOf(cl, res, node, err)
 		})
 	}
@@ -109,16 +109,13 @@ func (c *Checker) CheckMany(ctx context.Context, f Filter, opts Options, concurr
 // unless the filter rules projects out, every project's clusters.
 func (c *Checker) listFleet(ctx context.Context, m *meter, f Filter) (*clusterIndex, error) {
 	if f.ProjectID != "" {
-		m.call(cmdListClusters)
-		list, err := c.API.ListKubernetesClusters(ctx, cloudstack.ListClustersParams{
-			Ownership: cloudstack.Ownership{ProjectID: f.ProjectID}, ListAll: true})
+		list, err := c.listClusters(ctx, m, f.ProjectID)
 		if err != nil {
 			return nil, err
 		}
 		return newClusterIndex(list), nil
 	}
-	m.call(cmdListClusters)
-	list, err := c.API.ListKubernetesClusters(ctx, cloudstack.ListClustersParams{ListAll: true})
+	list, err := c.listClusters(ctx, m, "")
 	if err != nil {
 		return nil, err
 	}
@@ -126,9 +123,7 @@ func (c *Checker) listFleet(ctx context.Context, m *meter, f Filter) (*clusterIn
 	if f.Account != "" {
 		return idx, nil
 	}
-	m.call(cmdListClusters)
-	projects, err := c.API.ListKubernetesClusters(ctx, cloudstack.ListClustersParams{
-		Ownership: cloudstack.Ownership{ProjectID: allProjects}, ListAll: true})
+	projects, err := c.listClusters(ctx, m, allProjects)
 	if err != nil {
 		return nil, err
 	}
@@ -155,11 +150,22 @@ func selectClusters(idx *clusterIndex, f Filter) []*cloudstack.Cluster {
 }
 
 // fleetPlan holds what the clusters of a fleet share: one VM listing per
-// owner and, when worth it, one listing of all rules.
+// owner and, when worth it, one listing of all the accounts' rules and one
+// of all the projects' rules.
 type fleetPlan struct {
-	ownerVMs map[string]*ownerVMs
-	bulk     *bulkRules
-	fetchVMs func(owner cloudstack.Ownership) ([]cloudstack.VirtualMachine, error)
+	ownerVMs     map[string]*ownerVMs
+	bulk         *bulkRules
+	projectsBulk *bulkRules
+	fetchVMs     func(owner cloudstack.Ownership) ([]cloudstack.VirtualMachine, error)
+}
+
+// bulkFor is the shared rule listing of the cluster's kind of owner, or nil
+// when the cluster lists its own rules.
+func (p *fleetPlan) bulkFor(cl *cloudstack.Cluster) *bulkRules {
+	if cl.ProjectID != "" {
+		return p.projectsBulk
+	}
+	return p.bulk
 }
 
 // vms is the VM source of one cluster: its owner's shared listing.
@@ -187,7 +193,7 @@ type ownerVMs struct {
 
 func (c *Checker) planFleet(ctx context.Context, m *meter, clusters []*cloudstack.Cluster, opts Options) *fleetPlan {
 	plan := &fleetPlan{ownerVMs: map[string]*ownerVMs{}}
-	ruleChecks := 0
+	accountChecks, projectChecks := 0, 0
 	for _, cl := range clusters {
 		if drift.Compare(drift.Input{Cluster: toDriftCluster(cl)}).Skipped {
 			continue // skipped clusters fetch nothing
@@ -197,11 +203,16 @@ func (c *Checker) planFleet(ctx context.Context, m *meter, clusters []*cloudstac
 			plan.ownerVMs[key] = &ownerVMs{}
 		}
 		if cl.ProjectID == "" {
-			ruleChecks++
+			accountChecks++
+		} else {
+			projectChecks++
 		}
 	}
-	if opts.CheckNetworkRules && ruleChecks > 1 {
+	if opts.CheckNetworkRules && accountChecks > 1 {
 		plan.bulk = &bulkRules{ctx: ctx}
+	}
+	if opts.CheckNetworkRules && projectChecks > 1 {
+		plan.projectsBulk = &bulkRules{ctx: ctx, projectID: allProjects}
 	}
 	// The shared listings run under the fleet's context, never under one
 	// cluster's, so that a cluster giving up cannot fail them for others.

@@ -2,6 +2,7 @@ package driftcheck
 
 import (
 	"context"
+	"maps"
 	"regexp"
 	"slices"
 	"sync"
@@ -75,13 +76,47 @@ func TestCheckManySharesListsAndReportsEachCluster(t *testing.T) {
 		t.Fatalf("summary %q", fleet.Summary)
 	}
 	// One cluster list per scope, one VM list per owner (the admin account
-	// and the project), all rules once for the account's clusters.
-	want := map[string]int{"listKubernetesClusters": 2, "listVirtualMachines": 2, "listFirewallRules": 1, "listPortForwardingRules": 1}
-	if !mapsEqual(st.CloudStackCalls, want) {
+	// and the project), all rules once for the account's clusters and the
+	// project cluster's own rules, listed with its projectid.
+	want := map[string]int{"listKubernetesClusters": 2, "listVirtualMachines": 2, "listFirewallRules": 2, "listPortForwardingRules": 2}
+	if !maps.Equal(st.CloudStackCalls, want) {
 		t.Fatalf("calls %v, want %v", st.CloudStackCalls, want)
 	}
 	if n := e.sim.SSHSessions() - sessions; n != 3 || st.SSHSessions != 3 {
 		t.Fatalf("SSH sessions %d (stats %d), want one per checked cluster", n, st.SSHSessions)
+	}
+}
+
+// Several project clusters share one listing of every project's rules
+// (projectid=-1), apart from the accounts' rules, and their rule drift is
+// found like any other.
+func TestCheckManySharesProjectRules(t *testing.T) {
+	t.Parallel()
+	e := newSimEnv(t, "")
+	e.createCluster(clusterSpec{name: "acct-a", size: 1})
+	e.createCluster(clusterSpec{name: "acct-b", size: 1})
+	e.createCluster(clusterSpec{name: "prj-a", size: 1, projectID: e.info.ProjectID})
+	broken := e.createCluster(clusterSpec{name: "prj-b", size: 2, etcd: 1, projectID: e.info.ProjectID})
+	for _, pf := range e.forwards(broken) {
+		if pf.PublicPort == 50000 {
+			if err := e.sim.DeleteRule(pf.ID); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+
+	fleet, st := e.mustCheckMany(e.checker(), Filter{}, 0)
+
+	if fleet.Checked != 4 || fleet.Drifted != 1 || fleet.Failed != 0 {
+		t.Fatalf("fleet %s", fleet.Summary)
+	}
+	for _, c := range fleet.Clusters[:3] {
+		assertKinds(t, c.Result)
+	}
+	assertKinds(t, fleet.Clusters[3].Result, drift.KindEtcdSSHRuleMissing)
+	want := map[string]int{"listKubernetesClusters": 2, "listVirtualMachines": 2, "listFirewallRules": 2, "listPortForwardingRules": 2}
+	if !maps.Equal(st.CloudStackCalls, want) {
+		t.Fatalf("calls %v, want %v", st.CloudStackCalls, want)
 	}
 }
 
@@ -206,16 +241,4 @@ func TestCheckManyReportsPerClusterFailures(t *testing.T) {
 	if f := failed[true]; !slices.Equal(f, []string{"acct-1", "acct-2"}) && !slices.Equal(f, []string{"proj-1"}) {
 		t.Fatalf("failed clusters %v: not one owner's", f)
 	}
-}
-
-func mapsEqual(a, b map[string]int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, v := range a {
-		if b[k] != v {
-			return false
-		}
-	}
-	return true
 }

@@ -197,7 +197,8 @@ func describe(r drift.Result) string {
 // forwards lists the port forwards of the cluster's network.
 func (e *simEnv) forwards(cl *cloudstack.Cluster) []cloudstack.PortForwardingRule {
 	e.t.Helper()
-	list, err := e.api.ListPortForwardingRules(context.Background(), cloudstack.ListRulesParams{NetworkID: cl.NetworkID})
+	list, err := e.api.ListPortForwardingRules(context.Background(), cloudstack.ListRulesParams{NetworkID: cl.NetworkID,
+		ProjectID: cl.ProjectID})
 	if err != nil {
 		e.t.Fatal(err)
 	}

@@ -24,7 +24,10 @@ type rulesResult struct {
 type bulkRules struct {
 	// ctx is the fleet's context: a cluster that gives up must not fail the
 	// shared listing for the others.
-	ctx               context.Context
+	ctx context.Context
+	// projectID is "" for the accounts' rules and allProjects for every
+	// project's: CloudStack lists the two apart.
+	projectID         string
 	once              sync.Once
 	err               error
 	firewallByIP      map[string][]cloudstack.FirewallRule
@@ -39,13 +42,14 @@ func (b *bulkRules) load(c *Checker, m *meter) error {
 		var fws []cloudstack.FirewallRule
 		var pfs []cloudstack.PortForwardingRule
 		var fwErr, pfErr error
+		filter := cloudstack.ListRulesParams{ProjectID: b.projectID, ListAll: true}
 		wg.Go(func() {
 			m.call(cmdListFirewall)
-			fws, fwErr = c.API.ListFirewallRules(ctx, cloudstack.ListRulesParams{ListAll: true})
+			fws, fwErr = c.API.ListFirewallRules(ctx, filter)
 		})
 		wg.Go(func() {
 			m.call(cmdListForwards)
-			pfs, pfErr = c.API.ListPortForwardingRules(ctx, cloudstack.ListRulesParams{ListAll: true})
+			pfs, pfErr = c.API.ListPortForwardingRules(ctx, filter)
 		})
 		wg.Wait()
 		if b.err = errors.Join(fwErr, pfErr); b.err != nil {
@@ -69,13 +73,9 @@ func (b *bulkRules) load(c *Checker, m *meter) error {
 // the network's forwards; a VPC tier only forwards (its IP has no firewall);
 // shared and routed networks have no CKS rules at all. The network is only
 // looked up when the cluster has no source NAT IP, so an isolated cluster
-// costs two calls.
+// costs two calls. A project's rules and network are listed with its
+// projectid, without which CloudStack leaves them out.
 func (c *Checker) rulesView(ctx context.Context, m *meter, cl *cloudstack.Cluster, bulk *bulkRules) (rulesResult, error) {
-	if cl.ProjectID != "" {
-		// Listing a project's rules needs projectid, which the client's rule
-		// filters do not carry: an empty list would read as missing rules.
-		return rulesResult{note: "the cluster belongs to a project, whose network rules cannot be listed with these filters"}, nil
-	}
 	if cl.NetworkID == "" {
 		return rulesResult{note: "the cluster reports no network"}, nil
 	}
@@ -89,13 +89,13 @@ func (c *Checker) rulesView(ctx context.Context, m *meter, cl *cloudstack.Cluste
 		netErr    error
 	)
 	isolated := cl.IPAddressID != ""
-	wg.Go(func() { forwards, pfErr = c.networkForwards(ctx, m, cl.NetworkID, bulk) })
+	wg.Go(func() { forwards, pfErr = c.networkForwards(ctx, m, cl, bulk) })
 	if isolated {
-		wg.Go(func() { firewalls, fwErr = c.ipFirewall(ctx, m, cl.IPAddressID, bulk) })
+		wg.Go(func() { firewalls, fwErr = c.ipFirewall(ctx, m, cl, bulk) })
 	} else {
 		wg.Go(func() {
 			m.call(cmdListNetworks)
-			networks, netErr = c.API.ListNetworks(ctx, cl.NetworkID)
+			networks, netErr = c.API.ListNetworks(ctx, cloudstack.ListNetworksParams{ID: cl.NetworkID, ProjectID: cl.ProjectID})
 		})
 	}
 	wg.Wait()
@@ -129,26 +129,26 @@ func (c *Checker) rulesView(ctx context.Context, m *meter, cl *cloudstack.Cluste
 	return rulesResult{view: view}, nil
 }
 
-func (c *Checker) networkForwards(ctx context.Context, m *meter, networkID string, bulk *bulkRules) ([]cloudstack.PortForwardingRule, error) {
+func (c *Checker) networkForwards(ctx context.Context, m *meter, cl *cloudstack.Cluster, bulk *bulkRules) ([]cloudstack.PortForwardingRule, error) {
 	if bulk != nil {
 		if err := bulk.load(c, m); err != nil {
 			return nil, err
 		}
-		return bulk.forwardsByNetwork[networkID], nil
+		return bulk.forwardsByNetwork[cl.NetworkID], nil
 	}
 	m.call(cmdListForwards)
-	return c.API.ListPortForwardingRules(ctx, cloudstack.ListRulesParams{NetworkID: networkID})
+	return c.API.ListPortForwardingRules(ctx, cloudstack.ListRulesParams{NetworkID: cl.NetworkID, ProjectID: cl.ProjectID})
 }
 
-func (c *Checker) ipFirewall(ctx context.Context, m *meter, ipID string, bulk *bulkRules) ([]cloudstack.FirewallRule, error) {
+func (c *Checker) ipFirewall(ctx context.Context, m *meter, cl *cloudstack.Cluster, bulk *bulkRules) ([]cloudstack.FirewallRule, error) {
 	if bulk != nil {
 		if err := bulk.load(c, m); err != nil {
 			return nil, err
 		}
-		return bulk.firewallByIP[ipID], nil
+		return bulk.firewallByIP[cl.IPAddressID], nil
 	}
 	m.call(cmdListFirewall)
-	return c.API.ListFirewallRules(ctx, cloudstack.ListRulesParams{IPAddressID: ipID})
+	return c.API.ListFirewallRules(ctx, cloudstack.ListRulesParams{IPAddressID: cl.IPAddressID, ProjectID: cl.ProjectID})
 }
 
 func findNetwork(list []cloudstack.Network, id string) *cloudstack.Network {

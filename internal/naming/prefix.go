@@ -31,11 +31,7 @@ func ClusterPrefix(name, uuid string) string {
 	if isHostNameLabel(p) {
 		return truncateUTF16(p, MaxClusterPrefixLength)
 	}
-	p = keepOnly(p, isLowerAlnumOrHyphen)
-	if p == "" {
-		p = validUUID(uuid)
-	}
-	return truncateUTF16(generatedPrefix+p, MaxClusterPrefixLength)
+	return truncateUTF16(generatedPrefix+strippedOrUUID(p, uuid, isLowerAlnumOrHyphen), MaxClusterPrefixLength)
 }
 
 // LegacyClusterPrefix returns the control/worker prefix of CloudStack before
@@ -45,11 +41,7 @@ func ClusterPrefix(name, uuid string) string {
 func LegacyClusterPrefix(name, uuid string) string {
 	p := name
 	if !isHostNameLabel(p) {
-		p = keepOnly(p, isAlnumOrHyphen)
-		if p == "" {
-			p = validUUID(uuid)
-		}
-		p = generatedPrefix + p
+		p = generatedPrefix + strippedOrUUID(p, uuid, isAlnumOrHyphen)
 	}
 	return truncateUTF16(p, MaxLegacyClusterPrefixLength)
 }
@@ -61,10 +53,7 @@ func LegacyClusterPrefix(name, uuid string) string {
 func EtcdPrefix(name, uuid string) string {
 	p := name
 	if !isHostNameLabel(p) {
-		p = keepOnly(p, isAlnumOrHyphen)
-		if p == "" {
-			p = validUUID(uuid)
-		}
+		p = strippedOrUUID(p, uuid, isAlnumOrHyphen)
 	}
 	return truncateUTF16(p+etcdSuffix, MaxEtcdPrefixLength)
 }
@@ -110,6 +99,15 @@ func javaLowerCase(s string) string {
 // hold) so that every prefix is valid text.
 func validUUID(uuid string) string {
 	return strings.ToValidUTF8(uuid, "\uFFFD")
+}
+
+// strippedOrUUID is s stripped to the runes keep accepts, or the uuid when
+// nothing is left: how CKS names a cluster whose name is no host name label.
+func strippedOrUUID(s, uuid string, keep func(rune) bool) string {
+	if p := keepOnly(s, keep); p != "" {
+		return p
+	}
+	return validUUID(uuid)
 }
 
 func keepOnly(s string, keep func(rune) bool) string {

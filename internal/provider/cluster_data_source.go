@@ -22,7 +22,7 @@ var (
 
 // clusterDataSource reads a CKS cluster by id or name.
 type clusterDataSource struct {
-	data *providerData
+	configuredDataSource
 }
 
 func newClusterDataSource() datasource.DataSource {
@@ -107,20 +107,9 @@ func (d *clusterDataSource) ConfigValidators(context.Context) []datasource.Confi
 	}
 }
 
-func (d *clusterDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
-	data, diags := configuredData(req.ProviderData)
-	resp.Diagnostics.Append(diags...)
-	d.data = data
-}
-
 func (d *clusterDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
 	var model clusterDataSourceModel
-	resp.Diagnostics.Append(req.Config.Get(ctx, &model)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	if d.data == nil {
-		notConfigured(&resp.Diagnostics)
+	if !decodeConfigured(ctx, req.Config, &model, d.data, &resp.Diagnostics) {
 		return
 	}
 	c, attr, err := d.find(ctx, model)

@@ -13,7 +13,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
-	"github.com/cloudstack-cks/terraform-provider-cks/internal/drift"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/driftcheck"
 )
 
@@ -23,31 +22,13 @@ var (
 )
 
 type clusterDriftDataSource struct {
-	data *providerData
+	configuredDataSource
 }
 
 type clusterDriftModel struct {
-	ClusterID         types.String `tfsdk:"cluster_id"`
-	NodeSource        types.String `tfsdk:"node_source"`
-	SSH               types.Object `tfsdk:"ssh"`
-	GracePeriod       types.String `tfsdk:"grace_period"`
-	CheckNetworkRules types.Bool   `tfsdk:"check_network_rules"`
-	FailOnDrift       types.Bool   `tfsdk:"fail_on_drift"`
-
-	InSync         types.Bool   `tfsdk:"in_sync"`
-	ClusterState   types.String `tfsdk:"cluster_state"`
-	Skipped        types.Bool   `tfsdk:"skipped"`
-	SkipReason     types.String `tfsdk:"skip_reason"`
-	NodesChecked   types.Bool   `tfsdk:"nodes_checked"`
-	NodeCheckError types.String `tfsdk:"node_check_error"`
-	Findings       types.List   `tfsdk:"findings"`
-	Counts         types.Map    `tfsdk:"counts"`
-	Summary        types.String `tfsdk:"summary"`
-}
-
-func (m clusterDriftModel) options() driftOptionsModel {
-	return driftOptionsModel{NodeSource: m.NodeSource, SSH: m.SSH, GracePeriod: m.GracePeriod,
-		CheckNetworkRules: m.CheckNetworkRules, FailOnDrift: m.FailOnDrift}
+	ClusterID types.String `tfsdk:"cluster_id"`
+	driftOptionsModel
+	driftResultModel
 }
 
 func newClusterDriftDataSource() datasource.DataSource {
@@ -77,50 +58,35 @@ func (d *clusterDriftDataSource) Schema(_ context.Context, _ datasource.SchemaRe
 	}
 }
 
-func (d *clusterDriftDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
-	data, diags := configuredData(req.ProviderData)
-	resp.Diagnostics.Append(diags...)
-	d.data = data
-}
-
 func (d *clusterDriftDataSource) ValidateConfig(ctx context.Context, req datasource.ValidateConfigRequest, resp *datasource.ValidateConfigResponse) {
 	var model clusterDriftModel
 	resp.Diagnostics.Append(req.Config.Get(ctx, &model)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	validateDriftOptions(model.options(), &resp.Diagnostics)
+	validateDriftOptions(model.driftOptionsModel, &resp.Diagnostics)
 }
 
 func (d *clusterDriftDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
 	var model clusterDriftModel
-	resp.Diagnostics.Append(req.Config.Get(ctx, &model)...)
-	if resp.Diagnostics.HasError() {
+	if !decodeConfigured(ctx, req.Config, &model, d.data, &resp.Diagnostics) {
 		return
 	}
-	if d.data == nil {
-		notConfigured(&resp.Diagnostics)
-		return
-	}
-	settings, diags := resolveDriftSettings(model.options())
+	settings, diags := resolveDriftSettings(model.driftOptionsModel)
 	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
 	id := model.ClusterID.ValueString()
 	ctx = tflog.SetField(ctx, "cluster_id", id)
-	checker := &driftcheck.Checker{API: d.data.client, EtcdSSHStartPort: d.data.etcdSSHStartPort}
-	res, stats, err := checker.Check(ctx, driftcheck.Request{ClusterID: id, Options: settings.opts})
+	res, stats, err := d.data.driftChecker().Check(ctx, driftcheck.Request{ClusterID: id, Options: settings.opts})
 	logDriftStats(ctx, stats)
 	if err != nil {
 		addDriftCheckError(&resp.Diagnostics, id, err)
 		return
 	}
 
-	model.NodeSource = types.StringValue(settings.nodeSource)
-	model.GracePeriod = types.StringValue(settings.gracePeriod)
-	model.CheckNetworkRules = types.BoolValue(settings.checkRules)
-	model.FailOnDrift = types.BoolValue(settings.failOnDrift)
+	model.setEffective(settings)
 	resp.Diagnostics.Append(model.setResult(res)...)
 	if resp.Diagnostics.HasError() {
 		return
@@ -131,24 +97,6 @@ func (d *clusterDriftDataSource) Read(ctx context.Context, req datasource.ReadRe
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &model)...)
 	addClusterDriftDiagnostics(&resp.Diagnostics, label, res, settings.failOnDrift)
-}
-
-// setResult copies a check's outcome into the model.
-func (m *clusterDriftModel) setResult(res drift.Result) diag.Diagnostics {
-	var diags diag.Diagnostics
-	m.InSync = types.BoolValue(res.InSync)
-	m.ClusterState = types.StringValue(res.ClusterState)
-	m.Skipped = types.BoolValue(res.Skipped)
-	m.SkipReason = driftStringOrNull(res.SkipReason)
-	m.NodesChecked = types.BoolValue(res.NodesChecked)
-	m.NodeCheckError = driftStringOrNull(res.NodeCheckError)
-	m.Summary = types.StringValue(res.Summary)
-	var d diag.Diagnostics
-	m.Findings, d = driftFindingsValue(res.Findings)
-	diags.Append(d...)
-	m.Counts, d = driftCountsValue(res.Counts)
-	diags.Append(d...)
-	return diags
 }
 
 // addDriftCheckError reports a check that could not run.

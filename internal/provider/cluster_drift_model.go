@@ -26,13 +26,54 @@ type driftSSHModel struct {
 	Timeout               types.String
 }
 
-// driftOptionsModel is the part of the configuration both data sources share.
+// driftOptionsModel is the part of the configuration both data sources
+// share; their models embed it.
 type driftOptionsModel struct {
-	NodeSource        types.String
-	SSH               types.Object
-	GracePeriod       types.String
-	CheckNetworkRules types.Bool
-	FailOnDrift       types.Bool
+	NodeSource        types.String `tfsdk:"node_source"`
+	SSH               types.Object `tfsdk:"ssh"`
+	GracePeriod       types.String `tfsdk:"grace_period"`
+	CheckNetworkRules types.Bool   `tfsdk:"check_network_rules"`
+	FailOnDrift       types.Bool   `tfsdk:"fail_on_drift"`
+}
+
+// setEffective writes the options the check used back, defaults included.
+func (m *driftOptionsModel) setEffective(s driftSettings) {
+	m.NodeSource = types.StringValue(s.nodeSource)
+	m.GracePeriod = types.StringValue(s.gracePeriod)
+	m.CheckNetworkRules = types.BoolValue(s.checkRules)
+	m.FailOnDrift = types.BoolValue(s.failOnDrift)
+}
+
+// driftResultModel is the outcome of one cluster's check, the outputs of
+// driftResultAttributes.
+type driftResultModel struct {
+	InSync         types.Bool   `tfsdk:"in_sync"`
+	ClusterState   types.String `tfsdk:"cluster_state"`
+	Skipped        types.Bool   `tfsdk:"skipped"`
+	SkipReason     types.String `tfsdk:"skip_reason"`
+	NodesChecked   types.Bool   `tfsdk:"nodes_checked"`
+	NodeCheckError types.String `tfsdk:"node_check_error"`
+	Findings       types.List   `tfsdk:"findings"`
+	Counts         types.Map    `tfsdk:"counts"`
+	Summary        types.String `tfsdk:"summary"`
+}
+
+// setResult copies a check's outcome into the model.
+func (m *driftResultModel) setResult(res drift.Result) diag.Diagnostics {
+	var diags diag.Diagnostics
+	m.InSync = types.BoolValue(res.InSync)
+	m.ClusterState = types.StringValue(res.ClusterState)
+	m.Skipped = types.BoolValue(res.Skipped)
+	m.SkipReason = driftStringOrNull(res.SkipReason)
+	m.NodesChecked = types.BoolValue(res.NodesChecked)
+	m.NodeCheckError = driftStringOrNull(res.NodeCheckError)
+	m.Summary = types.StringValue(res.Summary)
+	var d diag.Diagnostics
+	m.Findings, d = driftFindingsValue(res.Findings)
+	diags.Append(d...)
+	m.Counts, d = driftCountsValue(res.Counts)
+	diags.Append(d...)
+	return diags
 }
 
 // driftSettings are the options resolved from the configuration, with the

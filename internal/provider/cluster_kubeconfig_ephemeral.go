@@ -88,12 +88,7 @@ func (e *clusterKubeconfigEphemeral) Configure(_ context.Context, req ephemeral.
 
 func (e *clusterKubeconfigEphemeral) Open(ctx context.Context, req ephemeral.OpenRequest, resp *ephemeral.OpenResponse) {
 	var m clusterKubeconfigModel
-	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	if e.data == nil {
-		notConfigured(&resp.Diagnostics)
+	if !decodeConfigured(ctx, req.Config, &m, e.data, &resp.Diagnostics) {
 		return
 	}
 	id := m.ClusterID.ValueString()

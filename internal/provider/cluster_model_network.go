@@ -23,7 +23,7 @@ func networkKind(ctx context.Context, api cloudstack.API, c *cloudstack.Cluster)
 	if c.NetworkID == "" {
 		return rules.NetworkDirect, nil
 	}
-	nets, err := api.ListNetworks(ctx, c.NetworkID)
+	nets, err := api.ListNetworks(ctx, cloudstack.ListNetworksParams{ID: c.NetworkID, ProjectID: c.ProjectID})
 	if err != nil {
 		return "", err
 	}

@@ -202,7 +202,7 @@ func (r *clusterResource) cleanUpFailedCreate(ctx context.Context, plan *cluster
 	resp.Diagnostics.Append(diags...)
 	delCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), timeout)
 	defer cancel()
-	delErr := r.deleteCluster(delCtx, id)
+	delErr := r.deleteCluster(delCtx, plan, id, &resp.Diagnostics)
 	if delErr == nil {
 		resp.Diagnostics.AddError("Cluster Creation Failed", fmt.Sprintf("Creating cluster %s failed: %s. CloudStack keeps a failed "+
 			"cluster (in Error or Alert), so the provider deleted it; nothing is left behind and the next apply creates the cluster afresh.",

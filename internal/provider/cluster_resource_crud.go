@@ -132,8 +132,10 @@ func (r *clusterResource) Read(ctx context.Context, req resource.ReadRequest, re
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 }
 
-// Delete deletes the cluster and waits until CloudStack has destroyed it. A
-// cluster that is already gone is not an error.
+// Delete deletes the cluster and waits until CloudStack has destroyed it,
+// then deletes the CKS rules CloudStack leaves behind on a network the user
+// supplied (spec §2.8), with a warning naming them. A cluster that is
+// already gone is not an error.
 func (r *clusterResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
 	var state clusterResourceModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
@@ -153,7 +155,7 @@ func (r *clusterResource) Delete(ctx context.Context, req resource.DeleteRequest
 	defer cancel()
 	id := state.ID.ValueString()
 	ctx = tflog.SetField(ctx, "cluster_id", id)
-	if err := r.deleteCluster(ctx, id); err != nil {
+	if err := r.deleteCluster(ctx, &state, id, &resp.Diagnostics); err != nil {
 		summary, detail := describeFailure("Deleting cluster "+id, err)
 		resp.Diagnostics.AddError(summary, detail)
 	}
@@ -161,8 +163,10 @@ func (r *clusterResource) Delete(ctx context.Context, req resource.DeleteRequest
 
 // deleteCluster deletes a cluster once no other operation runs on it (a
 // delete is refused in transitional states other than Destroying, which a
-// failed delete leaves behind) and waits for the job.
-func (r *clusterResource) deleteCluster(ctx context.Context, id string) error {
+// failed delete leaves behind) through the rule engine, which waits for the
+// job and removes the CKS rules CloudStack leaves behind; what it removed
+// becomes a warning.
+func (r *clusterResource) deleteCluster(ctx context.Context, m *clusterResourceModel, id string, diags *diag.Diagnostics) error {
 	deletable := func(state string) bool { return state == clusterDestroying || settled(state) }
 	if _, err := r.waitSettled(ctx, id, deletable); err != nil {
 		if cloudstack.IsNotFound(err) {
@@ -170,9 +174,8 @@ func (r *clusterResource) deleteCluster(ctx context.Context, id string) error {
 		}
 		return err
 	}
-	err := r.runJob(ctx, "deleteKubernetesCluster", func() (cloudstack.AsyncRef, error) {
-		return r.data.client.DeleteKubernetesCluster(ctx, id)
-	})
+	rep, err := r.engine(m).Delete(ctx, id)
+	addReportWarnings(diags, rep)
 	if cloudstack.IsNotFound(err) {
 		return nil
 	}
@@ -189,8 +192,12 @@ func (r *clusterResource) saveRealState(ctx context.Context, m *clusterResourceM
 			fmt.Sprintf("Reading cluster %s to record its real state failed: %s", id, err))
 		return false
 	}
+	// The operation's own context may have run out (a timeout is one way to
+	// get here); recording what CloudStack has must not depend on it.
+	fresh, cancel := context.WithTimeout(context.WithoutCancel(ctx), readBackTimeout)
+	defer cancel()
 	var d diag.Diagnostics
-	d.Append(r.refreshModel(ctx, m, c, nil, next)...)
+	d.Append(r.refreshModel(fresh, m, c, nil, next)...)
 	diags.Append(d...)
 	if d.HasError() {
 		return false

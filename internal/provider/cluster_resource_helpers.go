@@ -46,16 +46,11 @@ func (r *clusterResource) runJob(ctx context.Context, command string, start func
 }
 
 // waitSettled polls the cluster until it leaves the states in which
-// CloudStack is still working on it (done reports whether a state is final).
+// CloudStack is still working on it (done reports whether a state is final),
+// on the same schedule as a job.
 func (r *clusterResource) waitSettled(ctx context.Context, id string, done func(state string) bool) (*cloudstack.Cluster, error) {
-	interval := clusterJobWait.InitialInterval
-	if interval <= 0 {
-		interval = cloudstack.DefaultJobInitialInterval
-	}
-	maxInterval := clusterJobWait.MaxInterval
-	if maxInterval <= 0 {
-		maxInterval = cloudstack.DefaultJobMaxInterval
-	}
+	start := time.Now()
+	interval := clusterJobWait.NextInterval(0, 0)
 	for {
 		c, err := r.data.client.GetKubernetesCluster(ctx, id)
 		if err != nil {
@@ -72,7 +67,7 @@ func (r *clusterResource) waitSettled(ctx context.Context, id string, done func(
 			return c, fmt.Errorf("gave up waiting for cluster %s to leave state %s: %w", id, c.State, ctx.Err())
 		case <-timer.C:
 		}
-		interval = min(interval*3/2, maxInterval)
+		interval = clusterJobWait.NextInterval(time.Since(start), interval)
 	}
 }
 

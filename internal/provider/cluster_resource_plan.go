@@ -98,6 +98,13 @@ func (r *clusterResource) planRecovery(ctx context.Context, plan, state clusterR
 			nonEtcd++
 		}
 	}
+	switch state.State.ValueString() {
+	case clusterRunning, clusterStopped, clusterAlert:
+	default:
+		// Mid-operation (Scaling, Starting, ...) the map and the size
+		// disagree by design; that is not damage to recover from.
+		return false
+	}
 	workers := nonEtcd - state.ControlNodes.ValueInt64()
 	stale := len(nodes) > 0 && workers != state.Size.ValueInt64()
 	alert := state.State.ValueString() == clusterAlert

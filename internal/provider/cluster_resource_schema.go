@@ -29,8 +29,11 @@ const clusterResourceDescription = "Manages an Apache CloudStack Kubernetes Serv
 	"cluster in `Alert` with a stale size. Before each scale the provider re-creates CKS-owned etcd firewall rules so " +
 	"that the server picks the right rule; after each scale, successful or not, it verifies the cluster's SSH rules " +
 	"(node range, node forwards `2222+i`, etcd rules at `etcd_ssh_start_port+j`) and repairs what is missing or stale, " +
-	"reporting every change as a warning. A cluster already broken this way is recovered on the next apply " +
-	"(see `allow_restart_for_recovery`).\n\n" +
+	"then moves the etcd firewall rules after the node range the server's scale re-created, so that the next scale, " +
+	"from any client, is safe too. Every change is reported as a warning. A cluster already broken this way is " +
+	"recovered on the next apply (see `allow_restart_for_recovery`).\n\n" +
+	"On a network you supply (`network_id`), CloudStack's delete leaves the etcd firewall rules (or the node SSH " +
+	"range) on the network's public IP; destroying the cluster deletes those CKS rules too, and never your own rules.\n\n" +
 	"After a failed operation the state holds what CloudStack reports (real size, VMs and state), never the planned " +
 	"values, so the next plan shows what is left to do.\n\n" +
 	"`node_root_disk_size` and `hypervisor` are not returned by the CloudStack API: after an import they are null, " +

@@ -25,19 +25,15 @@ var (
 )
 
 type clustersDriftDataSource struct {
-	data *providerData
+	configuredDataSource
 }
 
 type clustersDriftModel struct {
-	Account           types.String `tfsdk:"account"`
-	ProjectID         types.String `tfsdk:"project_id"`
-	NameRegex         types.String `tfsdk:"name_regex"`
-	Concurrency       types.Int64  `tfsdk:"concurrency"`
-	NodeSource        types.String `tfsdk:"node_source"`
-	SSH               types.Object `tfsdk:"ssh"`
-	GracePeriod       types.String `tfsdk:"grace_period"`
-	CheckNetworkRules types.Bool   `tfsdk:"check_network_rules"`
-	FailOnDrift       types.Bool   `tfsdk:"fail_on_drift"`
+	Account     types.String `tfsdk:"account"`
+	ProjectID   types.String `tfsdk:"project_id"`
+	NameRegex   types.String `tfsdk:"name_regex"`
+	Concurrency types.Int64  `tfsdk:"concurrency"`
+	driftOptionsModel
 
 	Clusters types.List   `tfsdk:"clusters"`
 	InSync   types.Bool   `tfsdk:"in_sync"`
@@ -45,9 +41,15 @@ type clustersDriftModel struct {
 	Summary  types.String `tfsdk:"summary"`
 }
 
-func (m clustersDriftModel) options() driftOptionsModel {
-	return driftOptionsModel{NodeSource: m.NodeSource, SSH: m.SSH, GracePeriod: m.GracePeriod,
-		CheckNetworkRules: m.CheckNetworkRules, FailOnDrift: m.FailOnDrift}
+// fleetClusterModel is one element of clusters: who the cluster is, and its
+// check's outcome.
+type fleetClusterModel struct {
+	ID        types.String `tfsdk:"id"`
+	Name      types.String `tfsdk:"name"`
+	Account   types.String `tfsdk:"account"`
+	ProjectID types.String `tfsdk:"project_id"`
+	Error     types.String `tfsdk:"error"`
+	driftResultModel
 }
 
 func newClustersDriftDataSource() datasource.DataSource {
@@ -124,19 +126,13 @@ func (d *clustersDriftDataSource) Schema(_ context.Context, _ datasource.SchemaR
 	}
 }
 
-func (d *clustersDriftDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
-	data, diags := configuredData(req.ProviderData)
-	resp.Diagnostics.Append(diags...)
-	d.data = data
-}
-
 func (d *clustersDriftDataSource) ValidateConfig(ctx context.Context, req datasource.ValidateConfigRequest, resp *datasource.ValidateConfigResponse) {
 	var model clustersDriftModel
 	resp.Diagnostics.Append(req.Config.Get(ctx, &model)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	validateDriftOptions(model.options(), &resp.Diagnostics)
+	validateDriftOptions(model.driftOptionsModel, &resp.Diagnostics)
 	if known(model.NameRegex) {
 		if _, err := regexp.Compile(model.NameRegex.ValueString()); err != nil {
 			resp.Diagnostics.AddAttributeError(path.Root("name_regex"), "Invalid Regular Expression",
@@ -147,15 +143,10 @@ func (d *clustersDriftDataSource) ValidateConfig(ctx context.Context, req dataso
 
 func (d *clustersDriftDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
 	var model clustersDriftModel
-	resp.Diagnostics.Append(req.Config.Get(ctx, &model)...)
-	if resp.Diagnostics.HasError() {
+	if !decodeConfigured(ctx, req.Config, &model, d.data, &resp.Diagnostics) {
 		return
 	}
-	if d.data == nil {
-		notConfigured(&resp.Diagnostics)
-		return
-	}
-	settings, diags := resolveDriftSettings(model.options())
+	settings, diags := resolveDriftSettings(model.driftOptionsModel)
 	resp.Diagnostics.Append(diags...)
 	filter := driftcheck.Filter{Account: model.Account.ValueString(), ProjectID: model.ProjectID.ValueString()}
 	if v := model.NameRegex.ValueString(); v != "" {
@@ -169,24 +160,20 @@ func (d *clustersDriftDataSource) Read(ctx context.Context, req datasource.ReadR
 		return
 	}
 
-	checker := &driftcheck.Checker{API: d.data.client, EtcdSSHStartPort: d.data.etcdSSHStartPort}
-	fleet, stats, err := checker.CheckMany(ctx, filter, settings.opts, int(model.Concurrency.ValueInt64()))
+	fleet, stats, err := d.data.driftChecker().CheckMany(ctx, filter, settings.opts, int(model.Concurrency.ValueInt64()))
 	logDriftStats(ctx, stats)
 	if err != nil {
 		resp.Diagnostics.AddError("Unable to Check Cluster Drift", "The clusters could not be listed: "+err.Error())
 		return
 	}
 
-	model.NodeSource = types.StringValue(settings.nodeSource)
-	model.GracePeriod = types.StringValue(settings.gracePeriod)
-	model.CheckNetworkRules = types.BoolValue(settings.checkRules)
-	model.FailOnDrift = types.BoolValue(settings.failOnDrift)
+	model.setEffective(settings)
 	model.InSync = types.BoolValue(fleet.InSync)
 	model.Summary = types.StringValue(fleet.Summary)
 	var d2 diag.Diagnostics
 	model.Counts, d2 = driftCountsValue(fleet.Counts)
 	resp.Diagnostics.Append(d2...)
-	model.Clusters, d2 = fleetClustersValue(fleet)
+	model.Clusters, d2 = fleetClustersValue(ctx, fleet)
 	resp.Diagnostics.Append(d2...)
 	if resp.Diagnostics.HasError() {
 		return
@@ -196,46 +183,32 @@ func (d *clustersDriftDataSource) Read(ctx context.Context, req datasource.ReadR
 }
 
 // fleetClustersValue renders the per-cluster results.
-func fleetClustersValue(fleet driftcheck.Fleet) (types.List, diag.Diagnostics) {
+func fleetClustersValue(ctx context.Context, fleet driftcheck.Fleet) (types.List, diag.Diagnostics) {
 	var diags diag.Diagnostics
 	attrTypes := map[string]attr.Type{}
 	for name, a := range fleetClusterAttributes() {
 		attrTypes[name] = a.GetType()
 	}
-	values := make([]attr.Value, 0, len(fleet.Clusters))
+	clusters := make([]fleetClusterModel, 0, len(fleet.Clusters))
 	for _, c := range fleet.Clusters {
-		var one clusterDriftModel
+		one := fleetClusterModel{
+			ID:        types.StringValue(c.ID),
+			Name:      types.StringValue(c.Name),
+			Account:   driftStringOrNull(c.Account),
+			ProjectID: driftStringOrNull(c.ProjectID),
+			Error:     types.StringNull(),
+		}
 		diags.Append(one.setResult(c.Result)...)
 		if c.Err != nil {
+			one.Error = driftStringOrNull(c.Err.Error())
 			one.Findings, _ = driftFindingsValue(nil)
 			one.Counts, _ = driftCountsValue(nil)
 			one.Summary = types.StringValue("not checked: " + c.Err.Error())
 			one.ClusterState = types.StringNull()
 		}
-		errText := ""
-		if c.Err != nil {
-			errText = c.Err.Error()
-		}
-		obj, d := types.ObjectValue(attrTypes, map[string]attr.Value{
-			"id":               types.StringValue(c.ID),
-			"name":             types.StringValue(c.Name),
-			"account":          driftStringOrNull(c.Account),
-			"project_id":       driftStringOrNull(c.ProjectID),
-			"error":            driftStringOrNull(errText),
-			"in_sync":          one.InSync,
-			"cluster_state":    one.ClusterState,
-			"skipped":          one.Skipped,
-			"skip_reason":      one.SkipReason,
-			"nodes_checked":    one.NodesChecked,
-			"node_check_error": one.NodeCheckError,
-			"findings":         one.Findings,
-			"counts":           one.Counts,
-			"summary":          one.Summary,
-		})
-		diags.Append(d...)
-		values = append(values, obj)
+		clusters = append(clusters, one)
 	}
-	list, d := types.ListValue(types.ObjectType{AttrTypes: attrTypes}, values)
+	list, d := types.ListValueFrom(ctx, types.ObjectType{AttrTypes: attrTypes}, clusters)
 	diags.Append(d...)
 	return list, diags
 }

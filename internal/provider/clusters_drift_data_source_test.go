@@ -1,6 +1,8 @@
 package provider
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"testing"
 
@@ -10,6 +12,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/drift"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/driftcheck"
 )
 
 const fleetAddr = "data.cks_clusters_drift.test"
@@ -103,4 +106,46 @@ func TestAccClustersDrift_Fleet(t *testing.T) {
 			},
 		},
 	}})
+}
+
+// A cluster that could not be checked has its error, empty findings, zero
+// counts and no state; a checked one has its result and a null error.
+func TestClustersDriftValueOfCheckedAndUncheckedClusters(t *testing.T) {
+	t.Parallel()
+	fleet := driftcheck.Fleet{Clusters: []driftcheck.ClusterReport{
+		{ID: "id-a", Name: "a", Account: "admin", Result: drift.Result{
+			InSync: false, ClusterState: "Running", NodesChecked: true, Summary: "1 finding: 1 unmapped_vm",
+			Findings: []drift.Finding{{Kind: drift.KindUnmappedVM, VMID: "vm-1", Message: "stray"}},
+			Counts:   map[string]int{drift.KindUnmappedVM: 1},
+		}},
+		{ID: "id-b", Name: "b", ProjectID: "p-1", Err: errors.New("listVirtualMachines: 530")},
+	}}
+	list, diags := fleetClustersValue(context.Background(), fleet)
+	if diags.HasError() {
+		t.Fatalf("diagnostics: %v", diags)
+	}
+	var got []fleetClusterModel
+	if d := list.ElementsAs(context.Background(), &got, false); d.HasError() {
+		t.Fatalf("decoding: %v", d)
+	}
+	if len(got) != 2 {
+		t.Fatalf("got %d clusters, want 2", len(got))
+	}
+	a, b := got[0], got[1]
+	if a.ID.ValueString() != "id-a" || a.Account.ValueString() != "admin" || !a.ProjectID.IsNull() || !a.Error.IsNull() {
+		t.Errorf("checked cluster identity: %+v", a)
+	}
+	if a.InSync.ValueBool() || a.ClusterState.ValueString() != "Running" || len(a.Findings.Elements()) != 1 ||
+		a.Summary.ValueString() != "1 finding: 1 unmapped_vm" {
+		t.Errorf("checked cluster result: %+v", a)
+	}
+	if b.Error.ValueString() != "listVirtualMachines: 530" || !b.Account.IsNull() || b.ProjectID.ValueString() != "p-1" {
+		t.Errorf("unchecked cluster identity: %+v", b)
+	}
+	if !b.ClusterState.IsNull() || len(b.Findings.Elements()) != 0 || b.Summary.ValueString() != "not checked: listVirtualMachines: 530" {
+		t.Errorf("unchecked cluster result: %+v", b)
+	}
+	if n := len(b.Counts.Elements()); n != len(drift.Kinds()) {
+		t.Errorf("unchecked cluster has %d counts, want every kind (%d)", n, len(drift.Kinds()))
+	}
 }

@@ -24,7 +24,7 @@ var (
 )
 
 type kubernetesVersionDataSource struct {
-	data *providerData
+	configuredDataSource
 }
 
 type kubernetesVersionModel struct {
@@ -86,20 +86,9 @@ func (d *kubernetesVersionDataSource) ConfigValidators(context.Context) []dataso
 	}
 }
 
-func (d *kubernetesVersionDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
-	data, diags := configuredData(req.ProviderData)
-	resp.Diagnostics.Append(diags...)
-	d.data = data
-}
-
 func (d *kubernetesVersionDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
 	var model kubernetesVersionModel
-	resp.Diagnostics.Append(req.Config.Get(ctx, &model)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	if d.data == nil {
-		notConfigured(&resp.Diagnostics)
+	if !decodeConfigured(ctx, req.Config, &model, d.data, &resp.Diagnostics) {
 		return
 	}
 	versions, err := d.data.client.ListKubernetesSupportedVersions(ctx, model.ZoneID.ValueString())

@@ -1,11 +1,15 @@
 package provider
 
 import (
+	"context"
 	"fmt"
 
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/driftcheck"
 )
 
 // providerData is what Configure hands to every resource and data source.
@@ -28,6 +32,11 @@ func newProviderData(s settings) (*providerData, error) {
 		return nil, err
 	}
 	return &providerData{client: client, etcdSSHStartPort: s.etcdSSHStartPort}, nil
+}
+
+// driftChecker is a drift checker over the provider's client.
+func (d *providerData) driftChecker() *driftcheck.Checker {
+	return &driftcheck.Checker{API: d.client, EtcdSSHStartPort: d.etcdSSHStartPort}
 }
 
 // configuredData converts the ProviderData a resource or data source receives.
@@ -53,4 +62,32 @@ func notConfigured(diags *diag.Diagnostics) {
 	diags.AddError("Provider Not Configured",
 		"The cks provider has no CloudStack client yet, usually because its configuration depends on values "+
 			"known only after apply. Apply the resources it depends on first, or set the provider values directly.")
+}
+
+// configuredDataSource holds the provider data of a data source. Embedded by
+// value, it gives the data source its Configure method.
+type configuredDataSource struct {
+	data *providerData
+}
+
+// Configure implements datasource.DataSourceWithConfigure.
+func (b *configuredDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
+	data, diags := configuredData(req.ProviderData)
+	resp.Diagnostics.Append(diags...)
+	b.data = data
+}
+
+// decodeConfigured decodes config into target and reports whether the
+// operation can go on: the configuration decoded and the provider is
+// configured. Otherwise diags says why.
+func decodeConfigured(ctx context.Context, config tfsdk.Config, target any, data *providerData, diags *diag.Diagnostics) bool {
+	diags.Append(config.Get(ctx, target)...)
+	if diags.HasError() {
+		return false
+	}
+	if data == nil {
+		notConfigured(diags)
+		return false
+	}
+	return true
 }

@@ -171,7 +171,8 @@ func wrongPickExplanation(cr ClassifiedRule, startsAtRange bool, nodeRange *Rule
 	end := endPort(fw)
 	var cleanup string
 	if end < NodeSSHStartPort {
-		cleanup = fmt.Sprintf("its forward cleanup range %s is empty", portRange(NodeSSHStartPort, end))
+		cleanup = fmt.Sprintf("the forward cleanup that follows deletes the port forwards whose public start port lies "+
+			"between %d and the revoked rule's end port, which is %d here, so it deletes none", NodeSSHStartPort, end)
 	} else {
 		cks, user := countForwards(forwards, end)
 		cleanup = fmt.Sprintf("it would delete every port forward of the network with a public start port in %s (%d CKS, %d user)",

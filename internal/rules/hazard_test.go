@@ -76,7 +76,7 @@ func TestHazardsUserRules(t *testing.T) {
 	if h.Kind != HazardWrongPick || h.Owner != OwnerUser || h.Purpose != PurposeUser {
 		t.Errorf("hazard = %s/%s/%s", h.Kind, h.Owner, h.Purpose)
 	}
-	for _, want := range []string{"user firewall rule fw22", "2222-22 is empty", "range (2222-2223)", "530"} {
+	for _, want := range []string{"user firewall rule fw22", "end port, which is 22 here, so it deletes none", "range (2222-2223)", "530"} {
 		if !strings.Contains(h.Explanation, want) {
 			t.Errorf("explanation %q lacks %q", h.Explanation, want)
 		}

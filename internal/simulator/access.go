@@ -33,12 +33,9 @@ func (s *Simulator) checkAccess(c *caller, accountID, what string) *apiError {
 // projectid, defaulting to the caller's account.
 func (s *Simulator) resolveOwner(c *caller, p params) (*account, *apiError) {
 	if id := p.str("projectid"); id != "" {
-		prj := s.st.project(id)
-		if prj == nil {
-			return nil, entityNotFound("projectid", id)
-		}
-		if !c.isAdmin() && prj.ownerAccountID != c.account.id {
-			return nil, permissionDenied("Account %s does not have permission to access project %s", c.account.name, prj.name)
+		prj, err := s.accessibleProject(c, id)
+		if err != nil {
+			return nil, err
 		}
 		return s.st.account(prj.accountID), nil
 	}
@@ -55,6 +52,19 @@ func (s *Simulator) resolveOwner(c *caller, p params) (*account, *apiError) {
 	return c.account, nil
 }
 
+// accessibleProject resolves the projectid parameter of a command: the
+// project must exist and, for a user, be owned by the caller's account.
+func (s *Simulator) accessibleProject(c *caller, id string) (*project, *apiError) {
+	prj := s.st.project(id)
+	if prj == nil {
+		return nil, entityNotFound("projectid", id)
+	}
+	if !c.isAdmin() && prj.ownerAccountID != c.account.id {
+		return nil, permissionDenied("Account %s does not have permission to access project %s", c.account.name, prj.name)
+	}
+	return prj, nil
+}
+
 // listScope returns the ownership filter of a list command: projectid
 // (-1 for every visible project), account/domainid, listall, or the
 // caller's own account.
@@ -66,12 +76,9 @@ func (s *Simulator) listScope(c *caller, p params) (func(accountID string) bool,
 				return prj != nil && (c.isAdmin() || prj.ownerAccountID == c.account.id)
 			}, nil
 		}
-		prj := s.st.project(id)
-		if prj == nil {
-			return nil, entityNotFound("projectid", id)
-		}
-		if !c.isAdmin() && prj.ownerAccountID != c.account.id {
-			return nil, permissionDenied("Account %s does not have permission to access project %s", c.account.name, prj.name)
+		prj, err := s.accessibleProject(c, id)
+		if err != nil {
+			return nil, err
 		}
 		return func(accountID string) bool { return accountID == prj.accountID }, nil
 	}
@@ -94,4 +101,37 @@ func (s *Simulator) listScope(c *caller, p params) (func(accountID string) bool,
 		}, nil
 	}
 	return func(accountID string) bool { return accountID == c.account.id }, nil
+}
+
+// listFilter is the ownership filter of a list command that takes an id:
+// its scope, and the resource asked for by id, if any.
+type listFilter[T any] struct {
+	s     *Simulator
+	c     *caller
+	scope func(accountID string) bool
+	byID  *T
+}
+
+// newListFilter reads the scope parameters, then the id parameter, looked
+// up with find.
+func newListFilter[T any](s *Simulator, c *caller, p params, find func(string) *T) (listFilter[T], *apiError) {
+	scope, err := s.listScope(c, p)
+	if err != nil {
+		return listFilter[T]{}, err
+	}
+	byID, err := resolveParam(p, "id", find)
+	if err != nil {
+		return listFilter[T]{}, err
+	}
+	return listFilter[T]{s: s, c: c, scope: scope, byID: byID}, nil
+}
+
+// excludes reports whether the list leaves out item, owned by accountID.
+// With an id the list has that resource only, and only if the caller may
+// access it, whatever the scope; without, it has the resources in scope.
+func (f listFilter[T]) excludes(item *T, accountID string) bool {
+	if f.byID != nil {
+		return item != f.byID || !f.s.canAccess(f.c, accountID)
+	}
+	return !f.scope(accountID)
 }

@@ -78,12 +78,16 @@ func (s *Simulator) adminCluster(id string) (*cluster, error) {
 	return c, nil
 }
 
-func (s *Simulator) adminVM(id string) (*vm, error) {
+// changeVM applies change to a VM that has not been expunged, under the lock.
+func (s *Simulator) changeVM(id string, change func(v *vm)) error {
+	s.lock()
+	defer s.unlock()
 	v := s.st.vm(id)
 	if v == nil {
-		return nil, fmt.Errorf("VM %s: %w", id, errNotFound)
+		return fmt.Errorf("VM %s: %w", id, errNotFound)
 	}
-	return v, nil
+	change(v)
+	return nil
 }
 
 // DeleteMapRow deletes a VM's kubernetes_cluster_vm_map row, as a database
@@ -138,30 +142,20 @@ func (s *Simulator) InsertMapRow(clusterID, vmID string, spec MapRowSpec) error 
 // Kubernetes (it is deleted), unless keepNode, in which case it stays
 // registered and turns NotReady.
 func (s *Simulator) StopKubelet(vmID string, keepNode bool) error {
-	s.lock()
-	defer s.unlock()
-	v, err := s.adminVM(vmID)
-	if err != nil {
-		return err
-	}
-	v.kubelet = false
-	if !keepNode {
-		s.deleteNode(v.id)
-	}
-	return nil
+	return s.changeVM(vmID, func(v *vm) {
+		v.kubelet = false
+		if !keepNode {
+			s.deleteNode(v.id)
+		}
+	})
 }
 
 // StartKubelet starts a VM's kubelet: its node (re)joins Kubernetes.
 func (s *Simulator) StartKubelet(vmID string) error {
-	s.lock()
-	defer s.unlock()
-	v, err := s.adminVM(vmID)
-	if err != nil {
-		return err
-	}
-	v.kubelet = true
-	s.joinNode(v)
-	return nil
+	return s.changeVM(vmID, func(v *vm) {
+		v.kubelet = true
+		s.joinNode(v)
+	})
 }
 
 // joinNode registers a VM's node when the VM belongs to a live cluster and
@@ -185,26 +179,21 @@ func (s *Simulator) joinNode(v *vm) {
 // hostname resolving as <host>.<network domain>). An empty fqdn uses
 // <lowercased VM name>.cs<account id>cloud.internal.
 func (s *Simulator) RegisterNodeFQDN(vmID, fqdn string) error {
-	s.lock()
-	defer s.unlock()
-	v, err := s.adminVM(vmID)
-	if err != nil {
-		return err
-	}
-	if fqdn == "" {
-		var acct int64
-		if a := s.st.account(v.accountID); a != nil {
-			acct = a.internalID
+	return s.changeVM(vmID, func(v *vm) {
+		if fqdn == "" {
+			var acct int64
+			if a := s.st.account(v.accountID); a != nil {
+				acct = a.internalID
+			}
+			fqdn = fmt.Sprintf("%s.cs%dcloud.internal", strings.ToLower(v.name), acct)
 		}
-		fqdn = fmt.Sprintf("%s.cs%dcloud.internal", strings.ToLower(v.name), acct)
-	}
-	v.nodeName = strings.ToLower(fqdn)
-	if n := s.st.nodeOfVM(v.id); n != nil {
-		n.name = v.nodeName
-	} else if v.kubelet {
-		s.joinNode(v)
-	}
-	return nil
+		v.nodeName = strings.ToLower(fqdn)
+		if n := s.st.nodeOfVM(v.id); n != nil {
+			n.name = v.nodeName
+		} else if v.kubelet {
+			s.joinNode(v)
+		}
+	})
 }
 
 // CreateStrayVM deploys a VM named like a node of the cluster, in the
@@ -266,27 +255,13 @@ func (s *Simulator) SetVMState(vmID, state string) error {
 	if !slices.Contains(valid, state) {
 		return fmt.Errorf("unknown VM state %q", state)
 	}
-	s.lock()
-	defer s.unlock()
-	v, err := s.adminVM(vmID)
-	if err != nil {
-		return err
-	}
-	s.setVMState(v, state)
-	return nil
+	return s.changeVM(vmID, func(v *vm) { s.setVMState(v, state) })
 }
 
 // ExpungeVM destroys and expunges a VM out of band: its own port forwards
 // are revoked, its map row (if any) and Kubernetes node object stay.
 func (s *Simulator) ExpungeVM(vmID string) error {
-	s.lock()
-	defer s.unlock()
-	v, err := s.adminVM(vmID)
-	if err != nil {
-		return err
-	}
-	s.expungeVM(v)
-	return nil
+	return s.changeVM(vmID, s.expungeVM)
 }
 
 // DeleteRule deletes a firewall, port-forwarding or load balancer rule by

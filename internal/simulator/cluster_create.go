@@ -128,7 +128,7 @@ func (s *Simulator) runCreate(jr *jobRun, c *cluster, who *caller) (any, *apiErr
 	if err := jr.step("api"); err != nil {
 		return fail(err, evCreateFailed, unusable("access control node VMs of the cluster"))
 	}
-	if err := retryBind(func() error { return s.ep.AddCluster(c.id, ip.address) }); err != nil {
+	if err := s.ep.AddCluster(c.id, ip.address); err != nil {
 		s.logf("Kubernetes API of %s: %v", c.name, err)
 		return fail(nil, evCreateFailed, unusable("access control node VMs of the cluster"))
 	}

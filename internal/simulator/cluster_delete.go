@@ -10,9 +10,8 @@ func cmdDeleteKubernetesCluster(s *Simulator, c *caller, p params) (map[string]a
 	if err != nil {
 		return nil, err
 	}
-	j := s.startJob(c, cmdPkgKubernetes+"DeleteKubernetesClusterCmd", "KubernetesCluster", cl.id, 3,
+	return s.clusterJob(c, cl, "DeleteKubernetesClusterCmd", 3,
 		func(jr *jobRun) (any, *apiError) { return s.runDelete(jr, cl) })
-	return map[string]any{"jobid": j.id}, nil
 }
 
 // runDelete is KubernetesClusterDestroyWorker.destroy (§2.8).

@@ -51,9 +51,8 @@ func cmdScaleKubernetesCluster(s *Simulator, c *caller, p params) (map[string]an
 	if req.maxSize, _, err = p.long("maxsize"); err != nil {
 		return nil, err
 	}
-	j := s.startJob(c, cmdPkgKubernetes+"ScaleKubernetesClusterCmd", "KubernetesCluster", cl.id, 6,
+	return s.clusterJob(c, cl, "ScaleKubernetesClusterCmd", 6,
 		func(jr *jobRun) (any, *apiError) { return s.runScale(jr, cl, req, c) })
-	return map[string]any{"jobid": j.id}, nil
 }
 
 // requireCluster resolves the required id parameter of a cluster command

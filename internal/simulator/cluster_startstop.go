@@ -7,9 +7,8 @@ func cmdStartKubernetesCluster(s *Simulator, c *caller, p params) (map[string]an
 	if err != nil {
 		return nil, err
 	}
-	j := s.startJob(c, cmdPkgKubernetes+"StartKubernetesClusterCmd", "KubernetesCluster", cl.id, 4,
+	return s.clusterJob(c, cl, "StartKubernetesClusterCmd", 4,
 		func(jr *jobRun) (any, *apiError) { return s.runStart(jr, cl, c) })
-	return map[string]any{"jobid": j.id}, nil
 }
 
 func cmdStopKubernetesCluster(s *Simulator, c *caller, p params) (map[string]any, *apiError) {
@@ -17,9 +16,8 @@ func cmdStopKubernetesCluster(s *Simulator, c *caller, p params) (map[string]any
 	if err != nil {
 		return nil, err
 	}
-	j := s.startJob(c, cmdPkgKubernetes+"StopKubernetesClusterCmd", "KubernetesCluster", cl.id, 2,
+	return s.clusterJob(c, cl, "StopKubernetesClusterCmd", 2,
 		func(jr *jobRun) (any, *apiError) { return s.runStop(jr, cl) })
-	return map[string]any{"jobid": j.id}, nil
 }
 
 // runStart is the "stopped cluster" start path (§3.4): a no-op when Running
@@ -57,7 +55,7 @@ func (s *Simulator) runStart(jr *jobRun, c *cluster, who *caller) (any, *apiErro
 	if err := jr.step("api"); err != nil {
 		return fail(err, unusable)
 	}
-	if err := retryBind(func() error { return s.ep.AddCluster(c.id, ip.address) }); err != nil {
+	if err := s.ep.AddCluster(c.id, ip.address); err != nil {
 		s.logf("Kubernetes API of %s: %v", c.name, err)
 		return fail(nil, unusable)
 	}

@@ -18,9 +18,8 @@ func cmdUpgradeKubernetesCluster(s *Simulator, c *caller, p params) (map[string]
 	if err != nil {
 		return nil, err
 	}
-	j := s.startJob(c, cmdPkgKubernetes+"UpgradeKubernetesClusterCmd", "KubernetesCluster", cl.id, 4,
+	return s.clusterJob(c, cl, "UpgradeKubernetesClusterCmd", 4,
 		func(jr *jobRun) (any, *apiError) { return s.runUpgrade(jr, cl, target, c) })
-	return map[string]any{"jobid": j.id}, nil
 }
 
 // compareSemver compares dotted numeric versions.

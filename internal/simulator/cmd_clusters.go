@@ -9,24 +9,13 @@ func cmdListKubernetesClusters(s *Simulator, c *caller, p params) (map[string]an
 	if !s.opts.DisableScanner {
 		s.runScanner()
 	}
-	scope, err := s.listScope(c, p)
-	if err != nil {
-		return nil, err
-	}
-	byID, err := resolveParam(p, "id", s.st.cluster)
+	filter, err := newListFilter(s, c, p, s.st.cluster)
 	if err != nil {
 		return nil, err
 	}
 	items := []map[string]any{}
 	for _, cl := range s.st.clusters {
-		if cl.removed {
-			continue
-		}
-		if byID != nil {
-			if cl != byID || !s.canAccess(c, cl.accountID) {
-				continue
-			}
-		} else if !scope(cl.accountID) {
+		if cl.removed || filter.excludes(cl, cl.accountID) {
 			continue
 		}
 		if name := p.str("name"); name != "" && !strings.EqualFold(cl.name, name) {

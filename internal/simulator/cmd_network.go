@@ -6,11 +6,7 @@ import (
 )
 
 func cmdListNetworks(s *Simulator, c *caller, p params) (map[string]any, *apiError) {
-	scope, err := s.listScope(c, p)
-	if err != nil {
-		return nil, err
-	}
-	byID, err := resolveParam(p, "id", s.st.network)
+	filter, err := newListFilter(s, c, p, s.st.network)
 	if err != nil {
 		return nil, err
 	}
@@ -23,9 +19,7 @@ func cmdListNetworks(s *Simulator, c *caller, p params) (map[string]any, *apiErr
 	for _, n := range s.st.networks {
 		switch {
 		case n.removed,
-			byID != nil && n != byID,
-			byID != nil && !s.canAccess(c, n.accountID),
-			byID == nil && !scope(n.accountID),
+			filter.excludes(n, n.accountID),
 			vp != nil && n.vpcID != vp.id,
 			forVPCGiven && forVPC != (n.vpcID != ""),
 			p.has("type") && !strings.EqualFold(p.str("type"), n.netType),
@@ -76,10 +70,7 @@ func (s *Simulator) renderNetwork(n *network) map[string]any {
 		out["networkofferingavailability"] = "Optional"
 	}
 	if n.vpcID != "" {
-		out["vpcid"] = n.vpcID
-		if vp := s.st.vpc(n.vpcID); vp != nil {
-			out["vpcname"] = vp.name
-		}
+		s.vpcFields(out, n.vpcID)
 		if acl := s.st.acl(n.aclID); acl != nil {
 			out["aclid"] = acl.id
 			out["aclname"] = acl.name
@@ -90,11 +81,7 @@ func (s *Simulator) renderNetwork(n *network) map[string]any {
 }
 
 func cmdListPublicIPAddresses(s *Simulator, c *caller, p params) (map[string]any, *apiError) {
-	scope, err := s.listScope(c, p)
-	if err != nil {
-		return nil, err
-	}
-	byID, err := resolveParam(p, "id", s.st.ip)
+	filter, err := newListFilter(s, c, p, s.st.ip)
 	if err != nil {
 		return nil, err
 	}
@@ -112,9 +99,7 @@ func cmdListPublicIPAddresses(s *Simulator, c *caller, p params) (map[string]any
 	for _, ip := range s.st.ips {
 		switch {
 		case ip.released,
-			byID != nil && ip != byID,
-			byID != nil && !s.canAccess(c, ip.accountID),
-			byID == nil && !scope(ip.accountID),
+			filter.excludes(ip, ip.accountID),
 			assoc != nil && ip.networkID != assoc.id,
 			p.has("networkid") && !strings.EqualFold(p.str("networkid"), ip.networkID) && !strings.EqualFold(p.str("networkid"), s.st.publicNet),
 			vp != nil && ip.vpcID != vp.id,
@@ -161,22 +146,24 @@ func (s *Simulator) renderPublicIP(ip *publicIP) map[string]any {
 			out["associatednetworkname"] = n.name
 		}
 	}
-	if ip.vpcID != "" {
-		out["vpcid"] = ip.vpcID
-		if vp := s.st.vpc(ip.vpcID); vp != nil {
-			out["vpcname"] = vp.name
-		}
-	}
+	s.vpcFields(out, ip.vpcID)
 	s.ownerFields(out, ip.accountID)
 	return out
 }
 
-func cmdListVirtualMachines(s *Simulator, c *caller, p params) (map[string]any, *apiError) {
-	scope, err := s.listScope(c, p)
-	if err != nil {
-		return nil, err
+// vpcFields adds the VPC of a network, a public IP or a NIC, when it has one.
+func (s *Simulator) vpcFields(out map[string]any, vpcID string) {
+	if vpcID == "" {
+		return
 	}
-	byID, err := resolveParam(p, "id", s.st.vm)
+	out["vpcid"] = vpcID
+	if vp := s.st.vpc(vpcID); vp != nil {
+		out["vpcname"] = vp.name
+	}
+}
+
+func cmdListVirtualMachines(s *Simulator, c *caller, p params) (map[string]any, *apiError) {
+	filter, err := newListFilter(s, c, p, s.st.vm)
 	if err != nil {
 		return nil, err
 	}
@@ -190,9 +177,7 @@ func cmdListVirtualMachines(s *Simulator, c *caller, p params) (map[string]any, 
 		switch {
 		case v.expunged,
 			v.state == vmDestroyed && !c.isAdmin(),
-			byID != nil && v != byID,
-			byID != nil && !s.canAccess(c, v.accountID),
-			byID == nil && !scope(v.accountID),
+			filter.excludes(v, v.accountID),
 			len(ids) > 0 && !slices.ContainsFunc(ids, func(id string) bool { return strings.EqualFold(id, v.id) }),
 			n != nil && v.networkID != n.id,
 			p.has("name") && !strings.EqualFold(p.str("name"), v.name),

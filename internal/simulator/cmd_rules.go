@@ -9,16 +9,7 @@ import (
 // IP, networkid, ownership and keyword.
 func (s *Simulator) listRules(c *caller, p params, purpose string, ipParam string,
 	render func(*rule) map[string]any, objectName string) (map[string]any, *apiError) {
-	scope, err := s.listScope(c, p)
-	if err != nil {
-		return nil, err
-	}
-	byID, err := resolveParam(p, "id", func(id string) *rule {
-		if r := s.st.rule(id); r != nil && r.purpose == purpose {
-			return r
-		}
-		return nil
-	})
+	filter, err := newListFilter(s, c, p, s.st.ruleLookup(purpose))
 	if err != nil {
 		return nil, err
 	}
@@ -34,9 +25,7 @@ func (s *Simulator) listRules(c *caller, p params, purpose string, ipParam strin
 	for _, r := range s.st.rules {
 		switch {
 		case r.purpose != purpose,
-			byID != nil && r != byID,
-			byID != nil && !s.canAccess(c, r.accountID),
-			byID == nil && !scope(r.accountID),
+			filter.excludes(r, r.accountID),
 			ip != nil && r.ipID != ip.id,
 			n != nil && r.networkID != n.id,
 			purpose == purposeLB && p.has("name") && !strings.EqualFold(p.str("name"), r.name),
@@ -171,17 +160,9 @@ func cmdCreateFirewallRule(s *Simulator, c *caller, p params) (map[string]any, *
 	if err := s.persistRule(r, true); err != nil {
 		return nil, err
 	}
-	j := s.startJob(c, cmdPkgFirewall+"CreateFirewallRuleCmd", "FirewallRule", r.id, 1,
-		func(jr *jobRun) (any, *apiError) {
-			jr.op = "rule"
-			if err := jr.step("apply"); err != nil || s.st.rule(r.id) == nil {
-				s.revokeRule(r)
-				return nil, internalError("Failed to create firewall rule")
-			}
-			r.state = ruleActive
-			return map[string]any{"firewallrule": s.renderFirewallRule(r)}, nil
-		})
-	return map[string]any{"id": r.id, "jobid": j.id}, nil
+	return s.createRuleJob(c, r, "CreateFirewallRuleCmd", "Failed to create firewall rule", func() map[string]any {
+		return map[string]any{"firewallrule": s.renderFirewallRule(r)}
+	}), nil
 }
 
 func cmdCreatePortForwardingRule(s *Simulator, c *caller, p params) (map[string]any, *apiError) {
@@ -267,21 +248,31 @@ func cmdCreatePortForwardingRule(s *Simulator, c *caller, p params) (map[string]
 			return nil, err
 		}
 	}
-	j := s.startJob(c, cmdPkgFirewall+"CreatePortForwardingRuleCmd", "FirewallRule", r.id, 1,
+	return s.createRuleJob(c, r, "CreatePortForwardingRuleCmd", "Failed to apply port forwarding rule", func() map[string]any {
+		if fw != nil && s.st.rule(fw.id) != nil {
+			fw.state = ruleActive
+		}
+		s.openForward(r)
+		return map[string]any{"portforwardingrule": s.renderPortForwardingRule(r)}
+	}), nil
+}
+
+// createRuleJob starts the job that applies a staged rule and returns the
+// create command's response. A failed step, or the rule deleted meanwhile,
+// revokes it with failure as the job's error; otherwise it turns Active and
+// applied finishes the job and gives its result.
+func (s *Simulator) createRuleJob(c *caller, r *rule, cmdClass, failure string, applied func() map[string]any) map[string]any {
+	j := s.startJob(c, cmdPkgFirewall+cmdClass, "FirewallRule", r.id, 1,
 		func(jr *jobRun) (any, *apiError) {
 			jr.op = "rule"
 			if err := jr.step("apply"); err != nil || s.st.rule(r.id) == nil {
 				s.revokeRule(r)
-				return nil, internalError("Failed to apply port forwarding rule")
+				return nil, internalError("%s", failure)
 			}
 			r.state = ruleActive
-			if fw != nil && s.st.rule(fw.id) != nil {
-				fw.state = ruleActive
-			}
-			s.openForward(r)
-			return map[string]any{"portforwardingrule": s.renderPortForwardingRule(r)}, nil
+			return applied(), nil
 		})
-	return map[string]any{"id": r.id, "jobid": j.id}, nil
+	return map[string]any{"id": r.id, "jobid": j.id}
 }
 
 // deleteRule is deleteFirewallRule / deletePortForwardingRule: async, the
@@ -290,12 +281,7 @@ func (s *Simulator) deleteRule(c *caller, p params, purpose, cmdClass string) (m
 	if _, err := p.require("id"); err != nil {
 		return nil, err
 	}
-	r, err := resolveParam(p, "id", func(id string) *rule {
-		if r := s.st.rule(id); r != nil && r.purpose == purpose {
-			return r
-		}
-		return nil
-	})
+	r, err := resolveParam(p, "id", s.st.ruleLookup(purpose))
 	if err != nil {
 		return nil, err
 	}

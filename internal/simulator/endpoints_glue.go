@@ -126,7 +126,7 @@ func (s *Simulator) openForward(r *rule) {
 		return
 	}
 	t := endpoints.Target{ClusterID: v.clusterID, VMID: v.id, VMName: v.name, Control: v.role == roleControl}
-	if err := retryBind(func() error { return s.ep.OpenForward(ip.address, r.start, t) }); err != nil {
+	if err := s.ep.OpenForward(ip.address, r.start, t); err != nil {
 		s.logf("open SSH forward %s:%d: %v", ip.address, r.start, err)
 	}
 }
@@ -140,17 +140,4 @@ func (s *Simulator) closeForward(r *rule) {
 	if ip := s.st.ip(r.ipID); ip != nil {
 		s.ep.CloseForward(ip.address, r.start)
 	}
-}
-
-// retryBind retries an endpoint start a few times: under load a port just
-// released can take a moment to be bindable again.
-func retryBind(start func() error) error {
-	var err error
-	for attempt := range 5 {
-		if err = start(); err == nil {
-			return nil
-		}
-		time.Sleep(time.Duration(attempt+1) * 10 * time.Millisecond)
-	}
-	return err
 }

@@ -123,6 +123,14 @@ func (s *Simulator) startJob(c *caller, cmdClass, instanceType, instanceID strin
 	return j
 }
 
+// clusterJob starts the job of a command on an existing cluster and returns
+// the command's response, the job id. Callers hold s.mu.
+func (s *Simulator) clusterJob(c *caller, cl *cluster, cmdClass string, steps int,
+	run func(jr *jobRun) (any, *apiError)) (map[string]any, *apiError) {
+	j := s.startJob(c, cmdPkgKubernetes+cmdClass, "KubernetesCluster", cl.id, steps, run)
+	return map[string]any{"jobid": j.id}, nil
+}
+
 // renderJob is the queryAsyncJobResult response.
 func (s *Simulator) renderJob(j *job) map[string]any {
 	out := map[string]any{

@@ -4,13 +4,29 @@ import "strings"
 
 // Lookups by UUID. Callers hold s.mu.
 
-func findByID[T any](items []*T, id string, idOf func(*T) string) *T {
+// firstWhere returns the first item that matches, or nil.
+func firstWhere[T any](items []*T, match func(*T) bool) *T {
 	for _, it := range items {
-		if strings.EqualFold(idOf(it), id) {
+		if match(it) {
 			return it
 		}
 	}
 	return nil
+}
+
+// allWhere returns the items that match, in order.
+func allWhere[T any](items []*T, match func(*T) bool) []*T {
+	var out []*T
+	for _, it := range items {
+		if match(it) {
+			out = append(out, it)
+		}
+	}
+	return out
+}
+
+func findByID[T any](items []*T, id string, idOf func(*T) string) *T {
+	return firstWhere(items, func(it *T) bool { return strings.EqualFold(idOf(it), id) })
 }
 
 func (st *state) domain(id string) *domain {
@@ -26,30 +42,17 @@ func (st *state) project(id string) *project {
 }
 
 func (st *state) projectOfAccount(accountID string) *project {
-	for _, p := range st.projects {
-		if p.accountID == accountID {
-			return p
-		}
-	}
-	return nil
+	return firstWhere(st.projects, func(p *project) bool { return p.accountID == accountID })
 }
 
 func (st *state) accountByName(name, domainID string) *account {
-	for _, a := range st.accounts {
-		if strings.EqualFold(a.name, name) && (domainID == "" || a.domainID == domainID) {
-			return a
-		}
-	}
-	return nil
+	return firstWhere(st.accounts, func(a *account) bool {
+		return strings.EqualFold(a.name, name) && (domainID == "" || a.domainID == domainID)
+	})
 }
 
 func (st *state) userOfAccount(accountID string) *user {
-	for _, u := range st.users {
-		if u.accountID == accountID {
-			return u
-		}
-	}
-	return nil
+	return firstWhere(st.users, func(u *user) bool { return u.accountID == accountID })
 }
 
 func (st *state) zone(id string) *zone {
@@ -113,76 +116,49 @@ func (st *state) rule(id string) *rule {
 	return findByID(st.rules, id, func(r *rule) string { return r.id })
 }
 
+// ruleLookup finds rules of one purpose only, for resolveParam.
+func (st *state) ruleLookup(purpose string) func(id string) *rule {
+	return func(id string) *rule {
+		if r := st.rule(id); r != nil && r.purpose == purpose {
+			return r
+		}
+		return nil
+	}
+}
+
 func (st *state) job(id string) *job {
 	return findByID(st.jobs, id, func(j *job) string { return j.id })
 }
 
 func (st *state) keypairFor(accountID, name string) *keyPair {
-	for _, k := range st.keypairs {
-		if k.accountID == accountID && k.name == name {
-			return k
-		}
-	}
-	return nil
+	return firstWhere(st.keypairs, func(k *keyPair) bool { return k.accountID == accountID && k.name == name })
 }
 
 // mapRows returns a cluster's VM map rows in map-id order.
 func (st *state) mapRows(clusterID string) []*mapRow {
-	var rows []*mapRow
-	for _, r := range st.vmMap {
-		if r.clusterID == clusterID {
-			rows = append(rows, r)
-		}
-	}
-	return rows
+	return allWhere(st.vmMap, func(r *mapRow) bool { return r.clusterID == clusterID })
 }
 
 // mapRowOf returns the map row of a VM in any cluster.
 func (st *state) mapRowOf(vmID string) *mapRow {
-	for _, r := range st.vmMap {
-		if r.vmID == vmID {
-			return r
-		}
-	}
-	return nil
+	return firstWhere(st.vmMap, func(r *mapRow) bool { return r.vmID == vmID })
 }
 
 // sourceNatIP returns the network's source NAT IP (the first one).
 func (st *state) sourceNatIP(networkID string) *publicIP {
-	for _, p := range st.ips {
-		if !p.released && p.networkID == networkID && p.sourceNat {
-			return p
-		}
-	}
-	return nil
+	return firstWhere(st.ips, func(p *publicIP) bool { return !p.released && p.networkID == networkID && p.sourceNat })
 }
 
 // clusterOnNetwork returns a non-removed cluster that uses the network.
 func (st *state) clusterOnNetwork(networkID string) *cluster {
-	for _, c := range st.clusters {
-		if !c.removed && c.networkID == networkID {
-			return c
-		}
-	}
-	return nil
+	return firstWhere(st.clusters, func(c *cluster) bool { return !c.removed && c.networkID == networkID })
 }
 
 // nodesOf returns a cluster's registered Kubernetes nodes.
 func (st *state) nodesOf(clusterID string) []*kubeNode {
-	var out []*kubeNode
-	for _, n := range st.nodes {
-		if n.clusterID == clusterID {
-			out = append(out, n)
-		}
-	}
-	return out
+	return allWhere(st.nodes, func(n *kubeNode) bool { return n.clusterID == clusterID })
 }
 
 func (st *state) nodeOfVM(vmID string) *kubeNode {
-	for _, n := range st.nodes {
-		if n.vmID == vmID {
-			return n
-		}
-	}
-	return nil
+	return firstWhere(st.nodes, func(n *kubeNode) bool { return n.vmID == vmID })
 }

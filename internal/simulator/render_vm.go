@@ -99,12 +99,7 @@ func (s *Simulator) renderNIC(v *vm) map[string]any {
 		vlan := fmt.Sprintf("vlan://%d", 2000+n.internalID)
 		nic["isolationuri"] = vlan
 		nic["broadcasturi"] = vlan
-		if n.vpcID != "" {
-			nic["vpcid"] = n.vpcID
-			if vp := s.st.vpc(n.vpcID); vp != nil {
-				nic["vpcname"] = vp.name
-			}
-		}
+		s.vpcFields(nic, n.vpcID)
 	}
 	return nic
 }

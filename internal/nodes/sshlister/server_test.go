@@ -182,16 +182,10 @@ func (s *testServer) config() sshlister.Config {
 	}
 }
 
+// newSigner is a fresh ed25519 key, as a host key or a stranger's key.
 func newSigner(t *testing.T) ssh.Signer {
 	t.Helper()
-	_, priv, err := ed25519.GenerateKey(rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	signer, err := ssh.NewSignerFromKey(priv)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, signer := newClientKey(t)
 	return signer
 }
 

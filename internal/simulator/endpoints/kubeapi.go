@@ -32,7 +32,7 @@ func (m *Manager) startAPI(clusterID, ip string, creds *credentials) (*apiServer
 		return nil, fmt.Errorf("cluster %s: %w", clusterID, err)
 	}
 	addr := net.JoinHostPort(ip, kubeAPIPort)
-	ln, err := net.Listen("tcp", addr)
+	ln, err := listenRetrying(addr)
 	if err != nil {
 		return nil, fmt.Errorf("start Kubernetes API: %w", err)
 	}

@@ -21,6 +21,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/serializer"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 )
 
 const kubectlPath = "/usr/bin/kubectl"
@@ -246,14 +247,7 @@ func TestFailNextKubeAPI(t *testing.T) {
 // header, trusting the cluster CA.
 func (c *testCluster) rawGet(t *testing.T, path, token, accept string) (*http.Response, []byte) {
 	t.Helper()
-	kubeconfig, err := c.m.Kubeconfig(c.id, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := clientcmd.Load([]byte(kubeconfig))
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg := c.kubeconfig(t)
 	cluster := cfg.Clusters[cfg.Contexts[cfg.CurrentContext].Cluster]
 	pool := x509.NewCertPool()
 	if !pool.AppendCertsFromPEM(cluster.CertificateAuthorityData) {
@@ -283,7 +277,8 @@ func (c *testCluster) rawGet(t *testing.T, path, token, accept string) (*http.Re
 	return resp, body
 }
 
-func (c *testCluster) token(t *testing.T) string {
+// kubeconfig is the cluster's kubeconfig, parsed.
+func (c *testCluster) kubeconfig(t *testing.T) *clientcmdapi.Config {
 	t.Helper()
 	kubeconfig, err := c.m.Kubeconfig(c.id, "")
 	if err != nil {
@@ -293,6 +288,12 @@ func (c *testCluster) token(t *testing.T) string {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return cfg
+}
+
+func (c *testCluster) token(t *testing.T) string {
+	t.Helper()
+	cfg := c.kubeconfig(t)
 	return cfg.AuthInfos[cfg.Contexts[cfg.CurrentContext].AuthInfo].Token
 }
 

@@ -7,6 +7,7 @@ import (
 	"net"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"golang.org/x/crypto/ssh"
@@ -40,7 +41,7 @@ type forward struct {
 
 // startForward listens on addr and serves SSH there. The caller holds m.mu.
 func (m *Manager) startForward(addr string, t Target, hostKey ssh.Signer) (*forward, error) {
-	ln, err := net.Listen("tcp", addr)
+	ln, err := listenRetrying(addr)
 	if err != nil {
 		return nil, fmt.Errorf("open SSH forward: %w", err)
 	}
@@ -169,4 +170,19 @@ func (f *forward) serveConn(conn net.Conn) {
 	}
 	close(connDone)
 	_ = sconn.Close()
+}
+
+// listenRetrying listens on addr, retrying briefly while the address is in
+// use: under load a port that a forward just released is sometimes not
+// bindable again at once.
+func listenRetrying(addr string) (net.Listener, error) {
+	var err error
+	for attempt := range 5 {
+		var ln net.Listener
+		if ln, err = net.Listen("tcp", addr); err == nil || !errors.Is(err, syscall.EADDRINUSE) {
+			return ln, err
+		}
+		time.Sleep(time.Duration(attempt+1) * 10 * time.Millisecond)
+	}
+	return nil, err
 }

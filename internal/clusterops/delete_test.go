@@ -1,0 +1,121 @@
+package clusterops
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator"
+)
+
+// userRulesOn adds two user firewall rules on the IP: one from a user CIDR,
+// one that looks like an etcd rule of a fourth etcd VM. Both must survive
+// the cluster. It returns their ids.
+func (e *testEnv) userRulesOn(ipID string) []string {
+	e.t.Helper()
+	ctx := e.ctx()
+	var ids []string
+	for _, p := range []cloudstack.CreateFirewallRuleParams{
+		{IPAddressID: ipID, Protocol: "tcp", StartPort: 8443, EndPort: 8443, CIDRList: []string{userCIDR}},
+		{IPAddressID: ipID, Protocol: "tcp", StartPort: 50003, EndPort: 50003, CIDRList: []string{"0.0.0.0/0"}},
+	} {
+		ref, err := e.api.CreateFirewallRule(ctx, p)
+		if err != nil {
+			e.t.Fatalf("createFirewallRule %d: %v", p.StartPort, err)
+		}
+		if _, err := cloudstack.WaitForJob(ctx, e.api, ref.JobID, fastWait); err != nil {
+			e.t.Fatal(err)
+		}
+		ids = append(ids, ref.ID)
+	}
+	return ids
+}
+
+// On a network the user supplied, CloudStack's destroy revokes one SSH
+// firewall rule and leaves the etcd firewall rules behind, whatever order
+// earlier scales left the rules in. Delete removes exactly those and keeps
+// the user's rules.
+func TestDeleteRemovesLeftoverRulesOnUserNetwork(t *testing.T) {
+	t.Parallel()
+	etcdRules := []string{"etcd SSH firewall rule 50000", "etcd SSH firewall rule 50001", "etcd SSH firewall rule 50002"}
+	for _, tc := range []struct {
+		profile string
+		// scaled scales the cluster out of band first, so that the node
+		// range comes after the etcd rules.
+		scaled bool
+		leaks  []string
+	}{
+		{simulator.Profile42211, false, etcdRules},
+		{simulator.Profile42211, true, etcdRules},
+		{simulator.ProfileFixed, false, etcdRules},
+		{simulator.ProfileFixed, true, etcdRules},
+	} {
+		name := tc.profile
+		if tc.scaled {
+			name += "/scaled"
+		}
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			env := newEnv(t, tc.profile)
+			id := env.createClusterIn("user-network", env.info.IsolatedNetworkID, 3, 1)
+			ipID := env.cluster(id).IPAddressID
+			if tc.scaled {
+				if err := env.rawScale(id, 2); err != nil {
+					t.Fatal(err)
+				}
+			}
+			userRules := env.userRulesOn(ipID)
+
+			rep, err := env.engine(Options{}).Delete(env.ctx(), id)
+			if err != nil {
+				t.Fatalf("Delete: %v\n%s", err, rep)
+			}
+			removed := rep.StepsOf(StepRemoved)
+			if len(removed) != len(tc.leaks) {
+				t.Fatalf("removed %d rules, want %d:\n%s", len(removed), len(tc.leaks), rep)
+			}
+			for i, st := range removed {
+				if !strings.HasPrefix(st.Message, "deleted "+tc.leaks[i]+" ") || st.PreviousRuleID == "" {
+					t.Errorf("removed step %d = %q, want %s", i, st.Message, tc.leaks[i])
+				}
+			}
+			if _, err := env.api.GetKubernetesCluster(env.ctx(), id); !cloudstack.IsNotFound(err) {
+				t.Errorf("the cluster still exists: %v", err)
+			}
+			var left []string
+			for _, fw := range env.firewallRules(ipID) {
+				left = append(left, fw.ID)
+			}
+			slices.Sort(left)
+			want := slices.Sorted(slices.Values(userRules))
+			if !slices.Equal(left, want) {
+				t.Errorf("firewall rules left %v, want only the user's %v", firewallShape(env.firewallRules(ipID)), want)
+			}
+			if pfs := env.forwards(ipID); len(pfs) != 0 {
+				t.Errorf("forwards left: %+v", pfs)
+			}
+		})
+	}
+}
+
+// On a network CKS created, the network goes with its rules: nothing is
+// left and Delete has nothing to remove. A cluster that is gone is
+// NotFound.
+func TestDeleteOnCKSNetwork(t *testing.T) {
+	t.Parallel()
+	env := newEnv(t, simulator.Profile42211)
+	id := env.createCluster("own-network", 3, 1)
+	eng := env.engine(Options{})
+
+	rep, err := eng.Delete(env.ctx(), id)
+	if err != nil || len(rep.Steps) != 0 {
+		t.Fatalf("Delete = %v, steps:\n%s", err, rep)
+	}
+	if d := env.sim.DumpState(); len(d.Rules) != 0 {
+		t.Errorf("rules left: %+v", d.Rules)
+	}
+	if _, err := eng.Delete(env.ctx(), id); !cloudstack.IsNotFound(err) {
+		t.Errorf("Delete of a deleted cluster = %v, want NotFound", err)
+	}
+}

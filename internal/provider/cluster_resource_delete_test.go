@@ -1,0 +1,93 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
+)
+
+// userNetworkConfig is seed 000's cluster on the seeded isolated network,
+// which CloudStack does not destroy with the cluster.
+func (e *simEnv) userNetworkConfig(t *testing.T, size int) string {
+	return e.seed000Config(t, size, fmt.Sprintf("  network_id            = %q\n", e.Info.IsolatedNetworkID))
+}
+
+// addUserFirewallRule creates a user firewall rule on the IP of the
+// cluster in state and records its id.
+func (e *simEnv) addUserFirewallRule(t *testing.T, ruleID *string) func(*terraform.State) error {
+	return func(s *terraform.State) error {
+		id, err := clusterID(s)
+		if err != nil {
+			return err
+		}
+		ctx := context.Background()
+		api := e.apiClient(t)
+		c, err := api.GetKubernetesCluster(ctx, id)
+		if err != nil {
+			return err
+		}
+		ref, err := api.CreateFirewallRule(ctx, cloudstack.CreateFirewallRuleParams{IPAddressID: c.IPAddressID, Protocol: "tcp",
+			StartPort: 8443, EndPort: 8443, CIDRList: []string{"203.0.113.0/24"}})
+		if err == nil {
+			_, err = cloudstack.WaitForJob(ctx, api, ref.JobID, clusterJobWait)
+		}
+		*ruleID = ref.ID
+		return err
+	}
+}
+
+// TestAccCluster_destroyOnUserNetwork destroys a cluster on a network the
+// user supplied. CloudStack's destroy revokes one SSH firewall rule and
+// leaves the etcd firewall rules behind (spec §2.8); the provider deletes
+// them, so no CKS rule is left, and keeps the user's rule on the same IP.
+func TestAccCluster_destroyOnUserNetwork(t *testing.T) {
+	t.Parallel()
+	for _, profile := range []string{"4.22.1.1", "fixed"} {
+		t.Run(profile, func(t *testing.T) {
+			t.Parallel()
+			env := newSimEnv(t, withProfile(profile))
+			var userRule string
+			accTest(t, resource.TestCase{
+				CheckDestroy: func(*terraform.State) error {
+					d := env.Sim.DumpState()
+					for _, c := range d.Clusters {
+						if !c.Removed {
+							return fmt.Errorf("cluster %s (%s) is left", c.Name, c.State)
+						}
+					}
+					for _, v := range d.VMs {
+						if !v.Expunged {
+							return fmt.Errorf("VM %s (%s) is left", v.Name, v.State)
+						}
+					}
+					var kept bool
+					for _, r := range d.Rules {
+						if r.ID != userRule {
+							return fmt.Errorf("%s rule %d-%d (%s) is left after destroy", r.Purpose, r.StartPort, r.EndPort, r.ID)
+						}
+						kept = true
+					}
+					if !kept {
+						return fmt.Errorf("the user rule %s on the cluster's IP is gone", userRule)
+					}
+					return nil
+				},
+				Steps: []resource.TestStep{
+					{
+						Config: env.userNetworkConfig(t, 1),
+						Check:  env.addUserFirewallRule(t, &userRule),
+					},
+					{
+						Config: env.userNetworkConfig(t, 2),
+						Check:  env.checkCluster(t, 2, []string{"2222-2224", "50000", "50001", "50002", "6443", "8443"}),
+					},
+				},
+			})
+		})
+	}
+}

@@ -1,0 +1,171 @@
+package provider
+
+import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"fmt"
+	"io"
+	"log"
+	"math/big"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator"
+)
+
+// Transport security at the Terraform level (issue 7):
+//
+//	check                                                        | where
+//	-------------------------------------------------------------+--------------------------------------------------------------
+//	self-signed API endpoint refused without ca_file or insecure | TestTransport_selfSignedAPIEndpoint (no request reaches it)
+//	a ca_file of another authority is refused too                | TestTransport_selfSignedAPIEndpoint
+//	ca_file with the endpoint's CA: a cluster's whole lifecycle  | TestTransport_selfSignedAPIEndpoint
+//	insecure = true accepts the endpoint                         | TestTransport_selfSignedAPIEndpoint
+//	drift read with a wrong ssh.host_key is refused              | TestAccClusterDrift_WrongHostKeyIsRefused (cluster_drift_gate_test.go)
+//	host key checked on every connection, of any key type        | internal/nodes/sshlister/hostkey_security_test.go
+//	chain, host name, validity and TLS 1.2 floor kept by ca_file | internal/cloudstack/tls_security_test.go
+
+// relTLSSimulator serves a simulator's API over TLS with httptest's
+// self-signed certificate, and writes that certificate as a CA file.
+type relTLSSimulator struct {
+	sim    *simulator.Simulator
+	info   simulator.Info
+	apiURL string
+	caFile string
+}
+
+func newRelTLSSimulator(t *testing.T) *relTLSSimulator {
+	t.Helper()
+	sim, err := simulator.New(simulator.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = sim.Close() })
+	srv := httptest.NewUnstartedServer(sim.Handler())
+	srv.Config.ErrorLog = log.New(io.Discard, "", 0) // the refused handshakes are the point
+	srv.StartTLS()
+	t.Cleanup(srv.Close)
+	caFile := filepath.Join(t.TempDir(), "endpoint-ca.pem")
+	if err := os.WriteFile(caFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return &relTLSSimulator{sim: sim, info: sim.Info(), apiURL: srv.URL + "/client/api", caFile: caFile}
+}
+
+// config is a provider block on the TLS endpoint (with the extra
+// arguments) and a Kubernetes version lookup, plus more HCL.
+func (s *relTLSSimulator) config(tlsArgs, more string) string {
+	return fmt.Sprintf(`
+provider "cks" {
+  api_url    = %q
+  api_key    = %q
+  secret_key = %q
+%s
+}
+
+data "cks_kubernetes_version" "v" {
+  zone_id          = %q
+  semantic_version = "1.33.13"
+}
+%s`, s.apiURL, s.info.APIKey, s.info.SecretKey, tlsArgs, s.info.ZoneID, more)
+}
+
+// relOtherCAFile writes the certificate of a fresh self-signed authority
+// (httptest's servers all share one certificate, so another server's would
+// not do).
+func relOtherCAFile(t *testing.T) string {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "unrelated CA"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
+		IsCA: true, BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign,
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "other-ca.pem")
+	if err := os.WriteFile(file, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return file
+}
+
+func TestTransport_selfSignedAPIEndpoint(t *testing.T) {
+	t.Parallel()
+	s := newRelTLSSimulator(t)
+	otherCA := relOtherCAFile(t)
+	cluster := fmt.Sprintf(`
+resource "cks_cluster" "test" {
+  name                  = "over-tls"
+  zone_id               = %q
+  service_offering_id   = %q
+  kubernetes_version_id = data.cks_kubernetes_version.v.id
+  size                  = 1
+}
+`, s.info.ZoneID, s.info.ServiceOfferingID)
+	noRequests := func() {
+		if calls := s.sim.CallCounts(); len(calls) != 0 {
+			t.Fatalf("the endpoint answered %v although its certificate was refused", calls)
+		}
+	}
+	versionID := statecheck.ExpectKnownValue("data.cks_kubernetes_version.v", tfjsonpath.New("id"),
+		knownvalue.StringExact(s.info.KubernetesVersions["1.33.13"]))
+
+	accTest(t, resource.TestCase{
+		CheckDestroy: func(*terraform.State) error {
+			for _, c := range s.sim.DumpState().Clusters {
+				if !c.Removed {
+					return fmt.Errorf("cluster %s is left after destroy", c.Name)
+				}
+			}
+			return nil
+		},
+		Steps: []resource.TestStep{
+			{
+				// Verification is on by default: the self-signed endpoint is
+				// refused with the certificate error, before any command.
+				Config:   s.config("", ""),
+				PlanOnly: true,
+				ExpectError: errorFragments("Unable to List Kubernetes Versions", "listKubernetesSupportedVersions",
+					"tls: failed to verify certificate: x509: certificate signed by unknown authority"),
+			},
+			{
+				// A CA file of another authority does not help.
+				PreConfig:   noRequests,
+				Config:      s.config(fmt.Sprintf("  ca_file = %q", otherCA), ""),
+				PlanOnly:    true,
+				ExpectError: errorFragments("Unable to List Kubernetes Versions", "x509: certificate signed by unknown authority"),
+			},
+			{
+				// The endpoint's CA in ca_file: a whole cluster lifecycle
+				// (create, job polling, refresh) over verified TLS.
+				PreConfig:         noRequests,
+				Config:            s.config(fmt.Sprintf("  ca_file = %q", s.caFile), cluster),
+				ConfigStateChecks: []statecheck.StateCheck{versionID, expectAttr("state", knownvalue.StringExact("Running"))},
+			},
+			{
+				// insecure = true accepts the endpoint; the plan is empty.
+				Config:            s.config("  insecure = true", cluster),
+				ConfigStateChecks: []statecheck.StateCheck{versionID},
+			},
+		},
+	})
+}
