@@ -123,13 +123,16 @@ tfv=(-var "ssh_host_key=$HOST_KEY")
 
 step "Scale up to 2 workers"
 tf apply -json -auto-approve -var size=2 "${tfv[@]}" >"$WORK/apply2.log" 2>&1 || die "scale-up failed" "$WORK/apply2.log"
-say "rules after the scale-up (the node SSH range was re-created after the etcd rules):"
+diagnostics "$WORK/apply2.log"
+say "rules after the scale-up (CloudStack re-created the node SSH range; the provider then re-created the etcd"
+say "firewall rules after it, so that the next scale, by any client, picks the right rule):"
 rule_table
 
 step "Scale down to 1 worker: plain CloudStack 4.22.1.1 fails here with error 530"
 tf apply -json -auto-approve -var size=1 "${tfv[@]}" >"$WORK/apply3.log" 2>&1 || die "scale-down failed" "$WORK/apply3.log"
 diagnostics "$WORK/apply3.log"
 cluster_output | jq -r '"      cluster \(.state), \(.size) worker(s)"'
+terraform -chdir="$TF_DIR" output -json drift | jq -r '"      drift check after the scale-down: \(.summary)"'
 say "rules after the scale-down (every node and etcd rule preserved):"
 rule_table
 
