@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
@@ -36,6 +37,20 @@ func (e *createFailedError) Error() string {
 }
 
 func (e *createFailedError) Unwrap() error { return e.Err }
+
+// createdUnreadError is a create whose job succeeded but whose cluster could
+// not be read back: the cluster exists and is healthy, so it must be
+// recorded, not deleted or tainted.
+type createdUnreadError struct {
+	ClusterID string
+	Err       error
+}
+
+func (e *createdUnreadError) Error() string {
+	return fmt.Sprintf("cluster %s was created, but reading it back failed: %s", e.ClusterID, e.Err)
+}
+
+func (e *createdUnreadError) Unwrap() error { return e.Err }
 
 // createParams maps the plan onto createKubernetesCluster. With the
 // autoscaler on, the cluster starts with min_size workers.
@@ -92,10 +107,14 @@ func (r *clusterResource) createCluster(ctx context.Context, p cloudstack.Create
 		opts := clusterJobWait
 		opts.Command = "createKubernetesCluster"
 		_, jobErr := cloudstack.WaitForJob(ctx, r.data.client, ref.JobID, opts)
-		if jobErr == nil {
-			return r.readBack(ctx, ref.ID)
+		if jobErr != nil {
+			return r.createJobFailed(ctx, ref.ID, jobErr)
 		}
-		return r.createJobFailed(ctx, ref.ID, jobErr)
+		c, readErr := r.readBack(ctx, ref.ID)
+		if readErr != nil {
+			return nil, &createdUnreadError{ClusterID: ref.ID, Err: readErr}
+		}
+		return c, nil
 	case err == nil:
 		return nil, errors.New("createKubernetesCluster returned no cluster id; check CloudStack for a new cluster named " + p.Name)
 	case cloudstack.IsTransient(err):
@@ -123,13 +142,23 @@ func (r *clusterResource) createJobFailed(ctx context.Context, id string, jobErr
 	if errors.Is(jobErr, context.DeadlineExceeded) || ctx.Err() != nil {
 		return nil, &createFailedError{ClusterID: id, Err: jobErr, TimedOut: true}
 	}
-	if c, err := r.readBack(ctx, id); err == nil && c.State == clusterRunning {
-		tflog.Warn(ctx, "the create job reported an error but the cluster is running; keeping it", map[string]any{
+	if cloudstack.KindOf(jobErr) == cloudstack.KindBusiness {
+		// The job itself failed: CloudStack keeps the cluster in Error or Alert.
+		return nil, &createFailedError{ClusterID: id, Err: jobErr}
+	}
+	// Only polling failed; the cluster may still be coming up. Decide on the
+	// state it settles in, never on a guess.
+	c, err := r.waitSettled(ctx, id, createFinished)
+	switch {
+	case err != nil:
+		return nil, &createFailedError{ClusterID: id, Err: fmt.Errorf("%w (and watching the cluster failed: %v)", jobErr, err), TimedOut: true}
+	case c.State == clusterRunning:
+		tflog.Warn(ctx, "polling the create job failed but the cluster is running; keeping it", map[string]any{
 			"cluster_id": id, "error": jobErr.Error(),
 		})
 		return c, nil
 	}
-	return nil, &createFailedError{ClusterID: id, Err: jobErr}
+	return nil, &createFailedError{ClusterID: id, Err: fmt.Errorf("%w; the cluster ended in state %s", jobErr, c.State)}
 }
 
 // createFinished is the done test of waitSettled for a create in progress.
@@ -143,16 +172,23 @@ func createFinished(state string) bool {
 // without being sent again, because a blind retry could make a second
 // cluster.
 func (r *clusterResource) adoptLostCreate(ctx context.Context, p cloudstack.CreateClusterParams, sentAt time.Time, sendErr error) (*cloudstack.Cluster, error) {
-	clusters, err := r.data.client.ListKubernetesClusters(ctx, cloudstack.ListClustersParams{Ownership: p.Ownership, Name: p.Name})
-	if err != nil {
-		return nil, fmt.Errorf("the response to createKubernetesCluster was lost (%v), and looking for the cluster it may have "+
-			"created failed too: %w. The create was not sent again; check CloudStack for a cluster named %q before applying again",
-			sendErr, err, p.Name)
-	}
 	var found []cloudstack.Cluster
-	for _, c := range clusters {
-		if c.Name == p.Name && c.ZoneID == p.ZoneID && createdAround(c.Created, sentAt) {
-			found = append(found, c)
+	for attempt := 0; ; attempt++ {
+		clusters, err := r.data.client.ListKubernetesClusters(ctx, cloudstack.ListClustersParams{Ownership: p.Ownership, Name: p.Name})
+		if err != nil {
+			return nil, fmt.Errorf("the response to createKubernetesCluster was lost (%v), and looking for the cluster it may have "+
+				"created failed too: %w. The create was not sent again; check CloudStack for a cluster named %q before applying again",
+				sendErr, err, p.Name)
+		}
+		for _, c := range clusters {
+			if c.Name == p.Name && c.ZoneID == p.ZoneID && createdAround(c.Created, sentAt) {
+				found = append(found, c)
+			}
+		}
+		// A server that timed out may still be inserting the cluster: look
+		// again a few times before concluding that the request never arrived.
+		if len(found) > 0 || attempt >= len(lostCreateRechecks) || !sleepOrDone(ctx, lostCreateRechecks[attempt]) {
+			break
 		}
 	}
 	switch len(found) {
@@ -163,7 +199,8 @@ func (r *clusterResource) adoptLostCreate(ctx context.Context, p cloudstack.Crea
 		return &found[0], nil
 	case 0:
 		return nil, fmt.Errorf("createKubernetesCluster got no answer (%v), and no cluster named %q created since %s exists in zone %s, "+
-			"so the request most likely never reached CloudStack. The create was not sent again: apply again to create the cluster",
+			"so the request most likely never reached CloudStack. The create was not sent again: check CloudStack for it before "+
+			"applying again, since a slow server may still add it",
 			sendErr, p.Name, sentAt.Add(-adoptWindow).UTC().Format(time.RFC3339), p.ZoneID)
 	default:
 		ids := make([]string, 0, len(found))
@@ -173,6 +210,22 @@ func (r *clusterResource) adoptLostCreate(ctx context.Context, p cloudstack.Crea
 		return nil, fmt.Errorf("createKubernetesCluster got no answer (%v), and %d clusters named %q were created in zone %s in the "+
 			"last minutes (%s), so the provider cannot tell which one this create made. Import the right one with "+
 			"`terraform import` and delete the others", sendErr, len(found), p.Name, p.ZoneID, strings.Join(ids, ", "))
+	}
+}
+
+// lostCreateRechecks are the pauses before looking again for the cluster of
+// a create whose response was lost.
+var lostCreateRechecks = []time.Duration{2 * time.Second, 5 * time.Second}
+
+// sleepOrDone waits d, or returns false early when ctx ends.
+func sleepOrDone(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
 	}
 }
 
@@ -227,6 +280,19 @@ func knownString(v interface {
 	return v.ValueString()
 }
 
+// recordUnread records a healthy cluster whose read-back after the create
+// failed. It is not tainted: nothing is wrong with it, and the next refresh
+// fills in what could not be read; follow-up steps (stop, autoscaling) run
+// on the next apply.
+func (r *clusterResource) recordUnread(ctx context.Context, plan *clusterResourceModel, unread *createdUnreadError, resp *resource.CreateResponse) {
+	var readDiags diag.Diagnostics
+	if !r.saveRealState(ctx, plan, unread.ClusterID, resp.Private, &resp.State, &readDiags) {
+		recordPlanned(ctx, plan, unread.ClusterID, resp)
+	}
+	resp.Diagnostics.AddWarning("Cluster Created, Not Read Back", fmt.Sprintf("%s. The cluster is recorded in state with its "+
+		"id; the next refresh reads the rest, and the next apply finishes any remaining step.", unread))
+}
+
 // recordCreated puts a cluster that Create made into state, as CloudStack
 // reports it or, when it cannot be read, with its id and the planned values,
 // so that it is never lost: the create's error marks it tainted.
@@ -234,6 +300,12 @@ func (r *clusterResource) recordCreated(ctx context.Context, plan *clusterResour
 	if r.saveRealState(ctx, plan, id, resp.Private, &resp.State, &resp.Diagnostics) {
 		return
 	}
+	recordPlanned(ctx, plan, id, resp)
+}
+
+// recordPlanned records a created cluster by its id and the planned values,
+// unknown ones as null, when CloudStack cannot be read.
+func recordPlanned(ctx context.Context, plan *clusterResourceModel, id string, resp *resource.CreateResponse) {
 	m := *plan
 	m.ID = types.StringValue(id)
 	for _, v := range []*types.String{&m.Description, &m.ServiceOfferingID, &m.ControlOfferingID, &m.WorkerOfferingID,

@@ -46,6 +46,11 @@ func (r *clusterResource) Create(ctx context.Context, req resource.CreateRequest
 			r.cleanUpFailedCreate(ctx, &plan, failed, resp)
 			return
 		}
+		var unread *createdUnreadError
+		if errors.As(err, &unread) {
+			r.recordUnread(ctx, &plan, unread, resp)
+			return
+		}
 		resp.Diagnostics.AddError("Unable to Create Cluster", err.Error())
 		return
 	}

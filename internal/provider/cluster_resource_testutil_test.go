@@ -26,6 +26,7 @@ import (
 // that the acceptance tests stay fast.
 func init() {
 	clusterJobWait = cloudstack.WaitOptions{InitialInterval: 20 * time.Millisecond, MaxInterval: 200 * time.Millisecond, Multiplier: 1.5}
+	lostCreateRechecks = []time.Duration{50 * time.Millisecond, 100 * time.Millisecond}
 }
 
 const clusterAddr = "cks_cluster.test"

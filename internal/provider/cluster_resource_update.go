@@ -27,6 +27,9 @@ func (r *clusterResource) Update(ctx context.Context, req resource.UpdateRequest
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	// The response starts as the planned state, which Terraform records
+	// even after an error; until CloudStack is read back, keep the prior one.
+	resp.Diagnostics.Append(resp.State.Set(ctx, &prior)...)
 	if r.data == nil {
 		notConfigured(&resp.Diagnostics)
 		return
