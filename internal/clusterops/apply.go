@@ -53,21 +53,34 @@ func (e *Engine) applyRepair(ctx context.Context, s *Snapshot, rep *Report) erro
 // re-created with the same protocol, ports and CIDRs, one at a time, so the
 // rule is absent only briefly and never duplicated (a duplicate create is a
 // 537). why, when set, ends each report message.
+//
+// A delete and the re-create that follows it run on a detached, bounded
+// context: the caller's deadline falling between them would leave the rule
+// deleted. The caller's context is checked before each delete instead.
 func (e *Engine) applyNeutralise(ctx context.Context, s *Snapshot, actions []rules.Action, rep *Report, why string) error {
 	cur := slices.Clone(s.Rules)
 	var deleted *rules.Rule
+	pairCtx, release := ctx, context.CancelFunc(func() {})
+	defer func() { release() }()
 	for _, a := range actions {
 		desc := s.describeRule(a.Rule, a.Purpose)
 		switch a.Op {
 		case rules.OpDelete:
-			if err := e.deleteRule(ctx, s, a.Rule); err != nil {
+			if err := ctx.Err(); err != nil {
+				return fmt.Errorf("moving %s (rule %s) after the node SSH range: %w", desc, a.Rule.ID, err)
+			}
+			release()
+			pairCtx, release = detached(ctx)
+			if err := e.deleteRule(pairCtx, s, a.Rule); err != nil {
 				return fmt.Errorf("deleting %s (rule %s) to re-create it after the node SSH range: %w", desc, a.Rule.ID, err)
 			}
 			cur = withoutRule(cur, a.Rule.ID)
 			r := a.Rule
 			deleted = &r
 		case rules.OpCreate:
-			created, _, err := e.createRule(ctx, s, cur, a.Rule)
+			created, _, err := e.createRule(pairCtx, s, cur, a.Rule)
+			release()
+			pairCtx, release = ctx, func() {}
 			if err != nil {
 				prev := ""
 				if deleted != nil {

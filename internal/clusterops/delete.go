@@ -2,7 +2,6 @@ package clusterops
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 
@@ -30,6 +29,14 @@ import (
 // in Destroying and retries). When the rules cannot be read before the
 // delete, the cluster is deleted anyway and the report says that leftovers
 // were not looked for.
+//
+// Once the delete job has succeeded the error is nil, whatever the cleanup
+// does: the cluster is gone, and the ids of its leftover rules exist only
+// in this call, so a retry could never find them. The cleanup runs on a
+// detached, bounded context (the caller's deadline may be spent by the
+// job), and each leftover rule it cannot delete, or cannot check, is a
+// StepBlocked step naming the rule and its id, for the caller to show as a
+// warning (Report.Warnings) while it forgets the cluster.
 func (e *Engine) Delete(ctx context.Context, clusterID string) (Report, error) {
 	rep := Report{ClusterID: clusterID}
 	c, err := e.api.GetKubernetesCluster(ctx, clusterID)
@@ -56,15 +63,18 @@ func (e *Engine) Delete(ctx context.Context, clusterID string) (Report, error) {
 		return rep, fmt.Errorf("deleting Kubernetes cluster %s: %w", clusterID, err)
 	}
 	rep.Cluster = nil
-	if s == nil {
-		return rep, nil
+	if s != nil {
+		cleanup, cancel := detached(ctx)
+		defer cancel()
+		e.removeLeftovers(cleanup, s, &rep)
 	}
-	return rep, e.removeLeftovers(ctx, s, &rep)
+	return rep, nil
 }
 
 // removeLeftovers deletes the CKS rules of the snapshot that outlived the
-// cluster's deletion.
-func (e *Engine) removeLeftovers(ctx context.Context, s *Snapshot, rep *Report) error {
+// cluster's deletion. What it cannot delete or check is reported as
+// StepBlocked steps naming each rule.
+func (e *Engine) removeLeftovers(ctx context.Context, s *Snapshot, rep *Report) {
 	var owned []rules.ClassifiedRule
 	for _, cr := range s.Classification.Rules {
 		if cr.Owned() {
@@ -72,39 +82,45 @@ func (e *Engine) removeLeftovers(ctx context.Context, s *Snapshot, rep *Report) 
 		}
 	}
 	if len(owned) == 0 {
-		return nil
+		return
 	}
 	now, err := e.rulesOnIP(ctx, s.projectID(), s.PublicIPID)
 	switch {
 	case cloudstack.IsNotFound(err):
 		// The IP went with the network CKS created (or with the VPC
 		// cluster's own address), and its rules with it.
-		return nil
+		return
 	case err != nil:
-		return fmt.Errorf("listing the rules left on IP %s after deleting Kubernetes cluster %s: %w", s.PublicIP, s.Cluster.ID, err)
+		for _, cr := range owned {
+			if cr.Rule.Kind == rules.KindLoadBalancer {
+				continue // CloudStack's destroy removes it; the provider never deletes one.
+			}
+			st := e.step(ctx, rep, StepBlocked, fmt.Sprintf("could not check whether CloudStack left %s (rule %s) on IP %s "+
+				"after deleting the cluster: %v; delete it yourself if it is still there",
+				s.describeRule(cr.Rule, cr.Purpose), cr.Rule.ID, s.PublicIP, err))
+			st.RuleID = cr.Rule.ID
+		}
+		return
 	}
-	var errs []error
 	for _, cr := range owned {
 		if !slices.ContainsFunc(now, func(r rules.Rule) bool { return r.ID == cr.Rule.ID }) {
 			continue
 		}
 		desc := s.describeRule(cr.Rule, cr.Purpose)
 		if cr.Rule.Kind == rules.KindLoadBalancer {
-			e.step(ctx, rep, StepBlocked, fmt.Sprintf("left %s (rule %s), which CloudStack kept after deleting the cluster: "+
+			st := e.step(ctx, rep, StepBlocked, fmt.Sprintf("left %s (rule %s), which CloudStack kept after deleting the cluster: "+
 				"the provider does not delete load balancer rules", desc, cr.Rule.ID))
+			st.RuleID = cr.Rule.ID
 			continue
 		}
 		if err := e.deleteRule(ctx, s, cr.Rule); err != nil {
-			e.step(ctx, rep, StepBlocked, fmt.Sprintf("could not delete %s (rule %s), which CloudStack left behind: %v", desc, cr.Rule.ID, err))
-			errs = append(errs, fmt.Errorf("deleting %s (rule %s): %w", desc, cr.Rule.ID, err))
+			st := e.step(ctx, rep, StepBlocked, fmt.Sprintf("could not delete %s (rule %s), which CloudStack left behind "+
+				"on IP %s when it deleted the cluster: %v; delete it yourself", desc, cr.Rule.ID, s.PublicIP, err))
+			st.RuleID = cr.Rule.ID
 			continue
 		}
 		st := e.step(ctx, rep, StepRemoved, fmt.Sprintf("deleted %s (rule %s), which CloudStack left behind when it deleted the cluster",
 			desc, cr.Rule.ID))
 		st.PreviousRuleID = cr.Rule.ID
 	}
-	if len(errs) > 0 {
-		return fmt.Errorf("the cluster was deleted, but removing the rules CloudStack left behind failed: %w", errors.Join(errs...))
-	}
-	return nil
 }

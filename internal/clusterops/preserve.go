@@ -42,28 +42,30 @@ func (e *Engine) recordCollateral(ctx context.Context, s *Snapshot, hazards []ru
 	return out, nil
 }
 
-// restoreCollateral re-creates the recorded user rules that are gone.
+// restoreCollateral re-creates the recorded user rules that are gone. Each
+// one it cannot re-create gets a StepBlocked step naming it.
 func (e *Engine) restoreCollateral(ctx context.Context, s *Snapshot, recorded []rules.Rule, rep *Report) error {
 	var errs []error
 	byIP := map[string][]rules.Rule{}
 	for _, r := range recorded {
+		desc := s.describeRule(r, rules.PurposeUser)
 		onIP, ok := byIP[r.IPAddressID]
 		if !ok {
 			var err error
 			if onIP, err = e.rulesOnIP(ctx, s.projectID(), r.IPAddressID); err != nil {
-				return errors.Join(append(errs, err)...)
+				e.reportUnrestored(ctx, s, []rules.Rule{r}, rep, err)
+				errs = append(errs, fmt.Errorf("re-creating %s (was rule %s): %w", desc, r.ID, err))
+				continue
 			}
-		}
-		desc := s.describeRule(r, rules.PurposeUser)
-		if _, ok := findEquivalent(onIP, r); ok {
 			byIP[r.IPAddressID] = onIP
+		}
+		if _, ok := findEquivalent(onIP, r); ok {
 			continue
 		}
 		created, _, err := e.createRule(ctx, s, onIP, r)
 		if err != nil {
-			e.step(ctx, rep, StepBlocked, fmt.Sprintf("could not re-create %s (was rule %s) after the scale: %v", desc, r.ID, err))
+			e.reportUnrestored(ctx, s, []rules.Rule{r}, rep, err)
 			errs = append(errs, fmt.Errorf("re-creating %s (was rule %s): %w", desc, r.ID, err))
-			byIP[r.IPAddressID] = onIP
 			continue
 		}
 		byIP[r.IPAddressID] = append(onIP, created)
@@ -71,4 +73,14 @@ func (e *Engine) restoreCollateral(ctx context.Context, s *Snapshot, recorded []
 		st.RuleID, st.PreviousRuleID = created.ID, r.ID
 	}
 	return errors.Join(errs...)
+}
+
+// reportUnrestored adds a StepBlocked step for each recorded user rule
+// that was not restored after the scale, so that the warning names it.
+func (e *Engine) reportUnrestored(ctx context.Context, s *Snapshot, recorded []rules.Rule, rep *Report, cause error) {
+	for _, r := range recorded {
+		st := e.step(ctx, rep, StepBlocked, fmt.Sprintf("could not re-create %s (was rule %s) after the scale, which may have "+
+			"deleted it: %v; check it and re-create it if it is gone", s.describeRule(r, rules.PurposeUser), r.ID, cause))
+		st.PreviousRuleID = r.ID
+	}
 }

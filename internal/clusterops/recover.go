@@ -144,7 +144,7 @@ func (e *Engine) recoverStale(ctx context.Context, s *Snapshot, desired int64, r
 	e.step(ctx, rep, StepNote, fmt.Sprintf("scaling from the stale size %d to %d so that the size matches the VM map; "+
 		"this removes %d worker VM(s)", c.Size, target, removed))
 	jobErr := e.runScale(ctx, s, target, rep)
-	if err := errors.Join(jobErr, e.verifyAfterScale(ctx, c.ID, recorded, rep)); err != nil {
+	if err := errors.Join(jobErr, e.verifyAfterScale(ctx, s, recorded, rep)); err != nil {
 		return err
 	}
 	if desired != target {

@@ -17,8 +17,9 @@ const (
 	// StepRepaired is a missing CKS rule created or a stale one deleted.
 	StepRepaired StepKind = "repaired"
 	// StepBlocked is something the engine could not do: a CKS rule it could
-	// not create because a rule it may not delete is in the way, or a rule
-	// it could not remove.
+	// not create because a rule it may not delete is in the way, a rule it
+	// could not remove or check after a delete, or a user rule recorded
+	// before a scale that it could not restore.
 	StepBlocked StepKind = "blocked"
 	// StepHazard is a user rule left in place although the next scale,
 	// from any client, would revoke it instead of the node SSH range

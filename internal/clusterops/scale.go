@@ -15,7 +15,9 @@ import (
 // user hazards only with the opt-in, else return a *HazardError naming the rule(s) and explaining), call
 // scaleKubernetesCluster, wait, and — whether the job succeeded or failed — verify the expected rules and repair
 // what is missing or stale. Returns a Report (what was neutralised, repaired, the final cluster read back) and
-// the job error if any. Never retries the scale call itself.
+// the job error if any. Never retries the scale call itself. The checks
+// after the scale run even when the caller's deadline ended the wait (see
+// verifyAfterScale), for at most a few minutes more.
 //
 // A cluster in Alert, or with a size that disagrees with its VM map, is
 // refused with a *RecoveryNeededError (use Recover); so is a size change of
@@ -79,7 +81,7 @@ func (e *Engine) scaleWithRules(ctx context.Context, s *Snapshot, size int64, re
 		return err
 	}
 	jobErr := e.runScale(ctx, s, size, rep)
-	return errors.Join(jobErr, e.verifyAfterScale(ctx, s.Cluster.ID, recorded, rep))
+	return errors.Join(jobErr, e.verifyAfterScale(ctx, s, recorded, rep))
 }
 
 // prepareScale repairs the rules, then re-reads them and neutralises the
@@ -111,12 +113,28 @@ func (e *Engine) prepareScale(ctx context.Context, s *Snapshot, size int64, rep 
 // the recorded user rules and, because the server's rebuild gave the node
 // SSH range a new id after the etcd firewall rules, neutralises the wrong
 // picks again, whether the scale succeeded or not.
-func (e *Engine) verifyAfterScale(ctx context.Context, clusterID string, recorded []rules.Rule, rep *Report) error {
-	post, err := e.Snapshot(ctx, clusterID)
+//
+// The scale's wait may have ended at the caller's deadline while the job
+// runs on, so this runs on a detached, bounded context, after the cluster
+// has left Scaling (a restore during the server's forward cleanup would be
+// undone by it). Every recorded rule it could not restore gets a
+// StepBlocked step naming it; pre is the snapshot taken before the scale.
+func (e *Engine) verifyAfterScale(ctx context.Context, pre *Snapshot, recorded []rules.Rule, rep *Report) error {
+	ctx, cancel := detached(ctx)
+	defer cancel()
+	c, err := e.waitScalingEnds(ctx, pre.Cluster.ID)
+	if c != nil {
+		rep.Cluster = c
+	}
 	if err != nil {
+		e.reportUnrestored(ctx, pre, recorded, rep, err)
 		return fmt.Errorf("verifying the rules after the scale: %w", err)
 	}
-	rep.Cluster = &post.Cluster
+	post, err := e.snapshotOf(ctx, c)
+	if err != nil {
+		e.reportUnrestored(ctx, pre, recorded, rep, err)
+		return fmt.Errorf("verifying the rules after the scale: %w", err)
+	}
 	if post.Direct() {
 		return nil
 	}

@@ -1,0 +1,279 @@
+package clusterops
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator"
+)
+
+// expiringCtx is a context whose deadline passes when the test says so,
+// at an exact point of an operation rather than after a guessed time.
+type expiringCtx struct {
+	context.Context
+	done chan struct{}
+	once sync.Once
+}
+
+func newExpiringCtx(parent context.Context) *expiringCtx {
+	return &expiringCtx{Context: parent, done: make(chan struct{})}
+}
+
+func (c *expiringCtx) expire() { c.once.Do(func() { close(c.done) }) }
+
+func (c *expiringCtx) Done() <-chan struct{} { return c.done }
+
+func (c *expiringCtx) Err() error {
+	select {
+	case <-c.done:
+		return context.DeadlineExceeded
+	default:
+		return nil
+	}
+}
+
+// hookAPI lets a test act right after, or instead of, some API calls.
+type hookAPI struct {
+	cloudstack.API
+	afterScale          func()
+	afterDeleteFirewall func()
+	deleteFirewall      func(ctx context.Context, id string) (cloudstack.AsyncRef, error)
+	failFirewallLists   atomic.Bool
+}
+
+func (h *hookAPI) ScaleKubernetesCluster(ctx context.Context, p cloudstack.ScaleClusterParams) (cloudstack.AsyncRef, error) {
+	ref, err := h.API.ScaleKubernetesCluster(ctx, p)
+	if h.afterScale != nil {
+		h.afterScale()
+	}
+	return ref, err
+}
+
+func (h *hookAPI) DeleteFirewallRule(ctx context.Context, id string) (cloudstack.AsyncRef, error) {
+	if h.deleteFirewall != nil {
+		return h.deleteFirewall(ctx, id)
+	}
+	ref, err := h.API.DeleteFirewallRule(ctx, id)
+	if h.afterDeleteFirewall != nil {
+		h.afterDeleteFirewall()
+	}
+	return ref, err
+}
+
+func (h *hookAPI) ListFirewallRules(ctx context.Context, p cloudstack.ListRulesParams) ([]cloudstack.FirewallRule, error) {
+	if h.failFirewallLists.Load() {
+		return nil, errors.New("injected listFirewallRules failure")
+	}
+	return h.API.ListFirewallRules(ctx, p)
+}
+
+func (e *testEnv) hookedEngine(h *hookAPI, opts Options) *Engine {
+	h.API = e.api
+	opts.Wait = fastWait
+	return New(h, opts)
+}
+
+// newSlowEnv is newEnv with jobs that take d, so that a job outlives a
+// deadline that passes right after it started.
+func newSlowEnv(t *testing.T, profile string, d time.Duration) *testEnv {
+	t.Helper()
+	sim, err := simulator.New(simulator.Options{Profile: profile, JobDuration: d})
+	if err != nil {
+		t.Fatalf("simulator.New: %v", err)
+	}
+	if err := sim.Start("127.0.0.1:0"); err != nil {
+		t.Fatalf("simulator Start: %v", err)
+	}
+	t.Cleanup(func() { _ = sim.Close() })
+	info := sim.Info()
+	api, err := cloudstack.New(cloudstack.Config{APIURL: info.APIURL, APIKey: info.APIKey, SecretKey: info.SecretKey,
+		Retry: cloudstack.RetryPolicy{BaseDelay: time.Millisecond, MaxDelay: 5 * time.Millisecond}})
+	if err != nil {
+		t.Fatalf("cloudstack.New: %v", err)
+	}
+	return &testEnv{t: t, sim: sim, info: info, api: api}
+}
+
+// collateralCluster is a 2-worker cluster without etcd on which the user
+// took port 2224 for a forward to the control VM, which a scale to 1
+// deletes. It returns the cluster and the forward's id.
+func (e *testEnv) collateralCluster(name string) (*cloudstack.Cluster, string) {
+	e.t.Helper()
+	ctx := e.ctx()
+	id := e.createCluster(name, 0, 2)
+	c := e.cluster(id)
+	for _, pf := range e.forwards(c.IPAddressID) {
+		if pf.PublicPort == 2224 {
+			if err := e.sim.DeleteRule(pf.ID); err != nil {
+				e.t.Fatal(err)
+			}
+		}
+	}
+	ref, err := e.api.CreatePortForwardingRule(ctx, cloudstack.CreatePortForwardingRuleParams{IPAddressID: c.IPAddressID,
+		Protocol: "tcp", PublicPort: 2224, PrivatePort: 8080, VirtualMachineID: c.VirtualMachines[0].ID, NetworkID: c.NetworkID})
+	if err != nil {
+		e.t.Fatalf("createPortForwardingRule: %v", err)
+	}
+	if _, err := cloudstack.WaitForJob(ctx, e.api, ref.JobID, fastWait); err != nil {
+		e.t.Fatal(err)
+	}
+	return c, ref.ID
+}
+
+// The caller's deadline passes while the scale job runs on: the engine
+// waits for the scale to end, then still repairs the rules and restores
+// the user forward the scale deleted.
+func TestScaleOutlivingDeadlineStillRestores(t *testing.T) {
+	t.Parallel()
+	env := newSlowEnv(t, simulator.Profile42211, 100*time.Millisecond)
+	c, _ := env.collateralCluster("deadline-scale")
+	ctx := newExpiringCtx(env.ctx())
+	h := &hookAPI{afterScale: ctx.expire}
+
+	rep, err := env.hookedEngine(h, Options{RecreateUserHazardRules: true}).Scale(ctx, c.ID, 1)
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("Scale = %v, want the deadline of its wait\n%s", err, rep)
+	}
+	preserved := rep.StepsOf(StepPreserved)
+	if len(preserved) != 2 || !strings.HasPrefix(preserved[1].Message, "re-created user port forward 2224→8080") {
+		t.Fatalf("preserved steps = %+v\n%s", preserved, rep)
+	}
+	got := map[int]string{}
+	for _, pf := range env.forwards(c.IPAddressID) {
+		got[pf.PublicPort] = fmt.Sprintf("%d %s", pf.PrivatePort, pf.VirtualMachineID)
+	}
+	control := c.VirtualMachines[0].ID
+	want := map[int]string{2222: "22 " + control, 2223: "22 " + c.VirtualMachines[1].ID, 2224: "8080 " + control}
+	if !maps.Equal(got, want) {
+		t.Errorf("forwards = %v, want %v", got, want)
+	}
+	if rep.Cluster == nil || rep.Cluster.State != "Running" || rep.Cluster.Size != 1 {
+		t.Errorf("report cluster = %+v, want Running size 1 read after the scale", rep.Cluster)
+	}
+	env.assertHazardFree(c.ID)
+}
+
+// When the rules cannot be read after the scale, every recorded user rule
+// is named in a blocked step, so the warning tells the user what to check.
+func TestScaleUnrestoredRulesAreNamed(t *testing.T) {
+	t.Parallel()
+	env := newEnv(t, simulator.Profile42211)
+	c, fwdID := env.collateralCluster("unrestored")
+	h := &hookAPI{}
+	h.afterScale = func() { h.failFirewallLists.Store(true) }
+
+	rep, err := env.hookedEngine(h, Options{RecreateUserHazardRules: true}).Scale(env.ctx(), c.ID, 1)
+	if err == nil || !strings.Contains(err.Error(), "injected listFirewallRules failure") {
+		t.Fatalf("Scale = %v, want the failure to read the rules after the scale\n%s", err, rep)
+	}
+	var named bool
+	for _, st := range rep.StepsOf(StepBlocked) {
+		if strings.Contains(st.Message, "user port forward 2224→8080") && strings.Contains(st.Message, fwdID) &&
+			st.PreviousRuleID == fwdID {
+			named = true
+		}
+	}
+	if !named || !slices.ContainsFunc(rep.Warnings(), func(w string) bool { return strings.Contains(w, fwdID) }) {
+		t.Errorf("no blocked step names the recorded forward %s:\n%s", fwdID, rep)
+	}
+}
+
+// The deadline passes right after a hazard's delete: the rule is still
+// re-created, and no further hazard is touched.
+func TestNeutraliseDeadlineBetweenDeleteAndRecreate(t *testing.T) {
+	t.Parallel()
+	env := newEnv(t, simulator.Profile42211)
+	id := env.createCluster("deadline-neutralise", 3, 1)
+	if err := env.rawScale(id, 2); err != nil {
+		t.Fatalf("out-of-band scale to 2: %v", err)
+	}
+	ctx := newExpiringCtx(env.ctx())
+	h := &hookAPI{afterDeleteFirewall: ctx.expire}
+
+	rep, err := env.hookedEngine(h, Options{}).Repair(ctx, id)
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("Repair = %v, want the deadline\n%s", err, rep)
+	}
+	if n := rep.StepsOf(StepNeutralised); len(n) != 1 || !strings.Contains(n[0].Message, "etcd SSH firewall rule 50000") {
+		t.Errorf("neutralised steps = %+v, want the first etcd rule only", n)
+	}
+	want := []string{"tcp 2222-2224 [0.0.0.0/0]", "tcp 50000 [0.0.0.0/0]", "tcp 50001 [0.0.0.0/0]",
+		"tcp 50002 [0.0.0.0/0]", "tcp 6443 [0.0.0.0/0]"}
+	if got := firewallShape(env.firewallRules(env.cluster(id).IPAddressID)); !slices.Equal(got, want) {
+		t.Errorf("firewall rules = %v, want %v", got, want)
+	}
+}
+
+// The deadline passes during the removal of the leftover rules: the
+// cleanup still finishes and the delete succeeds.
+func TestDeleteCleanupOutlivesDeadline(t *testing.T) {
+	t.Parallel()
+	env := newEnv(t, simulator.Profile42211)
+	id := env.createClusterIn("deadline-delete", env.info.IsolatedNetworkID, 3, 1)
+	ipID := env.cluster(id).IPAddressID
+	ctx := newExpiringCtx(env.ctx())
+	h := &hookAPI{afterDeleteFirewall: ctx.expire}
+
+	rep, err := env.hookedEngine(h, Options{}).Delete(ctx, id)
+	if err != nil {
+		t.Fatalf("Delete: %v\n%s", err, rep)
+	}
+	if removed := rep.StepsOf(StepRemoved); len(removed) != 3 {
+		t.Errorf("removed %d rules, want the 3 etcd firewall rules:\n%s", len(removed), rep)
+	}
+	for _, fw := range env.firewallRules(ipID) {
+		if fw.StartPort >= 50000 {
+			t.Errorf("etcd firewall rule %d (%s) left behind", fw.StartPort, fw.ID)
+		}
+	}
+}
+
+// Leftover rules that cannot be deleted do not fail a delete that
+// succeeded: each is a blocked step naming its id, for the warning.
+func TestDeleteCleanupFailureIsAWarning(t *testing.T) {
+	t.Parallel()
+	env := newEnv(t, simulator.Profile42211)
+	id := env.createClusterIn("delete-cleanup-fails", env.info.IsolatedNetworkID, 3, 1)
+	ipID := env.cluster(id).IPAddressID
+	var etcdIDs []string
+	for _, fw := range env.firewallRules(ipID) {
+		if fw.StartPort >= 50000 {
+			etcdIDs = append(etcdIDs, fw.ID)
+		}
+	}
+	h := &hookAPI{deleteFirewall: func(context.Context, string) (cloudstack.AsyncRef, error) {
+		return cloudstack.AsyncRef{}, errors.New("injected deleteFirewallRule failure")
+	}}
+
+	rep, err := env.hookedEngine(h, Options{}).Delete(env.ctx(), id)
+	if err != nil {
+		t.Fatalf("Delete = %v, want nil: the cluster is gone\n%s", err, rep)
+	}
+	if _, err := env.api.GetKubernetesCluster(env.ctx(), id); !cloudstack.IsNotFound(err) {
+		t.Fatalf("cluster after Delete: %v, want not found", err)
+	}
+	var blocked []string
+	for _, st := range rep.StepsOf(StepBlocked) {
+		if !strings.Contains(st.Message, st.RuleID) || !strings.Contains(st.Message, "delete it yourself") {
+			t.Errorf("blocked step %+v does not name its rule", st)
+		}
+		blocked = append(blocked, st.RuleID)
+	}
+	slices.Sort(blocked)
+	slices.Sort(etcdIDs)
+	if len(etcdIDs) != 3 || !slices.Equal(blocked, etcdIDs) {
+		t.Errorf("blocked rules = %v, want the etcd firewall rules %v:\n%s", blocked, etcdIDs, rep)
+	}
+	if len(rep.Warnings()) != 3 {
+		t.Errorf("warnings = %q, want one per leftover rule", rep.Warnings())
+	}
+}
