@@ -149,13 +149,27 @@ func (r *clusterResource) refreshModel(ctx context.Context, m *clusterResourceMo
 
 // addReportWarnings turns what the rule engine changed into one warning.
 func addReportWarnings(diags *diag.Diagnostics, rep clusterops.Report) {
-	msgs := rep.Warnings()
-	if len(msgs) == 0 {
-		return
+	var changed, blocked []string
+	for _, s := range rep.Steps {
+		switch s.Kind {
+		case clusterops.StepScaled, clusterops.StepNote:
+		case clusterops.StepBlocked:
+			blocked = append(blocked, s.Message)
+		default:
+			changed = append(changed, s.Message)
+		}
 	}
-	diags.AddWarning("Cluster SSH Rules Changed",
-		fmt.Sprintf("While working on cluster %s the provider changed or checked its network rules:\n- %s",
-			rep.ClusterID, strings.Join(msgs, "\n- ")))
+	if len(changed) > 0 {
+		diags.AddWarning("Cluster SSH Rules Changed",
+			fmt.Sprintf("While working on cluster %s the provider changed or checked its network rules:\n- %s",
+				rep.ClusterID, strings.Join(changed, "\n- ")))
+	}
+	if len(blocked) > 0 {
+		// Separate, so that what needs a person is not lost among routine changes.
+		diags.AddWarning("Cluster SSH Rules Need Attention",
+			fmt.Sprintf("While working on cluster %s the provider could not do the following; check these rules yourself:\n- %s",
+				rep.ClusterID, strings.Join(blocked, "\n- ")))
+	}
 }
 
 // describeFailure explains an operation's error for a diagnostic, pointing

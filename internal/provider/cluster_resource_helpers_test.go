@@ -110,6 +110,17 @@ func TestAddReportWarnings(t *testing.T) {
 		strings.Contains(detail, "scaled to 1") {
 		t.Errorf("warning detail %q", detail)
 	}
+
+	// What the provider could not do gets its own warning.
+	var blocked diag.Diagnostics
+	addReportWarnings(&blocked, clusterops.Report{ClusterID: "c", Steps: []clusterops.Step{
+		{Kind: clusterops.StepRepaired, Message: "created missing port forward 2222→22"},
+		{Kind: clusterops.StepBlocked, Message: "could not delete leftover etcd SSH firewall rule r9"},
+	}})
+	if len(blocked) != 2 || blocked[1].Summary() != "Cluster SSH Rules Need Attention" ||
+		!strings.Contains(blocked[1].Detail(), "rule r9") || strings.Contains(blocked[0].Detail(), "rule r9") {
+		t.Fatalf("blocked steps not separated: %v", blocked)
+	}
 }
 
 func TestKindOfNetwork(t *testing.T) {
