@@ -82,27 +82,6 @@ func (e *testEnv) hookedEngine(h *hookAPI, opts Options) *Engine {
 	return New(h, opts)
 }
 
-// newSlowEnv is newEnv with jobs that take d, so that a job outlives a
-// deadline that passes right after it started.
-func newSlowEnv(t *testing.T, profile string, d time.Duration) *testEnv {
-	t.Helper()
-	sim, err := simulator.New(simulator.Options{Profile: profile, JobDuration: d})
-	if err != nil {
-		t.Fatalf("simulator.New: %v", err)
-	}
-	if err := sim.Start("127.0.0.1:0"); err != nil {
-		t.Fatalf("simulator Start: %v", err)
-	}
-	t.Cleanup(func() { _ = sim.Close() })
-	info := sim.Info()
-	api, err := cloudstack.New(cloudstack.Config{APIURL: info.APIURL, APIKey: info.APIKey, SecretKey: info.SecretKey,
-		Retry: cloudstack.RetryPolicy{BaseDelay: time.Millisecond, MaxDelay: 5 * time.Millisecond}})
-	if err != nil {
-		t.Fatalf("cloudstack.New: %v", err)
-	}
-	return &testEnv{t: t, sim: sim, info: info, api: api}
-}
-
 // collateralCluster is a 2-worker cluster without etcd on which the user
 // took port 2224 for a forward to the control VM, which a scale to 1
 // deletes. It returns the cluster and the forward's id.
@@ -134,7 +113,7 @@ func (e *testEnv) collateralCluster(name string) (*cloudstack.Cluster, string) {
 // the user forward the scale deleted.
 func TestScaleOutlivingDeadlineStillRestores(t *testing.T) {
 	t.Parallel()
-	env := newSlowEnv(t, simulator.Profile42211, 100*time.Millisecond)
+	env := newEnvWithJobs(t, simulator.Profile42211, 100*time.Millisecond)
 	c, _ := env.collateralCluster("deadline-scale")
 	ctx := newExpiringCtx(env.ctx())
 	h := &hookAPI{afterScale: ctx.expire}

@@ -30,7 +30,13 @@ var fastWait = cloudstack.WaitOptions{InitialInterval: time.Millisecond, MaxInte
 
 func newEnv(t *testing.T, profile string) *testEnv {
 	t.Helper()
-	sim, err := simulator.New(simulator.Options{Profile: profile, JobDuration: 3 * time.Millisecond})
+	return newEnvWithJobs(t, profile, 3*time.Millisecond)
+}
+
+// newEnvWithJobs starts a simulator whose jobs each take jobDuration.
+func newEnvWithJobs(t *testing.T, profile string, jobDuration time.Duration) *testEnv {
+	t.Helper()
+	sim, err := simulator.New(simulator.Options{Profile: profile, JobDuration: jobDuration})
 	if err != nil {
 		t.Fatalf("simulator.New: %v", err)
 	}
