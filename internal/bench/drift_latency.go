@@ -72,7 +72,7 @@ type DriftLatencyResult struct {
 // each view fetched alone, the same way the checker fetches it.
 func RunDriftLatency(ctx context.Context, opts DriftLatencyOptions) (DriftLatencyResult, error) {
 	opts = opts.withDefaults()
-	env, err := startSim(0)
+	env, err := startSim(0, 0)
 	if err != nil {
 		return DriftLatencyResult{}, err
 	}

@@ -82,7 +82,7 @@ type FleetResult struct {
 func RunFleetDrift(ctx context.Context, opts FleetOptions) (FleetResult, error) {
 	opts = opts.withDefaults()
 	largest := opts.Sizes[len(opts.Sizes)-1]
-	env, err := startSim(0)
+	env, err := startSim(0, 0)
 	if err != nil {
 		return FleetResult{}, err
 	}

@@ -138,7 +138,7 @@ func buildScaleScenario(ctx context.Context, workers, accountVMs int) (*simEnv, 
 	if accountVMs < nodeVMs+scaleStrayNodeVMs {
 		return nil, ScaleScenario{}, fmt.Errorf("%d account VMs cannot hold a cluster of %d VMs", accountVMs, nodeVMs)
 	}
-	env, err := startSim(nodeVMs)
+	env, err := startSim(nodeVMs, accountVMs) // every VM shares the cluster network
 	if err != nil {
 		return nil, ScaleScenario{}, err
 	}

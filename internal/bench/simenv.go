@@ -24,11 +24,17 @@ type simEnv struct {
 // the drift grace period when the benchmarks run.
 const clusterAge = time.Hour
 
-// startSim starts an in-process simulator whose jobs finish at once.
-func startSim(maxClusterSize int) (*simEnv, error) {
+// startSim starts an in-process simulator whose jobs finish at once. Its
+// networks hold at least guestVMs VMs each (0: CloudStack's default /24).
+func startSim(maxClusterSize, guestVMs int) (*simEnv, error) {
+	prefix, err := guestCIDRPrefixFor(guestVMs)
+	if err != nil {
+		return nil, err
+	}
 	sim, err := simulator.New(simulator.Options{
-		MaxClusterSize: maxClusterSize,
-		Clock:          func() time.Time { return time.Now().Add(-clusterAge) },
+		MaxClusterSize:  maxClusterSize,
+		GuestCIDRPrefix: prefix,
+		Clock:           func() time.Time { return time.Now().Add(-clusterAge) },
 	})
 	if err != nil {
 		return nil, fmt.Errorf("simulator: %w", err)
@@ -47,6 +53,18 @@ func startSim(maxClusterSize int) (*simEnv, error) {
 }
 
 func (e *simEnv) close() { _ = e.sim.Close() }
+
+// guestCIDRPrefixFor is the longest guest CIDR prefix, at most the default
+// /24, whose network has room for vms VMs (all addresses but the network,
+// gateway and broadcast ones). The simulator lays out networks up to /16.
+func guestCIDRPrefixFor(vms int) (int, error) {
+	for bits := 24; bits >= 16; bits-- {
+		if vms <= 1<<(32-bits)-3 {
+			return bits, nil
+		}
+	}
+	return 0, fmt.Errorf("%d VMs do not fit in one simulated guest network (/16 at most)", vms)
+}
 
 // clusterSpec is one cluster to create: size workers and one control node
 // on an auto-created isolated network.

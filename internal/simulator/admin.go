@@ -233,7 +233,10 @@ func (s *Simulator) CreateStrayVM(spec StrayVM) (string, string, error) {
 		}
 	}
 	off := c.workerOfferingID
-	v := s.createNodeVM(c, roleNone, name, off, n)
+	v, aerr := s.createNodeVM(c, roleNone, name, off, n)
+	if aerr != nil {
+		return "", "", fmt.Errorf("deploy VM %s: %w", name, aerr)
+	}
 	v.role = role
 	v.userVM = true
 	v.created, v.lastUpdated = created.UTC(), created.UTC()

@@ -72,6 +72,12 @@ func (s *Simulator) runCreate(jr *jobRun, c *cluster, who *caller) (any, *apiErr
 		s.transit(c, event)
 		return nil, internalError("%s", failText(err, natural))
 	}
+	// A VM that cannot be deployed fails the job with the deployment's own
+	// error (e.g. 533 capacity); the VMs already deployed stay.
+	capacityFail := func(aerr *apiError, natural string) (any, *apiError) {
+		s.transit(c, evCreateFailed)
+		return nil, aerr.withContext(natural)
+	}
 	unusable := func(what string) string {
 		return fmt.Sprintf("Failed to setup Kubernetes cluster : %s in usable state as unable to %s", c.name, what)
 	}
@@ -89,21 +95,29 @@ func (s *Simulator) runCreate(jr *jobRun, c *cluster, who *caller) (any, *apiErr
 		if err := jr.step("etcd-vms"); err != nil {
 			return fail(err, evCreateFailed, unusable("provision etcd node VMs"))
 		}
-		s.createEtcdVMs(c, n)
+		if aerr := s.createEtcdVMs(c, n); aerr != nil {
+			return capacityFail(aerr, unusable("provision etcd node VMs"))
+		}
 	}
 	if err := jr.step("control-vms"); err != nil {
 		return fail(err, evCreateFailed, unusable("provision the control node VM"))
 	}
 	prefix := clusterNodePrefix(c.name, c.id)
 	for range c.controlNodes {
-		v := s.createNodeVM(c, roleControl, controlNodeName(prefix, s.nodeNameMillis()), c.controlOfferingID, n)
+		v, aerr := s.createNodeVM(c, roleControl, controlNodeName(prefix, s.nodeNameMillis()), c.controlOfferingID, n)
+		if aerr != nil {
+			return capacityFail(aerr, unusable("provision the control node VM"))
+		}
 		s.addMapRow(c, v)
 	}
 	if err := jr.step("worker-vms"); err != nil {
 		return fail(err, evCreateFailed, unusable("provision node VMs"))
 	}
 	for range c.size {
-		v := s.createNodeVM(c, roleWorker, workerNodeName(prefix, s.nodeNameMillis()), c.workerOfferingID, n)
+		v, aerr := s.createNodeVM(c, roleWorker, workerNodeName(prefix, s.nodeNameMillis()), c.workerOfferingID, n)
+		if aerr != nil {
+			return capacityFail(aerr, unusable("provision node VMs"))
+		}
 		s.addMapRow(c, v)
 	}
 
@@ -173,15 +187,20 @@ func (s *Simulator) acquireClusterIP(c *cluster, n *network) (*publicIP, error) 
 }
 
 // createEtcdVMs builds all etcd host names in one tight loop first (so
-// several may share a suffix), then deploys the VMs.
-func (s *Simulator) createEtcdVMs(c *cluster, n *network) {
+// several may share a suffix), then deploys the VMs. It stops at the first
+// VM that cannot be deployed.
+func (s *Simulator) createEtcdVMs(c *cluster, n *network) *apiError {
 	prefix := etcdNodePrefix(c.name, c.id)
 	names := make([]string, c.etcdNodes)
 	for i := range names {
 		names[i] = etcdNodeName(prefix, i+1, s.now().UnixMilli())
 	}
 	for _, name := range names {
-		v := s.createNodeVM(c, roleEtcd, name, c.etcdOfferingID, n)
+		v, aerr := s.createNodeVM(c, roleEtcd, name, c.etcdOfferingID, n)
+		if aerr != nil {
+			return aerr
+		}
 		s.addMapRow(c, v)
 	}
+	return nil
 }

@@ -202,7 +202,12 @@ func (s *Simulator) scaleUp(jr *jobRun, c *cluster, newSize int64) *apiError {
 	}
 	prefix := clusterNodePrefix(c.name, c.id)
 	for range newSize - c.size {
-		v := s.createNodeVM(c, roleWorker, workerNodeName(prefix, s.nodeNameMillis()), c.workerOfferingID, n)
+		v, aerr := s.createNodeVM(c, roleWorker, workerNodeName(prefix, s.nodeNameMillis()), c.workerOfferingID, n)
+		if aerr != nil {
+			// Alert, node_count unchanged, the workers already added stay.
+			s.transit(c, evOperationFailed)
+			return aerr.withContext(s.scalingMessage(c, "unable to provision node VM in the cluster"))
+		}
 		s.addMapRow(c, v)
 	}
 	if err := jr.step("network-rules"); err != nil {

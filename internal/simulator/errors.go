@@ -10,9 +10,11 @@ const (
 	codeUnsupported   = 432
 	codeInternalError = 530
 	codePermission    = 531
+	codeCapacity      = 533
 	codeRuleConflict  = 537
 
 	csCloudRuntime       = 4250
+	csInsufficientAddr   = 4320
 	csInvalidParameter   = 4350
 	csRuleConflict       = 4360
 	csPermissionDenied   = 4365
@@ -42,6 +44,20 @@ func internalError(format string, args ...any) *apiError {
 // permissionDenied is PermissionDeniedException: 531.
 func permissionDenied(format string, args ...any) *apiError {
 	return &apiError{code: codePermission, csCode: csPermissionDenied, text: fmt.Sprintf(format, args...)}
+}
+
+// insufficientAddressCapacity is InsufficientAddressCapacityException:
+// 533, as a job reports a network without a free guest address.
+func insufficientAddressCapacity(format string, args ...any) *apiError {
+	return &apiError{code: codeCapacity, csCode: csInsufficientAddr, text: fmt.Sprintf(format, args...)}
+}
+
+// withContext prefixes an error's text with what the CKS operation was
+// doing. CKS workers wrap every failure in a CloudRuntimeException, which
+// the job reports as 530 (spec §3.11), so the original codes stay only in
+// the text.
+func (e *apiError) withContext(what string) *apiError {
+	return &apiError{code: codeInternalError, csCode: csCloudRuntime, text: what + ": " + e.text}
 }
 
 // ruleConflict is NetworkRuleConflictException: 537.

@@ -1,6 +1,7 @@
 package simulator
 
 import (
+	"net/netip"
 	"time"
 
 	"golang.org/x/crypto/ssh"
@@ -137,9 +138,9 @@ type network struct {
 	vpcID       string
 	aclID       string
 	state       string
-	cidr        string // 10.1.N.0/24
+	cidr        string // 10.1.N.0/24 by default, see Options.GuestCIDRPrefix
 	gateway     string
-	nextHost    int
+	inUse       map[netip.Addr]bool // guest addresses held by non-expunged VMs
 	created     time.Time
 	removed     bool
 }

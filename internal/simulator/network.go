@@ -2,23 +2,44 @@ package simulator
 
 import (
 	"encoding/json"
-	"fmt"
+	"net/netip"
 )
 
 // Networks and public IPs. Callers hold s.mu.
 
+// Guest CIDR sizes: CloudStack's default guest CIDR is a /24; /16 is the
+// largest the simulator lays out and /29 the smallest with room for VMs.
+const (
+	defaultGuestCIDRPrefix = 24
+	minGuestCIDRPrefix     = 16
+	maxGuestCIDRPrefix     = 29
+)
+
 // newNetwork creates a network in state Allocated. Isolated networks get
-// their own 10.1.N.0/24 guest CIDR.
+// their own guest CIDR: 10.1.N.0/24 by default, or consecutive blocks of
+// Options.GuestCIDRPrefix inside 10.1.0.0-10.255.255.255.
 func (s *Simulator) newNetwork(name, zoneID, offeringID, accountID, vpcID, aclID string) *network {
 	st := s.st
 	n := &network{internalID: st.nextID("network"), id: s.newUUID(), name: name, displayText: name,
 		zoneID: zoneID, offeringID: offeringID, accountID: accountID, netType: "Isolated",
-		vpcID: vpcID, aclID: aclID, state: netAllocated, nextHost: 2, created: s.now()}
-	n.cidr = fmt.Sprintf("10.1.%d.0/24", st.nextNetNum%250)
-	n.gateway = fmt.Sprintf("10.1.%d.1", st.nextNetNum%250)
+		vpcID: vpcID, aclID: aclID, state: netAllocated, inUse: map[netip.Addr]bool{}, created: s.now()}
+	guest := guestCIDR(st.nextNetNum, s.opts.GuestCIDRPrefix)
+	n.cidr = guest.String()
+	n.gateway = guest.Addr().Next().String()
 	st.nextNetNum++
 	st.networks = append(st.networks, n)
 	return n
+}
+
+// guestCIDR is the num-th guest CIDR of the given prefix length, counted
+// from 10.1.0.0 and wrapping inside 10.1.0.0-10.255.255.255.
+func guestCIDR(num, bits int) netip.Prefix {
+	const first, end = 10<<24 | 1<<16, 11 << 24
+	size := uint32(1) << (32 - bits)
+	blocks := uint32(end-first) / size
+	base := uint32(first) + uint32(num)%blocks*size
+	addr := netip.AddrFrom4([4]byte{byte(base >> 24), byte(base >> 16), byte(base >> 8), byte(base)})
+	return netip.PrefixFrom(addr, bits)
 }
 
 // implementNetwork moves an Allocated isolated network to Implemented and
@@ -58,16 +79,34 @@ func (s *Simulator) releaseIP(p *publicIP) {
 	p.state = "Released"
 }
 
-// allocPrivateIP returns the next guest address of a network.
-func (s *Simulator) allocPrivateIP(n *network) string {
-	var a, b, c int
-	_, _ = fmt.Sscanf(n.cidr, "%d.%d.%d.", &a, &b, &c)
-	host := n.nextHost
-	n.nextHost++
-	if n.nextHost > 254 {
-		n.nextHost = 2
+// allocPrivateIP takes the lowest free guest address of the network: the
+// network address, the gateway (.1) and the broadcast address are never
+// handed out, nor an address a non-expunged VM holds. A full network fails
+// like CloudStack's guest IP allocation, with InsufficientAddressCapacity.
+func (s *Simulator) allocPrivateIP(n *network) (string, *apiError) {
+	guest, err := netip.ParsePrefix(n.cidr)
+	if err != nil {
+		return "", internalError("network %s has an invalid guest CIDR %q", n.name, n.cidr)
 	}
-	return fmt.Sprintf("%d.%d.%d.%d", a, b, c, host)
+	gateway := guest.Addr().Next()
+	for a := gateway.Next(); guest.Contains(a) && guest.Contains(a.Next()); a = a.Next() {
+		if !n.inUse[a] {
+			n.inUse[a] = true
+			return a.String(), nil
+		}
+	}
+	return "", insufficientAddressCapacity("Unable to acquire Guest IP address for network %s: no free address in %s", n.name, n.cidr)
+}
+
+// releasePrivateIP frees an expunged VM's guest address for reuse.
+func (s *Simulator) releasePrivateIP(v *vm) {
+	n := s.st.network(v.networkID)
+	if n == nil {
+		return
+	}
+	if a, err := netip.ParseAddr(v.ip); err == nil {
+		delete(n.inUse, a)
+	}
 }
 
 // destroyNetwork shuts a network down: every rule on its IPs goes, the IPs

@@ -35,6 +35,11 @@ type Options struct {
 	// MaxClusterSize is cloud.kubernetes.cluster.max.size (control plus
 	// worker nodes). Zero means the CloudStack default of 10.
 	MaxClusterSize int
+	// GuestCIDRPrefix is the prefix length of the guest CIDR of every
+	// isolated network the simulator creates (16 to 29). Zero means
+	// CloudStack's default guest CIDR size, /24 (10.1.1.0/24); a larger
+	// network (smaller prefix) holds more VMs.
+	GuestCIDRPrefix int
 	// Logf receives the simulator's log lines (what the management server
 	// would log). Nil discards them. Secrets are never logged.
 	Logf func(format string, args ...any)
@@ -119,6 +124,12 @@ func New(opts Options) (*Simulator, error) {
 	}
 	if opts.MaxClusterSize <= 0 {
 		opts.MaxClusterSize = 10
+	}
+	if opts.GuestCIDRPrefix == 0 {
+		opts.GuestCIDRPrefix = defaultGuestCIDRPrefix
+	}
+	if opts.GuestCIDRPrefix < minGuestCIDRPrefix || opts.GuestCIDRPrefix > maxGuestCIDRPrefix {
+		return nil, fmt.Errorf("simulator: GuestCIDRPrefix must be between %d and %d", minGuestCIDRPrefix, maxGuestCIDRPrefix)
 	}
 	if opts.JobDuration < 0 {
 		return nil, errors.New("simulator: JobDuration must not be negative")

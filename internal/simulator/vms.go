@@ -9,15 +9,20 @@ import (
 // VMs, the VM map and Kubernetes node registration. Callers hold s.mu.
 
 // createNodeVM deploys and starts a CKS node VM on the network. Control and
-// worker VMs run a kubelet that registers a Kubernetes node.
-func (s *Simulator) createNodeVM(c *cluster, role nodeRole, name, offeringID string, n *network) *vm {
+// worker VMs run a kubelet that registers a Kubernetes node. Without a free
+// guest address on the network nothing is deployed and the capacity error
+// is returned.
+func (s *Simulator) createNodeVM(c *cluster, role nodeRole, name, offeringID string, n *network) (*vm, *apiError) {
 	st := s.st
+	ip, aerr := s.allocPrivateIP(n)
+	if aerr != nil {
+		return nil, aerr
+	}
 	now := s.now()
 	v := &vm{internalID: st.nextID("vm"), id: s.newUUID(), name: name, state: vmRunning,
 		created: now, lastUpdated: now, zoneID: c.zoneID, accountID: c.accountID, offeringID: offeringID,
 		templateID: c.templateID, networkID: n.id, keypair: c.keypair, rootDiskSize: c.rootDiskSize,
-		clusterID: c.id, role: role, nicID: s.newUUID()}
-	v.ip = s.allocPrivateIP(n)
+		clusterID: c.id, role: role, nicID: s.newUUID(), ip: ip}
 	v.mac = fmt.Sprintf("02:00:%02x:%02x:%02x:%02x", s.rng.IntN(256), s.rng.IntN(256), s.rng.IntN(256), v.internalID%256)
 	host := int(v.internalID) % len(st.hostIDs)
 	v.hostID, v.hostName = st.hostIDs[host], st.hostNames[host]
@@ -27,7 +32,7 @@ func (s *Simulator) createNodeVM(c *cluster, role nodeRole, name, offeringID str
 		v.kubelet = true
 		s.registerNode(c.id, v, s.versionSemverOf(c))
 	}
-	return v
+	return v, nil
 }
 
 // instanceName is the hypervisor instance name i-<account>-<vm>-VM.
@@ -92,6 +97,9 @@ func (s *Simulator) setVMState(v *vm, state string) {
 // port-forwarding rules (cleanupVmResources) and drops it from LB rules.
 // Its Kubernetes node object, if any, stays until someone deletes it.
 func (s *Simulator) expungeVM(v *vm) {
+	if !v.expunged {
+		defer s.releasePrivateIP(v) // once: the address may be someone else's later
+	}
 	s.setVMState(v, vmDestroyed)
 	s.setVMState(v, vmExpunging)
 	for _, r := range slices.Clone(s.st.rules) {

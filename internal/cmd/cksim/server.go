@@ -24,6 +24,7 @@ func runServer(args []string, stdout, stderr io.Writer) error {
 	keyOut := fs.String("key-out", "", "write the cks-key private key (OpenSSH PEM) to this file, mode 0600")
 	seed := fs.Uint64("seed", 0, "make ids and keys deterministic (0: random)")
 	noScanner := fs.Bool("no-scanner", false, "disable the cluster state scanner")
+	guestPrefix := fs.Int("guest-cidr-prefix", 24, "prefix length of the guest networks the simulator creates (16-29)")
 	verbose := fs.Bool("v", false, "log simulator events to stderr")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -31,7 +32,8 @@ func runServer(args []string, stdout, stderr io.Writer) error {
 	if fs.NArg() > 0 {
 		return fmt.Errorf("unexpected arguments: %v", fs.Args())
 	}
-	opts := simulator.Options{Profile: *profile, JobDuration: *jobDuration, Seed: *seed, DisableScanner: *noScanner}
+	opts := simulator.Options{Profile: *profile, JobDuration: *jobDuration, Seed: *seed, DisableScanner: *noScanner,
+		GuestCIDRPrefix: *guestPrefix}
 	if *verbose {
 		opts.Logf = func(format string, a ...any) { fmt.Fprintf(stderr, "cksim: "+format+"\n", a...) }
 	}
