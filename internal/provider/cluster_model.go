@@ -54,10 +54,13 @@ type clusterResourceModel struct {
 	NodeRootDiskSize types.Int64  `tfsdk:"node_root_disk_size"`
 	Hypervisor       types.String `tfsdk:"hypervisor"`
 
-	Autoscaling             types.Object   `tfsdk:"autoscaling"`
-	RecreateUserHazardRules types.Bool     `tfsdk:"recreate_user_hazard_rules"`
-	AllowRestartForRecovery types.Bool     `tfsdk:"allow_restart_for_recovery"`
-	Timeouts                timeouts.Value `tfsdk:"timeouts"`
+	Autoscaling             types.Object `tfsdk:"autoscaling"`
+	RecreateUserHazardRules types.Bool   `tfsdk:"recreate_user_hazard_rules"`
+	AllowRestartForRecovery types.Bool   `tfsdk:"allow_restart_for_recovery"`
+	// SSHRulesInSync is false when the next apply has CKS-owned SSH rules
+	// to repair (see sshRulesInSync).
+	SSHRulesInSync types.Bool     `tfsdk:"ssh_rules_in_sync"`
+	Timeouts       timeouts.Value `tfsdk:"timeouts"`
 }
 
 // clusterDataSourceModel is the cks_cluster data source.

@@ -320,5 +320,8 @@ func recordPlanned(ctx context.Context, plan *clusterResourceModel, id string, r
 	if m.Nodes.IsUnknown() {
 		m.Nodes = types.ListNull(nodeObjectType)
 	}
+	if m.SSHRulesInSync.IsUnknown() {
+		m.SSHRulesInSync = types.BoolNull()
+	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
 }

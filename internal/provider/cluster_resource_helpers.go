@@ -135,6 +135,7 @@ func (r *clusterResource) refreshModel(ctx context.Context, m *clusterResourceMo
 		diags.Append(next.SetKey(ctx, privateNetworkKind, raw)...)
 	}
 	diags.Append(m.refresh(ctx, c, kind, r.data.etcdSSHStartPort)...)
+	r.refreshSSHRulesInSync(ctx, m, c, kind)
 	as, d := refreshedAutoscaling(ctx, m.Autoscaling, c)
 	diags.Append(d...)
 	m.Autoscaling = as

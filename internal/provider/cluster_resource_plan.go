@@ -40,6 +40,8 @@ func (r *clusterResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 		return
 	}
 
+	planSSHRulesRepair(state, &plan, &resp.Diagnostics)
+
 	offeringChanged := changedString(plan.ServiceOfferingID, state.ServiceOfferingID)
 	if offeringChanged {
 		// Per-role offerings that are not configured follow the service
@@ -83,6 +85,20 @@ func (r *clusterResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 		plan.Nodes = state.Nodes
 	}
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+}
+
+// planSSHRulesRepair plans ssh_rules_in_sync back to true when the refresh
+// found CKS's SSH rules out of sync, so that apply runs Update, which
+// repairs them, and says so.
+func planSSHRulesRepair(state clusterResourceModel, plan *clusterResourceModel, diags *diag.Diagnostics) {
+	if !state.SSHRulesInSync.Equal(types.BoolValue(false)) {
+		return
+	}
+	plan.SSHRulesInSync = types.BoolValue(true)
+	diags.AddAttributeWarning(path.Root("ssh_rules_in_sync"), "Cluster SSH Rules Out of Sync",
+		fmt.Sprintf("Some SSH rules CKS owns on cluster %s are missing or stale, or one of its firewall rules sorts before the "+
+			"node SSH range so that the next scale would revoke it (#14159). Apply will repair these rules; your own rules "+
+			"are not touched.", state.ID.ValueString()))
 }
 
 // planRecovery reports whether the cluster needs recovery (Alert, or a size

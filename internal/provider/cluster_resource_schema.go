@@ -192,6 +192,19 @@ func (r *clusterResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 				"the configured size and verifies the rules again. Without it such a recovery fails with an error that explains " +
 				"this; rule repairs that need no restart are always made.",
 		},
+		"ssh_rules_in_sync": schema.BoolAttribute{
+			Computed: true,
+			MarkdownDescription: "Whether the SSH rules CKS owns on the cluster's public IP are as CKS would have them, read " +
+				"at every refresh. `false` when a node SSH range, node or etcd port forward or etcd firewall rule is missing or " +
+				"stale (deleted or changed out of band, or left behind by a failed operation), or when one of CKS's own firewall " +
+				"rules sorts before the node SSH range so that the next scale, from any client, would revoke it instead of the " +
+				"range (#14159). The plan then shows an in-place update that sets it back to `true`: apply repairs those rules " +
+				"(and re-creates CKS's misplaced firewall rules after the range), reporting every change as a warning. Your own " +
+				"rules are never touched, and the API rules and an expected rule that would conflict with one of yours (which apply " +
+				"could not re-create) are not counted here. Always `true` on directly accessed (shared or routed) networks, which carry " +
+				"no CKS rules, and while the cluster is neither `Running` nor `Stopped`. If the rules cannot be read, the " +
+				"previous value is kept and a warning is logged.",
+		},
 		"endpoint": computedStable("Kubernetes API endpoint, `https://<address>:6443/`."),
 		"ip_address": computedStable("Public address of the cluster (the source NAT address on an isolated network, the " +
 			"cluster's VPC address on a VPC tier, the first control node's address on a shared network)."),

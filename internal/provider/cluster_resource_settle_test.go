@@ -5,7 +5,9 @@ import (
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
@@ -26,7 +28,8 @@ data "cks_cluster_drift" "test" {
 // scale_hazard, because the provider moved the etcd firewall rules after the
 // node SSH range the server's rebuild re-created. So any other client may
 // scale next: a plain API scale-down on 4.22.1.1, which #14159 breaks
-// otherwise, succeeds.
+// otherwise, succeeds. That scale's own rebuild leaves a hazard again,
+// which the next refresh notices and apply repairs.
 func TestAccCluster_noHazardLeftAfterScale(t *testing.T) {
 	t.Parallel()
 	for _, profile := range []string{"4.22.1.1", "fixed"} {
@@ -70,10 +73,16 @@ func TestAccCluster_noHazardLeftAfterScale(t *testing.T) {
 							}
 						},
 						Config: env.seed000Config(t, 1, ""),
+						// The server's scale re-created the node SSH range after
+						// the etcd firewall rules again: the refresh sees the
+						// hazard (ssh_rules_in_sync false) and apply moves them
+						// after the range, leaving the next plan empty.
 						ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-							plancheck.ExpectEmptyPlan(),
+							plancheck.ExpectResourceAction(clusterAddr, plancheck.ResourceActionUpdate),
+							plancheck.ExpectKnownValue(clusterAddr, tfjsonpathOf("ssh_rules_in_sync"), knownvalue.Bool(true)),
 						}},
-						Check: env.checkCluster(t, 1, []string{"2222-2223", "50000", "50001", "50002", "6443"}),
+						ConfigStateChecks: []statecheck.StateCheck{expectAttr("ssh_rules_in_sync", knownvalue.Bool(true))},
+						Check:             env.checkCluster(t, 1, []string{"2222-2223", "50000", "50001", "50002", "6443"}),
 					},
 				},
 			})

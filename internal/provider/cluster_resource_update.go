@@ -9,6 +9,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
@@ -16,7 +17,8 @@ import (
 )
 
 // Update changes the cluster in place, in this order: recovery (a cluster in
-// Alert or with a stale size), start or stop, offerings, Kubernetes version,
+// Alert or with a stale size) or else a repair of SSH rules found out of
+// sync, start or stop, offerings, Kubernetes version,
 // size, autoscaling. A stop waits until the end when a later step needs a
 // running cluster. After a failure the state holds the cluster as CloudStack
 // reports it, so the next plan shows what is left to do.
@@ -104,6 +106,7 @@ func unmetPlan(planned, got clusterResourceModel) []string {
 		{"worker_offering_id", planned.WorkerOfferingID, got.WorkerOfferingID},
 		{"etcd_offering_id", planned.EtcdOfferingID, got.EtcdOfferingID},
 		{"autoscaling", planned.Autoscaling, got.Autoscaling},
+		{"ssh_rules_in_sync", planned.SSHRulesInSync, got.SSHRulesInSync},
 	} {
 		if !a.planned.IsUnknown() && !a.planned.Equal(a.got) {
 			out = append(out, fmt.Sprintf("%s %s (planned %s)", a.name, a.got, a.planned))
@@ -137,7 +140,9 @@ func (u *clusterUpdate) run(ctx context.Context) (string, error) {
 	if err := u.refresh(ctx, true); err != nil {
 		return "Reading cluster " + u.id, err
 	}
-	if clusterops.NeedsRecovery(u.cluster) {
+	switch {
+	case clusterops.NeedsRecovery(u.cluster):
+		// A recovery repairs the SSH rules too.
 		rep, err := u.engine.Recover(ctx, u.id, u.desiredSize())
 		addReportWarnings(u.diags, rep)
 		if err != nil {
@@ -145,6 +150,13 @@ func (u *clusterUpdate) run(ctx context.Context) (string, error) {
 		}
 		if err := u.refresh(ctx, false); err != nil {
 			return "Reading cluster " + u.id, err
+		}
+	case u.prior.SSHRulesInSync.Equal(types.BoolValue(false)):
+		// The refresh found CKS's SSH rules out of sync (see ModifyPlan).
+		rep, err := u.engine.Repair(ctx, u.id)
+		addReportWarnings(u.diags, rep)
+		if err != nil {
+			return "Repairing the SSH rules of cluster " + u.id, err
 		}
 	}
 

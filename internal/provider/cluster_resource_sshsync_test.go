@@ -1,0 +1,119 @@
+package provider
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator"
+)
+
+// TestAccCluster_sshRulesRepairedOnHealthyCluster deletes an etcd port
+// forward and the node SSH range of a healthy cluster out of band: the next
+// refresh finds the rules out of sync, the plan is an in-place update, apply
+// restores exactly the rules CKS created, and the plan after it is empty.
+func TestAccCluster_sshRulesRepairedOnHealthyCluster(t *testing.T) {
+	t.Parallel()
+	env := newSimEnv(t, withProfile("fixed"))
+	config := env.seed000Config(t, 1, "")
+	var created []string
+	accTest(t, resource.TestCase{
+		CheckDestroy: env.expectNothingLeft,
+		Steps: []resource.TestStep{
+			{
+				Config:            config,
+				ConfigStateChecks: []statecheck.StateCheck{expectAttr("ssh_rules_in_sync", knownvalue.Bool(true))},
+				Check: func(s *terraform.State) error {
+					rs, err := env.clusterRuleSignatures(s)
+					created = rs
+					return err
+				},
+			},
+			{
+				PreConfig: func() {
+					env.deleteClusterRules(t, func(r simulator.DumpRule) bool {
+						return r.Purpose == "PortForwarding" && r.StartPort == 50001 ||
+							r.Purpose == "Firewall" && r.StartPort == 2222 && r.EndPort == 2223
+					})
+				},
+				Config: config,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(clusterAddr, plancheck.ResourceActionUpdate),
+					plancheck.ExpectKnownValue(clusterAddr, tfjsonpathOf("ssh_rules_in_sync"), knownvalue.Bool(true)),
+				}},
+				ConfigStateChecks: []statecheck.StateCheck{expectAttr("ssh_rules_in_sync", knownvalue.Bool(true))},
+				Check: func(s *terraform.State) error {
+					got, err := env.clusterRuleSignatures(s)
+					if err != nil {
+						return err
+					}
+					if !slices.Equal(got, created) {
+						return fmt.Errorf("rules after the repair:\n%s\nwant the rules CKS created:\n%s",
+							strings.Join(got, "\n"), strings.Join(created, "\n"))
+					}
+					return nil
+				},
+			},
+			{
+				Config: config,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectEmptyPlan(),
+				}},
+			},
+		},
+	})
+}
+
+// clusterRuleSignatures lists the rules on the public IP of the cluster in
+// state, from the simulator's dump, without ids and sorted, so that a rule
+// re-created alike compares equal.
+func (e *simEnv) clusterRuleSignatures(s *terraform.State) ([]string, error) {
+	id, err := clusterID(s)
+	if err != nil {
+		return nil, err
+	}
+	ipID := s.RootModule().Resources[clusterAddr].Primary.Attributes["ip_address_id"]
+	if ipID == "" {
+		return nil, fmt.Errorf("cluster %s has no ip_address_id in state", id)
+	}
+	d := e.Sim.DumpState()
+	var out []string
+	for _, r := range d.Rules {
+		if r.IPAddressID != ipID {
+			continue
+		}
+		out = append(out, fmt.Sprintf("%s %s %s %d-%d -> %s %d-%d %v", r.Purpose, r.State, r.Protocol, r.StartPort, r.EndPort,
+			r.VMID, r.PrivatePort, r.PrivateEnd, r.CIDRs))
+	}
+	slices.Sort(out)
+	if len(out) == 0 {
+		return nil, fmt.Errorf("no rules on the public IP of cluster %s", id)
+	}
+	return out, nil
+}
+
+// deleteClusterRules deletes every rule of the dump that match selects, as a
+// user outside CKS would, and fails unless it deleted two.
+func (e *simEnv) deleteClusterRules(t *testing.T, match func(simulator.DumpRule) bool) {
+	t.Helper()
+	deleted := 0
+	for _, r := range e.Sim.DumpState().Rules {
+		if !match(r) {
+			continue
+		}
+		if err := e.Sim.DeleteRule(r.ID); err != nil {
+			t.Fatal(err)
+		}
+		deleted++
+	}
+	if deleted != 2 {
+		t.Fatalf("deleted %d rules, want 2", deleted)
+	}
+}
