@@ -82,32 +82,6 @@ func (e *testEnv) hookedEngine(h *hookAPI, opts Options) *Engine {
 	return New(h, opts)
 }
 
-// collateralCluster is a 2-worker cluster without etcd on which the user
-// took port 2224 for a forward to the control VM, which a scale to 1
-// deletes. It returns the cluster and the forward's id.
-func (e *testEnv) collateralCluster(name string) (*cloudstack.Cluster, string) {
-	e.t.Helper()
-	ctx := e.ctx()
-	id := e.createCluster(name, 0, 2)
-	c := e.cluster(id)
-	for _, pf := range e.forwards(c.IPAddressID) {
-		if pf.PublicPort == 2224 {
-			if err := e.sim.DeleteRule(pf.ID); err != nil {
-				e.t.Fatal(err)
-			}
-		}
-	}
-	ref, err := e.api.CreatePortForwardingRule(ctx, cloudstack.CreatePortForwardingRuleParams{IPAddressID: c.IPAddressID,
-		Protocol: "tcp", PublicPort: 2224, PrivatePort: 8080, VirtualMachineID: c.VirtualMachines[0].ID, NetworkID: c.NetworkID})
-	if err != nil {
-		e.t.Fatalf("createPortForwardingRule: %v", err)
-	}
-	if _, err := cloudstack.WaitForJob(ctx, e.api, ref.JobID, fastWait); err != nil {
-		e.t.Fatal(err)
-	}
-	return c, ref.ID
-}
-
 // The caller's deadline passes while the scale job runs on: the engine
 // waits for the scale to end, then still repairs the rules and restores
 // the user forward the scale deleted.

@@ -227,25 +227,8 @@ func TestScalePreservesCollateralUserForward(t *testing.T) {
 	t.Parallel()
 	env := newEnv(t, simulator.Profile42211)
 	ctx := env.ctx()
-	id := env.createCluster("collateral", 0, 2)
-	c := env.cluster(id)
-	control := c.VirtualMachines[0].ID
-	// The user took port 2224 after losing the forward of the last worker.
-	for _, pf := range env.forwards(c.IPAddressID) {
-		if pf.PublicPort == 2224 {
-			if err := env.sim.DeleteRule(pf.ID); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-	ref, err := env.api.CreatePortForwardingRule(ctx, cloudstack.CreatePortForwardingRuleParams{IPAddressID: c.IPAddressID,
-		Protocol: "tcp", PublicPort: 2224, PrivatePort: 8080, VirtualMachineID: control, NetworkID: c.NetworkID})
-	if err != nil {
-		t.Fatalf("createPortForwardingRule: %v", err)
-	}
-	if _, err := cloudstack.WaitForJob(ctx, env.api, ref.JobID, fastWait); err != nil {
-		t.Fatal(err)
-	}
+	c, fwdID := env.collateralCluster("collateral")
+	id, control := c.ID, c.VirtualMachines[0].ID
 	before, err := env.sim.Dump()
 	if err != nil {
 		t.Fatal(err)
@@ -254,8 +237,8 @@ func TestScalePreservesCollateralUserForward(t *testing.T) {
 	_, err = env.engine(Options{}).Scale(ctx, id, 1)
 	var herr *HazardError
 	if !errors.As(err, &herr) || len(herr.Hazards) != 1 || herr.Hazards[0].Kind != rules.HazardCollateral ||
-		herr.Hazards[0].Rule.ID != ref.ID {
-		t.Fatalf("Scale without the opt-in = %v, want a *HazardError for forward %s", err, ref.ID)
+		herr.Hazards[0].Rule.ID != fwdID {
+		t.Fatalf("Scale without the opt-in = %v, want a *HazardError for forward %s", err, fwdID)
 	}
 	if after, _ := env.sim.Dump(); !bytes.Equal(before, after) {
 		t.Fatalf("a refused scale changed the simulator state")
@@ -293,25 +276,8 @@ func TestScalePreservesCollateralUserForwardWithCIDRs(t *testing.T) {
 	t.Parallel()
 	env := newEnv(t, simulator.Profile42211)
 	ctx := env.ctx()
-	id := env.createCluster("collateral-cidrs", 0, 2)
-	c := env.cluster(id)
-	control := c.VirtualMachines[0].ID
-	for _, pf := range env.forwards(c.IPAddressID) {
-		if pf.PublicPort == 2224 {
-			if err := env.sim.DeleteRule(pf.ID); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-	ref, err := env.api.CreatePortForwardingRule(ctx, cloudstack.CreatePortForwardingRuleParams{IPAddressID: c.IPAddressID,
-		Protocol: "tcp", PublicPort: 2224, PrivatePort: 8080, VirtualMachineID: control, NetworkID: c.NetworkID,
-		CIDRList: []string{userCIDR}})
-	if err != nil {
-		t.Fatalf("createPortForwardingRule: %v", err)
-	}
-	if _, err := cloudstack.WaitForJob(ctx, env.api, ref.JobID, fastWait); err != nil {
-		t.Fatal(err)
-	}
+	c, _ := env.collateralCluster("collateral-cidrs", userCIDR)
+	id, control := c.ID, c.VirtualMachines[0].ID
 
 	rep, err := env.engine(Options{RecreateUserHazardRules: true}).Scale(ctx, id, 1)
 	if err != nil {
