@@ -6,104 +6,129 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/rules"
 )
 
-// applyRepair runs a PlanRepairWithBlocked plan on the snapshot's IP and
-// reports each change and each blocked rule.
-func (e *Engine) applyRepair(ctx context.Context, s *Snapshot, rep *Report) error {
-	actions, blocked := rules.PlanRepairWithBlocked(s.Layout, s.Classification)
-	for _, b := range blocked {
+// maxRuleJobs bounds the rule jobs one wave runs at once.
+const maxRuleJobs = 4
+
+// applySync runs a rules.Plan wave by wave, the actions of a wave
+// concurrently, and reports each change and each blocked rule. Once the
+// first change is made the plan runs on a detached, bounded context: the
+// caller's deadline falling between a delete and the create that replaces
+// it would leave an SSH path closed.
+func (e *Engine) applySync(ctx context.Context, s *Snapshot, p rules.Plan, rep *Report) error {
+	for _, b := range p.Blocked {
 		e.step(ctx, rep, StepBlocked, fmt.Sprintf("could not create missing %s: it would conflict with rule %s (%s), which is not CKS's to delete",
 			s.describeRule(b.Expectation.Rule(s.Layout), b.Expectation.Purpose), b.Conflict.ID,
 			s.describeRule(b.Conflict, rules.PurposeUser)))
 	}
+	if p.Empty() {
+		return nil
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	ctx, cancel := detached(ctx)
+	defer cancel()
 	cur := slices.Clone(s.Rules)
-	for _, a := range actions {
-		desc := s.describeRule(a.Rule, a.Purpose)
-		switch a.Op {
-		case rules.OpDelete:
-			if err := e.deleteRule(ctx, s, a.Rule); err != nil {
-				return fmt.Errorf("deleting stale %s (rule %s): %w", desc, a.Rule.ID, err)
+	deleted := map[rules.Purpose][]rules.Rule{}
+	for _, wave := range p.Waves {
+		results := make([]ruleResult, len(wave))
+		var wg sync.WaitGroup
+		sem := make(chan struct{}, maxRuleJobs)
+		for i, a := range wave {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				sem <- struct{}{}
+				defer func() { <-sem }()
+				results[i] = e.applyAction(ctx, s, cur, a)
+			}()
+		}
+		wg.Wait()
+		var errs []error
+		for i, a := range wave {
+			res := results[i]
+			if res.err != nil {
+				errs = append(errs, res.err)
+				continue
 			}
-			cur = withoutRule(cur, a.Rule.ID)
-			reason := strings.TrimPrefix(a.Reason, "stale: ")
-			st := e.step(ctx, rep, StepRepaired, fmt.Sprintf("deleted stale %s (rule %s): %s", desc, a.Rule.ID, reason))
-			st.PreviousRuleID = a.Rule.ID
-		case rules.OpCreate:
-			created, existed, err := e.createRule(ctx, s, cur, a.Rule)
-			if err != nil {
-				return fmt.Errorf("creating missing %s: %w", desc, err)
+			switch a.Op {
+			case rules.OpDelete:
+				cur = withoutRule(cur, a.Rule.ID)
+				deleted[a.Purpose] = append(deleted[a.Purpose], a.Rule)
+			case rules.OpCreate:
+				cur = append(cur, res.rule)
 			}
-			cur = append(cur, created)
-			msg := fmt.Sprintf("created missing %s as rule %s", desc, created.ID)
-			if existed {
-				msg = fmt.Sprintf("found %s already in place as rule %s", desc, created.ID)
-			}
-			st := e.step(ctx, rep, StepRepaired, msg)
-			st.RuleID = created.ID
+			e.reportAction(ctx, s, a, res, deleted, rep)
+		}
+		if err := errors.Join(errs...); err != nil {
+			return err
 		}
 	}
+	s.Rules = cur
+	s.reclassify()
 	return nil
 }
 
-// applyNeutralise runs a PlanNeutralise plan: each hazard is deleted, then
-// re-created with the same protocol, ports and CIDRs, one at a time, so the
-// rule is absent only briefly and never duplicated (a duplicate create is a
-// 537). why, when set, ends each report message.
-//
-// A delete and the re-create that follows it run on a detached, bounded
-// context: the caller's deadline falling between them would leave the rule
-// deleted. The caller's context is checked before each delete instead.
-func (e *Engine) applyNeutralise(ctx context.Context, s *Snapshot, actions []rules.Action, rep *Report, why string) error {
-	cur := slices.Clone(s.Rules)
-	var deleted *rules.Rule
-	pairCtx, release := ctx, context.CancelFunc(func() {})
-	defer func() { release() }()
-	for _, a := range actions {
-		desc := s.describeRule(a.Rule, a.Purpose)
-		switch a.Op {
-		case rules.OpDelete:
-			if err := ctx.Err(); err != nil {
-				return fmt.Errorf("moving %s (rule %s) after the node SSH range: %w", desc, a.Rule.ID, err)
-			}
-			release()
-			pairCtx, release = detached(ctx)
-			if err := e.deleteRule(pairCtx, s, a.Rule); err != nil {
-				return fmt.Errorf("deleting %s (rule %s) to re-create it after the node SSH range: %w", desc, a.Rule.ID, err)
-			}
-			cur = withoutRule(cur, a.Rule.ID)
-			r := a.Rule
-			deleted = &r
-		case rules.OpCreate:
-			created, _, err := e.createRule(pairCtx, s, cur, a.Rule)
-			release()
-			pairCtx, release = ctx, func() {}
-			if err != nil {
-				prev := ""
-				if deleted != nil {
-					prev = fmt.Sprintf(" (it was deleted as rule %s and is now missing)", deleted.ID)
-				}
-				return fmt.Errorf("re-creating %s%s: %w", desc, prev, err)
-			}
-			cur = append(cur, created)
-			old := ""
-			if deleted != nil {
-				old = deleted.ID
-			}
-			msg := fmt.Sprintf("re-created %s as rule %s (was rule %s) so that it sorts after the node SSH range "+
-				"and a scale cannot revoke it instead of the range (#14159)", desc, created.ID, old)
-			if why != "" {
-				msg += "; " + why
-			}
-			st := e.step(ctx, rep, StepNeutralised, msg)
-			st.RuleID, st.PreviousRuleID = created.ID, old
-			deleted = nil
+type ruleResult struct {
+	rule    rules.Rule
+	existed bool
+	err     error
+}
+
+func (e *Engine) applyAction(ctx context.Context, s *Snapshot, onIP []rules.Rule, a rules.Action) ruleResult {
+	desc := s.describeRule(a.Rule, a.Purpose)
+	switch a.Op {
+	case rules.OpDelete:
+		if err := e.deleteRule(ctx, s, a.Rule); err != nil {
+			return ruleResult{err: fmt.Errorf("deleting %s (rule %s): %w", desc, a.Rule.ID, err)}
 		}
+		return ruleResult{rule: a.Rule}
+	default:
+		created, existed, err := e.createRule(ctx, s, onIP, a.Rule)
+		if err != nil {
+			return ruleResult{err: fmt.Errorf("creating %s: %w", desc, err)}
+		}
+		return ruleResult{rule: created, existed: existed}
 	}
-	return nil
+}
+
+// reportAction adds the step of one applied action.
+func (e *Engine) reportAction(ctx context.Context, s *Snapshot, a rules.Action, res ruleResult, deleted map[rules.Purpose][]rules.Rule, rep *Report) {
+	desc := s.describeRule(a.Rule, a.Purpose)
+	var st *Step
+	switch {
+	case a.Op == rules.OpDelete && a.Purpose == rules.PurposeEtcdFirewall:
+		st = e.step(ctx, rep, StepHardened, fmt.Sprintf("deleted CKS's %s (rule %s), which has the exact ports of its forward to port 22 "+
+			"so that CloudStack's scale can revoke it instead of the node SSH range (#14159); one etcd SSH range replaces it", desc, a.Rule.ID))
+		st.PreviousRuleID = a.Rule.ID
+	case a.Op == rules.OpDelete:
+		st = e.step(ctx, rep, StepRepaired, fmt.Sprintf("deleted stale %s (rule %s): %s", desc, a.Rule.ID, strings.TrimPrefix(a.Reason, "stale: ")))
+		st.PreviousRuleID = a.Rule.ID
+	case res.existed:
+		st = e.step(ctx, rep, StepRepaired, fmt.Sprintf("found %s already in place as rule %s", desc, res.rule.ID))
+		st.RuleID = res.rule.ID
+	case a.Purpose == rules.PurposeEtcdSSHRange:
+		msg := fmt.Sprintf("created %s from %s as rule %s: no forward has its ports, so no scale, from any client, can revoke it "+
+			"instead of the node SSH range (#14159)", desc, strings.Join(a.Rule.CIDRs, ","), res.rule.ID)
+		if singles := deleted[rules.PurposeEtcdFirewall]; len(singles) > 0 {
+			msg += fmt.Sprintf("; it replaces %d single-port etcd SSH rule(s), and SSH to the etcd nodes was closed for the one "+
+				"rule job between their deletion and its creation", len(singles))
+		}
+		st = e.step(ctx, rep, StepHardened, msg)
+		st.RuleID = res.rule.ID
+	case a.Rule.Kind == rules.KindFirewall:
+		st = e.step(ctx, rep, StepRepaired, fmt.Sprintf("created missing %s from %s as rule %s", desc, cidrText(a.Rule.CIDRs), res.rule.ID))
+		st.RuleID = res.rule.ID
+	default:
+		st = e.step(ctx, rep, StepRepaired, fmt.Sprintf("created missing %s as rule %s", desc, res.rule.ID))
+		st.RuleID = res.rule.ID
+	}
 }
 
 // createRule creates a firewall rule or port forward of the snapshot's
@@ -269,7 +294,3 @@ func withoutRule(list []rules.Rule, id string) []rules.Rule {
 	return slices.DeleteFunc(slices.Clone(list), func(r rules.Rule) bool { return r.ID == id })
 }
 
-// errNoNodeRange is the reason a scale of an isolated cluster is refused
-// when its node SSH range cannot be put in place.
-var errNoNodeRange = errors.New("the cluster has no node SSH firewall range (2222-…) and it could not be re-created; " +
-	"CloudStack's scale would fail with \"Firewall rule for node SSH access can't be provisioned\" or revoke another rule")

@@ -30,45 +30,38 @@ func (a *lostResponseAPI) CreateFirewallRule(ctx context.Context, p cloudstack.C
 	return cloudstack.AsyncRef{}, &cloudstack.Error{Command: "createFirewallRule", Text: "connection reset by peer", Err: errors.New("read: connection reset by peer")}
 }
 
-// deleteEtcdFirewall removes the etcd firewall rule 50000 behind CKS's back.
-func deleteEtcdFirewall(t *testing.T, env *testEnv, ipID string) {
-	t.Helper()
-	for _, fw := range env.firewallRules(ipID) {
-		if fw.StartPort == 50000 {
-			if err := env.sim.DeleteRule(fw.ID); err != nil {
-				t.Fatal(err)
-			}
-			return
-		}
-	}
-	t.Fatal("no etcd firewall rule 50000")
-}
-
-func TestRepairCreateWithLostResponseIsNotRetried(t *testing.T) {
+// A create whose response is lost is not sent again: the rule is looked
+// for, found and reported as created.
+func TestSyncCreateWithLostResponseIsNotRetried(t *testing.T) {
 	t.Parallel()
 	env := newEnv(t, simulator.Profile42211)
 	id := env.createCluster("lost-response", 1, 1)
 	ipID := env.cluster(id).IPAddressID
-	deleteEtcdFirewall(t, env, ipID)
 
 	api := &lostResponseAPI{API: env.api}
-	rep, err := New(api, Options{Wait: fastWait}).Repair(env.ctx(), id)
+	rep, err := New(api, Options{Wait: fastWait}).Sync(env.ctx(), id, Intent{})
 	if err != nil {
-		t.Fatalf("Repair: %v\n%s", err, rep)
+		t.Fatalf("Sync: %v\n%s", err, rep)
 	}
 	if n := api.creates.Load(); n != 1 {
 		t.Errorf("createFirewallRule called %d times, want once", n)
 	}
-	steps := rep.StepsOf(StepRepaired)
-	if len(steps) != 1 || !strings.HasPrefix(steps[0].Message, "created missing etcd SSH firewall rule 50000 as rule ") || steps[0].RuleID == "" {
+	steps := rep.StepsOf(StepHardened)
+	var created Step
+	for _, st := range steps {
+		if st.RuleID != "" {
+			created = st
+		}
+	}
+	if !strings.HasPrefix(created.Message, "created etcd SSH firewall range 50000-50001 from 0.0.0.0/0 as rule ") {
 		t.Fatalf("steps = %+v", steps)
 	}
 	count := 0
 	for _, fw := range env.firewallRules(ipID) {
 		if fw.StartPort == 50000 {
 			count++
-			if fw.ID != steps[0].RuleID {
-				t.Errorf("rule 50000 is %s, report says %s", fw.ID, steps[0].RuleID)
+			if fw.ID != created.RuleID || fw.EndPort != 50001 {
+				t.Errorf("rule 50000 is %+v, report says %s", fw, created.RuleID)
 			}
 		}
 	}
@@ -77,19 +70,18 @@ func TestRepairCreateWithLostResponseIsNotRetried(t *testing.T) {
 	}
 }
 
-func TestRepairCreateFailureIsReportedNotRetried(t *testing.T) {
+func TestSyncCreateFailureIsReportedNotRetried(t *testing.T) {
 	t.Parallel()
 	env := newEnv(t, simulator.Profile42211)
 	id := env.createCluster("create-fails", 1, 1)
 	ipID := env.cluster(id).IPAddressID
-	deleteEtcdFirewall(t, env, ipID)
-	env.sim.FailNextCalls("createFirewallRule", 2, 530, "injected create failure")
+	env.sim.FailNextCalls("createFirewallRule", 1, 530, "injected create failure")
 	env.sim.ResetCallCounts()
 
-	rep, err := env.engine(Options{}).Repair(env.ctx(), id)
-	if err == nil || !strings.Contains(err.Error(), "creating missing etcd SSH firewall rule 50000") ||
+	rep, err := env.engine(Options{}).Sync(env.ctx(), id, Intent{})
+	if err == nil || !strings.Contains(err.Error(), "creating etcd SSH firewall range 50000-50001") ||
 		!strings.Contains(err.Error(), "injected create failure") {
-		t.Fatalf("Repair = %v, want the create failure\n%s", err, rep)
+		t.Fatalf("Sync = %v, want the create failure\n%s", err, rep)
 	}
 	if n := env.sim.CallCounts()["createFirewallRule"]; n != 1 {
 		t.Errorf("createFirewallRule called %d times, want once", n)
@@ -99,6 +91,11 @@ func TestRepairCreateFailureIsReportedNotRetried(t *testing.T) {
 			t.Errorf("rule 50000 exists after a failed create: %+v", fw)
 		}
 	}
+	// The next sync finishes the job.
+	if rep, err := env.engine(Options{}).Sync(env.ctx(), id, Intent{}); err != nil {
+		t.Fatalf("second Sync: %v\n%s", err, rep)
+	}
+	env.assertHardened(id)
 }
 
 // sharedNetworkAPI answers only what a cluster on a Shared network needs;
@@ -131,25 +128,25 @@ func (a *sharedNetworkAPI) QueryAsyncJob(context.Context, string) (cloudstack.Jo
 
 func TestSharedNetworkHasNoRules(t *testing.T) {
 	t.Parallel()
-	c := seedCluster()
-	c.State, c.Size, c.NetworkID = "Running", 1, "shared-net"
+	c := etcdCluster()
+	c.State, c.Size, c.NetworkID, c.ServiceOfferingID = "Running", 1, "shared-net", "offering"
 	api := &sharedNetworkAPI{cluster: *c}
 	eng := New(api, Options{Wait: fastWait})
 	ctx := t.Context()
 
-	s, err := eng.Snapshot(ctx, c.ID)
-	if err != nil || !s.Direct() || len(s.Rules) != 0 || s.PublicIPID != "" {
+	s, err := eng.Snapshot(ctx, c.ID, Intent{})
+	if err != nil || !s.Direct() || len(s.Rules) != 0 || s.PublicIPID != "" || !s.InSync() {
 		t.Fatalf("Snapshot = %+v, %v; want a direct network without rules", s, err)
 	}
-	rep, err := eng.Repair(ctx, c.ID)
+	rep, err := eng.Sync(ctx, c.ID, Intent{})
 	if err != nil || rep.Changed() || len(rep.Steps) != 0 {
-		t.Fatalf("Repair = %v, %s; want a no-op", err, rep)
+		t.Fatalf("Sync = %v, %s; want a no-op", err, rep)
 	}
-	check, err := eng.CheckScale(ctx, c.ID)
+	check, err := eng.CheckScale(ctx, c.ID, 2, Intent{})
 	if err != nil || check.Err() != nil || len(check.Hazards) != 0 {
 		t.Fatalf("CheckScale = %+v, %v", check, err)
 	}
-	rep, err = eng.Scale(ctx, c.ID, 2)
+	rep, err = eng.Scale(ctx, c.ID, 2, Intent{})
 	if err != nil || api.scaled == nil || *api.scaled != 2 {
 		t.Fatalf("Scale = %v (scaled %v)\n%s", err, api.scaled, rep)
 	}

@@ -7,54 +7,43 @@ import (
 )
 
 // ScaleCheck is what a size change of a cluster would meet, found without
-// changing anything.
+// changing anything: the rule changes the scale makes first, the rules it
+// would move out of the way, and the error it would stop with.
 type ScaleCheck struct {
 	ClusterID string
 	State     string
 	Network   rules.NetworkKind
-	// Repairs are the rule changes Scale would make first; BlockedRepairs
-	// the CKS rules it could not re-create.
-	Repairs        []rules.Action
-	BlockedRepairs []rules.Blocked
-	// Hazards are everything the scale would hit after those repairs.
+	// Sync is the rule plan the scale applies first (empty in the
+	// provider's layout).
+	Sync rules.Plan
+	// Hazards are what the scale would meet after Sync.
 	Hazards []rules.Hazard
-	// Fixable are the wrong picks Scale re-creates after the node range
-	// itself: CKS's own rules, and user rules with the opt-in.
-	Fixable []rules.Hazard
-	// Blocking are the hazards Scale would refuse: user rules without the
-	// opt-in.
-	Blocking []rules.Hazard
-	// Preserve are user forwards Scale would record and re-create around
-	// the scale (opt-in).
-	Preserve []rules.Hazard
+	// Moves are the user rules the scale would move around itself (with
+	// MoveUserRules).
+	Moves []rules.Hazard
 
 	err error
 }
 
-// Err returns the error Scale would return before changing anything
-// because of the rules (a *HazardError naming the rules, or a missing node
-// range that cannot be re-created), or nil. It does not judge the cluster's
-// state.
+// Err returns the error Scale would stop with before changing anything (a
+// *HazardError naming the rules, an *Inconsistency, a state CloudStack
+// does not scale), or nil.
 func (c ScaleCheck) Err() error { return c.err }
 
-// CheckScale returns, without changing anything, the hazards a size change would hit, and which of them
-// would block (user rules without the opt-in). The provider calls this at plan time (ModifyPlan) to fail early.
-func (e *Engine) CheckScale(ctx context.Context, clusterID string) (ScaleCheck, error) {
-	s, err := e.Snapshot(ctx, clusterID)
+// CheckScale judges a size change to size workers without changing
+// anything, for the plan: the same judgement Scale makes first.
+func (e *Engine) CheckScale(ctx context.Context, clusterID string, size int64, in Intent) (ScaleCheck, error) {
+	s, err := e.Snapshot(ctx, clusterID, in)
 	if err != nil {
 		return ScaleCheck{ClusterID: clusterID}, err
 	}
-	p := e.planScale(s, -1)
-	return ScaleCheck{
-		ClusterID:      clusterID,
-		State:          s.Cluster.State,
-		Network:        s.Layout.Network,
-		Repairs:        p.repairs,
-		BlockedRepairs: p.blockedRepairs,
-		Hazards:        p.hazards,
-		Fixable:        p.fixable,
-		Blocking:       p.blocking,
-		Preserve:       p.preserve,
-		err:            p.refusal(e, s),
-	}, nil
+	check := ScaleCheck{ClusterID: clusterID, State: s.Cluster.State, Network: s.Layout.Network, Sync: s.Sync}
+	if check.err = scalable(s, size); check.err != nil || s.Direct() || s.Cluster.State == stateCreated {
+		return check, nil
+	}
+	check.Hazards = e.hazardsAfterSync(ctx, s)
+	prep, err := e.prepareScale(ctx, s, size, in)
+	check.err = err
+	check.Moves = append(prep.moveFirewalls, prep.recordForwards...)
+	return check, nil
 }

@@ -92,13 +92,13 @@ func TestScaleOutlivingDeadlineStillRestores(t *testing.T) {
 	ctx := newExpiringCtx(env.ctx())
 	h := &hookAPI{afterScale: ctx.expire}
 
-	rep, err := env.hookedEngine(h, Options{RecreateUserHazardRules: true}).Scale(ctx, c.ID, 1)
+	rep, err := env.hookedEngine(h, Options{}).Scale(ctx, c.ID, 1, Intent{MoveUserRules: true})
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("Scale = %v, want the deadline of its wait\n%s", err, rep)
 	}
-	preserved := rep.StepsOf(StepPreserved)
-	if len(preserved) != 2 || !strings.HasPrefix(preserved[1].Message, "re-created user port forward 2224→8080") {
-		t.Fatalf("preserved steps = %+v\n%s", preserved, rep)
+	moved := rep.StepsOf(StepMoved)
+	if len(moved) != 2 || !strings.HasPrefix(moved[1].Message, "re-created user port forward 2224→8080") {
+		t.Fatalf("moved steps = %+v\n%s", moved, rep)
 	}
 	got := map[int]string{}
 	for _, pf := range env.forwards(c.IPAddressID) {
@@ -112,7 +112,7 @@ func TestScaleOutlivingDeadlineStillRestores(t *testing.T) {
 	if rep.Cluster == nil || rep.Cluster.State != "Running" || rep.Cluster.Size != 1 {
 		t.Errorf("report cluster = %+v, want Running size 1 read after the scale", rep.Cluster)
 	}
-	env.assertHazardFree(c.ID)
+	env.assertSafe(c.ID)
 }
 
 // When the rules cannot be read after the scale, every recorded user rule
@@ -124,7 +124,7 @@ func TestScaleUnrestoredRulesAreNamed(t *testing.T) {
 	h := &hookAPI{}
 	h.afterScale = func() { h.failFirewallLists.Store(true) }
 
-	rep, err := env.hookedEngine(h, Options{RecreateUserHazardRules: true}).Scale(env.ctx(), c.ID, 1)
+	rep, err := env.hookedEngine(h, Options{}).Scale(env.ctx(), c.ID, 1, Intent{MoveUserRules: true})
 	if err == nil || !strings.Contains(err.Error(), "injected listFirewallRules failure") {
 		t.Fatalf("Scale = %v, want the failure to read the rules after the scale\n%s", err, rep)
 	}
@@ -140,30 +140,23 @@ func TestScaleUnrestoredRulesAreNamed(t *testing.T) {
 	}
 }
 
-// The deadline passes right after a hazard's delete: the rule is still
-// re-created, and no further hazard is touched.
-func TestNeutraliseDeadlineBetweenDeleteAndRecreate(t *testing.T) {
+// The deadline passes right after the first delete of the hardening: the
+// etcd SSH range that replaces the deleted rules is still created.
+func TestSyncDeadlineBetweenDeleteAndCreate(t *testing.T) {
 	t.Parallel()
 	env := newEnv(t, simulator.Profile42211)
-	id := env.createCluster("deadline-neutralise", 3, 1)
-	if err := env.rawScale(id, 2); err != nil {
-		t.Fatalf("out-of-band scale to 2: %v", err)
-	}
+	id := env.createCluster("deadline-sync", 3, 1)
 	ctx := newExpiringCtx(env.ctx())
 	h := &hookAPI{afterDeleteFirewall: ctx.expire}
 
-	rep, err := env.hookedEngine(h, Options{}).Repair(ctx, id)
-	if !errors.Is(err, context.DeadlineExceeded) {
-		t.Fatalf("Repair = %v, want the deadline\n%s", err, rep)
+	rep, err := env.hookedEngine(h, Options{}).Sync(ctx, id, Intent{})
+	if err != nil {
+		t.Fatalf("Sync = %v, want the plan finished past the deadline\n%s", err, rep)
 	}
-	if n := rep.StepsOf(StepNeutralised); len(n) != 1 || !strings.Contains(n[0].Message, "etcd SSH firewall rule 50000") {
-		t.Errorf("neutralised steps = %+v, want the first etcd rule only", n)
+	if n := rep.StepsOf(StepHardened); len(n) != 4 {
+		t.Errorf("hardened steps = %+v, want three deletes and the range", n)
 	}
-	want := []string{"tcp 2222-2224 [0.0.0.0/0]", "tcp 50000 [0.0.0.0/0]", "tcp 50001 [0.0.0.0/0]",
-		"tcp 50002 [0.0.0.0/0]", "tcp 6443 [0.0.0.0/0]"}
-	if got := firewallShape(env.firewallRules(env.cluster(id).IPAddressID)); !slices.Equal(got, want) {
-		t.Errorf("firewall rules = %v, want %v", got, want)
-	}
+	env.assertHardened(id)
 }
 
 // The deadline passes during the removal of the leftover rules: the
@@ -176,7 +169,7 @@ func TestDeleteCleanupOutlivesDeadline(t *testing.T) {
 	ctx := newExpiringCtx(env.ctx())
 	h := &hookAPI{afterDeleteFirewall: ctx.expire}
 
-	rep, err := env.hookedEngine(h, Options{}).Delete(ctx, id)
+	rep, err := env.hookedEngine(h, Options{}).Delete(ctx, id, Intent{})
 	if err != nil {
 		t.Fatalf("Delete: %v\n%s", err, rep)
 	}
@@ -207,7 +200,7 @@ func TestDeleteCleanupFailureIsAWarning(t *testing.T) {
 		return cloudstack.AsyncRef{}, errors.New("injected deleteFirewallRule failure")
 	}}
 
-	rep, err := env.hookedEngine(h, Options{}).Delete(env.ctx(), id)
+	rep, err := env.hookedEngine(h, Options{}).Delete(env.ctx(), id, Intent{})
 	if err != nil {
 		t.Fatalf("Delete = %v, want nil: the cluster is gone\n%s", err, rep)
 	}

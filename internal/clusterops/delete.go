@@ -15,9 +15,9 @@ import (
 // On a network the user supplied (networkid at create), CloudStack's destroy
 // removes the API load balancer, the 6443 firewall rule, ONE SSH firewall
 // rule (the one removeSshFirewallRule picks) and the forwards of the
-// cluster's VMs (spec §2.8): the etcd firewall rules 50000+, or the node SSH
-// range when an etcd rule was picked, stay on the network's source NAT IP
-// for good. So Delete records the rules CKS owns on the cluster's IP before
+// cluster's VMs (KubernetesClusterDestroyWorker): the etcd SSH rules (CKS's
+// single-port ones or the provider's etcd SSH range), or the node SSH range
+// when an etcd rule was picked, stay on the network's source NAT IP for good. So Delete records the rules CKS owns on the cluster's IP before
 // the delete and, once the job has succeeded, deletes by id those still
 // there. User rules are never touched: ownership is package rules' strict
 // one, decided while the VM map still exists. On a network CKS created, the
@@ -37,14 +37,14 @@ import (
 // job), and each leftover rule it cannot delete, or cannot check, is a
 // StepBlocked step naming the rule and its id, for the caller to show as a
 // warning (Report.Warnings) while it forgets the cluster.
-func (e *Engine) Delete(ctx context.Context, clusterID string) (Report, error) {
+func (e *Engine) Delete(ctx context.Context, clusterID string, in Intent) (Report, error) {
 	rep := Report{ClusterID: clusterID}
 	c, err := e.api.GetKubernetesCluster(ctx, clusterID)
 	if err != nil {
 		return rep, fmt.Errorf("reading Kubernetes cluster %s: %w", clusterID, err)
 	}
 	rep.Cluster = c
-	s, err := e.snapshotOf(ctx, c)
+	s, err := e.snapshotOf(ctx, c, in)
 	if err != nil {
 		if ctx.Err() != nil {
 			return rep, err

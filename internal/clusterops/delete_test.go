@@ -33,52 +33,51 @@ func (e *testEnv) userRulesOn(ipID string) []string {
 }
 
 // On a network the user supplied, CloudStack's destroy revokes one SSH
-// firewall rule and leaves the etcd firewall rules behind, whatever order
-// earlier scales left the rules in. Delete removes exactly those and keeps
-// the user's rules.
+// firewall rule (the node range) and leaves the etcd SSH rules behind: the
+// provider's etcd SSH range, or CKS's single-port rules on a cluster the
+// provider never touched, and the narrowed node range when ssh_cidrs is set.
+// Delete removes exactly those and keeps the user's rules.
 func TestDeleteRemovesLeftoverRulesOnUserNetwork(t *testing.T) {
 	t.Parallel()
-	etcdRules := []string{"etcd SSH firewall rule 50000", "etcd SSH firewall rule 50001", "etcd SSH firewall rule 50002"}
+	singles := []string{"etcd SSH firewall rule 50000", "etcd SSH firewall rule 50001", "etcd SSH firewall rule 50002"}
 	for _, tc := range []struct {
+		name    string
 		profile string
-		// scaled scales the cluster out of band first, so that the node
-		// range comes after the etcd rules.
-		scaled bool
-		leaks  []string
+		in      *Intent // nil: CKS's own layout, never synced
+		leaks   []string
 	}{
-		{simulator.Profile42211, false, etcdRules},
-		{simulator.Profile42211, true, etcdRules},
-		{simulator.ProfileFixed, false, etcdRules},
-		{simulator.ProfileFixed, true, etcdRules},
+		{"cks-layout", simulator.Profile42211, nil, singles},
+		{"cks-layout", simulator.ProfileFixed, nil, singles},
+		{"hardened", simulator.Profile42211, &Intent{}, []string{"etcd SSH firewall range 50000-50002"}},
+		{"narrowed", simulator.ProfileFixed, &Intent{SSHCIDRs: []string{"10.0.0.0/8"}}, []string{"etcd SSH firewall range 50000-50002"}},
 	} {
-		name := tc.profile
-		if tc.scaled {
-			name += "/scaled"
-		}
-		t.Run(name, func(t *testing.T) {
+		t.Run(tc.profile+"/"+tc.name, func(t *testing.T) {
 			t.Parallel()
 			env := newEnv(t, tc.profile)
 			id := env.createClusterIn("user-network", env.info.IsolatedNetworkID, 3, 1)
 			ipID := env.cluster(id).IPAddressID
-			if tc.scaled {
-				if err := env.rawScale(id, 2); err != nil {
-					t.Fatal(err)
+			in := Intent{}
+			if tc.in != nil {
+				in = *tc.in
+				if rep, err := env.engine(Options{}).Scale(env.ctx(), id, 2, in); err != nil {
+					t.Fatalf("Scale: %v\n%s", err, rep)
 				}
 			}
 			userRules := env.userRulesOn(ipID)
 
-			rep, err := env.engine(Options{}).Delete(env.ctx(), id)
+			rep, err := env.engine(Options{}).Delete(env.ctx(), id, in)
 			if err != nil {
 				t.Fatalf("Delete: %v\n%s", err, rep)
 			}
-			removed := rep.StepsOf(StepRemoved)
-			if len(removed) != len(tc.leaks) {
-				t.Fatalf("removed %d rules, want %d:\n%s", len(removed), len(tc.leaks), rep)
-			}
-			for i, st := range removed {
-				if !strings.HasPrefix(st.Message, "deleted "+tc.leaks[i]+" ") || st.PreviousRuleID == "" {
-					t.Errorf("removed step %d = %q, want %s", i, st.Message, tc.leaks[i])
+			var removed []string
+			for _, st := range rep.StepsOf(StepRemoved) {
+				if st.PreviousRuleID == "" {
+					t.Errorf("removed step without a rule id: %q", st.Message)
 				}
+				removed = append(removed, strings.TrimPrefix(strings.SplitN(st.Message, " (rule", 2)[0], "deleted "))
+			}
+			if !slices.Equal(removed, tc.leaks) {
+				t.Fatalf("removed %q, want %q:\n%s", removed, tc.leaks, rep)
 			}
 			if _, err := env.api.GetKubernetesCluster(env.ctx(), id); !cloudstack.IsNotFound(err) {
 				t.Errorf("the cluster still exists: %v", err)
@@ -108,14 +107,14 @@ func TestDeleteOnCKSNetwork(t *testing.T) {
 	id := env.createCluster("own-network", 3, 1)
 	eng := env.engine(Options{})
 
-	rep, err := eng.Delete(env.ctx(), id)
+	rep, err := eng.Delete(env.ctx(), id, Intent{})
 	if err != nil || len(rep.Steps) != 0 {
 		t.Fatalf("Delete = %v, steps:\n%s", err, rep)
 	}
 	if d := env.sim.DumpState(); len(d.Rules) != 0 {
 		t.Errorf("rules left: %+v", d.Rules)
 	}
-	if _, err := eng.Delete(env.ctx(), id); !cloudstack.IsNotFound(err) {
+	if _, err := eng.Delete(env.ctx(), id, Intent{}); !cloudstack.IsNotFound(err) {
 		t.Errorf("Delete of a deleted cluster = %v, want NotFound", err)
 	}
 }

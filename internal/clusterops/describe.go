@@ -20,6 +20,8 @@ func (s *Snapshot) describeRule(r rules.Rule, purpose rules.Purpose) string {
 			return "external node SSH firewall rule " + ports
 		case rules.PurposeEtcdFirewall:
 			return "etcd SSH firewall rule " + ports
+		case rules.PurposeEtcdSSHRange:
+			return "etcd SSH firewall range " + ports
 		case rules.PurposeAPIFirewall:
 			return "API firewall rule " + ports
 		default:

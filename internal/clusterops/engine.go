@@ -3,6 +3,7 @@ package clusterops
 import (
 	"context"
 	"encoding/json"
+	"sync"
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/rules"
@@ -11,45 +12,48 @@ import (
 // Options tune an Engine.
 type Options struct {
 	// EtcdSSHStartPort is the provider setting mirroring
-	// cloud.kubernetes.etcd.node.start.port; 0 means 50000.
+	// cloud.kubernetes.etcd.node.start.port, used only when a cluster has no
+	// etcd forward to read the port from; 0 means 50000.
 	EtcdSSHStartPort int
 	// Wait tunes job polling; tests use short intervals. Its Command is
 	// set per call. The overall limit is the context's deadline.
 	Wait cloudstack.WaitOptions
-	// RecreateUserHazardRules lets the engine delete and re-create USER-owned firewall rules that the
-	// 4.21–4.22.1.1 removeSshFirewallRule bug would pick before the node SSH range. Off by default.
-	// It also lets Scale record user port forwards that the server's range cleanup would delete, and
-	// re-create them after the scale with their source CIDRs.
-	RecreateUserHazardRules bool
-	// AllowRestartForRecovery lets Recover stop and start a cluster stuck in Alert with a stale size (interrupts workloads).
-	AllowRestartForRecovery bool
 	// Logf is optional; the provider passes tflog.
 	Logf func(ctx context.Context, msg string, fields map[string]any)
+}
 
-	// HazardOptInName and RestartOptInName name the settings that turn on
-	// RecreateUserHazardRules and AllowRestartForRecovery (e.g. the
-	// Terraform attribute names), for error messages. Empty means the
-	// option names above.
-	HazardOptInName  string
-	RestartOptInName string
+// Intent is what the configuration asks of a cluster's rules.
+type Intent struct {
+	// SSHCIDRs are the source CIDRs of the SSH firewall rules the engine
+	// keeps (node SSH range, etcd SSH range); empty means 0.0.0.0/0.
+	SSHCIDRs []string
+	// FormerSSHCIDRs are CIDR lists used before SSHCIDRs (from the prior
+	// state), whose rules are still the cluster's.
+	FormerSSHCIDRs [][]string
+	// MoveUserRules lets a scale delete the user rules that would make it go
+	// wrong (a firewall rule CloudStack's selector would revoke, a forward
+	// its cleanup would delete, a port-less rule) and re-create them with
+	// the same protocol, ports and CIDRs after it.
+	MoveUserRules bool
+	// Network is the cluster's network kind when already known (it never
+	// changes), which saves a listNetworks call; "" means look it up.
+	Network rules.NetworkKind
 }
 
 // Engine runs cluster operations against one CloudStack API.
 type Engine struct {
 	api  cloudstack.API
 	opts Options
+
+	versionOnce sync.Once
+	version     string
+	versionErr  error
 }
 
 // New returns an Engine for api.
 func New(api cloudstack.API, opts Options) *Engine {
 	if opts.EtcdSSHStartPort <= 0 {
 		opts.EtcdSSHStartPort = rules.DefaultEtcdStartPort
-	}
-	if opts.HazardOptInName == "" {
-		opts.HazardOptInName = "RecreateUserHazardRules"
-	}
-	if opts.RestartOptInName == "" {
-		opts.RestartOptInName = "AllowRestartForRecovery"
 	}
 	return &Engine{api: api, opts: opts}
 }
@@ -71,4 +75,19 @@ func (e *Engine) wait(ctx context.Context, command, jobID string) (json.RawMessa
 func (e *Engine) step(ctx context.Context, rep *Report, kind StepKind, msg string) *Step {
 	e.logf(ctx, msg, map[string]any{"cluster_id": rep.ClusterID, "step": string(kind)})
 	return rep.add(kind, msg)
+}
+
+// server describes the management server for the hazards that depend on
+// its version. The version is read at most once per engine, and only when
+// a rule that needs it exists.
+func (e *Engine) server(ctx context.Context, s *Snapshot) rules.Server {
+	if !s.hasPortlessTCPRule() {
+		return rules.Server{}
+	}
+	e.versionOnce.Do(func() { e.version, e.versionErr = e.api.CloudStackVersion(ctx) })
+	if e.versionErr != nil {
+		// Unknown: assume the worst, a version that breaks on it.
+		return rules.Server{PortlessRuleBreaksScale: true}
+	}
+	return rules.Server{PortlessRuleBreaksScale: PortlessRuleBreaksScale(e.version)}
 }

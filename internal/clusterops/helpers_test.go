@@ -9,12 +9,14 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"golang.org/x/crypto/ssh"
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/rules"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator"
 )
 
@@ -65,7 +67,7 @@ func (e *testEnv) ctx() context.Context {
 }
 
 // createCluster creates 1 control + etcd etcd VMs + size workers through the
-// API (not the engine) and waits for it, as seed 000 does.
+// API (not the engine) and waits for it: CKS's own rule layout.
 func (e *testEnv) createCluster(name string, etcd, size int64) string {
 	e.t.Helper()
 	return e.createClusterIn(name, "", etcd, size)
@@ -181,21 +183,27 @@ func expectedTargets(c *cloudstack.Cluster) map[int]string {
 	return out
 }
 
-// assertSeedRules checks the exact firewall rules and forwards of seed
-// 000's end state: 1 control, 3 etcd, 1 worker.
-func (e *testEnv) assertSeedRules(id string) *cloudstack.Cluster {
+// assertHardened checks the provider's layout on a cluster with one control
+// node: the node range over the map's control and workers, the API rule,
+// one etcd SSH range (when it has etcd nodes), every forward to its VM, no
+// hazard and nothing left to sync.
+func (e *testEnv) assertHardened(id string, cidrs ...string) *cloudstack.Cluster {
 	e.t.Helper()
 	c := e.cluster(id)
-	wantFW := []string{"tcp 2222-2223 [0.0.0.0/0]", "tcp 50000 [0.0.0.0/0]", "tcp 50001 [0.0.0.0/0]",
-		"tcp 50002 [0.0.0.0/0]", "tcp 6443 [0.0.0.0/0]"}
+	if len(cidrs) == 0 {
+		cidrs = []string{"0.0.0.0/0"}
+	}
+	nodes := int(MapWorkerCount(c) + c.ControlNodes)
+	wantFW := []string{fmt.Sprintf("tcp %s %v", portRange(2222, 2222+nodes-1), cidrs), "tcp 6443 [0.0.0.0/0]"}
+	if c.EtcdNodes > 0 {
+		wantFW = append(wantFW, fmt.Sprintf("tcp 50000-%d %v", 50000+max(int(c.EtcdNodes)-1, 1), cidrs))
+	}
+	slices.Sort(wantFW)
 	if got := firewallShape(e.firewallRules(c.IPAddressID)); !slices.Equal(got, wantFW) {
 		e.t.Errorf("firewall rules = %v, want %v", got, wantFW)
 	}
 	got := forwardTargets(e.t, e.forwards(c.IPAddressID))
 	want := expectedTargets(c)
-	if len(want) != 5 {
-		e.t.Fatalf("VM map %+v does not have 5 VMs", c.VirtualMachines)
-	}
 	for port, vm := range want {
 		if got[port] != vm {
 			e.t.Errorf("forward %d → VM %q, want VM %q", port, got[port], vm)
@@ -204,22 +212,24 @@ func (e *testEnv) assertSeedRules(id string) *cloudstack.Cluster {
 	if len(got) != len(want) {
 		e.t.Errorf("forwards %v, want exactly %v", got, want)
 	}
+	e.assertSafe(id, cidrs...)
 	return c
 }
 
-// assertHazardFree checks that no rule of the cluster is one the #14159
-// predicate would pick before the node SSH range.
-func (e *testEnv) assertHazardFree(id string) {
+// assertSafe checks that the next scale by any client would revoke the
+// node range and nothing else, and that the rules need no change.
+func (e *testEnv) assertSafe(id string, cidrs ...string) {
 	e.t.Helper()
-	s, err := New(e.api, Options{Wait: fastWait}).Snapshot(e.ctx(), id)
+	eng := New(e.api, Options{Wait: fastWait})
+	s, err := eng.Snapshot(e.ctx(), id, Intent{SSHCIDRs: cidrs})
 	if err != nil {
 		e.t.Fatalf("Snapshot: %v", err)
 	}
-	if _, ok := s.NodeSSHRange(); !ok {
-		e.t.Errorf("cluster %s has no node SSH range", id)
-	}
-	for _, h := range s.Hazards {
+	for _, h := range rules.Preflight(s.Layout, s.Rules, s.NetworkForwards, rules.Server{PortlessRuleBreaksScale: true}) {
 		e.t.Errorf("hazard left: %s", h.Explanation)
+	}
+	if !s.InSync() {
+		e.t.Errorf("rules not in the provider's layout: %+v", s.Sync.Actions())
 	}
 }
 
@@ -255,21 +265,124 @@ func (e *testEnv) sshRun(clusterID, host string, port int, cmd string) (out stri
 	return string(raw), 0, err
 }
 
-// assertSSH checks that SSH as cloud works on every node port of a seed
-// cluster (1 control, 1 worker, 3 etcd) and that the control node at 2222
-// lists the two Kubernetes nodes. The simulated nodes cannot tell who they
-// are, so the target of each port is checked through the API instead.
+// assertSSH checks that SSH as cloud works on every node and etcd port of
+// the cluster and that the control node at 2222 lists the Kubernetes nodes.
+// The simulated nodes cannot tell who they are, so the target of each port
+// is checked through the API instead (assertHardened).
 func (e *testEnv) assertSSH(id string, c *cloudstack.Cluster) {
 	e.t.Helper()
 	out, status, err := e.sshRun(id, c.IPAddress, 2222, "sudo /opt/bin/kubectl get nodes -o name")
-	if err != nil || status != 0 || len(strings.Fields(out)) != 2 {
-		e.t.Errorf("kubectl get nodes over SSH to %s:2222 = %q, status %d, %v; want two nodes", c.IPAddress, out, status, err)
+	if wantNodes := int(c.ControlNodes + MapWorkerCount(c)); err != nil || status != 0 || len(strings.Fields(out)) != wantNodes {
+		e.t.Errorf("kubectl get nodes over SSH to %s:2222 = %q, status %d, %v; want %d nodes", c.IPAddress, out, status, err, wantNodes)
 	}
-	for _, port := range []int{2223, 50000, 50001, 50002} {
+	for port := range expectedTargets(c) {
 		if _, _, err := e.sshRun(id, c.IPAddress, port, "true"); err != nil {
 			e.t.Errorf("SSH to %s:%d: %v", c.IPAddress, port, err)
 		}
 	}
+}
+
+// countingAPI counts the calls an engine makes, by command.
+type countingAPI struct {
+	cloudstack.API
+	mu     sync.Mutex
+	calls  map[string]int
+	scales []cloudstack.ScaleClusterParams
+}
+
+func (c *countingAPI) count(command string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.calls == nil {
+		c.calls = map[string]int{}
+	}
+	c.calls[command]++
+}
+
+func (c *countingAPI) n(commands ...string) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	total := 0
+	for _, cmd := range commands {
+		total += c.calls[cmd]
+	}
+	return total
+}
+
+func (c *countingAPI) ruleChanges() int {
+	return c.n("createFirewallRule", "deleteFirewallRule", "createPortForwardingRule", "deletePortForwardingRule")
+}
+
+func (c *countingAPI) lifecycleCalls() int {
+	return c.n("scaleKubernetesCluster", "startKubernetesCluster", "stopKubernetesCluster")
+}
+
+func (c *countingAPI) GetKubernetesCluster(ctx context.Context, id string) (*cloudstack.Cluster, error) {
+	c.count("listKubernetesClusters")
+	return c.API.GetKubernetesCluster(ctx, id)
+}
+
+func (c *countingAPI) ScaleKubernetesCluster(ctx context.Context, p cloudstack.ScaleClusterParams) (cloudstack.AsyncRef, error) {
+	c.count("scaleKubernetesCluster")
+	c.mu.Lock()
+	c.scales = append(c.scales, p)
+	c.mu.Unlock()
+	return c.API.ScaleKubernetesCluster(ctx, p)
+}
+
+func (c *countingAPI) StartKubernetesCluster(ctx context.Context, id string) (cloudstack.AsyncRef, error) {
+	c.count("startKubernetesCluster")
+	return c.API.StartKubernetesCluster(ctx, id)
+}
+
+func (c *countingAPI) StopKubernetesCluster(ctx context.Context, id string) (cloudstack.AsyncRef, error) {
+	c.count("stopKubernetesCluster")
+	return c.API.StopKubernetesCluster(ctx, id)
+}
+
+func (c *countingAPI) ListFirewallRules(ctx context.Context, p cloudstack.ListRulesParams) ([]cloudstack.FirewallRule, error) {
+	c.count("listFirewallRules")
+	return c.API.ListFirewallRules(ctx, p)
+}
+
+func (c *countingAPI) ListPortForwardingRules(ctx context.Context, p cloudstack.ListRulesParams) ([]cloudstack.PortForwardingRule, error) {
+	c.count("listPortForwardingRules")
+	return c.API.ListPortForwardingRules(ctx, p)
+}
+
+func (c *countingAPI) ListNetworks(ctx context.Context, p cloudstack.ListNetworksParams) ([]cloudstack.Network, error) {
+	c.count("listNetworks")
+	return c.API.ListNetworks(ctx, p)
+}
+
+func (c *countingAPI) CreateFirewallRule(ctx context.Context, p cloudstack.CreateFirewallRuleParams) (cloudstack.AsyncRef, error) {
+	c.count("createFirewallRule")
+	return c.API.CreateFirewallRule(ctx, p)
+}
+
+func (c *countingAPI) DeleteFirewallRule(ctx context.Context, id string) (cloudstack.AsyncRef, error) {
+	c.count("deleteFirewallRule")
+	return c.API.DeleteFirewallRule(ctx, id)
+}
+
+func (c *countingAPI) CreatePortForwardingRule(ctx context.Context, p cloudstack.CreatePortForwardingRuleParams) (cloudstack.AsyncRef, error) {
+	c.count("createPortForwardingRule")
+	return c.API.CreatePortForwardingRule(ctx, p)
+}
+
+func (c *countingAPI) DeletePortForwardingRule(ctx context.Context, id string) (cloudstack.AsyncRef, error) {
+	c.count("deletePortForwardingRule")
+	return c.API.DeletePortForwardingRule(ctx, id)
+}
+
+func (c *countingAPI) QueryAsyncJob(ctx context.Context, id string) (cloudstack.JobStatus, error) {
+	c.count("queryAsyncJobResult")
+	return c.API.QueryAsyncJob(ctx, id)
+}
+
+func (e *testEnv) countingEngine() (*Engine, *countingAPI) {
+	api := &countingAPI{API: e.api}
+	return New(api, Options{Wait: fastWait}), api
 }
 
 // collateralCluster is a 2-worker cluster without etcd on which the user

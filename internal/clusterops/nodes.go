@@ -50,23 +50,6 @@ func MapWorkerCount(c *cloudstack.Cluster) int64 {
 	return internal - c.ControlNodes
 }
 
-// SizeIsStale reports whether the cluster's size (node_count) disagrees
-// with its VM map, as a failed scale leaves it (CloudStack writes the size
-// last). A Created cluster has no VMs yet and is never stale.
-func SizeIsStale(c *cloudstack.Cluster) bool {
-	if len(c.VirtualMachines) == 0 {
-		return false
-	}
-	return MapWorkerCount(c) != c.Size
-}
-
-// NeedsRecovery reports whether the cluster is in the state the #14159 bug
-// or a failed scale leaves behind and CloudStack will not leave by itself:
-// Alert, or any state with a stale size.
-func NeedsRecovery(c *cloudstack.Cluster) bool {
-	return c.State == stateAlert || SizeIsStale(c)
-}
-
 // layoutFor builds the rules.Layout of a cluster from its VM map.
 func layoutFor(c *cloudstack.Cluster, network rules.NetworkKind, etcdStartPort int) rules.Layout {
 	matcher := naming.NewMatcher(c.Name, c.ID)

@@ -1,6 +1,7 @@
 package clusterops
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
@@ -8,7 +9,9 @@ import (
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/rules"
 )
 
-func seedCluster() *cloudstack.Cluster {
+// etcdCluster is a cluster with separate etcd nodes after the scale-down of
+// apache/cloudstack#14159 failed: size 2, one worker left in the map.
+func etcdCluster() *cloudstack.Cluster {
 	return &cloudstack.Cluster{ID: "3b74274b-6554-40c2-b2cf-4329d4308544", Name: "cks-etcd-minimal-20260912",
 		ControlNodes: 1, EtcdNodes: 3, Size: 2, State: "Alert", VirtualMachines: []cloudstack.ClusterVM{
 			{ID: "e1", Name: "cks-etcd-minimal-20260912-etcd-1-1932a7a3b01", IsEtcdNode: true},
@@ -21,7 +24,7 @@ func seedCluster() *cloudstack.Cluster {
 
 func TestNodesOfRolesAndPorts(t *testing.T) {
 	t.Parallel()
-	c := seedCluster()
+	c := etcdCluster()
 	want := []struct {
 		role naming.Role
 		port int
@@ -66,51 +69,37 @@ func TestNodesOfUnknownNamesUsePosition(t *testing.T) {
 	}
 }
 
-func TestStaleSize(t *testing.T) {
+func TestInconsistentMap(t *testing.T) {
 	t.Parallel()
-	c := seedCluster()
-	if MapWorkerCount(c) != 1 || !SizeIsStale(c) || !NeedsRecovery(c) {
-		t.Errorf("seed 000 after the failure: workers %d, stale %v", MapWorkerCount(c), SizeIsStale(c))
+	c := etcdCluster()
+	bad := InconsistentMap(c)
+	if bad == nil || !bad.Lost() || bad.Workers != 1 || bad.NodeCount != 2 || bad.Rows != 5 || bad.Expected != 6 {
+		t.Fatalf("after the failed scale-down: %+v", bad)
+	}
+	fix := bad.AdminFix()
+	for _, want := range []string{"node_count = 1", "uuid = '3b74274b-6554-40c2-b2cf-4329d4308544'", "cloud.kubernetes_cluster",
+		"within about 30 seconds", "re-create"} {
+		if !strings.Contains(fix, want) {
+			t.Errorf("admin fix %q lacks %q", fix, want)
+		}
+	}
+	if !strings.Contains(bad.Error(), "unstable state") {
+		t.Errorf("error %q does not quote CloudStack's refusal", bad.Error())
 	}
 	c.Size, c.State = 1, "Running"
-	if SizeIsStale(c) || NeedsRecovery(c) {
-		t.Errorf("consistent Running cluster reported stale")
+	if InconsistentMap(c) != nil {
+		t.Errorf("consistent Running cluster reported inconsistent")
 	}
-	c.State = "Alert"
-	if !NeedsRecovery(c) {
-		t.Errorf("Alert cluster does not need recovery")
+	c.Size = 0 // a failed scale-up: more workers than the size
+	if bad := InconsistentMap(c); bad == nil || bad.Lost() || !strings.Contains(bad.Explanation(), "failed scale-up") {
+		t.Errorf("extra worker: %+v", bad)
 	}
-	created := &cloudstack.Cluster{State: "Created", Size: 3, ControlNodes: 1}
-	if SizeIsStale(created) {
-		t.Errorf("a Created cluster without VMs is never stale")
+	c.State = "Scaling"
+	if InconsistentMap(c) != nil {
+		t.Errorf("a cluster in the middle of a scale is inconsistent by design")
 	}
-}
-
-func TestStaleTarget(t *testing.T) {
-	t.Parallel()
-	cases := []struct {
-		name                      string
-		control, size, mapWorkers int64
-		desired, want             int64
-		wantErr                   bool
-	}{
-		{name: "seed 000: back to the map", control: 1, size: 2, mapWorkers: 1, desired: 1, want: 1},
-		{name: "shortage, larger desired: map first", control: 1, size: 3, mapWorkers: 1, desired: 3, want: 1},
-		{name: "shortage, smaller desired", control: 1, size: 3, mapWorkers: 2, desired: 1, want: 1},
-		{name: "excess: below the stale size", control: 1, size: 2, mapWorkers: 3, desired: 3, want: 1},
-		{name: "excess, smaller desired", control: 1, size: 3, mapWorkers: 4, desired: 2, want: 2},
-		{name: "no worker left", control: 1, size: 2, mapWorkers: 0, desired: 2, wantErr: true},
-		{name: "excess from size 1", control: 1, size: 1, mapWorkers: 2, desired: 2, wantErr: true},
-		{name: "several control nodes", control: 3, size: 2, mapWorkers: 1, desired: 1, wantErr: true},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			got, err := staleTarget(&cloudstack.Cluster{ID: "c", ControlNodes: tc.control, Size: tc.size}, tc.mapWorkers, tc.desired)
-			if (err != nil) != tc.wantErr || (!tc.wantErr && got != tc.want) {
-				t.Errorf("staleTarget = %d, %v; want %d (error %v)", got, err, tc.want, tc.wantErr)
-			}
-		})
+	if InconsistentMap(&cloudstack.Cluster{State: "Created", Size: 3, ControlNodes: 1}) != nil {
+		t.Errorf("a Created cluster without VMs is never inconsistent")
 	}
 }
 

@@ -1,6 +1,7 @@
 package clusterops
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
@@ -11,9 +12,9 @@ type StepKind string
 
 // Step kinds.
 const (
-	// StepNeutralised is a firewall rule deleted and re-created so that it
-	// sorts after the node SSH range.
-	StepNeutralised StepKind = "neutralised"
+	// StepHardened is a change to the provider's rule layout: CKS's
+	// single-port etcd SSH rules replaced by one etcd SSH range.
+	StepHardened StepKind = "hardened"
 	// StepRepaired is a missing CKS rule created or a stale one deleted.
 	StepRepaired StepKind = "repaired"
 	// StepBlocked is something the engine could not do: a CKS rule it could
@@ -21,21 +22,14 @@ const (
 	// could not remove or check after a delete, or a user rule recorded
 	// before a scale that it could not restore.
 	StepBlocked StepKind = "blocked"
-	// StepHazard is a user rule left in place although the next scale,
-	// from any client, would revoke it instead of the node SSH range
-	// (#14159): the engine changes user rules only with the opt-in.
-	StepHazard StepKind = "hazard"
 	// StepRemoved is a CKS rule CloudStack left behind when it deleted the
 	// cluster, deleted by the engine.
 	StepRemoved StepKind = "removed"
-	// StepPreserved is a user rule recorded before a scale that deletes it,
-	// or re-created after it.
-	StepPreserved StepKind = "preserved"
+	// StepMoved is a user rule deleted before a scale that would go wrong
+	// with it, or would delete it, and re-created after the scale (opt-in).
+	StepMoved StepKind = "moved"
 	// StepScaled is a scaleKubernetesCluster job, successful or not.
 	StepScaled StepKind = "scaled"
-	// StepStopped and StepStarted are the stop and start of a recovery.
-	StepStopped StepKind = "stopped"
-	StepStarted StepKind = "started"
 	// StepNote is information without a change.
 	StepNote StepKind = "note"
 )
@@ -61,13 +55,16 @@ type Report struct {
 	// Cluster is the cluster read back at the end (the real size, VMs and
 	// state, whatever happened); nil when it could not be read.
 	Cluster *cloudstack.Cluster
+	// Final is the cluster with its rules as the operation left them, when
+	// it read them at the end (so that the caller needs no new read).
+	Final *Snapshot
 }
 
 // Changed reports whether the operation changed anything.
 func (r Report) Changed() bool {
 	for _, s := range r.Steps {
 		switch s.Kind {
-		case StepNote, StepBlocked, StepHazard:
+		case StepNote, StepBlocked:
 		default:
 			return true
 		}
@@ -80,11 +77,11 @@ func (r Report) changesSince(from int) bool {
 	return Report{Steps: r.Steps[min(from, len(r.Steps)):]}.Changed()
 }
 
-// StepsOf returns the steps of one kind.
-func (r Report) StepsOf(kind StepKind) []Step {
+// StepsOf returns the steps of the given kinds.
+func (r Report) StepsOf(kinds ...StepKind) []Step {
 	var out []Step
 	for _, s := range r.Steps {
-		if s.Kind == kind {
+		if slices.Contains(kinds, s.Kind) {
 			out = append(out, s)
 		}
 	}
@@ -123,10 +120,13 @@ func (r *Report) add(kind StepKind, msg string) *Step {
 	return &r.Steps[len(r.Steps)-1]
 }
 
-// merge appends the steps of a nested operation and takes its read-back.
-func (r *Report) merge(o Report) {
+// Merge appends the steps of a nested operation and takes its read-back.
+func (r *Report) Merge(o Report) {
 	r.Steps = append(r.Steps, o.Steps...)
 	if o.Cluster != nil {
 		r.Cluster = o.Cluster
+	}
+	if o.Final != nil {
+		r.Final = o.Final
 	}
 }

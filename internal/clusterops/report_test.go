@@ -19,15 +19,15 @@ func TestReportText(t *testing.T) {
 	if rep.Changed() {
 		t.Errorf("notes and blocked steps are not changes")
 	}
-	rep.add(StepNeutralised, "neutralised")
+	rep.add(StepHardened, "hardened")
 	rep.add(StepScaled, "scaled")
 	if !rep.Changed() {
-		t.Errorf("a neutralised rule is a change")
+		t.Errorf("a hardened rule is a change")
 	}
-	if got := rep.Warnings(); !slices.Equal(got, []string{"blocked", "neutralised"}) {
+	if got := rep.Warnings(); !slices.Equal(got, []string{"blocked", "hardened"}) {
 		t.Errorf("Warnings = %v", got)
 	}
-	if rep.String() != "note\nblocked\nneutralised\nscaled" {
+	if rep.String() != "note\nblocked\nhardened\nscaled" {
 		t.Errorf("String = %q", rep.String())
 	}
 	if s := rep.StepsOf(StepScaled); len(s) != 1 || s[0].Message != "scaled" {
@@ -35,25 +35,17 @@ func TestReportText(t *testing.T) {
 	}
 }
 
-func TestErrorTexts(t *testing.T) {
+func TestHazardErrorText(t *testing.T) {
 	t.Parallel()
-	herr := &HazardError{ClusterID: "c1", OptIn: "recreate_user_hazard_rules", Hazards: []rules.Hazard{
-		{Explanation: "user firewall rule 7 (tcp 22) has a port forward to port 22"}}}
-	for _, want := range []string{"c1", "user firewall rule 7", "set recreate_user_hazard_rules", "same protocol, ports and CIDRs"} {
+	herr := &HazardError{ClusterID: "c1", OptIn: OptInMoveUserRules, Hazards: []rules.Hazard{
+		{Explanation: "user firewall rule 7 (tcp 22) has a forward with the same ports to port 22"}}}
+	for _, want := range []string{"c1", "user firewall rule 7", "without consent", "same protocol, ports and CIDRs"} {
 		if !strings.Contains(herr.Error(), want) {
 			t.Errorf("HazardError %q lacks %q", herr.Error(), want)
 		}
 	}
-	herr.Unfixable = "move them"
-	if strings.Contains(herr.Error(), "set recreate") || !strings.HasSuffix(herr.Error(), "move them") {
-		t.Errorf("unfixable HazardError = %q", herr.Error())
-	}
-	rerr := &RecoveryNeededError{ClusterID: "c1", State: "Alert", Size: 2, MapWorkers: 1, Reason: "its size is stale",
-		Plan: "Recovery would stop it.", OptIn: "allow_restart_for_recovery"}
-	for _, want := range []string{"state Alert with size 2 and 1 worker VM(s)", "its size is stale", "Recovery would stop it.",
-		"interrupts its workloads", "allow_restart_for_recovery"} {
-		if !strings.Contains(rerr.Error(), want) {
-			t.Errorf("RecoveryNeededError %q lacks %q", rerr.Error(), want)
-		}
+	herr.OptIn = ""
+	if strings.Contains(herr.Error(), "consent") || !strings.HasSuffix(herr.Error(), "yourself before scaling") {
+		t.Errorf("HazardError without an opt-in = %q", herr.Error())
 	}
 }

@@ -2,6 +2,7 @@ package clusterops
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -10,178 +11,241 @@ import (
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/rules"
 )
 
-// Scale changes the worker count safely: repair missing/stale CKS rules first (so the server's rebuild starts
-// from a sane state), neutralise hazards (re-create CKS etcd firewall rules so they sort after the node range;
-// user hazards only with the opt-in, else return a *HazardError naming the rule(s) and explaining), call
-// scaleKubernetesCluster, wait, and — whether the job succeeded or failed — verify the expected rules and repair
-// what is missing or stale. Returns a Report (what was neutralised, repaired, the final cluster read back) and
-// the job error if any. Never retries the scale call itself. The checks
-// after the scale run even when the caller's deadline ended the wait (see
-// verifyAfterScale), for at most a few minutes more.
+// Scale changes the worker count so that no SSH path is lost, whatever
+// order CloudStack evaluates the rules in and whoever scales next:
 //
-// A cluster in Alert, or with a size that disagrees with its VM map, is
-// refused with a *RecoveryNeededError (use Recover); so is a size change of
-// a Stopped cluster, which CloudStack refuses. With several control nodes a
-// scale-down names the workers to remove (nodeids, newest first, as the
-// server would pick them), because the server's own choice is wrong then
-// (spec §2.6).
-func (e *Engine) Scale(ctx context.Context, clusterID string, size int64) (Report, error) {
+//  1. read the cluster and its rules and refuse, before any change, what
+//     CloudStack would refuse or get wrong (an inconsistent VM map, a
+//     Stopped cluster, a rule hazard the engine may not remove);
+//  2. bring the rules to the provider's layout (CKS's single-port etcd
+//     rules become one etcd SSH range, missing rules are created), which
+//     for a cluster already in that layout changes nothing;
+//  3. with MoveUserRules, delete the user rules that would go wrong and
+//     record the user forwards the scale's cleanup deletes;
+//  4. call scaleKubernetesCluster once, with the worker role's current
+//     offering so that the size change cannot change offerings, and wait;
+//  5. whether the job succeeded or not, check the rules against the
+//     layout, repair what the scale broke or re-opened, and restore the
+//     recorded user rules.
+//
+// The scale call is never retried. The checks after it run past the
+// caller's deadline on a bounded, detached context.
+func (e *Engine) Scale(ctx context.Context, clusterID string, size int64, in Intent) (Report, error) {
 	rep := Report{ClusterID: clusterID}
 	if size < 1 {
 		return rep, fmt.Errorf("scaling Kubernetes cluster %s: size must be at least 1, got %d", clusterID, size)
 	}
-	s, err := e.Snapshot(ctx, clusterID)
+	s, err := e.Snapshot(ctx, clusterID, in)
 	if err != nil {
 		return rep, err
 	}
-	rep.Cluster = &s.Cluster
-	if err := e.scalable(s, size); err != nil {
-		return rep, err
-	}
-	if size == s.Cluster.Size {
-		err := e.repairSnapshot(ctx, s, &rep)
-		return rep, err
-	}
-	if s.Cluster.State == stateCreated {
-		// A Created cluster has no VMs: only the counts change.
-		jobErr := e.runScale(ctx, s, size, &rep)
-		e.readBack(ctx, &rep)
-		return rep, jobErr
-	}
-	err = e.scaleWithRules(ctx, s, size, &rep)
-	e.readBack(ctx, &rep)
-	return rep, err
+	return e.scaleSnapshot(ctx, s, size, in)
 }
 
-// scalable refuses, before any change, the scales CloudStack would refuse.
-func (e *Engine) scalable(s *Snapshot, size int64) error {
+func (e *Engine) scaleSnapshot(ctx context.Context, s *Snapshot, size int64, in Intent) (Report, error) {
+	rep := Report{ClusterID: s.Cluster.ID, Cluster: &s.Cluster, Final: s}
+	if size == s.Cluster.Size {
+		err := e.applySync(ctx, s, s.Sync, &rep)
+		return rep, err
+	}
+	if err := scalable(s, size); err != nil {
+		return rep, err
+	}
+	if s.Cluster.State == stateCreated || s.Direct() {
+		// A Created cluster has no VMs and a direct network no rules:
+		// only the scale itself.
+		c, jobErr := e.runScale(ctx, s, size, &rep)
+		rep.Cluster = e.readBackAfter(ctx, s.Cluster.ID, c)
+		return rep, jobErr
+	}
+	prep, err := e.prepareScale(ctx, s, size, in)
+	if err != nil {
+		return rep, err
+	}
+	if err := e.applySync(ctx, s, s.Sync, &rep); err != nil {
+		return rep, err
+	}
+	moved, err := e.moveAside(ctx, s, prep, &rep)
+	if err != nil {
+		return rep, errors.Join(err, e.restoreMoved(ctx, s, moved, &rep))
+	}
+	c, jobErr := e.runScale(ctx, s, size, &rep)
+	return rep, errors.Join(jobErr, e.verifyAfterScale(ctx, s, c, in, moved, &rep))
+}
+
+// scalable refuses, before any change, the size changes CloudStack would
+// refuse or that could not work.
+func scalable(s *Snapshot, size int64) error {
 	c := &s.Cluster
-	stale := SizeIsStale(c)
+	if bad := InconsistentMap(c); bad != nil {
+		return bad
+	}
 	switch {
-	case c.State == stateAlert || (stale && c.State != stateCreated):
-		return &RecoveryNeededError{ClusterID: c.ID, State: c.State, Size: c.Size, MapWorkers: MapWorkerCount(c),
-			Reason: recoveryReason(c),
-			Plan:   "CloudStack refuses to scale it as it is; recover it first (Recover), then scale"}
-	case c.State == stateStopped && size != c.Size:
+	case c.State == stateStopped:
 		return fmt.Errorf("scaling Kubernetes cluster %s: CloudStack refuses to change the size of a Stopped cluster; start it first", c.ID)
-	case c.State != stateRunning && c.State != stateStopped && c.State != stateCreated:
+	case c.State != stateRunning && c.State != stateCreated:
 		return fmt.Errorf("scaling Kubernetes cluster %s: it is in state %s and CloudStack scales only Created, Running or Stopped clusters", c.ID, c.State)
+	case c.ServiceOfferingID == "" && c.State != stateCreated:
+		// KubernetesClusterScaleWorker.validateKubernetesClusterScaleSizeParameters
+		// fails without the cluster's service offering (apache/cloudstack#14122).
+		return fmt.Errorf("scaling Kubernetes cluster %s: it was created without a service offering, and CloudStack "+
+			"cannot change the size of such a cluster (it fails with \"cluster service offering not found\")", c.ID)
 	}
 	return nil
 }
 
-// scaleWithRules is Scale's core: repair, neutralise, scale, verify.
-func (e *Engine) scaleWithRules(ctx context.Context, s *Snapshot, size int64, rep *Report) error {
-	p := e.planScale(s, size)
-	if err := p.refusal(e, s); err != nil {
-		return err
-	}
-	recorded, err := e.prepareScale(ctx, s, size, rep)
-	if err != nil {
-		return err
-	}
-	jobErr := e.runScale(ctx, s, size, rep)
-	return errors.Join(jobErr, e.verifyAfterScale(ctx, s, recorded, rep))
+// scalePrep is what a scale needs besides the sync plan: the user rules to
+// move out of its way.
+type scalePrep struct {
+	// moveFirewalls are user firewall rules to delete before the scale and
+	// re-create after it.
+	moveFirewalls []rules.Hazard
+	// recordForwards are user forwards the scale's cleanup deletes, to
+	// re-create after it.
+	recordForwards []rules.Hazard
 }
 
-// prepareScale repairs the rules, then re-reads them and neutralises the
-// hazards (a repair re-creates the node range after the etcd rules, so
-// hazards are computed again), and records the user forwards the scale will
-// delete (opt-in). It returns the recorded rules.
-func (e *Engine) prepareScale(ctx context.Context, s *Snapshot, size int64, rep *Report) ([]rules.Rule, error) {
-	if s.Direct() {
-		return nil, nil
-	}
-	if err := e.applyRepair(ctx, s, rep); err != nil {
-		return nil, err
-	}
-	if err := e.readRules(ctx, s); err != nil {
-		return nil, err
-	}
-	p := e.planScale(s, size)
-	if err := p.refusal(e, s); err != nil {
-		return nil, err
-	}
-	actions, _ := rules.PlanNeutralise(p.fixable, true)
-	if err := e.applyNeutralise(ctx, s, actions, rep, ""); err != nil {
-		return nil, err
-	}
-	return e.recordCollateral(ctx, s, p.preserve, rep)
-}
-
-// verifyAfterScale reads the cluster again, repairs its rules, restores
-// the recorded user rules and, because the server's rebuild gave the node
-// SSH range a new id after the etcd firewall rules, neutralises the wrong
-// picks again, whether the scale succeeded or not.
-//
-// The scale's wait may have ended at the caller's deadline while the job
-// runs on, so this runs on a detached, bounded context, after the cluster
-// has left Scaling (a restore during the server's forward cleanup would be
-// undone by it). Every recorded rule it could not restore gets a
-// StepBlocked step naming it; pre is the snapshot taken before the scale.
-func (e *Engine) verifyAfterScale(ctx context.Context, pre *Snapshot, recorded []rules.Rule, rep *Report) error {
-	ctx, cancel := detached(ctx)
-	defer cancel()
-	c, err := e.waitScalingEnds(ctx, pre.Cluster.ID)
-	if c != nil {
-		rep.Cluster = c
-	}
-	if err != nil {
-		e.reportUnrestored(ctx, pre, recorded, rep, err)
-		return fmt.Errorf("verifying the rules after the scale: %w", err)
-	}
-	post, err := e.snapshotOf(ctx, c)
-	if err != nil {
-		e.reportUnrestored(ctx, pre, recorded, rep, err)
-		return fmt.Errorf("verifying the rules after the scale: %w", err)
-	}
-	if post.Direct() {
-		return nil
-	}
-	from := len(rep.Steps)
-	var errs []error
-	if err := e.applyRepair(ctx, post, rep); err != nil {
-		errs = append(errs, fmt.Errorf("repairing the rules after the scale: %w", err))
-	}
-	if len(recorded) > 0 {
-		errs = append(errs, e.restoreCollateral(ctx, post, recorded, rep))
-	}
-	if ctx.Err() == nil {
-		if err := e.neutraliseLeftovers(ctx, post, rep, rep.changesSince(from)); err != nil {
-			errs = append(errs, fmt.Errorf("moving the firewall rules after the node SSH range after the scale: %w", err))
+// prepareScale judges the rules as the sync plan will leave them.
+func (e *Engine) prepareScale(ctx context.Context, s *Snapshot, size int64, in Intent) (scalePrep, error) {
+	var prep scalePrep
+	hazards := e.hazardsAfterSync(ctx, s)
+	var refused []rules.Hazard
+	optIn := false
+	newEnd := rules.NodeSSHStartPort + internalCount(s.Layout) + int(size-MapWorkerCount(&s.Cluster)) - 1
+	for _, h := range hazards {
+		switch {
+		case h.Remedy != rules.RemedyAroundScale:
+			refused = append(refused, h)
+		case !in.MoveUserRules:
+			refused = append(refused, h)
+			optIn = true
+		case h.Kind == rules.HazardCollateral:
+			if h.Rule.IPAddressID == s.PublicIPID && h.Rule.StartPort <= newEnd {
+				h.Explanation += fmt.Sprintf("; after the scale CKS forwards the ports up to %d to its nodes, so it could not be re-created", newEnd)
+				refused = append(refused, h)
+				continue
+			}
+			prep.recordForwards = append(prep.recordForwards, h)
+		default:
+			prep.moveFirewalls = append(prep.moveFirewalls, h)
 		}
 	}
-	return errors.Join(errs...)
+	if len(refused) > 0 {
+		herr := &HazardError{ClusterID: s.Cluster.ID, Hazards: refused}
+		if optIn {
+			herr.OptIn = OptInMoveUserRules
+		}
+		for _, h := range refused {
+			if h.Remedy != rules.RemedyAroundScale || (h.Kind == rules.HazardCollateral && in.MoveUserRules) {
+				herr.OptIn = ""
+			}
+		}
+		return prep, herr
+	}
+	return prep, nil
 }
 
-// runScale calls scaleKubernetesCluster once and waits for it.
-func (e *Engine) runScale(ctx context.Context, s *Snapshot, size int64, rep *Report) error {
+// hazardsAfterSync are the hazards left once the sync plan has run.
+func (e *Engine) hazardsAfterSync(ctx context.Context, s *Snapshot) []rules.Hazard {
+	ip, forwards := rules.Predict(s.Rules, s.NetworkForwards, s.Sync)
+	return rules.Preflight(s.Layout, ip, forwards, e.server(ctx, s))
+}
+
+// runScale calls scaleKubernetesCluster once and waits for it. It returns
+// the cluster as the successful job reports it.
+func (e *Engine) runScale(ctx context.Context, s *Snapshot, size int64, rep *Report) (*cloudstack.Cluster, error) {
 	c := &s.Cluster
-	params := cloudstack.ScaleClusterParams{ID: c.ID}
-	how := ""
-	if remove := workersToRemove(s, size); len(remove) > 0 {
-		params.NodeIDs = remove
-		how = fmt.Sprintf(" by removing the newest worker VM(s) %v", remove)
-	} else {
-		params.Size = &size
-	}
+	params, how := scaleParams(s, size)
 	e.logf(ctx, "scaling Kubernetes cluster", map[string]any{"cluster_id": c.ID, "from": c.Size, "to": size})
 	ref, err := e.api.ScaleKubernetesCluster(ctx, params)
+	var res json.RawMessage
 	if err == nil {
-		_, err = e.wait(ctx, "scaleKubernetesCluster", ref.JobID)
+		res, err = e.wait(ctx, "scaleKubernetesCluster", ref.JobID)
 	}
 	if err != nil {
 		e.step(ctx, rep, StepScaled, fmt.Sprintf("scaling the cluster from %d to %d worker(s)%s failed: %v", c.Size, size, how, err))
-		return fmt.Errorf("scaling Kubernetes cluster %s from %d to %d workers: %w", c.ID, c.Size, size, err)
+		return nil, fmt.Errorf("scaling Kubernetes cluster %s from %d to %d workers: %w", c.ID, c.Size, size, err)
 	}
 	e.step(ctx, rep, StepScaled, fmt.Sprintf("scaled the cluster from %d to %d worker(s)%s", c.Size, size, how))
-	return nil
+	scaled, derr := cloudstack.DecodeClusterJobResult(res)
+	if derr != nil {
+		return nil, nil // the job succeeded; the cluster is read again
+	}
+	return scaled, nil
+}
+
+// scaleParams builds the scale call. A size change names the worker role's
+// current offering (the first worker VM's, which is the one
+// KubernetesClusterScaleWorker.getExistingOfferingIdForNodeType compares
+// with): without nodeofferings, KubernetesClusterManagerImpl maps the
+// cluster's service offering to every role (DEFAULT), and a role whose VMs
+// have another offering would get an offering change, which KVM refuses for
+// running VMs. The worker entry alone keeps DEFAULT out of the map, and the
+// scale worker then skips the control and etcd roles. serviceofferingid is
+// never sent. A scale-down of a cluster with several control nodes names
+// the workers to remove (nodeids, with only control and etcd entries, which
+// is all the server accepts with nodeids), because the server's own pick is
+// offset by the control node count.
+func scaleParams(s *Snapshot, size int64) (cloudstack.ScaleClusterParams, string) {
+	c := &s.Cluster
+	p := cloudstack.ScaleClusterParams{ID: c.ID}
+	offerings := roleOfferings(c)
+	if remove := workersToRemove(s, size); len(remove) > 0 {
+		p.NodeIDs = remove
+		delete(offerings, "worker")
+		if len(offerings) > 0 {
+			p.NodeOfferings = offerings
+		}
+		return p, fmt.Sprintf(" by removing the newest worker VM(s) %v", remove)
+	}
+	p.Size = &size
+	if w := offerings["worker"]; w != "" {
+		p.NodeOfferings = map[string]string{"worker": w}
+	}
+	return p, ""
+}
+
+// roleOfferings returns the offering of each role's first VM in the map,
+// falling back to the cluster's per-role and default offerings.
+func roleOfferings(c *cloudstack.Cluster) map[string]string {
+	out := map[string]string{}
+	layout := layoutFor(c, rules.NetworkDirect, 0)
+	for i, vm := range c.VirtualMachines {
+		role := string(layout.Nodes[i].Role)
+		if _, seen := out[role]; !seen && vm.ServiceOfferingID != "" && !vm.IsExternalNode {
+			out[role] = vm.ServiceOfferingID
+		}
+	}
+	for role, fallback := range map[string]string{"control": c.ControlOfferingID, "worker": c.WorkerOfferingID, "etcd": c.EtcdOfferingID} {
+		if out[role] == "" {
+			out[role] = firstNonEmpty(fallback, c.ServiceOfferingID)
+		}
+	}
+	if c.EtcdNodes == 0 {
+		delete(out, "etcd")
+	}
+	for role, id := range out {
+		if id == "" {
+			delete(out, role)
+		}
+	}
+	return out
+}
+
+func firstNonEmpty(values ...string) string {
+	for _, v := range values {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
 }
 
 // workersToRemove returns the workers a scale-down of a cluster with
-// several control nodes must name: CloudStack indexes its worker list with
-// an offset that includes the control node count (spec §2.6), so with C > 1
-// it would remove too few workers or fail. Nil means "send size".
+// several control nodes must name: KubernetesClusterScaleWorker.
+// scaleDownKubernetesClusterSize cuts its worker-only list at
+// controlNodeCount + newSize - 1, so with C > 1 it would remove too few
+// workers or fail. Nil means "send size".
 func workersToRemove(s *Snapshot, size int64) []string {
 	c := &s.Cluster
 	if c.ControlNodes <= 1 || size >= c.Size || c.State != stateRunning {
@@ -204,25 +268,72 @@ func workersToRemove(s *Snapshot, size int64) []string {
 	return out
 }
 
-// readBack stores the cluster as CloudStack reports it now in the report.
-func (e *Engine) readBack(ctx context.Context, rep *Report) {
-	if ctx.Err() != nil {
-		return
+// verifyAfterScale reads the rules again and brings them back to the
+// layout, whether the scale succeeded or not, then restores the user rules
+// moved out of its way. scaled is the cluster the job reported, or nil.
+//
+// The scale's wait may have ended at the caller's deadline while the job
+// runs on, so this runs on a detached, bounded context, after the cluster
+// has left Scaling (a repair during the server's rebuild would be undone
+// by it).
+func (e *Engine) verifyAfterScale(ctx context.Context, pre *Snapshot, scaled *cloudstack.Cluster, in Intent, moved []rules.Rule, rep *Report) error {
+	ctx, cancel := detached(ctx)
+	defer cancel()
+	c := scaled
+	if c == nil {
+		var err error
+		if c, err = e.waitScalingEnds(ctx, pre.Cluster.ID); err != nil {
+			rep.Cluster = c
+			e.reportUnrestored(ctx, pre, moved, rep, err)
+			return fmt.Errorf("verifying the rules after the scale: %w", err)
+		}
 	}
-	if c, err := e.api.GetKubernetesCluster(ctx, rep.ClusterID); err == nil {
-		rep.Cluster = c
+	rep.Cluster = c
+	in.Network = pre.Layout.Network
+	post, err := e.snapshotOf(ctx, c, in)
+	if err != nil {
+		e.reportUnrestored(ctx, pre, moved, rep, err)
+		return fmt.Errorf("verifying the rules after the scale: %w", err)
 	}
+	var errs []error
+	if err := e.applySync(ctx, post, post.Sync, rep); err != nil {
+		errs = append(errs, fmt.Errorf("repairing the rules after the scale: %w", err))
+	}
+	if len(moved) > 0 {
+		errs = append(errs, e.restoreMoved(ctx, post, moved, rep))
+	}
+	post.reclassify()
+	rep.Final = post
+	return errors.Join(errs...)
 }
 
-func recoveryReason(c *cloudstack.Cluster) string {
-	mapWorkers := MapWorkerCount(c)
-	switch {
-	case mapWorkers < c.Size:
-		return fmt.Sprintf("its size is stale: a failed scale removed worker VMs but CloudStack writes the size last, "+
-			"and its state scanner keeps such a cluster in Alert (the VM map must hold C+W+E = %d VMs)", c.ControlNodes+c.Size+c.EtcdNodes)
-	case mapWorkers > c.Size:
-		return "its size is stale: a failed scale added worker VMs but CloudStack writes the size last"
-	default:
-		return "CloudStack refuses to scale a cluster in Alert"
+// reclassify recomputes the classification and sync plan of s.Rules after
+// the engine changed them.
+func (s *Snapshot) reclassify() {
+	s.Classification = rules.Classify(s.Layout, s.Rules)
+	s.Sync = rules.PlanSync(s.Layout, s.Classification)
+}
+
+// readBackAfter returns the cluster a job reported, or reads it.
+func (e *Engine) readBackAfter(ctx context.Context, id string, reported *cloudstack.Cluster) *cloudstack.Cluster {
+	if reported != nil {
+		return reported
 	}
+	ctx, cancel := detached(ctx)
+	defer cancel()
+	if c, err := e.api.GetKubernetesCluster(ctx, id); err == nil {
+		return c
+	}
+	return nil
+}
+
+// internalCount is the number of control and worker VMs in the map.
+func internalCount(l rules.Layout) int {
+	n := 0
+	for _, node := range l.Nodes {
+		if node.Role != naming.RoleEtcd && !node.External {
+			n++
+		}
+	}
+	return n
 }

@@ -1,248 +1,187 @@
 package clusterops
 
 import (
-	"strings"
+	"maps"
 	"testing"
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator"
 )
 
-// Seed 000 through the engine: create 1 control + 3 etcd + 1 worker, scale
-// to 2 and back to 1. On 4.22.1.1 the second scale breaks the cluster unless
-// the etcd firewall rules are moved after the node range first.
-func TestScaleSeed000(t *testing.T) {
+// profiles are the server behaviours every scale test runs against.
+var profiles = []string{simulator.Profile42211, simulator.ProfileFixed}
+
+// clusterShapes are the clusters the scale sequence runs on: three etcd
+// nodes, one etcd node (whose etcd range has two ports), and three etcd
+// nodes on a network the user supplied.
+var clusterShapes = []struct {
+	name        string
+	etcd        int64
+	userNetwork bool
+}{
+	{"etcd3", 3, false},
+	{"etcd1", 1, false},
+	{"etcd3-user-network", 3, true},
+}
+
+// TestScaleSequenceKeepsEverySSHPath scales a cluster created in CKS's own
+// layout 1→2→1→2→1 through the engine, then three times through the plain
+// API as another client (the UI, cmk, the autoscaler) would: every scale
+// succeeds and every SSH path works after each one.
+func TestScaleSequenceKeepsEverySSHPath(t *testing.T) {
 	t.Parallel()
-	for _, profile := range []string{simulator.Profile42211, simulator.ProfileFixed} {
-		t.Run(profile, func(t *testing.T) {
-			t.Parallel()
-			env := newEnv(t, profile)
-			id := env.createCluster("cks-etcd-minimal-20260912", 3, 1)
-			eng := env.engine(Options{})
-
-			up, err := eng.Scale(env.ctx(), id, 2)
-			if err != nil {
-				t.Fatalf("Scale to 2: %v\n%s", err, up)
-			}
-			// A fresh cluster needs nothing before the scale; the server's
-			// rebuild re-creates the node range after the etcd rules, which
-			// the engine moves after it again.
-			assertNeutralisedAfterScale(t, up)
-			if r := up.StepsOf(StepRepaired); len(r) != 0 {
-				t.Errorf("scale-up of a fresh cluster needed repairs:\n%s", up)
-			}
-			if up.Cluster == nil || up.Cluster.Size != 2 || up.Cluster.State != "Running" {
-				t.Fatalf("after scale-up the report holds %+v, want Running size 2", up.Cluster)
-			}
-			env.assertHazardFree(id)
-
-			down, err := eng.Scale(env.ctx(), id, 1)
-			if err != nil {
-				t.Fatalf("Scale to 1: %v\n%s", err, down)
-			}
-			assertNeutralisedAfterScale(t, down)
-			if r := down.StepsOf(StepRepaired); len(r) != 0 {
-				t.Errorf("a correct scale-down needed repairs:\n%s", down)
-			}
-			env.assertHazardFree(id)
-
-			c := env.assertSeedRules(id)
-			if c.State != "Running" || c.Size != 1 || MapWorkerCount(c) != 1 {
-				t.Fatalf("cluster %s size %d with %d workers, want Running size 1", c.State, c.Size, MapWorkerCount(c))
-			}
-			if down.Cluster == nil || down.Cluster.Size != 1 || len(down.Cluster.VirtualMachines) != 5 {
-				t.Errorf("report cluster = %+v, want the read-back size 1 with 5 VMs", down.Cluster)
-			}
-			env.assertSSH(id, c)
-		})
-	}
-}
-
-// assertNeutralisedAfterScale checks that the report re-created the three
-// etcd firewall rules of a seed 000 cluster after the scale, and only then.
-func assertNeutralisedAfterScale(t *testing.T, rep Report) {
-	t.Helper()
-	scaledAt := -1
-	var neutralised []Step
-	for i, st := range rep.Steps {
-		switch st.Kind {
-		case StepScaled:
-			scaledAt = i
-		case StepNeutralised:
-			if scaledAt < 0 {
-				t.Errorf("step %d neutralised a rule before the scale: %s", i, st.Message)
-			}
-			neutralised = append(neutralised, st)
-		}
-	}
-	if len(neutralised) != 3 {
-		t.Fatalf("neutralised %d rules after the scale, want the 3 etcd firewall rules:\n%s", len(neutralised), rep)
-	}
-	for i, st := range neutralised {
-		port := []string{"50000", "50001", "50002"}[i]
-		if !strings.Contains(st.Message, "etcd SSH firewall rule "+port+" ") ||
-			!strings.Contains(st.Message, "sorts after the node SSH range") ||
-			!strings.Contains(st.Message, "node SSH range had been re-created after it") || st.RuleID == "" || st.PreviousRuleID == "" {
-			t.Errorf("neutralise step %d = %+v", i, st)
+	for _, profile := range profiles {
+		for _, shape := range clusterShapes {
+			t.Run(profile+"/"+shape.name, func(t *testing.T) {
+				t.Parallel()
+				env := newEnv(t, profile)
+				network := ""
+				if shape.userNetwork {
+					network = env.info.IsolatedNetworkID
+				}
+				id := env.createClusterIn("scale-"+shape.name, network, shape.etcd, 1)
+				eng := env.engine(Options{})
+				for i, size := range []int64{2, 1, 2, 1} {
+					rep, err := eng.Scale(env.ctx(), id, size, Intent{})
+					if err != nil {
+						t.Fatalf("scale %d to %d: %v\n%s", i+1, size, err, rep)
+					}
+					if rep.Cluster == nil || rep.Cluster.Size != size || rep.Cluster.State != "Running" {
+						t.Fatalf("scale %d: report cluster %+v, want Running size %d", i+1, rep.Cluster, size)
+					}
+					if i == 0 && len(rep.StepsOf(StepHardened)) == 0 {
+						t.Errorf("the first scale did not replace CKS's etcd rules:\n%s", rep)
+					}
+					if i > 0 && rep.Changed() && len(rep.StepsOf(StepHardened, StepRepaired)) > 0 {
+						t.Errorf("scale %d of a hardened cluster changed rules:\n%s", i+1, rep)
+					}
+					c := env.assertHardened(id)
+					env.assertSSH(id, c)
+				}
+				for i, size := range []int64{2, 1, 2} {
+					if err := env.rawScale(id, size); err != nil {
+						t.Fatalf("scale %d by another client to %d: %v", i+1, size, err)
+					}
+					c := env.cluster(id)
+					if c.State != "Running" || c.Size != size {
+						t.Fatalf("after the other client's scale %d: %s size %d", i+1, c.State, c.Size)
+					}
+					env.assertSSH(id, c)
+					env.assertSafe(id)
+				}
+			})
 		}
 	}
 }
 
-// After the engine's scale any client may scale the cluster, even the
-// plain API on 4.22.1.1, which would otherwise revoke etcd rule 50000
-// instead of the node range (#14159). This failed before the engine
-// neutralised the hazards again after the scale.
-func TestScaleLeavesClusterSafeForOtherClients(t *testing.T) {
+// TestSteadyStateScaleChangesNoRule measures a scale of a hardened cluster:
+// one scale job, reads, and no rule job at all. The scale names the worker
+// role's current offering and no service offering.
+func TestSteadyStateScaleChangesNoRule(t *testing.T) {
 	t.Parallel()
 	env := newEnv(t, simulator.Profile42211)
-	id := env.createCluster("cks-etcd-minimal-20260912", 3, 1)
-	if rep, err := env.engine(Options{}).Scale(env.ctx(), id, 2); err != nil {
-		t.Fatalf("Scale to 2: %v\n%s", err, rep)
+	id := env.createCluster("steady", 3, 1)
+	if rep, err := env.engine(Options{}).Sync(env.ctx(), id, Intent{}); err != nil {
+		t.Fatalf("Sync: %v\n%s", err, rep)
 	}
-	if err := env.rawScale(id, 1); err != nil {
-		t.Fatalf("a plain API scale after the engine's scale failed: %v", err)
-	}
-	c := env.assertSeedRules(id)
-	if c.State != "Running" || c.Size != 1 {
-		t.Fatalf("cluster %s size %d, want Running size 1", c.State, c.Size)
-	}
-	env.assertSSH(id, c)
-}
-
-// Repair leaves no hazard either: re-creating a missing node range puts it
-// after the etcd rules, which Repair then moves after it.
-func TestRepairNeutralisesTheRangeItRecreates(t *testing.T) {
-	t.Parallel()
-	env := newEnv(t, simulator.Profile42211)
-	id := env.createCluster("repair-range", 3, 1)
-	for _, fw := range env.firewallRules(env.cluster(id).IPAddressID) {
-		if fw.StartPort == 2222 {
-			if err := env.sim.DeleteRule(fw.ID); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-
-	rep, err := env.engine(Options{}).Repair(env.ctx(), id)
+	eng, api := env.countingEngine()
+	rep, err := eng.Scale(env.ctx(), id, 2, Intent{Network: "Isolated"})
 	if err != nil {
-		t.Fatalf("Repair: %v\n%s", err, rep)
+		t.Fatalf("Scale: %v\n%s", err, rep)
 	}
-	if r := rep.StepsOf(StepRepaired); len(r) != 1 || !strings.HasPrefix(r[0].Message, "created missing node SSH firewall range 2222-2223") {
-		t.Errorf("repairs = %+v", r)
+	if n := api.ruleChanges(); n != 0 {
+		t.Errorf("a steady-state scale made %d rule jobs:\n%s", n, rep)
 	}
-	if n := len(rep.StepsOf(StepNeutralised)); n != 3 {
-		t.Errorf("neutralised %d rules, want the 3 etcd firewall rules:\n%s", n, rep)
+	if n := api.n("listKubernetesClusters", "listFirewallRules", "listPortForwardingRules", "listNetworks"); n != 5 {
+		t.Errorf("reads = %d (%v), want 5: the cluster and its rules before, its rules after", n, api.calls)
 	}
-	env.assertHazardFree(id)
-	if err := env.rawScale(id, 2); err != nil {
-		t.Fatalf("a plain API scale after Repair failed: %v", err)
+	if len(api.scales) != 1 {
+		t.Fatalf("scale calls = %d, want 1", len(api.scales))
+	}
+	p := api.scales[0]
+	c := env.cluster(id)
+	if p.Size == nil || *p.Size != 2 || p.ServiceOfferingID != "" || len(p.NodeIDs) != 0 ||
+		!maps.Equal(p.NodeOfferings, map[string]string{"worker": c.VirtualMachines[len(c.VirtualMachines)-1].ServiceOfferingID}) {
+		t.Errorf("scale parameters = %+v, want size 2 and the worker's own offering only", p)
+	}
+	if rep.Final == nil || !rep.Final.InSync() {
+		t.Errorf("report has no final in-sync snapshot: %+v", rep.Final)
 	}
 }
 
-// With several control nodes CloudStack's own scale-down indexes the worker
-// list wrongly (spec §2.6); the engine names the workers to remove instead,
-// newest first, so the VM map and the size stay in step.
+// TestScaleKeepsSSHCIDRs narrows the SSH rules: the first scale creates
+// the narrowed ranges, and every later scale re-narrows the node range
+// CloudStack re-creates open to 0.0.0.0/0, without ever closing it.
+func TestScaleKeepsSSHCIDRs(t *testing.T) {
+	t.Parallel()
+	env := newEnv(t, simulator.Profile42211)
+	id := env.createCluster("narrow", 3, 1)
+	in := Intent{SSHCIDRs: []string{"10.0.0.0/8"}}
+	eng, api := env.countingEngine()
+	for _, size := range []int64{2, 1} {
+		before := api.ruleChanges()
+		rep, err := eng.Scale(env.ctx(), id, size, in)
+		if err != nil {
+			t.Fatalf("Scale to %d: %v\n%s", size, err, rep)
+		}
+		env.assertHardened(id, "10.0.0.0/8")
+		if size == 1 && api.ruleChanges()-before != 2 {
+			t.Errorf("re-narrowing took %d rule jobs, want 2 (create the narrowed range, delete the open one):\n%s",
+				api.ruleChanges()-before, rep)
+		}
+	}
+}
+
+// TestScaleDownWithSeveralControlNodes removes the newest workers by id:
+// the server's own pick is offset by the control node count.
 func TestScaleDownWithSeveralControlNodes(t *testing.T) {
 	t.Parallel()
-	env := newEnv(t, simulator.ProfileFixed)
-	id := env.createClusterWith(cloudstack.CreateClusterParams{Name: "ha", ControlNodes: 2, Size: 3})
-	before := env.cluster(id)
-	newest := before.VirtualMachines[len(before.VirtualMachines)-1].ID
-
-	rep, err := env.engine(Options{}).Scale(env.ctx(), id, 2)
-	if err != nil {
-		t.Fatalf("Scale: %v\n%s", err, rep)
-	}
-	if s := rep.StepsOf(StepScaled); len(s) != 1 || !strings.Contains(s[0].Message, newest) {
-		t.Errorf("scale step = %+v, want the newest worker %s named", s, newest)
-	}
-	c := env.cluster(id)
-	if c.State != "Running" || c.Size != 2 || MapWorkerCount(c) != 2 {
-		t.Fatalf("cluster %s size %d with %d workers, want Running size 2 with 2", c.State, c.Size, MapWorkerCount(c))
-	}
-	for _, vm := range c.VirtualMachines {
-		if vm.ID == newest {
-			t.Errorf("the newest worker %s is still in the map", newest)
-		}
-	}
-}
-
-// A missing node range is re-created before the scale, which puts it after
-// the etcd firewall rules: the engine must look for hazards again after the
-// repair, or 4.22.1.1 would revoke etcd rule 50000 instead of the range.
-func TestScaleRepairsMissingRangeThenNeutralises(t *testing.T) {
-	t.Parallel()
 	env := newEnv(t, simulator.Profile42211)
-	id := env.createCluster("missing-range", 3, 1)
-	ipID := env.cluster(id).IPAddressID
-	for _, fw := range env.firewallRules(ipID) {
-		if fw.StartPort == 2222 {
-			if err := env.sim.DeleteRule(fw.ID); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-
-	rep, err := env.engine(Options{}).Scale(env.ctx(), id, 2)
+	id := env.createClusterWith(cloudstack.CreateClusterParams{Name: "ha", ControlNodes: 2, Size: 3})
+	eng, api := env.countingEngine()
+	rep, err := eng.Scale(env.ctx(), id, 1, Intent{})
 	if err != nil {
 		t.Fatalf("Scale: %v\n%s", err, rep)
 	}
-	if r := rep.StepsOf(StepRepaired); len(r) != 1 || !strings.HasPrefix(r[0].Message, "created missing node SSH firewall range 2222-2223") {
-		t.Errorf("repairs = %+v", r)
-	}
-	// Three before the scale (the repaired range came after the etcd
-	// rules) and three after it (the server re-created the range).
-	if n := len(rep.StepsOf(StepNeutralised)); n != 6 {
-		t.Errorf("neutralised %d rules, want 6:\n%s", n, rep)
-	}
-	env.assertHazardFree(id)
 	c := env.cluster(id)
-	if c.State != "Running" || c.Size != 2 {
-		t.Fatalf("cluster %s size %d, want Running size 2", c.State, c.Size)
+	if c.Size != 1 || MapWorkerCount(c) != 1 || c.State != "Running" {
+		t.Fatalf("cluster %s size %d with %d workers", c.State, c.Size, MapWorkerCount(c))
 	}
-	s, err := env.engine(Options{}).Snapshot(env.ctx(), id)
-	if err != nil {
-		t.Fatal(err)
+	if len(api.scales) != 1 || len(api.scales[0].NodeIDs) != 2 || api.scales[0].Size != nil {
+		t.Fatalf("scale = %+v, want two node ids and no size", api.scales)
 	}
-	if r, ok := s.NodeSSHRange(); !ok || r.EndPort != 2224 || len(s.Classification.Missing)+len(s.Classification.Stale) != 0 {
-		t.Errorf("after scale: range %+v, missing %v, stale %v", r, s.Classification.Missing, s.Classification.Stale)
+	if _, ok := api.scales[0].NodeOfferings["worker"]; ok {
+		t.Errorf("a worker offering was sent with nodeids, which CloudStack refuses: %v", api.scales[0].NodeOfferings)
 	}
 }
 
-// A project's rules are listed only with its projectid: the engine sees
-// them and scales a project cluster like any other, seed 000 included.
+// TestScaleProjectCluster scales a cluster owned by a project, whose rules
+// are listed only with projectid.
 func TestScaleProjectCluster(t *testing.T) {
 	t.Parallel()
 	env := newEnv(t, simulator.Profile42211)
 	id := env.createClusterWith(cloudstack.CreateClusterParams{Name: "prj-etcd", EtcdNodes: 3, Size: 1,
 		Ownership: cloudstack.Ownership{ProjectID: env.info.ProjectID}})
-	eng := env.engine(Options{})
+	rep, err := env.engine(Options{}).Scale(env.ctx(), id, 2, Intent{})
+	if err != nil {
+		t.Fatalf("Scale: %v\n%s", err, rep)
+	}
+	if c := env.cluster(id); c.Size != 2 || c.State != "Running" {
+		t.Fatalf("cluster %s size %d", c.State, c.Size)
+	}
+	if len(rep.StepsOf(StepHardened)) == 0 {
+		t.Errorf("the project cluster's etcd rules were not replaced:\n%s", rep)
+	}
+}
 
-	s, err := eng.Snapshot(env.ctx(), id)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(s.Rules) != 11 || len(s.Classification.Missing) != 0 || len(s.Classification.Stale) != 0 {
-		t.Fatalf("snapshot of the project cluster: %d rules, missing %v, stale %v", len(s.Rules),
-			s.Classification.Missing, s.Classification.Stale)
-	}
-	for _, size := range []int64{2, 1} {
-		rep, err := eng.Scale(env.ctx(), id, size)
-		if err != nil {
-			t.Fatalf("Scale to %d: %v\n%s", size, err, rep)
+func TestPortlessRuleBreaksScaleByVersion(t *testing.T) {
+	t.Parallel()
+	for v, want := range map[string]bool{
+		"4.20.1.0": false, "4.21.0.0": true, "4.22.0.0": true, "4.22.0.1-SNAPSHOT": true,
+		"4.22.1.0": false, "4.22.1.1": false, "4.23.0.0": false, "": true, "garbage": true,
+	} {
+		if got := PortlessRuleBreaksScale(v); got != want {
+			t.Errorf("PortlessRuleBreaksScale(%q) = %v, want %v", v, got, want)
 		}
-		if r := rep.StepsOf(StepRepaired); len(r) != 0 {
-			t.Errorf("scale to %d repaired rules:\n%s", size, rep)
-		}
-	}
-	env.assertHazardFree(id)
-	s, err = eng.Snapshot(env.ctx(), id)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if s.Cluster.State != "Running" || s.Cluster.Size != 1 || len(s.Rules) != 11 ||
-		len(s.Classification.Missing) != 0 || len(s.Classification.Stale) != 0 {
-		t.Fatalf("after the scales: %s size %d, %d rules, missing %v, stale %v", s.Cluster.State, s.Cluster.Size,
-			len(s.Rules), s.Classification.Missing, s.Classification.Stale)
 	}
 }

@@ -11,30 +11,30 @@ import (
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/rules"
 )
 
-// Snapshot is a cluster as read at one moment, with every rule on its
+// Snapshot is a cluster as read at one moment, with the rules on its
 // public IP and the port forwards of its network.
 type Snapshot struct {
 	Cluster cloudstack.Cluster
-	// Layout is the network kind and the VM map with roles, which decide
-	// the rules CKS owns. Layout.Network is NetworkDirect on Shared and
-	// Routed networks, and on an isolated network without a public IP.
+	// Layout is the network kind, the VM map with roles and the etcd SSH
+	// start port read from the etcd forwards, which decide the rules CKS
+	// owns. Layout.Network is NetworkDirect on Shared and Routed networks,
+	// and on an isolated network without a public IP.
 	Layout rules.Layout
 	// PublicIP is the address CKS keeps its rules on (the source NAT IP,
 	// or the cluster's VPC IP); empty on direct networks.
 	PublicIP   string
 	PublicIPID string
-	// Rules are the firewall rules, then the port forwards, then the load
-	// balancer rules on PublicIPID, each kind in CloudStack's list order
-	// (ascending id).
+	// Rules are the firewall rules, then the port forwards on PublicIPID,
+	// each kind in the order CloudStack listed them (which nothing but
+	// ArmedEtcdRules relies on).
 	Rules []rules.Rule
 	// NetworkForwards are the port forwards of the whole network, which
-	// both removeSshFirewallRule's predicate and the server's forward
-	// cleanup look at.
+	// both the scale's SSH rule selector and its forward cleanup look at.
 	NetworkForwards []rules.Rule
-	// Classification compares Rules with what CKS owns for Layout.
+	// Classification compares Rules with what the provider keeps for Layout.
 	Classification rules.Classification
-	// Hazards are what the next scale would get wrong (isolated only).
-	Hazards []rules.Hazard
+	// Sync is what it takes to reach the provider's layout.
+	Sync rules.Plan
 }
 
 // Nodes returns the VM map with roles and SSH ports.
@@ -45,37 +45,52 @@ func (s *Snapshot) Nodes() []Node {
 // Direct reports whether the cluster's network carries no CKS rules.
 func (s *Snapshot) Direct() bool { return s.Layout.Network == rules.NetworkDirect }
 
-// NodeSSHRange returns the CKS node SSH firewall range, if there is one.
-func (s *Snapshot) NodeSSHRange() (rules.Rule, bool) {
-	for _, cr := range s.Classification.Rules {
-		if cr.Purpose == rules.PurposeNodeSSHRange {
-			return cr.Rule, true
+// InSync reports whether the SSH rules are the provider's layout, apart
+// from rules a user rule blocks (which no apply can create).
+func (s *Snapshot) InSync() bool { return s.Direct() || s.Sync.Empty() }
+
+// Firewalls returns the firewall rules in the order CloudStack listed them.
+func (s *Snapshot) Firewalls() []rules.Rule {
+	var out []rules.Rule
+	for _, r := range s.Rules {
+		if r.Kind == rules.KindFirewall {
+			out = append(out, r)
 		}
 	}
-	return rules.Rule{}, false
+	return out
 }
 
-// Snapshot reads the cluster plus every firewall, PF and LB rule on its public IP, and the network's PFs
-// (needed by the bug's predicate and range cleanup), and builds the rules.Layout (isolated / VPC / direct)
-// from the VM map (roles from isetcdnode + naming).
-func (e *Engine) Snapshot(ctx context.Context, clusterID string) (*Snapshot, error) {
+func (s *Snapshot) hasPortlessTCPRule() bool {
+	for _, r := range s.Rules {
+		if r.Kind == rules.KindFirewall && r.StartPort <= 0 && strings.EqualFold(strings.TrimSpace(r.Protocol), rules.ProtocolTCP) {
+			return true
+		}
+	}
+	return false
+}
+
+// Snapshot reads the cluster, the firewall rules on its public IP and the
+// port forwards of its network (CKS's are on the IP; the scale's selector
+// and cleanup look at the whole network), and classifies them against the
+// provider's layout for in.
+func (e *Engine) Snapshot(ctx context.Context, clusterID string, in Intent) (*Snapshot, error) {
 	c, err := e.api.GetKubernetesCluster(ctx, clusterID)
 	if err != nil {
 		return nil, fmt.Errorf("reading Kubernetes cluster %s: %w", clusterID, err)
 	}
-	return e.snapshotOf(ctx, c)
+	return e.snapshotOf(ctx, c, in)
 }
 
-// snapshotOf reads the rules of an already read cluster. It makes no
-// listKubernetesClusters call, which matters between a start and the scale
-// that follows it (see Recover).
-func (e *Engine) snapshotOf(ctx context.Context, c *cloudstack.Cluster) (*Snapshot, error) {
-	kind, ipID, ip, err := e.locateRules(ctx, c)
+// snapshotOf reads the rules of an already read cluster.
+func (e *Engine) snapshotOf(ctx context.Context, c *cloudstack.Cluster, in Intent) (*Snapshot, error) {
+	kind, ipID, ip, err := e.locateRules(ctx, c, in.Network)
 	if err != nil {
 		return nil, err
 	}
 	s := &Snapshot{Cluster: *c, Layout: layoutFor(c, kind, e.opts.EtcdSSHStartPort), PublicIP: ip, PublicIPID: ipID}
 	s.Layout.IPAddressID = ipID
+	s.Layout.SSHCIDRs = in.SSHCIDRs
+	s.Layout.FormerSSHCIDRs = in.FormerSSHCIDRs
 	if kind == rules.NetworkDirect {
 		s.Classification = rules.Classify(s.Layout, nil)
 		return s, nil
@@ -87,26 +102,42 @@ func (e *Engine) snapshotOf(ctx context.Context, c *cloudstack.Cluster) (*Snapsh
 }
 
 // readRules (re)lists the rules of the snapshot's IP and network and
-// recomputes the classification and hazards.
+// recomputes the classification and the sync plan: two calls.
 func (e *Engine) readRules(ctx context.Context, s *Snapshot) error {
-	onIP, err := e.rulesOnIP(ctx, s.projectID(), s.PublicIPID)
-	if err != nil {
-		return err
+	var fws []rules.Rule
+	if s.Layout.Network == rules.NetworkIsolated {
+		list, err := e.api.ListFirewallRules(ctx, cloudstack.ListRulesParams{IPAddressID: s.PublicIPID, ProjectID: s.projectID(), ListAll: true})
+		if err != nil {
+			return fmt.Errorf("listing the firewall rules of IP %s: %w", s.PublicIP, err)
+		}
+		for _, fw := range list {
+			if active(fw.State) {
+				fws = append(fws, firewallRule(fw))
+			}
+		}
 	}
 	pfs, err := e.api.ListPortForwardingRules(ctx, cloudstack.ListRulesParams{NetworkID: s.Cluster.NetworkID,
 		ProjectID: s.projectID(), ListAll: true})
 	if err != nil {
 		return fmt.Errorf("listing the port forwards of network %s: %w", s.Cluster.NetworkID, err)
 	}
-	s.Rules = onIP
+	s.Rules = fws
 	s.NetworkForwards = nil
 	for _, pf := range pfs {
-		if active(pf.State) {
-			s.NetworkForwards = append(s.NetworkForwards, forwardRule(pf))
+		if !active(pf.State) {
+			continue
+		}
+		r := forwardRule(pf)
+		s.NetworkForwards = append(s.NetworkForwards, r)
+		if r.IPAddressID == s.PublicIPID {
+			s.Rules = append(s.Rules, r)
 		}
 	}
+	if start, ok := rules.DetectEtcdStartPort(s.Layout, s.Rules); ok {
+		s.Layout.EtcdStartPort = start
+	}
 	s.Classification = rules.Classify(s.Layout, s.Rules)
-	s.Hazards = rules.Hazards(s.Layout, s.Rules, s.NetworkForwards)
+	s.Sync = rules.PlanSync(s.Layout, s.Classification)
 	return nil
 }
 
@@ -114,8 +145,8 @@ func (e *Engine) readRules(ctx context.Context, s *Snapshot) error {
 // project's rules, addresses and networks are listed only with projectid.
 func (s *Snapshot) projectID() string { return s.Cluster.ProjectID }
 
-// rulesOnIP lists the firewall rules, forwards and LB rules of one IP of
-// the project (or, with projectID "", of the accounts).
+// rulesOnIP lists the firewall rules and forwards of one IP of the project
+// (or, with projectID "", of the accounts).
 func (e *Engine) rulesOnIP(ctx context.Context, projectID, ipID string) ([]rules.Rule, error) {
 	filter := cloudstack.ListRulesParams{IPAddressID: ipID, ProjectID: projectID, ListAll: true}
 	fws, err := e.api.ListFirewallRules(ctx, filter)
@@ -126,11 +157,7 @@ func (e *Engine) rulesOnIP(ctx context.Context, projectID, ipID string) ([]rules
 	if err != nil {
 		return nil, fmt.Errorf("listing the port forwards of IP %s: %w", ipID, err)
 	}
-	lbs, err := e.api.ListLoadBalancerRules(ctx, filter)
-	if err != nil {
-		return nil, fmt.Errorf("listing the load balancer rules of IP %s: %w", ipID, err)
-	}
-	out := make([]rules.Rule, 0, len(fws)+len(pfs)+len(lbs))
+	out := make([]rules.Rule, 0, len(fws)+len(pfs))
 	for _, fw := range fws {
 		if active(fw.State) {
 			out = append(out, firewallRule(fw))
@@ -141,61 +168,52 @@ func (e *Engine) rulesOnIP(ctx context.Context, projectID, ipID string) ([]rules
 			out = append(out, forwardRule(pf))
 		}
 	}
-	for _, lb := range lbs {
-		if active(lb.State) {
-			out = append(out, loadBalancerRule(lb))
-		}
-	}
 	return out, nil
 }
 
 // locateRules finds the network kind and the public IP CKS keeps the
 // cluster's rules on (spec §2.2, §6).
-func (e *Engine) locateRules(ctx context.Context, c *cloudstack.Cluster) (kind rules.NetworkKind, ipID, ip string, err error) {
-	if c.NetworkID == "" {
+func (e *Engine) locateRules(ctx context.Context, c *cloudstack.Cluster, known rules.NetworkKind) (kind rules.NetworkKind, ipID, ip string, err error) {
+	if c.NetworkID == "" || known == rules.NetworkDirect {
 		return rules.NetworkDirect, "", "", nil
 	}
-	nets, err := e.api.ListNetworks(ctx, cloudstack.ListNetworksParams{ID: c.NetworkID, ProjectID: c.ProjectID})
-	if err != nil && !cloudstack.IsNotFound(err) {
-		return "", "", "", fmt.Errorf("reading network %s of cluster %s: %w", c.NetworkID, c.Name, err)
+	if known == rules.NetworkIsolated && c.IPAddressID != "" {
+		return rules.NetworkIsolated, c.IPAddressID, c.IPAddress, nil
 	}
-	var n *cloudstack.Network
-	for i := range nets {
-		if nets[i].ID == c.NetworkID {
-			n = &nets[i]
+	if known == "" {
+		if known, err = NetworkKindOf(ctx, e.api, c); err != nil {
+			return "", "", "", err
 		}
 	}
-	switch {
-	case n != nil && strings.EqualFold(n.Type, "Shared"):
-		return rules.NetworkDirect, "", "", nil
-	case n != nil && n.VPCID != "":
-		ipID, ip, err = e.vpcClusterIP(ctx, c, n.VPCID)
+	switch known {
+	case rules.NetworkVPC:
+		ipID, ip, err = e.vpcClusterIP(ctx, c)
 		if err != nil || ipID == "" {
 			return rules.NetworkDirect, "", "", err
 		}
 		return rules.NetworkVPC, ipID, ip, nil
-	}
-	if c.IPAddressID != "" {
-		return rules.NetworkIsolated, c.IPAddressID, c.IPAddress, nil
-	}
-	sourceNat := true
-	ips, err := e.api.ListPublicIPAddresses(ctx, cloudstack.ListPublicIPParams{
-		AssociatedNetworkID: c.NetworkID, IsSourceNat: &sourceNat, ProjectID: c.ProjectID, ListAll: true})
-	if err != nil {
-		return "", "", "", fmt.Errorf("listing the source NAT IP of network %s: %w", c.NetworkID, err)
-	}
-	for _, p := range ips {
-		if p.IsSourceNat {
-			return rules.NetworkIsolated, p.ID, p.IPAddress, nil
+	case rules.NetworkIsolated:
+		if c.IPAddressID != "" {
+			return rules.NetworkIsolated, c.IPAddressID, c.IPAddress, nil
+		}
+		sourceNat := true
+		ips, err := e.api.ListPublicIPAddresses(ctx, cloudstack.ListPublicIPParams{
+			AssociatedNetworkID: c.NetworkID, IsSourceNat: &sourceNat, ProjectID: c.ProjectID, ListAll: true})
+		if err != nil {
+			return "", "", "", fmt.Errorf("listing the source NAT IP of network %s: %w", c.NetworkID, err)
+		}
+		for _, p := range ips {
+			if p.IsSourceNat {
+				return rules.NetworkIsolated, p.ID, p.IPAddress, nil
+			}
 		}
 	}
-	// An isolated network without a source NAT IP is routed: no CKS rules.
 	return rules.NetworkDirect, "", "", nil
 }
 
 // vpcClusterIP finds the cluster's own VPC IP, the host of its endpoint
 // (listKubernetesClusters leaves ipaddress empty on VPC tiers).
-func (e *Engine) vpcClusterIP(ctx context.Context, c *cloudstack.Cluster, vpcID string) (id, ip string, err error) {
+func (e *Engine) vpcClusterIP(ctx context.Context, c *cloudstack.Cluster) (id, ip string, err error) {
 	if c.IPAddressID != "" {
 		return c.IPAddressID, c.IPAddress, nil
 	}
@@ -203,8 +221,7 @@ func (e *Engine) vpcClusterIP(ctx context.Context, c *cloudstack.Cluster, vpcID 
 	if host == "" {
 		return "", "", nil
 	}
-	ips, err := e.api.ListPublicIPAddresses(ctx, cloudstack.ListPublicIPParams{IPAddress: host, VPCID: vpcID,
-		ProjectID: c.ProjectID, ListAll: true})
+	ips, err := e.api.ListPublicIPAddresses(ctx, cloudstack.ListPublicIPParams{IPAddress: host, ProjectID: c.ProjectID, ListAll: true})
 	if err != nil {
 		return "", "", fmt.Errorf("looking up the VPC IP %s of cluster %s: %w", host, c.Name, err)
 	}
@@ -249,7 +266,8 @@ func forwardRule(pf cloudstack.PortForwardingRule) rules.Rule {
 		VMID: pf.VirtualMachineID, CIDRs: pf.CIDRList, IPAddressID: pf.IPAddressID, NetworkID: pf.NetworkID}
 }
 
-func loadBalancerRule(lb cloudstack.LoadBalancerRule) rules.Rule {
+// LoadBalancerRule converts a listed load balancer rule.
+func LoadBalancerRule(lb cloudstack.LoadBalancerRule) rules.Rule {
 	return rules.Rule{ID: lb.ID, Kind: rules.KindLoadBalancer, Protocol: lb.Protocol, StartPort: lb.PublicPort,
 		EndPort: lb.PublicPort, PrivatePort: lb.PrivatePort, PrivateEndPort: lb.PrivatePort,
 		IPAddressID: lb.PublicIPID, NetworkID: lb.NetworkID}

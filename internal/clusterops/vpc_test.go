@@ -11,22 +11,22 @@ import (
 )
 
 // On a VPC tier CKS keeps forwards only, on the cluster's own VPC IP: the
-// engine finds that IP from the endpoint, repairs forwards and scales.
-func TestVPCTierRepairAndScale(t *testing.T) {
+// engine finds that IP from the endpoint, repairs forwards and scales, and never creates a firewall rule there.
+func TestVPCTierSyncAndScale(t *testing.T) {
 	t.Parallel()
 	env := newEnv(t, simulator.Profile42211)
 	id := env.createClusterIn("vpc-cluster", env.info.VPCTierNetworkID, 1, 1)
 	eng := env.engine(Options{})
 
-	s, err := eng.Snapshot(env.ctx(), id)
+	s, err := eng.Snapshot(env.ctx(), id, Intent{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if s.Layout.Network != rules.NetworkVPC || s.PublicIPID == "" || !strings.Contains(s.Cluster.Endpoint, s.PublicIP) {
 		t.Fatalf("snapshot network %s ip %s (%s), endpoint %s", s.Layout.Network, s.PublicIP, s.PublicIPID, s.Cluster.Endpoint)
 	}
-	if len(s.Classification.Missing) != 0 || len(s.Classification.Stale) != 0 || len(s.Hazards) != 0 {
-		t.Fatalf("fresh VPC cluster: missing %v, stale %v, hazards %v", s.Classification.Missing, s.Classification.Stale, s.Hazards)
+	if len(s.Classification.Missing) != 0 || len(s.Classification.Stale) != 0 || !s.InSync() {
+		t.Fatalf("fresh VPC cluster: missing %v, stale %v, sync %v", s.Classification.Missing, s.Classification.Stale, s.Sync.Actions())
 	}
 	var ports []int
 	for _, n := range s.Nodes() {
@@ -46,9 +46,9 @@ func TestVPCTierRepairAndScale(t *testing.T) {
 			}
 		}
 	}
-	rep, err := eng.Repair(env.ctx(), id)
+	rep, err := eng.Sync(env.ctx(), id, Intent{})
 	if err != nil {
-		t.Fatalf("Repair: %v\n%s", err, rep)
+		t.Fatalf("Sync: %v\n%s", err, rep)
 	}
 	if got := rep.StepsOf(StepRepaired); len(got) != 2 {
 		t.Fatalf("repairs = %+v, want the two forwards", got)
@@ -57,11 +57,11 @@ func TestVPCTierRepairAndScale(t *testing.T) {
 		t.Errorf("firewall rules on a VPC IP: %+v", fws)
 	}
 
-	up, err := eng.Scale(env.ctx(), id, 2)
+	up, err := eng.Scale(env.ctx(), id, 2, Intent{})
 	if err != nil {
 		t.Fatalf("Scale: %v\n%s", err, up)
 	}
-	after, err := eng.Snapshot(env.ctx(), id)
+	after, err := eng.Snapshot(env.ctx(), id, Intent{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -117,7 +117,7 @@ func (d *clusterDataSource) Read(ctx context.Context, req datasource.ReadRequest
 		resp.Diagnostics.AddAttributeError(path.Root(attr), "Cluster Not Found", err.Error())
 		return
 	}
-	kind, err := networkKind(ctx, d.data.client, c)
+	kind, err := clusterops.NetworkKindOf(ctx, d.data.client, c)
 	if err != nil {
 		resp.Diagnostics.AddError("Unable to Read Cluster Network", err.Error())
 		return

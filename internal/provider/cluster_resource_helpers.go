@@ -92,7 +92,7 @@ func (r *clusterResource) networkKind(ctx context.Context, c *cloudstack.Cluster
 	if len(cached) > 0 && json.Unmarshal(cached, &kind) == nil && kind != "" {
 		return kind, cached, nil
 	}
-	kind, err := networkKind(ctx, r.data.client, c)
+	kind, err := clusterops.NetworkKindOf(ctx, r.data.client, c)
 	if err != nil {
 		return "", nil, fmt.Errorf("reading network %s of cluster %s: %w", c.NetworkID, c.ID, err)
 	}

@@ -1,6 +1,10 @@
 package rules
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
 
 // Status tells how a rule relates to the expected set.
 type Status string
@@ -157,17 +161,20 @@ func identifyFirewall(l Layout, r Rule, owned func(Purpose, int) ClassifiedRule,
 	if l.Network != NetworkIsolated {
 		return user("CKS keeps no firewall rules on a VPC tier")
 	}
-	if !isAnyCIDROnly(r) {
-		if r.StartPort >= NodeSSHStartPort {
-			return user(fmt.Sprintf("source CIDRs %v, CKS uses only %s", cidrs(r), AnyCIDR))
-		}
-		return user("")
-	}
 	if r.StartPort == NodeSSHStartPort && endPort(r) < l.nodePortLimit() {
-		return owned(PurposeNodeSSHRange, 0)
+		if l.ownsSSHCIDRs(r) {
+			return owned(PurposeNodeSSHRange, 0)
+		}
+		return user(fmt.Sprintf("source CIDRs %v: the node SSH range has %s", cidrs(r), cidrText(l.sshCIDRs())))
+	}
+	if from, to, ok := l.etcdRange(); ok && r.StartPort == from && endPort(r) == to && l.ownsSSHCIDRs(r) {
+		return owned(PurposeEtcdSSHRange, 0)
 	}
 	port, single := singlePublicPort(r)
-	if !single {
+	if !single || !isAnyCIDROnly(r) {
+		if r.StartPort >= NodeSSHStartPort && !isAnyCIDROnly(r) {
+			return user(fmt.Sprintf("source CIDRs %v, CKS uses only %s", cidrs(r), AnyCIDR))
+		}
 		return user("")
 	}
 	nodes := l.sshNodes()
@@ -182,6 +189,8 @@ func identifyFirewall(l Layout, r Rule, owned func(Purpose, int) ClassifiedRule,
 	}
 	return user("")
 }
+
+func cidrText(cidrs []string) string { return strings.Join(cidrs, ",") }
 
 func identifyForward(l Layout, vms clusterVMs, r Rule, owned func(Purpose, int) ClassifiedRule, user func(string) ClassifiedRule) ClassifiedRule {
 	public, ok := singlePublicPort(r)
@@ -276,6 +285,9 @@ func (x *expectationIndex) unexpectedReason(cr ClassifiedRule) string {
 	switch cr.Purpose {
 	case PurposeNodeSSHRange:
 		return "no node SSH range is expected: the VM map has no control or worker VM"
+	case PurposeEtcdFirewall:
+		return fmt.Sprintf("single-port etcd SSH firewall rule %d: its forward %d -> 22 has the same ports, so CloudStack's "+
+			"scale can revoke it instead of the node SSH range (#14159); one etcd SSH range replaces these rules", cr.Rule.StartPort, cr.Rule.StartPort)
 	case PurposeNodeSSHForward:
 		return fmt.Sprintf("port %d is beyond the VM map's nodes", cr.Rule.StartPort)
 	case PurposeEtcdForward:
@@ -289,10 +301,15 @@ func (x *expectationIndex) unexpectedReason(cr ClassifiedRule) string {
 // its expectation, or returns "".
 func (x *expectationIndex) mismatch(e Expectation, r Rule) string {
 	switch e.Purpose {
-	case PurposeNodeSSHRange:
+	case PurposeNodeSSHRange, PurposeEtcdSSHRange:
+		what := e.Purpose.describe() + " firewall rule"
 		if endPort(r) != e.EndPort {
-			return fmt.Sprintf("node SSH firewall range is %s, expected %s",
+			return fmt.Sprintf("%s is %s, expected %s", what,
 				portRange(r.StartPort, endPort(r)), portRange(e.StartPort, e.EndPort))
+		}
+		if !sameCIDRSet(r.CIDRs, e.CIDRs) {
+			return fmt.Sprintf("%s %s is open to %s, expected %s", what, portRange(r.StartPort, endPort(r)),
+				cidrText(normalCIDRs(cidrs(r))), cidrText(normalCIDRs(e.CIDRs)))
 		}
 	case PurposeNodeSSHForward, PurposeEtcdForward, PurposeAPIForward:
 		if r.VMID != e.VMID {
@@ -301,4 +318,8 @@ func (x *expectationIndex) mismatch(e Expectation, r Rule) string {
 		}
 	}
 	return ""
+}
+
+func sameCIDRSet(a, b []string) bool {
+	return slices.Equal(normalCIDRs(a), normalCIDRs(b))
 }

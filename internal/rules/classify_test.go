@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -19,7 +20,7 @@ func classifyOne(t *testing.T, l Layout, rules []Rule, id string) ClassifiedRule
 
 func TestClassifyTrickyRules(t *testing.T) {
 	t.Parallel()
-	l := seedLayout("w1", "w2")
+	l := etcdLayout("w1", "w2")
 	udp := firewall("u1", 2222, 2224)
 	udp.Protocol = "UDP"
 	userLB := apiLB("lb80")
@@ -43,7 +44,7 @@ func TestClassifyTrickyRules(t *testing.T) {
 		{forward("pf-etcd-port-worker", 50001, 22, "w1"), PurposeUser, StatusUser, "non-etcd VM"},
 		{cidrPF, PurposeUser, StatusUser, "source CIDRs"},
 		{rangePF, PurposeUser, StatusUser, ""},
-		{firewall("fw-cidr", 2222, 2224, "10.0.0.0/8"), PurposeUser, StatusUser, "source CIDRs"},
+		{firewall("fw-cidr", 2222, 2224, "10.0.0.0/8"), PurposeUser, StatusUser, "source CIDRs [10.0.0.0/8]: the node SSH range has 0.0.0.0/0"},
 		{firewall("fw-two-cidrs", 2222, 2224, "0.0.0.0/0", "10.0.0.0/8"), PurposeUser, StatusUser, "source CIDRs"},
 		{udp, PurposeUser, StatusUser, ""},
 		{firewall("fw-wide", 2222, 7000), PurposeUser, StatusUser, ""},
@@ -53,7 +54,10 @@ func TestClassifyTrickyRules(t *testing.T) {
 		{firewall("fw-range", 2222, 2224), PurposeNodeSSHRange, StatusMatched, ""},
 		{firewall("fw-range-short", 2222, 2223), PurposeNodeSSHRange, StatusStale, "2222-2223, expected 2222-2224"},
 		{firewall("fw-api", 6443, 6443), PurposeAPIFirewall, StatusMatched, ""},
-		{firewall("fw-etcd", 50001, 50001), PurposeEtcdFirewall, StatusMatched, ""},
+		{firewall("fw-etcd", 50001, 50001), PurposeEtcdFirewall, StatusStale, "single-port etcd SSH firewall rule 50001"},
+		{firewall("fw-etcd-range", 50000, 50002), PurposeEtcdSSHRange, StatusMatched, ""},
+		{firewall("fw-etcd-range-short", 50000, 50001), PurposeUser, StatusUser, ""},
+		{firewall("fw-etcd-range-cidr", 50000, 50002, "10.0.0.0/8"), PurposeUser, StatusUser, "source CIDRs"},
 		{forward("pf-node", 2223, 22, "w1"), PurposeNodeSSHForward, StatusMatched, ""},
 		{forward("pf-wrong-vm", 2223, 22, "w2"), PurposeNodeSSHForward, StatusStale, "forwards to VM w2 (w2-name), expected VM w1 (w1-name)"},
 		{forward("pf-beyond", 2225, 22, "w2"), PurposeNodeSSHForward, StatusStale, "beyond the VM map"},
@@ -75,7 +79,7 @@ func TestClassifyTrickyRules(t *testing.T) {
 
 func TestClassifyDuplicateIsStale(t *testing.T) {
 	t.Parallel()
-	l := seedLayout("w1")
+	l := etcdLayout("w1")
 	// Two identical forwards cannot coexist on a real server, but a
 	// classification must still count each expectation once.
 	c := Classify(l, []Rule{forward("a", 2222, 22, "control"), forward("b", 2222, 22, "control")})
@@ -86,35 +90,98 @@ func TestClassifyDuplicateIsStale(t *testing.T) {
 
 func TestClassifyCompleteClusterIsClean(t *testing.T) {
 	t.Parallel()
-	s := newServer(1)
-	l := seedLayout("w1", "w2")
-	s.provision(t, l)
-	c := Classify(l, s.rules)
+	l := etcdLayout("w1", "w2")
+	var rules []Rule
+	for i, e := range Expected(l) {
+		r := e.Rule(l)
+		r.ID = fmt.Sprint(i)
+		rules = append(rules, r)
+	}
+	c := Classify(l, rules)
 	if len(c.Missing) != 0 || len(c.Stale) != 0 {
 		t.Fatalf("missing %v, stale %+v", purposes(c.Missing), c.Stale)
 	}
-	if len(c.Matched) != len(Expected(l)) || len(c.Rules) != len(s.rules) {
-		t.Fatalf("matched %d of %d, classified %d of %d", len(c.Matched), len(Expected(l)), len(c.Rules), len(s.rules))
+	if len(c.Matched) != len(Expected(l)) || len(c.Rules) != len(rules) {
+		t.Fatalf("matched %d of %d, classified %d of %d", len(c.Matched), len(Expected(l)), len(c.Rules), len(rules))
 	}
 }
 
-func TestClassifyMissingOptionalIsNotReported(t *testing.T) {
+func TestClassifyCKSLayoutHasStaleSingleEtcdRulesAndMissingRange(t *testing.T) {
 	t.Parallel()
-	l := seedLayout("w1")
+	s := newServer(1)
+	l := etcdLayout("w1")
+	s.provisionCKS(t, l)
+	c := Classify(l, s.rules)
+	if got := purposes(c.Missing); !slices.Equal(got, []string{"EtcdSSHRange/0"}) {
+		t.Fatalf("missing = %v, want only the etcd range", got)
+	}
+	if len(c.Stale) != 3 {
+		t.Fatalf("stale = %+v, want the three single-port etcd rules", c.Stale)
+	}
+	for _, cr := range c.Stale {
+		if cr.Purpose != PurposeEtcdFirewall || !strings.Contains(cr.Reason, "#14159") {
+			t.Errorf("stale %s = %s %q", cr.Rule.ID, cr.Purpose, cr.Reason)
+		}
+	}
+}
+
+func TestClassifySSHCIDRsDecideOwnership(t *testing.T) {
+	t.Parallel()
+	l := etcdLayout("w1")
+	l.SSHCIDRs = []string{"10.0.0.0/8"}
+	l.FormerSSHCIDRs = [][]string{{"192.0.2.0/24"}}
+	cases := []struct {
+		rule    Rule
+		purpose Purpose
+		status  Status
+		reason  string
+	}{
+		{firewall("narrow", 2222, 2223, "10.0.0.0/8"), PurposeNodeSSHRange, StatusMatched, ""},
+		// CloudStack re-creates the node range open on every scale.
+		{firewall("reopened", 2222, 2223), PurposeNodeSSHRange, StatusStale, "open to 0.0.0.0/0, expected 10.0.0.0/8"},
+		{firewall("former", 2222, 2223, "192.0.2.0/24"), PurposeNodeSSHRange, StatusStale, "open to 192.0.2.0/24"},
+		{firewall("someone-elses", 2222, 2223, "198.51.100.0/24"), PurposeUser, StatusUser, "source CIDRs"},
+		{firewall("etcd-narrow", 50000, 50002, "10.0.0.0/8"), PurposeEtcdSSHRange, StatusMatched, ""},
+		{firewall("etcd-open", 50000, 50002), PurposeEtcdSSHRange, StatusStale, "expected 10.0.0.0/8"},
+		// The API rule is not an SSH rule: ssh_cidrs never applies to it.
+		{firewall("api-narrow", 6443, 6443, "10.0.0.0/8"), PurposeUser, StatusUser, ""},
+	}
+	for _, tc := range cases {
+		cr := classifyOne(t, l, []Rule{tc.rule}, tc.rule.ID)
+		if cr.Purpose != tc.purpose || cr.Status != tc.status || !strings.Contains(cr.Reason, tc.reason) {
+			t.Errorf("%s: got %s/%s %q, want %s/%s containing %q", tc.rule.ID, cr.Purpose, cr.Status, cr.Reason, tc.purpose, tc.status, tc.reason)
+		}
+	}
+}
+
+func TestClassifyMissingAPILoadBalancerIsReportedOnIsolatedOnly(t *testing.T) {
+	t.Parallel()
+	l := etcdLayout("w1")
 	var rules []Rule
 	for _, e := range Expected(l) {
 		if e.Purpose != PurposeAPILoadBalancer {
 			rules = append(rules, e.Rule(l))
 		}
 	}
-	if c := Classify(l, rules); len(c.Missing) != 0 {
-		t.Fatalf("missing = %v", purposes(c.Missing))
+	if got := purposes(Classify(l, rules).Missing); !slices.Equal(got, []string{"APILoadBalancer/0"}) {
+		t.Fatalf("isolated: missing = %v, want the API LB", got)
+	}
+	// A VPC tier has an LB or a forward, depending on its offering.
+	l.Network = NetworkVPC
+	rules = rules[:0]
+	for _, e := range Expected(l) {
+		if e.Purpose != PurposeAPILoadBalancer && e.Purpose != PurposeAPIForward {
+			rules = append(rules, e.Rule(l))
+		}
+	}
+	if got := Classify(l, rules).Missing; len(got) != 0 {
+		t.Fatalf("VPC: missing = %v", purposes(got))
 	}
 }
 
 func TestClassifyVPC(t *testing.T) {
 	t.Parallel()
-	l := seedLayout("w1")
+	l := etcdLayout("w1")
 	l.Network = NetworkVPC
 	rules := []Rule{
 		forward("api", 6443, 6443, "control"),
@@ -155,7 +222,7 @@ func TestClassifyExternalNodes(t *testing.T) {
 		firewall("old-ext-fw", 2224, 2224),
 	}
 	c := Classify(l, rules)
-	if got := purposes(c.Missing); !slices.Equal(got, []string{"APIFirewall/0"}) {
+	if got := purposes(c.Missing); !slices.Equal(got, []string{"APIFirewall/0", "APILoadBalancer/0"}) {
 		t.Fatalf("missing = %v", got)
 	}
 	if cr, _ := c.Lookup("ext-fw"); cr.Purpose != PurposeExternalSSHFirewall || cr.Status != StatusMatched {
@@ -169,7 +236,7 @@ func TestClassifyExternalNodes(t *testing.T) {
 
 func TestClassifyDirectNetworkOwnsNothing(t *testing.T) {
 	t.Parallel()
-	l := seedLayout("w1")
+	l := etcdLayout("w1")
 	l.Network = NetworkDirect
 	c := Classify(l, []Rule{firewall("r", 2222, 2223), forward("p", 2222, 22, "control")})
 	for _, cr := range c.Rules {

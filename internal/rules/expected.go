@@ -21,8 +21,15 @@ const (
 	PurposeAPILoadBalancer Purpose = "APILoadBalancer"
 	// PurposeAPIForward is the VPC forward 6443 -> 6443 to the first control VM.
 	PurposeAPIForward Purpose = "APIForward"
-	// PurposeEtcdFirewall is the firewall rule for 50000+j.
+	// PurposeEtcdFirewall is CKS's own single-port firewall rule for etcd
+	// node j (port 50000+j). It has the exact ports of its forward to port
+	// 22, so CloudStack's SSH rule selector matches it (#14159); the
+	// provider replaces these rules with PurposeEtcdSSHRange.
 	PurposeEtcdFirewall Purpose = "EtcdFirewall"
+	// PurposeEtcdSSHRange is the provider's one firewall rule for every etcd
+	// node's SSH port, 50000..50000+E-1 (50000..50001 for one etcd node). No
+	// forward has its exact ports, so no scale can pick it.
+	PurposeEtcdSSHRange Purpose = "EtcdSSHRange"
 	// PurposeEtcdForward is the forward 50000+j -> 22 of etcd VM j.
 	PurposeEtcdForward Purpose = "EtcdForward"
 )
@@ -40,6 +47,8 @@ func (p Purpose) describe() string {
 		return "API"
 	case PurposeEtcdFirewall, PurposeEtcdForward:
 		return "etcd SSH"
+	case PurposeEtcdSSHRange:
+		return "etcd SSH range"
 	default:
 		return "user"
 	}
@@ -102,16 +111,24 @@ func (e Expectation) String() string {
 	}
 }
 
-// Expected returns the rules CKS owns for the layout, in the order CKS
-// creates them (spec §2.3 for isolated networks, §2.4 for VPC tiers):
+// Expected returns the rules the provider keeps for the layout, in the order
+// CKS creates them (KubernetesClusterStartWorker.startKubernetesClusterOnCreate
+// for isolated networks, setupKubernetesClusterVpcTierRules for VPC tiers):
 //
-//   - isolated: node SSH firewall range 2222..2222+C+W-1, one firewall port
-//     per external node, API firewall 6443, a forward 2222+i -> 22 per node,
-//     the API LB (optional), then per etcd VM j a firewall port and a
-//     forward 50000+j -> 22;
+//   - isolated: node SSH firewall range 2222..2222+C+W-1 (with SSHCIDRs),
+//     one firewall port per external node, API firewall 6443, a forward
+//     2222+i -> 22 per node, the API LB, a forward 50000+j -> 22 per etcd
+//     VM j, and ONE etcd SSH firewall range over those forwards' ports (with
+//     SSHCIDRs) instead of CKS's single-port etcd rules;
 //   - VPC: the API forward or LB (both optional), the node forwards and the
 //     etcd forwards, no firewall rules;
 //   - direct (shared, routed): nothing.
+//
+// The single-port etcd rules CKS creates (PurposeEtcdFirewall) match
+// CloudStack's SSH rule selector through their twin forwards, so the next
+// scale can revoke one of them instead of the node range (#14159); the
+// merged range has ports no forward has, so no scale, by any client, can
+// pick it, whatever the order the server evaluates rules in.
 func Expected(l Layout) []Expectation {
 	switch l.Network {
 	case NetworkIsolated:
@@ -128,26 +145,42 @@ func expectedIsolated(l Layout) []Expectation {
 	nodes := l.sshNodes()
 	internal := l.internalCount()
 	if internal > 0 {
-		out = append(out, firewallExpectation(PurposeNodeSSHRange, 0, "", NodeSSHStartPort, NodeSSHStartPort+internal-1))
+		out = append(out, firewallExpectation(PurposeNodeSSHRange, 0, "", NodeSSHStartPort, NodeSSHStartPort+internal-1, l.sshCIDRs()))
 	}
 	for i := internal; i < len(nodes); i++ {
 		port := NodeSSHStartPort + i
-		out = append(out, firewallExpectation(PurposeExternalSSHFirewall, i, nodes[i].ID, port, port))
+		out = append(out, firewallExpectation(PurposeExternalSSHFirewall, i, nodes[i].ID, port, port, []string{AnyCIDR}))
 	}
 	if len(nodes) > 0 {
-		out = append(out, firewallExpectation(PurposeAPIFirewall, 0, "", APIPort, APIPort))
+		api := firewallExpectation(PurposeAPIFirewall, 0, "", APIPort, APIPort, []string{AnyCIDR})
+		out = append(out, api)
 	}
 	out = append(out, nodeForwards(nodes)...)
 	if len(nodes) > 0 {
-		out = append(out, apiLoadBalancer())
+		lb := apiLoadBalancer()
+		lb.Optional = false // CKS always balances the API of an isolated cluster
+		out = append(out, lb)
 	}
 	start := l.etcdStart()
 	for j, n := range l.etcdNodes() {
-		out = append(out,
-			firewallExpectation(PurposeEtcdFirewall, j, n.ID, start+j, start+j),
-			forwardExpectation(PurposeEtcdForward, j, n.ID, start+j, SSHPort))
+		out = append(out, forwardExpectation(PurposeEtcdForward, j, n.ID, start+j, SSHPort))
+	}
+	if from, to, ok := l.etcdRange(); ok {
+		out = append(out, firewallExpectation(PurposeEtcdSSHRange, 0, "", from, to, l.sshCIDRs()))
 	}
 	return out
+}
+
+// etcdRange returns the ports of the merged etcd SSH firewall rule:
+// S..S+E-1, or S..S+1 for one etcd node, because a single-port rule would
+// have the exact ports of its forward and match CloudStack's selector.
+func (l Layout) etcdRange() (start, end int, ok bool) {
+	e := len(l.etcdNodes())
+	if e == 0 {
+		return 0, 0, false
+	}
+	start = l.etcdStart()
+	return start, start + max(e-1, 1), true
 }
 
 func expectedVPC(l Layout) []Expectation {
@@ -174,10 +207,10 @@ func nodeForwards(nodes []Node) []Expectation {
 	return out
 }
 
-func firewallExpectation(p Purpose, index int, vmID string, start, end int) Expectation {
+func firewallExpectation(p Purpose, index int, vmID string, start, end int, cidrs []string) Expectation {
 	return Expectation{
 		Purpose: p, Index: index, VMID: vmID, Kind: KindFirewall, Protocol: ProtocolTCP,
-		StartPort: start, EndPort: end, CIDRs: []string{AnyCIDR},
+		StartPort: start, EndPort: end, CIDRs: append([]string(nil), cidrs...),
 	}
 }
 

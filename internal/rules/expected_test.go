@@ -7,12 +7,12 @@ import (
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/naming"
 )
 
-func TestExpectedIsolatedSeedCluster(t *testing.T) {
+func TestExpectedIsolatedEtcdClusterHasOneEtcdRange(t *testing.T) {
 	t.Parallel()
-	got := Expected(seedLayout("w1"))
+	got := Expected(etcdLayout("w1"))
 	want := []string{
 		"NodeSSHRange/0", "APIFirewall/0", "NodeSSHForward/0", "NodeSSHForward/1", "APILoadBalancer/0",
-		"EtcdFirewall/0", "EtcdForward/0", "EtcdFirewall/1", "EtcdForward/1", "EtcdFirewall/2", "EtcdForward/2",
+		"EtcdForward/0", "EtcdForward/1", "EtcdForward/2", "EtcdSSHRange/0",
 	}
 	if p := purposes(got); !slices.Equal(p, want) {
 		t.Fatalf("purposes = %v, want %v", p, want)
@@ -24,24 +24,62 @@ func TestExpectedIsolatedSeedCluster(t *testing.T) {
 	if f := got[3]; f.StartPort != 2223 || f.PrivatePort != 22 || f.VMID != "w1" || len(f.CIDRs) != 0 {
 		t.Errorf("forward 1 = %+v", f)
 	}
-	if e := got[9]; e.StartPort != 50002 || e.VMID != "etcd3" {
-		t.Errorf("etcd firewall 2 = %+v", e)
-	}
-	if e := got[10]; e.StartPort != 50002 || e.PrivatePort != 22 || e.VMID != "etcd3" {
+	if e := got[7]; e.StartPort != 50002 || e.PrivatePort != 22 || e.VMID != "etcd3" {
 		t.Errorf("etcd forward 2 = %+v", e)
 	}
-	if !got[4].Optional || got[0].Optional {
-		t.Errorf("only the API LB is optional")
+	if e := got[8]; e.Kind != KindFirewall || e.StartPort != 50000 || e.EndPort != 50002 || !slices.Equal(e.CIDRs, []string{AnyCIDR}) {
+		t.Errorf("etcd range = %+v, want firewall 50000-50002 from 0.0.0.0/0", e)
+	}
+	for _, e := range got {
+		if e.Optional {
+			t.Errorf("%s is optional on an isolated network, where CKS always creates it", e)
+		}
+	}
+}
+
+func TestExpectedEtcdRangeOfOneEtcdNodeHasTwoPorts(t *testing.T) {
+	t.Parallel()
+	l := Layout{Network: NetworkIsolated, EtcdStartPort: 41000, Nodes: []Node{
+		node("etcd1", naming.RoleEtcd), node("control", naming.RoleControl), node("w1", naming.RoleWorker),
+	}}
+	var etcdRange Expectation
+	for _, e := range Expected(l) {
+		if e.Purpose == PurposeEtcdSSHRange {
+			etcdRange = e
+		}
+	}
+	// 41000-41000 would have the exact ports of the forward 41000 -> 22,
+	// which is what CloudStack's selector looks for.
+	if etcdRange.StartPort != 41000 || etcdRange.EndPort != 41001 {
+		t.Fatalf("etcd range = %+v, want 41000-41001", etcdRange)
+	}
+}
+
+func TestExpectedSSHCIDRsApplyToBothSSHRanges(t *testing.T) {
+	t.Parallel()
+	l := etcdLayout("w1")
+	l.SSHCIDRs = []string{"192.0.2.0/24", " 10.0.0.0/8", "10.0.0.0/8"}
+	for _, e := range Expected(l) {
+		want := []string{AnyCIDR}
+		if e.Purpose == PurposeNodeSSHRange || e.Purpose == PurposeEtcdSSHRange {
+			want = []string{"10.0.0.0/8", "192.0.2.0/24"}
+		}
+		if e.Kind == KindFirewall && !slices.Equal(e.CIDRs, want) {
+			t.Errorf("%s CIDRs = %v, want %v", e, e.CIDRs, want)
+		}
 	}
 }
 
 func TestExpectedCustomEtcdStartPort(t *testing.T) {
 	t.Parallel()
-	l := seedLayout("w1")
+	l := etcdLayout("w1")
 	l.EtcdStartPort = 40000
 	for _, e := range Expected(l) {
 		if e.Purpose == PurposeEtcdForward && e.Index == 1 && e.StartPort != 40001 {
 			t.Fatalf("etcd forward 1 port = %d, want 40001", e.StartPort)
+		}
+		if e.Purpose == PurposeEtcdSSHRange && (e.StartPort != 40000 || e.EndPort != 40002) {
+			t.Fatalf("etcd range = %d-%d, want 40000-40002", e.StartPort, e.EndPort)
 		}
 	}
 }
@@ -76,7 +114,7 @@ func TestExpectedExternalNodes(t *testing.T) {
 
 func TestExpectedVPC(t *testing.T) {
 	t.Parallel()
-	l := seedLayout("w1")
+	l := etcdLayout("w1")
 	l.Network = NetworkVPC
 	got := Expected(l)
 	want := []string{
@@ -98,7 +136,7 @@ func TestExpectedVPC(t *testing.T) {
 
 func TestExpectedDirectAndEmpty(t *testing.T) {
 	t.Parallel()
-	l := seedLayout("w1")
+	l := etcdLayout("w1")
 	l.Network = NetworkDirect
 	if got := Expected(l); len(got) != 0 {
 		t.Errorf("direct network expects %v", purposes(got))

@@ -1,18 +1,36 @@
 package rules
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
-// HazardKind tells how a rule is endangered by, or endangers, a scale.
+// HazardKind tells how a rule endangers, or is endangered by, a scale.
 type HazardKind string
 
 // Hazard kinds.
 const (
-	// HazardWrongPick is a firewall rule removeSshFirewallRule would pick
-	// instead of the node SSH range (#14159).
+	// HazardWrongPick is a firewall rule other than the node SSH range that
+	// CloudStack's SSH rule selector accepts, so a scale may revoke it
+	// instead of the range (#14159).
 	HazardWrongPick HazardKind = "wrong_pick"
-	// HazardCollateral is a user forward elsewhere in the network that the
-	// server's forward cleanup deletes on every scale.
+	// HazardNoNodeRange is a cluster without the node SSH range: the scale
+	// fails with "Firewall rule for node SSH access can't be provisioned",
+	// or revokes whatever else the selector accepts.
+	HazardNoNodeRange HazardKind = "no_node_range"
+	// HazardPortless is a TCP firewall rule without ports, which makes the
+	// selector of CloudStack 4.21.0 through 4.22.0.x throw a
+	// NullPointerException: the scale fails and the cluster stays in
+	// Scaling.
+	HazardPortless HazardKind = "portless_rule"
+	// HazardCollateral is a user forward in the network whose public start
+	// port lies in the node SSH range: the scale's forward cleanup deletes
+	// it.
 	HazardCollateral HazardKind = "collateral"
+	// HazardExternalNodes is a cluster with external nodes, whose
+	// single-port firewall rules match the selector (#12633) and which
+	// CloudStack re-creates on every scale.
+	HazardExternalNodes HazardKind = "external_nodes"
 )
 
 // Owner tells who owns a rule.
@@ -24,6 +42,20 @@ const (
 	OwnerUser Owner = "user"
 )
 
+// Remedy tells who can take a hazard away before a scale.
+type Remedy string
+
+// Remedies.
+const (
+	// RemedySync: the provider's own rule plan (PlanSync) removes it.
+	RemedySync Remedy = "sync"
+	// RemedyAroundScale: a user rule the provider may delete before the
+	// scale and re-create after it, with the user's consent.
+	RemedyAroundScale Remedy = "around_scale"
+	// RemedyNone: only the user can change it.
+	RemedyNone Remedy = "none"
+)
+
 // Hazard is one rule that makes the next scale of an isolated cluster go
 // wrong, or that the scale would destroy.
 type Hazard struct {
@@ -31,61 +63,101 @@ type Hazard struct {
 	Owner   Owner
 	Purpose Purpose
 	Rule    Rule
+	Remedy  Remedy
 	// Explanation names the rule and says what the scale would do.
 	Explanation string
 }
 
-// Hazards lists what the next scale of an isolated cluster would get wrong.
-// rules are the rules on the cluster's IP (all kinds, id order);
-// networkForwards are the port forwards of the whole network.
+// Server describes the CloudStack version the cluster runs on, for the
+// hazards that depend on it.
+type Server struct {
+	// PortlessRuleBreaksScale is true on 4.21.0 through 4.22.0.x, where a TCP
+	// firewall rule without ports makes removeSshFirewallRule throw (fixed
+	// by apache/cloudstack#12806 in 4.22.1).
+	PortlessRuleBreaksScale bool
+}
+
+// Preflight lists what the next scale of an isolated cluster, by any
+// client, would get wrong, without depending on the order in which
+// CloudStack lists or evaluates rules. rules are the rules on the cluster's
+// IP (all kinds); networkForwards are the port forwards of the whole
+// network.
 //
-// Wrong picks are every firewall rule listed before the CKS node SSH range
-// that removeSshFirewallRule's predicate accepts (it starts at 2222, or a
-// forward with the same ports targets port 22), not only the first: once
-// the first is re-created after the range, the next one would be picked.
-// Collateral hazards are user forwards whose public start port lies in the
-// node range 2222..end, which the server deletes across the network on
-// every scale. Other networks have no firewall rules and get no hazards.
-func Hazards(l Layout, rules []Rule, networkForwards []Rule) []Hazard {
+// CloudStack's scale (KubernetesClusterResourceModifierActionWorker.
+// removeSshFirewallRule) revokes the first TCP firewall rule on the IP that
+// starts at 2222 or whose exact public ports are those of a forward in the
+// network to port 22, in an order the server does not guarantee, then
+// deletes every forward of the network whose public start port lies between
+// 2222 and the revoked rule's end. So a scale is safe when exactly one TCP
+// firewall rule on the IP matches that selector, the node SSH range, and no
+// user forward starts inside the range. Every other match is a hazard
+// whatever its position: the next rebuild gives the node range a new,
+// higher id.
+func Preflight(l Layout, rules []Rule, networkForwards []Rule, srv Server) []Hazard {
 	if l.Network != NetworkIsolated {
 		return nil
 	}
 	c := Classify(l, rules)
 	forwards := ownedForwards(c, networkForwards)
-
-	var fws []ClassifiedRule
-	for _, cr := range c.Rules {
-		if cr.Rule.Kind == KindFirewall && isTCP(cr.Rule) {
-			fws = append(fws, cr)
-		}
-	}
-	rangeAt := len(fws)
-	for i, cr := range fws {
-		if cr.Purpose == PurposeNodeSSHRange {
-			rangeAt = i
-			break
-		}
-	}
-	var nodeRange *Rule
-	if rangeAt < len(fws) {
-		nodeRange = &fws[rangeAt].Rule
-	}
+	fwdRules := forwardRules(forwards)
 
 	var out []Hazard
-	for _, cr := range fws[:rangeAt] {
+	var ranges, others []ClassifiedRule
+	for _, cr := range c.Rules {
 		fw := cr.Rule
-		startsAtRange := fw.StartPort == NodeSSHStartPort
-		if !startsAtRange && !anyForwardToSSH(forwardRules(forwards), fw) {
+		if fw.Kind != KindFirewall || !isTCP(fw) {
 			continue
 		}
-		owner := OwnerUser
-		if cr.Owned() {
-			owner = OwnerCKS
+		if fw.StartPort <= 0 {
+			if srv.PortlessRuleBreaksScale {
+				out = append(out, hazardOf(HazardPortless, cr, fmt.Sprintf("%s has no ports; on CloudStack 4.21.0 through 4.22.0.x "+
+					"the scale's SSH rule selector throws a NullPointerException on it, the job fails with 530 and the cluster "+
+					"stays in Scaling, where it can be neither scaled nor deleted", describeRule(cr))))
+			}
+			continue
 		}
-		out = append(out, Hazard{
-			Kind: HazardWrongPick, Owner: owner, Purpose: cr.Purpose, Rule: fw,
-			Explanation: wrongPickExplanation(cr, startsAtRange, nodeRange, forwards),
-		})
+		switch {
+		case cr.Purpose == PurposeNodeSSHRange:
+			ranges = append(ranges, cr)
+		case fw.StartPort == NodeSSHStartPort || anyForwardToSSH(fwdRules, fw):
+			others = append(others, cr)
+		}
+	}
+	// The node range is the one rule the selector may take; a second one
+	// (a duplicate left by an interrupted change) is a wrong pick too.
+	var nodeRange *Rule
+	if len(ranges) > 0 {
+		keep := 0
+		for i, cr := range ranges {
+			if cr.Status == StatusMatched {
+				keep = i
+				break
+			}
+		}
+		r := ranges[keep].Rule
+		nodeRange = &r
+		others = append(others, slices.Delete(slices.Clone(ranges), keep, keep+1)...)
+	}
+	for _, cr := range others {
+		fw := cr.Rule
+		why := "has a forward with the same ports to port 22"
+		if fw.StartPort == NodeSSHStartPort {
+			why = "starts at 2222 like the node SSH range"
+		}
+		out = append(out, hazardOf(HazardWrongPick, cr, fmt.Sprintf("%s %s, so CloudStack's scale (4.21.0 through 4.22.1.1, "+
+			"#14159) may revoke it instead of the node SSH range: the scale then fails with 530, leaves the cluster in Alert "+
+			"with a stale size and deletes the forwards of the network from 2222 to %d", describeRule(cr), why, endPort(fw))))
+	}
+	if nodeRange == nil && l.internalCount() > 0 {
+		out = append(out, Hazard{Kind: HazardNoNodeRange, Owner: OwnerCKS, Purpose: PurposeNodeSSHRange, Remedy: RemedySync,
+			Explanation: "the cluster has no node SSH firewall range (2222-…): CloudStack's scale fails with \"Firewall rule for " +
+				"node SSH access can't be provisioned\", or revokes another rule the selector accepts"})
+	}
+	if len(l.sshNodes()) > l.internalCount() {
+		out = append(out, Hazard{Kind: HazardExternalNodes, Owner: OwnerCKS, Purpose: PurposeExternalSSHFirewall, Remedy: RemedyNone,
+			Explanation: "the cluster has external nodes: CloudStack gives each one a single-port SSH firewall rule with a " +
+				"forward of the same port to port 22, which its scale selector accepts (#12633), and re-creates them on every " +
+				"scale, so no rule layout makes a scale of this cluster safe; the provider does not scale it"})
 	}
 
 	end, ok := cleanupEnd(l, nodeRange)
@@ -98,7 +170,7 @@ func Hazards(l Layout, rules []Rule, networkForwards []Rule) []Hazard {
 			continue
 		}
 		out = append(out, Hazard{
-			Kind: HazardCollateral, Owner: OwnerUser, Purpose: PurposeUser, Rule: pf,
+			Kind: HazardCollateral, Owner: OwnerUser, Purpose: PurposeUser, Rule: pf, Remedy: RemedyAroundScale,
 			Explanation: fmt.Sprintf("user port forward %s (%s) has its public start port in the node SSH range %s; "+
 				"every scale of the cluster deletes all port forwards of the network that start in that range, so it would be deleted",
 				pf.ID, describeForward(pf), portRange(NodeSSHStartPort, end)),
@@ -107,8 +179,39 @@ func Hazards(l Layout, rules []Rule, networkForwards []Rule) []Hazard {
 	return out
 }
 
-// cleanupEnd is the end of the forward range a correct scale cleans up: the
-// current node range's end, or the expected one when the range is missing.
+// hazardOf builds a hazard for a classified rule: CKS's own rules are the
+// sync plan's to fix, user rules may be moved around the scale with consent.
+func hazardOf(kind HazardKind, cr ClassifiedRule, explanation string) Hazard {
+	h := Hazard{Kind: kind, Owner: OwnerUser, Purpose: cr.Purpose, Rule: cr.Rule, Remedy: RemedyAroundScale, Explanation: explanation}
+	if cr.Owned() {
+		h.Owner = OwnerCKS
+		h.Remedy = RemedySync
+		switch cr.Purpose {
+		case PurposeAPIFirewall, PurposeExternalSSHFirewall:
+			// The API rule matches only through a user's forward to port 22,
+			// and external nodes' rules come back with every scale.
+			h.Remedy = RemedyNone
+		}
+	}
+	return h
+}
+
+// describeRule names a classified rule for explanations.
+func describeRule(cr ClassifiedRule) string {
+	r := cr.Rule
+	what := "user firewall rule"
+	if cr.Owned() {
+		what = "CKS " + cr.Purpose.describe() + " firewall rule"
+	}
+	ports := "(all ports)"
+	if r.StartPort > 0 {
+		ports = portRange(r.StartPort, endPort(r))
+	}
+	return fmt.Sprintf("%s %s (tcp %s from %s)", what, r.ID, ports, cidrText(normalCIDRs(cidrs(r))))
+}
+
+// cleanupEnd is the end of the forward range a scale cleans up: the node
+// range's end, or the expected one when the range is missing.
 func cleanupEnd(l Layout, nodeRange *Rule) (int, bool) {
 	if nodeRange != nil {
 		return endPort(*nodeRange), true
@@ -152,53 +255,6 @@ func forwardRules(crs []ClassifiedRule) []Rule {
 		out = append(out, cr.Rule)
 	}
 	return out
-}
-
-func wrongPickExplanation(cr ClassifiedRule, startsAtRange bool, nodeRange *Rule, forwards []ClassifiedRule) string {
-	fw := cr.Rule
-	what := "user firewall rule"
-	if cr.Owned() {
-		what = "CKS " + cr.Purpose.describe() + " firewall rule"
-	}
-	why := "has a port forward to port 22"
-	if startsAtRange {
-		why = "starts at 2222 like the node SSH range"
-	}
-	where := "there is no node SSH range rule"
-	if nodeRange != nil {
-		where = fmt.Sprintf("it comes before the node SSH range %s (%s)", nodeRange.ID, portRange(nodeRange.StartPort, endPort(*nodeRange)))
-	}
-	end := endPort(fw)
-	var cleanup string
-	if end < NodeSSHStartPort {
-		cleanup = fmt.Sprintf("the forward cleanup that follows deletes the port forwards whose public start port lies "+
-			"between %d and the revoked rule's end port, which is %d here, so it deletes none", NodeSSHStartPort, end)
-	} else {
-		cks, user := countForwards(forwards, end)
-		cleanup = fmt.Sprintf("it would delete every port forward of the network with a public start port in %s (%d CKS, %d user)",
-			portRange(NodeSSHStartPort, end), cks, user)
-	}
-	outcome := "then fail to re-create the node range because the old one is still active: the job fails with 530 and the cluster goes to Alert with a stale size"
-	if nodeRange == nil {
-		outcome = "then create the node range as if this rule had been it"
-	}
-	return fmt.Sprintf("%s %s (tcp %s) %s and %s, so a scale on CloudStack 4.21.0 through 4.22.1.1 (#14159) would revoke it instead of the node range; %s; %s",
-		what, fw.ID, portRange(fw.StartPort, end), why, where, cleanup, outcome)
-}
-
-// countForwards counts the forwards, CKS and user, that start in 2222..end.
-func countForwards(forwards []ClassifiedRule, end int) (cks, user int) {
-	for _, f := range forwards {
-		if f.Rule.StartPort < NodeSSHStartPort || f.Rule.StartPort > end {
-			continue
-		}
-		if f.Owned() {
-			cks++
-		} else {
-			user++
-		}
-	}
-	return cks, user
 }
 
 func describeForward(pf Rule) string {

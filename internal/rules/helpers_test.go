@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"strconv"
 	"testing"
@@ -37,9 +38,9 @@ func node(id string, role naming.Role) Node {
 	return Node{ID: id, Name: id + "-name", Role: role}
 }
 
-// seedLayout is the cluster of seed 000: 3 etcd VMs, 1 control and the
+// etcdLayout is a cluster with separate etcd nodes: 3 etcd VMs, 1 control and the
 // given workers, in map order.
-func seedLayout(workers ...string) Layout {
+func etcdLayout(workers ...string) Layout {
 	l := Layout{Network: NetworkIsolated, IPAddressID: snatIP, NetworkID: netID, Nodes: []Node{
 		node("etcd1", naming.RoleEtcd), node("etcd2", naming.RoleEtcd), node("etcd3", naming.RoleEtcd),
 		node("control", naming.RoleControl),
@@ -51,7 +52,8 @@ func seedLayout(workers ...string) Layout {
 }
 
 // server is a test model of CloudStack's rule store and of the CKS rule
-// choreography (spec §2.3, §2.6), just enough to replay seed 000.
+// choreography, just enough to replay the scale-down failure of clusters with
+// separate etcd nodes and to check layouts against it.
 type server struct {
 	next  int
 	rules []Rule
@@ -118,14 +120,41 @@ func (s *server) apply(t *testing.T, actions []Action) {
 	}
 }
 
-// provision is the create-time choreography: every expected rule in order.
-func (s *server) provision(t *testing.T, l Layout) {
+// provisionCKS is CKS's create-time choreography
+// (KubernetesClusterStartWorker.startKubernetesClusterOnCreate): node range,
+// external ports, API firewall, node forwards, API LB, then a single-port
+// firewall rule and a forward per etcd VM, all open to 0.0.0.0/0.
+func (s *server) provisionCKS(t *testing.T, l Layout) {
 	t.Helper()
-	for _, e := range Expected(l) {
-		if err := s.create(e.Rule(l)); err != nil {
+	open := l
+	open.SSHCIDRs = nil
+	for _, e := range Expected(open) {
+		switch e.Purpose {
+		case PurposeEtcdForward, PurposeEtcdSSHRange:
+			continue
+		}
+		if err := s.create(e.Rule(open)); err != nil {
 			t.Fatalf("provision %s: %v", e, err)
 		}
 	}
+	start := l.etcdStart()
+	for j, n := range l.etcdNodes() {
+		for _, r := range []Rule{firewall("", start+j, start+j), forward("", start+j, SSHPort, n.ID)} {
+			if err := s.create(r); err != nil {
+				t.Fatalf("provision etcd %d: %v", j, err)
+			}
+		}
+	}
+}
+
+// sync applies a PlanSync plan wave by wave, as the engine does.
+func (s *server) sync(t *testing.T, l Layout) Plan {
+	t.Helper()
+	p := PlanSync(l, Classify(l, s.onIP(snatIP)))
+	for _, w := range p.Waves {
+		s.apply(t, w)
+	}
+	return p
 }
 
 // expunge revokes a VM's own forwards, as expunging a VM does.
@@ -134,7 +163,9 @@ func (s *server) expunge(vmID string) {
 }
 
 // scaleRules is scaleKubernetesClusterIsolatedNetworkRules with the given
-// removeSshFirewallRule implementation.
+// removeSshFirewallRule implementation: revoke the picked rule, delete the
+// network's forwards from 2222 to its end, create the node range (open to
+// 0.0.0.0/0) and the node forwards.
 func (s *server) scaleRules(l Layout, pick func([]Rule) (Rule, bool)) error {
 	var candidates []Rule
 	for _, r := range s.onIP(snatIP) {
@@ -150,15 +181,61 @@ func (s *server) scaleRules(l Layout, pick func([]Rule) (Rule, bool)) error {
 	s.rules = slices.DeleteFunc(s.rules, func(r Rule) bool {
 		return r.Kind == KindPortForward && r.StartPort >= NodeSSHStartPort && r.StartPort <= endPort(fw)
 	})
-	for _, e := range Expected(l) {
+	open := l
+	open.SSHCIDRs = nil
+	for _, e := range Expected(open) {
 		switch e.Purpose {
 		case PurposeNodeSSHRange, PurposeExternalSSHFirewall, PurposeNodeSSHForward:
-			if err := s.create(e.Rule(l)); err != nil {
+			if err := s.create(e.Rule(open)); err != nil {
 				return err
 			}
 		}
 	}
 	return nil
+}
+
+// pickInOrder is the selector evaluating the firewall rules in the given
+// order of their positions (a permutation of the rules' indexes), for
+// checking that a layout is safe whatever order the server reads them in.
+func pickInOrder(order []int) func([]Rule) (Rule, bool) {
+	return func(all []Rule) (Rule, bool) {
+		var fws []Rule
+		for _, r := range all {
+			if r.Kind == KindFirewall {
+				fws = append(fws, r)
+			}
+		}
+		rest := slices.DeleteFunc(slices.Clone(all), func(r Rule) bool { return r.Kind == KindFirewall })
+		var ordered []Rule
+		for _, i := range order {
+			if i < len(fws) {
+				ordered = append(ordered, fws[i])
+			}
+		}
+		for i := len(order); i < len(fws); i++ {
+			ordered = append(ordered, fws[i])
+		}
+		return BuggyPick(append(ordered, rest...))
+	}
+}
+
+// evaluationOrders returns ascending, descending and some shuffled orders
+// of n positions.
+func evaluationOrders(n int) [][]int {
+	asc := make([]int, n)
+	for i := range asc {
+		asc[i] = i
+	}
+	desc := slices.Clone(asc)
+	slices.Reverse(desc)
+	out := [][]int{asc, desc}
+	r := rand.New(rand.NewPCG(uint64(n), 7))
+	for range 6 {
+		p := slices.Clone(asc)
+		r.Shuffle(len(p), func(i, j int) { p[i], p[j] = p[j], p[i] })
+		out = append(out, p)
+	}
+	return out
 }
 
 func hazardIDs(hs []Hazard) []string {
@@ -183,7 +260,7 @@ func ownedShape(l Layout, rules []Rule) []string {
 	for _, cr := range Classify(l, rules).Rules {
 		if cr.Owned() {
 			r := cr.Rule
-			out = append(out, fmt.Sprintf("%s %s %d-%d->%d %s", cr.Purpose, r.Kind, r.StartPort, endPort(r), r.PrivatePort, r.VMID))
+			out = append(out, fmt.Sprintf("%s %s %d-%d->%d %s %v", cr.Purpose, r.Kind, r.StartPort, endPort(r), r.PrivatePort, r.VMID, normalCIDRs(r.CIDRs)))
 		}
 	}
 	slices.Sort(out)
@@ -194,8 +271,24 @@ func expectedShape(l Layout) []string {
 	var out []string
 	for _, e := range Expected(l) {
 		r := e.Rule(l)
-		out = append(out, fmt.Sprintf("%s %s %d-%d->%d %s", e.Purpose, r.Kind, r.StartPort, endPort(r), r.PrivatePort, r.VMID))
+		out = append(out, fmt.Sprintf("%s %s %d-%d->%d %s %v", e.Purpose, r.Kind, r.StartPort, endPort(r), r.PrivatePort, r.VMID, normalCIDRs(r.CIDRs)))
 	}
 	slices.Sort(out)
+	return out
+}
+
+func actionText(a Action) string {
+	return fmt.Sprintf("%s %s %s %s", a.Op, a.Purpose, portRange(a.Rule.StartPort, endPort(a.Rule)), a.Rule.VMID)
+}
+
+func waveTexts(p Plan) [][]string {
+	var out [][]string
+	for _, w := range p.Waves {
+		var texts []string
+		for _, a := range w {
+			texts = append(texts, actionText(a))
+		}
+		out = append(out, texts)
+	}
 	return out
 }

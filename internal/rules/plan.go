@@ -1,6 +1,9 @@
 package rules
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // Op is what an action does to a rule.
 type Op string
@@ -11,9 +14,9 @@ const (
 	OpDelete Op = "Delete"
 )
 
-// Action is one rule change, to be applied in order. A Delete names an
-// existing rule by Rule.ID; a Create carries the rule without an id. Create
-// port forwards with openfirewall=false, as CKS does.
+// Action is one rule change. A Delete names an existing rule by Rule.ID; a
+// Create carries the rule without an id. Create port forwards with
+// openfirewall=false, as CKS does.
 type Action struct {
 	Op      Op
 	Rule    Rule
@@ -21,7 +24,7 @@ type Action struct {
 	Reason  string
 }
 
-// Blocked is an expected rule a repair cannot create because an existing
+// Blocked is an expected rule the plan cannot create because an existing
 // rule it may not delete would conflict with it (HTTP 537).
 type Blocked struct {
 	Expectation Expectation
@@ -29,88 +32,126 @@ type Blocked struct {
 	Reason      string
 }
 
-// PlanNeutralise turns wrong-pick hazards into actions: each firewall rule
-// is deleted and re-created with the same protocol, ports and CIDRs, in
-// order, so that the new rules get ids after the node SSH range and
-// removeSshFirewallRule picks the range first. The rules keep working; only
-// the re-created rule is briefly absent.
-//
-// A user-owned hazard is touched only if allowUser; otherwise, and for
-// collateral hazards (which no re-ordering can protect), it is returned as
-// blocked. The node range must exist: run PlanRepair first if it is missing.
-func PlanNeutralise(hazards []Hazard, allowUser bool) (actions []Action, blocked []Hazard) {
-	for _, h := range hazards {
-		if h.Kind != HazardWrongPick || (h.Owner != OwnerCKS && !allowUser) {
-			blocked = append(blocked, h)
-			continue
-		}
-		recreated := h.Rule
-		recreated.ID = ""
-		recreated.CIDRs = append([]string(nil), h.Rule.CIDRs...)
-		reason := fmt.Sprintf("move firewall rule %s (tcp %s) after the node SSH range so a scale cannot pick it (#14159)",
-			h.Rule.ID, portRange(h.Rule.StartPort, endPort(h.Rule)))
-		actions = append(actions,
-			Action{Op: OpDelete, Rule: h.Rule, Purpose: h.Purpose, Reason: reason},
-			Action{Op: OpCreate, Rule: recreated, Purpose: h.Purpose, Reason: reason})
-	}
-	return actions, blocked
+// Plan is a set of rule changes in waves: the actions of one wave are
+// independent and may run concurrently; the waves run in order.
+type Plan struct {
+	Waves   [][]Action
+	Blocked []Blocked
 }
 
-// repairable are the purposes a repair restores. API rules are left alone:
-// re-opening or re-routing the API is not a decision to take silently.
-var repairable = map[Purpose]bool{
+// Empty reports whether the plan changes nothing.
+func (p Plan) Empty() bool { return len(p.Actions()) == 0 }
+
+// Actions returns every action, wave by wave.
+func (p Plan) Actions() []Action {
+	var out []Action
+	for _, w := range p.Waves {
+		out = append(out, w...)
+	}
+	return out
+}
+
+// syncable are the purposes PlanSync restores. The API rules are left
+// alone: re-opening or re-routing the API is not a decision to take
+// silently.
+var syncable = map[Purpose]bool{
 	PurposeNodeSSHRange:        true,
 	PurposeExternalSSHFirewall: true,
 	PurposeNodeSSHForward:      true,
 	PurposeEtcdFirewall:        true,
 	PurposeEtcdForward:         true,
+	PurposeEtcdSSHRange:        true,
 }
 
-// PlanRepair returns the actions that restore the SSH rules CKS owns for the
-// layout: first delete every stale CKS SSH rule (a node range with the wrong
-// end, a forward to the wrong VM or beyond the map), then create every
-// missing node range, external node port, node forward, etcd firewall rule
-// and etcd forward, in the order CKS creates them. User rules and API rules
-// are never touched, and a create that would conflict with a rule that
-// stays is left out (see PlanRepairWithBlocked).
-func PlanRepair(l Layout, c Classification) []Action {
-	actions, _ := PlanRepairWithBlocked(l, c)
-	return actions
-}
-
-// PlanRepairWithBlocked is PlanRepair that also returns the expected rules it
-// cannot create, each with the existing rule in the way.
-func PlanRepairWithBlocked(l Layout, c Classification) (actions []Action, blocked []Blocked) {
-	deleted := map[int]bool{}
-	for i, cr := range c.Rules {
-		if cr.Status != StatusStale || !repairable[cr.Purpose] {
-			continue
+// PlanSync returns the changes that bring the SSH rules CKS owns to the
+// layout's Expected set: stale CKS SSH rules (a node range of the wrong
+// length or CIDRs, a forward to the wrong VM or beyond the map, CKS's
+// single-port etcd rules) are deleted and missing ones created. User rules
+// and the API rules are never touched, and a create that would conflict
+// with a rule that stays is left out, as Blocked.
+//
+// The waves keep every SSH path open as long as the server allows: a stale
+// rule is deleted before the create only when it would conflict with it
+// (same CIDRs and overlapping ports, as for CKS's single-port etcd rules
+// and the merged range that replaces them: one job of SSH gap), and after
+// it otherwise (a node range re-narrowed to other CIDRs: no gap).
+func PlanSync(l Layout, c Classification) Plan {
+	var stale []ClassifiedRule
+	for _, cr := range c.Rules {
+		if cr.Status == StatusStale && syncable[cr.Purpose] {
+			stale = append(stale, cr)
 		}
-		deleted[i] = true
-		actions = append(actions, Action{Op: OpDelete, Rule: cr.Rule, Purpose: cr.Purpose, Reason: "stale: " + cr.Reason})
 	}
-
 	var remaining []Rule
-	for i, cr := range c.Rules {
-		if !deleted[i] {
+	for _, cr := range c.Rules {
+		if !(cr.Status == StatusStale && syncable[cr.Purpose]) {
 			remaining = append(remaining, cr.Rule)
 		}
 	}
+
+	var p Plan
+	early := map[string]bool{}
+	var creates []Action
 	for _, e := range c.Missing {
-		if !repairable[e.Purpose] {
+		if !syncable[e.Purpose] {
 			continue
 		}
 		candidate := e.Rule(l)
 		if conflict, ok := DetectConflict(remaining, candidate); ok {
-			blocked = append(blocked, Blocked{
+			p.Blocked = append(p.Blocked, Blocked{
 				Expectation: e, Conflict: conflict,
 				Reason: fmt.Sprintf("%s would conflict with rule %s (%s %s)", e, conflict.ID, conflict.Kind,
 					portRange(conflict.StartPort, endPort(conflict))),
 			})
 			continue
 		}
+		for _, cr := range stale {
+			if conflicts(cr.Rule, candidate) {
+				early[cr.Rule.ID] = true
+			}
+		}
 		remaining = append(remaining, candidate)
-		actions = append(actions, Action{Op: OpCreate, Rule: candidate, Purpose: e.Purpose, Reason: "missing: " + e.String()})
+		creates = append(creates, Action{Op: OpCreate, Rule: candidate, Purpose: e.Purpose, Reason: "missing: " + e.String()})
 	}
-	return actions, blocked
+	var before, after []Action
+	for _, cr := range stale {
+		a := Action{Op: OpDelete, Rule: cr.Rule, Purpose: cr.Purpose, Reason: "stale: " + cr.Reason}
+		if early[cr.Rule.ID] {
+			before = append(before, a)
+		} else {
+			after = append(after, a)
+		}
+	}
+	for _, w := range [][]Action{before, creates, after} {
+		if len(w) > 0 {
+			p.Waves = append(p.Waves, w)
+		}
+	}
+	return p
+}
+
+// Predict applies a plan to copies of the IP's rules and the network's
+// forwards; created rules get placeholder ids.
+func Predict(onIP, networkForwards []Rule, p Plan) (ip, forwards []Rule) {
+	ip = slices.Clone(onIP)
+	forwards = slices.Clone(networkForwards)
+	for i, a := range p.Actions() {
+		switch a.Op {
+		case OpDelete:
+			ip = withoutID(ip, a.Rule.ID)
+			forwards = withoutID(forwards, a.Rule.ID)
+		case OpCreate:
+			r := a.Rule
+			r.ID = fmt.Sprintf("(new rule %d)", i+1)
+			ip = append(ip, r)
+			if r.Kind == KindPortForward {
+				forwards = append(forwards, r)
+			}
+		}
+	}
+	return ip, forwards
+}
+
+func withoutID(list []Rule, id string) []Rule {
+	return slices.DeleteFunc(slices.Clone(list), func(r Rule) bool { return r.ID == id })
 }

@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/naming"
@@ -80,7 +81,17 @@ type Layout struct {
 	// and later additions), as listKubernetesClusters returns it.
 	Nodes []Node
 	// EtcdStartPort is cloud.kubernetes.etcd.node.start.port; 0 means 50000.
+	// Read it from the etcd forwards (DetectEtcdStartPort): the setting is
+	// dynamic, so the configured value may not be the one the cluster got.
 	EtcdStartPort int
+	// SSHCIDRs are the source CIDRs of the SSH firewall rules the provider
+	// keeps (the node SSH range and the merged etcd SSH range); empty means
+	// 0.0.0.0/0, which is what CKS hard-codes.
+	SSHCIDRs []string
+	// FormerSSHCIDRs are CIDR lists the provider used before the current
+	// SSHCIDRs; SSH firewall rules with them are still CKS's, to be
+	// re-created with SSHCIDRs.
+	FormerSSHCIDRs [][]string
 	// IPAddressID and NetworkID are copied into the rules a plan creates.
 	IPAddressID string
 	NetworkID   string
@@ -155,6 +166,47 @@ func cidrs(r Rule) []string {
 func isAnyCIDROnly(r Rule) bool {
 	c := cidrs(r)
 	return len(c) == 1 && c[0] == AnyCIDR
+}
+
+// sshCIDRs returns the CIDRs the provider gives its SSH firewall rules.
+func (l Layout) sshCIDRs() []string {
+	if out := normalCIDRs(l.SSHCIDRs); len(out) > 0 {
+		return out
+	}
+	return []string{AnyCIDR}
+}
+
+// ownsSSHCIDRs reports whether an SSH firewall rule with these CIDRs can be
+// CKS's: the CIDRs CKS hard-codes, the provider's, or ones it used before.
+func (l Layout) ownsSSHCIDRs(r Rule) bool {
+	got := normalCIDRs(cidrs(r))
+	if slices.Equal(got, []string{AnyCIDR}) || slices.Equal(got, l.sshCIDRs()) {
+		return true
+	}
+	for _, former := range l.FormerSSHCIDRs {
+		if slices.Equal(got, normalCIDRs(former)) {
+			return true
+		}
+	}
+	return false
+}
+
+// hasSSHCIDRs reports whether the rule has exactly the provider's CIDRs.
+func (l Layout) hasSSHCIDRs(r Rule) bool {
+	return slices.Equal(normalCIDRs(cidrs(r)), l.sshCIDRs())
+}
+
+// normalCIDRs trims, drops blanks and sorts, so that CIDR lists compare as
+// sets.
+func normalCIDRs(in []string) []string {
+	var out []string
+	for _, c := range in {
+		if c = strings.TrimSpace(c); c != "" && !slices.Contains(out, c) {
+			out = append(out, c)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // singlePublicPort returns the public port of a rule that covers exactly one.

@@ -1,5 +1,7 @@
 package rules
 
+// Models of removeSshFirewallRule for the rule timelines in the tests.
+
 // BuggyPick is removeSshFirewallRule as shipped from 4.21.0 through at least
 // 4.22.1.1 (spec §2.6, #14159): over the TCP firewall rules in id order, the
 // first one that starts at 2222, or whose exact public ports are those of a
@@ -63,22 +65,3 @@ func forwardsToSSH(rules []Rule, fw Rule) bool {
 	return false
 }
 
-// anyForwardToSSH is the conservative form of forwardsToSSH for hazards:
-// the DAO's choice between several forwards with the same ports is not
-// specified, so any of them targeting port 22 counts.
-func anyForwardToSSH(forwards []Rule, fw Rule) bool {
-	if fw.StartPort <= 0 {
-		return false
-	}
-	for _, pf := range forwards {
-		if pf.Kind == KindPortForward && sameNetwork(pf, fw) &&
-			pf.StartPort == fw.StartPort && endPort(pf) == endPort(fw) && pf.PrivatePort == SSHPort {
-			return true
-		}
-	}
-	return false
-}
-
-func sameNetwork(a, b Rule) bool {
-	return a.NetworkID == "" || b.NetworkID == "" || a.NetworkID == b.NetworkID
-}

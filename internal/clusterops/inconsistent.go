@@ -1,0 +1,101 @@
+package clusterops
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
+)
+
+// Inconsistency is a cluster whose VM map disagrees with its node_count
+// (size), as a failed scale leaves it: KubernetesClusterScaleWorker writes
+// node_count last, after VMs were already removed or added, and never rolls
+// back. CloudStack's API cannot correct it:
+//
+//   - fewer map rows than C + node_count + E: every size change is refused
+//     (validateKubernetesClusterScaleSizeParameters, "it is in unstable
+//     state as not enough existing VM instances found"), and the state
+//     scanner keeps the cluster in Alert (reconcileAlertCluster needs the
+//     map to hold exactly C + node_count + E VMs);
+//   - more rows (a scale-up that failed after creating VMs): the scanner
+//     never returns it from Alert, and CloudStack scales only Created,
+//     Running or Stopped clusters.
+//
+// No API call writes node_count. An administrator corrects it in the
+// database; the scanner then returns the cluster to Running.
+type Inconsistency struct {
+	ClusterID   string
+	ClusterName string
+	State       string
+	// NodeCount is the cluster's size as CloudStack reports it; Workers the
+	// worker VMs its VM map really holds.
+	NodeCount int64
+	Workers   int64
+	// Rows is the VM map's size; Expected what C + node_count + E makes it.
+	Rows, Expected int64
+}
+
+// InconsistentMap returns the cluster's inconsistency, or nil. A Created
+// cluster has no VMs yet, and a cluster in a transitional state is
+// inconsistent by design while its operation runs.
+func InconsistentMap(c *cloudstack.Cluster) *Inconsistency {
+	switch c.State {
+	case stateRunning, stateStopped, stateAlert:
+	default:
+		return nil
+	}
+	rows := int64(len(c.VirtualMachines))
+	expected := c.ControlNodes + c.Size + c.EtcdNodes + externalCount(c)
+	if rows == 0 || rows == expected {
+		return nil
+	}
+	return &Inconsistency{ClusterID: c.ID, ClusterName: c.Name, State: c.State, NodeCount: c.Size,
+		Workers: MapWorkerCount(c), Rows: rows, Expected: expected}
+}
+
+func externalCount(c *cloudstack.Cluster) int64 {
+	var n int64
+	for _, vm := range c.VirtualMachines {
+		if vm.IsExternalNode {
+			n++
+		}
+	}
+	return n
+}
+
+// Lost reports whether the map has fewer VMs than node_count says (a failed
+// scale-down removed workers), as opposed to more (a failed scale-up).
+func (i *Inconsistency) Lost() bool { return i.Rows < i.Expected }
+
+// Error makes an Inconsistency an error for refused size changes.
+func (i *Inconsistency) Error() string {
+	return fmt.Sprintf("Kubernetes cluster %s cannot be scaled: %s", i.ClusterID, i.Explanation())
+}
+
+// Explanation says what happened and what only an administrator can do.
+func (i *Inconsistency) Explanation() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "its VM map holds %d VM(s) with %d worker(s), but its size (node_count) is %d, which needs %d VM(s). ",
+		i.Rows, i.Workers, i.NodeCount, i.Expected)
+	if i.Lost() {
+		b.WriteString("A failed scale removed worker VMs before CloudStack could write the new size (for example the " +
+			"scale-down with separate etcd nodes of apache/cloudstack#14159). CloudStack refuses every size change of such a " +
+			"cluster (\"it is in unstable state as not enough existing VM instances found\") and its state scanner keeps it in Alert. ")
+	} else {
+		b.WriteString("A failed scale-up created worker VMs before CloudStack could write the new size. Its state scanner " +
+			"never returns such a cluster from Alert, and CloudStack scales only Running, Stopped or Created clusters. ")
+	}
+	b.WriteString("No CloudStack API call can correct node_count; the workloads keep running meanwhile. ")
+	b.WriteString(i.AdminFix())
+	return b.String()
+}
+
+// AdminFix names the values and the statement an administrator runs, and
+// the alternative.
+func (i *Inconsistency) AdminFix() string {
+	return fmt.Sprintf("An administrator of the management server's database can set the size to the %d worker(s) that exist: "+
+		"UPDATE cloud.kubernetes_cluster SET node_count = %d WHERE uuid = '%s' AND removed IS NULL; "+
+		"CloudStack's state scanner then returns the cluster (%s) to Running within about 30 seconds, once its SSH rules "+
+		"work, and the next apply converges. The alternative is to re-create it: terraform apply -replace.",
+		i.Workers, i.Workers, i.ClusterID, i.ClusterName)
+}

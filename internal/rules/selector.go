@@ -1,0 +1,120 @@
+package rules
+
+// The selector of CloudStack's scale and destroy workers
+// (KubernetesClusterResourceModifierActionWorker.removeSshFirewallRule):
+// over the TCP firewall rules of the cluster's IP, the first that starts at
+// 2222, or whose exact public ports are those of a port forward in the
+// network (portForwardingRulesDao.findByNetworkAndPorts) that targets port
+// 22. The DAO query has no ORDER BY, and findByNetworkAndPorts picks one of
+// several equal forwards at random, so nothing here depends on an order.
+
+// anyForwardToSSH is the conservative form of forwardsToSSH for hazards:
+// the DAO's choice between several forwards with the same ports is not
+// specified, so any of them targeting port 22 counts.
+func anyForwardToSSH(forwards []Rule, fw Rule) bool {
+	if fw.StartPort <= 0 {
+		return false
+	}
+	for _, pf := range forwards {
+		if pf.Kind == KindPortForward && sameNetwork(pf, fw) &&
+			pf.StartPort == fw.StartPort && endPort(pf) == endPort(fw) && pf.PrivatePort == SSHPort {
+			return true
+		}
+	}
+	return false
+}
+
+func sameNetwork(a, b Rule) bool {
+	return a.NetworkID == "" || b.NetworkID == "" || a.NetworkID == b.NetworkID
+}
+
+// ArmedEtcdRules tells whether CKS's single-port etcd SSH firewall rules
+// are armed: whether a scale re-created the node SSH range after them, so
+// that the scale worker, which in practice reads rules in ascending id
+// order, would meet an etcd rule before the range and revoke it (#14159).
+// A cluster CKS created and no scale touched has the range first and its
+// first scale is safe. firewalls is listFirewallRules' answer for the IP,
+// in the order the server gave it.
+//
+// This is the one judgement that needs an order, and only for clusters in
+// CKS's own layout: the provider replaces those rules with an etcd SSH
+// range, which no order can make dangerous. The id order comes from the
+// list, which FirewallManagerImpl.listFirewallRules sorts newest first
+// (Filter on "id", descending). The direction is checked against rules
+// whose creation order is fixed: CKS creates the API rule 6443 before the
+// etcd rules and no scale re-creates either. When the list contradicts
+// both directions (known is false), the rules are reported armed.
+func ArmedEtcdRules(l Layout, firewalls []Rule) (armed, known bool) {
+	c := Classify(l, firewalls)
+	rangeAt, apiAt := -1, -1
+	var etcdAt []int
+	for i, cr := range c.Rules {
+		switch cr.Purpose {
+		case PurposeNodeSSHRange:
+			if rangeAt < 0 {
+				rangeAt = i
+			}
+		case PurposeAPIFirewall:
+			apiAt = i
+		case PurposeEtcdFirewall:
+			etcdAt = append(etcdAt, i)
+		}
+	}
+	if len(etcdAt) == 0 || rangeAt < 0 {
+		return false, true
+	}
+	newestFirst := true
+	if apiAt >= 0 {
+		before, after := 0, 0
+		for _, e := range etcdAt {
+			if e < apiAt {
+				before++
+			} else {
+				after++
+			}
+		}
+		switch {
+		case after == 0: // every etcd rule listed before the older API rule
+		case before == 0:
+			newestFirst = false
+		default:
+			return true, false
+		}
+	}
+	for _, e := range etcdAt {
+		// An etcd rule older than the range is evaluated before it.
+		if (newestFirst && e > rangeAt) || (!newestFirst && e < rangeAt) {
+			return true, true
+		}
+	}
+	return false, true
+}
+
+// DetectEtcdStartPort reads cloud.kubernetes.etcd.node.start.port from the
+// cluster's etcd forwards: CKS forwards public port start+j to port 22 of
+// the j-th etcd VM of the map (KubernetesClusterStartWorker.
+// setupKubernetesEtcdNetworkRules). The setting is dynamic, so the value
+// configured now may not be the one the cluster was created with. It
+// reports false when no etcd forward exists.
+func DetectEtcdStartPort(l Layout, forwards []Rule) (int, bool) {
+	index := map[string]int{}
+	for j, n := range l.etcdNodes() {
+		index[n.ID] = j
+	}
+	votes := map[int]int{}
+	best, bestVotes := 0, 0
+	for _, pf := range forwards {
+		j, ok := index[pf.VMID]
+		public, single := singlePublicPort(pf)
+		private, _ := privateSinglePort(pf)
+		if pf.Kind != KindPortForward || !ok || !single || private != SSHPort || !isTCP(pf) {
+			continue
+		}
+		start := public - j
+		votes[start]++
+		if votes[start] > bestVotes || (votes[start] == bestVotes && start < best) {
+			best, bestVotes = start, votes[start]
+		}
+	}
+	return best, bestVotes > 0
+}

@@ -1,0 +1,72 @@
+package rules
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/naming"
+)
+
+func TestArmedEtcdRulesFollowsTheListOrder(t *testing.T) {
+	t.Parallel()
+	l := etcdLayout("w1")
+	fresh := newServer(1)
+	fresh.provisionCKS(t, l)
+	scaled := afterScaleUp(t)
+	scaledLayout := etcdLayout("w1", "w2")
+
+	newestFirst := func(rs []Rule) []Rule {
+		out := slices.Clone(rs)
+		slices.Reverse(out)
+		return out
+	}
+	cases := []struct {
+		name      string
+		l         Layout
+		list      []Rule
+		armed     bool
+		knowsWhen bool
+	}{
+		{"untouched, newest first as the server lists", l, newestFirst(fresh.onIP(snatIP)), false, true},
+		{"untouched, oldest first", l, fresh.onIP(snatIP), false, true},
+		{"scaled, newest first", scaledLayout, newestFirst(scaled.onIP(snatIP)), true, true},
+		{"scaled, oldest first", scaledLayout, scaled.onIP(snatIP), true, true},
+	}
+	for _, tc := range cases {
+		armed, known := ArmedEtcdRules(tc.l, tc.list)
+		if armed != tc.armed || known != tc.knowsWhen {
+			t.Errorf("%s: armed %v known %v, want %v %v", tc.name, armed, known, tc.armed, tc.knowsWhen)
+		}
+	}
+	// A list that contradicts both directions (the API rule between etcd
+	// rules) is taken as armed.
+	mixed := []Rule{firewall("e0", 50000, 50000), firewall("api", 6443, 6443), firewall("e1", 50001, 50001), firewall("r", 2222, 2223)}
+	if armed, known := ArmedEtcdRules(l, mixed); !armed || known {
+		t.Errorf("contradictory list: armed %v known %v, want true false", armed, known)
+	}
+	// The hardened layout has no single etcd rules: nothing to arm.
+	if armed, known := ArmedEtcdRules(l, hardened(t, l).onIP(snatIP)); armed || !known {
+		t.Errorf("hardened: armed %v known %v", armed, known)
+	}
+}
+
+func TestDetectEtcdStartPortReadsTheForwards(t *testing.T) {
+	t.Parallel()
+	l := etcdLayout("w1")
+	forwards := []Rule{
+		forward("n0", 2222, 22, "control"),
+		forward("e1", 41001, 22, "etcd2"),
+		forward("e2", 41002, 22, "etcd3"),
+		forward("other", 41010, 80, "etcd1"),
+	}
+	if got, ok := DetectEtcdStartPort(l, forwards); !ok || got != 41000 {
+		t.Fatalf("start = %d, %v; want 41000 from etcd 2 and 3 (etcd 1's forward is gone)", got, ok)
+	}
+	if _, ok := DetectEtcdStartPort(l, forwards[:1]); ok {
+		t.Fatal("detected a start port without etcd forwards")
+	}
+	noEtcd := Layout{Network: NetworkIsolated, Nodes: []Node{node("control", naming.RoleControl)}}
+	if _, ok := DetectEtcdStartPort(noEtcd, forwards); ok {
+		t.Fatal("detected a start port for a cluster without etcd nodes")
+	}
+}
