@@ -4,6 +4,7 @@ import (
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/naming"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/rules"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/vmmap"
 )
 
 // Node is one VM of a cluster's VM map with its role and SSH port.
@@ -94,4 +95,17 @@ func sshPorts(l rules.Layout) map[string]int {
 		}
 	}
 	return ports
+}
+
+// InconsistentMap returns the cluster's VM map inconsistency (a failed
+// scale's stale size), or nil.
+func InconsistentMap(c *cloudstack.Cluster) *vmmap.Inconsistency {
+	var external int64
+	for _, vm := range c.VirtualMachines {
+		if vm.IsExternalNode {
+			external++
+		}
+	}
+	return vmmap.Check(vmmap.Cluster{ID: c.ID, Name: c.Name, State: c.State, ControlNodes: c.ControlNodes, Size: c.Size,
+		EtcdNodes: c.EtcdNodes, Rows: int64(len(c.VirtualMachines)), External: external, Workers: MapWorkerCount(c)})
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/vmmap"
 )
 
 // breakCluster reproduces apache/cloudstack#14159 with plain API calls on
@@ -55,7 +56,7 @@ func TestSyncRestoresABrokenClusterWithoutLifecycleCalls(t *testing.T) {
 	// CloudStack refuses to scale it; so does the engine, before any call.
 	before := api.lifecycleCalls()
 	_, err = eng.Scale(env.ctx(), id, 1, Intent{})
-	var inc *Inconsistency
+	var inc *vmmap.Inconsistency
 	if !errors.As(err, &inc) || !strings.Contains(err.Error(), "node_count = 1") || api.lifecycleCalls() != before {
 		t.Fatalf("Scale of the broken cluster = %v, want the *Inconsistency and no call", err)
 	}

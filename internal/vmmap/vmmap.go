@@ -1,10 +1,11 @@
-package clusterops
+// Package vmmap judges whether a CKS cluster's VM map agrees with its size,
+// and words what only an administrator can do when it does not. It is pure
+// Go, shared by the operations engine and the drift comparison.
+package vmmap
 
 import (
 	"fmt"
 	"strings"
-
-	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
 )
 
 // Inconsistency is a cluster whose VM map disagrees with its node_count
@@ -35,32 +36,31 @@ type Inconsistency struct {
 	Rows, Expected int64
 }
 
-// InconsistentMap returns the cluster's inconsistency, or nil. A Created
-// cluster has no VMs yet, and a cluster in a transitional state is
+// Cluster is what the judgement needs of a cluster.
+type Cluster struct {
+	ID, Name, State string
+	// ControlNodes, Size (node_count) and EtcdNodes as CloudStack reports them.
+	ControlNodes, Size, EtcdNodes int64
+	// Rows are the VM map's rows; External and Workers count the external
+	// nodes and the workers among them.
+	Rows, External, Workers int64
+}
+
+// Check returns the cluster's inconsistency, or nil. A cluster without VMs
+// (Created) has none yet, and a cluster in a transitional state is
 // inconsistent by design while its operation runs.
-func InconsistentMap(c *cloudstack.Cluster) *Inconsistency {
+func Check(c Cluster) *Inconsistency {
 	switch c.State {
-	case stateRunning, stateStopped, stateAlert:
+	case "Running", "Stopped", "Alert":
 	default:
 		return nil
 	}
-	rows := int64(len(c.VirtualMachines))
-	expected := c.ControlNodes + c.Size + c.EtcdNodes + externalCount(c)
-	if rows == 0 || rows == expected {
+	expected := c.ControlNodes + c.Size + c.EtcdNodes + c.External
+	if c.Rows == 0 || c.Rows == expected {
 		return nil
 	}
 	return &Inconsistency{ClusterID: c.ID, ClusterName: c.Name, State: c.State, NodeCount: c.Size,
-		Workers: MapWorkerCount(c), Rows: rows, Expected: expected}
-}
-
-func externalCount(c *cloudstack.Cluster) int64 {
-	var n int64
-	for _, vm := range c.VirtualMachines {
-		if vm.IsExternalNode {
-			n++
-		}
-	}
-	return n
+		Workers: c.Workers, Rows: c.Rows, Expected: expected}
 }
 
 // Lost reports whether the map has fewer VMs than node_count says (a failed
@@ -96,6 +96,6 @@ func (i *Inconsistency) AdminFix() string {
 	return fmt.Sprintf("An administrator of the management server's database can set the size to the %d worker(s) that exist: "+
 		"UPDATE cloud.kubernetes_cluster SET node_count = %d WHERE uuid = '%s' AND removed IS NULL; "+
 		"CloudStack's state scanner then returns the cluster (%s) to Running within about 30 seconds, once its SSH rules "+
-		"work, and the next apply converges. The alternative is to re-create it: terraform apply -replace.",
+		"work, and the next apply converges. The alternative is to delete and re-create the cluster.",
 		i.Workers, i.Workers, i.ClusterID, i.ClusterName)
 }
