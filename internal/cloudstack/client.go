@@ -92,7 +92,7 @@ func call[T any](ctx context.Context, c *Client, command string, opts callOpts,
 		tflog.Debug(ctx, "retrying CloudStack API read after a transient error", map[string]any{
 			"attempt": attempt, "delay_ms": delay.Milliseconds(),
 		})
-		if !sleepCtx(ctx, delay) {
+		if !Sleep(ctx, delay) {
 			return zero, res.ex, &Error{
 				Command: command,
 				Text:    fmt.Sprintf("stopped retrying after %d attempts (last error: %s)", attempt, cerr.Error()),
@@ -193,8 +193,8 @@ func jitter(d time.Duration) time.Duration {
 	return rand.N(d + 1)
 }
 
-// sleepCtx waits d or until ctx is done; it reports whether d elapsed.
-func sleepCtx(ctx context.Context, d time.Duration) bool {
+// Sleep waits d or until ctx is done; it reports whether d elapsed.
+func Sleep(ctx context.Context, d time.Duration) bool {
 	if d <= 0 {
 		return ctx.Err() == nil
 	}

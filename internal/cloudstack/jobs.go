@@ -146,7 +146,7 @@ func WaitForJob(ctx context.Context, q JobQuerier, jobID string, opts WaitOption
 	var lastErr error
 
 	for {
-		if !sleepCtx(ctx, interval) {
+		if !Sleep(ctx, interval) {
 			return nil, waitAbortedError(ctx, opts.Command, jobID, time.Since(start), polls, lastErr)
 		}
 		st, err := q.QueryAsyncJob(ctx, jobID)

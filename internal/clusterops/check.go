@@ -2,6 +2,7 @@ package clusterops
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/rules"
 )
@@ -22,7 +23,8 @@ type ScaleCheck struct {
 	// MoveUserRules).
 	Moves []rules.Hazard
 
-	err error
+	err  error
+	snap *Snapshot
 }
 
 // Err returns the error Scale would stop with before changing anything (a
@@ -37,7 +39,7 @@ func (e *Engine) CheckScale(ctx context.Context, clusterID string, size int64, i
 	if err != nil {
 		return ScaleCheck{ClusterID: clusterID}, err
 	}
-	check := ScaleCheck{ClusterID: clusterID, State: s.Cluster.State, Network: s.Layout.Network, Sync: s.Sync}
+	check := ScaleCheck{ClusterID: clusterID, State: s.Cluster.State, Network: s.Layout.Network, Sync: s.Sync, snap: s}
 	if check.err = scalable(s, size); check.err != nil || s.Direct() || s.Cluster.State == stateCreated {
 		return check, nil
 	}
@@ -46,4 +48,18 @@ func (e *Engine) CheckScale(ctx context.Context, clusterID string, size int64, i
 	check.err = err
 	check.Moves = append(prep.moveFirewalls, prep.recordForwards...)
 	return check, nil
+}
+
+// Describe words what the scale will change first: the rule plan and the
+// user rules it moves around itself.
+func (c ScaleCheck) Describe() []string {
+	if c.snap == nil {
+		return nil
+	}
+	out := c.snap.DescribePlan(c.Sync)
+	for _, h := range c.Moves {
+		out = append(out, fmt.Sprintf("delete %s and re-create it after the scale (recreate consent): %s",
+			c.snap.describeRule(h.Rule, h.Purpose), h.Explanation))
+	}
+	return out
 }

@@ -72,3 +72,25 @@ func cidrText(cidrs []string) string {
 	}
 	return strings.Join(cidrs, ",")
 }
+
+// DescribePlan words each change of a rule plan for a plan-time message,
+// e.g. "create node SSH firewall range 2222-2223 from 10.0.0.0/8", and each
+// rule it cannot create.
+func (s *Snapshot) DescribePlan(p rules.Plan) []string {
+	var out []string
+	for _, a := range p.Actions() {
+		desc := s.describeRule(a.Rule, a.Purpose)
+		switch {
+		case a.Op == rules.OpDelete:
+			out = append(out, fmt.Sprintf("delete %s (rule %s): %s", desc, a.Rule.ID, strings.TrimPrefix(a.Reason, "stale: ")))
+		case a.Rule.Kind == rules.KindFirewall:
+			out = append(out, fmt.Sprintf("create %s from %s", desc, cidrText(a.Rule.CIDRs)))
+		default:
+			out = append(out, "create "+desc)
+		}
+	}
+	for _, b := range p.Blocked {
+		out = append(out, fmt.Sprintf("not create %s: %s", s.describeRule(b.Expectation.Rule(s.Layout), b.Expectation.Purpose), b.Reason))
+	}
+	return out
+}

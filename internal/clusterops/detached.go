@@ -9,10 +9,10 @@ import (
 )
 
 // cleanupTimeout bounds the work that must not be cut short by the caller's
-// deadline: the verification and restore after a scale, the re-creation of
-// a rule the engine has just deleted, the removal of the rules a deleted
-// cluster left behind. Stopping half-way there loses rules or their ids for
-// good, so it runs on a context detached from the caller's.
+// deadline: the verification and restore after a scale, the rule plan once
+// its first change is made, the removal of the rules a deleted cluster left
+// behind. Stopping half-way there loses rules or their ids for good, so it
+// runs on a context detached from the caller's.
 const cleanupTimeout = 3 * time.Minute
 
 // scalingWaitTimeout bounds the wait for a scale that outlived the caller's
@@ -25,34 +25,38 @@ func detached(ctx context.Context) (context.Context, context.CancelFunc) {
 	return context.WithTimeout(context.WithoutCancel(ctx), cleanupTimeout)
 }
 
-// scaling reports whether CloudStack is still running a scale of the cluster.
-func scaling(state string) bool {
-	return state == stateScaling || state == stateScalingStopped
-}
+// Settled is the done test of WaitSettled for an existing cluster: no
+// operation runs on it.
+func Settled(state string) bool { return !cloudstack.Transitional(state) }
 
-// waitScalingEnds polls the cluster until it leaves Scaling, at most
-// scalingWaitTimeout: the server's rebuild of the rules must be over
-// before the engine repairs them or restores the user rules it deletes.
-func (e *Engine) waitScalingEnds(ctx context.Context, clusterID string) (*cloudstack.Cluster, error) {
-	ctx, cancel := context.WithTimeout(ctx, scalingWaitTimeout)
-	defer cancel()
+// WaitSettled polls the cluster on the job schedule until done(state)
+// holds, logging progress, and returns it; at ctx's end it returns the
+// cluster as last read with the context's error.
+func (e *Engine) WaitSettled(ctx context.Context, clusterID string, done func(state string) bool) (*cloudstack.Cluster, error) {
 	start := time.Now()
 	var interval time.Duration
 	for {
 		c, err := e.api.GetKubernetesCluster(ctx, clusterID)
 		if err != nil {
-			return nil, fmt.Errorf("reading Kubernetes cluster %s: %w", clusterID, err)
+			return nil, err
 		}
-		if !scaling(c.State) {
+		if done(c.State) {
 			return c, nil
 		}
+		e.logf(ctx, "waiting for the cluster to settle", map[string]any{"cluster_id": clusterID, "state": c.State,
+			"elapsed": time.Since(start).Round(time.Second).String()})
 		interval = e.opts.Wait.NextInterval(time.Since(start), interval)
-		t := time.NewTimer(interval)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return c, fmt.Errorf("the cluster %s is still %s after %s: %w", clusterID, c.State, scalingWaitTimeout, ctx.Err())
-		case <-t.C:
+		if !cloudstack.Sleep(ctx, interval) {
+			return c, fmt.Errorf("gave up waiting for cluster %s to leave state %s: %w", clusterID, c.State, ctx.Err())
 		}
 	}
+}
+
+// waitScalingEnds waits, at most scalingWaitTimeout, until the cluster
+// leaves Scaling: the server's rebuild of the rules must be over before the
+// engine repairs them or restores the user rules it deletes.
+func (e *Engine) waitScalingEnds(ctx context.Context, clusterID string) (*cloudstack.Cluster, error) {
+	ctx, cancel := context.WithTimeout(ctx, scalingWaitTimeout)
+	defer cancel()
+	return e.WaitSettled(ctx, clusterID, func(state string) bool { return state != stateScaling && state != stateScalingStopped })
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/vmmap"
 )
 
 // StepKind classifies a step of a Report.
@@ -58,6 +59,9 @@ type Report struct {
 	// Final is the cluster with its rules as the operation left them, when
 	// it read them at the end (so that the caller needs no new read).
 	Final *Snapshot
+	// Admin is set when the cluster's VM map disagrees with its size, which
+	// only an administrator can correct.
+	Admin *vmmap.Inconsistency
 }
 
 // Changed reports whether the operation changed anything.
@@ -128,5 +132,8 @@ func (r *Report) Merge(o Report) {
 	}
 	if o.Final != nil {
 		r.Final = o.Final
+	}
+	if o.Admin != nil {
+		r.Admin = o.Admin
 	}
 }

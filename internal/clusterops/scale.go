@@ -56,6 +56,12 @@ func (e *Engine) scaleSnapshot(ctx context.Context, s *Snapshot, size int64, in 
 		// only the scale itself.
 		c, jobErr := e.runScale(ctx, s, size, &rep)
 		rep.Cluster = e.readBackAfter(ctx, s.Cluster.ID, c)
+		rep.Final = nil
+		if rep.Cluster != nil && s.Direct() {
+			final := *s
+			final.Cluster = *rep.Cluster
+			rep.Final = &final
+		}
 		return rep, jobErr
 	}
 	prep, err := e.prepareScale(ctx, s, size, in)
@@ -69,6 +75,7 @@ func (e *Engine) scaleSnapshot(ctx context.Context, s *Snapshot, size int64, in 
 	if err != nil {
 		return rep, errors.Join(err, e.restoreMoved(ctx, s, moved, &rep))
 	}
+	rep.Final = nil // known again once verifyAfterScale has read the rules
 	c, jobErr := e.runScale(ctx, s, size, &rep)
 	return rep, errors.Join(jobErr, e.verifyAfterScale(ctx, s, c, in, moved, &rep))
 }

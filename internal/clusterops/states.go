@@ -1,11 +1,13 @@
 package clusterops
 
-// Cluster states the engine acts on (spec §3.9).
+import "github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
+
+// Cluster states the engine acts on.
 const (
-	stateCreated        = "Created"
-	stateRunning        = "Running"
-	stateStopped        = "Stopped"
-	stateAlert          = "Alert"
-	stateScaling        = "Scaling"
-	stateScalingStopped = "ScalingStoppedCluster"
+	stateCreated        = cloudstack.ClusterCreated
+	stateRunning        = cloudstack.ClusterRunning
+	stateStopped        = cloudstack.ClusterStopped
+	stateAlert          = cloudstack.ClusterAlert
+	stateScaling        = cloudstack.ClusterScaling
+	stateScalingStopped = cloudstack.ClusterScalingStoppedCluster
 )

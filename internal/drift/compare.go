@@ -45,7 +45,7 @@ func Compare(in Input) Result {
 	res.Findings = c.findings
 	res.Counts = countFindings(c.findings)
 	res.InSync = len(c.findings) == 0
-	res.Summary = summarize(res)
+	res.Summary = Summarize(res)
 	return res
 }
 

@@ -14,7 +14,7 @@ func TestCleanClusterIsInSync(t *testing.T) {
 	if r.Skipped || !r.NodesChecked || r.NodeCheckError != "" || r.Summary != "in sync" || r.ClusterState != "Running" {
 		t.Fatalf("result = %+v", r)
 	}
-	if len(r.Counts) != len(Kinds()) || r.Counts[KindSizeMismatch] != 0 {
+	if len(r.Counts) != len(Kinds()) || r.Counts[KindVMMapInconsistent] != 0 {
 		t.Fatalf("counts = %v", r.Counts)
 	}
 }
@@ -25,16 +25,16 @@ func TestDeletedWorkerRow(t *testing.T) {
 	removeMapRow(&in, "493")
 	r := Compare(in)
 	// The node of the unmapped VM matches that VM, so it is not also a node without a VM.
-	assertKinds(t, r, KindUnmappedVM, KindSizeMismatch)
+	assertKinds(t, r, KindUnmappedVM, KindVMMapInconsistent)
 	f := r.Findings[0]
 	if f.VMID != "493" || f.VMName != worker2Name || f.VMState != "Running" ||
 		!strings.Contains(f.Message, "named as a worker node of cluster test but is in no cluster's VM map") {
 		t.Errorf("unmapped finding = %+v", f)
 	}
-	if !strings.Contains(r.Findings[1].Message, "size 2 but its VM map has 1 worker VM") {
+	if !strings.Contains(r.Findings[1].Message, "but its size (node_count) is 2") {
 		t.Errorf("size finding = %q", r.Findings[1].Message)
 	}
-	if r.Summary != "2 findings: 1 unmapped_vm, 1 size_mismatch" {
+	if r.Summary != "2 findings: 1 unmapped_vm, 1 vm_map_inconsistent" {
 		t.Errorf("summary = %q", r.Summary)
 	}
 }
@@ -48,7 +48,7 @@ func TestRowsForExpungedAndNonExistentVMs(t *testing.T) {
 	)
 	in.VMs = append(in.VMs, VM{ID: "489", Name: "prod-node-1a1c2dc4f00", State: "Expunging", Created: testNow.Add(-time.Hour)})
 	r := Compare(in)
-	assertKinds(t, r, KindMappedVMMissing, KindMappedVMNotRunning, KindSizeMismatch)
+	assertKinds(t, r, KindMappedVMMissing, KindMappedVMNotRunning, KindVMMapInconsistent)
 	if f := r.Findings[0]; f.VMID != "999999" || !strings.Contains(f.Message, "VM 999999 is in the VM map of cluster test but does not exist") {
 		t.Errorf("missing finding = %+v", f)
 	}
@@ -104,7 +104,7 @@ func TestNodeCheckErrorStillComparesVMs(t *testing.T) {
 	removeMapRow(&in, "493")
 	in.Nodes = &NodeView{Err: errors.New("ssh: handshake failed: i/o timeout")}
 	r := Compare(in)
-	assertKinds(t, r, KindUnmappedVM, KindSizeMismatch)
+	assertKinds(t, r, KindUnmappedVM, KindVMMapInconsistent)
 	if r.NodesChecked || r.NodeCheckError != "ssh: handshake failed: i/o timeout" {
 		t.Fatalf("nodes checked %v, error %q", r.NodesChecked, r.NodeCheckError)
 	}
@@ -119,7 +119,7 @@ func TestNodeSourceNone(t *testing.T) {
 	in.Nodes = nil
 	removeMapRow(&in, "492")
 	r := Compare(in)
-	assertKinds(t, r, KindUnmappedVM, KindSizeMismatch)
+	assertKinds(t, r, KindUnmappedVM, KindVMMapInconsistent)
 	if r.NodesChecked || r.NodeCheckError != "" {
 		t.Fatalf("nodes checked %v, error %q", r.NodesChecked, r.NodeCheckError)
 	}

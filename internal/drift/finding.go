@@ -13,22 +13,51 @@ const (
 	KindUnmappedVM               = "unmapped_vm"
 	KindNodeWithoutVM            = "node_without_vm"
 	KindVMNotNode                = "vm_not_node"
-	KindSizeMismatch             = "size_mismatch"
+	KindVMMapInconsistent        = "vm_map_inconsistent"
 	KindNodeNotReady             = "node_not_ready"
 	KindSSHForwardMissing        = "ssh_forward_missing"
 	KindSSHForwardStale          = "ssh_forward_stale"
 	KindSSHFirewallRangeMismatch = "ssh_firewall_range_mismatch"
 	KindEtcdSSHRuleMissing       = "etcd_ssh_rule_missing"
+	KindAPIRuleMissing           = "api_rule_missing"
 	KindScaleHazard              = "scale_hazard"
 )
 
+// kinds describes every finding kind, in report order.
+var kindTable = []struct{ name, description string }{
+	{KindMappedVMMissing, "a VM in the cluster's VM map does not exist"},
+	{KindMappedVMNotRunning, "a VM in the VM map is destroyed, expunging or in error, or stopped while the cluster runs"},
+	{KindUnmappedVM, "a VM named as a node of the cluster is in no cluster's VM map"},
+	{KindNodeWithoutVM, "a Kubernetes node has no VM in the VM map"},
+	{KindVMNotNode, "a running control or worker VM of the map is not a Kubernetes node"},
+	{KindVMMapInconsistent, "the VM map disagrees with the cluster's size (node_count), as a failed scale leaves it; " +
+		"CloudStack refuses to scale such a cluster and only an administrator can correct the size"},
+	{KindNodeNotReady, "a Kubernetes node is not Ready"},
+	{KindSSHForwardMissing, "a node's SSH port forward 2222+i is missing"},
+	{KindSSHForwardStale, "an SSH port forward of CKS goes to the wrong VM or beyond the VM map"},
+	{KindSSHFirewallRangeMismatch, "the node SSH firewall range is missing or does not cover the map's nodes"},
+	{KindEtcdSSHRuleMissing, "an etcd node's SSH port forward, or the firewall rule that opens it, is missing"},
+	{KindAPIRuleMissing, "the API firewall rule 6443 or the API load balancer rule is missing"},
+	{KindScaleHazard, "the next scale, by any client, would revoke a wrong rule or delete a forward (apache/cloudstack#14159)"},
+}
+
 // Kinds lists every finding kind in report order.
 func Kinds() []string {
-	return []string{
-		KindMappedVMMissing, KindMappedVMNotRunning, KindUnmappedVM, KindNodeWithoutVM, KindVMNotNode,
-		KindSizeMismatch, KindNodeNotReady, KindSSHForwardMissing, KindSSHForwardStale,
-		KindSSHFirewallRangeMismatch, KindEtcdSSHRuleMissing, KindScaleHazard,
+	out := make([]string, 0, len(kindTable))
+	for _, k := range kindTable {
+		out = append(out, k.name)
 	}
+	return out
+}
+
+// KindsMarkdown describes every finding kind as a Markdown list, for
+// schema descriptions and documentation.
+func KindsMarkdown() string {
+	var b strings.Builder
+	for _, k := range kindTable {
+		fmt.Fprintf(&b, "\n  - `%s`: %s", k.name, k.description)
+	}
+	return b.String()
 }
 
 // Finding is one mismatch. Fields that do not apply are empty.
@@ -96,9 +125,9 @@ func countFindings(fs []Finding) map[string]int {
 	return counts
 }
 
-// summarize gives e.g. "3 findings: 1 size_mismatch, 2 ssh_forward_missing"
+// Summarize gives e.g. "3 findings: 1 size_mismatch, 2 ssh_forward_missing"
 // or "in sync", plus why nodes were not checked when listing them failed.
-func summarize(r Result) string {
+func Summarize(r Result) string {
 	var s string
 	if len(r.Findings) == 0 {
 		s = "in sync"

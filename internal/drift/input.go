@@ -53,11 +53,30 @@ type NodeView struct {
 
 // RulesView is the SSH network rule state to compare with the VM map.
 type RulesView struct {
+	// Layout carries the SSH CIDRs the provider keeps, which decide which
+	// SSH firewall rules are CKS's.
 	Layout rules.Layout
-	// Rules are all rules on the cluster's public IP, in id order.
+	// Rules are the rules on the cluster's public IP, each kind in the
+	// order CloudStack listed it.
 	Rules []rules.Rule
 	// NetworkForwards are the port forwards of the whole network.
 	NetworkForwards []rules.Rule
+	// LoadBalancersListed tells whether Rules include the IP's load
+	// balancer rules (a missing API load balancer is reported only then).
+	LoadBalancersListed bool
+	// Server says which version-dependent hazards apply.
+	Server rules.Server
+}
+
+// Firewalls returns the firewall rules in the order CloudStack listed them.
+func (v RulesView) Firewalls() []rules.Rule {
+	var out []rules.Rule
+	for _, r := range v.Rules {
+		if r.Kind == rules.KindFirewall {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // Input is everything Compare looks at.

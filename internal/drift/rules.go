@@ -6,8 +6,11 @@ import (
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/rules"
 )
 
-// compareRules reports SSH rules that no longer fit the VM map and rules
-// that would make the next scale fail (#14159).
+// compareRules reports the SSH and API rules that no longer fit the VM map
+// and the rules that would make the next scale, by any client, go wrong.
+// It expects the rules the provider keeps (rules.Expected), and accepts in
+// their place CKS's own single-port etcd SSH rules as long as no scale has
+// armed them (rules.ArmedEtcdRules): such a cluster's first scale is safe.
 func (c *comparison) compareRules() {
 	view := c.in.Rules
 	if view == nil {
@@ -19,6 +22,7 @@ func (c *comparison) compareRules() {
 		names[n.ID] = n.Name
 	}
 	cl := rules.Classify(l, view.Rules)
+	cksEtcd := cksEtcdLayout(l, cl)
 
 	staleRange := false
 	for _, s := range cl.Stale {
@@ -47,22 +51,84 @@ func (c *comparison) compareRules() {
 		case rules.PurposeExternalSSHFirewall:
 			c.add(Finding{Kind: KindSSHFirewallRangeMismatch, VMID: e.VMID, VMName: names[e.VMID],
 				Message: fmt.Sprintf("SSH firewall port %d for external node %s is missing", e.StartPort, vmText(e.VMID, names))})
-		case rules.PurposeEtcdFirewall:
-			c.add(Finding{Kind: KindEtcdSSHRuleMissing, VMID: e.VMID, VMName: names[e.VMID],
-				Message: fmt.Sprintf("etcd SSH firewall rule %d for %s is missing", e.StartPort, vmText(e.VMID, names))})
+		case rules.PurposeEtcdSSHRange:
+			c.reportEtcdFirewalls(l, cl, cksEtcd, names)
 		case rules.PurposeEtcdForward:
 			c.add(Finding{Kind: KindEtcdSSHRuleMissing, VMID: e.VMID, VMName: names[e.VMID],
 				Message: fmt.Sprintf("etcd SSH port forward %d -> %d to %s is missing", e.StartPort, e.PrivatePort, vmText(e.VMID, names))})
+		case rules.PurposeAPIFirewall:
+			c.add(Finding{Kind: KindAPIRuleMissing, Message: fmt.Sprintf("the API firewall rule %d is missing: the Kubernetes API "+
+				"of cluster %s cannot be reached from outside", e.StartPort, c.in.Cluster.Name)})
+		case rules.PurposeAPILoadBalancer:
+			if view.LoadBalancersListed {
+				c.add(Finding{Kind: KindAPIRuleMissing, Message: fmt.Sprintf("the API load balancer rule %d -> %d is missing: the "+
+					"Kubernetes API of cluster %s cannot be reached from outside", e.StartPort, e.PrivatePort, c.in.Cluster.Name)})
+			}
 		}
 	}
 
-	for _, h := range rules.Hazards(l, view.Rules, view.NetworkForwards) {
+	armed, known := true, true
+	if cksEtcd {
+		armed, known = rules.ArmedEtcdRules(l, view.Firewalls())
+	}
+	for _, h := range rules.Preflight(l, view.Rules, view.NetworkForwards, view.Server) {
+		if h.Purpose == rules.PurposeEtcdFirewall && h.Owner == rules.OwnerCKS && !armed {
+			continue // CKS's own layout that no scale touched: its next scale is safe
+		}
 		f := Finding{Kind: KindScaleHazard, RuleID: h.Rule.ID, Message: h.Explanation}
+		if h.Purpose == rules.PurposeEtcdFirewall && !known {
+			f.Message += "; the server's rule order could not be read from the list, so this rule is assumed to come first"
+		}
 		if h.Rule.Kind == rules.KindPortForward {
 			f.VMID = h.Rule.VMID
 			f.VMName = names[h.Rule.VMID]
 		}
 		c.add(f)
+	}
+}
+
+// cksEtcdLayout reports whether the etcd SSH firewall rules are CKS's own:
+// single-port rules and no etcd SSH range.
+func cksEtcdLayout(l rules.Layout, cl rules.Classification) bool {
+	hasRange, singles := false, 0
+	for _, cr := range cl.Rules {
+		switch cr.Purpose {
+		case rules.PurposeEtcdSSHRange:
+			hasRange = true
+		case rules.PurposeEtcdFirewall:
+			singles++
+		}
+	}
+	return !hasRange && singles > 0
+}
+
+// reportEtcdFirewalls reports the etcd SSH firewall rules that are
+// missing: in CKS's own layout each etcd node's single-port rule, else the
+// provider's etcd SSH range.
+func (c *comparison) reportEtcdFirewalls(l rules.Layout, cl rules.Classification, cksEtcd bool, names map[string]string) {
+	if !cksEtcd {
+		from, to := 0, 0
+		for _, e := range rules.Expected(l) {
+			if e.Purpose == rules.PurposeEtcdSSHRange {
+				from, to = e.StartPort, e.EndPort
+			}
+		}
+		c.add(Finding{Kind: KindEtcdSSHRuleMissing,
+			Message: fmt.Sprintf("the etcd SSH firewall rule (%d-%d) is missing: the etcd nodes cannot be reached over SSH", from, to)})
+		return
+	}
+	have := map[int]bool{}
+	for _, cr := range cl.Rules {
+		if cr.Purpose == rules.PurposeEtcdFirewall {
+			have[cr.Index] = true
+		}
+	}
+	for _, e := range rules.Expected(l) {
+		if e.Purpose != rules.PurposeEtcdForward || have[e.Index] {
+			continue
+		}
+		c.add(Finding{Kind: KindEtcdSSHRuleMissing, VMID: e.VMID, VMName: names[e.VMID],
+			Message: fmt.Sprintf("etcd SSH firewall rule %d for %s is missing", e.StartPort, vmText(e.VMID, names))})
 	}
 }
 

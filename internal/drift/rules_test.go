@@ -23,13 +23,13 @@ func TestSeed000PostFailureState(t *testing.T) {
 	)
 	r := Compare(in)
 	assertKinds(t, r,
-		KindSizeMismatch,
+		KindVMMapInconsistent,
 		KindSSHForwardMissing, KindSSHForwardMissing,
 		KindSSHFirewallRangeMismatch,
 		KindEtcdSSHRuleMissing, KindEtcdSSHRuleMissing,
 		KindScaleHazard, KindScaleHazard,
 	)
-	want := "8 findings: 1 size_mismatch, 2 ssh_forward_missing, 1 ssh_firewall_range_mismatch, 2 etcd_ssh_rule_missing, 2 scale_hazard"
+	want := "8 findings: 1 vm_map_inconsistent, 2 ssh_forward_missing, 1 ssh_firewall_range_mismatch, 2 etcd_ssh_rule_missing, 2 scale_hazard"
 	if r.Summary != want {
 		t.Errorf("summary = %q, want %q", r.Summary, want)
 	}
@@ -37,7 +37,8 @@ func TestSeed000PostFailureState(t *testing.T) {
 	for _, f := range r.Findings {
 		byKind[f.Kind] = append(byKind[f.Kind], f)
 	}
-	if f := byKind[KindSizeMismatch][0]; !strings.Contains(f.Message, "size 2 but its VM map has 1 worker VM") {
+	if f := byKind[KindVMMapInconsistent][0]; !strings.Contains(f.Message, "holds 5 VM(s) with 1 worker(s), but its size (node_count) is 2") ||
+		!strings.Contains(f.Message, "node_count = 1") {
 		t.Errorf("size = %q", f.Message)
 	}
 	var forwards []string
@@ -91,11 +92,13 @@ func TestSeed000PreScaleDownHazard(t *testing.T) {
 			t.Errorf("hazard %d = %+v", i, f)
 		}
 	}
-	if !strings.Contains(r.Findings[0].Message, "2222-50000 (4 CKS, 0 user)") {
+	if !strings.Contains(r.Findings[0].Message, "from 2222 to 50000") {
 		t.Errorf("hazard message = %q", r.Findings[0].Message)
 	}
 
-	// The same rules in creation order (range first) are safe.
+	// Listed in creation order here (oldest first), the rules show that a
+	// scale re-created the range after the etcd rules. The same rules with
+	// the range created first are CKS's layout before any scale: safe.
 	in = seedInput("Running", 2, "w1", "w2")
 	setRules(&in,
 		fw("1", 2222, 2224), fw("2", 6443, 6443),
@@ -123,11 +126,11 @@ func TestStaleForwardsAndMissingRange(t *testing.T) {
 		userPF,
 	)
 	r := Compare(in)
-	// Without a node range, a scale would pick the first etcd rule: all
-	// three etcd firewall rules are hazards.
+	// Without a node range, a scale fails or picks an etcd rule: the
+	// missing range and all three etcd firewall rules are hazards.
 	got := r.Counts
 	if got[KindSSHForwardStale] != 4 || got[KindSSHForwardMissing] != 2 || got[KindEtcdSSHRuleMissing] != 1 ||
-		got[KindSSHFirewallRangeMismatch] != 1 || got[KindScaleHazard] != 3 || len(r.Findings) != 11 {
+		got[KindSSHFirewallRangeMismatch] != 1 || got[KindScaleHazard] != 4 || len(r.Findings) != 12 {
 		t.Fatalf("findings = %v", kinds(r))
 	}
 	for _, f := range r.Findings {

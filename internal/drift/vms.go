@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/naming"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/vmmap"
 )
 
 // compareMap reports map rows whose VM is missing or not running.
@@ -39,13 +40,16 @@ func (c *comparison) compareUnmapped() {
 	}
 }
 
-// compareSize reports a size that differs from the map's worker count, the
-// stale count a failed scale leaves behind.
+// compareSize reports a VM map that disagrees with the cluster's size, the
+// stale count a failed scale leaves behind, with what only an
+// administrator can do about it.
 func (c *comparison) compareSize() {
-	workers, controls, unknown := 0, 0, 0
+	var workers, controls, unknown, external int64
 	for _, v := range c.mapped {
 		switch {
-		case v.etcd || v.external:
+		case v.external:
+			external++
+		case v.etcd:
 		case v.role == naming.RoleControl:
 			controls++
 		case v.role == naming.RoleWorker:
@@ -55,13 +59,14 @@ func (c *comparison) compareSize() {
 		}
 	}
 	// A VM not named by CKS rules fills the missing control slots first.
-	workers += max(0, unknown-max(0, c.in.Cluster.ControlNodes-controls))
-	if workers == c.in.Cluster.Size {
+	cl := c.in.Cluster
+	workers += max(0, unknown-max(0, int64(cl.ControlNodes)-controls))
+	bad := vmmap.Check(vmmap.Cluster{ID: cl.ID, Name: cl.Name, State: cl.State, ControlNodes: int64(cl.ControlNodes),
+		Size: int64(cl.Size), EtcdNodes: int64(cl.EtcdNodes), Rows: int64(len(c.mapped)), External: external, Workers: workers})
+	if bad == nil {
 		return
 	}
-	c.add(Finding{Kind: KindSizeMismatch,
-		Message: fmt.Sprintf("cluster %s has size %d but its VM map has %d worker %s",
-			c.in.Cluster.Name, c.in.Cluster.Size, workers, plural(workers, "VM", "VMs"))})
+	c.add(Finding{Kind: KindVMMapInconsistent, Message: fmt.Sprintf("cluster %s: %s", cl.Name, bad.Explanation())})
 }
 
 func roleWord(r naming.Role) string {

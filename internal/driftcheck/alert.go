@@ -21,7 +21,7 @@ import (
 
 // kindsExplainingAlert are findings that already explain an Alert cluster.
 var kindsExplainingAlert = []string{
-	drift.KindMappedVMMissing, drift.KindMappedVMNotRunning, drift.KindSizeMismatch,
+	drift.KindMappedVMMissing, drift.KindMappedVMNotRunning, drift.KindVMMapInconsistent,
 	drift.KindNodeNotReady, drift.KindVMNotNode, drift.KindNodeWithoutVM,
 }
 
@@ -50,25 +50,7 @@ func inferHiddenMapRows(cl *cloudstack.Cluster, res drift.Result) drift.Result {
 	res.Counts = maps.Clone(res.Counts)
 	res.Counts[drift.KindMappedVMMissing]++
 	res.InSync = false
-	res.Summary = summary(res)
+	res.Summary = drift.Summarize(res)
 	return res
 }
 
-// summary is drift's summary format: "3 findings: 1 size_mismatch, 2 ...",
-// plus why nodes were not checked.
-func summary(res drift.Result) string {
-	var parts []string
-	for _, k := range drift.Kinds() {
-		if n := res.Counts[k]; n > 0 {
-			parts = append(parts, fmt.Sprintf("%d %s", n, k))
-		}
-	}
-	s := fmt.Sprintf("%s: %s", plural(len(res.Findings), "finding"), strings.Join(parts, ", "))
-	if len(res.Findings) == 0 {
-		s = "in sync"
-	}
-	if res.NodeCheckError != "" {
-		s += "; Kubernetes nodes not checked: " + res.NodeCheckError
-	}
-	return s
-}

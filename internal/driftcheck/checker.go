@@ -121,7 +121,7 @@ func (c *Checker) checkCluster(ctx context.Context, m *meter, cl *cloudstack.Clu
 	})
 	if opts.CheckNetworkRules {
 		wg.Go(func() {
-			if rulesRes, rulesErr = c.rulesView(ctx, m, cl, bulk); rulesErr != nil {
+			if rulesRes, rulesErr = c.rulesView(ctx, m, cl, opts, bulk); rulesErr != nil {
 				cancel(rulesErr)
 			}
 		})

@@ -11,6 +11,8 @@ const (
 	cmdListFirewall = "listFirewallRules"
 	cmdListForwards = "listPortForwardingRules"
 	cmdListNetworks = "listNetworks"
+	cmdListLB       = "listLoadBalancerRules"
+	cmdCapabilities = "listCapabilities"
 	cmdGetConfig    = "getKubernetesClusterConfig"
 )
 

@@ -60,6 +60,10 @@ type Options struct {
 	GracePeriod time.Duration
 	// CheckNetworkRules compares the SSH network rules with the VM map.
 	CheckNetworkRules bool
+	// SSHCIDRs are the source CIDRs the provider keeps on the clusters' SSH
+	// firewall rules (the cks_cluster resource's ssh_cidrs); empty means
+	// 0.0.0.0/0, CKS's own.
+	SSHCIDRs []string
 }
 
 // Request is one cluster check.

@@ -4,9 +4,11 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"strings"
 	"sync"
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/clusterops"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/drift"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/rules"
 )
@@ -32,16 +34,18 @@ type bulkRules struct {
 	err               error
 	firewallByIP      map[string][]cloudstack.FirewallRule
 	forwardsByNetwork map[string][]cloudstack.PortForwardingRule
+	lbByIP            map[string][]cloudstack.LoadBalancerRule
 }
 
-// load lists both kinds of rules, concurrently, on first use.
+// load lists the three kinds of rules, concurrently, on first use.
 func (b *bulkRules) load(c *Checker, m *meter) error {
 	b.once.Do(func() {
 		ctx := b.ctx
 		var wg sync.WaitGroup
 		var fws []cloudstack.FirewallRule
 		var pfs []cloudstack.PortForwardingRule
-		var fwErr, pfErr error
+		var lbs []cloudstack.LoadBalancerRule
+		var fwErr, pfErr, lbErr error
 		filter := cloudstack.ListRulesParams{ProjectID: b.projectID, ListAll: true}
 		wg.Go(func() {
 			m.call(cmdListFirewall)
@@ -51,9 +55,17 @@ func (b *bulkRules) load(c *Checker, m *meter) error {
 			m.call(cmdListForwards)
 			pfs, pfErr = c.API.ListPortForwardingRules(ctx, filter)
 		})
+		wg.Go(func() {
+			m.call(cmdListLB)
+			lbs, lbErr = c.API.ListLoadBalancerRules(ctx, filter)
+		})
 		wg.Wait()
-		if b.err = errors.Join(fwErr, pfErr); b.err != nil {
+		if b.err = errors.Join(fwErr, pfErr, lbErr); b.err != nil {
 			return
+		}
+		b.lbByIP = map[string][]cloudstack.LoadBalancerRule{}
+		for _, lb := range lbs {
+			b.lbByIP[lb.PublicIPID] = append(b.lbByIP[lb.PublicIPID], lb)
 		}
 		b.firewallByIP = map[string][]cloudstack.FirewallRule{}
 		for _, fw := range fws {
@@ -75,7 +87,7 @@ func (b *bulkRules) load(c *Checker, m *meter) error {
 // looked up when the cluster has no source NAT IP, so an isolated cluster
 // costs two calls. A project's rules and network are listed with its
 // projectid, without which CloudStack leaves them out.
-func (c *Checker) rulesView(ctx context.Context, m *meter, cl *cloudstack.Cluster, bulk *bulkRules) (rulesResult, error) {
+func (c *Checker) rulesView(ctx context.Context, m *meter, cl *cloudstack.Cluster, opts Options, bulk *bulkRules) (rulesResult, error) {
 	if cl.NetworkID == "" {
 		return rulesResult{note: "the cluster reports no network"}, nil
 	}
@@ -83,15 +95,18 @@ func (c *Checker) rulesView(ctx context.Context, m *meter, cl *cloudstack.Cluste
 		wg        sync.WaitGroup
 		firewalls []cloudstack.FirewallRule
 		forwards  []cloudstack.PortForwardingRule
+		lbs       []cloudstack.LoadBalancerRule
 		networks  []cloudstack.Network
 		fwErr     error
 		pfErr     error
+		lbErr     error
 		netErr    error
 	)
 	isolated := cl.IPAddressID != ""
 	wg.Go(func() { forwards, pfErr = c.networkForwards(ctx, m, cl, bulk) })
 	if isolated {
 		wg.Go(func() { firewalls, fwErr = c.ipFirewall(ctx, m, cl, bulk) })
+		wg.Go(func() { lbs, lbErr = c.ipLoadBalancers(ctx, m, cl, bulk) })
 	} else {
 		wg.Go(func() {
 			m.call(cmdListNetworks)
@@ -99,12 +114,12 @@ func (c *Checker) rulesView(ctx context.Context, m *meter, cl *cloudstack.Cluste
 		})
 	}
 	wg.Wait()
-	if err := cmp.Or(fwErr, pfErr, netErr); err != nil {
+	if err := cmp.Or(fwErr, pfErr, lbErr, netErr); err != nil {
 		return rulesResult{}, err
 	}
 
 	layout := rules.Layout{Network: rules.NetworkIsolated, Nodes: layoutNodes(cl), EtcdStartPort: c.EtcdSSHStartPort,
-		IPAddressID: cl.IPAddressID, NetworkID: cl.NetworkID}
+		IPAddressID: cl.IPAddressID, NetworkID: cl.NetworkID, SSHCIDRs: opts.SSHCIDRs}
 	if !isolated {
 		net := findNetwork(networks, cl.NetworkID)
 		switch {
@@ -119,14 +134,45 @@ func (c *Checker) rulesView(ctx context.Context, m *meter, cl *cloudstack.Cluste
 	}
 
 	networkForwards := forwardRules(forwards)
-	view := &drift.RulesView{Layout: layout, NetworkForwards: networkForwards}
+	view := &drift.RulesView{Layout: layout, NetworkForwards: networkForwards, LoadBalancersListed: isolated}
 	view.Rules = append(view.Rules, firewallRules(firewalls)...)
 	for _, pf := range networkForwards {
 		if layout.IPAddressID != "" && pf.IPAddressID == layout.IPAddressID {
 			view.Rules = append(view.Rules, pf)
 		}
 	}
+	for _, lb := range lbs {
+		view.Rules = append(view.Rules, clusterops.LoadBalancerRule(lb))
+	}
+	if start, ok := rules.DetectEtcdStartPort(layout, view.Rules); ok {
+		view.Layout.EtcdStartPort = start
+	}
+	if hasPortlessTCPRule(view.Rules) {
+		m.call(cmdCapabilities)
+		version, err := c.API.CloudStackVersion(ctx)
+		view.Server.PortlessRuleBreaksScale = err != nil || clusterops.PortlessRuleBreaksScale(version)
+	}
 	return rulesResult{view: view}, nil
+}
+
+func hasPortlessTCPRule(rs []rules.Rule) bool {
+	for _, r := range rs {
+		if r.Kind == rules.KindFirewall && r.StartPort <= 0 && strings.EqualFold(strings.TrimSpace(r.Protocol), rules.ProtocolTCP) {
+			return true
+		}
+	}
+	return false
+}
+
+func (c *Checker) ipLoadBalancers(ctx context.Context, m *meter, cl *cloudstack.Cluster, bulk *bulkRules) ([]cloudstack.LoadBalancerRule, error) {
+	if bulk != nil {
+		if err := bulk.load(c, m); err != nil {
+			return nil, err
+		}
+		return bulk.lbByIP[cl.IPAddressID], nil
+	}
+	m.call(cmdListLB)
+	return c.API.ListLoadBalancerRules(ctx, cloudstack.ListRulesParams{IPAddressID: cl.IPAddressID, ProjectID: cl.ProjectID})
 }
 
 func (c *Checker) networkForwards(ctx context.Context, m *meter, cl *cloudstack.Cluster, bulk *bulkRules) ([]cloudstack.PortForwardingRule, error) {

@@ -55,10 +55,14 @@ type clusterResourceModel struct {
 	Hypervisor       types.String `tfsdk:"hypervisor"`
 
 	Autoscaling             types.Object `tfsdk:"autoscaling"`
+	SSHCIDRs                types.List   `tfsdk:"ssh_cidrs"`
 	RecreateUserHazardRules types.Bool   `tfsdk:"recreate_user_hazard_rules"`
 	AllowRestartForRecovery types.Bool   `tfsdk:"allow_restart_for_recovery"`
-	// SSHRulesInSync is false when the next apply has CKS-owned SSH rules
-	// to repair (see sshRulesInSync).
+	// CloudStackState is the state CloudStack reports; State is the desired
+	// one, refreshed only when CloudStack's is Running or Stopped.
+	CloudStackState types.String `tfsdk:"cloudstack_state"`
+	// SSHRulesInSync is false when the next apply has SSH rules to bring to
+	// the provider's layout.
 	SSHRulesInSync types.Bool     `tfsdk:"ssh_rules_in_sync"`
 	Timeouts       timeouts.Value `tfsdk:"timeouts"`
 }

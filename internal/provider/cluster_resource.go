@@ -53,17 +53,23 @@ func (r *clusterResource) ImportState(ctx context.Context, req resource.ImportSt
 	resource.ImportStatePassthroughID(ctx, path.Root("id"), req, resp)
 }
 
-// engine returns the rule-aware operations engine with the opt-ins of m.
-func (r *clusterResource) engine(m *clusterResourceModel) *clusterops.Engine {
+// engine returns the operations engine over the provider's client.
+func (r *clusterResource) engine() *clusterops.Engine {
 	return clusterops.New(r.data.client, clusterops.Options{
-		EtcdSSHStartPort:        r.data.etcdSSHStartPort,
-		Wait:                    clusterJobWait,
-		RecreateUserHazardRules: m.RecreateUserHazardRules.ValueBool(),
-		AllowRestartForRecovery: m.AllowRestartForRecovery.ValueBool(),
-		HazardOptInName:         "recreate_user_hazard_rules",
-		RestartOptInName:        "allow_restart_for_recovery",
+		EtcdSSHStartPort: r.data.etcdSSHStartPort,
+		Wait:             clusterJobWait,
 		Logf: func(ctx context.Context, msg string, fields map[string]any) {
 			tflog.Debug(ctx, msg, fields)
 		},
 	})
+}
+
+// optInAttribute names the attribute that gives the engine a consent.
+func optInAttribute(o clusterops.OptIn) string {
+	switch o {
+	case clusterops.OptInMoveUserRules:
+		return "recreate_user_hazard_rules"
+	default:
+		return string(o)
+	}
 }

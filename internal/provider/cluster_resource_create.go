@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/clusterops"
 )
 
 // adoptWindow is how far the created time of a cluster found after a lost
@@ -122,7 +123,7 @@ func (r *clusterResource) createCluster(ctx context.Context, p cloudstack.Create
 		if adoptErr != nil {
 			return nil, adoptErr
 		}
-		c, waitErr := r.waitSettled(ctx, found.ID, createFinished)
+		c, waitErr := r.engine().WaitSettled(ctx, found.ID, createFinished)
 		if waitErr != nil {
 			return nil, &createFailedError{ClusterID: found.ID, Err: waitErr, TimedOut: errors.Is(waitErr, context.DeadlineExceeded)}
 		}
@@ -148,7 +149,7 @@ func (r *clusterResource) createJobFailed(ctx context.Context, id string, jobErr
 	}
 	// Only polling failed; the cluster may still be coming up. Decide on the
 	// state it settles in, never on a guess.
-	c, err := r.waitSettled(ctx, id, createFinished)
+	c, err := r.engine().WaitSettled(ctx, id, createFinished)
 	switch {
 	case err != nil:
 		return nil, &createFailedError{ClusterID: id, Err: fmt.Errorf("%w (and watching the cluster failed: %v)", jobErr, err), TimedOut: true}
@@ -163,7 +164,7 @@ func (r *clusterResource) createJobFailed(ctx context.Context, id string, jobErr
 
 // createFinished is the done test of waitSettled for a create in progress.
 func createFinished(state string) bool {
-	return state != "Created" && !transitionalStates[state]
+	return state != cloudstack.ClusterCreated && clusterops.Settled(state)
 }
 
 // adoptLostCreate looks for the cluster a create whose response was lost
@@ -255,7 +256,7 @@ func (r *clusterResource) cleanUpFailedCreate(ctx context.Context, plan *cluster
 	resp.Diagnostics.Append(diags...)
 	delCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), timeout)
 	defer cancel()
-	delErr := r.deleteCluster(delCtx, plan, id, &resp.Diagnostics)
+	delErr := r.deleteCluster(delCtx, plan, id, nil, &resp.Diagnostics)
 	if delErr == nil {
 		resp.Diagnostics.AddError("Cluster Creation Failed", fmt.Sprintf("Creating cluster %s failed: %s. CloudStack keeps a failed "+
 			"cluster (in Error or Alert), so the provider deleted it; nothing is left behind and the next apply creates the cluster afresh.",

@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/clusterops"
 )
 
 // Create creates the cluster and waits for CloudStack to provision it. A
@@ -57,7 +58,8 @@ func (r *clusterResource) Create(ctx context.Context, req resource.CreateRequest
 	ctx = tflog.SetField(ctx, "cluster_id", c.ID)
 	tflog.Info(ctx, "created Kubernetes cluster", map[string]any{"state": c.State})
 
-	if err := r.finishCreate(ctx, c, plan, as); err != nil {
+	obs, err := r.finishCreate(ctx, c, plan, as, &resp.Diagnostics)
+	if err != nil {
 		// The cluster exists and works; only a follow-up step failed. Record
 		// it (Terraform marks it tainted because of the error).
 		r.recordCreated(ctx, &plan, c.ID, resp)
@@ -66,16 +68,8 @@ func (r *clusterResource) Create(ctx context.Context, req resource.CreateRequest
 			"to keep it instead, run `terraform untaint` and apply again.")
 		return
 	}
-	final, err := r.readBack(ctx, c.ID)
-	if err != nil {
-		// Record the cluster as last read so that it is not lost; the error
-		// marks it tainted.
-		resp.Diagnostics.AddError("Unable to Read Created Cluster", fmt.Sprintf("Cluster %s was created, but reading it back "+
-			"failed: %s. It is kept in state and marked tainted; run `terraform untaint` to keep it.", c.ID, err))
-		final = c
-	}
 	planned := plan
-	refreshDiags := r.refreshModel(ctx, &plan, final, nil, resp.Private)
+	refreshDiags := refreshModel(ctx, &plan, obs, resp.Private)
 	resp.Diagnostics.Append(refreshDiags...)
 	if refreshDiags.HasError() {
 		return
@@ -84,26 +78,32 @@ func (r *clusterResource) Create(ctx context.Context, req resource.CreateRequest
 	if unmet := unmetPlan(planned, plan); len(unmet) > 0 {
 		resp.Diagnostics.AddError("Cluster Not As Planned", fmt.Sprintf("Cluster %s was created, but CloudStack reports %s. "+
 			"It is kept in state and marked tainted, so the next apply replaces it; to keep it instead, run `terraform untaint`.",
-			final.ID, strings.Join(unmet, ", ")))
+			c.ID, strings.Join(unmet, ", ")))
 	}
 }
 
-// finishCreate applies what createKubernetesCluster cannot take: the
-// autoscaler and a Stopped state.
-func (r *clusterResource) finishCreate(ctx context.Context, c *cloudstack.Cluster, plan clusterResourceModel, as autoscalingModel) error {
-	if as.enabled() {
-		if err := r.setAutoscaling(ctx, c.ID, as); err != nil {
-			return err
-		}
+// finishCreate does what createKubernetesCluster cannot: it replaces CKS's
+// single-port etcd SSH rules with the provider's layout (only now, once CKS
+// has created its own), narrows them to ssh_cidrs, and sets up the
+// autoscaler and a Stopped state. It returns the cluster as it ends.
+func (r *clusterResource) finishCreate(ctx context.Context, c *cloudstack.Cluster, plan clusterResourceModel, as autoscalingModel, diags *diag.Diagnostics) (*clusterops.Observation, error) {
+	upd, d := updateRequest(ctx, &plan, &plan, "")
+	diags.Append(d...)
+	upd.Size = nil
+	rep, err := r.engine().Update(ctx, c.ID, upd)
+	addReportWarnings(diags, rep)
+	if err != nil {
+		return nil, err
 	}
-	if plan.State.ValueString() == clusterStopped {
-		if err := r.runJob(ctx, "stopKubernetesCluster", func() (cloudstack.AsyncRef, error) {
-			return r.data.client.StopKubernetesCluster(ctx, c.ID)
-		}); err != nil {
-			return fmt.Errorf("stopping the new cluster: %w", err)
-		}
+	if obs := observationOf(rep); obs != nil {
+		return obs, nil
 	}
-	return nil
+	obs, od := r.observe(ctx, &plan, c.ID, nil)
+	diags.Append(od...)
+	if od.HasError() {
+		return nil, fmt.Errorf("reading cluster %s back failed", c.ID)
+	}
+	return obs, nil
 }
 
 // Read refreshes every attribute from CloudStack and removes the resource
@@ -120,8 +120,10 @@ func (r *clusterResource) Read(ctx context.Context, req resource.ReadRequest, re
 	}
 	id := state.ID.ValueString()
 	ctx = tflog.SetField(ctx, "cluster_id", id)
-	c, err := r.data.client.GetKubernetesCluster(ctx, id)
-	if cloudstack.IsNotFound(err) || (err == nil && c.State == "Destroyed") {
+	in, diags := intentOf(ctx, &state, nil, cachedNetwork(ctx, req.Private))
+	resp.Diagnostics.Append(diags...)
+	obs, err := r.engine().Observe(ctx, id, in)
+	if cloudstack.IsNotFound(err) || (err == nil && obs.Cluster.State == cloudstack.ClusterDestroyed) {
 		tflog.Warn(ctx, "cluster no longer exists; removing it from state")
 		resp.State.RemoveResource(ctx)
 		return
@@ -130,7 +132,7 @@ func (r *clusterResource) Read(ctx context.Context, req resource.ReadRequest, re
 		resp.Diagnostics.AddError("Unable to Read Cluster", fmt.Sprintf("Reading cluster %s failed: %s", id, err))
 		return
 	}
-	resp.Diagnostics.Append(r.refreshModel(ctx, &state, c, req.Private, resp.Private)...)
+	resp.Diagnostics.Append(refreshModel(ctx, &state, obs, resp.Private)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -139,8 +141,8 @@ func (r *clusterResource) Read(ctx context.Context, req resource.ReadRequest, re
 
 // Delete deletes the cluster and waits until CloudStack has destroyed it,
 // then deletes the CKS rules CloudStack leaves behind on a network the user
-// supplied (spec §2.8), with a warning naming them. A cluster that is
-// already gone is not an error.
+// supplied, with a warning naming them. A cluster that is already gone is
+// not an error.
 func (r *clusterResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
 	var state clusterResourceModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
@@ -160,7 +162,7 @@ func (r *clusterResource) Delete(ctx context.Context, req resource.DeleteRequest
 	defer cancel()
 	id := state.ID.ValueString()
 	ctx = tflog.SetField(ctx, "cluster_id", id)
-	if err := r.deleteCluster(ctx, &state, id, &resp.Diagnostics); err != nil {
+	if err := r.deleteCluster(ctx, &state, id, req.Private, &resp.Diagnostics); err != nil {
 		summary, detail := describeFailure("Deleting cluster "+id, err)
 		resp.Diagnostics.AddError(summary, detail)
 	}
@@ -168,18 +170,21 @@ func (r *clusterResource) Delete(ctx context.Context, req resource.DeleteRequest
 
 // deleteCluster deletes a cluster once no other operation runs on it (a
 // delete is refused in transitional states other than Destroying, which a
-// failed delete leaves behind) through the rule engine, which waits for the
-// job and removes the CKS rules CloudStack leaves behind; what it removed
+// failed delete leaves behind) through the engine, which waits for the job
+// and removes the CKS rules CloudStack leaves behind; what it removed
 // becomes a warning.
-func (r *clusterResource) deleteCluster(ctx context.Context, m *clusterResourceModel, id string, diags *diag.Diagnostics) error {
-	deletable := func(state string) bool { return state == clusterDestroying || settled(state) }
-	if _, err := r.waitSettled(ctx, id, deletable); err != nil {
+func (r *clusterResource) deleteCluster(ctx context.Context, m *clusterResourceModel, id string, prior privateState, diags *diag.Diagnostics) error {
+	eng := r.engine()
+	deletable := func(state string) bool { return state == cloudstack.ClusterDestroying || clusterops.Settled(state) }
+	if _, err := eng.WaitSettled(ctx, id, deletable); err != nil {
 		if cloudstack.IsNotFound(err) {
 			return nil
 		}
 		return err
 	}
-	rep, err := r.engine(m).Delete(ctx, id)
+	in, d := intentOf(ctx, m, nil, cachedNetwork(ctx, prior))
+	diags.Append(d...)
+	rep, err := eng.Delete(ctx, id, in)
 	addReportWarnings(diags, rep)
 	if cloudstack.IsNotFound(err) {
 		return nil
@@ -188,23 +193,23 @@ func (r *clusterResource) deleteCluster(ctx context.Context, m *clusterResourceM
 }
 
 // saveRealState records the cluster as CloudStack reports it, never the
-// planned values, so that the next plan shows what is left to do.
-// It reports whether it could.
+// planned values, so that the next plan shows what is left to do. It
+// reports whether it could.
 func (r *clusterResource) saveRealState(ctx context.Context, m *clusterResourceModel, id string, next privateState, state *tfsdk.State, diags *diag.Diagnostics) bool {
-	c, err := r.readBack(ctx, id)
-	if err != nil {
-		diags.AddError("Unable to Read Cluster After Failure",
-			fmt.Sprintf("Reading cluster %s to record its real state failed: %s", id, err))
+	obs, d := r.observe(ctx, m, id, nil)
+	if d.HasError() {
+		diags.AddError("Unable to Read Cluster After Failure", fmt.Sprintf("Reading cluster %s to record its real state failed: %s",
+			id, d.Errors()[0].Detail()))
 		return false
 	}
 	// The operation's own context may have run out (a timeout is one way to
 	// get here); recording what CloudStack has must not depend on it.
 	fresh, cancel := context.WithTimeout(context.WithoutCancel(ctx), readBackTimeout)
 	defer cancel()
-	var d diag.Diagnostics
-	d.Append(r.refreshModel(fresh, m, c, nil, next)...)
-	diags.Append(d...)
-	if d.HasError() {
+	var rd diag.Diagnostics
+	rd.Append(refreshModel(fresh, m, obs, next)...)
+	diags.Append(rd...)
+	if rd.HasError() {
 		return false
 	}
 	diags.Append(state.Set(ctx, m)...)

@@ -2,7 +2,6 @@ package provider
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -15,22 +14,12 @@ import (
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/clusterops"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/rules"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/vmmap"
 )
 
 // readBackTimeout bounds the read that records the real state after an
 // operation failed or ran out of time (its own context may be over).
 const readBackTimeout = 2 * time.Minute
-
-// privateNetworkKind caches the cluster's network kind, which never changes,
-// so that a refresh needs one API call.
-const privateNetworkKind = "network_kind"
-
-// transitionalStates are the cluster states an operation is still running in
-// (spec §3.9); the provider waits for them to end before acting.
-var transitionalStates = map[string]bool{
-	"Starting": true, "Stopping": true, "Scaling": true, "ScalingStoppedCluster": true, "Upgrading": true,
-	"Importing": true, "RemovingNodes": true, "Recovering": true, "Destroying": true,
-}
 
 // runJob starts an async CKS command and waits for its job within ctx.
 func (r *clusterResource) runJob(ctx context.Context, command string, start func() (cloudstack.AsyncRef, error)) error {
@@ -45,35 +34,6 @@ func (r *clusterResource) runJob(ctx context.Context, command string, start func
 	return err
 }
 
-// waitSettled polls the cluster until it leaves the states in which
-// CloudStack is still working on it (done reports whether a state is final),
-// on the same schedule as a job.
-func (r *clusterResource) waitSettled(ctx context.Context, id string, done func(state string) bool) (*cloudstack.Cluster, error) {
-	start := time.Now()
-	interval := clusterJobWait.NextInterval(0, 0)
-	for {
-		c, err := r.data.client.GetKubernetesCluster(ctx, id)
-		if err != nil {
-			return nil, err
-		}
-		if done(c.State) {
-			return c, nil
-		}
-		tflog.Debug(ctx, "waiting for the cluster to settle", map[string]any{"cluster_id": id, "state": c.State})
-		timer := time.NewTimer(interval)
-		select {
-		case <-ctx.Done():
-			timer.Stop()
-			return c, fmt.Errorf("gave up waiting for cluster %s to leave state %s: %w", id, c.State, ctx.Err())
-		case <-timer.C:
-		}
-		interval = clusterJobWait.NextInterval(time.Since(start), interval)
-	}
-}
-
-// settled is the done test of waitSettled for operations on an existing cluster.
-func settled(state string) bool { return !transitionalStates[state] }
-
 // readBack reads the cluster after an operation, also when the operation's
 // context is over, so that the state can hold what CloudStack reports.
 func (r *clusterResource) readBack(ctx context.Context, id string) (*cloudstack.Cluster, error) {
@@ -85,22 +45,20 @@ func (r *clusterResource) readBack(ctx context.Context, id string) (*cloudstack.
 	return r.data.client.GetKubernetesCluster(fresh, id)
 }
 
-// networkKind returns the cluster's network kind, from private state when
-// a previous operation cached it.
-func (r *clusterResource) networkKind(ctx context.Context, c *cloudstack.Cluster, cached []byte) (rules.NetworkKind, []byte, error) {
-	var kind rules.NetworkKind
-	if len(cached) > 0 && json.Unmarshal(cached, &kind) == nil && kind != "" {
-		return kind, cached, nil
+// observe reads the cluster and its rules for the model m (whose ssh_cidrs
+// decide which rules are the cluster's), also when ctx is over.
+func (r *clusterResource) observe(ctx context.Context, m *clusterResourceModel, id string, prior privateState) (*clusterops.Observation, diag.Diagnostics) {
+	if ctx.Err() != nil {
+		fresh, cancel := context.WithTimeout(context.WithoutCancel(ctx), readBackTimeout)
+		defer cancel()
+		ctx = fresh
 	}
-	kind, err := clusterops.NetworkKindOf(ctx, r.data.client, c)
+	in, diags := intentOf(ctx, m, nil, cachedNetwork(ctx, prior))
+	obs, err := r.engine().Observe(ctx, id, in)
 	if err != nil {
-		return "", nil, fmt.Errorf("reading network %s of cluster %s: %w", c.NetworkID, c.ID, err)
+		return nil, append(diags, diag.NewErrorDiagnostic("Unable to Read Cluster", fmt.Sprintf("Reading cluster %s failed: %s", id, err)))
 	}
-	raw, err := json.Marshal(kind)
-	if err != nil {
-		return "", nil, err
-	}
-	return kind, raw, nil
+	return obs, diags
 }
 
 // privateState is the part of the framework's private state the resource
@@ -110,32 +68,38 @@ type privateState interface {
 	SetKey(ctx context.Context, key string, value []byte) diag.Diagnostics
 }
 
-// refreshModel sets m's observed attributes from c, keeping the inputs the
-// API does not return. prior is the private state to read the network kind
-// from, next the one to write it to (either may be nil).
-func (r *clusterResource) refreshModel(ctx context.Context, m *clusterResourceModel, c *cloudstack.Cluster, prior, next privateState) diag.Diagnostics {
+// refreshModel sets m's observed attributes from the observation, keeping
+// the inputs the API does not return, and caches what the next operation
+// needs in next (may be nil).
+func refreshModel(ctx context.Context, m *clusterResourceModel, obs *clusterops.Observation, next privateState) diag.Diagnostics {
 	var diags diag.Diagnostics
-	var cached []byte
-	if prior != nil {
-		var d diag.Diagnostics
-		cached, d = prior.GetKey(ctx, privateNetworkKind)
-		diags.Append(d...)
+	c := &obs.Cluster
+	if obs.RulesErr != nil {
+		tflog.Warn(ctx, "could not read the cluster's network or rules", map[string]any{"error": obs.RulesErr.Error()})
 	}
-	kind, raw, err := r.networkKind(ctx, c, cached)
+	desired := m.State
+	diags.Append(m.refresh(ctx, c, obs.Network, obs.EtcdStartPort)...)
+	m.CloudStackState = stringOrNull(c.State)
 	switch {
-	case err != nil:
-		// Only the nodes' SSH ports depend on it: guess from the cluster's
-		// own fields (without caching the guess) rather than lose the state.
-		kind = rules.NetworkDirect
-		if c.IPAddressID != "" {
-			kind = rules.NetworkIsolated
-		}
-		diags.AddWarning("Cluster Network Not Read", fmt.Sprintf("The SSH ports of the nodes assume a %s network: %s", kind, err))
-	case next != nil:
-		diags.Append(next.SetKey(ctx, privateNetworkKind, raw)...)
+	case c.State == clusterRunning || c.State == clusterStopped:
+	case known(desired):
+		m.State = desired
+	default:
+		m.State = types.StringValue(clusterRunning)
 	}
-	diags.Append(m.refresh(ctx, c, kind, r.data.etcdSSHStartPort)...)
-	r.refreshSSHRulesInSync(ctx, m, c, kind)
+	if obs.Inconsistency != nil {
+		// What really exists: the workers of the VM map.
+		m.Size = types.Int64Value(obs.Inconsistency.Workers)
+	}
+	switch {
+	case obs.RulesRead:
+		m.SSHRulesInSync = types.BoolValue(obs.RulesInSync)
+	case obs.Network == rules.NetworkDirect || !clusterops.Settled(c.State) || m.SSHRulesInSync.IsNull() || m.SSHRulesInSync.IsUnknown():
+		// No rules, rules in flux, or not known to be out of sync: a guess
+		// of false would plan an update on every run.
+		m.SSHRulesInSync = types.BoolValue(true)
+	}
+	diags.Append(savePrivate(ctx, next, obs)...)
 	as, d := refreshedAutoscaling(ctx, m.Autoscaling, c)
 	diags.Append(d...)
 	m.Autoscaling = as
@@ -173,16 +137,16 @@ func addReportWarnings(diags *diag.Diagnostics, rep clusterops.Report) {
 	}
 }
 
-// describeFailure explains an operation's error for a diagnostic, pointing
-// to the opt-in when the rule engine asks for one.
+// describeFailure explains an operation's error for a diagnostic, naming
+// the attribute that gives the consent the engine asks for.
 func describeFailure(what string, err error) (summary, detail string) {
 	var hazard *clusterops.HazardError
-	var recovery *clusterops.RecoveryNeededError
+	var inconsistent *vmmap.Inconsistency
 	switch {
 	case errors.As(err, &hazard):
-		return "Unsafe Cluster Scale", sentence(err.Error())
-	case errors.As(err, &recovery):
-		return "Cluster Needs Recovery", sentence(err.Error())
+		return "Unsafe Cluster Scale", hazardText(hazard)
+	case errors.As(err, &inconsistent):
+		return "Cluster Needs an Administrator", adminText(inconsistent)
 	case errors.Is(err, context.DeadlineExceeded):
 		return "Cluster Operation Timed Out", fmt.Sprintf("%s did not finish within the configured timeout: %s. "+
 			"CloudStack may still be working on it; raise timeouts if the cluster needs longer.", what, err)
@@ -198,4 +162,20 @@ func sentence(s string) string {
 		return s
 	}
 	return s + "."
+}
+
+// hazardText is a HazardError with the attribute that gives the consent.
+func hazardText(h *clusterops.HazardError) string {
+	text := sentence(h.Error())
+	if h.OptIn != "" {
+		text += fmt.Sprintf(" Set %s = true to give that consent.", optInAttribute(h.OptIn))
+	}
+	return text
+}
+
+// adminText explains a VM map inconsistency, with Terraform's way to
+// re-create the cluster.
+func adminText(bad *vmmap.Inconsistency) string {
+	return fmt.Sprintf("Cluster %s: %s In Terraform, re-creating it is `terraform apply -replace=<this resource's address>`.",
+		bad.ClusterID, bad.Explanation())
 }

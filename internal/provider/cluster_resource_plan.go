@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -9,16 +10,18 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/clusterops"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/kubeversion"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/vmmap"
 )
 
-// ModifyPlan completes an update plan: it checks a version change against
-// CKS's upgrade rule and a size change against the #14159 rule hazards (both
-// reads), plans the recovery of a cluster left in Alert or with a stale size,
-// and decides which computed values may change.
+// ModifyPlan completes an update plan: it judges a size change with the
+// engine's pre-flight and a version change with CKS's upgrade rule (both
+// reads), says which SSH rules apply will change and with which CIDRs,
+// handles a cluster whose VM map disagrees with its size, and decides which
+// computed values may change.
 func (r *clusterResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	if req.Plan.Raw.IsNull() || req.State.Raw.IsNull() {
 		return // destroy or create: nothing to add
@@ -30,17 +33,23 @@ func (r *clusterResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 	if resp.Diagnostics.HasError() {
 		return
 	}
-
-	if s := state.State.ValueString(); s == clusterError || s == clusterDestroying {
+	if s := state.CloudStackState.ValueString(); s == clusterError || s == clusterDestroying {
 		// CloudStack only allows deleting a cluster in Error, and a failed
-		// delete leaves it Destroying (spec §2.8, §3.9).
-		resp.RequiresReplace = append(resp.RequiresReplace, path.Root("state"))
-		resp.Diagnostics.AddAttributeWarning(path.Root("state"), "Cluster Must Be Replaced",
+		// delete leaves it Destroying.
+		resp.RequiresReplace = append(resp.RequiresReplace, path.Root("cloudstack_state"))
+		resp.Diagnostics.AddAttributeWarning(path.Root("cloudstack_state"), "Cluster Must Be Replaced",
 			fmt.Sprintf("Cluster %s is in state %s, from which CloudStack only allows deleting it; it will be replaced.", state.ID.ValueString(), s))
 		return
 	}
-
-	planSSHRulesRepair(state, &plan, &resp.Diagnostics)
+	if cfg.AllowRestartForRecovery.ValueBool() {
+		resp.Diagnostics.AddAttributeWarning(pathAllowRestart, "Attribute Has No Effect", allowRestartNoEffect)
+	}
+	as, asKnown, diags := autoscalingOf(ctx, plan.Autoscaling)
+	resp.Diagnostics.Append(diags...)
+	bad := recordedInconsistency(ctx, req.Private)
+	if bad != nil {
+		planInconsistent(plan, as, bad, &resp.Diagnostics)
+	}
 
 	offeringChanged := changedString(plan.ServiceOfferingID, state.ServiceOfferingID)
 	if offeringChanged {
@@ -57,20 +66,26 @@ func (r *clusterResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 	}
 	offeringChanged = offeringChanged || changedString(plan.ControlOfferingID, state.ControlOfferingID) ||
 		changedString(plan.WorkerOfferingID, state.WorkerOfferingID) || changedString(plan.EtcdOfferingID, state.EtcdOfferingID)
-
 	versionChanged := changedString(plan.KubernetesVersionID, state.KubernetesVersionID)
 	sizeChanged := plan.Size.IsUnknown() || !plan.Size.Equal(state.Size)
 	stateChanged := !plan.State.Equal(state.State)
 	autoscalingChanged := !plan.Autoscaling.Equal(state.Autoscaling)
-	recovery := r.planRecovery(ctx, plan, state, &resp.Diagnostics)
+	cidrsChanged := !plan.SSHCIDRs.Equal(state.SSHCIDRs)
 
 	if versionChanged && r.data != nil {
 		r.checkVersionUpgrade(ctx, state, plan, &resp.Diagnostics)
 	}
-	as, asKnown, diags := autoscalingOf(ctx, plan.Autoscaling)
-	resp.Diagnostics.Append(diags...)
-	if sizeChanged && known(plan.Size) && asKnown && !as.enabled() && !recovery && r.data != nil {
-		r.checkScaleHazards(ctx, state, plan, &resp.Diagnostics)
+	scaleChecked := false
+	if sizeChanged && known(plan.Size) && asKnown && !as.enabled() && bad == nil && r.data != nil {
+		scaleChecked = r.checkScale(ctx, &plan, &state, req.Private, &resp.Diagnostics)
+	}
+	if (!state.SSHRulesInSync.Equal(types.BoolValue(false)) && !cidrsChanged) || plan.SSHCIDRs.IsUnknown() {
+		// In sync, or CIDRs known only at apply.
+	} else {
+		plan.SSHRulesInSync = types.BoolValue(true)
+		if !scaleChecked && r.data != nil {
+			r.describeRuleSync(ctx, &plan, &state, req.Private, &resp.Diagnostics)
+		}
 	}
 	if resp.Diagnostics.HasError() {
 		return
@@ -79,69 +94,81 @@ func (r *clusterResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 	// Values known only at apply may change the nodes too.
 	unknownInputs := plan.ServiceOfferingID.IsUnknown() && !cfg.ServiceOfferingID.IsNull() ||
 		plan.KubernetesVersionID.IsUnknown() || plan.State.IsUnknown()
-	if offeringChanged || versionChanged || sizeChanged || stateChanged || autoscalingChanged || recovery || unknownInputs {
+	if offeringChanged || versionChanged || (sizeChanged && bad == nil) || stateChanged || autoscalingChanged || unknownInputs {
 		plan.Nodes = types.ListUnknown(nodeObjectType)
+		plan.CloudStackState = types.StringUnknown()
 	} else {
 		plan.Nodes = state.Nodes
 	}
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
 }
 
-// planSSHRulesRepair plans ssh_rules_in_sync back to true when the refresh
-// found CKS's SSH rules out of sync, so that apply runs Update, which
-// repairs them, and says so.
-func planSSHRulesRepair(state clusterResourceModel, plan *clusterResourceModel, diags *diag.Diagnostics) {
-	if !state.SSHRulesInSync.Equal(types.BoolValue(false)) {
+// planInconsistent handles a cluster whose VM map disagrees with its size:
+// apply can restore its rules and nothing else, so a size other than the
+// workers that exist can never be applied.
+func planInconsistent(plan clusterResourceModel, as autoscalingModel, bad *vmmap.Inconsistency, diags *diag.Diagnostics) {
+	if !as.enabled() && known(plan.Size) && plan.Size.ValueInt64() != bad.Workers {
+		diags.AddAttributeError(path.Root("size"), "Cluster Size Cannot Change",
+			fmt.Sprintf("size = %d cannot be applied: CloudStack refuses every size change of this cluster. Set size = %d, the "+
+				"workers it has, to let apply restore its SSH rules. %s", plan.Size.ValueInt64(), bad.Workers, adminText(bad)))
 		return
 	}
-	plan.SSHRulesInSync = types.BoolValue(true)
-	diags.AddAttributeWarning(path.Root("ssh_rules_in_sync"), "Cluster SSH Rules Out of Sync",
-		fmt.Sprintf("Some SSH rules CKS owns on cluster %s are missing or stale, or one of its firewall rules sorts before the "+
-			"node SSH range so that the next scale would revoke it (#14159). Apply will repair these rules; your own rules "+
-			"are not touched.", state.ID.ValueString()))
+	diags.AddAttributeWarning(path.Root("size"), "Cluster Needs an Administrator",
+		"Apply restores the cluster's SSH rules, if any is missing, and makes no start, stop or scale call. "+adminText(bad))
 }
 
-// planRecovery reports whether the cluster needs recovery (Alert, or a size
-// that disagrees with its VM map) and says at plan time what apply will do.
-// Such a plan always has a diff: state goes back to the desired value, and
-// nodes become unknown.
-func (r *clusterResource) planRecovery(ctx context.Context, plan, state clusterResourceModel, diags *diag.Diagnostics) bool {
-	nodes, d := nodeModels(ctx, state.Nodes)
+// checkScale fails the plan of a size change that the engine's pre-flight
+// refuses, naming the rule and the attribute that gives consent, and says
+// which rules the scale will change first. It reports whether it read the
+// rules.
+func (r *clusterResource) checkScale(ctx context.Context, plan, state *clusterResourceModel, prior privateState, diags *diag.Diagnostics) bool {
+	in, d := intentOf(ctx, plan, state, cachedNetwork(ctx, prior))
 	diags.Append(d...)
-	var nonEtcd int64
-	for _, n := range nodes {
-		if n.Role.ValueString() != "etcd" {
-			nonEtcd++
+	check, err := r.engine().CheckScale(ctx, state.ID.ValueString(), plan.Size.ValueInt64(), in)
+	if err != nil {
+		diags.AddAttributeError(path.Root("size"), "Unable to Check Cluster Scale",
+			"Reading the cluster's network rules to check the size change failed: "+err.Error())
+		return false
+	}
+	var herr *clusterops.HazardError
+	var inconsistent *vmmap.Inconsistency
+	switch err := check.Err(); {
+	case errors.As(err, &herr):
+		attr := path.Root("size")
+		if herr.OptIn != "" {
+			attr = path.Root(optInAttribute(herr.OptIn))
 		}
+		diags.AddAttributeError(attr, "Unsafe Cluster Scale", hazardText(herr))
+	case errors.As(err, &inconsistent):
+		diags.AddAttributeError(path.Root("size"), "Cluster Size Cannot Change", adminText(inconsistent))
+	case err != nil:
+		diags.AddAttributeError(path.Root("size"), "Cluster Cannot Be Scaled", sentence(err.Error()))
 	}
-	switch state.State.ValueString() {
-	case clusterRunning, clusterStopped, clusterAlert:
-	default:
-		// Mid-operation (Scaling, Starting, ...) the map and the size
-		// disagree by design; that is not damage to recover from.
-		return false
+	if lines := check.Describe(); len(lines) > 0 {
+		diags.AddAttributeWarning(path.Root("ssh_rules_in_sync"), "Cluster SSH Rules Will Change",
+			"Before the scale, apply will:\n- "+strings.Join(lines, "\n- "))
 	}
-	workers := nonEtcd - state.ControlNodes.ValueInt64()
-	stale := len(nodes) > 0 && workers != state.Size.ValueInt64()
-	alert := state.State.ValueString() == clusterAlert
-	if !alert && !stale {
-		return false
-	}
-	detail := fmt.Sprintf("Cluster %s is in state %s with size %d and %d worker VM(s) in its VM map. ",
-		state.ID.ValueString(), state.State.ValueString(), state.Size.ValueInt64(), workers)
-	switch {
-	case alert && stale && !plan.AllowRestartForRecovery.ValueBool():
-		detail += "CloudStack refuses to scale a cluster in Alert and its state scanner keeps a cluster with a stale size in " +
-			"Alert, so recovering it needs a stop and start of the cluster, which interrupts workloads. Apply will repair the " +
-			"cluster's SSH rules and then fail unless allow_restart_for_recovery = true."
-	case alert && stale:
-		detail += "Apply will repair the cluster's SSH rules, stop and start the cluster (allow_restart_for_recovery is set; " +
-			"this interrupts workloads), scale it to the configured size and verify the rules again."
-	default:
-		detail += "Apply will repair the cluster's SSH rules and bring its size in line with the configuration."
-	}
-	diags.AddAttributeWarning(path.Root("state"), "Cluster Needs Recovery", detail)
 	return true
+}
+
+// describeRuleSync says at plan time which SSH rules apply will create or
+// delete, with their CIDRs.
+func (r *clusterResource) describeRuleSync(ctx context.Context, plan, state *clusterResourceModel, prior privateState, diags *diag.Diagnostics) {
+	in, d := intentOf(ctx, plan, state, cachedNetwork(ctx, prior))
+	diags.Append(d...)
+	s, err := r.engine().Snapshot(ctx, state.ID.ValueString(), in)
+	if err != nil {
+		diags.AddAttributeWarning(path.Root("ssh_rules_in_sync"), "Cluster SSH Rules Out of Sync",
+			"Apply will bring the cluster's SSH rules to the provider's layout; reading them now to say how failed: "+err.Error())
+		return
+	}
+	lines := s.DescribePlan(s.Sync)
+	if len(lines) == 0 {
+		return
+	}
+	diags.AddAttributeWarning(path.Root("ssh_rules_in_sync"), "Cluster SSH Rules Will Change",
+		fmt.Sprintf("Apply will change the SSH rules of cluster %s; your own rules are not touched:\n- %s",
+			state.ID.ValueString(), strings.Join(lines, "\n- ")))
 }
 
 // checkVersionUpgrade applies CKS's upgrade rule (same major, at most one
@@ -198,25 +225,4 @@ func findVersion(versions []cloudstack.KubernetesVersion, id string) (cloudstack
 // changedString reports a known planned value that differs from the state.
 func changedString(planned, prior types.String) bool {
 	return known(planned) && !planned.Equal(prior)
-}
-
-// checkScaleHazards fails the plan of a size change that would hit a rule the
-// provider may not change (a user rule that CloudStack's #14159 predicate
-// would revoke, or a user forward its cleanup would delete), naming the rule.
-func (r *clusterResource) checkScaleHazards(ctx context.Context, state, plan clusterResourceModel, diags *diag.Diagnostics) {
-	check, err := r.engine(&plan).CheckScale(ctx, state.ID.ValueString())
-	if err != nil {
-		diags.AddAttributeError(path.Root("size"), "Unable to Check Cluster Scale",
-			"Reading the cluster's network rules to check the size change failed: "+err.Error())
-		return
-	}
-	if err := check.Err(); err != nil {
-		diags.AddAttributeError(path.Root("size"), "Unsafe Cluster Scale", sentence(err.Error()))
-		return
-	}
-	for _, h := range check.Fixable {
-		tflog.Info(ctx, "the scale will re-create a rule so that CloudStack picks the node SSH range", map[string]any{
-			"cluster_id": state.ID.ValueString(), "rule": h.Explanation,
-		})
-	}
 }

@@ -6,7 +6,9 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
@@ -16,24 +18,35 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
 )
+
+// pathAllowRestart is the deprecated attribute, and what applying it says.
+var pathAllowRestart = path.Root("allow_restart_for_recovery")
+
+const allowRestartNoEffect = "allow_restart_for_recovery has no effect any more: stopping and starting a cluster cannot " +
+	"recover one whose VM map disagrees with its size. Remove it from the configuration."
 
 // maxClusterNameLength bounds name like CloudStack's name column.
 const maxClusterNameLength = 255
 
 const clusterResourceDescription = "Manages an Apache CloudStack Kubernetes Service (CKS) cluster: creation, start and stop, " +
 	"Kubernetes version upgrades, offering changes, worker scaling and the cluster autoscaler.\n\n" +
-	"Every size change goes through a role-aware SSH rule engine. CloudStack 4.21 through at least 4.22.1.1 " +
-	"(apache/cloudstack#14159) can revoke an etcd node's SSH firewall rule instead of the node SSH range when it " +
-	"scales a cluster with separate etcd nodes, which fails the scale, deletes the SSH port forwards and leaves the " +
-	"cluster in `Alert` with a stale size. Before each scale the provider re-creates CKS-owned etcd firewall rules so " +
-	"that the server picks the right rule; after each scale, successful or not, it verifies the cluster's SSH rules " +
-	"(node range, node forwards `2222+i`, etcd rules at `etcd_ssh_start_port+j`) and repairs what is missing or stale, " +
-	"then moves the etcd firewall rules after the node range the server's scale re-created, so that the next scale, " +
-	"from any client, is safe too. Every change is reported as a warning. A cluster already broken this way is " +
-	"recovered on the next apply (see `allow_restart_for_recovery`).\n\n" +
-	"On a network you supply (`network_id`), CloudStack's delete leaves the etcd firewall rules (or the node SSH " +
-	"range) on the network's public IP; destroying the cluster deletes those CKS rules too, and never your own rules.\n\n" +
+	"The provider keeps the cluster's SSH rules in a layout that no scale can break. CloudStack 4.21 through at least " +
+	"4.22.1.1 (apache/cloudstack#14159) revokes, when it scales a cluster with separate etcd nodes, the first firewall rule " +
+	"that starts at 2222 **or** has a port forward with the same ports to port 22: after one scale, that can be an etcd " +
+	"node's rule, and the scale fails with 530, deletes the SSH forwards and leaves the cluster in `Alert` with a stale " +
+	"size. Right after the create job the provider replaces CKS's single-port etcd SSH firewall rules with **one etcd SSH " +
+	"range** (`50000`-`50000+E-1`, `50000`-`50001` for one etcd node) that no forward matches, so that every later scale, by " +
+	"this provider, the UI, cmk or the cluster autoscaler, revokes the node SSH range and nothing else, whatever order " +
+	"CloudStack reads the rules in. Before every size change a pre-flight refuses, at plan time when it can, the rules " +
+	"that would still go wrong (naming them and `recreate_user_hazard_rules`); after every scale, successful or not, the " +
+	"rules are checked and what is missing is repaired. Every change is reported as a warning.\n\n" +
+	"A cluster that #14159 already broke (its VM map holds fewer workers than its size) gets every SSH path back on the " +
+	"next apply, without a start, stop or scale, which CloudStack would refuse or undo; the plan and the apply say what " +
+	"only an administrator can then do (correct `node_count`), with the value to set.\n\n" +
+	"On a network you supply (`network_id`), CloudStack's delete leaves the etcd SSH rules on the network's public IP; " +
+	"destroying the cluster deletes them too, and never your own rules.\n\n" +
 	"After a failed operation the state holds what CloudStack reports (real size, VMs and state), never the planned " +
 	"values, so the next plan shows what is left to do.\n\n" +
 	"`node_root_disk_size` and `hypervisor` are not returned by the CloudStack API: after an import they are null, " +
@@ -102,8 +115,10 @@ func (r *clusterResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 			MarkdownDescription: "Number of worker nodes, at least 1. Required unless `autoscaling` is enabled, and not allowed " +
 				"with it: while the autoscaler is on it owns the size, so the value is read from CloudStack and never causes a " +
 				"diff. `control_nodes + size` must not exceed the server's `cloud.kubernetes.cluster.max.size` (10 by default; " +
-				"CloudStack enforces it and its error is shown). Changing it scales the cluster in place through the rule-aware " +
-				"engine described above.",
+				"CloudStack enforces it and its error is shown). Changing it scales the cluster in place as described above: " +
+				"one scale job that names the workers' current offering (so a size change never changes offerings). After a " +
+				"failed scale it holds the workers the VM map really has; while that disagrees with CloudStack's size no " +
+				"change of it can be applied.",
 			Validators:    []validator.Int64{int64validator.AtLeast(1)},
 			PlanModifiers: []planmodifier.Int64{sizeFollowsAutoscaler{}},
 		},
@@ -167,43 +182,60 @@ func (r *clusterResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 			Computed: true,
 			Default:  stringdefault.StaticString(clusterRunning),
 			MarkdownDescription: "Desired state, `Running` (the default) or `Stopped`; changing it starts or stops the cluster. " +
-				"After a refresh it holds the state CloudStack reports, such as `Alert`, so a cluster that needs recovery " +
-				"shows a diff and the next apply recovers it.",
+				"A refresh records CloudStack's state here when it is `Running` or `Stopped`, so a cluster stopped or started " +
+				"out of band shows a diff; any other state (such as `Alert`) is in `cloudstack_state`.",
 			Validators: []validator.String{stringvalidator.OneOf(clusterRunning, clusterStopped)},
+		},
+		"cloudstack_state": schema.StringAttribute{
+			Computed: true,
+			MarkdownDescription: "The cluster's state as CloudStack reports it, such as `Running`, `Stopped`, `Alert` or " +
+				"`Error`. A cluster in `Error` or `Destroying` can only be deleted: the next plan replaces it.",
+		},
+		"ssh_cidrs": schema.ListAttribute{
+			ElementType: types.StringType,
+			Optional:    true,
+			MarkdownDescription: "Source CIDRs of the cluster's SSH firewall rules: the node SSH range and the etcd SSH range. " +
+				"CloudStack opens them to `0.0.0.0/0` (apache/cloudstack#13970); with this set, the provider creates them with " +
+				"these CIDRs and narrows the node range again after every scale, in which CloudStack re-creates it open (the " +
+				"narrowed rule is created before the open one is deleted, so SSH never closes). Rules with exactly these CIDRs, " +
+				"or `0.0.0.0/0`, are the cluster's; any other rule is yours. Not set means `0.0.0.0/0`. The API rule (6443) " +
+				"is not affected.",
+			Validators: []validator.List{listvalidator.SizeAtLeast(1), listvalidator.ValueStringsAre(cidrValidator{})},
 		},
 		"recreate_user_hazard_rules": schema.BoolAttribute{
 			Optional: true,
 			Computed: true,
 			Default:  booldefault.StaticBool(false),
-			MarkdownDescription: "Opt-in, default `false`. A firewall rule of your own on the cluster's public IP that the " +
-				"4.21–4.22.1.1 scale bug would pick before the node SSH range (for example a `22-22` rule with a forward " +
-				"`22 → 22`), or one of your port forwards in the network whose public port lies in the node SSH range (which " +
-				"CloudStack deletes on every scale), makes a size change fail at plan, naming the rule. With `true` the provider " +
-				"deletes such rules and re-creates them with the same protocol, ports and CIDRs (the firewall rule so that it " +
-				"sorts after the node range, the forward after the scale). The rule briefly disappears while this happens.",
+			MarkdownDescription: "Opt-in, default `false`. A rule of your own that would make a size change go wrong fails " +
+				"the plan (or the apply, when it can only be seen then), naming the rule: a firewall rule on the cluster's " +
+				"public IP that CloudStack's scale would revoke instead of the node SSH range (one that starts at 2222, or has " +
+				"a port forward with the same ports to port 22, such as a `22-22` rule with a forward `22 → 22`), a TCP rule " +
+				"without ports on CloudStack 4.21.0 through 4.22.0.x (it leaves the cluster stuck in `Scaling`), or a port " +
+				"forward of yours in the network whose public port lies in the node SSH range (which CloudStack deletes on " +
+				"every scale). With `true` the provider deletes such rules before the scale and re-creates them with the same " +
+				"protocol, ports and CIDRs after it; they are briefly absent.",
 		},
 		"allow_restart_for_recovery": schema.BoolAttribute{
-			Optional: true,
-			Computed: true,
-			Default:  booldefault.StaticBool(false),
-			MarkdownDescription: "Opt-in, default `false`. A cluster left in `Alert` with a stale size (after the scale bug or " +
-				"a failed scale) cannot be scaled, and CloudStack's state scanner never brings it back. With `true` the next " +
-				"apply repairs its SSH rules, **stops and starts the cluster** (which interrupts workloads), then scales it to " +
-				"the configured size and verifies the rules again. Without it such a recovery fails with an error that explains " +
-				"this; rule repairs that need no restart are always made.",
+			Optional:           true,
+			Computed:           true,
+			Default:            booldefault.StaticBool(false),
+			DeprecationMessage: "allow_restart_for_recovery has no effect and will be removed: a stop and start cannot recover a cluster whose VM map disagrees with its size (CloudStack refuses every scale of it and its state scanner puts it back into Alert). The provider restores its SSH rules and says what an administrator must do.",
+			MarkdownDescription: "Deprecated, no effect. It used to stop and start a cluster left in `Alert` with a stale size " +
+				"before scaling it, which cannot work on CloudStack: its scale refuses every size change while the VM map " +
+				"holds fewer VMs than the size says, and its state scanner returns the cluster to `Alert`.",
 		},
 		"ssh_rules_in_sync": schema.BoolAttribute{
 			Computed: true,
-			MarkdownDescription: "Whether the SSH rules CKS owns on the cluster's public IP are as CKS would have them, read " +
-				"at every refresh. `false` when a node SSH range, node or etcd port forward or etcd firewall rule is missing or " +
-				"stale (deleted or changed out of band, or left behind by a failed operation), or when one of CKS's own firewall " +
-				"rules sorts before the node SSH range so that the next scale, from any client, would revoke it instead of the " +
-				"range (#14159). The plan then shows an in-place update that sets it back to `true`: apply repairs those rules " +
-				"(and re-creates CKS's misplaced firewall rules after the range), reporting every change as a warning. Your own " +
-				"rules are never touched, and the API rules and an expected rule that would conflict with one of yours (which apply " +
-				"could not re-create) are not counted here. Always `true` on directly accessed (shared or routed) networks, which carry " +
-				"no CKS rules, and while the cluster is neither `Running` nor `Stopped`. If the rules cannot be read, the " +
-				"previous value is kept and a warning is logged.",
+			MarkdownDescription: "Whether the cluster's SSH rules are in the provider's layout, read at every refresh: the " +
+				"node SSH range (with `ssh_cidrs`), a forward `2222+i` to each node, each etcd node's forward and one etcd SSH " +
+				"range. `false` when one is missing or stale (deleted or changed out of band, left behind by a failed " +
+				"operation, re-opened by a scale while `ssh_cidrs` is set), and for a cluster still in CKS's own layout " +
+				"(single-port etcd rules, after an import). The plan then shows an in-place update that sets it back to " +
+				"`true` and says which rules it will create or delete; apply makes those changes and reports each one. Your " +
+				"own rules are never touched, and the API rules and an expected rule that one of yours blocks (which apply " +
+				"could not create; the warning names it) are not counted. Always `true` on directly accessed (shared or " +
+				"routed) networks, which carry no CKS rules, and while an operation runs on the cluster. If the rules cannot " +
+				"be read, the previous value is kept and a warning is logged.",
 		},
 		"endpoint": computedStable("Kubernetes API endpoint, `https://<address>:6443/`."),
 		"ip_address": computedStable("Public address of the cluster (the source NAT address on an isolated network, the " +

@@ -60,8 +60,12 @@ func ArmedEtcdRules(l Layout, firewalls []Rule) (armed, known bool) {
 			etcdAt = append(etcdAt, i)
 		}
 	}
-	if len(etcdAt) == 0 || rangeAt < 0 {
+	switch {
+	case len(etcdAt) == 0:
 		return false, true
+	case rangeAt < 0:
+		// Without a range the selector can only pick an etcd rule.
+		return true, true
 	}
 	newestFirst := true
 	if apiAt >= 0 {

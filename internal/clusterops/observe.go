@@ -1,0 +1,101 @@
+package clusterops
+
+import (
+	"context"
+
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/rules"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/vmmap"
+)
+
+// Observation is a cluster as the provider records it: CloudStack's view
+// plus what the engine derives from the rules.
+type Observation struct {
+	Cluster cloudstack.Cluster
+	Network rules.NetworkKind
+	// EtcdStartPort is the etcd SSH start port read from the etcd forwards
+	// (the configured one when there is none).
+	EtcdStartPort int
+	// RulesRead tells whether the rules were read; RulesInSync and Sync
+	// mean something only then.
+	RulesRead   bool
+	RulesInSync bool
+	// Sync is what an apply would change in the rules.
+	Sync rules.Plan
+	// Inconsistency is the VM map's disagreement with the size, or nil.
+	Inconsistency *vmmap.Inconsistency
+	// RulesErr is why the rules could not be read, when they could not.
+	RulesErr error
+	// NetworkGuessed is set when the network could not be read and Network
+	// comes from the cluster's own fields.
+	NetworkGuessed bool
+}
+
+// Nodes returns the VM map with roles and SSH ports.
+func (o *Observation) Nodes() []Node { return NodesOf(&o.Cluster, o.Network, o.EtcdStartPort) }
+
+// Observe reads a cluster and, in a steady state on a network with CKS
+// rules, its rules: three calls (four the first time, to learn the network
+// kind). A failure to read the rules is recorded in the observation, not
+// returned: the cluster itself was read.
+func (e *Engine) Observe(ctx context.Context, clusterID string, in Intent) (*Observation, error) {
+	c, err := e.api.GetKubernetesCluster(ctx, clusterID)
+	if err != nil {
+		return nil, err
+	}
+	return e.observe(ctx, c, in)
+}
+
+func (e *Engine) observe(ctx context.Context, c *cloudstack.Cluster, in Intent) (*Observation, error) {
+	o := &Observation{Cluster: *c, Network: in.Network, EtcdStartPort: e.opts.EtcdSSHStartPort, Inconsistency: InconsistentMap(c)}
+	if o.Network == "" {
+		kind, err := NetworkKindOf(ctx, e.api, c)
+		if err != nil {
+			o.RulesErr = err
+			o.Network, o.NetworkGuessed = guessNetwork(c), true
+			return o, nil
+		}
+		o.Network = kind
+	}
+	switch c.State {
+	case stateRunning, stateStopped, stateAlert:
+	default:
+		return o, nil // mid-operation the rules are in flux
+	}
+	in.Network = o.Network
+	s, err := e.snapshotOf(ctx, c, in)
+	if err != nil {
+		o.RulesErr = err
+		return o, nil
+	}
+	o.fromSnapshot(s)
+	return o, nil
+}
+
+// fromSnapshot takes the rule verdict of a snapshot.
+func (o *Observation) fromSnapshot(s *Snapshot) {
+	o.Network = s.Layout.Network
+	o.RulesRead = true
+	o.RulesInSync = s.InSync()
+	o.Sync = s.Sync
+	if s.Layout.EtcdStartPort > 0 {
+		o.EtcdStartPort = s.Layout.EtcdStartPort
+	}
+}
+
+// ObservationOf is the observation of a snapshot the engine already holds.
+func ObservationOf(s *Snapshot) *Observation {
+	o := &Observation{Cluster: s.Cluster, Network: s.Layout.Network, EtcdStartPort: s.Layout.EtcdStartPort,
+		Inconsistency: InconsistentMap(&s.Cluster)}
+	o.fromSnapshot(s)
+	return o
+}
+
+// guessNetwork is the network kind from the cluster's own fields, when the
+// network cannot be read: only an isolated network has a source NAT IP.
+func guessNetwork(c *cloudstack.Cluster) rules.NetworkKind {
+	if c.IPAddressID != "" {
+		return rules.NetworkIsolated
+	}
+	return rules.NetworkDirect
+}

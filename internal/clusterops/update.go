@@ -1,0 +1,245 @@
+package clusterops
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
+)
+
+// UpdateRequest is what an in-place update asks of a cluster. Zero values
+// leave that part alone.
+type UpdateRequest struct {
+	Intent
+	// Stopped asks for a Stopped cluster at the end; false for Running.
+	Stopped bool
+	// KubernetesVersionID is the version to upgrade to.
+	KubernetesVersionID string
+	// ServiceOfferingID and NodeOfferings are the offerings to change to
+	// (NodeOfferings by role: control, worker, etcd).
+	ServiceOfferingID string
+	NodeOfferings     map[string]string
+	// Size is the worker count; nil while the autoscaler owns it.
+	Size *int64
+	// Autoscaling is the autoscaler's range; nil turns it off.
+	Autoscaling *Autoscaling
+}
+
+// Autoscaling is the cluster autoscaler's range.
+type Autoscaling struct {
+	MinSize, MaxSize int64
+}
+
+// StepError is an update step that failed, after the steps before it took
+// effect.
+type StepError struct {
+	// Step names the step, e.g. "Upgrading cluster X to Kubernetes version Y".
+	Step string
+	Err  error
+}
+
+func (e *StepError) Error() string { return fmt.Sprintf("%s: %s", e.Step, e.Err) }
+func (e *StepError) Unwrap() error { return e.Err }
+
+// Update changes the cluster in place, in this order: the rules (brought to
+// the provider's layout when they are not), start or stop, offerings,
+// Kubernetes version, autoscaler off, size, autoscaler on, and a stop that
+// had to wait for the steps needing a running cluster. A cluster whose VM
+// map disagrees with its size only gets its rules restored: no start, stop
+// or scale could fix it, and Report.Admin says what an administrator must
+// do. The report ends with the cluster and its rules as read last.
+func (e *Engine) Update(ctx context.Context, clusterID string, req UpdateRequest) (Report, error) {
+	rep := Report{ClusterID: clusterID}
+	c, err := e.WaitSettled(ctx, clusterID, Settled)
+	if err != nil {
+		return rep, &StepError{Step: "Reading cluster " + clusterID, Err: err}
+	}
+	rep.Cluster = c
+	s, err := e.snapshotOf(ctx, c, req.Intent)
+	if err != nil {
+		return rep, &StepError{Step: "Reading the rules of cluster " + clusterID, Err: err}
+	}
+	req.Network = s.Layout.Network
+	rep.Final = s
+	if bad := InconsistentMap(c); bad != nil {
+		rep.Admin = bad
+		if err := e.applySync(ctx, s, s.Sync, &rep); err != nil {
+			return rep, &StepError{Step: "Restoring the SSH rules of cluster " + clusterID, Err: err}
+		}
+		return rep, nil
+	}
+	u := &update{e: e, id: clusterID, req: req, rep: &rep, snap: s}
+	if err := u.run(ctx); err != nil {
+		return rep, err
+	}
+	return rep, u.finish(ctx)
+}
+
+// update is one run of Update on a consistent cluster.
+type update struct {
+	e    *Engine
+	id   string
+	req  UpdateRequest
+	rep  *Report
+	snap *Snapshot // nil once a step changed the cluster
+}
+
+func (u *update) cluster() *cloudstack.Cluster { return u.rep.Cluster }
+
+func (u *update) run(ctx context.Context) error {
+	c := u.cluster()
+	versionChange := u.req.KubernetesVersionID != "" && u.req.KubernetesVersionID != c.KubernetesVersionID
+	sizeChange := u.req.Size != nil && *u.req.Size != c.Size
+	autoscalingChange := u.autoscalingChanged()
+	needsRunning := versionChange || sizeChange || autoscalingChange
+
+	if !sizeChange && !u.snap.InSync() {
+		// A scale brings the rules in line itself.
+		if err := u.e.applySync(ctx, u.snap, u.snap.Sync, u.rep); err != nil {
+			return &StepError{Step: "Repairing the SSH rules of cluster " + u.id, Err: err}
+		}
+	}
+	if c.State == stateStopped && (!u.req.Stopped || needsRunning) {
+		if err := u.job(ctx, "Starting cluster "+u.id, "startKubernetesCluster", u.e.api.StartKubernetesCluster); err != nil {
+			return err
+		}
+	}
+	if u.req.Stopped && !needsRunning && u.cluster().State != stateStopped {
+		if err := u.job(ctx, "Stopping cluster "+u.id, "stopKubernetesCluster", u.e.api.StopKubernetesCluster); err != nil {
+			return err
+		}
+	}
+	if p := u.offeringChange(); p != nil {
+		if err := u.scaleJob(ctx, "Changing the offerings of cluster "+u.id, *p); err != nil {
+			return err
+		}
+	}
+	if versionChange {
+		step := fmt.Sprintf("Upgrading cluster %s to Kubernetes version %s", u.id, u.req.KubernetesVersionID)
+		upgrade := func(ctx context.Context, id string) (cloudstack.AsyncRef, error) {
+			return u.e.api.UpgradeKubernetesCluster(ctx, id, u.req.KubernetesVersionID)
+		}
+		if err := u.job(ctx, step, "upgradeKubernetesCluster", upgrade); err != nil {
+			return err
+		}
+	}
+	// Turning the autoscaler off comes before a size change: CloudStack
+	// does not take a size while the autoscaler owns it.
+	if autoscalingChange && u.req.Autoscaling == nil {
+		if err := u.scaleJob(ctx, "Disabling the autoscaler of cluster "+u.id, u.autoscalingParams()); err != nil {
+			return err
+		}
+	}
+	if sizeChange {
+		if err := u.scale(ctx, *u.req.Size); err != nil {
+			return err
+		}
+	}
+	if autoscalingChange && u.req.Autoscaling != nil {
+		if err := u.scaleJob(ctx, "Configuring the autoscaler of cluster "+u.id, u.autoscalingParams()); err != nil {
+			return err
+		}
+	}
+	if u.req.Stopped && needsRunning {
+		return u.job(ctx, "Stopping cluster "+u.id, "stopKubernetesCluster", u.e.api.StopKubernetesCluster)
+	}
+	return nil
+}
+
+// scale runs Scale on the snapshot taken at the start when nothing changed
+// the cluster since, else on a fresh one.
+func (u *update) scale(ctx context.Context, size int64) error {
+	step := fmt.Sprintf("Scaling cluster %s to %d workers", u.id, size)
+	s := u.snap
+	if s == nil {
+		var err error
+		if s, err = u.e.Snapshot(ctx, u.id, u.req.Intent); err != nil {
+			return &StepError{Step: step, Err: err}
+		}
+	}
+	sub, err := u.e.scaleSnapshot(ctx, s, size, u.req.Intent)
+	u.rep.Merge(sub)
+	u.snap = sub.Final
+	if err != nil {
+		return &StepError{Step: step, Err: err}
+	}
+	return nil
+}
+
+// job runs a start, stop or upgrade and reads the cluster again.
+func (u *update) job(ctx context.Context, step, command string, start func(context.Context, string) (cloudstack.AsyncRef, error)) error {
+	ref, err := start(ctx, u.id)
+	if err == nil {
+		_, err = u.e.wait(ctx, command, ref.JobID)
+	}
+	if err == nil {
+		err = u.reread(ctx)
+	}
+	if err != nil {
+		return &StepError{Step: step, Err: err}
+	}
+	u.e.step(ctx, u.rep, StepNote, step)
+	return nil
+}
+
+// scaleJob runs a scale that changes no size (offerings, autoscaler).
+func (u *update) scaleJob(ctx context.Context, step string, p cloudstack.ScaleClusterParams) error {
+	scale := func(ctx context.Context, _ string) (cloudstack.AsyncRef, error) { return u.e.api.ScaleKubernetesCluster(ctx, p) }
+	return u.job(ctx, step, "scaleKubernetesCluster", scale)
+}
+
+func (u *update) reread(ctx context.Context) error {
+	c, err := u.e.api.GetKubernetesCluster(ctx, u.id)
+	if err != nil {
+		return err
+	}
+	u.rep.Cluster = c
+	u.snap = nil
+	return nil
+}
+
+// finish leaves the report with the cluster and rules as they are now.
+func (u *update) finish(ctx context.Context) error {
+	if u.snap != nil && u.snap.Cluster.ID != "" {
+		u.rep.Final = u.snap
+		return nil
+	}
+	s, err := u.e.snapshotOf(ctx, u.cluster(), u.req.Intent)
+	if err != nil {
+		u.rep.Final = nil
+		return nil // the update succeeded; the next refresh reads the rules
+	}
+	u.rep.Final = s
+	return nil
+}
+
+// offeringChange returns the scale of the requested offering changes.
+func (u *update) offeringChange() *cloudstack.ScaleClusterParams {
+	if u.req.ServiceOfferingID == "" && len(u.req.NodeOfferings) == 0 {
+		return nil
+	}
+	p := cloudstack.ScaleClusterParams{ID: u.id, ServiceOfferingID: u.req.ServiceOfferingID}
+	if len(u.req.NodeOfferings) > 0 {
+		p.NodeOfferings = u.req.NodeOfferings
+	}
+	return &p
+}
+
+// autoscalingChanged compares the requested autoscaler with CloudStack's.
+func (u *update) autoscalingChanged() bool {
+	c, want := u.cluster(), u.req.Autoscaling
+	if (want != nil) != c.AutoscalingEnabled {
+		return true
+	}
+	return want != nil && (want.MinSize != c.MinSize || want.MaxSize != c.MaxSize)
+}
+
+func (u *update) autoscalingParams() cloudstack.ScaleClusterParams {
+	enabled := u.req.Autoscaling != nil
+	p := cloudstack.ScaleClusterParams{ID: u.id, AutoscalingEnabled: &enabled}
+	if enabled {
+		minSize, maxSize := u.req.Autoscaling.MinSize, u.req.Autoscaling.MaxSize
+		p.MinSize, p.MaxSize = &minSize, &maxSize
+	}
+	return p
+}
