@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/apache/cloudstack-go/v2/cloudstack"
 	"golang.org/x/crypto/ssh"
 )
 
@@ -222,7 +223,12 @@ func TestAdminRulesAndClusterState(t *testing.T) {
 	if !errors.Is(err, syscall.ECONNREFUSED) {
 		t.Fatalf("SSH port after deleting its PF: %v, want connection refused", err)
 	}
-	fw := a.firewallRules(cl.Ipaddressid)[0]
+	var fw *cloudstack.FirewallRule
+	for _, r := range a.firewallRules(cl.Ipaddressid) {
+		if r.Startport == 2222 {
+			fw = r
+		}
+	}
 	if err := a.sim.DeleteRule(fw.Id); err != nil {
 		t.Fatal(err)
 	}

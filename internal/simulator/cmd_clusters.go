@@ -32,7 +32,7 @@ func cmdListKubernetesClusters(s *Simulator, c *caller, p params) (map[string]an
 		}
 		items = append(items, s.renderCluster(cl, c))
 	}
-	return listBody(p, "kubernetescluster", items)
+	return s.listBody(p, "kubernetescluster", items)
 }
 
 func cmdGetKubernetesClusterConfig(s *Simulator, c *caller, p params) (map[string]any, *apiError) {
@@ -80,7 +80,7 @@ func cmdListKubernetesSupportedVersions(s *Simulator, c *caller, p params) (map[
 		}
 		items = append(items, s.renderVersion(v))
 	}
-	return listBody(p, "kubernetessupportedversion", items)
+	return s.listBody(p, "kubernetessupportedversion", items)
 }
 
 func (s *Simulator) renderVersion(v *k8sVersion) map[string]any {

@@ -78,7 +78,7 @@ func (s *Simulator) renderCluster(c *cluster, who *caller) map[string]any {
 		r["kubernetesnodeversion"] = row.nodeVersion
 		vms = append(vms, r)
 	}
-	out["virtualmachines"] = vms
+	out["virtualmachines"] = orderList(s, vms)
 	return out
 }
 

@@ -26,9 +26,16 @@ type Options struct {
 	// Clock drives VM name suffixes, created timestamps and the state
 	// scanner. Nil means time.Now.
 	Clock func() time.Time
-	// Seed makes generated UUIDs, API keys and the key pair deterministic when
-	// non-zero.
+	// Seed makes generated UUIDs, API keys, the key pair, the twin-forward
+	// pick of findByNetworkAndPorts and the shuffled list order
+	// deterministic when non-zero.
 	Seed uint64
+	// ListOrder is the order of every list the API returns: ListOrderReal
+	// ("", the management server's own order), ListOrderReversed
+	// ("reversed") or ListOrderShuffled ("shuffled", a new random
+	// permutation on every call). The last two check that a client does not
+	// depend on an order the server does not promise.
+	ListOrder string
 	// DisableScanner turns off the state scanner that otherwise runs on every
 	// listKubernetesClusters call.
 	DisableScanner bool
@@ -88,6 +95,7 @@ type Simulator struct {
 	mu         sync.Mutex
 	st         *state
 	rng        *rand.Rand
+	orderRNG   *rand.Rand // shuffled list order, apart from rng
 	lastNameMS int64
 	scanned    bool
 
@@ -134,11 +142,15 @@ func New(opts Options) (*Simulator, error) {
 	if opts.JobDuration < 0 {
 		return nil, errors.New("simulator: JobDuration must not be negative")
 	}
+	if err := validListOrder(opts.ListOrder); err != nil {
+		return nil, err
+	}
 	s := &Simulator{
 		opts:     opts,
 		profile:  prof,
 		st:       newState(),
 		rng:      newRNG(opts.Seed),
+		orderRNG: newOrderRNG(opts.Seed),
 		faults:   newFaults(),
 		counters: newCallCounters(),
 		closing:  make(chan struct{}),

@@ -137,4 +137,9 @@ func TestAdminHelpAndErrors(t *testing.T) {
 		!strings.Contains(errOut.String(), "unknown profile") {
 		t.Fatalf("bad profile: exit %d %s", code, errOut.String())
 	}
+	errOut.Reset()
+	if code := run([]string{"-list-order", "sorted", "-listen", "127.0.0.1:0"}, &out, &errOut); code != 1 ||
+		!strings.Contains(errOut.String(), "unknown list order") {
+		t.Fatalf("bad list order: exit %d %s", code, errOut.String())
+	}
 }

@@ -25,6 +25,8 @@ func runServer(args []string, stdout, stderr io.Writer) error {
 	seed := fs.Uint64("seed", 0, "make ids and keys deterministic (0: random)")
 	noScanner := fs.Bool("no-scanner", false, "disable the cluster state scanner")
 	guestPrefix := fs.Int("guest-cidr-prefix", 24, "prefix length of the guest networks the simulator creates (16-29)")
+	listOrder := fs.String("list-order", simulator.ListOrderReal,
+		`order of every list the API returns: "" (the real server's), "reversed" or "shuffled" (new permutation per call)`)
 	verbose := fs.Bool("v", false, "log simulator events to stderr")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -33,7 +35,7 @@ func runServer(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("unexpected arguments: %v", fs.Args())
 	}
 	opts := simulator.Options{Profile: *profile, JobDuration: *jobDuration, Seed: *seed, DisableScanner: *noScanner,
-		GuestCIDRPrefix: *guestPrefix}
+		GuestCIDRPrefix: *guestPrefix, ListOrder: *listOrder}
 	if *verbose {
 		opts.Logf = func(format string, a ...any) { fmt.Fprintf(stderr, "cksim: "+format+"\n", a...) }
 	}
