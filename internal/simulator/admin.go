@@ -357,10 +357,27 @@ func (s *Simulator) ResetCallCounts() { s.counters.reset() }
 // AdvanceClock moves the simulated clock forward (on top of Options.Clock).
 func (s *Simulator) AdvanceClock(d time.Duration) { s.clockOffset.Add(int64(d)) }
 
-// RunScanner runs the state scanner once, as listKubernetesClusters does,
-// also when Options.DisableScanner turned the automatic runs off.
+// RunScanner runs the cluster state scanner once, now, whatever its timer
+// (also when Options.DisableScanner turned the timer off).
 func (s *Simulator) RunScanner() {
 	s.lock()
 	defer s.unlock()
 	s.runScanner()
+}
+
+// SetScannerInterval changes the period of the state scanner's timer: d > 0
+// runs it every d (also when Options.DisableScanner turned it off), d <= 0
+// stops the timer. The next run is d from now.
+func (s *Simulator) SetScannerInterval(d time.Duration) {
+	s.scanInterval.Store(int64(max(d, 0)))
+	select {
+	case s.scanReset <- struct{}{}:
+	default:
+	}
+}
+
+// ScannerInterval returns the period of the state scanner's timer, zero when
+// it is stopped.
+func (s *Simulator) ScannerInterval() time.Duration {
+	return time.Duration(s.scanInterval.Load())
 }

@@ -176,8 +176,27 @@ var adminRoutes = []adminRoute{
 			s.AdvanceClock(d)
 			return nil, nil
 		}},
-	{AdminRoute{"POST", "scanner/run", nil, "run the cluster state scanner once"},
+	{AdminRoute{"POST", "scanner/run", nil, "run the cluster state scanner once, now"},
 		func(s *Simulator, _ adminArgs) (any, error) { s.RunScanner(); return nil, nil }},
+	{AdminRoute{"POST", "scanner/interval", []string{"interval"}, "run the state scanner every interval (e.g. 2s; 0 stops its timer)"},
+		func(s *Simulator, a adminArgs) (any, error) {
+			if !a.has("interval") {
+				return nil, errors.New("interval is required")
+			}
+			d, err := a.duration("interval")
+			if err != nil {
+				return nil, err
+			}
+			if d < 0 {
+				return nil, errors.New("interval must not be negative")
+			}
+			s.SetScannerInterval(d)
+			return map[string]string{"interval": s.ScannerInterval().String()}, nil
+		}},
+	{AdminRoute{"GET", "scanner", nil, "the state scanner's timer interval (0s: stopped)"},
+		func(s *Simulator, _ adminArgs) (any, error) {
+			return map[string]string{"interval": s.ScannerInterval().String()}, nil
+		}},
 	{AdminRoute{"GET", "info", nil, "connection details and seed ids"},
 		func(s *Simulator, _ adminArgs) (any, error) { return s.Info(), nil }},
 }

@@ -235,8 +235,10 @@ func (s *Simulator) scaleNetworkRules(c *cluster, oldNodeCount int) error {
 	return nil
 }
 
-// controlSSHReachable reports whether CKS can run kubectl over SSH: an
-// active PF on the cluster IP at 2222 to port 22 of a running control VM.
+// controlSSHReachable reports whether CKS can run kubectl over SSH through
+// getKubernetesClusterServerIpSshPort's (cluster IP, 2222): an active PF on
+// the cluster IP at 2222 to port 22 of a running control VM (only control
+// nodes hold the admin kubeconfig).
 func (s *Simulator) controlSSHReachable(c *cluster) bool {
 	ip := s.clusterIP(c)
 	if ip == nil {
@@ -263,4 +265,46 @@ func (s *Simulator) readyNodeCount(c *cluster) int {
 		}
 	}
 	return count
+}
+
+// apiReachable reports whether KubernetesClusterUtil.
+// isKubernetesClusterServerRunning would get an answer from
+// https://<cluster IP>:6443/version: the cluster's API endpoint exists, on
+// an isolated network an ingress firewall rule opens 6443, and the api-lb
+// load balancer (or, on a VPC tier without conserve mode, PF 6443) reaches
+// a running control VM.
+func (s *Simulator) apiReachable(c *cluster) bool {
+	ip := s.clusterIP(c)
+	n := s.st.network(c.networkID)
+	if ip == nil || n == nil || c.endpoint == "" {
+		return false
+	}
+	runningControl := func(vmID string) bool {
+		v := s.st.vm(vmID)
+		return v != nil && v.state == vmRunning && v.role == roleControl
+	}
+	if !isVPCTier(n) {
+		open := false
+		for _, r := range s.rulesOnIP(ip.id, purposeFirewall) {
+			if (r.protocol == "tcp" || r.protocol == "all") && (!r.hasPorts || (r.start <= clusterAPIPort && clusterAPIPort <= r.end)) {
+				open = true
+			}
+		}
+		if !open {
+			return false
+		}
+	}
+	for _, r := range s.rulesOnIP(ip.id, "") {
+		switch {
+		case r.purpose == purposeLB && r.start == clusterAPIPort:
+			for _, m := range r.lbMembers {
+				if runningControl(m) {
+					return true
+				}
+			}
+		case r.purpose == purposePF && r.start == clusterAPIPort && r.privateStart == clusterAPIPort && runningControl(r.vmID):
+			return true
+		}
+	}
+	return false
 }

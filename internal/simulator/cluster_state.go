@@ -27,7 +27,7 @@ var transitions = map[string]map[string]string{
 		evDestroyRequested: stDestroying, evOperationSucceeded: stRunning},
 	stStopping: {evOperationSucceeded: stStopped, evOperationFailed: stAlert},
 	stStopped: {evStartRequested: stStarting, evScaleUpRequested: stScalingStoppedCluster,
-		evDestroyRequested: stDestroying, evOperationSucceeded: stStopped, evFaultsDetected: stAlert},
+		evDestroyRequested: stDestroying, evOperationSucceeded: stStopped},
 	stScaling:               {evOperationSucceeded: stRunning, evOperationFailed: stAlert},
 	stScalingStoppedCluster: {evOperationSucceeded: stStopped, evOperationFailed: stAlert},
 	stUpgrading:             {evOperationSucceeded: stRunning, evOperationFailed: stAlert},

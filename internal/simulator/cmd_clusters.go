@@ -2,13 +2,12 @@ package simulator
 
 import "strings"
 
-// cmdListKubernetesClusters runs the state scanner, then lists clusters in
-// internal id order, removed ones excluded. name is an exact match (as the
-// database compares it), keyword a substring.
+// cmdListKubernetesClusters lists clusters in internal id order
+// (KubernetesClusterManagerImpl.listKubernetesClusters: new
+// Filter(KubernetesClusterVO.class, "id", true, ...)), removed ones
+// excluded. name is an exact match (as the database compares it), keyword a
+// substring.
 func cmdListKubernetesClusters(s *Simulator, c *caller, p params) (map[string]any, *apiError) {
-	if !s.opts.DisableScanner {
-		s.runScanner()
-	}
 	filter, err := newListFilter(s, c, p, s.st.cluster)
 	if err != nil {
 		return nil, err

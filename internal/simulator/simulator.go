@@ -36,8 +36,12 @@ type Options struct {
 	// permutation on every call). The last two check that a client does not
 	// depend on an order the server does not promise.
 	ListOrder string
-	// DisableScanner turns off the state scanner that otherwise runs on every
-	// listKubernetesClusters call.
+	// ScannerInterval is the period of the cluster state scanner, which runs
+	// on a timer as the management server's KubernetesClusterStatusScanner
+	// does, never because of an API call. Zero means
+	// DefaultScannerInterval (30 s). RunScanner runs it at once.
+	ScannerInterval time.Duration
+	// DisableScanner turns off the scanner's timer; RunScanner still runs it.
 	DisableScanner bool
 	// MaxClusterSize is cloud.kubernetes.cluster.max.size (control plus
 	// worker nodes). Zero means the CloudStack default of 10.
@@ -114,6 +118,10 @@ type Simulator struct {
 	closing   chan struct{}
 	closeOnce sync.Once
 	jobs      sync.WaitGroup
+	bg        sync.WaitGroup // the scanner timer
+
+	scanInterval atomic.Int64 // nanoseconds; 0 stops the timer
+	scanReset    chan struct{}
 
 	srvMu    sync.Mutex
 	srv      *http.Server
@@ -145,15 +153,22 @@ func New(opts Options) (*Simulator, error) {
 	if err := validListOrder(opts.ListOrder); err != nil {
 		return nil, err
 	}
+	if opts.ScannerInterval < 0 {
+		return nil, errors.New("simulator: ScannerInterval must not be negative")
+	}
+	if opts.ScannerInterval == 0 {
+		opts.ScannerInterval = DefaultScannerInterval
+	}
 	s := &Simulator{
-		opts:     opts,
-		profile:  prof,
-		st:       newState(),
-		rng:      newRNG(opts.Seed),
-		orderRNG: newOrderRNG(opts.Seed),
-		faults:   newFaults(),
-		counters: newCallCounters(),
-		closing:  make(chan struct{}),
+		opts:      opts,
+		profile:   prof,
+		st:        newState(),
+		rng:       newRNG(opts.Seed),
+		orderRNG:  newOrderRNG(opts.Seed),
+		faults:    newFaults(),
+		counters:  newCallCounters(),
+		closing:   make(chan struct{}),
+		scanReset: make(chan struct{}, 1),
 	}
 	block, err := reserveIPBlock(s.rng)
 	if err != nil {
@@ -169,6 +184,11 @@ func New(opts Options) (*Simulator, error) {
 	s.lock()
 	s.seed()
 	s.unlock()
+	if !opts.DisableScanner {
+		s.scanInterval.Store(int64(opts.ScannerInterval))
+	}
+	s.bg.Add(1)
+	go s.scannerLoop()
 	return s, nil
 }
 
@@ -248,6 +268,7 @@ func (s *Simulator) Close() error {
 			cancel()
 		}
 		s.jobs.Wait()
+		s.bg.Wait()
 		s.ep.Close()
 		s.block.release()
 	})

@@ -23,7 +23,8 @@ func runServer(args []string, stdout, stderr io.Writer) error {
 	jobDuration := fs.Duration("job-duration", 0, "how long each async job takes (0: as fast as possible)")
 	keyOut := fs.String("key-out", "", "write the cks-key private key (OpenSSH PEM) to this file, mode 0600")
 	seed := fs.Uint64("seed", 0, "make ids and keys deterministic (0: random)")
-	noScanner := fs.Bool("no-scanner", false, "disable the cluster state scanner")
+	noScanner := fs.Bool("no-scanner", false, "turn off the cluster state scanner's timer (admin scanner-run still runs it)")
+	scannerInterval := fs.Duration("scanner-interval", simulator.DefaultScannerInterval, "period of the cluster state scanner's timer")
 	guestPrefix := fs.Int("guest-cidr-prefix", 24, "prefix length of the guest networks the simulator creates (16-29)")
 	listOrder := fs.String("list-order", simulator.ListOrderReal,
 		`order of every list the API returns: "" (the real server's), "reversed" or "shuffled" (new permutation per call)`)
@@ -34,7 +35,11 @@ func runServer(args []string, stdout, stderr io.Writer) error {
 	if fs.NArg() > 0 {
 		return fmt.Errorf("unexpected arguments: %v", fs.Args())
 	}
+	if *scannerInterval <= 0 {
+		return errors.New("-scanner-interval must be positive (use -no-scanner to turn the timer off)")
+	}
 	opts := simulator.Options{Profile: *profile, JobDuration: *jobDuration, Seed: *seed, DisableScanner: *noScanner,
+		ScannerInterval: *scannerInterval,
 		GuestCIDRPrefix: *guestPrefix, ListOrder: *listOrder}
 	if *verbose {
 		opts.Logf = func(format string, a ...any) { fmt.Fprintf(stderr, "cksim: "+format+"\n", a...) }
