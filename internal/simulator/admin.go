@@ -280,6 +280,52 @@ func (s *Simulator) DeleteRule(ruleID string) error {
 	return nil
 }
 
+// SetVMOffering puts a VM on another service offering out of band (as an
+// operator's scaleVirtualMachine would), without touching the cluster's
+// records.
+func (s *Simulator) SetVMOffering(vmID, offeringID string) error {
+	s.lock()
+	defer s.unlock()
+	off := s.st.offering(offeringID)
+	if off == nil {
+		return fmt.Errorf("service offering %s: %w", offeringID, errNotFound)
+	}
+	v := s.st.vm(vmID)
+	if v == nil {
+		return fmt.Errorf("VM %s: %w", vmID, errNotFound)
+	}
+	v.offeringID = off.id
+	return nil
+}
+
+// SetNodeOffering puts every VM of one node type (control, worker or etcd)
+// of a cluster on another service offering out of band; the cluster's
+// recorded offerings stay. A size-only scale then finds that node type's
+// first VM on an offering other than the cluster's service offering and
+// tries to change it (KubernetesClusterScaleWorker.scaleCluster).
+func (s *Simulator) SetNodeOffering(clusterID, role, offeringID string) error {
+	s.lock()
+	defer s.unlock()
+	c, err := s.adminCluster(clusterID)
+	if err != nil {
+		return err
+	}
+	r := nodeRole(strings.ToLower(role))
+	if r != roleControl && r != roleWorker && r != roleEtcd {
+		return fmt.Errorf("unknown node type %q (want control, worker or etcd)", role)
+	}
+	off := s.st.offering(offeringID)
+	if off == nil {
+		return fmt.Errorf("service offering %s: %w", offeringID, errNotFound)
+	}
+	for _, row := range s.st.mapRows(c.id) {
+		if v := s.st.vm(row.vmID); v != nil && rowRole(row) == r {
+			v.offeringID = off.id
+		}
+	}
+	return nil
+}
+
 // SetClusterState sets a cluster's state in the database.
 func (s *Simulator) SetClusterState(clusterID, state string) error {
 	if !isKnownClusterState(state) {

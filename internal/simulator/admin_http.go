@@ -77,6 +77,15 @@ var adminRoutes = []adminRoute{
 		func(s *Simulator, a adminArgs) (any, error) { return nil, s.SetVMState(a.str("vm_id"), a.str("state")) }},
 	{AdminRoute{"POST", "vm/expunge", []string{"vm_id"}, "destroy and expunge a VM (its PFs are revoked; map row and node stay)"},
 		func(s *Simulator, a adminArgs) (any, error) { return nil, s.ExpungeVM(a.str("vm_id")) }},
+	{AdminRoute{"POST", "vm/offering", []string{"vm_id", "offering_id"}, "put a VM on another service offering"},
+		func(s *Simulator, a adminArgs) (any, error) {
+			return nil, s.SetVMOffering(a.str("vm_id"), a.str("offering_id"))
+		}},
+	{AdminRoute{"POST", "cluster/offering", []string{"cluster_id", "role", "offering_id"},
+		"put every VM of a node type (control, worker, etcd) on another service offering (the cluster's records stay)"},
+		func(s *Simulator, a adminArgs) (any, error) {
+			return nil, s.SetNodeOffering(a.str("cluster_id"), a.str("role"), a.str("offering_id"))
+		}},
 	{AdminRoute{"POST", "rule/delete", []string{"rule_id"}, "delete a firewall, port-forwarding or LB rule"},
 		func(s *Simulator, a adminArgs) (any, error) { return nil, s.DeleteRule(a.str("rule_id")) }},
 	{AdminRoute{"POST", "cluster/state", []string{"cluster_id", "state"}, "set a cluster's state"},

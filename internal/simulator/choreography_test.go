@@ -322,8 +322,7 @@ func TestConflictInsideScaleJob(t *testing.T) {
 	e.mustSucceed(asStr(t, inner(t, body, "createfirewallruleresponse")["jobid"]))
 
 	code, text := e.mustFail(e.scale(id, 2))
-	if code != 530 || !strings.HasPrefix(text, "Scaling failed for Kubernetes cluster KubernetesCluster {") ||
-		!strings.HasSuffix(text, "}, unable to update network rules") {
+	if code != 530 || text != "Scaling failed for Kubernetes cluster : scaleconflict, unable to update network rules" {
 		t.Fatalf("scale over a user rule: %d %q", code, text)
 	}
 	after := e.cluster(id)

@@ -113,3 +113,11 @@ func cserrorFor(code int) int {
 		return csServerAPIException
 	}
 }
+
+// javaException is a Java exception a CKS worker does not catch (a
+// NullPointerException, an IllegalArgumentException): the job dispatcher,
+// ApiAsyncJobDispatcher.runJob, fails the job with 530 and the exception's
+// message, and no state transition happens.
+type javaException struct{ msg string }
+
+func (e *javaException) Error() string { return e.msg }

@@ -42,6 +42,15 @@ func newOrderRNG(seed uint64) *rand.Rand {
 	return newRNG(seed ^ 0x6a09e667f3bcc909)
 }
 
+// newTwinRNG is the random source of findByNetworkAndPorts' pick among
+// port forwards with the same public ports.
+func newTwinRNG(seed uint64) *rand.Rand {
+	if seed == 0 {
+		return newRNG(0)
+	}
+	return newRNG(seed ^ 0xbb67ae8584caa73b)
+}
+
 // orderList applies Options.ListOrder to a list given in the server's real
 // order. It returns a new slice. Callers hold s.mu.
 func orderList[T any](s *Simulator, items []T) []T {

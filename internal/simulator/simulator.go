@@ -100,6 +100,7 @@ type Simulator struct {
 	st         *state
 	rng        *rand.Rand
 	orderRNG   *rand.Rand // shuffled list order, apart from rng
+	twinRNG    *rand.Rand // findByNetworkAndPorts' ORDER BY RAND(), apart from rng
 	lastNameMS int64
 	scanned    bool
 
@@ -165,6 +166,7 @@ func New(opts Options) (*Simulator, error) {
 		st:        newState(),
 		rng:       newRNG(opts.Seed),
 		orderRNG:  newOrderRNG(opts.Seed),
+		twinRNG:   newTwinRNG(opts.Seed),
 		faults:    newFaults(),
 		counters:  newCallCounters(),
 		closing:   make(chan struct{}),

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"syscall"
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator"
@@ -19,7 +20,8 @@ func runServer(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("cksim", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	listen := fs.String("listen", "127.0.0.1:8080", "address of the API and admin API (port 0 picks one)")
-	profile := fs.String("profile", simulator.Profile42211, `behaviour profile: "4.22.1.1" (with the #14159 bug) or "fixed"`)
+	profile := fs.String("profile", simulator.Profile42211,
+		fmt.Sprintf("behaviour profile, one of %s (%q is an alias of %q)", strings.Join(simulator.Profiles(), ", "), simulator.ProfileFixed, simulator.ProfilePR14165))
 	jobDuration := fs.Duration("job-duration", 0, "how long each async job takes (0: as fast as possible)")
 	keyOut := fs.String("key-out", "", "write the cks-key private key (OpenSSH PEM) to this file, mode 0600")
 	seed := fs.Uint64("seed", 0, "make ids and keys deterministic (0: random)")
