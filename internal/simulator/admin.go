@@ -138,16 +138,20 @@ func (s *Simulator) InsertMapRow(clusterID, vmID string, spec MapRowSpec) error 
 	return nil
 }
 
-// StopKubelet stops a VM's kubelet; the VM keeps running. The node leaves
-// Kubernetes (it is deleted), unless keepNode, in which case it stays
-// registered and turns NotReady.
+// StopKubelet stops a VM's kubelet; the VM keeps running. Its Node object
+// stays registered and turns NotReady (status Unknown), as a real node does:
+// it goes away only when something deletes it (DeleteKubeNode, or the drain
+// of a scale-down). keepNode is ignored; it is kept for compatibility (false
+// used to delete the node as well).
 func (s *Simulator) StopKubelet(vmID string, keepNode bool) error {
-	return s.changeVM(vmID, func(v *vm) {
-		v.kubelet = false
-		if !keepNode {
-			s.deleteNode(v.id)
-		}
-	})
+	_ = keepNode
+	return s.changeVM(vmID, func(v *vm) { v.kubelet = false })
+}
+
+// DeleteKubeNode deletes a VM's Node object from its cluster's Kubernetes
+// (kubectl delete node). A running kubelet registers it again on StartKubelet.
+func (s *Simulator) DeleteKubeNode(vmID string) error {
+	return s.changeVM(vmID, func(v *vm) { s.deleteNode(v.id) })
 }
 
 // StartKubelet starts a VM's kubelet: its node (re)joins Kubernetes.

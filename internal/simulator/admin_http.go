@@ -52,12 +52,14 @@ var adminRoutes = []adminRoute{
 			return nil, s.InsertMapRow(a.str("cluster_id"), a.str("vm_id"), MapRowSpec{Control: a.boolean("control"),
 				Etcd: a.boolean("etcd"), External: a.boolean("external"), NodeVersion: a.str("node_version")})
 		}},
-	{AdminRoute{"POST", "kubelet/stop", []string{"vm_id", "keep_node"}, "stop a VM's kubelet: the node leaves (or, with keep_node, turns NotReady)"},
+	{AdminRoute{"POST", "kubelet/stop", []string{"vm_id"}, "stop a VM's kubelet: its node stays, NotReady"},
 		func(s *Simulator, a adminArgs) (any, error) {
-			return nil, s.StopKubelet(a.str("vm_id"), a.boolean("keep_node"))
+			return nil, s.StopKubelet(a.str("vm_id"), true)
 		}},
-	{AdminRoute{"POST", "kubelet/start", []string{"vm_id"}, "start a VM's kubelet: the node rejoins"},
+	{AdminRoute{"POST", "kubelet/start", []string{"vm_id"}, "start a VM's kubelet: the node is Ready (registered again if deleted)"},
 		func(s *Simulator, a adminArgs) (any, error) { return nil, s.StartKubelet(a.str("vm_id")) }},
+	{AdminRoute{"POST", "node/delete", []string{"vm_id"}, "delete a VM's Kubernetes node object (kubectl delete node)"},
+		func(s *Simulator, a adminArgs) (any, error) { return nil, s.DeleteKubeNode(a.str("vm_id")) }},
 	{AdminRoute{"POST", "node/fqdn", []string{"vm_id", "fqdn"}, "register a VM's node under an FQDN"},
 		func(s *Simulator, a adminArgs) (any, error) {
 			return nil, s.RegisterNodeFQDN(a.str("vm_id"), a.str("fqdn"))

@@ -67,34 +67,41 @@ func TestAdminKubeletAndFQDN(t *testing.T) {
 		t.Fatalf("nodes %v", got)
 	}
 	w := a.workers[0]
-	if err := a.sim.StopKubelet(w, false); err != nil {
-		t.Fatal(err)
+	// A stopped kubelet leaves its node in place, NotReady (Kubernetes API
+	// view), whatever keepNode says; the VM keeps running.
+	for _, keep := range []bool{false, true} {
+		if err := a.sim.StopKubelet(w, keep); err != nil {
+			t.Fatal(err)
+		}
+		if got := a.kubectlNames(); len(got) != 3 {
+			t.Fatalf("kubelet stopped (keepNode %v): nodes %v, want the node still listed", keep, got)
+		}
+		api := newKubeAPI(t, kubeconfigOf(a.testEnv, a.id))
+		nodes, status := api.nodes(t)
+		if status != 200 || len(nodes) != 3 || nodes[a.vmName(w)] {
+			t.Fatalf("kubelet stopped: %d %v, want the node NotReady", status, nodes)
+		}
+		if vms := a.cluster(a.id).Virtualmachines; vms[1].State != vmRunning {
+			t.Fatalf("the VM must keep running: %s", vms[1].State)
+		}
+		if err := a.sim.StartKubelet(w); err != nil {
+			t.Fatal(err)
+		}
 	}
-	got := a.kubectlNames()
-	if len(got) != 2 || slices.Contains(got, "node/"+a.vmName(w)) {
-		t.Fatalf("kubelet stopped: nodes %v still list %s", got, a.vmName(w))
+	// Deleting the node object removes it; a running kubelet registers it
+	// again on start.
+	status, body := adminRequest(t, a.info.AdminURL, "POST", "node/delete", map[string]any{"vm_id": w})
+	if status != 200 {
+		t.Fatalf("node/delete: %d %s", status, body)
 	}
-	if vms := a.cluster(a.id).Virtualmachines; vms[1].State != vmRunning {
-		t.Fatalf("the VM must keep running: %s", vms[1].State)
+	if got := a.kubectlNames(); len(got) != 2 || slices.Contains(got, "node/"+a.vmName(w)) {
+		t.Fatalf("node deleted: nodes %v still list %s", got, a.vmName(w))
 	}
 	if err := a.sim.StartKubelet(w); err != nil {
 		t.Fatal(err)
 	}
 	if got := a.kubectlNames(); len(got) != 3 {
 		t.Fatalf("kubelet started: nodes %v", got)
-	}
-
-	// keep_node: the node stays but turns NotReady (Kubernetes API view).
-	if err := a.sim.StopKubelet(w, true); err != nil {
-		t.Fatal(err)
-	}
-	api := newKubeAPI(t, kubeconfigOf(a.testEnv, a.id))
-	nodes, status := api.nodes(t)
-	if status != 200 || len(nodes) != 3 || nodes[a.vmName(w)] {
-		t.Fatalf("kubelet stopped with keep_node: %d %v", status, nodes)
-	}
-	if err := a.sim.StartKubelet(w); err != nil {
-		t.Fatal(err)
 	}
 
 	if err := a.sim.RegisterNodeFQDN(w, ""); err != nil {

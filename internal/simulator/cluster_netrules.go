@@ -275,15 +275,21 @@ func (s *Simulator) controlSSHReachable(c *cluster) bool {
 	if ip == nil {
 		return false
 	}
+	v := s.sshForwardTarget(ip, nodesStartSSHPort)
+	return v != nil && v.role == roleControl
+}
+
+// sshForwardTarget returns the running VM an SSH connection to the IP's
+// public port reaches (an active PF to port 22), or nil.
+func (s *Simulator) sshForwardTarget(ip *publicIP, port int) *vm {
 	for _, r := range s.rulesOnIP(ip.id, purposePF) {
-		if r.start != nodesStartSSHPort || r.privateStart != defaultSSHPort {
-			continue
-		}
-		if v := s.st.vm(r.vmID); v != nil && v.role == roleControl && v.state == vmRunning {
-			return true
+		if r.start <= port && port <= r.end && r.privateStart == defaultSSHPort && r.state == ruleActive {
+			if v := s.st.vm(r.vmID); v != nil && v.state == vmRunning {
+				return v
+			}
 		}
 	}
-	return false
+	return nil
 }
 
 // readyNodeCount is the kubectl ready count CKS compares with C+W+E (after

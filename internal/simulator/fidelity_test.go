@@ -137,7 +137,7 @@ var specFields = map[string][]string{
 	"kubernetescluster": strings.Fields(`id name description zoneid zonename serviceofferingid serviceofferingname
 		workerofferingid workerofferingname controlofferingid controlofferingname etcdofferingid etcdofferingname etcdnodes
 		templateid templatename networkid associatednetworkname kubernetesversionid kubernetesversionname account domainid
-		domain domainpath keypair masternodes controlnodes size state cpunumber memory endpoint consoleendpoint
+		domain domainpath keypair masternodes controlnodes size state cpunumber memory endpoint
 		virtualmachines ipaddress ipaddressid etcdips autoscalingenabled minsize maxsize csienabled clustertype created
 		hasannotations`),
 	"virtualmachine": strings.Fields(`id name displayname state created hostname instancename nic ipaddress keypairs vmtype

@@ -254,8 +254,21 @@ func TestScaleOfClusterBrokenByEtcdRulePick(t *testing.T) {
 	if st := e.scanned(id); st != stAlert {
 		t.Fatalf("scanner: %s, want Alert again", st)
 	}
-	if cl := e.cluster(id); cl.Size != 2 || len(workerVMs(e, id)) != 1 {
-		t.Fatalf("size %d, workers %v: nothing may change", cl.Size, workerVMs(e, id))
+	// Stop works; a stopped cluster's workers can not be removed either, and
+	// start needs SSH through 2222, whose forward the bad pick removed.
+	e.stopCluster(id)
+	if code, text := rawScale(url.Values{"nodeids": {vmIDByRole(e, id, "-node-")}}); code != 530 || text != unstable {
+		t.Fatalf("nodeids scale of the stopped broken cluster: %d %q", code, text)
+	}
+	if st := e.cluster(id).State; st != stStopped {
+		t.Fatalf("state %s, want Stopped", st)
+	}
+	if code, text := e.mustFail(e.startCluster(id)); code != 530 ||
+		text != "Failed to start Kubernetes cluster : "+etcdClusterName+" in usable state as unable to retrieve kube-config for the cluster" {
+		t.Fatalf("start of the broken cluster: %d %q", code, text)
+	}
+	if cl := e.cluster(id); cl.State != stAlert || cl.Size != 2 || len(workerVMs(e, id)) != 1 {
+		t.Fatalf("state %s size %d, workers %v: want Alert with nothing else changed", cl.State, cl.Size, workerVMs(e, id))
 	}
 }
 

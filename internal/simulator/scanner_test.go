@@ -44,11 +44,18 @@ func (e *testEnv) scanned(id string) string {
 	return e.cluster(id).State
 }
 
-// ruleID returns the id of the cluster's rule of a purpose starting at port.
+// ruleID returns the id of the first rule of a purpose starting at port.
 func ruleID(e *testEnv, purpose string, port int) string {
 	e.t.Helper()
+	return ruleIDOn(e, "", purpose, port)
+}
+
+// ruleIDOn returns the id of the rule of a purpose starting at port on a
+// public IP ("" for any).
+func ruleIDOn(e *testEnv, ipID, purpose string, port int) string {
+	e.t.Helper()
 	for _, r := range e.sim.DumpState().Rules {
-		if r.Purpose == purpose && r.StartPort == port {
+		if r.Purpose == purpose && r.StartPort == port && (ipID == "" || r.IPAddressID == ipID) {
 			return r.ID
 		}
 	}
