@@ -16,7 +16,8 @@ const (
 	evFaultsDetected     = "FaultsDetected"
 )
 
-// transitions is the state machine of §3.9.
+// transitions is the state machine of KubernetesCluster.State (s_fsm):
+// there is no FaultsDetected transition from Stopped or Starting.
 var transitions = map[string]map[string]string{
 	stCreated: {evStartRequested: stStarting},
 	stStarting: {evOperationSucceeded: stRunning, evOperationFailed: stAlert, evCreateFailed: stError,

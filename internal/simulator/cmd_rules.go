@@ -8,9 +8,9 @@ import (
 
 // listRules lists rules of one purpose with the common filters: id, the
 // IP, networkid, ownership, keyword and fordisplay. Rules created with
-// fordisplay=false are hidden from callers other than root admins unless
-// they ask for them (BaseListCmd.getDisplay), though the workers still
-// evaluate them.
+// fordisplay=false are hidden from callers other than root admins
+// (ListFirewallRulesCmd.getDisplay; the fordisplay parameter is authorized
+// for root admins only), though the workers still evaluate them.
 func (s *Simulator) listRules(c *caller, p params, purpose string, ipParam string,
 	render func(*rule) map[string]any, objectName string) (map[string]any, *apiError) {
 	filter, err := newListFilter(s, c, p, s.st.ruleLookup(purpose))
@@ -25,7 +25,10 @@ func (s *Simulator) listRules(c *caller, p params, purpose string, ipParam strin
 	if err != nil {
 		return nil, err
 	}
+	// fordisplay is authorized for root admins only; the API layer drops it
+	// from other callers' requests.
 	display, displayGiven := p.boolean("fordisplay")
+	displayGiven = displayGiven && c.isAdmin()
 	items := []map[string]any{}
 	for _, r := range s.st.rules {
 		switch {

@@ -130,7 +130,8 @@ func compareKinds(path string, fixture, ours map[string]any) []string {
 	return problems
 }
 
-// specFields are the fields the spec lists per object (§3.6-3.11), minus
+// specFields are the fields the 4.22 responses carry per object
+// (KubernetesClusterResponse, UserVmResponse, FirewallResponse, ...), minus
 // those that are absent by nature in this scenario (project owner, CNI
 // config); conditional ones are checked in the scenario they appear in.
 var specFields = map[string][]string{

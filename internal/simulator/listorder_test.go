@@ -246,14 +246,17 @@ func TestHiddenRulesListedOnlyToAdminsButEvaluated(t *testing.T) {
 	if slices.Contains(tenantList(nil), hidden) {
 		t.Fatal("a fordisplay=false rule is listed to its non-admin owner")
 	}
-	if !slices.Contains(tenantList(url.Values{"fordisplay": {"false"}}), hidden) {
-		t.Fatal("fordisplay=false does not list the hidden rule")
+	if slices.Contains(tenantList(url.Values{"fordisplay": {"false"}}), hidden) {
+		t.Fatal("fordisplay is for root admins only; a tenant's fordisplay=false listed the hidden rule")
 	}
 	adminList := func() []string {
 		return listIDs(e, "listFirewallRules", "firewallrule", url.Values{"ipaddressid": {cl.Ipaddressid}, "listall": {"true"}})
 	}
 	if !slices.Contains(adminList(), hidden) {
 		t.Fatal("the root admin does not see the hidden rule")
+	}
+	if got := listIDs(e, "listFirewallRules", "firewallrule", url.Values{"ipaddressid": {cl.Ipaddressid}, "listall": {"true"}, "fordisplay": {"false"}}); !slices.Equal(got, []string{hidden}) {
+		t.Fatalf("root admin with fordisplay=false: %v, want only the hidden rule", got)
 	}
 
 	e.mustSucceed(e.scale(r.Id, 2))

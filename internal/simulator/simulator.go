@@ -17,8 +17,9 @@ import (
 
 // Options configure a Simulator.
 type Options struct {
-	// Profile selects the behaviour profile: "4.22.1.1" (default, with the
-	// #14159 scale-down bug) or "fixed".
+	// Profile selects the behaviour profile, one of Profiles():
+	// Profile42211 ("4.22.1.1", the default), Profile42200 ("4.22.0.0") or
+	// ProfilePR14165 ("pr14165"; ProfileFixed, "fixed", is its alias).
 	Profile string
 	// JobDuration is how long an async job takes from start to finish. Zero
 	// finishes jobs as fast as possible, but still asynchronously.
