@@ -241,3 +241,26 @@ func TestAdminKubeconfigUsesClientCertificate(t *testing.T) {
 		t.Fatalf("without the client certificate: %v, want 401", err)
 	}
 }
+
+// TestStoppedKubeletLeavesNodeNotReadyUntilDeleted: the node of a VM whose
+// kubelet stopped stays registered, NotReady; the scale-down drain deletes
+// it with the VM.
+func TestStoppedKubeletLeavesNodeNotReadyUntilDeleted(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, Options{DisableScanner: true})
+	id := e.createCluster(e.createParams("notready", 2))
+	workers := workerIDs(e, id)
+	if err := e.sim.StopKubelet(workers[1], false); err != nil {
+		t.Fatal(err)
+	}
+	api := newKubeAPI(t, kubeconfigOf(e, id))
+	nodes, status := api.nodes(t)
+	name := strings.ToLower(e.cluster(id).Virtualmachines[2].Name)
+	if status != 200 || len(nodes) != 3 || nodes[name] {
+		t.Fatalf("nodes %v (%d): want %s registered and NotReady", nodes, status, name)
+	}
+	e.mustSucceed(e.scale(id, 1)) // removes the newest worker, the one stopped
+	if nodes, _ := api.nodes(t); len(nodes) != 2 {
+		t.Fatalf("nodes after the scale-down %v: the drain deletes the node", nodes)
+	}
+}

@@ -357,3 +357,38 @@ func TestScannerFirstRunStartingAndDestroying(t *testing.T) {
 		}
 	}
 }
+
+// TestScannerSkipsClusterWithMapRowOfMissingVM: a map row whose VM never
+// existed makes isClusterVMsInDesiredState throw for that cluster; the
+// scanner catches it and leaves the cluster as it is for the pass, while
+// other clusters are still scanned.
+func TestScannerSkipsClusterWithMapRowOfMissingVM(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, Options{DisableScanner: true})
+	id := e.createCluster(e.createParams("ghost", 2))
+	other := e.createCluster(e.createParams("healthy", 1))
+	workers := workerIDs(e, id)
+	// The map keeps C+W+E rows, one of them for a VM that never existed.
+	if err := e.sim.DeleteMapRow(id, workers[1]); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.sim.InsertMapRow(id, "99999999-9999-4999-8999-999999999999", MapRowSpec{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.sim.SetVMState(vmIDByRole(e, other, "-node-"), vmStopped); err != nil {
+		t.Fatal(err)
+	}
+	if st := e.scanned(id); st != stRunning {
+		t.Fatalf("cluster with a row of a missing VM: %s, want it left Running for the pass", st)
+	}
+	if st := e.cluster(other).State; st != stAlert {
+		t.Fatalf("the other cluster: %s, want Alert (still scanned)", st)
+	}
+	// In Alert the same row keeps it from being reconciled or stopped.
+	if err := e.sim.SetClusterState(id, stAlert); err != nil {
+		t.Fatal(err)
+	}
+	if st := e.scanned(id); st != stAlert {
+		t.Fatalf("Alert cluster with a row of a missing VM: %s", st)
+	}
+}
