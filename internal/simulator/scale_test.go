@@ -100,6 +100,11 @@ func TestScaleSizeOnlyOfferingHazardSetUpByAdmin(t *testing.T) {
 	if cl := e.cluster(id); cl.Controlofferingname != "cks-medium" {
 		t.Fatalf("the cluster's records changed: %s", cl.Controlofferingname)
 	}
+	for _, v := range e.sim.DumpState().VMs {
+		if want := map[string]string{"control": e.info.LargeServiceOfferingID, "worker": e.info.ServiceOfferingID}[v.Role]; v.ServiceOfferingID != want {
+			t.Fatalf("dumped VM %s (%s) on %s, want %s", v.Name, v.Role, v.ServiceOfferingID, want)
+		}
+	}
 	code, text := e.mustFail(e.scale(id, 2))
 	if code != 530 || text != "Scaling Kubernetes cluster : hazard"+kvmRefusal {
 		t.Fatalf("size-only scale with the control node on another offering: %d %q", code, text)
