@@ -138,16 +138,20 @@ func (s *Simulator) InsertMapRow(clusterID, vmID string, spec MapRowSpec) error 
 	return nil
 }
 
-// StopKubelet stops a VM's kubelet; the VM keeps running. The node leaves
-// Kubernetes (it is deleted), unless keepNode, in which case it stays
-// registered and turns NotReady.
+// StopKubelet stops a VM's kubelet; the VM keeps running. Its Node object
+// stays registered and turns NotReady (status Unknown), as a real node does:
+// it goes away only when something deletes it (DeleteKubeNode, or the drain
+// of a scale-down). keepNode is ignored; it is kept for compatibility (false
+// used to delete the node as well).
 func (s *Simulator) StopKubelet(vmID string, keepNode bool) error {
-	return s.changeVM(vmID, func(v *vm) {
-		v.kubelet = false
-		if !keepNode {
-			s.deleteNode(v.id)
-		}
-	})
+	_ = keepNode
+	return s.changeVM(vmID, func(v *vm) { v.kubelet = false })
+}
+
+// DeleteKubeNode deletes a VM's Node object from its cluster's Kubernetes
+// (kubectl delete node). A running kubelet registers it again on StartKubelet.
+func (s *Simulator) DeleteKubeNode(vmID string) error {
+	return s.changeVM(vmID, func(v *vm) { s.deleteNode(v.id) })
 }
 
 // StartKubelet starts a VM's kubelet: its node (re)joins Kubernetes.
@@ -280,6 +284,52 @@ func (s *Simulator) DeleteRule(ruleID string) error {
 	return nil
 }
 
+// SetVMOffering puts a VM on another service offering out of band (as an
+// operator's scaleVirtualMachine would), without touching the cluster's
+// records.
+func (s *Simulator) SetVMOffering(vmID, offeringID string) error {
+	s.lock()
+	defer s.unlock()
+	off := s.st.offering(offeringID)
+	if off == nil {
+		return fmt.Errorf("service offering %s: %w", offeringID, errNotFound)
+	}
+	v := s.st.vm(vmID)
+	if v == nil {
+		return fmt.Errorf("VM %s: %w", vmID, errNotFound)
+	}
+	v.offeringID = off.id
+	return nil
+}
+
+// SetNodeOffering puts every VM of one node type (control, worker or etcd)
+// of a cluster on another service offering out of band; the cluster's
+// recorded offerings stay. A size-only scale then finds that node type's
+// first VM on an offering other than the cluster's service offering and
+// tries to change it (KubernetesClusterScaleWorker.scaleCluster).
+func (s *Simulator) SetNodeOffering(clusterID, role, offeringID string) error {
+	s.lock()
+	defer s.unlock()
+	c, err := s.adminCluster(clusterID)
+	if err != nil {
+		return err
+	}
+	r := nodeRole(strings.ToLower(role))
+	if r != roleControl && r != roleWorker && r != roleEtcd {
+		return fmt.Errorf("unknown node type %q (want control, worker or etcd)", role)
+	}
+	off := s.st.offering(offeringID)
+	if off == nil {
+		return fmt.Errorf("service offering %s: %w", offeringID, errNotFound)
+	}
+	for _, row := range s.st.mapRows(c.id) {
+		if v := s.st.vm(row.vmID); v != nil && rowRole(row) == r {
+			v.offeringID = off.id
+		}
+	}
+	return nil
+}
+
 // SetClusterState sets a cluster's state in the database.
 func (s *Simulator) SetClusterState(clusterID, state string) error {
 	if !isKnownClusterState(state) {
@@ -357,10 +407,27 @@ func (s *Simulator) ResetCallCounts() { s.counters.reset() }
 // AdvanceClock moves the simulated clock forward (on top of Options.Clock).
 func (s *Simulator) AdvanceClock(d time.Duration) { s.clockOffset.Add(int64(d)) }
 
-// RunScanner runs the state scanner once, as listKubernetesClusters does,
-// also when Options.DisableScanner turned the automatic runs off.
+// RunScanner runs the cluster state scanner once, now, whatever its timer
+// (also when Options.DisableScanner turned the timer off).
 func (s *Simulator) RunScanner() {
 	s.lock()
 	defer s.unlock()
 	s.runScanner()
+}
+
+// SetScannerInterval changes the period of the state scanner's timer: d > 0
+// runs it every d (also when Options.DisableScanner turned it off), d <= 0
+// stops the timer. The next run is d from now.
+func (s *Simulator) SetScannerInterval(d time.Duration) {
+	s.scanInterval.Store(int64(max(d, 0)))
+	select {
+	case s.scanReset <- struct{}{}:
+	default:
+	}
+}
+
+// ScannerInterval returns the period of the state scanner's timer, zero when
+// it is stopped.
+func (s *Simulator) ScannerInterval() time.Duration {
+	return time.Duration(s.scanInterval.Load())
 }

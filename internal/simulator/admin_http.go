@@ -52,12 +52,14 @@ var adminRoutes = []adminRoute{
 			return nil, s.InsertMapRow(a.str("cluster_id"), a.str("vm_id"), MapRowSpec{Control: a.boolean("control"),
 				Etcd: a.boolean("etcd"), External: a.boolean("external"), NodeVersion: a.str("node_version")})
 		}},
-	{AdminRoute{"POST", "kubelet/stop", []string{"vm_id", "keep_node"}, "stop a VM's kubelet: the node leaves (or, with keep_node, turns NotReady)"},
+	{AdminRoute{"POST", "kubelet/stop", []string{"vm_id"}, "stop a VM's kubelet: its node stays, NotReady"},
 		func(s *Simulator, a adminArgs) (any, error) {
-			return nil, s.StopKubelet(a.str("vm_id"), a.boolean("keep_node"))
+			return nil, s.StopKubelet(a.str("vm_id"), true)
 		}},
-	{AdminRoute{"POST", "kubelet/start", []string{"vm_id"}, "start a VM's kubelet: the node rejoins"},
+	{AdminRoute{"POST", "kubelet/start", []string{"vm_id"}, "start a VM's kubelet: the node is Ready (registered again if deleted)"},
 		func(s *Simulator, a adminArgs) (any, error) { return nil, s.StartKubelet(a.str("vm_id")) }},
+	{AdminRoute{"POST", "node/delete", []string{"vm_id"}, "delete a VM's Kubernetes node object (kubectl delete node)"},
+		func(s *Simulator, a adminArgs) (any, error) { return nil, s.DeleteKubeNode(a.str("vm_id")) }},
 	{AdminRoute{"POST", "node/fqdn", []string{"vm_id", "fqdn"}, "register a VM's node under an FQDN"},
 		func(s *Simulator, a adminArgs) (any, error) {
 			return nil, s.RegisterNodeFQDN(a.str("vm_id"), a.str("fqdn"))
@@ -77,6 +79,15 @@ var adminRoutes = []adminRoute{
 		func(s *Simulator, a adminArgs) (any, error) { return nil, s.SetVMState(a.str("vm_id"), a.str("state")) }},
 	{AdminRoute{"POST", "vm/expunge", []string{"vm_id"}, "destroy and expunge a VM (its PFs are revoked; map row and node stay)"},
 		func(s *Simulator, a adminArgs) (any, error) { return nil, s.ExpungeVM(a.str("vm_id")) }},
+	{AdminRoute{"POST", "vm/offering", []string{"vm_id", "offering_id"}, "put a VM on another service offering"},
+		func(s *Simulator, a adminArgs) (any, error) {
+			return nil, s.SetVMOffering(a.str("vm_id"), a.str("offering_id"))
+		}},
+	{AdminRoute{"POST", "cluster/offering", []string{"cluster_id", "role", "offering_id"},
+		"put every VM of a node type (control, worker, etcd) on another service offering (the cluster's records stay)"},
+		func(s *Simulator, a adminArgs) (any, error) {
+			return nil, s.SetNodeOffering(a.str("cluster_id"), a.str("role"), a.str("offering_id"))
+		}},
 	{AdminRoute{"POST", "rule/delete", []string{"rule_id"}, "delete a firewall, port-forwarding or LB rule"},
 		func(s *Simulator, a adminArgs) (any, error) { return nil, s.DeleteRule(a.str("rule_id")) }},
 	{AdminRoute{"POST", "cluster/state", []string{"cluster_id", "state"}, "set a cluster's state"},
@@ -176,8 +187,27 @@ var adminRoutes = []adminRoute{
 			s.AdvanceClock(d)
 			return nil, nil
 		}},
-	{AdminRoute{"POST", "scanner/run", nil, "run the cluster state scanner once"},
+	{AdminRoute{"POST", "scanner/run", nil, "run the cluster state scanner once, now"},
 		func(s *Simulator, _ adminArgs) (any, error) { s.RunScanner(); return nil, nil }},
+	{AdminRoute{"POST", "scanner/interval", []string{"interval"}, "run the state scanner every interval (e.g. 2s; 0 stops its timer)"},
+		func(s *Simulator, a adminArgs) (any, error) {
+			if !a.has("interval") {
+				return nil, errors.New("interval is required")
+			}
+			d, err := a.duration("interval")
+			if err != nil {
+				return nil, err
+			}
+			if d < 0 {
+				return nil, errors.New("interval must not be negative")
+			}
+			s.SetScannerInterval(d)
+			return map[string]string{"interval": s.ScannerInterval().String()}, nil
+		}},
+	{AdminRoute{"GET", "scanner", nil, "the state scanner's timer interval (0s: stopped)"},
+		func(s *Simulator, _ adminArgs) (any, error) {
+			return map[string]string{"interval": s.ScannerInterval().String()}, nil
+		}},
 	{AdminRoute{"GET", "info", nil, "connection details and seed ids"},
 		func(s *Simulator, _ adminArgs) (any, error) { return s.Info(), nil }},
 }

@@ -182,7 +182,7 @@ func TestVPCTierCluster(t *testing.T) {
 
 func TestUserIsolatedNetworkCluster(t *testing.T) {
 	t.Parallel()
-	for _, profile := range []string{Profile42211, ProfileFixed} {
+	for _, profile := range Profiles() {
 		t.Run(profile, func(t *testing.T) {
 			t.Parallel()
 			e := newEnv(t, Options{Profile: profile})
@@ -322,8 +322,7 @@ func TestConflictInsideScaleJob(t *testing.T) {
 	e.mustSucceed(asStr(t, inner(t, body, "createfirewallruleresponse")["jobid"]))
 
 	code, text := e.mustFail(e.scale(id, 2))
-	if code != 530 || !strings.HasPrefix(text, "Scaling failed for Kubernetes cluster KubernetesCluster {") ||
-		!strings.HasSuffix(text, "}, unable to update network rules") {
+	if code != 530 || text != "Scaling failed for Kubernetes cluster : scaleconflict, unable to update network rules" {
 		t.Fatalf("scale over a user rule: %d %q", code, text)
 	}
 	after := e.cluster(id)
@@ -338,14 +337,16 @@ func TestConflictInsideScaleJob(t *testing.T) {
 	}
 }
 
-// TestBugCollateralUserForward shows the 4.22.1.1 range cleanup deleting a
-// user's port forward inside 2222..50000, which the fixed profile keeps.
-func TestBugCollateralUserForward(t *testing.T) {
+// TestForwardCleanupRemovesUserForwardUpToPickedEtcdRule: once
+// removeSshFirewallRule picks the etcd rule (4.22.1.1, 4.22.0.0), the
+// network-wide forward cleanup [2222, 50000] deletes a user's port forward
+// inside it; pr14165 picks the node range and the user's forward stays.
+func TestForwardCleanupRemovesUserForwardUpToPickedEtcdRule(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
 		profile  string
 		survives bool
-	}{{Profile42211, false}, {ProfileFixed, true}} {
+	}{{Profile42211, false}, {Profile42200, false}, {ProfilePR14165, true}} {
 		t.Run(tc.profile, func(t *testing.T) {
 			t.Parallel()
 			e := newEnv(t, Options{Profile: tc.profile})

@@ -57,7 +57,7 @@ func cmdCreateKubernetesCluster(s *Simulator, c *caller, p params) (map[string]a
 	return map[string]any{"id": cl.id, "jobid": j.id}, nil
 }
 
-// runCreate is startKubernetesClusterOnCreate (§2.3): etcd VMs, control
+// runCreate is KubernetesClusterStartWorker.startKubernetesClusterOnCreate: etcd VMs, control
 // VMs, workers, network rules, etcd rules, API, ready nodes, kubeconfig.
 // Failures before the kubeconfig leave the cluster in Error, later ones in
 // Alert; nothing is rolled back.

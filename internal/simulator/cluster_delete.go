@@ -14,49 +14,58 @@ func cmdDeleteKubernetesCluster(s *Simulator, c *caller, p params) (map[string]a
 		func(jr *jobRun) (any, *apiError) { return s.runDelete(jr, cl) })
 }
 
-// runDelete is KubernetesClusterDestroyWorker.destroy (§2.8).
+// runDelete is KubernetesClusterManagerImpl.deleteKubernetesCluster for a
+// CloudManaged cluster: KubernetesClusterDestroyWorker.destroy.
 func (s *Simulator) runDelete(jr *jobRun, c *cluster) (any, *apiError) {
 	jr.op = "delete"
 	if c.removed {
 		return nil, internalError("Kubernetes cluster %s has already been deleted", c.name)
 	}
-	if !slices.Contains([]string{stRunning, stStopped, stAlert, stError, stDestroying}, c.state) {
-		return nil, internalError("Cannot perform delete operation on cluster %s in state: %s", c.name, c.state)
-	}
-	if c.state != stDestroying {
-		s.transit(c, evDestroyRequested)
-	}
 	if err := s.destroyCluster(jr, c); err != nil {
-		c.gc = true
-		return nil, internalError("%s", failText(err, fmt.Sprintf("Failed to delete Kubernetes cluster : %s: %v", c.name, err)))
+		return nil, err
 	}
 	return map[string]any{"success": true}, nil
 }
 
-// destroyCluster does the destroy work; jr may be nil (scanner retry). On
-// failure the cluster stays in Destroying.
-func (s *Simulator) destroyCluster(jr *jobRun, c *cluster) error {
+// destroyCluster is KubernetesClusterDestroyWorker.destroy; jr is nil for
+// the scanner's retry. The state and the network checks run before the
+// cluster moves to Destroying, so a refused delete leaves its state as it
+// was. A failure after that sets the gc flag and leaves it in Destroying; an
+// exception the worker does not catch (the 4.22.0.0 NullPointerException of
+// removeSshFirewallRule) leaves it in Destroying without the flag.
+func (s *Simulator) destroyCluster(jr *jobRun, c *cluster) *apiError {
 	step := func(name string) error {
 		if jr == nil {
 			return nil
 		}
 		return jr.step(name)
 	}
+	if !slices.Contains([]string{stRunning, stStopped, stAlert, stError, stDestroying}, c.state) {
+		return internalError("Cannot perform delete operation on cluster : %s in state: %s", c.name, c.state)
+	}
 	n := s.st.network(c.networkID)
 	if c.networkCleanup && n != nil && !n.removed {
-		for _, row := range s.st.mapRows(c.id) {
+		rows := s.st.mapRows(c.id)
+		for _, row := range rows {
 			if row.external {
-				return serverErr("the cluster has external nodes, remove them before deleting the cluster")
+				return internalError("Kubernetes cluster : %s has external nodes, remove them before deleting the cluster", c.name)
 			}
 		}
-		for _, v := range s.vmsOnNetwork(n.id) {
+		networkVMs := s.vmsOnNetwork(n.id)
+		if len(networkVMs) > len(rows) {
+			return internalError("Network : %s for Kubernetes cluster : %s has instances using it which are not part of the Kubernetes cluster", n.name, c.name)
+		}
+		for _, v := range networkVMs {
 			if row := s.st.mapRowOf(v.id); row == nil || row.clusterID != c.id {
-				return serverErr("the network %s is in use by VM %s which is not part of the cluster", n.name, v.name)
+				return internalError("VM : %s which is not a part of Kubernetes cluster : %s is using Kubernetes cluster network : %s", v.id, c.name, n.name)
 			}
 		}
 	}
+	s.logf("Destroying Kubernetes cluster : %s", c.name)
+	s.transit(c, evDestroyRequested)
 	if err := step("vms"); err != nil {
-		return err
+		c.gc = true
+		return internalError("%s", failText(err, fmt.Sprintf("Failed to destroy one or more VMs as part of Kubernetes cluster : %s cleanup", c.name)))
 	}
 	var vmIDs []string
 	for _, row := range s.st.mapRows(c.id) {
@@ -68,7 +77,12 @@ func (s *Simulator) destroyCluster(jr *jobRun, c *cluster) error {
 		s.deleteMapRow(row)
 	}
 	if err := step("network"); err != nil {
-		return err
+		c.gc = true
+		msg := fmt.Sprintf("Failed to remove network rules of Kubernetes cluster : %s", c.name)
+		if c.networkCleanup {
+			msg = fmt.Sprintf("Failed to destroy network of Kubernetes cluster : %s cleanup", c.name)
+		}
+		return internalError("%s", failText(err, msg))
 	}
 	switch {
 	case n == nil || n.removed:
@@ -77,7 +91,9 @@ func (s *Simulator) destroyCluster(jr *jobRun, c *cluster) error {
 	case isVPCTier(n):
 		s.deleteVPCClusterRules(c, vmIDs)
 	default:
-		s.deleteIsolatedClusterRules(c, n, vmIDs)
+		if err := s.deleteIsolatedClusterRules(c, n, vmIDs); err != nil {
+			return internalError("%s", err.Error())
+		}
 	}
 	for _, node := range s.st.nodesOf(c.id) {
 		s.deleteNode(node.vmID)
@@ -89,14 +105,15 @@ func (s *Simulator) destroyCluster(jr *jobRun, c *cluster) error {
 	return nil
 }
 
-// deleteIsolatedClusterRules is the user-network cleanup: the api-lb, the
-// 6443 firewall rule, ONE SSH firewall rule picked by removeSshFirewallRule
-// (etcd firewall rules leak, or the node range when an etcd rule is picked)
-// and the PFs of the removed VMs.
-func (s *Simulator) deleteIsolatedClusterRules(c *cluster, n *network, vmIDs []string) {
+// deleteIsolatedClusterRules is KubernetesClusterDestroyWorker.
+// deleteKubernetesClusterNetworkRules, the user-network cleanup: the api-lb,
+// the 6443 firewall rule (removeApiFirewallRule), ONE SSH firewall rule
+// picked by removeSshFirewallRule (etcd firewall rules leak, or the node
+// range when an etcd rule is picked) and the PFs of the removed VMs.
+func (s *Simulator) deleteIsolatedClusterRules(c *cluster, n *network, vmIDs []string) error {
 	ip := s.clusterIP(c)
 	if ip == nil {
-		return
+		return nil
 	}
 	for _, r := range s.rulesOnIP(ip.id, purposeLB) {
 		if r.start == clusterAPIPort {
@@ -109,8 +126,11 @@ func (s *Simulator) deleteIsolatedClusterRules(c *cluster, n *network, vmIDs []s
 			break
 		}
 	}
-	s.removeSshFirewallRule(ip, n)
+	if _, err := s.removeSshFirewallRule(ip, n); err != nil {
+		return err
+	}
 	s.removeVMPortForwards(vmIDs)
+	return nil
 }
 
 // deleteVPCClusterRules removes one PF per VM and releases the cluster's VPC

@@ -5,7 +5,9 @@ import (
 	"fmt"
 )
 
-// CKS network rule choreography (§2.3-2.8). Callers hold s.mu.
+// CKS network rule choreography of KubernetesClusterResourceModifierActionWorker,
+// KubernetesClusterStartWorker, KubernetesClusterScaleWorker and
+// KubernetesClusterDestroyWorker. Callers hold s.mu.
 
 const (
 	clusterAPIPort      = 6443
@@ -145,22 +147,33 @@ func (s *Simulator) setupEtcdNetworkRules(c *cluster, n *network, ip *publicIP) 
 	return nil
 }
 
-// removeSshFirewallRule revokes ONE firewall rule for node SSH access and
-// returns it (RMAW:546). 4.22.1.1 picks the first TCP firewall rule (id
-// order) that starts at 2222 or whose twin port-forward (same public ports,
-// anywhere in the network) goes to port 22; that is the #14159 bug. The
-// fixed profile prefers the rule starting at 2222.
-func (s *Simulator) removeSshFirewallRule(ip *publicIP, n *network) *rule {
+// errPortlessRuleNPE is the NullPointerException of removeSshFirewallRule
+// before #12806: the Integer ports of a TCP firewall rule without ports are
+// unboxed into portForwardingRulesDao.findByNetworkAndPorts(long, int, int).
+var errPortlessRuleNPE = &javaException{msg: `Cannot invoke "java.lang.Integer.intValue()" because the return value of "com.cloud.network.rules.FirewallRuleVO.getSourcePortStart()" is null`}
+
+// removeSshFirewallRule is KubernetesClusterResourceModifierActionWorker.
+// removeSshFirewallRule: it revokes ONE firewall rule for node SSH access
+// and returns it. It reads the IP's not-revoked TCP firewall rules
+// (firewallRulesDao.listByIpPurposeProtocolAndNotRevoked, no ORDER BY: in
+// practice ascending id, the reverse of what listFirewallRules shows) and
+// picks the first that starts at 2222 or whose twin port forward (same
+// public ports, anywhere in the network) goes to port 22, which lets an etcd
+// rule win once the node range was re-created with a higher id (#14159).
+// Rules without ports are skipped (#12806); before that fix (profile
+// 4.22.0.0) reaching one throws a NullPointerException. PR #14165 (profile
+// pr14165) first looks for the rule starting at 2222.
+func (s *Simulator) removeSshFirewallRule(ip *publicIP, n *network) (*rule, error) {
 	var fws []*rule
 	for _, r := range s.rulesOnIP(ip.id, purposeFirewall) {
-		if r.protocol == "tcp" && r.hasPorts {
+		if r.protocol == "tcp" {
 			fws = append(fws, r)
 		}
 	}
 	var pick *rule
 	if s.profile.preferNodeSSHRule {
 		for _, fw := range fws {
-			if fw.start == nodesStartSSHPort {
+			if fw.hasPorts && fw.start == nodesStartSSHPort {
 				pick = fw
 				break
 			}
@@ -168,6 +181,12 @@ func (s *Simulator) removeSshFirewallRule(ip *publicIP, n *network) *rule {
 	}
 	if pick == nil {
 		for _, fw := range fws {
+			if !fw.hasPorts {
+				if s.profile.portlessRuleNPE {
+					return nil, errPortlessRuleNPE
+				}
+				continue
+			}
 			pf := s.findPFByNetworkAndPorts(n.id, fw.start, fw.end)
 			if fw.start == nodesStartSSHPort || (pf != nil && pf.privateStart == defaultSSHPort) {
 				pick = fw
@@ -176,41 +195,54 @@ func (s *Simulator) removeSshFirewallRule(ip *publicIP, n *network) *rule {
 		}
 	}
 	if pick != nil {
-		s.logf("The SSH firewall rule %s with the id %d was revoked", pick.id, pick.internalID)
+		s.logf("The SSH firewall rule %s with the id %d was revoked", javaString(pick.name), pick.internalID)
 		s.revokeRule(pick)
 	}
-	return pick
+	return pick, nil
 }
 
-// findPFByNetworkAndPorts is portForwardingRulesDao.findByNetworkAndPorts.
+// findPFByNetworkAndPorts is portForwardingRulesDao.findByNetworkAndPorts, a
+// findOneBy with ORDER BY RAND() LIMIT 1: when several port forwards in the
+// network have the same public ports, which one is returned is random
+// (seeded by Options.Seed).
 func (s *Simulator) findPFByNetworkAndPorts(networkID string, start, end int) *rule {
+	var found []*rule
 	for _, r := range s.rulesInNetwork(networkID, purposePF) {
 		if r.start == start && r.end == end {
-			return r
+			found = append(found, r)
 		}
 	}
-	return nil
+	if len(found) == 0 {
+		return nil
+	}
+	return found[s.twinRNG.IntN(len(found))]
 }
 
 // removePortForwardingRules revokes every PF rule in the network (any public
-// IP, user rules included) whose public start port is in [start, end].
+// IP, user rules included) whose public start port is in [start, end]
+// (KubernetesClusterResourceModifierActionWorker.removePortForwardingRules).
 func (s *Simulator) removePortForwardingRules(n *network, start, end int) {
 	for _, r := range s.rulesInNetwork(n.id, purposePF) {
 		if r.start >= start && r.start <= end {
-			s.logf("The Port forwarding rule [%s] with the id [%d] was mark as revoked.", r.id, r.internalID)
+			s.logf("The Port forwarding rule [%s] with the id [%d] was mark as revoked.", javaString(r.name), r.internalID)
 			s.revokeRule(r)
 		}
 	}
 }
 
-// scaleNetworkRules is scaleKubernetesClusterNetworkRules after nodes were
-// added or removed. oldNodeCount is the non-etcd node count before the
-// operation (used only by the fixed profile to bound the PF cleanup).
-func (s *Simulator) scaleNetworkRules(c *cluster, oldNodeCount int) error {
+// scaleNetworkRules is KubernetesClusterScaleWorker.
+// scaleKubernetesClusterNetworkRules after nodes were added or removed. On
+// an isolated network (scaleKubernetesClusterIsolatedNetworkRules) it
+// revokes the rule removeSshFirewallRule picks, removes every PF of the
+// network from 2222 to that rule's end, then creates the node range and the
+// node PFs again; a VPC tier (scaleKubernetesClusterVpcTierRules) gets its
+// node PFs re-created. A *javaException is an exception the worker does not
+// catch.
+func (s *Simulator) scaleNetworkRules(c *cluster) error {
 	n := s.st.network(c.networkID)
 	ip := s.clusterIP(c)
 	if n == nil || ip == nil {
-		return serverErr("no public IP address for the cluster")
+		return serverErr("No source NAT IP addresses found for network : %s, Kubernetes cluster : %s", c.networkID, c.name)
 	}
 	nodes, externals, _ := s.nodeLists(c)
 	all := append(nodes, externals...)
@@ -219,15 +251,14 @@ func (s *Simulator) scaleNetworkRules(c *cluster, oldNodeCount int) error {
 		s.provisionSSHPortForwards(ip, n, all)
 		return nil
 	}
-	fw := s.removeSshFirewallRule(ip, n)
+	fw, err := s.removeSshFirewallRule(ip, n)
+	if err != nil {
+		return err
+	}
 	if fw == nil {
 		return serverErr(errSSHFirewallRule)
 	}
-	end := fw.end
-	if s.profile.boundedPFCleanup {
-		end = nodesStartSSHPort + oldNodeCount - 1
-	}
-	s.removePortForwardingRules(n, nodesStartSSHPort, end)
+	s.removePortForwardingRules(n, nodesStartSSHPort, fw.end)
 	if err := s.addFirewallRulesForNodes(c, ip, n); err != nil {
 		return err
 	}
@@ -235,22 +266,30 @@ func (s *Simulator) scaleNetworkRules(c *cluster, oldNodeCount int) error {
 	return nil
 }
 
-// controlSSHReachable reports whether CKS can run kubectl over SSH: an
-// active PF on the cluster IP at 2222 to port 22 of a running control VM.
+// controlSSHReachable reports whether CKS can run kubectl over SSH through
+// getKubernetesClusterServerIpSshPort's (cluster IP, 2222): an active PF on
+// the cluster IP at 2222 to port 22 of a running control VM (only control
+// nodes hold the admin kubeconfig).
 func (s *Simulator) controlSSHReachable(c *cluster) bool {
 	ip := s.clusterIP(c)
 	if ip == nil {
 		return false
 	}
+	v := s.sshForwardTarget(ip, nodesStartSSHPort)
+	return v != nil && v.role == roleControl
+}
+
+// sshForwardTarget returns the running VM an SSH connection to the IP's
+// public port reaches (an active PF to port 22), or nil.
+func (s *Simulator) sshForwardTarget(ip *publicIP, port int) *vm {
 	for _, r := range s.rulesOnIP(ip.id, purposePF) {
-		if r.start != nodesStartSSHPort || r.privateStart != defaultSSHPort {
-			continue
-		}
-		if v := s.st.vm(r.vmID); v != nil && v.role == roleControl && v.state == vmRunning {
-			return true
+		if r.start <= port && port <= r.end && r.privateStart == defaultSSHPort && r.state == ruleActive {
+			if v := s.st.vm(r.vmID); v != nil && v.state == vmRunning {
+				return v
+			}
 		}
 	}
-	return false
+	return nil
 }
 
 // readyNodeCount is the kubectl ready count CKS compares with C+W+E (after
@@ -263,4 +302,54 @@ func (s *Simulator) readyNodeCount(c *cluster) int {
 		}
 	}
 	return count
+}
+
+// apiReachable reports whether KubernetesClusterUtil.
+// isKubernetesClusterServerRunning would get an answer from
+// https://<cluster IP>:6443/version: the cluster's API endpoint exists, on
+// an isolated network an ingress firewall rule opens 6443, and the api-lb
+// load balancer (or, on a VPC tier without conserve mode, PF 6443) reaches
+// a running control VM.
+func (s *Simulator) apiReachable(c *cluster) bool {
+	ip := s.clusterIP(c)
+	n := s.st.network(c.networkID)
+	if ip == nil || n == nil || c.endpoint == "" {
+		return false
+	}
+	runningControl := func(vmID string) bool {
+		v := s.st.vm(vmID)
+		return v != nil && v.state == vmRunning && v.role == roleControl
+	}
+	if !isVPCTier(n) {
+		open := false
+		for _, r := range s.rulesOnIP(ip.id, purposeFirewall) {
+			if (r.protocol == "tcp" || r.protocol == "all") && (!r.hasPorts || (r.start <= clusterAPIPort && clusterAPIPort <= r.end)) {
+				open = true
+			}
+		}
+		if !open {
+			return false
+		}
+	}
+	for _, r := range s.rulesOnIP(ip.id, "") {
+		switch {
+		case r.purpose == purposeLB && r.start == clusterAPIPort:
+			for _, m := range r.lbMembers {
+				if runningControl(m) {
+					return true
+				}
+			}
+		case r.purpose == purposePF && r.start == clusterAPIPort && r.privateStart == clusterAPIPort && runningControl(r.vmID):
+			return true
+		}
+	}
+	return false
+}
+
+// javaString is how Java prints a String that may be null (empty here).
+func javaString(v string) string {
+	if v == "" {
+		return "null"
+	}
+	return v
 }

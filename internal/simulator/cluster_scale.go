@@ -1,10 +1,15 @@
 package simulator
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
 )
+
+// roleDefault is KubernetesClusterNodeType.DEFAULT: one offering for every
+// node type.
+const roleDefault nodeRole = "default"
 
 // scaleRequest is scaleKubernetesCluster's input. Validation runs inside the
 // job, so every problem is a 530 job failure.
@@ -17,6 +22,8 @@ type scaleRequest struct {
 	autoscaling      bool
 	autoscalingGiven bool
 	minSize, maxSize int64
+	minGiven         bool
+	maxGiven         bool
 }
 
 func cmdScaleKubernetesCluster(s *Simulator, c *caller, p params) (map[string]any, *apiError) {
@@ -32,11 +39,15 @@ func cmdScaleKubernetesCluster(s *Simulator, c *caller, p params) (map[string]an
 		return nil, err
 	}
 	for _, entry := range p.mapEntries("nodeofferings") {
+		role := nodeRole(strings.ToLower(entry["node"]))
+		if role != roleControl && role != roleWorker && role != roleEtcd {
+			return nil, invalidParam("Invalid node type: %s, valid types are: control, worker, etcd", entry["node"])
+		}
 		off := s.st.offering(entry["offering"])
 		if off == nil {
 			return nil, entityNotFound("nodeofferings", entry["offering"])
 		}
-		req.nodeOfferings[nodeRole(strings.ToLower(entry["node"]))] = off
+		req.nodeOfferings[role] = off
 	}
 	for _, id := range p.list("nodeids") {
 		if !isUUID(id) || s.st.vmIncludingExpunged(id) == nil {
@@ -45,10 +56,10 @@ func cmdScaleKubernetesCluster(s *Simulator, c *caller, p params) (map[string]an
 		req.nodeIDs = append(req.nodeIDs, s.st.vmIncludingExpunged(id).id)
 	}
 	req.autoscaling, req.autoscalingGiven = p.boolean("autoscalingenabled")
-	if req.minSize, _, err = p.long("minsize"); err != nil {
+	if req.minSize, req.minGiven, err = p.long("minsize"); err != nil {
 		return nil, err
 	}
-	if req.maxSize, _, err = p.long("maxsize"); err != nil {
+	if req.maxSize, req.maxGiven, err = p.long("maxsize"); err != nil {
 		return nil, err
 	}
 	return s.clusterJob(c, cl, "ScaleKubernetesClusterCmd", 6,
@@ -71,107 +82,415 @@ func (s *Simulator) requireCluster(c *caller, p params) (*cluster, *apiError) {
 	return cl, nil
 }
 
-// validateScale is validateKubernetesClusterScaleParameters.
+// validateScale is KubernetesClusterManagerImpl.
+// validateKubernetesClusterScaleParameters, with
+// validateServiceOfferingsForNodeTypesScale and
+// validateKubernetesClusterScaleSize, in their order.
 func (s *Simulator) validateScale(c *cluster, req *scaleRequest) error {
-	if !req.sizeGiven && req.offering == nil && len(req.nodeOfferings) == 0 && len(req.nodeIDs) == 0 && !req.autoscalingGiven {
-		return serverErr("At least one of size, serviceofferingid, nodeofferings, nodeids or autoscalingenabled must be specified")
-	}
 	if c.removed {
-		return serverErr("Kubernetes cluster %s has been removed", c.name)
+		return serverErr("Invalid Kubernetes cluster ID")
+	}
+	if req.offering == nil && len(req.nodeOfferings) == 0 && !req.sizeGiven && len(req.nodeIDs) == 0 && !req.autoscalingGiven {
+		return serverErr("Kubernetes cluster %s cannot be scaled, either service offering or cluster size or nodeids to be removed or autoscaling must be passed", c.name)
 	}
 	if !slices.Contains([]string{stCreated, stRunning, stStopped}, c.state) {
 		return serverErr("Kubernetes cluster %s is in %s state and can not be scaled", c.name, c.state)
 	}
+	maxSize := int64(s.opts.MaxClusterSize)
 	if req.autoscalingGiven && req.autoscaling {
 		switch {
 		case req.sizeGiven || len(req.nodeIDs) > 0:
-			return serverErr("Autoscaling can not be passed along with nodeids or size parameter")
+			return serverErr("Autoscaling can not be passed along with nodeids or clustersize")
+		case !req.minGiven || !req.maxGiven:
+			return serverErr("Autoscaling requires minsize and maxsize to be passed")
 		case req.minSize < 1:
 			return serverErr("Minsize must be at least than 1")
 		case req.maxSize <= req.minSize:
 			return serverErr("Maxsize must be greater than minsize")
-		case req.maxSize+c.controlNodes > int64(s.opts.MaxClusterSize):
-			return serverErr("Maxsize must be less than or equal to %d", int64(s.opts.MaxClusterSize)-c.controlNodes)
+		case req.maxSize+c.controlNodes > maxSize:
+			return serverErr("Maximum cluster size can not exceed %d. Please contact your administrator", maxSize)
 		}
 	}
 	if len(req.nodeIDs) > 0 {
-		if req.sizeGiven || req.offering != nil || len(req.nodeOfferings) > 0 {
-			return serverErr("nodeids can not be passed along with size or serviceofferingid or nodeofferings parameters")
+		// Control and etcd entries of nodeofferings may come with nodeids;
+		// size, serviceofferingid and a worker entry may not.
+		if req.sizeGiven || req.offering != nil || req.nodeOfferings[roleWorker] != nil {
+			return serverErr("nodeids can not be passed along with clustersize or service offering")
+		}
+		var rows []*mapRow
+		for _, row := range s.st.mapRows(c.id) {
+			if slices.Contains(req.nodeIDs, row.vmID) {
+				rows = append(rows, row)
+			}
+		}
+		if len(rows) != len(req.nodeIDs) {
+			return serverErr("Invalid node ids")
 		}
 		controls, others := 0, 0
-		for _, id := range req.nodeIDs {
-			row := s.st.mapRowOf(id)
-			if row == nil || row.clusterID != c.id {
-				return serverErr("VM with ID: %s is not a part of the Kubernetes cluster %s", id, c.name)
-			}
-			if row.etcd {
-				return serverErr("VM with ID: %s is an etcd node of the Kubernetes cluster %s and can not be removed", id, c.name)
-			}
+		for _, row := range rows {
 			if row.control {
 				controls++
-			} else if !row.external {
+			} else {
 				others++
 			}
 		}
 		if int64(controls) >= c.controlNodes {
-			return serverErr("Can not remove all the control nodes from the cluster")
+			return serverErr("Can not remove all control nodes from a cluster")
 		}
 		if int64(others) >= c.size {
-			return serverErr("The number of nodes to be removed must be less than the size of the cluster")
+			return serverErr("Can not remove all nodes from a cluster")
 		}
 	}
-	if req.sizeGiven {
-		if req.size < 1 || req.size+c.controlNodes > int64(s.opts.MaxClusterSize) {
-			return serverErr("Invalid size: %d, the sum of control nodes (%d) and worker nodes must be between 2 and %d",
-				req.size, c.controlNodes, s.opts.MaxClusterSize)
+	if err := s.validateScaleOfferings(c, req); err != nil {
+		return err
+	}
+	if !req.sizeGiven || req.size == c.size {
+		return nil
+	}
+	switch {
+	case c.state == stStopped:
+		return serverErr("Kubernetes cluster : %s is in %s state", c.name, c.state)
+	case req.size < 1:
+		return serverErr("Kubernetes cluster : %s cannot be scaled for size, %d", c.name, req.size)
+	case req.size+c.controlNodes > maxSize:
+		return serverErr("Maximum cluster size can not exceed %d. Please contact your administrator", maxSize)
+	}
+	return nil
+}
+
+// validateScaleOfferings is validateServiceOfferingsForNodeTypesScale: each
+// node type's requested offering (its nodeofferings entry, else
+// serviceofferingid) must meet the minimums and, on a Running cluster, not
+// offer less than the type's recorded offering.
+func (s *Simulator) validateScaleOfferings(c *cluster, req *scaleRequest) error {
+	version := s.st.version(c.versionID)
+	for _, role := range []nodeRole{roleWorker, roleControl, roleEtcd} {
+		off := req.nodeOfferings[role]
+		if off == nil {
+			off = req.offering
 		}
-		if req.size != c.size && c.state == stStopped {
-			return serverErr("Size of the Kubernetes cluster %s can not be changed while it is in %s state", c.name, c.state)
+		if off == nil {
+			continue
+		}
+		minCPU, minMem := 2, 2048
+		if off.cpu < minCPU || off.memory < minMem {
+			return serverErr("Kubernetes cluster : %s cannot be scaled with service offering : %s, Kubernetes cluster template(CoreOS) needs minimum %d vCPUs and %d MB RAM",
+				c.name, off.name, minCPU, minMem)
+		}
+		if version != nil && off.cpu < version.minCPU {
+			return serverErr("Kubernetes cluster : %s cannot be scaled with service offering : %s, associated Kubernetes version : %s needs minimum %d vCPUs",
+				c.name, off.name, version.name, version.minCPU)
+		}
+		if version != nil && off.memory < version.minMemory {
+			return serverErr("Kubernetes cluster : %s cannot be scaled with service offering : %s, associated Kubernetes version : %s needs minimum %d MB RAM",
+				c.name, off.name, version.name, version.minMemory)
+		}
+		existing := s.st.offering(c.roleOfferingID(role))
+		if existing == nil {
+			existing = s.st.offering(c.offeringID)
+		}
+		if existing != nil && c.state == stRunning &&
+			(off.memory < existing.memory || off.cpu*off.cpuSpeed < existing.cpu*existing.cpuSpeed) {
+			return serverErr("Kubernetes cluster cannot be scaled down for service offering. Service offering : %s offers lesser resources as compared to service offering : %s of Kubernetes cluster : %s",
+				off.name, existing.name, c.name)
 		}
 	}
 	return nil
 }
 
-// runScale is KubernetesClusterScaleWorker.scaleCluster: offerings by node
-// type, then autoscaling or the size change.
+// roleOfferingID is the offering the cluster records for a node type.
+func (c *cluster) roleOfferingID(role nodeRole) string {
+	switch role {
+	case roleControl:
+		return c.controlOfferingID
+	case roleWorker:
+		return c.workerOfferingID
+	case roleEtcd:
+		return c.etcdOfferingID
+	}
+	return c.offeringID
+}
+
+func (c *cluster) setRoleOfferingID(role nodeRole, id string) {
+	switch role {
+	case roleControl:
+		c.controlOfferingID = id
+	case roleWorker:
+		c.workerOfferingID = id
+	case roleEtcd:
+		c.etcdOfferingID = id
+	}
+}
+
+// scaleWorker is one KubernetesClusterScaleWorker.
+type scaleWorker struct {
+	s             *Simulator
+	jr            *jobRun
+	c             *cluster
+	req           *scaleRequest
+	offerings     map[nodeRole]*serviceOffering // serviceOfferingNodeTypeMap
+	clusterSize   *int64                        // the new worker count, nil when unchanged
+	originalState string
+	originalSize  int64
+}
+
+// runScale is KubernetesClusterManagerImpl.scaleKubernetesCluster: the
+// validation, then the scale worker.
 func (s *Simulator) runScale(jr *jobRun, c *cluster, req *scaleRequest, who *caller) (any, *apiError) {
 	jr.op = "scale"
 	if err := s.validateScale(c, req); err != nil {
 		return nil, internalError("%s", err.Error())
 	}
-	if c.state == stCreated {
-		// Only the database counts and offerings change.
-		s.applyOfferings(c, req)
-		if req.sizeGiven {
-			c.size = req.size
-		}
-		s.recalculateCapacity(c)
-		return map[string]any{"kubernetescluster": s.renderCluster(c, who)}, nil
-	}
-	if req.offering != nil || len(req.nodeOfferings) > 0 {
-		if err := s.scaleOfferings(jr, c, req); err != nil {
-			return nil, err
-		}
-	}
+	w := &scaleWorker{s: s, jr: jr, c: c, req: req, offerings: s.nodeTypeOfferings(c, req),
+		originalState: c.state, originalSize: c.size}
 	switch {
-	case req.autoscalingGiven:
-		if err := s.scaleAutoscaling(jr, c, req); err != nil {
-			return nil, err
-		}
 	case len(req.nodeIDs) > 0:
-		if err := s.scaleDownNodes(jr, c, req.nodeIDs); err != nil {
-			return nil, err
-		}
-	case req.sizeGiven && req.size > c.size:
-		if err := s.scaleUp(jr, c, req.size); err != nil {
-			return nil, err
-		}
-	case req.sizeGiven && req.size < c.size:
-		if err := s.scaleDown(jr, c, req.size); err != nil {
-			return nil, err
-		}
+		size := c.size - int64(len(req.nodeIDs))
+		w.clusterSize = &size
+	case req.sizeGiven:
+		size := req.size
+		w.clusterSize = &size
+	}
+	if err := w.scaleCluster(); err != nil {
+		return nil, err
 	}
 	return map[string]any{"kubernetescluster": s.renderCluster(c, who)}, nil
+}
+
+// nodeTypeOfferings is createNodeTypeToServiceOfferingMap: the
+// nodeofferings entries, or, without any, DEFAULT mapped to
+// serviceofferingid or else the cluster's own service offering. A
+// size-only scale therefore asks every node type for the cluster's offering.
+func (s *Simulator) nodeTypeOfferings(c *cluster, req *scaleRequest) map[nodeRole]*serviceOffering {
+	out := map[nodeRole]*serviceOffering{}
+	if len(req.nodeOfferings) == 0 {
+		off := req.offering
+		if off == nil {
+			off = s.st.offering(c.offeringID)
+		}
+		out[roleDefault] = off
+		return out
+	}
+	for role, off := range req.nodeOfferings {
+		out[role] = off
+	}
+	return out
+}
+
+// existingOfferingForRole is KubernetesClusterScaleWorker.
+// getExistingOfferingIdForNodeType: the offering of the first VM of the node
+// type in the map, or the cluster's service offering when there is none.
+func (s *Simulator) existingOfferingForRole(c *cluster, role nodeRole) *serviceOffering {
+	for _, row := range s.st.mapRows(c.id) {
+		if rowRole(row) != role {
+			continue
+		}
+		if v := s.st.vm(row.vmID); v != nil {
+			return s.st.offering(v.offeringID)
+		}
+		break
+	}
+	return s.st.offering(c.offeringID)
+}
+
+// rowRole is the node type of a map row (listByClusterIdAndVmType).
+func rowRole(row *mapRow) nodeRole {
+	switch {
+	case row.control:
+		return roleControl
+	case row.etcd:
+		return roleEtcd
+	default:
+		return roleWorker
+	}
+}
+
+// scaleCluster is KubernetesClusterScaleWorker.scaleCluster: node types in
+// the order CONTROL, ETCD, WORKER; a type whose requested offering (its
+// entry, else DEFAULT) differs from its first VM's gets an offering change;
+// the worker type also gets the size change or the autoscaler.
+func (w *scaleWorker) scaleCluster() *apiError {
+	s, c := w.s, w.c
+	def, hasDefault := w.offerings[roleDefault]
+	autoscalingChanged := w.req.autoscalingGiven && (w.req.autoscaling != c.autoscaling ||
+		(w.req.minGiven && w.req.minSize != c.minSize) || (w.req.maxGiven && w.req.maxSize != c.maxSize))
+	for _, role := range []nodeRole{roleControl, roleEtcd, roleWorker} {
+		isWorker := role == roleWorker
+		var newVMs int64
+		if isWorker && w.clusterSize != nil {
+			newVMs = *w.clusterSize - w.originalSize
+		}
+		scaling, inMap := w.offerings[role]
+		if !hasDefault && !inMap && newVMs == 0 {
+			continue
+		}
+		existing := s.existingOfferingForRole(c, role)
+		if existing == nil {
+			return internalError("The Kubernetes cluster %s does not have a service offering set for node type %s", c.name, strings.ToUpper(string(role)))
+		}
+		if scaling == nil {
+			scaling = def
+		}
+		offeringNeeded := scaling != nil && scaling.id != existing.id
+		updateNodeOffering := inMap || offeringNeeded
+		updateClusterOffering := isWorker && hasDefault
+		if isWorker && autoscalingChanged {
+			if err := s.scaleAutoscaling(w.jr, c, w.req); err != nil {
+				return err
+			}
+			if offeringNeeded {
+				if err := w.scaleOffering(role, scaling, updateNodeOffering, updateClusterOffering); err != nil {
+					return err
+				}
+			}
+			s.transit(c, evOperationSucceeded)
+			return nil
+		}
+		sizeNeeded := isWorker && w.clusterSize != nil && *w.clusterSize != w.originalSize
+		var err *apiError
+		switch {
+		case offeringNeeded && sizeNeeded && newVMs > 0:
+			if err = w.scaleOffering(role, scaling, updateNodeOffering, updateClusterOffering); err == nil {
+				err = w.scaleSize(role)
+			}
+		case offeringNeeded && sizeNeeded:
+			if err = w.scaleSize(role); err == nil {
+				err = w.scaleOffering(role, scaling, updateNodeOffering, updateClusterOffering)
+			}
+		case offeringNeeded:
+			err = w.scaleOffering(role, scaling, updateNodeOffering, updateClusterOffering)
+		case sizeNeeded:
+			err = w.scaleSize(role)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	s.transit(c, evOperationSucceeded)
+	return nil
+}
+
+// failIfScaling is logTransitStateToFailedIfNeededAndThrow: a cluster in
+// Scaling goes to Alert; in any other state nothing changes.
+func (w *scaleWorker) failIfScaling(format string, args ...any) *apiError {
+	if w.c.state == stScaling {
+		w.s.transit(w.c, evOperationFailed)
+	}
+	return internalError(format, args...)
+}
+
+// updateEntry is updateKubernetesClusterEntryForNodeType: node_count when
+// size is set, the node type's offering and the cluster's offering when
+// asked, and the capacity.
+func (w *scaleWorker) updateEntry(size *int64, role nodeRole, off *serviceOffering, updateNode, updateCluster bool) {
+	if size != nil {
+		w.c.size = *size
+	}
+	if off != nil && updateNode && role != roleDefault {
+		w.c.setRoleOfferingID(role, off.id)
+	}
+	if off != nil && updateCluster {
+		w.c.offeringID = off.id
+	}
+	w.s.recalculateCapacity(w.c)
+}
+
+// scaleOffering is scaleKubernetesClusterOffering with
+// validateKubernetesClusterScaleOfferingParameters: refused on an
+// inconsistent VM map and, with any VM running, on KVM; then each VM of the
+// node type gets the offering (upgradeVirtualMachine). A stopped cluster
+// scales through ScalingStoppedCluster.
+func (w *scaleWorker) scaleOffering(role nodeRole, off *serviceOffering, updateNode, updateCluster bool) *apiError {
+	s, c := w.s, w.c
+	w.jr.op = "scale-offering"
+	if w.originalState != stCreated {
+		rows := s.st.mapRows(c.id)
+		if len(rows) == 0 || len(rows) < expectedMapSize(c) {
+			return w.failIfScaling("Scaling Kubernetes cluster : %s failed, it is in unstable state as not enough existing VM instances found!", c.name)
+		}
+		for _, row := range rows {
+			if v := s.st.vm(row.vmID); v != nil && v.state == vmRunning && !slices.Contains([]string{"XenServer", "VMware", "Simulator"}, c.hypervisor) {
+				return w.failIfScaling("Scaling Kubernetes cluster : %s failed, scaling Kubernetes cluster with running VMs on hypervisor %s is not supported!", c.name, c.hypervisor)
+			}
+		}
+	}
+	if c.state != stScaling && c.state != stScalingStoppedCluster {
+		s.transit(c, evScaleUpRequested)
+	}
+	if w.originalState == stCreated {
+		w.updateEntry(nil, role, off, updateNode, updateCluster)
+		return nil
+	}
+	if err := w.jr.step("vms"); err != nil {
+		return s.scalingFailed(c, err, fmt.Sprintf("Scaling Kubernetes cluster : %s failed, unable to scale cluster VM", c.name))
+	}
+	count := len(s.st.mapRows(c.id))
+	switch role {
+	case roleControl:
+		count = int(c.controlNodes)
+	case roleEtcd:
+		count = int(c.etcdNodes)
+	case roleWorker:
+		count = int(c.size)
+	}
+	for _, row := range s.st.mapRows(c.id) {
+		if count == 0 {
+			break
+		}
+		if role != roleDefault && rowRole(row) != role {
+			continue
+		}
+		if v := s.st.vm(row.vmID); v != nil {
+			v.offeringID = off.id
+		}
+		count--
+	}
+	w.updateEntry(nil, role, off, updateNode, updateCluster)
+	return nil
+}
+
+// scaleSize is scaleKubernetesClusterSize with
+// validateKubernetesClusterScaleSizeParameters: a size change (by size or
+// nodeids, in any state) is refused while the VM map has fewer rows than
+// C + node_count + E; node_count is written only after the VMs and rules.
+func (w *scaleWorker) scaleSize(role nodeRole) *apiError {
+	s, c := w.s, w.c
+	if s.st.network(c.networkID) == nil {
+		return w.failIfScaling("Scaling failed for Kubernetes cluster : %s, cluster network not found", c.name)
+	}
+	if s.st.offering(c.offeringID) == nil {
+		return w.failIfScaling("Scaling failed for Kubernetes cluster : %s, cluster service offering not found", c.name)
+	}
+	if rows := s.st.mapRows(c.id); len(rows) == 0 || len(rows) < expectedMapSize(c) {
+		return w.failIfScaling("Scaling failed for Kubernetes cluster : %s, it is in unstable state as not enough existing VM instances found", c.name)
+	}
+	newVMs := *w.clusterSize - w.originalSize
+	if w.originalState == stCreated {
+		if c.state != stScaling {
+			if newVMs > 0 {
+				s.transit(c, evScaleUpRequested)
+			} else {
+				s.transit(c, evScaleDownRequested)
+			}
+		}
+		w.updateEntry(w.clusterSize, role, w.offerings[role], false, false)
+		return nil
+	}
+	if s.clusterIP(c) == nil {
+		return w.failIfScaling("Scaling failed for Kubernetes cluster : %s, unable to retrieve associated public IP", c.name)
+	}
+	var err *apiError
+	if newVMs < 0 {
+		err = w.scaleDown()
+	} else {
+		err = w.scaleUp(newVMs)
+	}
+	if err != nil {
+		return err
+	}
+	off, inMap := w.offerings[role]
+	w.updateEntry(w.clusterSize, role, off, inMap, false)
+	return nil
 }
 
 // scalingFailed moves a Scaling cluster to Alert and returns the 530.
@@ -184,203 +503,142 @@ func (s *Simulator) scalingMessage(c *cluster, what string) string {
 	return fmt.Sprintf("Scaling failed for Kubernetes cluster %s, %s", s.clusterString(c), what)
 }
 
-// nonEtcdNodeCount is C + W + X as counted from the cluster's numbers.
-func nonEtcdNodeCount(c *cluster, externals int) int {
-	return int(c.controlNodes+c.size) + externals
+// rulesFailed is a failure of scaleKubernetesClusterNetworkRules: a Java
+// exception the worker does not catch (a NullPointerException) leaves the
+// state as it is; any other goes through failure, the caller's transition.
+func (s *Simulator) rulesFailed(c *cluster, err error, failure func() *apiError) *apiError {
+	var je *javaException
+	if errors.As(err, &je) {
+		s.logf("Unexpected exception while executing %sScaleKubernetesClusterCmd: java.lang.NullPointerException: %s", cmdPkgKubernetes, je.msg)
+		return internalError("%s", je.msg)
+	}
+	s.logf("%s: %v", s.scalingMessage(c, "unable to update network rules"), err)
+	return failure()
 }
 
-// scaleUp adds workers, rebuilds the SSH rules, waits for ready nodes and
-// only then writes node_count.
-func (s *Simulator) scaleUp(jr *jobRun, c *cluster, newSize int64) *apiError {
+// scaleUp is scaleUpKubernetesClusterSize: new workers, the SSH rules
+// rebuilt, the ready count checked.
+func (w *scaleWorker) scaleUp(newVMs int64) *apiError {
+	s, c, jr := w.s, w.c, w.jr
 	jr.op = "scale-up"
 	n := s.st.network(c.networkID)
-	_, externals, _ := s.nodeLists(c)
-	oldNodeCount := nonEtcdNodeCount(c, len(externals))
-	s.transit(c, evScaleUpRequested)
-	if err := jr.step("vms"); err != nil || n == nil {
-		return s.scalingFailed(c, err, s.scalingMessage(c, "unable to provision node VM in the cluster"))
+	if c.state != stScaling {
+		s.transit(c, evScaleUpRequested)
+	}
+	provisionFailed := fmt.Sprintf("Scaling failed for Kubernetes cluster : %s, unable to provision node VM in the cluster", c.name)
+	if err := jr.step("vms"); err != nil {
+		if msg := failText(err, ""); msg != "" {
+			provisionFailed = msg
+		}
+		return w.failIfScaling("%s", provisionFailed)
 	}
 	prefix := clusterNodePrefix(c.name, c.id)
-	for range newSize - c.size {
+	for range newVMs {
 		v, aerr := s.createNodeVM(c, roleWorker, workerNodeName(prefix, s.nodeNameMillis()), c.workerOfferingID, n)
 		if aerr != nil {
 			// Alert, node_count unchanged, the workers already added stay.
-			s.transit(c, evOperationFailed)
-			return aerr.withContext(s.scalingMessage(c, "unable to provision node VM in the cluster"))
+			w.failIfScaling("%s", provisionFailed)
+			return aerr.withContext(provisionFailed)
 		}
 		s.addMapRow(c, v)
 	}
+	rulesFailed := fmt.Sprintf("Scaling failed for Kubernetes cluster : %s, unable to update network rules", c.name)
 	if err := jr.step("network-rules"); err != nil {
-		return s.scalingFailed(c, err, s.scalingMessage(c, "unable to update network rules"))
+		return w.failIfScaling("%s", failText(err, rulesFailed))
 	}
-	if err := s.scaleNetworkRules(c, oldNodeCount); err != nil {
-		s.logf("%s: %v", s.scalingMessage(c, "unable to update network rules"), err)
-		return s.scalingFailed(c, nil, s.scalingMessage(c, "unable to update network rules"))
+	if err := s.scaleNetworkRules(c); err != nil {
+		return s.rulesFailed(c, err, func() *apiError { return w.failIfScaling("%s", rulesFailed) })
 	}
-	want := int(c.controlNodes+newSize+c.etcdNodes) + len(externals)
-	if err := jr.step("nodes-ready"); err != nil || s.readyNodeCount(c)+int(c.etcdNodes) < want {
-		return s.scalingFailed(c, err, fmt.Sprintf("Scaling unsuccessful for Kubernetes cluster %s as it does not have desired number of nodes in ready state", s.clusterString(c)))
+	_, externals, _ := s.nodeLists(c)
+	want := int(c.controlNodes+*w.clusterSize+c.etcdNodes) + len(externals)
+	notReady := fmt.Sprintf("Scaling unsuccessful for Kubernetes cluster : %s as it does not have desired number of nodes in ready state", c.name)
+	if err := jr.step("nodes-ready"); err != nil || !s.controlSSHReachable(c) || s.readyNodeCount(c)+int(c.etcdNodes) < want {
+		return w.failIfScaling("%s", failText(err, notReady))
 	}
-	c.size = newSize
-	s.recalculateCapacity(c)
-	s.transit(c, evOperationSucceeded)
 	return nil
 }
 
-// scaleDown removes workers without nodeids: the worker-only list in map
-// order, indexed from controlNodeCount + newSize - 1 (the code's offset,
-// correct only for one control node), newest first.
-func (s *Simulator) scaleDown(jr *jobRun, c *cluster, newSize int64) *apiError {
-	jr.op = "scale-down"
-	s.transit(c, evScaleDownRequested)
-	var workers []*mapRow
-	for _, row := range s.st.mapRows(c.id) {
-		if !row.control && !row.etcd && !row.external {
-			workers = append(workers, row)
-		}
+// scaleDown is scaleDownKubernetesClusterSize: with nodeids exactly those
+// VMs (external ones filtered), otherwise the worker-only list in map order
+// cut with subList(controlNodeCount + newSize - 1, size) (the offset is
+// right only for one control node); the list is removed newest first.
+func (w *scaleWorker) scaleDown() *apiError {
+	s, c := w.s, w.c
+	w.jr.op = "scale-down"
+	if c.state != stScaling {
+		s.transit(c, evScaleDownRequested)
 	}
-	from := int(c.controlNodes + newSize - 1)
-	if from > len(workers) {
-		// subList throws; the cluster stays in Scaling.
-		return internalError("fromIndex(%d) > toIndex(%d)", from, len(workers))
-	}
-	remove := slices.Clone(workers[from:])
-	slices.Reverse(remove)
-	return s.removeNodes(jr, c, remove, newSize, c.controlNodes)
-}
-
-// scaleDownNodes removes exactly the given VMs (external ones filtered).
-func (s *Simulator) scaleDownNodes(jr *jobRun, c *cluster, vmIDs []string) *apiError {
-	jr.op = "scale-down"
-	s.transit(c, evScaleDownRequested)
 	var remove []*mapRow
-	newSize, newControls := c.size, c.controlNodes
-	for _, id := range vmIDs {
-		row := s.st.mapRowOf(id)
-		if row == nil || row.external {
-			continue
+	if len(w.req.nodeIDs) > 0 {
+		for _, row := range s.st.mapRows(c.id) {
+			if slices.Contains(w.req.nodeIDs, row.vmID) && !row.external {
+				remove = append(remove, row)
+			}
 		}
-		remove = append(remove, row)
-		if row.control {
-			newControls--
-		} else {
-			newSize--
+	} else {
+		var workers []*mapRow
+		for _, row := range s.st.mapRows(c.id) {
+			if !row.control && !row.etcd && !row.external {
+				workers = append(workers, row)
+			}
 		}
+		from := int(c.controlNodes + *w.clusterSize - 1)
+		if from > len(workers) {
+			// ArrayList.subList throws IllegalArgumentException, which the
+			// worker does not catch: the cluster stays in Scaling.
+			return internalError("fromIndex(%d) > toIndex(%d)", from, len(workers))
+		}
+		remove = slices.Clone(workers[from:])
 	}
-	return s.removeNodes(jr, c, remove, newSize, newControls)
+	slices.Reverse(remove)
+	return w.removeNodes(remove)
 }
 
-// removeNodes drains and deletes each node over SSH, destroys and expunges
-// its VM (which revokes the VM's own PFs), deletes its map row, then
-// rebuilds the SSH rules and finally writes the counts.
-func (s *Simulator) removeNodes(jr *jobRun, c *cluster, rows []*mapRow, newSize, newControls int64) *apiError {
-	_, externals, _ := s.nodeLists(c)
-	oldNodeCount := nonEtcdNodeCount(c, len(externals))
+// vmString is VMInstanceVO.toString().
+func (s *Simulator) vmString(v *vm) string {
+	return fmt.Sprintf(`VM instance {"id":%d,"instanceName":"%s","state":"%s","type":"User","uuid":"%s"}`,
+		v.internalID, s.instanceName(v), v.state, v.id)
+}
+
+// removeNodes is removeNodesFromCluster: each node is drained and deleted
+// with kubectl over SSH through the cluster IP's port 2222 (which needs its
+// Kubernetes node, named after the lowercased host name), its VM destroyed
+// and expunged (which revokes the VM's own PFs) and its map row deleted;
+// then the SSH rules are rebuilt.
+func (w *scaleWorker) removeNodes(rows []*mapRow) *apiError {
+	s, c, jr := w.s, w.c, w.jr
 	for _, row := range rows {
 		v := s.st.vm(row.vmID)
-		name := row.vmID
-		if v != nil {
-			name = v.name
+		if v == nil {
+			// userVm.getHostName() on null: uncaught, the cluster stays in
+			// Scaling.
+			return internalError(`Cannot invoke "com.cloud.uservm.UserVm.getHostName()" because "userVm" is null`)
 		}
-		removeFailed := s.scalingMessage(c, fmt.Sprintf("failed to remove Kubernetes node: %s running on VM : %s", strings.ToLower(name), name))
+		removeFailed := s.scalingMessage(c, fmt.Sprintf("failed to remove Kubernetes node: %s running on VM : %s", v.name, s.vmString(v)))
 		if err := jr.step("remove-vm"); err != nil {
 			return s.scalingFailed(c, err, removeFailed)
 		}
-		if v != nil {
-			if !s.controlSSHReachable(c) {
-				return s.scalingFailed(c, nil, removeFailed)
-			}
-			s.logf("Removing vm %s from cluster %s", v.name, s.clusterString(c))
-			s.deleteNode(v.id)
-			s.expungeVM(v)
+		s.logf("Removing vm %s from cluster %s", s.vmString(v), s.clusterString(c))
+		host := strings.ToLower(v.name)
+		if !s.controlSSHReachable(c) || s.st.nodeByName(c.id, host) == nil {
+			// kubectl drain fails (no SSH, or NotFound): removeKubernetesClusterNode returns false.
+			return s.scalingFailed(c, nil, removeFailed)
 		}
+		s.deleteNode(s.st.nodeByName(c.id, host).vmID)
+		s.expungeVM(v)
 		s.deleteMapRow(row)
 		if err := jr.step("vm-removed"); err != nil {
-			return s.scalingFailed(c, err, s.scalingMessage(c, fmt.Sprintf("failed to remove VM : %s", name)))
+			return s.scalingFailed(c, err, s.scalingMessage(c, fmt.Sprintf("failed to remove VM : %s", v.name)))
 		}
 	}
 	if err := jr.step("network-rules"); err != nil {
 		return s.scalingFailed(c, err, s.scalingMessage(c, "unable to update network rules"))
 	}
-	if err := s.scaleNetworkRules(c, oldNodeCount); err != nil {
-		s.logf("%s: %v", s.scalingMessage(c, "unable to update network rules"), err)
-		return s.scalingFailed(c, nil, s.scalingMessage(c, "unable to update network rules"))
+	if err := s.scaleNetworkRules(c); err != nil {
+		return s.rulesFailed(c, err, func() *apiError {
+			return s.scalingFailed(c, nil, s.scalingMessage(c, "unable to update network rules"))
+		})
 	}
-	c.size = newSize
-	c.controlNodes = newControls
-	s.recalculateCapacity(c)
-	s.transit(c, evOperationSucceeded)
-	return nil
-}
-
-// applyOfferings stores new offerings per node type.
-func (s *Simulator) applyOfferings(c *cluster, req *scaleRequest) {
-	for _, role := range []nodeRole{roleControl, roleEtcd, roleWorker} {
-		off := req.nodeOfferings[role]
-		if off == nil {
-			off = req.offering
-		}
-		if off == nil || (role == roleEtcd && c.etcdNodes == 0) {
-			continue
-		}
-		switch role {
-		case roleControl:
-			c.controlOfferingID = off.id
-		case roleEtcd:
-			c.etcdOfferingID = off.id
-		case roleWorker:
-			c.workerOfferingID = off.id
-		}
-		if req.offering != nil {
-			c.offeringID = req.offering.id
-		}
-	}
-}
-
-// scaleOfferings changes service offerings, CONTROL, ETCD, WORKER. Running
-// KVM VMs can not be scaled; a stopped cluster goes through
-// ScalingStoppedCluster.
-func (s *Simulator) scaleOfferings(jr *jobRun, c *cluster, req *scaleRequest) *apiError {
-	jr.op = "scale-offering"
-	current := map[nodeRole]string{roleControl: c.controlOfferingID, roleEtcd: c.etcdOfferingID, roleWorker: c.workerOfferingID}
-	changed := false
-	for _, role := range []nodeRole{roleControl, roleEtcd, roleWorker} {
-		off := req.nodeOfferings[role]
-		if off == nil {
-			off = req.offering
-		}
-		if off == nil || off.id == current[role] || (role == roleEtcd && c.etcdNodes == 0) {
-			continue
-		}
-		if old := s.st.offering(current[role]); old != nil && c.state == stRunning && (off.cpu < old.cpu || off.memory < old.memory) {
-			return internalError("Kubernetes cluster %s cannot be scaled down to service offering %s with fewer resources", c.name, off.name)
-		}
-		changed = true
-	}
-	if !changed {
-		return nil
-	}
-	if c.state == stRunning {
-		return internalError("Scaling Kubernetes cluster %s failed, scaling Kubernetes cluster with running VMs on hypervisor %s is not supported!", c.name, c.hypervisor)
-	}
-	s.transit(c, evScaleUpRequested)
-	if err := jr.step("vms"); err != nil {
-		return s.scalingFailed(c, err, s.scalingMessage(c, "unable to scale node VMs"))
-	}
-	s.applyOfferings(c, req)
-	vms, rows := s.clusterVMs(c)
-	for i, v := range vms {
-		switch {
-		case rows[i].control:
-			v.offeringID = c.controlOfferingID
-		case rows[i].etcd:
-			v.offeringID = c.etcdOfferingID
-		default:
-			v.offeringID = c.workerOfferingID
-		}
-	}
-	s.recalculateCapacity(c)
-	s.transit(c, evOperationSucceeded)
 	return nil
 }
 
@@ -397,6 +655,5 @@ func (s *Simulator) scaleAutoscaling(jr *jobRun, c *cluster, req *scaleRequest) 
 	} else {
 		c.minSize, c.maxSize = 0, 0
 	}
-	s.transit(c, evOperationSucceeded)
 	return nil
 }

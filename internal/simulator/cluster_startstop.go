@@ -20,10 +20,13 @@ func cmdStopKubernetesCluster(s *Simulator, c *caller, p params) (map[string]any
 		func(jr *jobRun) (any, *apiError) { return s.runStop(jr, cl) })
 }
 
-// runStart is the "stopped cluster" start path (§3.4): a no-op when Running
-// or Starting; otherwise start every mapped VM, check the API and the
-// kubeconfig. From states without a StartRequested transition the worker
-// carries on regardless.
+// runStart is KubernetesClusterManagerImpl.startKubernetesCluster: a no-op
+// when Running or Starting; otherwise KubernetesClusterStartWorker.
+// startStoppedKubernetesCluster (also from states without a StartRequested
+// transition, where the worker carries on): start every mapped VM, check the
+// API endpoint on 6443, then read the kubeconfig over SSH through the
+// cluster IP's port 2222 (the PF to the first control node). A failure moves
+// the cluster to Alert.
 func (s *Simulator) runStart(jr *jobRun, c *cluster, who *caller) (any, *apiError) {
 	jr.op = "start"
 	if c.removed {
@@ -37,10 +40,6 @@ func (s *Simulator) runStart(jr *jobRun, c *cluster, who *caller) (any, *apiErro
 		s.transit(c, evOperationFailed)
 		return nil, internalError("%s", failText(err, natural))
 	}
-	ip := s.clusterIP(c)
-	if c.endpoint == "" || ip == nil {
-		return fail(nil, fmt.Sprintf("Failed to start Kubernetes cluster : %s as no public IP found for the cluster", c.name))
-	}
 	if err := jr.step("vms"); err != nil {
 		return fail(err, fmt.Sprintf("Failed to start all VMs in Kubernetes cluster : %s", c.name))
 	}
@@ -51,7 +50,14 @@ func (s *Simulator) runStart(jr *jobRun, c *cluster, who *caller) (any, *apiErro
 		}
 		s.setVMState(v, vmRunning)
 	}
-	unusable := fmt.Sprintf("Failed to start Kubernetes cluster : %s in usable state as unable to access control node VMs of the cluster", c.name)
+	if c.endpoint == "" {
+		return fail(nil, fmt.Sprintf("Kubernetes cluster : %s has invalid API endpoint. Can not verify if cluster is in ready state", c.name))
+	}
+	ip := s.clusterIP(c)
+	if ip == nil {
+		return fail(nil, fmt.Sprintf("Failed to start Kubernetes cluster : %s as no public IP found for the cluster", c.name))
+	}
+	unusable := fmt.Sprintf("Failed to start Kubernetes cluster : %s in usable state", c.name)
 	if err := jr.step("api"); err != nil {
 		return fail(err, unusable)
 	}
@@ -59,16 +65,22 @@ func (s *Simulator) runStart(jr *jobRun, c *cluster, who *caller) (any, *apiErro
 		s.logf("Kubernetes API of %s: %v", c.name, err)
 		return fail(nil, unusable)
 	}
+	if !s.apiReachable(c) {
+		return fail(nil, unusable)
+	}
+	noConfig := fmt.Sprintf("Failed to start Kubernetes cluster : %s in usable state as unable to retrieve kube-config for the cluster", c.name)
 	if err := jr.step("kubeconfig"); err != nil {
-		return fail(err, fmt.Sprintf("Failed to start Kubernetes cluster : %s in usable state as unable to retrieve kube-config for the cluster", c.name))
+		return fail(err, noConfig)
 	}
-	if c.kubeconfig == "" {
-		kubeconfig, err := s.ep.Kubeconfig(c.id, c.name)
-		if err != nil {
-			return fail(nil, fmt.Sprintf("Failed to start Kubernetes cluster : %s in usable state as unable to retrieve kube-config for the cluster", c.name))
-		}
-		c.kubeconfig = kubeconfig
+	// isKubernetesClusterKubeConfigAvailable reads it over SSH every time.
+	if !s.controlSSHReachable(c) {
+		return fail(nil, noConfig)
 	}
+	kubeconfig, err := s.ep.Kubeconfig(c.id, c.name)
+	if err != nil {
+		return fail(nil, noConfig)
+	}
+	c.kubeconfig = kubeconfig
 	s.transit(c, evOperationSucceeded)
 	return map[string]any{"kubernetescluster": s.renderCluster(c, who)}, nil
 }

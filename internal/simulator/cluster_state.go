@@ -16,7 +16,8 @@ const (
 	evFaultsDetected     = "FaultsDetected"
 )
 
-// transitions is the state machine of §3.9.
+// transitions is the state machine of KubernetesCluster.State (s_fsm):
+// there is no FaultsDetected transition from Stopped or Starting.
 var transitions = map[string]map[string]string{
 	stCreated: {evStartRequested: stStarting},
 	stStarting: {evOperationSucceeded: stRunning, evOperationFailed: stAlert, evCreateFailed: stError,
@@ -27,7 +28,7 @@ var transitions = map[string]map[string]string{
 		evDestroyRequested: stDestroying, evOperationSucceeded: stRunning},
 	stStopping: {evOperationSucceeded: stStopped, evOperationFailed: stAlert},
 	stStopped: {evStartRequested: stStarting, evScaleUpRequested: stScalingStoppedCluster,
-		evDestroyRequested: stDestroying, evOperationSucceeded: stStopped, evFaultsDetected: stAlert},
+		evDestroyRequested: stDestroying, evOperationSucceeded: stStopped},
 	stScaling:               {evOperationSucceeded: stRunning, evOperationFailed: stAlert},
 	stScalingStoppedCluster: {evOperationSucceeded: stStopped, evOperationFailed: stAlert},
 	stUpgrading:             {evOperationSucceeded: stRunning, evOperationFailed: stAlert},

@@ -67,8 +67,13 @@ func canUpgrade(current, target string) error {
 	return nil
 }
 
-// runUpgrade validates (530s, no state change), then Running -> Upgrading,
-// drains and upgrades each non-etcd node over SSH, and -> Running. A failure
+// runUpgrade is KubernetesClusterManagerImpl.upgradeKubernetesCluster: the
+// validation (530s, no state change), then KubernetesClusterUpgradeWorker.
+// upgradeCluster: Running -> Upgrading; for each node VM i in map order
+// (etcd VMs are marked for manual upgrade and skipped) drain it with
+// kubectl over SSH through the cluster IP's port 2222, run the upgrade
+// script over SSH through port 2222+i (the node's own forward), uncordon it
+// and check that it is Ready on the new version; then -> Running. A failure
 // leaves the nodes done so far upgraded and the cluster in Alert.
 func (s *Simulator) runUpgrade(jr *jobRun, c *cluster, target *k8sVersion, who *caller) (any, *apiError) {
 	jr.op = "upgrade"
@@ -88,21 +93,55 @@ func (s *Simulator) runUpgrade(jr *jobRun, c *cluster, target *k8sVersion, who *
 	if err := canUpgrade(current.semver, target.semver); err != nil {
 		return nil, internalError("%s", err.Error())
 	}
-	s.transit(c, evUpgradeRequested)
+	ip := s.clusterIP(c)
+	if ip == nil {
+		return nil, internalError("Upgrade failed for Kubernetes cluster: %s, unable to retrieve associated public IP", s.clusterString(c))
+	}
 	vms, rows := s.clusterVMs(c)
+	var nodes []*vm
+	var nodeRows []*mapRow
 	for i, v := range vms {
-		if rows[i].etcd {
-			continue // etcd VMs are marked for manual upgrade
+		if !rows[i].etcd {
+			nodes = append(nodes, v)
+			nodeRows = append(nodeRows, rows[i])
 		}
-		failed := fmt.Sprintf("Failed to upgrade Kubernetes cluster : %s, unable to upgrade Kubernetes node on VM : %s", c.name, v.name)
-		if err := jr.step("node"); err != nil || !s.controlSSHReachable(c) || v.state != vmRunning {
-			s.transit(c, evOperationFailed)
-			return nil, internalError("%s", failText(err, failed))
+	}
+	if len(nodes) == 0 {
+		return nil, internalError("Upgrade failed for Kubernetes cluster: %s, unable to retrieve VMs for cluster", s.clusterString(c))
+	}
+	s.transit(c, evUpgradeRequested)
+	fail := func(err error, natural string) (any, *apiError) {
+		s.transit(c, evOperationFailed)
+		return nil, internalError("%s", failText(err, natural))
+	}
+	for i, v := range nodes {
+		host := strings.ToLower(v.name)
+		prefix := fmt.Sprintf("Failed to upgrade Kubernetes cluster : %s, ", c.name)
+		if err := jr.step("node"); err != nil {
+			return fail(err, prefix+"unable to upgrade Kubernetes node on VM : "+v.name)
 		}
-		rows[i].nodeVersion = target.semver
-		if node := s.st.nodeOfVM(v.id); node != nil {
+		if !s.controlSSHReachable(c) || s.st.nodeByName(c.id, host) == nil {
+			return fail(nil, prefix+"unable to drain Kubernetes node on VM : "+v.name)
+		}
+		// runInstallScriptOnVM: scp and ssh to the cluster IP, port 2222+i.
+		reached := s.sshForwardTarget(ip, nodesStartSSHPort+i)
+		if reached == nil {
+			return fail(nil, prefix+"unable to upgrade Kubernetes node on VM : "+v.name)
+		}
+		if node := s.st.nodeOfVM(reached.id); node != nil {
 			node.version = target.semver
 		}
+		if !s.controlSSHReachable(c) {
+			return fail(nil, prefix+"unable to uncordon Kubernetes node on VM : "+v.name)
+		}
+		node := s.st.nodeByName(c.id, host)
+		if node == nil || !s.nodeReady(node) {
+			return fail(nil, prefix+"unable to get Kubernetes node on VM : "+v.name+" in ready state")
+		}
+		if node.version != target.semver {
+			return fail(nil, fmt.Sprintf("%sunable to get Kubernetes node on VM : %s upgraded to version %s", prefix, v.name, target.semver))
+		}
+		nodeRows[i].nodeVersion = target.semver
 	}
 	c.versionID = target.id
 	s.transit(c, evOperationSucceeded)

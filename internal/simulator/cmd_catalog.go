@@ -38,7 +38,7 @@ func cmdListZones(s *Simulator, _ *caller, p params) (map[string]any, *apiError)
 			"isedge":                false,
 		})
 	}
-	return listBody(p, "zone", items)
+	return s.listBody(p, "zone", items)
 }
 
 func cmdListServiceOfferings(s *Simulator, _ *caller, p params) (map[string]any, *apiError) {
@@ -82,7 +82,7 @@ func cmdListServiceOfferings(s *Simulator, _ *caller, p params) (map[string]any,
 			"state":                  "Active",
 		})
 	}
-	return listBody(p, "serviceoffering", items)
+	return s.listBody(p, "serviceoffering", items)
 }
 
 func cmdListSSHKeyPairs(s *Simulator, c *caller, p params) (map[string]any, *apiError) {
@@ -104,7 +104,7 @@ func cmdListSSHKeyPairs(s *Simulator, c *caller, p params) (map[string]any, *api
 		s.ownerFields(out, k.accountID)
 		items = append(items, out)
 	}
-	return listBody(p, "sshkeypair", items)
+	return s.listBody(p, "sshkeypair", items)
 }
 
 func cmdListProjects(s *Simulator, c *caller, p params) (map[string]any, *apiError) {
@@ -149,7 +149,7 @@ func cmdListProjects(s *Simulator, c *caller, p params) (map[string]any, *apiErr
 		}
 		items = append(items, out)
 	}
-	return listBody(p, "project", items)
+	return s.listBody(p, "project", items)
 }
 
 func (s *Simulator) countVMs(accountID string) int {
@@ -191,7 +191,7 @@ func cmdListDomains(s *Simulator, c *caller, p params) (map[string]any, *apiErro
 			"vmavailable":    "Unlimited",
 		})
 	}
-	return listBody(p, "domain", items)
+	return s.listBody(p, "domain", items)
 }
 
 func cmdListAccounts(s *Simulator, c *caller, p params) (map[string]any, *apiError) {
@@ -241,7 +241,7 @@ func cmdListAccounts(s *Simulator, c *caller, p params) (map[string]any, *apiErr
 		}
 		items = append(items, out)
 	}
-	return listBody(p, "account", items)
+	return s.listBody(p, "account", items)
 }
 
 func cmdListCapabilities(s *Simulator, _ *caller, _ params) (map[string]any, *apiError) {

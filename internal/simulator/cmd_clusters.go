@@ -2,13 +2,12 @@ package simulator
 
 import "strings"
 
-// cmdListKubernetesClusters runs the state scanner, then lists clusters in
-// internal id order, removed ones excluded. name is an exact match (as the
-// database compares it), keyword a substring.
+// cmdListKubernetesClusters lists clusters in internal id order
+// (KubernetesClusterManagerImpl.listKubernetesClusters: new
+// Filter(KubernetesClusterVO.class, "id", true, ...)), removed ones
+// excluded. name is an exact match (as the database compares it), keyword a
+// substring.
 func cmdListKubernetesClusters(s *Simulator, c *caller, p params) (map[string]any, *apiError) {
-	if !s.opts.DisableScanner {
-		s.runScanner()
-	}
 	filter, err := newListFilter(s, c, p, s.st.cluster)
 	if err != nil {
 		return nil, err
@@ -32,7 +31,7 @@ func cmdListKubernetesClusters(s *Simulator, c *caller, p params) (map[string]an
 		}
 		items = append(items, s.renderCluster(cl, c))
 	}
-	return listBody(p, "kubernetescluster", items)
+	return s.listBody(p, "kubernetescluster", items)
 }
 
 func cmdGetKubernetesClusterConfig(s *Simulator, c *caller, p params) (map[string]any, *apiError) {
@@ -80,7 +79,7 @@ func cmdListKubernetesSupportedVersions(s *Simulator, c *caller, p params) (map[
 		}
 		items = append(items, s.renderVersion(v))
 	}
-	return listBody(p, "kubernetessupportedversion", items)
+	return s.listBody(p, "kubernetessupportedversion", items)
 }
 
 func (s *Simulator) renderVersion(v *k8sVersion) map[string]any {

@@ -29,7 +29,10 @@ func cmdListNetworks(s *Simulator, c *caller, p params) (map[string]any, *apiErr
 		}
 		items = append(items, s.renderNetwork(n))
 	}
-	return listBody(p, "network", items)
+	// NetworkServiceImpl.searchForNetworks: new Filter(NetworkVO.class,
+	// "id", false, ...), newest first.
+	slices.Reverse(items)
+	return s.listBody(p, "network", items)
 }
 
 func (s *Simulator) renderNetwork(n *network) map[string]any {
@@ -96,7 +99,12 @@ func cmdListPublicIPAddresses(s *Simulator, c *caller, p params) (map[string]any
 	sourceNat, sourceNatGiven := p.boolean("issourcenat")
 	staticNat, staticNatGiven := p.boolean("isstaticnat")
 	items := []map[string]any{}
-	for _, ip := range s.st.ips {
+	// ManagementServerImpl.searchForIPAddresses: new
+	// Filter(IPAddressVO.class, "address", false, ...), the address column
+	// (a string) descending.
+	ips := slices.Clone(s.st.ips)
+	slices.SortStableFunc(ips, func(a, b *publicIP) int { return strings.Compare(b.address, a.address) })
+	for _, ip := range ips {
 		switch {
 		case ip.released,
 			filter.excludes(ip, ip.accountID),
@@ -113,7 +121,7 @@ func cmdListPublicIPAddresses(s *Simulator, c *caller, p params) (map[string]any
 		}
 		items = append(items, s.renderPublicIP(ip))
 	}
-	return listBody(p, "publicipaddress", items)
+	return s.listBody(p, "publicipaddress", items)
 }
 
 func (s *Simulator) renderPublicIP(ip *publicIP) map[string]any {
@@ -189,5 +197,5 @@ func cmdListVirtualMachines(s *Simulator, c *caller, p params) (map[string]any, 
 		}
 		items = append(items, s.renderVM(v, c.isAdmin()))
 	}
-	return listBody(p, "virtualmachine", items)
+	return s.listBody(p, "virtualmachine", items)
 }

@@ -2,11 +2,15 @@ package simulator
 
 import (
 	"net"
+	"slices"
 	"strings"
 )
 
 // listRules lists rules of one purpose with the common filters: id, the
-// IP, networkid, ownership and keyword.
+// IP, networkid, ownership, keyword and fordisplay. Rules created with
+// fordisplay=false are hidden from callers other than root admins
+// (ListFirewallRulesCmd.getDisplay; the fordisplay parameter is authorized
+// for root admins only), though the workers still evaluate them.
 func (s *Simulator) listRules(c *caller, p params, purpose string, ipParam string,
 	render func(*rule) map[string]any, objectName string) (map[string]any, *apiError) {
 	filter, err := newListFilter(s, c, p, s.st.ruleLookup(purpose))
@@ -21,6 +25,10 @@ func (s *Simulator) listRules(c *caller, p params, purpose string, ipParam strin
 	if err != nil {
 		return nil, err
 	}
+	// fordisplay is authorized for root admins only; the API layer drops it
+	// from other callers' requests.
+	display, displayGiven := p.boolean("fordisplay")
+	displayGiven = displayGiven && c.isAdmin()
 	items := []map[string]any{}
 	for _, r := range s.st.rules {
 		switch {
@@ -28,13 +36,23 @@ func (s *Simulator) listRules(c *caller, p params, purpose string, ipParam strin
 			filter.excludes(r, r.accountID),
 			ip != nil && r.ipID != ip.id,
 			n != nil && r.networkID != n.id,
+			displayGiven && r.forDisplay != display,
+			!displayGiven && !c.isAdmin() && !r.forDisplay,
 			purpose == purposeLB && p.has("name") && !strings.EqualFold(p.str("name"), r.name),
 			!matchesKeyword(p, r.name, r.description):
 			continue
 		}
 		items = append(items, render(r))
 	}
-	return listBody(p, objectName, items)
+	if purpose != purposeLB {
+		// FirewallManagerImpl.listFirewallRules and
+		// RulesManagerImpl.listPortForwardingRules search with
+		// new Filter(<VO>.class, "id", false, ...): ORDER BY id DESC.
+		// LoadBalancingRulesManagerImpl.searchForLoadBalancers sorts by id
+		// ascending.
+		slices.Reverse(items)
+	}
+	return s.listBody(p, objectName, items)
 }
 
 func cmdListFirewallRules(s *Simulator, c *caller, p params) (map[string]any, *apiError) {

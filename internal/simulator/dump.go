@@ -67,6 +67,8 @@ type DumpVM struct {
 	IP         string `json:"ip"`
 	Kubelet    bool   `json:"kubelet"`
 	UserVM     bool   `json:"user_vm"`
+	// ServiceOfferingID is the VM's own service offering.
+	ServiceOfferingID string `json:"service_offering_id"`
 }
 
 // DumpNode is a registered Kubernetes node.
@@ -154,7 +156,7 @@ func (s *Simulator) dumpState() DumpState {
 	for _, v := range st.vms {
 		d.VMs = append(d.VMs, DumpVM{InternalID: v.internalID, ID: v.id, Name: v.name, State: v.state,
 			Expunged: v.expunged, Created: csTime(v.created), ClusterID: v.clusterID, Role: string(v.role),
-			NetworkID: v.networkID, IP: v.ip, Kubelet: v.kubelet, UserVM: v.userVM})
+			NetworkID: v.networkID, IP: v.ip, Kubelet: v.kubelet, UserVM: v.userVM, ServiceOfferingID: v.offeringID})
 	}
 	for _, n := range st.nodes {
 		d.Nodes = append(d.Nodes, DumpNode{ClusterID: n.clusterID, Name: n.name, VMID: n.vmID, Ready: s.nodeReady(n),

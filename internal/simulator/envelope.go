@@ -29,9 +29,13 @@ func writeError(w http.ResponseWriter, respKey string, e *apiError) {
 	writeJSON(w, e.code, map[string]any{respKey: body})
 }
 
-// listBody pages items and builds a list response: count is the total that
-// matched; an empty result is {} and a page past the end has only count.
-func listBody(p params, objectName string, items []map[string]any) (map[string]any, *apiError) {
+// listBody orders items (given in the server's real order) as
+// Options.ListOrder says, pages them and builds a list response: count is
+// the total that matched; an empty result is {} and a page past the end has
+// only count. Paging applies after the order, as the database's LIMIT
+// follows its ORDER BY. Callers hold s.mu.
+func (s *Simulator) listBody(p params, objectName string, items []map[string]any) (map[string]any, *apiError) {
+	items = orderList(s, items)
 	page, hasPage, err := p.long("page")
 	if err != nil {
 		return nil, err

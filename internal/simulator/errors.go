@@ -54,7 +54,8 @@ func insufficientAddressCapacity(format string, args ...any) *apiError {
 
 // withContext prefixes an error's text with what the CKS operation was
 // doing. CKS workers wrap every failure in a CloudRuntimeException, which
-// the job reports as 530 (spec §3.11), so the original codes stay only in
+// the job reports as 530 (BaseCmd wraps it in INTERNAL_ERROR), so the
+// original codes stay only in
 // the text.
 func (e *apiError) withContext(what string) *apiError {
 	return &apiError{code: codeInternalError, csCode: csCloudRuntime, text: what + ": " + e.text}
@@ -113,3 +114,11 @@ func cserrorFor(code int) int {
 		return csServerAPIException
 	}
 }
+
+// javaException is a Java exception a CKS worker does not catch (a
+// NullPointerException, an IllegalArgumentException): the job dispatcher,
+// ApiAsyncJobDispatcher.runJob, fails the job with 530 and the exception's
+// message, and no state transition happens.
+type javaException struct{ msg string }
+
+func (e *javaException) Error() string { return e.msg }

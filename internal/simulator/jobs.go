@@ -114,7 +114,9 @@ func (s *Simulator) startJob(c *caller, cmdClass, instanceType, instanceID strin
 		if err != nil {
 			j.status = jobFailed
 			j.resultCode = err.code
-			j.result = map[string]any{"errorcode": err.code, "errortext": err.text}
+			// ApiAsyncJobDispatcher.runJob serializes an ExceptionResponse:
+			// uuidList (empty), errorcode and errortext.
+			j.result = map[string]any{"uuidList": []string{}, "errorcode": err.code, "errortext": err.text}
 			return
 		}
 		j.status = jobSucceeded

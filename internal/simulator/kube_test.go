@@ -18,6 +18,13 @@ import (
 
 	"golang.org/x/crypto/ssh"
 	"gopkg.in/yaml.v3"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/runtime/serializer"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
 )
 
 // kubeconfigOf fetches a cluster's kubeconfig through getKubernetesClusterConfig.
@@ -73,10 +80,10 @@ func TestRealKubectlGetNodes(t *testing.T) {
 	}
 }
 
-// kubeAPI is a minimal client built from a kubeconfig: server, CA, token.
+// kubeAPI is a minimal client built from a kubeconfig: server, CA and the
+// user's client certificate (kubeadm's admin.conf has no token).
 type kubeAPI struct {
 	server string
-	token  string
 	client *http.Client
 }
 
@@ -91,23 +98,37 @@ func newKubeAPI(t *testing.T, kubeconfig string) *kubeAPI {
 		} `yaml:"clusters"`
 		Users []struct {
 			User struct {
-				Token string `yaml:"token"`
+				Token    string `yaml:"token"`
+				CertData string `yaml:"client-certificate-data"`
+				KeyData  string `yaml:"client-key-data"`
 			} `yaml:"user"`
 		} `yaml:"users"`
 	}
 	if err := yaml.Unmarshal([]byte(kubeconfig), &cfg); err != nil || len(cfg.Clusters) != 1 || len(cfg.Users) != 1 {
 		t.Fatalf("kubeconfig: %v", err)
 	}
-	ca, err := base64.StdEncoding.DecodeString(cfg.Clusters[0].Cluster.CAData)
+	decode := func(v string) []byte {
+		b, err := base64.StdEncoding.DecodeString(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	user := cfg.Users[0].User
+	if user.Token != "" {
+		t.Fatal("the admin kubeconfig carries a token; kubeadm's admin.conf uses a client certificate")
+	}
+	cert, err := tls.X509KeyPair(decode(user.CertData), decode(user.KeyData))
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("client certificate: %v", err)
 	}
 	pool := x509.NewCertPool()
-	if !pool.AppendCertsFromPEM(ca) {
+	if !pool.AppendCertsFromPEM(decode(cfg.Clusters[0].Cluster.CAData)) {
 		t.Fatal("bad CA in kubeconfig")
 	}
-	return &kubeAPI{server: cfg.Clusters[0].Cluster.Server, token: cfg.Users[0].User.Token,
-		client: &http.Client{Timeout: 20 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}}
+	return &kubeAPI{server: cfg.Clusters[0].Cluster.Server,
+		client: &http.Client{Timeout: 20 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{
+			RootCAs: pool, Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}}}}
 }
 
 // nodes GETs /api/v1/nodes and returns name -> Ready, or the HTTP status.
@@ -117,7 +138,6 @@ func (k *kubeAPI) nodes(t *testing.T) (map[string]bool, int) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	req.Header.Set("Authorization", "Bearer "+k.token)
 	resp, err := k.client.Do(req)
 	if err != nil {
 		t.Fatalf("GET /api/v1/nodes: %v", err)
@@ -174,4 +194,73 @@ func sshTry(e *testEnv, clusterID, host string, port int, cmd string) (string, e
 	defer sess.Close()
 	out, err := sess.Output(cmd)
 	return string(out), err
+}
+
+// TestAdminKubeconfigUsesClientCertificate: getKubernetesClusterConfig
+// returns kubeadm's admin.conf shape (client certificate and key, no
+// token) and client-go lists the nodes with it over mutual TLS.
+func TestAdminKubeconfigUsesClientCertificate(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, Options{DisableScanner: true})
+	id := e.createCluster(e.createParams("mtls", 2))
+	kubeconfig := kubeconfigOf(e, id)
+	cfg, err := clientcmd.Load([]byte(kubeconfig))
+	if err != nil {
+		t.Fatal(err)
+	}
+	user := cfg.AuthInfos[cfg.Contexts[cfg.CurrentContext].AuthInfo]
+	if user == nil || user.Token != "" || len(user.ClientCertificateData) == 0 || len(user.ClientKeyData) == 0 {
+		t.Fatalf("kubeconfig user %+v: want a client certificate and key, no token", user)
+	}
+	rc, err := clientcmd.RESTConfigFromKubeConfig([]byte(kubeconfig))
+	if err != nil {
+		t.Fatal(err)
+	}
+	client := func(cfg *rest.Config) *rest.RESTClient {
+		scheme := runtime.NewScheme()
+		if err := corev1.AddToScheme(scheme); err != nil {
+			t.Fatal(err)
+		}
+		cfg.APIPath = "/api"
+		cfg.GroupVersion = &schema.GroupVersion{Version: "v1"}
+		cfg.NegotiatedSerializer = serializer.NewCodecFactory(scheme).WithoutConversion()
+		c, err := rest.RESTClientFor(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	var nodes corev1.NodeList
+	if err := client(rest.CopyConfig(rc)).Get().Resource("nodes").Do(t.Context()).Into(&nodes); err != nil || len(nodes.Items) != 3 {
+		t.Fatalf("client-go list nodes: %v (%d nodes)", err, len(nodes.Items))
+	}
+	// Without the certificate the API answers 401.
+	anonymous := rest.CopyConfig(rc)
+	anonymous.CertData, anonymous.KeyData = nil, nil
+	if err := client(anonymous).Get().Resource("nodes").Do(t.Context()).Error(); !apierrors.IsUnauthorized(err) {
+		t.Fatalf("without the client certificate: %v, want 401", err)
+	}
+}
+
+// TestStoppedKubeletLeavesNodeNotReadyUntilDeleted: the node of a VM whose
+// kubelet stopped stays registered, NotReady; the scale-down drain deletes
+// it with the VM.
+func TestStoppedKubeletLeavesNodeNotReadyUntilDeleted(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, Options{DisableScanner: true})
+	id := e.createCluster(e.createParams("notready", 2))
+	workers := workerIDs(e, id)
+	if err := e.sim.StopKubelet(workers[1], false); err != nil {
+		t.Fatal(err)
+	}
+	api := newKubeAPI(t, kubeconfigOf(e, id))
+	nodes, status := api.nodes(t)
+	name := strings.ToLower(e.cluster(id).Virtualmachines[2].Name)
+	if status != 200 || len(nodes) != 3 || nodes[name] {
+		t.Fatalf("nodes %v (%d): want %s registered and NotReady", nodes, status, name)
+	}
+	e.mustSucceed(e.scale(id, 1)) // removes the newest worker, the one stopped
+	if nodes, _ := api.nodes(t); len(nodes) != 2 {
+		t.Fatalf("nodes after the scale-down %v: the drain deletes the node", nodes)
+	}
 }

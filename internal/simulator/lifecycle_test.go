@@ -64,10 +64,10 @@ func TestScaleValidationInJob(t *testing.T) {
 	if err != nil {
 		t.Fatalf("scale without parameters must be accepted and fail in the job: %v", err)
 	}
-	if code, text := e.mustFail(r.JobID); code != 530 || !strings.Contains(text, "At least one of size") {
+	if code, text := e.mustFail(r.JobID); code != 530 || text != "Kubernetes cluster scalecheck cannot be scaled, either service offering or cluster size or nodeids to be removed or autoscaling must be passed" {
 		t.Fatalf("no parameters: %d %q", code, text)
 	}
-	if code, text := e.mustFail(e.scale(id, 10)); code != 530 || !strings.Contains(text, "Invalid size: 10") {
+	if code, text := e.mustFail(e.scale(id, 10)); code != 530 || text != "Maximum cluster size can not exceed 10. Please contact your administrator" {
 		t.Fatalf("too large: %d %q", code, text)
 	}
 
@@ -97,7 +97,7 @@ func TestScaleValidationInJob(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.mustSucceed(stop.JobID)
-	if code, text := e.mustFail(e.scale(id, 2)); code != 530 || !strings.Contains(text, "can not be changed while it is in Stopped state") {
+	if code, text := e.mustFail(e.scale(id, 2)); code != 530 || text != "Kubernetes cluster : scalecheck is in Stopped state" {
 		t.Fatalf("scale a stopped cluster: %d %q", code, text)
 	}
 	if st := e.cluster(id).State; st != stStopped {
@@ -267,7 +267,7 @@ func TestDeleteStateRules(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if code, text := e.mustFail(r.JobID); code != 530 || text != "Cannot perform delete operation on cluster deletestate in state: Scaling" {
+	if code, text := e.mustFail(r.JobID); code != 530 || text != "Cannot perform delete operation on cluster : deletestate in state: Scaling" {
 		t.Fatalf("delete while Scaling: %d %q", code, text)
 	}
 	if err := e.sim.SetClusterState(id, stError); err != nil {

@@ -162,3 +162,8 @@ func (st *state) nodesOf(clusterID string) []*kubeNode {
 func (st *state) nodeOfVM(vmID string) *kubeNode {
 	return firstWhere(st.nodes, func(n *kubeNode) bool { return n.vmID == vmID })
 }
+
+// nodeByName returns a cluster's Kubernetes node of that name.
+func (st *state) nodeByName(clusterID, name string) *kubeNode {
+	return firstWhere(st.nodes, func(n *kubeNode) bool { return n.clusterID == clusterID && n.name == name })
+}

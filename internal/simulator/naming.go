@@ -7,8 +7,9 @@ import (
 	"strings"
 )
 
-// Node VM naming as CKS does it (spec §1). The simulator models the server
-// side on its own, independently of the provider's naming package.
+// Node VM naming as CKS does it (KubernetesClusterResourceModifierActionWorker).
+// The simulator models the server side on its own, independently of the
+// provider's naming package.
 
 const (
 	maxClusterPrefixLength = 43
@@ -39,7 +40,8 @@ func truncate(s string, n int) string {
 	return s
 }
 
-// clusterNodePrefix is getKubernetesClusterNodeNamePrefix (§1.1).
+// clusterNodePrefix is
+// KubernetesClusterResourceModifierActionWorker.getKubernetesClusterNodeNamePrefix.
 func clusterNodePrefix(name, uuid string) string {
 	p := strings.ToLower(name)
 	if verifyHostNameLabel(p) {
@@ -52,7 +54,7 @@ func clusterNodePrefix(name, uuid string) string {
 	return truncate("k8s-"+p, maxClusterPrefixLength)
 }
 
-// etcdNodePrefix is getEtcdNodeNameForCluster (§1.3): case kept, no k8s-,
+// etcdNodePrefix is getEtcdNodeNameForCluster: case kept, no k8s-,
 // "-etcd" appended, then cut to 40 characters.
 func etcdNodePrefix(name, uuid string) string {
 	p := name

@@ -1,14 +1,32 @@
 package simulator
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
-// Behaviour profiles.
+// Behaviour profiles: CloudStack builds that exist upstream. Each reports
+// its version as listCapabilities' cloudstackversion.
 const (
-	// Profile42211 is CloudStack 4.22.1.1, with the #14159 scale-down bug.
+	// Profile42211 is CloudStack 4.22.1.1 (the default):
+	// KubernetesClusterResourceModifierActionWorker.removeSshFirewallRule
+	// picks the first TCP firewall rule that starts at 2222 or whose twin
+	// port forward goes to port 22 (apache/cloudstack#14159); TCP rules
+	// without ports are skipped (#12806).
 	Profile42211 = "4.22.1.1"
-	// ProfileFixed is a 4.22 build with the #14159 fix: removeSshFirewallRule
-	// prefers the rule starting at 2222 and the port-forward cleanup is bounded
-	// to the node range.
+	// Profile42200 is CloudStack 4.22.0.0: the same selector, without the
+	// #12806 null check, so a TCP firewall rule without ports that it reaches
+	// before the node SSH rule throws a NullPointerException (the job fails
+	// with 530 and the cluster stays in Scaling or Destroying).
+	Profile42200 = "4.22.0.0"
+	// ProfilePR14165 is a 4.22 build with the open fix apache/cloudstack#14165:
+	// removeSshFirewallRule prefers the rule starting at 2222 and falls back
+	// to the port-forward-to-22 match; the port-forward cleanup that follows
+	// is still unbounded ([2222, end of the picked rule], network-wide).
+	ProfilePR14165 = "pr14165"
+	// ProfileFixed is an alias of ProfilePR14165, kept for existing callers.
+	// The bounded port-forward cleanup it once stood for exists in no
+	// upstream build.
 	ProfileFixed = "fixed"
 )
 
@@ -18,18 +36,39 @@ type profile struct {
 	// preferNodeSSHRule: removeSshFirewallRule picks the rule starting at
 	// 2222 before falling back to the PF-to-22 predicate (PR #14165).
 	preferNodeSSHRule bool
-	// boundedPFCleanup: the range port-forward cleanup stops at the end of the
-	// node range (2222 + old node count - 1) instead of the picked rule's end.
-	boundedPFCleanup bool
+	// portlessRuleNPE: a TCP firewall rule without ports reached by
+	// removeSshFirewallRule throws a NullPointerException (before #12806).
+	portlessRuleNPE bool
+}
+
+var profiles = []profile{
+	{name: Profile42211, cloudStackVersion: "4.22.1.1"},
+	{name: Profile42200, cloudStackVersion: "4.22.0.0", portlessRuleNPE: true},
+	{name: ProfilePR14165, cloudStackVersion: "4.22.2.0", preferNodeSSHRule: true},
+}
+
+// Profiles returns the name of every behaviour profile (aliases excluded),
+// the default first, for profile-matrix tests.
+func Profiles() []string {
+	out := make([]string, 0, len(profiles))
+	for _, p := range profiles {
+		out = append(out, p.name)
+	}
+	return out
 }
 
 func profileByName(name string) (profile, error) {
 	switch name {
-	case "", Profile42211:
-		return profile{name: Profile42211, cloudStackVersion: "4.22.1.1"}, nil
+	case "":
+		name = Profile42211
 	case ProfileFixed:
-		return profile{name: ProfileFixed, cloudStackVersion: "4.22.2.0", preferNodeSSHRule: true, boundedPFCleanup: true}, nil
-	default:
-		return profile{}, fmt.Errorf("simulator: unknown profile %q (want %q or %q)", name, Profile42211, ProfileFixed)
+		name = ProfilePR14165
 	}
+	for _, p := range profiles {
+		if p.name == name {
+			return p, nil
+		}
+	}
+	return profile{}, fmt.Errorf("simulator: unknown profile %q (want one of %s, or %q for %s)",
+		name, strings.Join(Profiles(), ", "), ProfileFixed, ProfilePR14165)
 }

@@ -4,7 +4,9 @@ import (
 	"strconv"
 )
 
-// renderCluster is the KubernetesClusterResponse (4.22). Callers hold s.mu.
+// renderCluster is KubernetesClusterManagerImpl.createKubernetesClusterResponse
+// (4.22 KubernetesClusterResponse; it sets no consoleendpoint). Callers hold
+// s.mu.
 func (s *Simulator) renderCluster(c *cluster, who *caller) map[string]any {
 	out := map[string]any{
 		"id":                  c.id,
@@ -54,9 +56,6 @@ func (s *Simulator) renderCluster(c *cluster, who *caller) map[string]any {
 		out["minsize"] = c.minSize
 		out["maxsize"] = c.maxSize
 	}
-	if c.endpoint != "" {
-		out["consoleendpoint"] = c.endpoint + "api/v1/namespaces/kube-system/services/https:kubernetes-dashboard:/proxy/"
-	}
 	s.ownerFields(out, c.accountID)
 	if ip := s.onlySourceNatIP(c.networkID); ip != nil {
 		out["ipaddress"] = ip.address
@@ -78,7 +77,7 @@ func (s *Simulator) renderCluster(c *cluster, who *caller) map[string]any {
 		r["kubernetesnodeversion"] = row.nodeVersion
 		vms = append(vms, r)
 	}
-	out["virtualmachines"] = vms
+	out["virtualmachines"] = orderList(s, vms)
 	return out
 }
 

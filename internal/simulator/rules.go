@@ -82,7 +82,7 @@ func (s *Simulator) ruleString(r *rule) string {
 		r.internalID, netID, r.purpose, r.state, r.id)
 }
 
-// detectRulesConflict is FirewallManagerImpl.detectRulesConflict (§2.7):
+// detectRulesConflict is FirewallManagerImpl.detectRulesConflict:
 // the new rule against every not-revoked rule on the same IP, in id order.
 func (s *Simulator) detectRulesConflict(nr *rule) *apiError {
 	for _, r := range s.rulesOnIP(nr.ipID, "") {

@@ -1,82 +1,176 @@
 package simulator
 
-import "time"
+import (
+	"errors"
+	"time"
+)
+
+// DefaultScannerInterval is the state scanner's period:
+// KubernetesClusterManagerImpl.start schedules KubernetesClusterStatusScanner
+// with scheduleWithFixedDelay(..., 300, 30, TimeUnit.SECONDS).
+const DefaultScannerInterval = 30 * time.Second
 
 // startingTimeout is how long the scanner's first run lets a cluster sit in
 // Starting before it calls it failed.
 const startingTimeout = 10 * time.Minute
 
-// runScanner applies the state scanner rules (§3.9) once. It runs on every
-// listKubernetesClusters call (unless Options.DisableScanner) and only
-// touches clusters in steady states, so operations in flight are never
-// disturbed. Callers hold s.mu.
+// errVMNotFound is the NullPointerException KubernetesClusterManagerImpl.
+// isClusterVMsInDesiredState hits on a map row whose VM never existed
+// (vmInstanceDao.findByIdIncludingRemoved returns null); the scanner catches
+// it per cluster, which is left as it is for that pass.
+var errVMNotFound = errors.New(`Cannot invoke "com.cloud.vm.VMInstanceVO.getState()" because "vm" is null`)
+
+// scannerLoop runs the state scanner every scanner interval, until Close.
+// It never runs on API calls.
+func (s *Simulator) scannerLoop() {
+	defer s.bg.Done()
+	for {
+		var tick <-chan time.Time
+		var timer *time.Timer
+		if d := time.Duration(s.scanInterval.Load()); d > 0 {
+			timer = time.NewTimer(d)
+			tick = timer.C
+		}
+		select {
+		case <-s.closing:
+			if timer != nil {
+				timer.Stop()
+			}
+			return
+		case <-s.scanReset:
+			if timer != nil {
+				timer.Stop()
+			}
+		case <-tick:
+			s.RunScanner()
+		}
+	}
+}
+
+// clustersInState is kubernetesClusterDao.findKubernetesClustersInState:
+// the live CloudManaged clusters in a state, read when the scanner reaches
+// that state (so a cluster moved to Alert by the Running pass is seen by the
+// Alert pass of the same run).
+func (s *Simulator) clustersInState(state string) []*cluster {
+	return allWhere(s.st.clusters, func(c *cluster) bool {
+		return !c.removed && c.clusterType == "CloudManaged" && c.state == state
+	})
+}
+
+// runScanner is KubernetesClusterStatusScanner.reallyRun, once. Callers hold
+// s.mu.
 func (s *Simulator) runScanner() {
 	first := !s.scanned
 	s.scanned = true
 	now := s.now()
-	for _, c := range s.st.clusters {
-		if c.removed || c.clusterType != "CloudManaged" {
+	for _, c := range s.clustersInState(stRunning) {
+		ok, err := s.clusterVMsInDesiredState(c, vmRunning)
+		if err != nil {
+			s.logf("Failed to run Kubernetes cluster Running state scanner on Kubernetes cluster : %s status scanner: %v", c.name, err)
 			continue
 		}
-		switch c.state {
-		case stRunning:
-			if !s.mapComplete(c) || !s.allVMsIn(c, vmRunning) {
-				s.logf("scanner: cluster %s has faults, moving to Alert", c.name)
-				s.transit(c, evFaultsDetected)
-			}
-		case stStopped:
-			if !s.allVMsIn(c, vmStopped) {
-				s.transit(c, evFaultsDetected)
-			}
-		case stAlert:
-			switch {
-			case s.allVMsIn(c, vmRunning):
-				if s.reconcilable(c) {
-					s.transit(c, evRecoveryRequested)
-					s.transit(c, evOperationSucceeded)
-				}
-			case s.allVMsIn(c, vmStopped):
-				s.transit(c, evStopRequested)
-				s.transit(c, evOperationSucceeded)
-			}
-		case stStarting:
-			if first && now.Sub(c.stateSince) > startingTimeout {
-				s.transit(c, evOperationFailed)
-			}
-		case stDestroying:
-			if first {
-				if err := s.destroyCluster(nil, c); err != nil {
-					s.logf("scanner: destroying cluster %s: %v", c.name, err)
-				}
-			}
+		if !ok {
+			s.transit(c, evFaultsDetected)
+		}
+	}
+	for _, c := range s.clustersInState(stStopped) {
+		ok, err := s.clusterVMsInDesiredState(c, vmStopped)
+		if err != nil {
+			s.logf("Failed to run Kubernetes cluster Stopped state scanner on Kubernetes cluster : %s status scanner: %v", c.name, err)
+			continue
+		}
+		if !ok {
+			// The state machine has no FaultsDetected transition from
+			// Stopped: stateTransitTo only logs.
+			s.transit(c, evFaultsDetected)
+		}
+	}
+	for _, c := range s.clustersInState(stAlert) {
+		running, err := s.clusterVMsInDesiredState(c, vmRunning)
+		if err != nil {
+			s.logf("Failed to run Kubernetes cluster Alert state scanner on Kubernetes cluster : %s status scanner: %v", c.name, err)
+			continue
+		}
+		if running {
+			s.reconcileAlertCluster(c)
+			continue
+		}
+		stopped, err := s.clusterVMsInDesiredState(c, vmStopped)
+		if err != nil {
+			s.logf("Failed to run Kubernetes cluster Alert state scanner on Kubernetes cluster : %s status scanner: %v", c.name, err)
+			continue
+		}
+		if stopped {
+			s.transit(c, evStopRequested)
+			s.transit(c, evOperationSucceeded)
+		}
+	}
+	if !first {
+		return
+	}
+	for _, c := range s.clustersInState(stStarting) {
+		if now.Sub(c.stateSince) > startingTimeout {
+			s.transit(c, evOperationFailed)
+		}
+	}
+	for _, c := range s.clustersInState(stDestroying) {
+		if err := s.destroyCluster(nil, c); err != nil {
+			s.logf("Failed to run Kubernetes cluster Destroying state scanner on Kubernetes cluster : %s status scanner: %v", c.name, err)
 		}
 	}
 }
 
 func expectedMapSize(c *cluster) int { return int(c.controlNodes + c.size + c.etcdNodes) }
 
-// mapComplete: a Running cluster whose map has fewer rows than C+W+E has
-// faults.
-func (s *Simulator) mapComplete(c *cluster) bool {
-	return len(s.st.mapRows(c.id)) >= expectedMapSize(c)
-}
-
-// allVMsIn reports whether every mapped VM exists and is in the state.
-func (s *Simulator) allVMsIn(c *cluster, state string) bool {
-	for _, row := range s.st.mapRows(c.id) {
-		v := s.st.vm(row.vmID)
-		if v == nil || v.state != state {
-			return false
+// clusterVMsInDesiredState is KubernetesClusterManagerImpl.
+// isClusterVMsInDesiredState: the map must have at least C+W+E rows (checked
+// first) and every mapped VM, expunged ones included, must be in the state.
+// A row whose VM never existed is errVMNotFound.
+func (s *Simulator) clusterVMsInDesiredState(c *cluster, state string) (bool, error) {
+	rows := s.st.mapRows(c.id)
+	if len(rows) < expectedMapSize(c) {
+		s.logf("Found only %d VMs in the Kubernetes cluster ID: %s while expected %d VMs to be in state: %s",
+			len(rows), c.id, expectedMapSize(c), state)
+		return false, nil
+	}
+	for _, row := range rows {
+		v := s.st.vmIncludingExpunged(row.vmID)
+		if v == nil {
+			return false, errVMNotFound
+		}
+		if v.state != state {
+			return false, nil
 		}
 	}
-	return true
+	return true, nil
 }
 
-// reconcilable is reconcileAlertCluster's test: the map has exactly C+W+E
-// rows, the ready count plus E equals C+W+E, and API and kubeconfig work.
-func (s *Simulator) reconcilable(c *cluster) bool {
+// reconcileAlertCluster is KubernetesClusterStartWorker.reconcileAlertCluster:
+// an Alert cluster whose VMs all run goes back to Running (Recovering, then
+// Running) only when the map has exactly C+W+E rows, kubectl over SSH
+// (cluster IP port 2222) counts every node Ready (etcd nodes added), the API
+// answers on 6443 and the kubeconfig can be read over SSH.
+func (s *Simulator) reconcileAlertCluster(c *cluster) bool {
 	want := expectedMapSize(c)
-	return len(s.st.mapRows(c.id)) == want &&
-		s.readyNodeCount(c)+int(c.etcdNodes) == want &&
-		c.kubeconfig != "" && s.clusterIP(c) != nil
+	rows := s.st.mapRows(c.id)
+	if len(rows) == 0 || len(rows) != want || s.clusterIP(c) == nil {
+		return false
+	}
+	if !s.controlSSHReachable(c) {
+		return false // getKubernetesClusterReadyNodesCount throws
+	}
+	if s.readyNodeCount(c)+int(c.etcdNodes) != want {
+		return false
+	}
+	if !s.apiReachable(c) {
+		return false
+	}
+	kubeconfig, err := s.ep.Kubeconfig(c.id, c.name)
+	if err != nil {
+		return false
+	}
+	c.kubeconfig = kubeconfig
+	s.transit(c, evRecoveryRequested)
+	s.transit(c, evOperationSucceeded)
+	return true
 }

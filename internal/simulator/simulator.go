@@ -17,8 +17,9 @@ import (
 
 // Options configure a Simulator.
 type Options struct {
-	// Profile selects the behaviour profile: "4.22.1.1" (default, with the
-	// #14159 scale-down bug) or "fixed".
+	// Profile selects the behaviour profile, one of Profiles():
+	// Profile42211 ("4.22.1.1", the default), Profile42200 ("4.22.0.0") or
+	// ProfilePR14165 ("pr14165"; ProfileFixed, "fixed", is its alias).
 	Profile string
 	// JobDuration is how long an async job takes from start to finish. Zero
 	// finishes jobs as fast as possible, but still asynchronously.
@@ -26,11 +27,22 @@ type Options struct {
 	// Clock drives VM name suffixes, created timestamps and the state
 	// scanner. Nil means time.Now.
 	Clock func() time.Time
-	// Seed makes generated UUIDs, API keys and the key pair deterministic when
-	// non-zero.
+	// Seed makes generated UUIDs, API keys, the key pair, the twin-forward
+	// pick of findByNetworkAndPorts and the shuffled list order
+	// deterministic when non-zero.
 	Seed uint64
-	// DisableScanner turns off the state scanner that otherwise runs on every
-	// listKubernetesClusters call.
+	// ListOrder is the order of every list the API returns: ListOrderReal
+	// ("", the management server's own order), ListOrderReversed
+	// ("reversed") or ListOrderShuffled ("shuffled", a new random
+	// permutation on every call). The last two check that a client does not
+	// depend on an order the server does not promise.
+	ListOrder string
+	// ScannerInterval is the period of the cluster state scanner, which runs
+	// on a timer as the management server's KubernetesClusterStatusScanner
+	// does, never because of an API call. Zero means
+	// DefaultScannerInterval (30 s). RunScanner runs it at once.
+	ScannerInterval time.Duration
+	// DisableScanner turns off the scanner's timer; RunScanner still runs it.
 	DisableScanner bool
 	// MaxClusterSize is cloud.kubernetes.cluster.max.size (control plus
 	// worker nodes). Zero means the CloudStack default of 10.
@@ -88,6 +100,8 @@ type Simulator struct {
 	mu         sync.Mutex
 	st         *state
 	rng        *rand.Rand
+	orderRNG   *rand.Rand // shuffled list order, apart from rng
+	twinRNG    *rand.Rand // findByNetworkAndPorts' ORDER BY RAND(), apart from rng
 	lastNameMS int64
 	scanned    bool
 
@@ -106,6 +120,10 @@ type Simulator struct {
 	closing   chan struct{}
 	closeOnce sync.Once
 	jobs      sync.WaitGroup
+	bg        sync.WaitGroup // the scanner timer
+
+	scanInterval atomic.Int64 // nanoseconds; 0 stops the timer
+	scanReset    chan struct{}
 
 	srvMu    sync.Mutex
 	srv      *http.Server
@@ -134,14 +152,26 @@ func New(opts Options) (*Simulator, error) {
 	if opts.JobDuration < 0 {
 		return nil, errors.New("simulator: JobDuration must not be negative")
 	}
+	if err := validListOrder(opts.ListOrder); err != nil {
+		return nil, err
+	}
+	if opts.ScannerInterval < 0 {
+		return nil, errors.New("simulator: ScannerInterval must not be negative")
+	}
+	if opts.ScannerInterval == 0 {
+		opts.ScannerInterval = DefaultScannerInterval
+	}
 	s := &Simulator{
-		opts:     opts,
-		profile:  prof,
-		st:       newState(),
-		rng:      newRNG(opts.Seed),
-		faults:   newFaults(),
-		counters: newCallCounters(),
-		closing:  make(chan struct{}),
+		opts:      opts,
+		profile:   prof,
+		st:        newState(),
+		rng:       newRNG(opts.Seed),
+		orderRNG:  newOrderRNG(opts.Seed),
+		twinRNG:   newTwinRNG(opts.Seed),
+		faults:    newFaults(),
+		counters:  newCallCounters(),
+		closing:   make(chan struct{}),
+		scanReset: make(chan struct{}, 1),
 	}
 	block, err := reserveIPBlock(s.rng)
 	if err != nil {
@@ -157,6 +187,11 @@ func New(opts Options) (*Simulator, error) {
 	s.lock()
 	s.seed()
 	s.unlock()
+	if !opts.DisableScanner {
+		s.scanInterval.Store(int64(opts.ScannerInterval))
+	}
+	s.bg.Add(1)
+	go s.scannerLoop()
 	return s, nil
 }
 
@@ -236,6 +271,7 @@ func (s *Simulator) Close() error {
 			cancel()
 		}
 		s.jobs.Wait()
+		s.bg.Wait()
 		s.ep.Close()
 		s.block.release()
 	})

@@ -1,7 +1,8 @@
 // Command cksim runs the CloudStack CKS simulator, or drives a running one
 // through its admin API.
 //
-//	cksim [-listen 127.0.0.1:8080] [-profile 4.22.1.1|fixed] [-job-duration 300ms] [-key-out FILE]
+//	cksim [-listen 127.0.0.1:8080] [-profile 4.22.1.1|4.22.0.0|pr14165] [-job-duration 300ms] [-key-out FILE]
+//	      [-scanner-interval 30s] [-no-scanner] [-list-order ""|reversed|shuffled] [-seed N] [-v]
 //	cksim admin -url <admin_url> <op> [key=value ...]
 //
 // On start it prints one JSON line (simulator.Info) to stdout and runs until

@@ -29,7 +29,8 @@ func TestCommandContract(t *testing.T) {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	keyFile := filepath.Join(dir, "cks-key.pem")
-	cmd := exec.Command(bin, "-listen", "127.0.0.1:0", "-profile", "fixed", "-job-duration", "5ms", "-key-out", keyFile)
+	cmd := exec.Command(bin, "-listen", "127.0.0.1:0", "-profile", "fixed", "-job-duration", "5ms", "-key-out", keyFile,
+		"-scanner-interval", "10s", "-list-order", "reversed")
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -96,6 +97,17 @@ func TestCommandContract(t *testing.T) {
 	if err != nil || !strings.Contains(string(out), `"listCapabilities":1`) {
 		t.Fatalf("cksim admin calls: %v %s", err, out)
 	}
+	out, err = exec.Command(bin, "admin", "-url", info.AdminURL, "scanner-interval", "interval=2s").Output()
+	if err != nil || !strings.Contains(string(out), `"interval":"2s"`) {
+		t.Fatalf("cksim admin scanner-interval: %v %s", err, out)
+	}
+	out, err = exec.Command(bin, "admin", "-url", info.AdminURL, "scanner").Output()
+	if err != nil || !strings.Contains(string(out), `"interval":"2s"`) {
+		t.Fatalf("cksim admin scanner: %v %s", err, out)
+	}
+	if out, err := exec.Command(bin, "admin", "-url", info.AdminURL, "scanner-run").Output(); err != nil {
+		t.Fatalf("cksim admin scanner-run: %v %s", err, out)
+	}
 	out, err = exec.Command(bin, "admin", "-url", info.AdminURL, "fault-job", "op=scale-down", "step=bogus").Output()
 	if err == nil || !strings.Contains(string(out), "unknown step") {
 		t.Fatalf("cksim admin with a bad step must fail: %v %s", err, out)
@@ -122,7 +134,7 @@ func TestAdminHelpAndErrors(t *testing.T) {
 	if code := run([]string{"admin", "help"}, &out, &errOut); code != 0 {
 		t.Fatalf("admin help: exit %d %s", code, errOut.String())
 	}
-	for _, want := range []string{"map-delete", "kubelet-stop", "fault-job", "scale-down", "vm-removed", "dump"} {
+	for _, want := range []string{"map-delete", "kubelet-stop", "fault-job", "scale-down", "vm-removed", "dump", "scanner-run", "scanner-interval"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("admin help lacks %q", want)
 		}
@@ -136,5 +148,15 @@ func TestAdminHelpAndErrors(t *testing.T) {
 	if code := run([]string{"-profile", "nonsense", "-listen", "127.0.0.1:0"}, &out, &errOut); code != 1 ||
 		!strings.Contains(errOut.String(), "unknown profile") {
 		t.Fatalf("bad profile: exit %d %s", code, errOut.String())
+	}
+	errOut.Reset()
+	if code := run([]string{"-scanner-interval", "0s", "-listen", "127.0.0.1:0"}, &out, &errOut); code != 1 ||
+		!strings.Contains(errOut.String(), "-scanner-interval must be positive") {
+		t.Fatalf("bad scanner interval: exit %d %s", code, errOut.String())
+	}
+	errOut.Reset()
+	if code := run([]string{"-list-order", "sorted", "-listen", "127.0.0.1:0"}, &out, &errOut); code != 1 ||
+		!strings.Contains(errOut.String(), "unknown list order") {
+		t.Fatalf("bad list order: exit %d %s", code, errOut.String())
 	}
 }

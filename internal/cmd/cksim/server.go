@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"syscall"
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator"
@@ -19,12 +20,16 @@ func runServer(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("cksim", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	listen := fs.String("listen", "127.0.0.1:8080", "address of the API and admin API (port 0 picks one)")
-	profile := fs.String("profile", simulator.Profile42211, `behaviour profile: "4.22.1.1" (with the #14159 bug) or "fixed"`)
+	profile := fs.String("profile", simulator.Profile42211,
+		fmt.Sprintf("behaviour profile, one of %s (%q is an alias of %q)", strings.Join(simulator.Profiles(), ", "), simulator.ProfileFixed, simulator.ProfilePR14165))
 	jobDuration := fs.Duration("job-duration", 0, "how long each async job takes (0: as fast as possible)")
 	keyOut := fs.String("key-out", "", "write the cks-key private key (OpenSSH PEM) to this file, mode 0600")
 	seed := fs.Uint64("seed", 0, "make ids and keys deterministic (0: random)")
-	noScanner := fs.Bool("no-scanner", false, "disable the cluster state scanner")
+	noScanner := fs.Bool("no-scanner", false, "turn off the cluster state scanner's timer (admin scanner-run still runs it)")
+	scannerInterval := fs.Duration("scanner-interval", simulator.DefaultScannerInterval, "period of the cluster state scanner's timer")
 	guestPrefix := fs.Int("guest-cidr-prefix", 24, "prefix length of the guest networks the simulator creates (16-29)")
+	listOrder := fs.String("list-order", simulator.ListOrderReal,
+		`order of every list the API returns: "" (the real server's), "reversed" or "shuffled" (new permutation per call)`)
 	verbose := fs.Bool("v", false, "log simulator events to stderr")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -32,8 +37,12 @@ func runServer(args []string, stdout, stderr io.Writer) error {
 	if fs.NArg() > 0 {
 		return fmt.Errorf("unexpected arguments: %v", fs.Args())
 	}
+	if *scannerInterval <= 0 {
+		return errors.New("-scanner-interval must be positive (use -no-scanner to turn the timer off)")
+	}
 	opts := simulator.Options{Profile: *profile, JobDuration: *jobDuration, Seed: *seed, DisableScanner: *noScanner,
-		GuestCIDRPrefix: *guestPrefix}
+		ScannerInterval: *scannerInterval,
+		GuestCIDRPrefix: *guestPrefix, ListOrder: *listOrder}
 	if *verbose {
 		opts.Logf = func(format string, a ...any) { fmt.Fprintf(stderr, "cksim: "+format+"\n", a...) }
 	}

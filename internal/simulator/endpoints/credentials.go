@@ -8,7 +8,6 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
-	"encoding/hex"
 	"encoding/pem"
 	"fmt"
 	"math/big"
@@ -25,8 +24,16 @@ type credentials struct {
 	caCert     *x509.Certificate
 	caKey      *ecdsa.PrivateKey
 	caPEM      []byte
-	token      string
+	caPool     *x509.CertPool
+	// adminCertPEM and adminKeyPEM are kubeadm's admin.conf client
+	// credentials: CN kubernetes-admin in group kubeadm:cluster-admins,
+	// signed by the cluster CA.
+	adminCertPEM []byte
+	adminKeyPEM  []byte
 }
+
+// Groups kube-apiserver's RBAC lets do anything (kubeadm's bindings).
+var clusterAdminGroups = []string{"kubeadm:cluster-admins", "system:masters"}
 
 // certValidity is long enough that no test or demo outlives it.
 const certValidity = 10 * 365 * 24 * time.Hour
@@ -62,17 +69,68 @@ func newCredentials(clusterID string) (*credentials, error) {
 	if err != nil {
 		return nil, fmt.Errorf("parse CA: %w", err)
 	}
-	token := make([]byte, 32)
-	if _, err := rand.Read(token); err != nil {
-		return nil, fmt.Errorf("generate token: %w", err)
-	}
-	return &credentials{
+	pool := x509.NewCertPool()
+	pool.AddCert(caCert)
+	c := &credentials{
 		hostSigner: signer,
 		caCert:     caCert,
 		caKey:      caKey,
 		caPEM:      pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}),
-		token:      hex.EncodeToString(token),
-	}, nil
+		caPool:     pool,
+	}
+	c.adminCertPEM, c.adminKeyPEM, err = c.clientCert(kubeconfigUser, clusterAdminGroups[:1])
+	if err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// clientCert issues a client certificate (CN user, O groups) signed by the
+// cluster CA, as kubeadm does for admin.conf, and returns it and its key in
+// PEM.
+func (c *credentials) clientCert(user string, groups []string) (certPEM, keyPEM []byte, err error) {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return nil, nil, fmt.Errorf("generate client key: %w", err)
+	}
+	now := time.Now()
+	template := &x509.Certificate{
+		SerialNumber: randomSerial(),
+		Subject:      pkix.Name{CommonName: user, Organization: groups},
+		NotBefore:    now.Add(-time.Hour),
+		NotAfter:     now.Add(certValidity),
+		KeyUsage:     x509.KeyUsageDigitalSignature | x509.KeyUsageKeyEncipherment,
+		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
+	}
+	der, err := x509.CreateCertificate(rand.Reader, template, c.caCert, &key.PublicKey, c.caKey)
+	if err != nil {
+		return nil, nil, fmt.Errorf("sign client certificate: %w", err)
+	}
+	keyDER, err := x509.MarshalECPrivateKey(key)
+	if err != nil {
+		return nil, nil, fmt.Errorf("encode client key: %w", err)
+	}
+	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}),
+		pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER}), nil
+}
+
+// authenticate is kube-apiserver's x509 authenticator: the client's
+// certificate must chain to the cluster CA and allow client auth. It
+// returns the user (CN) and groups (O).
+func (c *credentials) authenticate(state *tls.ConnectionState) (user string, groups []string, ok bool) {
+	if state == nil || len(state.PeerCertificates) == 0 {
+		return "", nil, false
+	}
+	leaf := state.PeerCertificates[0]
+	inter := x509.NewCertPool()
+	for _, cert := range state.PeerCertificates[1:] {
+		inter.AddCert(cert)
+	}
+	if _, err := leaf.Verify(x509.VerifyOptions{Roots: c.caPool, Intermediates: inter,
+		KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}}); err != nil {
+		return "", nil, false
+	}
+	return leaf.Subject.CommonName, leaf.Subject.Organization, true
 }
 
 // servingCert issues the API server certificate for ip, signed by the cluster CA.

@@ -1,7 +1,6 @@
 package endpoints
 
 import (
-	"crypto/subtle"
 	"crypto/tls"
 	"encoding/json"
 	"fmt"
@@ -36,14 +35,17 @@ func (m *Manager) startAPI(clusterID, ip string, creds *credentials) (*apiServer
 	if err != nil {
 		return nil, fmt.Errorf("start Kubernetes API: %w", err)
 	}
-	handler := &kubeAPI{m: m, clusterID: clusterID, token: creds.token, addr: addr}
+	handler := &kubeAPI{m: m, clusterID: clusterID, creds: creds, addr: addr}
 	a := &apiServer{
 		ip:   ip,
 		addr: addr,
 		srv: &http.Server{
 			Handler:           handler,
 			ReadHeaderTimeout: 10 * time.Second,
-			TLSConfig:         &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12},
+			// kube-apiserver requests a client certificate and verifies it
+			// in its authenticator, so a missing or foreign one is a 401.
+			TLSConfig: &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12,
+				ClientAuth: tls.RequestClientCert},
 			// Probes and aborted clients cause TLS handshake errors; they are not news.
 			ErrorLog: log.New(io.Discard, "", 0),
 		},
@@ -67,7 +69,7 @@ func (a *apiServer) stop() {
 type kubeAPI struct {
 	m         *Manager
 	clusterID string
-	token     string
+	creds     *credentials
 	addr      string
 }
 
@@ -76,8 +78,13 @@ func (h *kubeAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeStatus(w, r, code, "simulated failure: "+strings.ToLower(http.StatusText(code)), nil)
 		return
 	}
-	if !h.authorized(r) {
+	user, groups, ok := h.creds.authenticate(r.TLS)
+	if !ok {
 		writeStatus(w, r, http.StatusUnauthorized, "Unauthorized", nil)
+		return
+	}
+	if !slices.ContainsFunc(groups, func(g string) bool { return slices.Contains(clusterAdminGroups, g) }) {
+		writeStatus(w, r, http.StatusForbidden, fmt.Sprintf("forbidden: User %q cannot get path %q", user, r.URL.Path), nil)
 		return
 	}
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
@@ -116,15 +123,6 @@ func (h *kubeAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	default:
 		writeStatus(w, r, http.StatusNotFound, "the server could not find the requested resource", nil)
 	}
-}
-
-// authorized checks the bearer token in constant time.
-func (h *kubeAPI) authorized(r *http.Request) bool {
-	scheme, token, ok := strings.Cut(r.Header.Get("Authorization"), " ")
-	if !ok || !strings.EqualFold(scheme, "Bearer") {
-		return false
-	}
-	return subtle.ConstantTimeCompare([]byte(strings.TrimSpace(token)), []byte(h.token)) == 1
 }
 
 // nodes returns the cluster's nodes in name order, or writes the error the

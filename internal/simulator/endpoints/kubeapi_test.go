@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -243,9 +244,9 @@ func TestFailNextKubeAPI(t *testing.T) {
 	}
 }
 
-// rawGet sends a GET to the cluster's API with the given token and Accept
-// header, trusting the cluster CA.
-func (c *testCluster) rawGet(t *testing.T, path, token, accept string) (*http.Response, []byte) {
+// rawGet sends a GET to the cluster's API with the given client
+// certificate (nil for none) and Accept header, trusting the cluster CA.
+func (c *testCluster) rawGet(t *testing.T, path string, cert *tls.Certificate, accept string) (*http.Response, []byte) {
 	t.Helper()
 	cfg := c.kubeconfig(t)
 	cluster := cfg.Clusters[cfg.Contexts[cfg.CurrentContext].Cluster]
@@ -253,14 +254,15 @@ func (c *testCluster) rawGet(t *testing.T, path, token, accept string) (*http.Re
 	if !pool.AppendCertsFromPEM(cluster.CertificateAuthorityData) {
 		t.Fatal("kubeconfig CA is not PEM")
 	}
-	client := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}}}
+	tlsConfig := &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}
+	if cert != nil {
+		tlsConfig.Certificates = []tls.Certificate{*cert}
+	}
+	client := &http.Client{Transport: &http.Transport{TLSClientConfig: tlsConfig}}
 	t.Cleanup(client.CloseIdleConnections)
 	req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, cluster.Server+path, nil)
 	if err != nil {
 		t.Fatal(err)
-	}
-	if token != "" {
-		req.Header.Set("Authorization", "Bearer "+token)
 	}
 	if accept != "" {
 		req.Header.Set("Accept", accept)
@@ -291,10 +293,34 @@ func (c *testCluster) kubeconfig(t *testing.T) *clientcmdapi.Config {
 	return cfg
 }
 
-func (c *testCluster) token(t *testing.T) string {
+// adminCert is the client certificate of the kubeconfig's user.
+func (c *testCluster) adminCert(t *testing.T) *tls.Certificate {
 	t.Helper()
 	cfg := c.kubeconfig(t)
-	return cfg.AuthInfos[cfg.Contexts[cfg.CurrentContext].AuthInfo].Token
+	user := cfg.AuthInfos[cfg.Contexts[cfg.CurrentContext].AuthInfo]
+	if user.Token != "" || len(user.ClientCertificateData) == 0 || len(user.ClientKeyData) == 0 {
+		t.Fatalf("kubeconfig user %+v: want client certificate and key data, no token", user)
+	}
+	cert, err := tls.X509KeyPair(user.ClientCertificateData, user.ClientKeyData)
+	if err != nil {
+		t.Fatalf("kubeconfig client certificate: %v", err)
+	}
+	return &cert
+}
+
+// issuedCert is a client certificate for user and groups signed by ca (the
+// cluster's credentials, or another cluster's for a foreign one).
+func issuedCert(t *testing.T, ca *credentials, user string, groups []string) *tls.Certificate {
+	t.Helper()
+	certPEM, keyPEM, err := ca.clientCert(user, groups)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cert, err := tls.X509KeyPair(certPEM, keyPEM)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &cert
 }
 
 func decodeStatus(t *testing.T, body []byte) metav1.Status {
@@ -309,20 +335,39 @@ func decodeStatus(t *testing.T, body []byte) metav1.Status {
 	return s
 }
 
-func TestKubeAPIRequiresBearerToken(t *testing.T) {
+func TestKubeAPIAuthenticatesClientCertificates(t *testing.T) {
 	t.Parallel()
 	c := newTestCluster(t)
-	for _, token := range []string{"", "wrong"} {
-		resp, body := c.rawGet(t, "/api/v1/nodes", token, "")
+	foreign, err := newCredentials("another")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.m.mu.Lock()
+	own := c.m.clusters[c.id].creds
+	c.m.mu.Unlock()
+	for name, cert := range map[string]*tls.Certificate{
+		"no certificate":     nil,
+		"another cluster CA": issuedCert(t, foreign, kubeconfigUser, clusterAdminGroups[:1]),
+	} {
+		resp, body := c.rawGet(t, "/api/v1/nodes", cert, "")
 		if resp.StatusCode != http.StatusUnauthorized {
-			t.Fatalf("token %q: status %d", token, resp.StatusCode)
+			t.Fatalf("%s: status %d", name, resp.StatusCode)
 		}
 		if s := decodeStatus(t, body); s.Code != 401 || s.Reason != metav1.StatusReasonUnauthorized {
-			t.Fatalf("token %q: %+v", token, s)
+			t.Fatalf("%s: %+v", name, s)
 		}
 	}
-	if resp, _ := c.rawGet(t, "/api/v1/nodes", c.token(t), ""); resp.StatusCode != http.StatusOK {
-		t.Fatalf("right token: status %d", resp.StatusCode)
+	// Authenticated, but not in an admin group: forbidden.
+	resp, body := c.rawGet(t, "/api/v1/nodes", issuedCert(t, own, "jane", []string{"developers"}), "")
+	if resp.StatusCode != http.StatusForbidden || decodeStatus(t, body).Reason != metav1.StatusReasonForbidden {
+		t.Fatalf("non-admin user: status %d %s", resp.StatusCode, body)
+	}
+	if resp, _ := c.rawGet(t, "/api/v1/nodes", c.adminCert(t), ""); resp.StatusCode != http.StatusOK {
+		t.Fatalf("kubeconfig's client certificate: status %d", resp.StatusCode)
+	}
+	leaf, err := x509.ParseCertificate(c.adminCert(t).Certificate[0])
+	if err != nil || leaf.Subject.CommonName != "kubernetes-admin" || !slices.Equal(leaf.Subject.Organization, []string{"kubeadm:cluster-admins"}) {
+		t.Fatalf("admin certificate subject %v (%v), want kubeadm's admin.conf user", leaf.Subject, err)
 	}
 }
 
@@ -330,7 +375,7 @@ func TestKubeAPIUnknownPathIsNotFoundStatus(t *testing.T) {
 	t.Parallel()
 	c := newTestCluster(t)
 	for _, path := range []string{"/apis/apps/v1", "/api/v2", "/api/v1/pods", "/api/v1/nodes/a/b", "/openapi/v3"} {
-		resp, body := c.rawGet(t, path, c.token(t), "")
+		resp, body := c.rawGet(t, path, c.adminCert(t), "")
 		if resp.StatusCode != http.StatusNotFound || resp.Header.Get("Content-Type") != "application/json" {
 			t.Fatalf("%s: status %d, content type %q", path, resp.StatusCode, resp.Header.Get("Content-Type"))
 		}
@@ -343,12 +388,12 @@ func TestKubeAPIUnknownPathIsNotFoundStatus(t *testing.T) {
 func TestKubeAPIDiscovery(t *testing.T) {
 	t.Parallel()
 	c := newTestCluster(t)
-	token := c.token(t)
+	cert := c.adminCert(t)
 
 	// kubectl first asks for aggregated discovery; a plain JSON answer makes
 	// it fall back to the legacy documents.
 	aggregated := "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json"
-	resp, body := c.rawGet(t, "/api", token, aggregated)
+	resp, body := c.rawGet(t, "/api", cert, aggregated)
 	var versions metav1.APIVersions
 	if err := json.Unmarshal(body, &versions); err != nil || resp.Header.Get("Content-Type") != "application/json" {
 		t.Fatalf("/api: %v, content type %q", err, resp.Header.Get("Content-Type"))
@@ -357,13 +402,13 @@ func TestKubeAPIDiscovery(t *testing.T) {
 		t.Fatalf("/api = %s", body)
 	}
 
-	_, body = c.rawGet(t, "/apis", token, aggregated)
+	_, body = c.rawGet(t, "/apis", cert, aggregated)
 	var groups metav1.APIGroupList
 	if err := json.Unmarshal(body, &groups); err != nil || groups.Kind != "APIGroupList" || len(groups.Groups) != 0 {
 		t.Fatalf("/apis = %s (%v)", body, err)
 	}
 
-	_, body = c.rawGet(t, "/api/v1", token, "")
+	_, body = c.rawGet(t, "/api/v1", cert, "")
 	var resources metav1.APIResourceList
 	if err := json.Unmarshal(body, &resources); err != nil || resources.GroupVersion != "v1" {
 		t.Fatalf("/api/v1 = %s (%v)", body, err)
@@ -372,7 +417,7 @@ func TestKubeAPIDiscovery(t *testing.T) {
 		t.Fatalf("/api/v1 resources = %+v", resources.APIResources)
 	}
 
-	_, body = c.rawGet(t, "/version", token, "")
+	_, body = c.rawGet(t, "/version", cert, "")
 	var version struct{ Major, Minor, GitVersion string }
 	if err := json.Unmarshal(body, &version); err != nil || version.GitVersion != "v1.33.13" || version.Minor != "33" {
 		t.Fatalf("/version = %s (%v)", body, err)
@@ -383,7 +428,7 @@ func TestKubeAPITable(t *testing.T) {
 	t.Parallel()
 	c := newTestCluster(t)
 	accept := "application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json"
-	_, body := c.rawGet(t, "/api/v1/nodes", c.token(t), accept)
+	_, body := c.rawGet(t, "/api/v1/nodes", c.adminCert(t), accept)
 	var tbl metav1.Table
 	if err := json.Unmarshal(body, &tbl); err != nil {
 		t.Fatal(err)
@@ -410,7 +455,7 @@ func TestKubeAPITable(t *testing.T) {
 	}
 
 	// Without the Table media type the same path is a NodeList.
-	_, body = c.rawGet(t, "/api/v1/nodes", c.token(t), "application/json")
+	_, body = c.rawGet(t, "/api/v1/nodes", c.adminCert(t), "application/json")
 	var list corev1.NodeList
 	if err := json.Unmarshal(body, &list); err != nil || list.Kind != "NodeList" || list.APIVersion != "v1" || len(list.Items) != 3 {
 		t.Fatalf("list = %s (%v)", body, err)

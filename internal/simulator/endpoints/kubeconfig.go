@@ -10,17 +10,20 @@ import (
 // kubeconfigUser is the user entry name kubeadm writes into admin.conf.
 const kubeconfigUser = "kubernetes-admin"
 
-// Kubeconfig returns a kubeconfig YAML that real kubectl accepts: server
-// https://<ip>:6443, certificate-authority-data of the cluster CA, a bearer
-// token user, and a context named after the cluster (the cluster entry too).
-// An empty clusterName falls back to clusterID.
+// Kubeconfig returns the cluster's admin kubeconfig as kubeadm writes it to
+// admin.conf (and CKS returns it from getKubernetesClusterConfig): server
+// https://<ip>:6443, certificate-authority-data of the cluster CA, user
+// kubernetes-admin with a client certificate and key signed by that CA, and
+// a context named after the cluster (the cluster entry too). Real kubectl
+// and client-go authenticate with it. An empty clusterName falls back to
+// clusterID.
 func (m *Manager) Kubeconfig(clusterID, clusterName string) (string, error) {
 	m.mu.Lock()
 	c, ok := m.clusters[clusterID]
-	var addr, token string
-	var caPEM []byte
+	var addr string
+	var caPEM, certPEM, keyPEM []byte
 	if ok && c.api != nil {
-		addr, token, caPEM = c.api.addr, c.creds.token, c.creds.caPEM
+		addr, caPEM, certPEM, keyPEM = c.api.addr, c.creds.caPEM, c.creds.adminCertPEM, c.creds.adminKeyPEM
 	}
 	m.mu.Unlock()
 	if !ok {
@@ -46,7 +49,8 @@ func (m *Manager) Kubeconfig(clusterID, clusterName string) (string, error) {
 	b.WriteString("users:\n")
 	b.WriteString("- name: " + kubeconfigUser + "\n")
 	b.WriteString("  user:\n")
-	b.WriteString("    token: " + yamlString(token) + "\n")
+	b.WriteString("    client-certificate-data: " + base64.StdEncoding.EncodeToString(certPEM) + "\n")
+	b.WriteString("    client-key-data: " + base64.StdEncoding.EncodeToString(keyPEM) + "\n")
 	b.WriteString("contexts:\n")
 	b.WriteString("- name: " + name + "\n")
 	b.WriteString("  context:\n")

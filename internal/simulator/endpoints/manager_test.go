@@ -67,7 +67,7 @@ func TestRemoveClusterStopsOnlyItsListeners(t *testing.T) {
 	if res := other.exec(t, controlPort, "sudo /opt/bin/kubectl get nodes -o name"); res.status != 0 {
 		t.Fatalf("other cluster after RemoveCluster: %+v", res)
 	}
-	if resp, _ := other.rawGet(t, "/api/v1/nodes", other.token(t), ""); resp.StatusCode != http.StatusOK {
+	if resp, _ := other.rawGet(t, "/api/v1/nodes", other.adminCert(t), ""); resp.StatusCode != http.StatusOK {
 		t.Fatalf("other cluster API: status %d", resp.StatusCode)
 	}
 	c.m.RemoveCluster(c.id) // idempotent
@@ -84,7 +84,7 @@ func TestAddClusterOnAnotherIPMovesTheAPI(t *testing.T) {
 		t.Fatalf("old API address still answers: %v", err)
 	}
 	c.ip = newIP
-	if resp, _ := c.rawGet(t, "/api/v1/nodes", c.token(t), ""); resp.StatusCode != http.StatusOK {
+	if resp, _ := c.rawGet(t, "/api/v1/nodes", c.adminCert(t), ""); resp.StatusCode != http.StatusOK {
 		t.Fatalf("API on the new address: status %d", resp.StatusCode)
 	}
 	if string(c.m.HostKey(c.id).Marshal()) != string(hostKey.Marshal()) {
@@ -108,7 +108,7 @@ func TestUnknownClusterInSource(t *testing.T) {
 	if res.status != 1 || res.stderr != want {
 		t.Fatalf("kubectl for a cluster the model forgot: %+v", res)
 	}
-	resp, body := c.rawGet(t, "/api/v1/nodes", c.token(t), "")
+	resp, body := c.rawGet(t, "/api/v1/nodes", c.adminCert(t), "")
 	if resp.StatusCode != http.StatusServiceUnavailable || !strings.Contains(string(body), "ServiceUnavailable") {
 		t.Fatalf("API for a cluster the model forgot: %d %s", resp.StatusCode, body)
 	}

@@ -1,0 +1,65 @@
+package simulator
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+)
+
+// List order modes (Options.ListOrder).
+const (
+	// ListOrderReal returns every list in the order the management server
+	// builds it (see FIDELITY.md): listFirewallRules and
+	// listPortForwardingRules newest first, listNetworks newest first,
+	// listPublicIpAddresses by address descending, everything else by id
+	// ascending.
+	ListOrderReal = ""
+	// ListOrderReversed returns every list (virtualmachines[] of a cluster
+	// included) in the reverse of the real order.
+	ListOrderReversed = "reversed"
+	// ListOrderShuffled returns every list randomly permuted, anew on every
+	// call (seeded from Options.Seed when it is non-zero).
+	ListOrderShuffled = "shuffled"
+)
+
+// ListOrders returns the valid values of Options.ListOrder.
+func ListOrders() []string { return []string{ListOrderReal, ListOrderReversed, ListOrderShuffled} }
+
+func validListOrder(mode string) error {
+	if slices.Contains(ListOrders(), mode) {
+		return nil
+	}
+	return fmt.Errorf("simulator: unknown list order %q (want %q, %q or %q)", mode, ListOrderReal, ListOrderReversed, ListOrderShuffled)
+}
+
+// newOrderRNG is the random source of the shuffled list order, separate
+// from the id generator so that shuffling never changes the ids a seeded
+// simulator hands out.
+func newOrderRNG(seed uint64) *rand.Rand {
+	if seed == 0 {
+		return newRNG(0)
+	}
+	return newRNG(seed ^ 0x6a09e667f3bcc909)
+}
+
+// newTwinRNG is the random source of findByNetworkAndPorts' pick among
+// port forwards with the same public ports.
+func newTwinRNG(seed uint64) *rand.Rand {
+	if seed == 0 {
+		return newRNG(0)
+	}
+	return newRNG(seed ^ 0xbb67ae8584caa73b)
+}
+
+// orderList applies Options.ListOrder to a list given in the server's real
+// order. It returns a new slice. Callers hold s.mu.
+func orderList[T any](s *Simulator, items []T) []T {
+	out := slices.Clone(items)
+	switch s.opts.ListOrder {
+	case ListOrderReversed:
+		slices.Reverse(out)
+	case ListOrderShuffled:
+		s.orderRNG.Shuffle(len(out), func(i, j int) { out[i], out[j] = out[j], out[i] })
+	}
+	return out
+}
