@@ -293,4 +293,3 @@ func newRules(before, now []rules.Rule) []rules.Rule {
 func withoutRule(list []rules.Rule, id string) []rules.Rule {
 	return slices.DeleteFunc(slices.Clone(list), func(r rules.Rule) bool { return r.ID == id })
 }
-

@@ -1,6 +1,7 @@
 package clusterops
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -84,6 +85,10 @@ func (e *Engine) removeLeftovers(ctx context.Context, s *Snapshot, rep *Report) 
 	if len(owned) == 0 {
 		return
 	}
+	// Report in port order, whatever order CloudStack listed the rules in.
+	slices.SortStableFunc(owned, func(a, b rules.ClassifiedRule) int {
+		return cmp.Or(cmp.Compare(a.Rule.Kind, b.Rule.Kind), cmp.Compare(a.Rule.StartPort, b.Rule.StartPort))
+	})
 	now, err := e.rulesOnIP(ctx, s.projectID(), s.PublicIPID)
 	switch {
 	case cloudstack.IsNotFound(err):

@@ -184,7 +184,9 @@ func (u *update) job(ctx context.Context, step, command string, start func(conte
 
 // scaleJob runs a scale that changes no size (offerings, autoscaler).
 func (u *update) scaleJob(ctx context.Context, step string, p cloudstack.ScaleClusterParams) error {
-	scale := func(ctx context.Context, _ string) (cloudstack.AsyncRef, error) { return u.e.api.ScaleKubernetesCluster(ctx, p) }
+	scale := func(ctx context.Context, _ string) (cloudstack.AsyncRef, error) {
+		return u.e.api.ScaleKubernetesCluster(ctx, p)
+	}
 	return u.job(ctx, step, "scaleKubernetesCluster", scale)
 }
 

@@ -53,4 +53,3 @@ func inferHiddenMapRows(cl *cloudstack.Cluster, res drift.Result) drift.Result {
 	res.Summary = drift.Summarize(res)
 	return res
 }
-

@@ -10,7 +10,7 @@ import (
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/nodes/sshlister"
 )
 
-func TestCheckCleanClusterCostsFourRequestsAndOneSession(t *testing.T) {
+func TestCheckCleanClusterCostsFiveRequestsAndOneSession(t *testing.T) {
 	t.Parallel()
 	e := newSimEnv(t, "")
 	cl := e.createCluster(clusterSpec{name: "clean", size: 2})
@@ -24,8 +24,8 @@ func TestCheckCleanClusterCostsFourRequestsAndOneSession(t *testing.T) {
 	if !res.NodesChecked || res.NodeCheckError != "" || res.Skipped || res.ClusterState != "Running" {
 		t.Fatalf("result %+v", res)
 	}
-	wantCalls := map[string]int{"listKubernetesClusters": 1, "listVirtualMachines": 1, "listFirewallRules": 1, "listPortForwardingRules": 1}
-	if !maps.Equal(st.CloudStackCalls, wantCalls) || st.CloudStackRequests() != 4 {
+	wantCalls := map[string]int{"listKubernetesClusters": 1, "listVirtualMachines": 1, "listFirewallRules": 1, "listPortForwardingRules": 1, "listLoadBalancerRules": 1}
+	if !maps.Equal(st.CloudStackCalls, wantCalls) || st.CloudStackRequests() != 5 {
 		t.Fatalf("calls %v, want %v", st.CloudStackCalls, wantCalls)
 	}
 	// The simulator counts what arrived on the wire, pages included.
@@ -34,8 +34,8 @@ func TestCheckCleanClusterCostsFourRequestsAndOneSession(t *testing.T) {
 	for _, n := range got {
 		total += n
 	}
-	if total > 4 {
-		t.Fatalf("the simulator served %d requests (%v), want at most 4", total, got)
+	if total > 5 {
+		t.Fatalf("the simulator served %d requests (%v), want at most 5", total, got)
 	}
 	if n := e.sim.SSHSessions() - sessions; n != 1 || st.SSHSessions != 1 {
 		t.Fatalf("SSH sessions: simulator %d, stats %d, want 1", n, st.SSHSessions)
@@ -88,7 +88,7 @@ func TestCheckNodeFailureStillComparesVMs(t *testing.T) {
 	}
 	// Without the row, the worker's forward 2224 is no longer CKS's: the
 	// range is one too long and the next scale would delete that forward.
-	assertKinds(t, res, drift.KindUnmappedVM, drift.KindSizeMismatch, drift.KindSSHForwardMissing,
+	assertKinds(t, res, drift.KindUnmappedVM, drift.KindVMMapInconsistent, drift.KindSSHForwardMissing,
 		drift.KindSSHFirewallRangeMismatch, drift.KindScaleHazard)
 	if res.Findings[0].VMID != worker.ID {
 		t.Fatalf("unmapped finding %+v, want VM %s", res.Findings[0], worker.ID)

@@ -116,7 +116,7 @@ func TestCheckFetchesTheViewsConcurrently(t *testing.T) {
 	if !res.NodesChecked || !res.InSync {
 		t.Fatalf("result %s", describe(res))
 	}
-	if st.CloudStackRequests() != 4 {
+	if st.CloudStackRequests() != 5 {
 		t.Fatalf("calls %v", st.CloudStackCalls)
 	}
 }

@@ -63,13 +63,13 @@ func TestCheckManySharesListsAndReportsEachCluster(t *testing.T) {
 	}
 	assertKinds(t, fleet.Clusters[0].Result)
 	b := fleet.Clusters[1].Result
-	if b.InSync || b.Counts[drift.KindUnmappedVM] != 1 || b.Counts[drift.KindSizeMismatch] != 1 {
+	if b.InSync || b.Counts[drift.KindUnmappedVM] != 1 || b.Counts[drift.KindVMMapInconsistent] != 1 {
 		t.Fatalf("fleet-b: %s", describe(b))
 	}
 	if !fleet.Clusters[2].Result.Skipped || fleet.Clusters[2].Node.Source != NodeSourceNone {
 		t.Fatalf("fleet-c should be skipped: %+v", fleet.Clusters[2])
 	}
-	if fleet.Counts[drift.KindUnmappedVM] != 1 || fleet.Counts[drift.KindSizeMismatch] != 1 {
+	if fleet.Counts[drift.KindUnmappedVM] != 1 || fleet.Counts[drift.KindVMMapInconsistent] != 1 {
 		t.Fatalf("fleet counts %v", fleet.Counts)
 	}
 	if want := "4 clusters: 2 in sync, 1 drifted ("; len(fleet.Summary) < len(want) || fleet.Summary[:len(want)] != want {
@@ -78,7 +78,7 @@ func TestCheckManySharesListsAndReportsEachCluster(t *testing.T) {
 	// One cluster list per scope, one VM list per owner (the admin account
 	// and the project), all rules once for the account's clusters and the
 	// project cluster's own rules, listed with its projectid.
-	want := map[string]int{"listKubernetesClusters": 2, "listVirtualMachines": 2, "listFirewallRules": 2, "listPortForwardingRules": 2}
+	want := map[string]int{"listKubernetesClusters": 2, "listVirtualMachines": 2, "listFirewallRules": 2, "listPortForwardingRules": 2, "listLoadBalancerRules": 2}
 	if !maps.Equal(st.CloudStackCalls, want) {
 		t.Fatalf("calls %v, want %v", st.CloudStackCalls, want)
 	}
@@ -114,7 +114,7 @@ func TestCheckManySharesProjectRules(t *testing.T) {
 		assertKinds(t, c.Result)
 	}
 	assertKinds(t, fleet.Clusters[3].Result, drift.KindEtcdSSHRuleMissing)
-	want := map[string]int{"listKubernetesClusters": 2, "listVirtualMachines": 2, "listFirewallRules": 2, "listPortForwardingRules": 2}
+	want := map[string]int{"listKubernetesClusters": 2, "listVirtualMachines": 2, "listFirewallRules": 2, "listPortForwardingRules": 2, "listLoadBalancerRules": 2}
 	if !maps.Equal(st.CloudStackCalls, want) {
 		t.Fatalf("calls %v, want %v", st.CloudStackCalls, want)
 	}

@@ -52,13 +52,13 @@ func TestCheckProjectCluster(t *testing.T) {
 	if strings.Contains(res.Summary, "not checked") {
 		t.Fatalf("summary %q: the rules were not compared", res.Summary)
 	}
-	want := map[string]int{"listKubernetesClusters": 2, "listVirtualMachines": 1, "listFirewallRules": 1, "listPortForwardingRules": 1}
+	want := map[string]int{"listKubernetesClusters": 2, "listVirtualMachines": 1, "listFirewallRules": 1, "listPortForwardingRules": 1, "listLoadBalancerRules": 1}
 	if !maps.Equal(st.CloudStackCalls, want) {
 		t.Fatalf("calls %v, want %v: a project cluster is found by the second, project-wide list", st.CloudStackCalls, want)
 	}
 
 	worker := workerVM(t, cl, 0)
-	if err := e.sim.StopKubelet(worker.ID, false); err != nil {
+	if err := e.sim.DeleteKubeNode(worker.ID); err != nil { // the node object deleted out of band
 		t.Fatal(err)
 	}
 	for _, pf := range e.forwards(cl) {
@@ -126,7 +126,7 @@ func TestCheckManyMixesNetworkTypes(t *testing.T) {
 	// The rules come from one fleet-wide listing; only the VPC tier needs
 	// its network looked up.
 	want := map[string]int{"listKubernetesClusters": 2, "listVirtualMachines": 1, "listFirewallRules": 1,
-		"listPortForwardingRules": 1, "listNetworks": 1}
+		"listPortForwardingRules": 1, "listLoadBalancerRules": 1, "listNetworks": 1}
 	if !maps.Equal(st.CloudStackCalls, want) {
 		t.Fatalf("calls %v, want %v", st.CloudStackCalls, want)
 	}

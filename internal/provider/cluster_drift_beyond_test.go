@@ -57,7 +57,7 @@ func TestAccClusterDrift_VMMappedToAnotherCluster(t *testing.T) {
 		// Named as alpha's worker but in beta's map: not unmapped_vm. Its node
 		// still sits in alpha's Kubernetes, which is drift of its own.
 		Config: e.driftHCL(a.ID, e.sshHCL(a.ID)+"  check_network_rules = false\n"),
-		ConfigStateChecks: append(expectDriftFindings(drift.KindNodeWithoutVM, drift.KindSizeMismatch),
+		ConfigStateChecks: append(expectDriftFindings(drift.KindNodeWithoutVM, drift.KindVMMapInconsistent),
 			expectDriftFinding(0, map[string]knownvalue.Check{"node_name": knownvalue.StringExact(strings.ToLower(moved.Name))})),
 	}}})
 }
@@ -104,7 +104,7 @@ func TestAccClusterDrift_Seed000FailedScale(t *testing.T) {
 		// firewall rule 50000, the old node range left; and the next scale
 		// would go wrong through 50001 and 50002. SSH to :2222 is gone.
 		Config: e.driftHCL(id, e.sshHCL(id)),
-		ConfigStateChecks: append(expectDriftFindings(drift.KindSizeMismatch,
+		ConfigStateChecks: append(expectDriftFindings(drift.KindVMMapInconsistent,
 			drift.KindSSHForwardMissing, drift.KindSSHForwardMissing, drift.KindSSHFirewallRangeMismatch,
 			drift.KindEtcdSSHRuleMissing, drift.KindEtcdSSHRuleMissing, drift.KindScaleHazard, drift.KindScaleHazard),
 			expectDriftAttr("cluster_state", knownvalue.StringExact("Alert")),

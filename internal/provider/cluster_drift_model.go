@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"context"
 	"strings"
 	"time"
 
@@ -33,6 +34,7 @@ type driftOptionsModel struct {
 	SSH               types.Object `tfsdk:"ssh"`
 	GracePeriod       types.String `tfsdk:"grace_period"`
 	CheckNetworkRules types.Bool   `tfsdk:"check_network_rules"`
+	SSHCIDRs          types.List   `tfsdk:"ssh_cidrs"`
 	FailOnDrift       types.Bool   `tfsdk:"fail_on_drift"`
 }
 
@@ -144,6 +146,9 @@ func resolveDriftSettings(m driftOptionsModel) (driftSettings, diag.Diagnostics)
 	s.failOnDrift = m.FailOnDrift.ValueBool()
 
 	s.opts = driftcheck.Options{NodeSource: driftcheck.NodeSource(s.nodeSource), GracePeriod: grace, CheckNetworkRules: s.checkRules}
+	if !m.SSHCIDRs.IsNull() && !m.SSHCIDRs.IsUnknown() {
+		diags.Append(m.SSHCIDRs.ElementsAs(context.Background(), &s.opts.SSHCIDRs, false)...)
+	}
 	if hasSSH {
 		s.opts.SSH = driftcheck.SSHOptions{
 			PrivateKey:            []byte(sshModel.PrivateKey.ValueString()),

@@ -2,6 +2,7 @@ package provider
 
 import (
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
@@ -9,6 +10,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/drift"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/driftcheck"
 )
 
@@ -18,7 +20,7 @@ import (
 const defaultDriftGracePeriod = "15m"
 
 // driftViewsDescription explains what the drift check compares.
-const driftViewsDescription = "The check compares four views of a cluster, fetched concurrently:\n\n" +
+var driftViewsDescription = "The check compares four views of a cluster, fetched concurrently:\n\n" +
 	"1. **The VM map**: `listKubernetesClusters` `virtualmachines`, with `size`, `controlnodes` and `etcdnodes`.\n" +
 	"2. **The owner's VMs**: `listVirtualMachines` of the cluster's account or project whose names follow the " +
 	"cluster's node naming (`<prefix>-control-<hex>`, `<prefix>-node-<hex>`, `<etcd prefix>-<n>-<hex>`). A VM in " +
@@ -28,13 +30,17 @@ const driftViewsDescription = "The check compares four views of a cluster, fetch
 	"VPC tier, the control VM `:22` on a shared network), or the Kubernetes API with the kubeconfig CloudStack returns. " +
 	"When the nodes cannot be listed, the VM comparison still runs and `nodes_checked` is false.\n" +
 	"4. **The network rules** on the cluster's public IP and the port forwards of its network, classified by role " +
-	"(node SSH range, node and etcd forwards, etcd firewall rules, user rules), including the rules that would make " +
-	"the next scale fail on CloudStack 4.21.0 to 4.22.1.1 (#14159).\n\n" +
+	"(node SSH range, node and etcd forwards, etcd SSH rules, API rules, user rules), including the rules that would " +
+	"make the next scale, by any client, go wrong on CloudStack 4.21.0 to 4.22.1.1 (#14159). A cluster in the layout the " +
+	"`cks_cluster` resource keeps (one etcd SSH range) is in sync; so is a cluster in CKS's own layout (single-port etcd " +
+	"rules) that no scale has touched yet, whose next scale is safe; once a scale has re-created the node SSH range after " +
+	"those rules, they are reported as `scale_hazard`.\n\n" +
 	"Clusters in a transitional state (Starting, Scaling, Upgrading, Stopping, RemovingNodes, ...) and " +
 	"ExternalManaged clusters are skipped. The check only reads: it never changes anything.\n\n" +
-	"Finding kinds: `mapped_vm_missing`, `mapped_vm_not_running`, `unmapped_vm`, `node_without_vm`, `vm_not_node`, " +
-	"`size_mismatch`, `node_not_ready`, `ssh_forward_missing`, `ssh_forward_stale`, `ssh_firewall_range_mismatch`, " +
-	"`etcd_ssh_rule_missing` and `scale_hazard`."
+	"Finding kinds:" + driftKindsMarkdown
+
+// driftKindsMarkdown lists the finding kinds as package drift defines them.
+var driftKindsMarkdown = drift.KindsMarkdown()
 
 // driftGateDescription explains the CI gate.
 const driftGateDescription = "**As a CI gate**: set `fail_on_drift = true` and run `terraform plan`: any finding is an " +
@@ -75,6 +81,13 @@ func driftOptionAttributes() map[string]schema.Attribute {
 			Optional:            true,
 			Computed:            true,
 			MarkdownDescription: "Compare the SSH network rules (firewall range, port forwards, etcd rules) with the VM map and report scale hazards. Defaults to `true`.",
+		},
+		"ssh_cidrs": schema.ListAttribute{
+			ElementType: types.StringType,
+			Optional:    true,
+			MarkdownDescription: "The `ssh_cidrs` of the `cks_cluster` resources checked, if they set it: SSH firewall rules " +
+				"with exactly these CIDRs (or `0.0.0.0/0`) are the clusters' own, any other is a user rule.",
+			Validators: []validator.List{listvalidator.SizeAtLeast(1), listvalidator.ValueStringsAre(cidrValidator{})},
 		},
 		"fail_on_drift": schema.BoolAttribute{
 			Optional:            true,
@@ -173,7 +186,7 @@ func driftResultAttributes() map[string]schema.Attribute {
 			MarkdownDescription: "The findings in a stable order: by kind (in the order of the kinds above), then VM name, " +
 				"node name and rule id. Fields that do not apply to a finding are null.",
 			NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
-				"kind":      schema.StringAttribute{Computed: true, MarkdownDescription: "Finding kind, e.g. `unmapped_vm`."},
+				"kind":      schema.StringAttribute{Computed: true, MarkdownDescription: "Finding kind, one of:" + driftKindsMarkdown},
 				"vm_id":     schema.StringAttribute{Computed: true, MarkdownDescription: "Id of the VM concerned."},
 				"vm_name":   schema.StringAttribute{Computed: true, MarkdownDescription: "Name of the VM concerned."},
 				"vm_state":  schema.StringAttribute{Computed: true, MarkdownDescription: "State of the VM concerned."},
@@ -189,7 +202,7 @@ func driftResultAttributes() map[string]schema.Attribute {
 		},
 		"summary": schema.StringAttribute{
 			Computed:            true,
-			MarkdownDescription: "Human-readable summary, e.g. `2 findings: 1 unmapped_vm, 1 size_mismatch`.",
+			MarkdownDescription: "Human-readable summary, e.g. `2 findings: 1 unmapped_vm, 1 vm_map_inconsistent`.",
 		},
 	}
 }

@@ -53,7 +53,7 @@ func TestAccClusterDrift_Seed004DeletedWorkerRow(t *testing.T) {
 			// no map, and the size no longer matches. Its node matches it, so
 			// it is not also a node without a VM.
 			Config: e.driftHCL(cl.ID, e.sshHCL(cl.ID)+"  check_network_rules = false\n"),
-			ConfigStateChecks: append(expectDriftFindings(drift.KindUnmappedVM, drift.KindSizeMismatch),
+			ConfigStateChecks: append(expectDriftFindings(drift.KindUnmappedVM, drift.KindVMMapInconsistent),
 				expectDriftFinding(0, map[string]knownvalue.Check{
 					"vm_id":     knownvalue.StringExact(worker.ID),
 					"vm_name":   knownvalue.StringExact(worker.Name),
@@ -72,7 +72,7 @@ func TestAccClusterDrift_Seed004DeletedWorkerRow(t *testing.T) {
 			// node range is one port too long and the next scale would delete
 			// that forward.
 			Config: e.driftHCL(cl.ID, e.sshHCL(cl.ID)),
-			ConfigStateChecks: expectDriftFindings(drift.KindUnmappedVM, drift.KindSizeMismatch,
+			ConfigStateChecks: expectDriftFindings(drift.KindUnmappedVM, drift.KindVMMapInconsistent,
 				drift.KindSSHFirewallRangeMismatch, drift.KindScaleHazard),
 		},
 		{
@@ -136,12 +136,12 @@ func TestAccClusterDrift_Seed004StaleMapRows(t *testing.T) {
 	}})
 }
 
-func TestAccClusterDrift_Seed004KubeletStoppedNodeDeleted(t *testing.T) {
+func TestAccClusterDrift_Seed004NodeDeletedOutOfBand(t *testing.T) {
 	t.Parallel()
 	e := newDriftEnv(t)
 	cl := e.create(driftClusterSpec{name: "test", size: 2})
 	worker := e.worker(cl, 0)
-	if err := e.Sim.StopKubelet(worker.ID, false); err != nil {
+	if err := e.Sim.DeleteKubeNode(worker.ID); err != nil {
 		t.Fatal(err)
 	}
 	accTest(t, resource.TestCase{Steps: []resource.TestStep{{
@@ -169,7 +169,7 @@ func TestAccClusterDrift_Seed004SSHBroken(t *testing.T) {
 	}
 	accTest(t, resource.TestCase{Steps: []resource.TestStep{{
 		Config: e.driftHCL(cl.ID, e.sshHCL(cl.ID)+"  check_network_rules = false\n"),
-		ConfigStateChecks: append(expectDriftFindings(drift.KindUnmappedVM, drift.KindSizeMismatch),
+		ConfigStateChecks: append(expectDriftFindings(drift.KindUnmappedVM, drift.KindVMMapInconsistent),
 			expectDriftAttr("nodes_checked", knownvalue.Bool(false)),
 			expectDriftAttr("node_check_error", driftContains(cl.IPAddress+":2222", "connection refused")),
 			expectDriftAttr("summary", driftContains("2 findings", "; Kubernetes nodes not checked: ", "connection refused")),
@@ -182,7 +182,7 @@ func TestAccClusterDrift_Seed004NodeSourceNone(t *testing.T) {
 	e := newDriftEnv(t)
 	cl := e.create(driftClusterSpec{name: "test", size: 2})
 	// A node missing from Kubernetes is not looked for without nodes.
-	if err := e.Sim.StopKubelet(e.worker(cl, 0).ID, false); err != nil {
+	if err := e.Sim.DeleteKubeNode(e.worker(cl, 0).ID); err != nil {
 		t.Fatal(err)
 	}
 	sessions := e.Sim.SSHSessions()

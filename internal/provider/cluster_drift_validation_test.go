@@ -89,14 +89,14 @@ func summariesOf(ds diag.Diagnostics) string {
 // default, an error with fail_on_drift, both listing every finding.
 func TestDriftDiagnostics(t *testing.T) {
 	t.Parallel()
-	res := drift.Result{ClusterState: "Running", Summary: "2 findings: 1 unmapped_vm, 1 size_mismatch",
+	res := drift.Result{ClusterState: "Running", Summary: "2 findings: 1 unmapped_vm, 1 vm_map_inconsistent",
 		Findings: []drift.Finding{
 			{Kind: drift.KindUnmappedVM, Message: "VM a-node-1 is named as a worker node of cluster a but is in no cluster's VM map"},
-			{Kind: drift.KindSizeMismatch, Message: "cluster a has size 2 but its VM map has 1 worker VM"},
+			{Kind: drift.KindVMMapInconsistent, Message: "cluster a has size 2 but its VM map has 1 worker VM"},
 		}}
-	want := "The drift check of cluster a (id-1) found 2 findings: 1 unmapped_vm, 1 size_mismatch:\n" +
+	want := "The drift check of cluster a (id-1) found 2 findings: 1 unmapped_vm, 1 vm_map_inconsistent:\n" +
 		"  - unmapped_vm: VM a-node-1 is named as a worker node of cluster a but is in no cluster's VM map\n" +
-		"  - size_mismatch: cluster a has size 2 but its VM map has 1 worker VM"
+		"  - vm_map_inconsistent: cluster a has size 2 but its VM map has 1 worker VM"
 
 	var warn diag.Diagnostics
 	addClusterDriftDiagnostics(&warn, driftClusterLabel("a", "id-1"), res, false)

@@ -7,4 +7,3 @@ import (
 // objectAsOptions converts objects strictly: unknown and null fields are
 // decoded into the model's framework types, never dropped.
 var objectAsOptions = basetypes.ObjectAsOptions{}
-

@@ -13,7 +13,7 @@ import (
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/clusterops"
-	"github.com/cloudstack-cks/terraform-provider-cks/internal/rules"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/vmmap"
 )
 
 func TestCreateParams(t *testing.T) {
@@ -77,8 +77,8 @@ func TestDescribeFailure(t *testing.T) {
 		summary string
 		detail  string
 	}{
-		{&clusterops.HazardError{ClusterID: "c", OptIn: "recreate_user_hazard_rules"}, "Unsafe Cluster Scale", "recreate_user_hazard_rules"},
-		{&clusterops.RecoveryNeededError{ClusterID: "c", State: "Alert", OptIn: "allow_restart_for_recovery"}, "Cluster Needs Recovery", "allow_restart_for_recovery"},
+		{&clusterops.HazardError{ClusterID: "c", OptIn: clusterops.OptInMoveUserRules}, "Unsafe Cluster Scale", "Set recreate_user_hazard_rules = true"},
+		{&vmmap.Inconsistency{ClusterID: "c", NodeCount: 2, Workers: 1, Rows: 5, Expected: 6}, "Cluster Needs an Administrator", "node_count = 1"},
 		{fmt.Errorf("waiting: %w", context.DeadlineExceeded), "Cluster Operation Timed Out", "raise timeouts"},
 		{errors.New("job failed"), "Cluster Operation Failed", "Scaling failed: job failed."},
 	}
@@ -99,14 +99,14 @@ func TestAddReportWarnings(t *testing.T) {
 	}
 	addReportWarnings(&diags, clusterops.Report{ClusterID: "c", Steps: []clusterops.Step{
 		{Kind: clusterops.StepScaled, Message: "scaled to 1"},
-		{Kind: clusterops.StepNeutralised, Message: "re-created etcd SSH firewall rule 50000"},
+		{Kind: clusterops.StepHardened, Message: "created etcd SSH firewall range 50000-50002"},
 		{Kind: clusterops.StepRepaired, Message: "created missing port forward 2222→22"},
 	}})
 	if len(diags) != 1 || diags.WarningsCount() != 1 {
 		t.Fatalf("want one warning, got %v", diags)
 	}
 	detail := diags[0].Detail()
-	if !strings.Contains(detail, "re-created etcd SSH firewall rule 50000") || !strings.Contains(detail, "2222→22") ||
+	if !strings.Contains(detail, "created etcd SSH firewall range 50000-50002") || !strings.Contains(detail, "2222→22") ||
 		strings.Contains(detail, "scaled to 1") {
 		t.Errorf("warning detail %q", detail)
 	}
@@ -120,27 +120,6 @@ func TestAddReportWarnings(t *testing.T) {
 	if len(blocked) != 2 || blocked[1].Summary() != "Cluster SSH Rules Need Attention" ||
 		!strings.Contains(blocked[1].Detail(), "rule r9") || strings.Contains(blocked[0].Detail(), "rule r9") {
 		t.Fatalf("blocked steps not separated: %v", blocked)
-	}
-}
-
-func TestKindOfNetwork(t *testing.T) {
-	t.Parallel()
-	isolated := &cloudstack.Cluster{IPAddressID: "ip", Endpoint: "https://10.0.0.1:6443/"}
-	routed := &cloudstack.Cluster{Endpoint: "https://10.1.0.5:6443/"}
-	cases := []struct {
-		n    cloudstack.Network
-		c    *cloudstack.Cluster
-		want rules.NetworkKind
-	}{
-		{cloudstack.Network{Type: "Isolated"}, isolated, rules.NetworkIsolated},
-		{cloudstack.Network{Type: "Isolated", VPCID: "vpc"}, routed, rules.NetworkVPC},
-		{cloudstack.Network{Type: "Shared"}, routed, rules.NetworkDirect},
-		{cloudstack.Network{Type: "Isolated"}, routed, rules.NetworkDirect},
-	}
-	for _, tc := range cases {
-		if got := kindOfNetwork(tc.n, tc.c); got != tc.want {
-			t.Errorf("kindOfNetwork(%+v) = %s, want %s", tc.n, got, tc.want)
-		}
 	}
 }
 

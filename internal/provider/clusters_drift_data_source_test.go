@@ -59,7 +59,7 @@ func TestAccClustersDrift_Fleet(t *testing.T) {
 				statecheck.ExpectKnownValue(fleetAddr, tfjsonpath.New("summary"),
 					knownvalue.StringExact("3 clusters: 1 in sync, 1 drifted (2 findings: 1 unmapped_vm, 1 size_mismatch), 1 skipped")),
 				statecheck.ExpectKnownValue(fleetAddr, tfjsonpath.New("counts"),
-					expectDriftCounts(map[string]int{drift.KindUnmappedVM: 1, drift.KindSizeMismatch: 1})),
+					expectDriftCounts(map[string]int{drift.KindUnmappedVM: 1, drift.KindVMMapInconsistent: 1})),
 				statecheck.ExpectKnownValue(fleetAddr, tfjsonpath.New("clusters"), knownvalue.ListSizeExact(3)),
 				cluster(0, map[string]knownvalue.Check{
 					"id": knownvalue.StringExact(a.ID), "name": knownvalue.StringExact("fleet-a"),
@@ -72,7 +72,7 @@ func TestAccClustersDrift_Fleet(t *testing.T) {
 					"findings": knownvalue.ListExact([]knownvalue.Check{
 						knownvalue.ObjectPartial(map[string]knownvalue.Check{
 							"kind": knownvalue.StringExact(drift.KindUnmappedVM), "vm_id": knownvalue.StringExact(worker.ID)}),
-						knownvalue.ObjectPartial(map[string]knownvalue.Check{"kind": knownvalue.StringExact(drift.KindSizeMismatch)}),
+						knownvalue.ObjectPartial(map[string]knownvalue.Check{"kind": knownvalue.StringExact(drift.KindVMMapInconsistent)}),
 					}),
 					"summary": knownvalue.StringExact("2 findings: 1 unmapped_vm, 1 size_mismatch"),
 				}),

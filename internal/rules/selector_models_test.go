@@ -64,4 +64,3 @@ func forwardsToSSH(rules []Rule, fw Rule) bool {
 	}
 	return false
 }
-
