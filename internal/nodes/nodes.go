@@ -1,5 +1,6 @@
 // Package nodes holds the types shared by the Kubernetes node listers: the
-// node as the drift check sees it and the interface every lister satisfies.
+// node as the drift check sees it, the interface every lister satisfies, and
+// FromAPI, which reduces the core/v1 Node both listers decode.
 package nodes
 
 import "context"

@@ -25,7 +25,7 @@ var driftViewsDescription = "The check compares four views of a cluster, fetched
 	"2. **The owner's VMs**: `listVirtualMachines` of the cluster's account or project whose names follow the " +
 	"cluster's node naming (`<prefix>-control-<hex>`, `<prefix>-node-<hex>`, `<etcd prefix>-<n>-<hex>`). A VM in " +
 	"another cluster's map is not this cluster's stray.\n" +
-	"3. **The Kubernetes nodes**: `sudo /opt/bin/kubectl get nodes` on control node 1 over SSH (at the address " +
+	"3. **The Kubernetes nodes**: `sudo /opt/bin/kubectl get nodes -o json` on control node 1 over SSH (at the address " +
 	"CloudStack itself uses: the source NAT IP `:2222` on an isolated network, the cluster's public IP `:2222` on a " +
 	"VPC tier, the control VM `:22` on a shared network), or the Kubernetes API with the kubeconfig CloudStack returns. " +
 	"When the nodes cannot be listed, the VM comparison still runs and `nodes_checked` is false.\n" +

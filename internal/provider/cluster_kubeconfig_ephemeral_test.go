@@ -21,8 +21,9 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/tfversion"
 )
 
-// kubectlPath is the real kubectl the test runs against the simulator.
-const kubectlPath = "/usr/bin/kubectl"
+// kubectlPath is the real kubectl the test runs against the simulator, found
+// on PATH; errNoKubectl makes the test skip where there is none.
+var kubectlPath, errNoKubectl = exec.LookPath("kubectl")
 
 // TestAccClusterKubeconfigEphemeral opens cks_cluster_kubeconfig for a new
 // cluster and hands it to the echo provider (the test-only way to look at
@@ -30,6 +31,9 @@ const kubectlPath = "/usr/bin/kubectl"
 // other object in the state contains it.
 func TestAccClusterKubeconfigEphemeral(t *testing.T) {
 	t.Parallel()
+	if errNoKubectl != nil {
+		t.Skipf("this test runs the real kubectl with the kubeconfig, and none is on PATH: %v", errNoKubectl)
+	}
 	env := newSimEnv(t)
 	config := env.clusterHCL("kubeconfig", fmt.Sprintf(`
   kubernetes_version_id = %q

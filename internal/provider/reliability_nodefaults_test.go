@@ -72,7 +72,7 @@ func relNodeFault(nodeSource, wantError string, arm, disarm func(*relScenario)) 
 const relNodeFaultCount = 1000
 
 var (
-	relSSHDropped = relNodeFault("ssh", `^ssh 127\.[0-9.]+:2222: connection closed before "sudo /opt/bin/kubectl get nodes" reported an exit status$`,
+	relSSHDropped = relNodeFault("ssh", `^ssh 127\.[0-9.]+:2222: connection closed before "sudo /opt/bin/kubectl get nodes -o json" reported an exit status$`,
 		func(sc *relScenario) { sc.env.Sim.DropNextSSHCommands(relNodeFaultCount) },
 		func(sc *relScenario) { sc.env.Sim.DropNextSSHCommands(0) })
 	relKubeAPI500 = relNodeFault("kubeconfig", `^kubernetes API https://127\.[0-9.]+:6443: listing nodes: HTTP 500 Internal Server Error`,

@@ -39,18 +39,20 @@ func kubeconfigOf(e *testEnv, id string) string {
 	return r.Configdata
 }
 
-// runKubectl runs the real /usr/bin/kubectl with the kubeconfig.
+// runKubectl runs the real kubectl, found on PATH, with the kubeconfig; the
+// test skips where there is none.
 func runKubectl(t *testing.T, kubeconfig string, args ...string) (string, error) {
 	t.Helper()
-	if _, err := os.Stat("/usr/bin/kubectl"); err != nil {
-		t.Fatalf("/usr/bin/kubectl is required: %v", err)
+	kubectl, err := exec.LookPath("kubectl")
+	if err != nil {
+		t.Skipf("this test runs the real kubectl against the simulated API, and none is on PATH: %v", err)
 	}
 	dir := t.TempDir()
 	path := filepath.Join(dir, "kubeconfig")
 	if err := os.WriteFile(path, []byte(kubeconfig), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command("/usr/bin/kubectl", append([]string{"--kubeconfig", path, "--request-timeout", "20s"}, args...)...)
+	cmd := exec.Command(kubectl, append([]string{"--kubeconfig", path, "--request-timeout", "20s"}, args...)...)
 	cmd.Env = append(os.Environ(), "HOME="+dir, "KUBECACHEDIR="+filepath.Join(dir, "cache"))
 	out, err := cmd.Output()
 	return string(out), err

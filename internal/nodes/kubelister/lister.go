@@ -116,7 +116,7 @@ func (l *Lister) ListNodes(ctx context.Context) ([]nodes.Node, error) {
 			return nil, l.requestError(ctx, err)
 		}
 		for i := range list.Items {
-			result = append(result, fromAPI(&list.Items[i]))
+			result = append(result, nodes.FromAPI(&list.Items[i]))
 		}
 		token = list.Continue
 		if token == "" {

@@ -1,6 +1,7 @@
 // Package sshlister lists Kubernetes nodes the way CloudStack CKS does: it
 // connects over SSH to the first control node (user "cloud" with the cluster
-// key pair) and runs `sudo /opt/bin/kubectl get nodes` there.
+// key pair) and runs `sudo /opt/bin/kubectl get nodes` there, asking for JSON
+// (-o json), which it decodes with the k8s.io/api core/v1 types.
 package sshlister
 
 import (

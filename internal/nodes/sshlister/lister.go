@@ -12,12 +12,13 @@ import (
 	"golang.org/x/crypto/ssh"
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/nodes"
-	"github.com/cloudstack-cks/terraform-provider-cks/internal/nodes/kubectlout"
 )
 
-// ListNodesCommand is what CKS itself runs on control node 1; its table gives
-// both the node names and their Ready state, so one command is enough.
-const ListNodesCommand = "sudo /opt/bin/kubectl get nodes"
+// ListNodesCommand is the command CKS itself runs on control node 1
+// (`sudo /opt/bin/kubectl get nodes`) with JSON output: the core/v1 NodeList
+// gives the node names, their Ready condition, roles and kubelet versions in
+// one command, without parsing kubectl's human-readable table.
+const ListNodesCommand = "sudo /opt/bin/kubectl get nodes -o json"
 
 // Lister lists nodes over SSH. It is safe for concurrent use; every call opens
 // its own connection.
@@ -73,21 +74,24 @@ func parsePrivateKey(pemBytes []byte) (ssh.Signer, error) {
 func (l *Lister) Address() string { return l.address }
 
 // ListNodes runs ListNodesCommand once, in one session of one connection, and
-// parses its table. Warnings on stderr are ignored when stdout parses; a
+// decodes its JSON. Warnings on stderr are ignored when stdout decodes; a
 // non-zero exit status is an error carrying the start of stderr.
 func (l *Lister) ListNodes(ctx context.Context) ([]nodes.Node, error) {
 	out, err := l.run(ctx, ListNodesCommand)
 	if err != nil {
 		return nil, err
 	}
-	list, err := kubectlout.ParseTable(out.stdout)
+	list, err := decodeNodeList(out.stdout)
 	if err != nil {
 		return nil, fmt.Errorf("ssh %s: %q printed unexpected output: %w%s", l.address, ListNodesCommand, err, stderrSuffix(out.stderr))
 	}
 	return list, nil
 }
 
-type output struct{ stdout, stderr string }
+type output struct {
+	stdout []byte
+	stderr string
+}
 
 // run executes cmd in a single session. Cancelling ctx, or exceeding a
 // timeout, closes the TCP connection, since that is what unblocks every SSH read.
@@ -122,7 +126,7 @@ func (l *Lister) run(ctx context.Context, cmd string) (output, error) {
 	session.Stderr = stderr
 
 	runErr := session.Run(cmd)
-	out := output{stdout: stdout.String(), stderr: stderr.String()}
+	out := output{stdout: stdout.Bytes(), stderr: stderr.String()}
 	if runErr != nil {
 		return out, l.interrupted(ctx, cmdCtx, l.commandError(cmd, runErr, out.stderr))
 	}

@@ -17,13 +17,71 @@ import (
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/nodes/sshlister"
 )
 
-const nodeTable = "NAME                          STATUS     ROLES           AGE   VERSION\n" +
-	"cks-1-control-19a2b3c4d5e     Ready      control-plane   12d   v1.33.13\n" +
-	"cks-1-node-19a2b3c4d6f        NotReady   <none>          3m    v1.33.13\n"
+// nodeJSON is what `kubectl get nodes -o json` prints for a control node and
+// a worker whose kubelet stopped reporting (its Ready condition is Unknown).
+const nodeJSON = `{
+    "apiVersion": "v1",
+    "items": [
+        {
+            "apiVersion": "v1",
+            "kind": "Node",
+            "metadata": {
+                "creationTimestamp": "2026-03-02T09:14:03Z",
+                "labels": {
+                    "kubernetes.io/hostname": "cks-1-control-19a2b3c4d5e",
+                    "node-role.kubernetes.io/control-plane": ""
+                },
+                "name": "cks-1-control-19a2b3c4d5e"
+            },
+            "status": {
+                "conditions": [
+                    {
+                        "lastTransitionTime": "2026-03-02T09:15:20Z",
+                        "reason": "KubeletReady",
+                        "status": "True",
+                        "type": "Ready"
+                    }
+                ],
+                "nodeInfo": {
+                    "kubeletVersion": "v1.33.13"
+                }
+            }
+        },
+        {
+            "apiVersion": "v1",
+            "kind": "Node",
+            "metadata": {
+                "creationTimestamp": "2026-03-14T15:02:00Z",
+                "labels": {
+                    "kubernetes.io/hostname": "cks-1-node-19a2b3c4d6f"
+                },
+                "name": "cks-1-node-19a2b3c4d6f"
+            },
+            "status": {
+                "conditions": [
+                    {
+                        "lastTransitionTime": "2026-03-14T15:04:55Z",
+                        "reason": "NodeStatusUnknown",
+                        "status": "Unknown",
+                        "type": "Ready"
+                    }
+                ],
+                "nodeInfo": {
+                    "kubeletVersion": "v1.33.12"
+                }
+            }
+        }
+    ],
+    "kind": "List",
+    "metadata": {
+        "resourceVersion": ""
+    }
+}
+`
 
-var nodeTableNodes = []nodes.Node{
+var nodeJSONNodes = []nodes.Node{
 	{Name: "cks-1-control-19a2b3c4d5e", Ready: true, Roles: "control-plane", Version: "v1.33.13"},
-	{Name: "cks-1-node-19a2b3c4d6f", Ready: false, Roles: "<none>", Version: "v1.33.13"},
+	{Name: "cks-1-node-19a2b3c4d6f", Ready: false, Roles: "<none>", Version: "v1.33.12"},
 }
 
 const kubectlRefused = "The connection to the server localhost:8080 was refused - did you specify the right host or port?"
@@ -58,7 +116,7 @@ func assertOneSessionEach(t *testing.T, s *testServer, calls int) {
 
 func TestListNodesHappyPath(t *testing.T) {
 	t.Parallel()
-	s := newTestServer(t, replyWith(nodeTable, "", 0))
+	s := newTestServer(t, replyWith(nodeJSON, "", 0))
 	l := mustNew(t, s.config())
 
 	for range 2 {
@@ -66,8 +124,8 @@ func TestListNodesHappyPath(t *testing.T) {
 		if err != nil {
 			t.Fatalf("ListNodes: %v", err)
 		}
-		if !reflect.DeepEqual(got, nodeTableNodes) {
-			t.Fatalf("ListNodes = %#v, want %#v", got, nodeTableNodes)
+		if !reflect.DeepEqual(got, nodeJSONNodes) {
+			t.Fatalf("ListNodes = %#v, want %#v", got, nodeJSONNodes)
 		}
 	}
 	assertOneSessionEach(t, s, 2)
@@ -78,7 +136,7 @@ func TestListNodesHappyPath(t *testing.T) {
 
 func TestListNodesWrongHostKeyRefused(t *testing.T) {
 	t.Parallel()
-	s := newTestServer(t, replyWith(nodeTable, "", 0))
+	s := newTestServer(t, replyWith(nodeJSON, "", 0))
 	other := newSigner(t).PublicKey()
 	cfg := s.config()
 	cfg.HostKey = string(ssh.MarshalAuthorizedKey(other))
@@ -100,7 +158,7 @@ func TestListNodesWrongHostKeyRefused(t *testing.T) {
 
 func TestListNodesKnownHosts(t *testing.T) {
 	t.Parallel()
-	s := newTestServer(t, replyWith(nodeTable, "", 0))
+	s := newTestServer(t, replyWith(nodeJSON, "", 0))
 	hostKey := s.hostSigner.PublicKey()
 	other := newSigner(t).PublicKey()
 	bracketed := knownhosts.Normalize(s.address())
@@ -124,7 +182,7 @@ func TestListNodesKnownHosts(t *testing.T) {
 			if err != nil {
 				t.Fatalf("ListNodes: %v", err)
 			}
-			if !reflect.DeepEqual(got, nodeTableNodes) {
+			if !reflect.DeepEqual(got, nodeJSONNodes) {
 				t.Fatalf("ListNodes = %#v", got)
 			}
 		})
@@ -164,7 +222,7 @@ func TestListNodesKnownHosts(t *testing.T) {
 
 func TestListNodesInsecureIgnoreHostKey(t *testing.T) {
 	t.Parallel()
-	s := newTestServer(t, replyWith(nodeTable, "", 0))
+	s := newTestServer(t, replyWith(nodeJSON, "", 0))
 	cfg := s.config()
 	cfg.HostKey, cfg.InsecureIgnoreHostKey = "", true
 
@@ -172,7 +230,7 @@ func TestListNodesInsecureIgnoreHostKey(t *testing.T) {
 	if err != nil {
 		t.Fatalf("ListNodes: %v", err)
 	}
-	if !reflect.DeepEqual(got, nodeTableNodes) {
+	if !reflect.DeepEqual(got, nodeJSONNodes) {
 		t.Fatalf("ListNodes = %#v", got)
 	}
 	assertOneSessionEach(t, s, 1)
@@ -180,7 +238,7 @@ func TestListNodesInsecureIgnoreHostKey(t *testing.T) {
 
 func TestListNodesUnauthorizedKeyOrUser(t *testing.T) {
 	t.Parallel()
-	s := newTestServer(t, replyWith(nodeTable, "", 0))
+	s := newTestServer(t, replyWith(nodeJSON, "", 0))
 	strangerPEM, _ := newClientKey(t)
 
 	for name, mutate := range map[string]func(*sshlister.Config){
@@ -211,7 +269,7 @@ func TestListNodesCommandExitsNonZero(t *testing.T) {
 	}{
 		"kubectl on a worker": {stderr: "\n" + kubectlRefused + "\n", wantStderr: kubectlRefused},
 		"long stderr is cut":  {stderr: long, wantStderr: strings.Repeat("é", 256) + "..."},
-		"partial stdout":      {stdout: nodeTable, stderr: "error: timeout", wantStderr: "error: timeout"},
+		"partial stdout":      {stdout: nodeJSON, stderr: "error: timeout", wantStderr: "error: timeout"},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -225,7 +283,7 @@ func TestListNodesCommandExitsNonZero(t *testing.T) {
 			if cmdErr.ExitStatus != 1 || cmdErr.Stderr != tc.wantStderr || cmdErr.Address != s.address() {
 				t.Fatalf("CommandError = %+v, want status 1 and stderr %q", cmdErr, tc.wantStderr)
 			}
-			wantMsg := `ssh ` + s.address() + `: "sudo /opt/bin/kubectl get nodes" exited with status 1: ` + tc.wantStderr
+			wantMsg := `ssh ` + s.address() + `: "sudo /opt/bin/kubectl get nodes -o json" exited with status 1: ` + tc.wantStderr
 			if err.Error() != wantMsg {
 				t.Fatalf("error = %q, want %q", err, wantMsg)
 			}
@@ -241,13 +299,13 @@ func TestListNodesIgnoresStderrWarnings(t *testing.T) {
 	t.Parallel()
 	stderr := "Warning: v1 ComponentStatus is deprecated in v1.19+\n" +
 		"E1129 10:01:02.123456   4242 memcache.go:265] couldn't get current server API group list\n"
-	s := newTestServer(t, replyWith("\r\n"+strings.ReplaceAll(nodeTable, "\n", "\r\n"), stderr, 0))
+	s := newTestServer(t, replyWith("\r\n"+strings.ReplaceAll(nodeJSON, "\n", "\r\n"), stderr, 0))
 
 	got, err := mustNew(t, s.config()).ListNodes(t.Context())
 	if err != nil {
 		t.Fatalf("ListNodes: %v", err)
 	}
-	if !reflect.DeepEqual(got, nodeTableNodes) {
+	if !reflect.DeepEqual(got, nodeJSONNodes) {
 		t.Fatalf("ListNodes = %#v", got)
 	}
 	assertOneSessionEach(t, s, 1)
@@ -255,17 +313,46 @@ func TestListNodesIgnoresStderrWarnings(t *testing.T) {
 
 func TestListNodesUnexpectedStdout(t *testing.T) {
 	t.Parallel()
-	s := newTestServer(t, replyWith("bash: kubectl: command not found\n", "some hint", 0))
-	_, err := mustNew(t, s.config()).ListNodes(t.Context())
-	if err == nil || !strings.Contains(err.Error(), "printed unexpected output") || !strings.Contains(err.Error(), "stderr: some hint") {
-		t.Fatalf("ListNodes error = %v, want an unexpected-output error quoting stderr", err)
+	tests := map[string]struct {
+		stdout  string
+		wantErr string
+	}{
+		"no JSON": {
+			stdout:  "bash: kubectl: command not found\n",
+			wantErr: `printed unexpected output: no JSON object; stdout starts with "bash: kubectl: command not found"; stderr: some hint`,
+		},
+		"an old kubectl that ignored -o json": {
+			stdout:  "NAME   STATUS   ROLES    AGE   VERSION\nw-1    Ready    <none>   1h    v1.32.0\n",
+			wantErr: `printed unexpected output: no JSON object; stdout starts with "NAME`,
+		},
+		"exit status 0 and nothing printed": {
+			stdout:  "",
+			wantErr: "printed unexpected output: nothing on stdout; stderr: some hint",
+		},
+		"JSON that is not a node list": {
+			stdout:  `{"kind":"Status","apiVersion":"v1","status":"Failure"}`,
+			wantErr: `printed unexpected output: JSON of kind "Status" (apiVersion "v1"), not a v1 List of nodes`,
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			s := newTestServer(t, replyWith(tc.stdout, "some hint", 0))
+			got, err := mustNew(t, s.config()).ListNodes(t.Context())
+			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+				t.Fatalf("ListNodes = %#v, %v; want an error containing %q", got, err, tc.wantErr)
+			}
+			if !strings.HasPrefix(err.Error(), "ssh "+s.address()+`: "sudo /opt/bin/kubectl get nodes -o json" printed`) {
+				t.Fatalf("error %q does not name the address and command", err)
+			}
+		})
 	}
 }
 
 func TestListNodesConnectionDroppedMidOutput(t *testing.T) {
 	t.Parallel()
 	s := newTestServer(t, func(e exec) (uint32, bool) {
-		_, _ = e.channel.Write([]byte(nodeTable[:len(nodeTable)-20]))
+		_, _ = e.channel.Write([]byte(nodeJSON[:len(nodeJSON)-20]))
 		_ = e.conn.Close()
 		return 0, false
 	})

@@ -1,13 +1,16 @@
 package sshlister
 
 import (
+	"bytes"
 	"fmt"
 	"strings"
 )
 
 const (
-	// maxStdout bounds memory use; a node table is a few hundred bytes per node.
-	maxStdout = 8 << 20
+	// maxStdout bounds memory use. A node's JSON is about 4 to 20 KB
+	// (status.images lists up to 50 images), so this covers well over a
+	// thousand nodes; more output is an error, never a truncated list.
+	maxStdout = 32 << 20
 	// maxStderr keeps more than maxStderrInError so that trimming whitespace still leaves enough.
 	maxStderr = 64 << 10
 	// maxStderrInError is how much of stderr an error message quotes.
@@ -62,7 +65,7 @@ func stderrSuffix(stderr string) string {
 // cappedBuffer keeps at most limit bytes and silently drops the rest, so a
 // chatty server cannot exhaust memory and the session still drains.
 type cappedBuffer struct {
-	b          strings.Builder
+	b          bytes.Buffer
 	limit      int
 	overflowed bool
 }
@@ -82,3 +85,6 @@ func (c *cappedBuffer) Write(p []byte) (int, error) {
 }
 
 func (c *cappedBuffer) String() string { return c.b.String() }
+
+// Bytes returns the kept bytes; they alias the buffer.
+func (c *cappedBuffer) Bytes() []byte { return c.b.Bytes() }

@@ -25,12 +25,17 @@ import (
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 )
 
-const kubectlPath = "/usr/bin/kubectl"
+// kubectlPath is the real kubectl found on PATH; errNoKubectl makes the
+// tests that run it skip where there is none.
+var kubectlPath, errNoKubectl = exec.LookPath("kubectl")
 
 // kubectl runs the real kubectl binary against the cluster's kubeconfig,
 // with a private HOME and cache so tests do not share discovery caches.
 func (c *testCluster) kubectl(t *testing.T, args ...string) (stdout, stderr string, err error) {
 	t.Helper()
+	if errNoKubectl != nil {
+		t.Skipf("this test runs the real kubectl against the simulated API, and none is on PATH: %v", errNoKubectl)
+	}
 	dir := t.TempDir()
 	kubeconfig, kerr := c.m.Kubeconfig(c.id, "test1")
 	if kerr != nil {
@@ -41,7 +46,7 @@ func (c *testCluster) kubectl(t *testing.T, args ...string) (stdout, stderr stri
 		t.Fatal(werr)
 	}
 	cmd := exec.CommandContext(t.Context(), kubectlPath, append([]string{"--kubeconfig", path, "--cache-dir", filepath.Join(dir, "cache")}, args...)...)
-	cmd.Env = []string{"HOME=" + dir, "PATH=/usr/bin:/bin"}
+	cmd.Env = []string{"HOME=" + dir, "PATH=" + os.Getenv("PATH")}
 	var out, errOut strings.Builder
 	cmd.Stdout, cmd.Stderr = &out, &errOut
 	err = cmd.Run()

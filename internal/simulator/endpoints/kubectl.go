@@ -13,7 +13,7 @@ const refusedLocalhost = "The connection to the server localhost:8080 was refuse
 type kubectlGet struct {
 	resource  string
 	names     []string
-	output    string // "", "wide" or "name"
+	output    string // "", "wide", "name" or "json"
 	noHeaders bool
 }
 
@@ -57,7 +57,7 @@ func (m *Manager) kubectl(t Target, args []string) result {
 			picked = append(picked, n)
 		}
 		nodes = picked
-	} else if len(nodes) == 0 {
+	} else if len(nodes) == 0 && get.output != "json" {
 		stderr.WriteString("No resources found\n")
 	}
 
@@ -66,6 +66,10 @@ func (m *Manager) kubectl(t Target, args []string) result {
 	case "name":
 		for _, n := range nodes {
 			stdout.WriteString("node/" + n.Name + "\n")
+		}
+	case "json":
+		if err := writeNodeJSON(&stdout, t.ClusterID, nodes, m.clock(), len(get.names) == 1); err != nil {
+			return result{stderr: "error: " + err.Error() + "\n", status: exitFailure}
 		}
 	default:
 		if len(nodes) > 0 {
@@ -102,7 +106,7 @@ func findNode(nodes []Node, name string) (Node, bool) {
 }
 
 // parseKubectl understands "get <resource> [names...]" with -o/--output
-// (name or wide), --no-headers and the harmless connection flags. Anything
+// (name, wide or json), --no-headers and the harmless connection flags. Anything
 // else yields kubectl-style error text.
 func parseKubectl(args []string) (kubectlGet, string) {
 	var (
@@ -152,9 +156,9 @@ func parseKubectl(args []string) (kubectlGet, string) {
 		get.names = append([]string{name}, get.names...)
 	}
 	switch get.output {
-	case "", "wide", "name":
+	case "", "wide", "name", "json":
 	default:
-		return get, fmt.Sprintf("error: the simulated kubectl cannot print output format %q; use name or wide\n", get.output)
+		return get, fmt.Sprintf("error: the simulated kubectl cannot print output format %q; use name, wide or json\n", get.output)
 	}
 	return get, ""
 }

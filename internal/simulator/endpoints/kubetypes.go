@@ -2,6 +2,7 @@ package endpoints
 
 import (
 	"crypto/sha1"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -265,4 +266,44 @@ func toKubeNode(clusterID string, n Node, now time.Time) kubeNode {
 			},
 		},
 	}
+}
+
+// writeNodeJSON prints nodes as `kubectl get nodes -o json` does: each node is
+// the v1 Node the simulated API server returns (labels with the node roles,
+// the Ready condition, the kubelet version); one named node prints alone and
+// anything else as kubectl's v1 List, empty or not. Like kubectl's JSON
+// printer, it goes through an unstructured map, so keys come out sorted, with
+// four-space indents.
+func writeNodeJSON(sb *strings.Builder, clusterID string, nodes []Node, now time.Time, single bool) error {
+	if single && len(nodes) != 1 {
+		return nil // kubectl prints only the NotFound error
+	}
+	items := make([]kubeNode, 0, len(nodes))
+	for _, n := range nodes {
+		items = append(items, toKubeNode(clusterID, n, now))
+	}
+	var obj any = map[string]any{
+		"apiVersion": "v1",
+		"kind":       "List",
+		"items":      items,
+		"metadata":   map[string]any{"resourceVersion": ""},
+	}
+	if single {
+		obj = items[0]
+	}
+	raw, err := json.Marshal(obj)
+	if err != nil {
+		return err
+	}
+	var unstructured map[string]any
+	if err := json.Unmarshal(raw, &unstructured); err != nil {
+		return err
+	}
+	out, err := json.MarshalIndent(unstructured, "", "    ")
+	if err != nil {
+		return err
+	}
+	sb.Write(out)
+	sb.WriteByte('\n')
+	return nil
 }

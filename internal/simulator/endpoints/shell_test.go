@@ -85,6 +85,7 @@ func TestParseKubectl(t *testing.T) {
 		{strings.Fields("get no -owide"), kubectlGet{resource: "no", names: []string{}, output: "wide"}},
 		{strings.Fields("--kubeconfig /root/.kube/config get node a b --output=name"), kubectlGet{resource: "node", names: []string{"a", "b"}, output: "name"}},
 		{strings.Fields("get node/a --no-headers"), kubectlGet{resource: "node", names: []string{"a"}, noHeaders: true}},
+		{strings.Fields("get nodes -o json"), kubectlGet{resource: "nodes", names: []string{}, output: "json"}},
 	}
 	for _, tt := range tests {
 		got, errText := parseKubectl(tt.args)
@@ -92,7 +93,7 @@ func TestParseKubectl(t *testing.T) {
 			t.Errorf("parseKubectl(%q) = %+v, %q; want %+v", tt.args, got, errText, tt.want)
 		}
 	}
-	for _, bad := range []string{"", "drain a", "get", "get nodes -o json", "get nodes -o", "get nodes --watch"} {
+	for _, bad := range []string{"", "drain a", "get", "get nodes -o yaml", "get nodes -o", "get nodes --watch"} {
 		if _, errText := parseKubectl(strings.Fields(bad)); !strings.HasPrefix(errText, "error: ") {
 			t.Errorf("parseKubectl(%q) error = %q", bad, errText)
 		}

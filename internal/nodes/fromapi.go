@@ -1,12 +1,10 @@
-package kubelister
+package nodes
 
 import (
 	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
-
-	"github.com/cloudstack-cks/terraform-provider-cks/internal/nodes"
 )
 
 // Role labels as kubectl reads them for its ROLES column.
@@ -15,8 +13,11 @@ const (
 	legacyRoleLabel = "kubernetes.io/role"
 )
 
-func fromAPI(n *corev1.Node) nodes.Node {
-	return nodes.Node{
+// FromAPI reduces a core/v1 Node, from the Kubernetes API or from
+// `kubectl get nodes -o json`, to what kubectl's table shows: the name, the
+// Ready condition, the roles and the kubelet version.
+func FromAPI(n *corev1.Node) Node {
+	return Node{
 		Name:    n.Name,
 		Ready:   isReady(n),
 		Roles:   roles(n.Labels),
@@ -24,6 +25,8 @@ func fromAPI(n *corev1.Node) nodes.Node {
 	}
 }
 
+// isReady is true only when the Ready condition is True; False, Unknown (the
+// kubelet stopped reporting) and a missing condition are all not ready.
 func isReady(n *corev1.Node) bool {
 	for _, c := range n.Status.Conditions {
 		if c.Type == corev1.NodeReady {
@@ -34,7 +37,7 @@ func isReady(n *corev1.Node) bool {
 }
 
 // roles renders the role labels the way kubectl's ROLES column does: sorted,
-// comma-separated, "<none>" when there are none.
+// comma-separated, NoRoles when there are none.
 func roles(labels map[string]string) string {
 	var found []string
 	for k, v := range labels {
@@ -48,7 +51,7 @@ func roles(labels map[string]string) string {
 		}
 	}
 	if len(found) == 0 {
-		return nodes.NoRoles
+		return NoRoles
 	}
 	slices.Sort(found)
 	return strings.Join(slices.Compact(found), ",")
