@@ -28,6 +28,7 @@ type simConfig struct {
 	profile     string
 	jobDuration time.Duration
 	clock       func() time.Time
+	listOrder   string
 }
 
 // simOption tweaks the simulator a test starts.
@@ -38,6 +39,12 @@ func withProfile(p string) simOption { return func(c *simConfig) { c.profile = p
 
 // withJobDuration sets how long each async job takes.
 func withJobDuration(d time.Duration) simOption { return func(c *simConfig) { c.jobDuration = d } }
+
+// withListOrder fixes the order the simulator lists in, for the one test
+// that judges the server's own order; every other test takes the suite's
+// order from CKS_SIM_LIST_ORDER ("" for the real server's, "reversed",
+// "shuffled"), which make test-list-orders sets.
+func withListOrder(o string) simOption { return func(c *simConfig) { c.listOrder = o } }
 
 // withClock drives the simulator's clock (VM names, created times, scanner).
 func withClock(clock func() time.Time) simOption { return func(c *simConfig) { c.clock = clock } }
@@ -50,11 +57,12 @@ func newSimEnv(t *testing.T, opts ...simOption) *simEnv {
 	if os.Getenv("CKS_ACC_TARGET") == "real" {
 		t.Skip("this test drives the embedded simulator's admin API; it does not run against a real CloudStack")
 	}
-	cfg := simConfig{profile: "4.22.1.1", jobDuration: 0}
+	cfg := simConfig{profile: "4.22.1.1", jobDuration: 0, listOrder: os.Getenv("CKS_SIM_LIST_ORDER")}
 	for _, o := range opts {
 		o(&cfg)
 	}
-	sim, err := simulator.New(simulator.Options{Profile: cfg.profile, JobDuration: cfg.jobDuration, Clock: cfg.clock})
+	sim, err := simulator.New(simulator.Options{Profile: cfg.profile, JobDuration: cfg.jobDuration, Clock: cfg.clock,
+		ListOrder: cfg.listOrder})
 	if err != nil {
 		t.Fatalf("starting the simulator: %v", err)
 	}

@@ -14,7 +14,7 @@ import (
 // userNetworkConfig is seed 000's cluster on the seeded isolated network,
 // which CloudStack does not destroy with the cluster.
 func (e *simEnv) userNetworkConfig(t *testing.T, size int) string {
-	return e.seed000Config(t, size, fmt.Sprintf("  network_id            = %q\n", e.Info.IsolatedNetworkID))
+	return e.etcdClusterConfig(t, 3, size, fmt.Sprintf("  network_id            = %q\n", e.Info.IsolatedNetworkID))
 }
 
 // addUserFirewallRule creates a user firewall rule on the IP of the

@@ -39,18 +39,18 @@ func TestAccCluster_scaleJobFailsAfterRemovingVM(t *testing.T) {
 	accTest(t, resource.TestCase{
 		CheckDestroy: env.expectNothingLeft,
 		Steps: []resource.TestStep{
-			{Config: env.seed000Config(t, 2, optIn)},
+			{Config: env.etcdClusterConfig(t, 3, 2, optIn)},
 			{
 				PreConfig: func() {
 					if err := env.Sim.FailJobStep("scale-down", "vm-removed", 1, ""); err != nil {
 						t.Fatal(err)
 					}
 				},
-				Config:      env.seed000Config(t, 1, optIn),
+				Config:      env.etcdClusterConfig(t, 3, 1, optIn),
 				ExpectError: errorFragments("Cluster Operation Failed", "Scaling cluster", "to 1 workers failed", "Scaling failed for Kubernetes cluster", "The state now holds the cluster as CloudStack reports it"),
 			},
 			{
-				Config: env.seed000Config(t, 1, optIn),
+				Config: env.etcdClusterConfig(t, 3, 1, optIn),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					expectNoDrift{clusterAddr},
 					plancheck.ExpectResourceAction(clusterAddr, plancheck.ResourceActionUpdate),
@@ -64,7 +64,7 @@ func TestAccCluster_scaleJobFailsAfterRemovingVM(t *testing.T) {
 				Check: env.checkCluster(t, 1, []string{"2222-2223", "50000", "50001", "50002", "6443"}),
 			},
 			{
-				Config: env.seed000Config(t, 1, optIn),
+				Config: env.etcdClusterConfig(t, 3, 1, optIn),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectEmptyPlan(),
 				}},

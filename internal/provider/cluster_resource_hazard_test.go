@@ -66,7 +66,7 @@ func TestAccCluster_userHazardRule(t *testing.T) {
 		CheckDestroy: env.expectNothingLeft,
 		Steps: []resource.TestStep{
 			{
-				Config: env.seed000Config(t, 1, ""),
+				Config: env.etcdClusterConfig(t, 3, 1, ""),
 				Check: func(s *terraform.State) error {
 					var err error
 					id, err = clusterID(s)
@@ -76,11 +76,11 @@ func TestAccCluster_userHazardRule(t *testing.T) {
 			{
 				// The first scale re-creates the node range after the user rule.
 				PreConfig: env.addUserSSHRules(t, &id),
-				Config:    env.seed000Config(t, 2, ""),
+				Config:    env.etcdClusterConfig(t, 3, 2, ""),
 			},
 			{
 				PreConfig: env.Sim.ResetCallCounts,
-				Config:    env.seed000Config(t, 1, ""),
+				Config:    env.etcdClusterConfig(t, 3, 1, ""),
 				ExpectError: errorFragments("Unsafe Cluster Scale", "size                  = 1", "user firewall rule", "(tcp 22)", "comes before the node SSH range", "#14159",
 					"recreate_user_hazard_rules"),
 			},
@@ -92,7 +92,7 @@ func TestAccCluster_userHazardRule(t *testing.T) {
 						}
 					}
 				},
-				Config: env.seed000Config(t, 1, optIn),
+				Config: env.etcdClusterConfig(t, 3, 1, optIn),
 				ConfigStateChecks: []statecheck.StateCheck{
 					expectAttr("state", knownvalue.StringExact("Running")),
 					expectAttr("size", knownvalue.Int64Exact(1)),

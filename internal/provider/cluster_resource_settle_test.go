@@ -41,7 +41,7 @@ func TestAccCluster_noHazardLeftAfterScale(t *testing.T) {
 				CheckDestroy: env.expectNothingLeft,
 				Steps: []resource.TestStep{
 					{
-						Config: env.seed000Config(t, 1, ""),
+						Config: env.etcdClusterConfig(t, 3, 1, ""),
 						Check: func(s *terraform.State) error {
 							var err error
 							id, err = clusterID(s)
@@ -49,11 +49,11 @@ func TestAccCluster_noHazardLeftAfterScale(t *testing.T) {
 						},
 					},
 					{
-						Config: env.seed000Config(t, 2, ""),
+						Config: env.etcdClusterConfig(t, 3, 2, ""),
 						Check:  env.checkCluster(t, 2, []string{"2222-2224", "50000", "50001", "50002", "6443"}),
 					},
 					{
-						Config: env.seed000Config(t, 2, "") + clusterDriftHCL,
+						Config: env.etcdClusterConfig(t, 3, 2, "") + clusterDriftHCL,
 						ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 							plancheck.ExpectResourceAction(clusterAddr, plancheck.ResourceActionNoop),
 						}},
@@ -72,7 +72,7 @@ func TestAccCluster_noHazardLeftAfterScale(t *testing.T) {
 								t.Fatalf("a plain API scale-down after the provider's scale failed: %v", err)
 							}
 						},
-						Config: env.seed000Config(t, 1, ""),
+						Config: env.etcdClusterConfig(t, 3, 1, ""),
 						// The server's scale re-created the node SSH range after
 						// the etcd firewall rules again: the refresh sees the
 						// hazard (ssh_rules_in_sync false) and apply moves them

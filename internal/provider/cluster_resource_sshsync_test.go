@@ -22,7 +22,7 @@ import (
 func TestAccCluster_sshRulesRepairedOnHealthyCluster(t *testing.T) {
 	t.Parallel()
 	env := newSimEnv(t, withProfile("fixed"))
-	config := env.seed000Config(t, 1, "")
+	config := env.etcdClusterConfig(t, 3, 1, "")
 	var created []string
 	accTest(t, resource.TestCase{
 		CheckDestroy: env.expectNothingLeft,

@@ -82,7 +82,7 @@ func TestAccCluster_lifecycle(t *testing.T) {
 					expectAttr("state", knownvalue.StringExact("Running")),
 					expectAttr("nodes", nodeRoles("etcd", "etcd", "etcd", "control", "worker")),
 				},
-				Check: env.checkSeed000Rules(t),
+				Check: env.checkEtcdClusterRules(t),
 			},
 			{
 				Config: config(v134, 1, "Running"),
@@ -115,8 +115,8 @@ func TestAccCluster_lifecycle(t *testing.T) {
 	})
 }
 
-// checkSeed000Rules checks the rules of the cluster in state through the API.
-func (e *simEnv) checkSeed000Rules(t *testing.T) resource.TestCheckFunc {
+// checkEtcdClusterRules checks the rules of the cluster in state through the API.
+func (e *simEnv) checkEtcdClusterRules(t *testing.T) resource.TestCheckFunc {
 	return func(s *terraform.State) error {
 		id, err := clusterID(s)
 		if err != nil {
@@ -127,7 +127,7 @@ func (e *simEnv) checkSeed000Rules(t *testing.T) resource.TestCheckFunc {
 		if err != nil {
 			return err
 		}
-		e.expectSeed000Rules(ctx, t, c)
+		e.expectEtcdClusterRules(ctx, t, c)
 		return nil
 	}
 }

@@ -135,13 +135,13 @@ func (e *simEnv) rulesOf(ctx context.Context, t *testing.T, c *cloudstack.Cluste
 	return rs
 }
 
-// expectSeed000Rules checks the rules of a cluster with one control node,
+// expectEtcdClusterRules checks the rules of a cluster with one control node,
 // three etcd nodes and one worker: firewall 2222-2223, 6443, 50000-50002,
 // and a forward per node to the right VM.
-func (e *simEnv) expectSeed000Rules(ctx context.Context, t *testing.T, c *cloudstack.Cluster) {
+func (e *simEnv) expectEtcdClusterRules(ctx context.Context, t *testing.T, c *cloudstack.Cluster) {
 	t.Helper()
 	got := e.rulesOf(ctx, t, c)
-	wantFW := []string{"2222-2223", "50000", "50001", "50002", "6443"}
+	wantFW := []string{"2222-2223", "50000-50002", "6443"}
 	if !slices.Equal(got.Firewalls, wantFW) {
 		t.Errorf("firewall rules = %v, want %v", got.Firewalls, wantFW)
 	}

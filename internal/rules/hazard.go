@@ -144,9 +144,13 @@ func Preflight(l Layout, rules []Rule, networkForwards []Rule, srv Server) []Haz
 		if fw.StartPort == NodeSSHStartPort {
 			why = "starts at 2222 like the node SSH range"
 		}
+		cleanup := fmt.Sprintf("deletes the forwards of the network from 2222 to %d", endPort(fw))
+		if endPort(fw) < NodeSSHStartPort {
+			cleanup = "keeps the old node range, whose forwards it deletes and cannot re-create"
+		}
 		out = append(out, hazardOf(HazardWrongPick, cr, fmt.Sprintf("%s %s, so CloudStack's scale (4.21.0 through 4.22.1.1, "+
 			"#14159) may revoke it instead of the node SSH range: the scale then fails with 530, leaves the cluster in Alert "+
-			"with a stale size and deletes the forwards of the network from 2222 to %d", describeRule(cr), why, endPort(fw))))
+			"with a stale size and %s", describeRule(cr), why, cleanup)))
 	}
 	if nodeRange == nil && l.internalCount() > 0 {
 		out = append(out, Hazard{Kind: HazardNoNodeRange, Owner: OwnerCKS, Purpose: PurposeNodeSSHRange, Remedy: RemedySync,

@@ -345,6 +345,26 @@ func (s *Simulator) SetClusterState(clusterID, state string) error {
 	return nil
 }
 
+// SetClusterNodeCount writes a cluster's node_count (its size) straight
+// into the model, as an administrator's
+// "UPDATE kubernetes_cluster SET node_count = … WHERE uuid = …" does: no
+// API call can, and nothing else changes until the state scanner's next
+// pass.
+func (s *Simulator) SetClusterNodeCount(clusterID string, n int64) error {
+	if n < 0 {
+		return fmt.Errorf("node_count must not be negative, got %d", n)
+	}
+	s.lock()
+	defer s.unlock()
+	c, err := s.adminCluster(clusterID)
+	if err != nil {
+		return err
+	}
+	c.size = n
+	s.recalculateCapacity(c)
+	return nil
+}
+
 // FailNextCalls makes the next n calls of an API command fail with the
 // error code (HTTP status) and text. n <= 0 clears it.
 func (s *Simulator) FailNextCalls(command string, n, code int, text string) {

@@ -90,6 +90,15 @@ var adminRoutes = []adminRoute{
 		}},
 	{AdminRoute{"POST", "rule/delete", []string{"rule_id"}, "delete a firewall, port-forwarding or LB rule"},
 		func(s *Simulator, a adminArgs) (any, error) { return nil, s.DeleteRule(a.str("rule_id")) }},
+	{AdminRoute{"POST", "cluster/node-count", []string{"cluster_id", "node_count"},
+		"correct a cluster's node_count in the database, as an administrator does after a failed scale"},
+		func(s *Simulator, a adminArgs) (any, error) {
+			n, err := a.integer("node_count", -1)
+			if err != nil {
+				return nil, err
+			}
+			return nil, s.SetClusterNodeCount(a.str("cluster_id"), int64(n))
+		}},
 	{AdminRoute{"POST", "cluster/state", []string{"cluster_id", "state"}, "set a cluster's state"},
 		func(s *Simulator, a adminArgs) (any, error) {
 			return nil, s.SetClusterState(a.str("cluster_id"), a.str("state"))

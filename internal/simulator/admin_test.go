@@ -426,3 +426,28 @@ func mustJSON(t *testing.T, v any) []byte {
 	}
 	return b
 }
+
+func TestAdminNodeCountCorrectionIsWhatTheScannerNeeds(t *testing.T) {
+	t.Parallel()
+	e, id, _, code, _ := etcdScaleRun(t, Options{Profile: Profile42211}, 1, 2, 1)
+	if code != 530 {
+		t.Fatalf("set-up: last scale %d, want the 530 of the etcd rule pick", code)
+	}
+	if err := e.sim.SetClusterNodeCount(id, 1); err != nil {
+		t.Fatal(err)
+	}
+	if c := e.cluster(id); c.Size != 1 || c.State != stAlert {
+		t.Fatalf("after the correction: %s size %d, want Alert size 1 until the scanner runs", c.State, c.Size)
+	}
+	// The count alone is not enough: the bad pick removed the forward on
+	// 2222 that the scanner's reconciliation needs.
+	if st := e.scanned(id); st != stAlert {
+		t.Fatalf("scanner without SSH through 2222: %s, want Alert", st)
+	}
+	if err := e.sim.SetClusterNodeCount(id, -1); err == nil {
+		t.Error("a negative node_count was accepted")
+	}
+	if err := e.sim.SetClusterNodeCount("no-such-cluster", 1); err == nil {
+		t.Error("an unknown cluster was accepted")
+	}
+}

@@ -1,0 +1,187 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator"
+)
+
+// etcdClusterConfig is a cluster with one control node, etcd separate etcd
+// nodes and size workers, as in apache/cloudstack#14159.
+func (e *simEnv) etcdClusterConfig(t *testing.T, etcd, size int, extra string) string {
+	return e.clusterHCL("cks-etcd-minimal", fmt.Sprintf(`
+  kubernetes_version_id = %q
+  etcd_nodes            = %d
+  size                  = %d
+  keypair               = %q
+%s`, e.VersionID(t, "1.33.13"), etcd, size, e.Info.Keypair, extra))
+}
+
+// emptyPlanAfterApply checks that the plan after an apply has nothing left.
+var emptyPlanAfterApply = resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}}
+
+// etcdFirewalls are the firewall rules of a 1-control cluster with size
+// workers and etcd etcd nodes in the provider's layout.
+func etcdFirewalls(size, etcd int) []string {
+	out := []string{fmt.Sprintf("2222-%d", 2222+size), "6443"}
+	if etcd > 0 {
+		out = append(out, fmt.Sprintf("50000-%d", 50000+max(etcd-1, 1)))
+	}
+	slices.Sort(out)
+	return out
+}
+
+// TestAccCluster_scaleSequenceKeepsEverySSHPath scales, on every server
+// profile, a cluster with separate etcd nodes 1→2→1→2→1 through the
+// provider, then three times through the plain API as another client (the
+// UI, cmk, the autoscaler) would: every scale succeeds, every SSH path
+// works after each one, and the plan after every apply is empty. On
+// 4.22.1.1 the plain API alone breaks such a cluster at its second scale.
+func TestAccCluster_scaleSequenceKeepsEverySSHPath(t *testing.T) {
+	t.Parallel()
+	shapes := []struct {
+		name        string
+		etcd        int
+		userNetwork bool
+	}{{"etcd3", 3, false}, {"etcd1", 1, false}, {"etcd3-user-network", 3, true}}
+	for _, profile := range simulator.Profiles() {
+		for _, shape := range shapes {
+			t.Run(profile+"/"+shape.name, func(t *testing.T) {
+				t.Parallel()
+				env := newSimEnv(t, withProfile(profile))
+				extra := ""
+				if shape.userNetwork {
+					extra = fmt.Sprintf("  network_id            = %q\n", env.Info.IsolatedNetworkID)
+				}
+				var id string
+				steps := []resource.TestStep{}
+				for i, size := range []int{1, 2, 1, 2, 1} {
+					step := resource.TestStep{
+						Config:           env.etcdClusterConfig(t, shape.etcd, size, extra),
+						ConfigPlanChecks: emptyPlanAfterApply,
+						ConfigStateChecks: []statecheck.StateCheck{
+							expectAttr("size", knownvalue.Int64Exact(int64(size))),
+							expectAttr("ssh_rules_in_sync", knownvalue.Bool(true)),
+						},
+						Check: env.checkCluster(t, int64(size), etcdFirewalls(size, shape.etcd)),
+					}
+					if i == 0 {
+						check := step.Check
+						step.Check = func(s *terraform.State) error {
+							var err error
+							if id, err = clusterID(s); err != nil {
+								return err
+							}
+							return check(s)
+						}
+					}
+					steps = append(steps, step)
+				}
+				steps = append(steps, resource.TestStep{
+					PreConfig: func() {
+						for _, size := range []int64{2, 1, 2} {
+							env.rawScale(t, id, size)
+							c, err := env.apiClient(t).GetKubernetesCluster(context.Background(), id)
+							if err != nil {
+								t.Fatal(err)
+							}
+							if err := env.checkRulesAndSSH(context.Background(), t, c, etcdFirewalls(int(size), shape.etcd)); err != nil {
+								t.Fatalf("after another client's scale to %d: %v", size, err)
+							}
+						}
+					},
+					Config: env.etcdClusterConfig(t, shape.etcd, 2, extra),
+					ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+						plancheck.ExpectEmptyPlan(),
+					}},
+				})
+				accTest(t, resource.TestCase{CheckDestroy: env.expectNothingLeft, Steps: steps})
+			})
+		}
+	}
+}
+
+// rawScale scales the cluster through the plain API and requires success.
+func (e *simEnv) rawScale(t *testing.T, id string, size int64) {
+	t.Helper()
+	if err := e.tryRawScale(t, id, size); err != nil {
+		t.Fatalf("scale to %d by another client: %v", size, err)
+	}
+}
+
+func (e *simEnv) tryRawScale(t *testing.T, id string, size int64) error {
+	t.Helper()
+	ctx := context.Background()
+	api := e.apiClient(t)
+	ref, err := api.ScaleKubernetesCluster(ctx, cloudstack.ScaleClusterParams{ID: id, Size: &size})
+	if err != nil {
+		return err
+	}
+	_, err = cloudstack.WaitForJob(ctx, api, ref.JobID, clusterJobWait)
+	return err
+}
+
+// checkCluster checks through the API that the cluster in state is Running
+// with the size, has exactly the firewall rules and a forward to the right
+// VM per node, and that SSH works on every forwarded port.
+func (e *simEnv) checkCluster(t *testing.T, size int64, firewalls []string) resource.TestCheckFunc {
+	return func(s *terraform.State) error {
+		id, err := clusterID(s)
+		if err != nil {
+			return err
+		}
+		ctx := context.Background()
+		c, err := e.apiClient(t).GetKubernetesCluster(ctx, id)
+		if err != nil {
+			return err
+		}
+		if c.State != "Running" || c.Size != size {
+			return fmt.Errorf("cluster is %s with size %d, want Running with size %d", c.State, c.Size, size)
+		}
+		return e.checkRulesAndSSH(ctx, t, c, firewalls)
+	}
+}
+
+// checkRulesAndSSH checks the firewall rules, the forwards (2222+i to the
+// i-th control or worker VM in map order, 50000+j to the j-th etcd VM) and
+// SSH on each forwarded port.
+func (e *simEnv) checkRulesAndSSH(ctx context.Context, t *testing.T, c *cloudstack.Cluster, firewalls []string) error {
+	got := e.rulesOf(ctx, t, c)
+	if !slices.Equal(got.Firewalls, firewalls) {
+		return fmt.Errorf("firewall rules = %v, want %v", got.Firewalls, firewalls)
+	}
+	want := map[int]string{}
+	var nodes, etcd int
+	for _, vm := range c.VirtualMachines {
+		if vm.IsEtcdNode {
+			want[50000+etcd] = vm.ID
+			etcd++
+		} else {
+			want[2222+nodes] = vm.ID
+			nodes++
+		}
+	}
+	if len(got.Forwards) != len(want) {
+		return fmt.Errorf("forwards (public port -> VM) = %v, want %v", got.Forwards, want)
+	}
+	var ports []int
+	for port, vm := range want {
+		if got.Forwards[port] != vm {
+			return fmt.Errorf("forward %d goes to VM %q, want %q", port, got.Forwards[port], vm)
+		}
+		ports = append(ports, port)
+	}
+	slices.Sort(ports)
+	e.expectSSH(t, c.IPAddress, ports...)
+	return nil
+}

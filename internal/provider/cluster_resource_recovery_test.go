@@ -1,0 +1,210 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
+)
+
+// createEtcdClusterOutOfBand creates, through the plain API, a cluster with
+// one control node, three etcd nodes and one worker: CKS's own rule layout.
+func (e *simEnv) createEtcdClusterOutOfBand(t *testing.T) string {
+	t.Helper()
+	ctx := context.Background()
+	api := e.apiClient(t)
+	ref, err := api.CreateKubernetesCluster(ctx, cloudstack.CreateClusterParams{Name: "cks-etcd-minimal", Description: "cks-etcd-minimal",
+		ZoneID: e.Info.ZoneID, KubernetesVersionID: e.VersionID(t, "1.33.13"), ServiceOfferingID: e.Info.ServiceOfferingID,
+		ControlNodes: 1, EtcdNodes: 3, Size: 1, Keypair: e.Info.Keypair})
+	if err == nil {
+		_, err = cloudstack.WaitForJob(ctx, api, ref.JobID, clusterJobWait)
+	}
+	if err != nil {
+		t.Fatalf("creating the cluster through the API: %v", err)
+	}
+	return ref.ID
+}
+
+// breakByEtcdRulePick scales a cluster in CKS's layout to 2 and then to 1
+// through the plain API on 4.22.1.1 (apache/cloudstack#14159): the second
+// scale revokes an etcd rule instead of the node range, fails with 530 and
+// leaves the cluster in Alert with size 2 and one worker.
+func (e *simEnv) breakByEtcdRulePick(t *testing.T, id string) {
+	t.Helper()
+	e.rawScale(t, id, 2)
+	if err := e.tryRawScale(t, id, 1); err == nil || !strings.Contains(err.Error(), "unable to update network rules") {
+		t.Fatalf("the scale to 1 = %v; the 4.22.1.1 profile should reproduce #14159", err)
+	}
+	c, err := e.apiClient(t).GetKubernetesCluster(context.Background(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.State != "Alert" || c.Size != 2 || len(c.VirtualMachines) != 5 {
+		t.Fatalf("broken cluster is %s, size %d, %d VMs; want Alert, size 2, 5 VMs", c.State, c.Size, len(c.VirtualMachines))
+	}
+}
+
+// expectNoLifecycleCall fails when the provider started, stopped or scaled
+// a cluster since the counts were reset.
+func (e *simEnv) expectNoLifecycleCall(*terraform.State) error {
+	for _, command := range []string{"startKubernetesCluster", "stopKubernetesCluster", "scaleKubernetesCluster"} {
+		if n := e.Sim.CallCounts()[command]; n != 0 {
+			return fmt.Errorf("the apply made %d %s call(s)", n, command)
+		}
+	}
+	return nil
+}
+
+// TestAccCluster_brokenClusterGetsItsSSHBackWithoutRestart imports a
+// cluster that #14159 broke. A size CloudStack could never apply fails the
+// plan with the administrator's fix; with the size that really exists,
+// apply restores every SSH path without a start, stop or scale call, and
+// the next plan is empty. Once an administrator corrects node_count and the
+// state scanner runs, the next plan is empty too, with the cluster Running.
+func TestAccCluster_brokenClusterGetsItsSSHBackWithoutRestart(t *testing.T) {
+	t.Parallel()
+	env := newSimEnv(t, withProfile("4.22.1.1"))
+	id := env.createEtcdClusterOutOfBand(t)
+	env.breakByEtcdRulePick(t, id)
+	adminFix := errorFragments("Cluster Size Cannot Change", "CloudStack refuses every size change",
+		"node_count = 1 WHERE uuid = '"+id+"'", "terraform apply -replace")
+	accTest(t, resource.TestCase{
+		CheckDestroy: env.expectNothingLeft,
+		Steps: []resource.TestStep{
+			{
+				Config:             env.etcdClusterConfig(t, 3, 1, ""),
+				ResourceName:       clusterAddr,
+				ImportState:        true,
+				ImportStateId:      id,
+				ImportStatePersist: true,
+				ImportStateCheck: func(states []*terraform.InstanceState) error {
+					a := states[0].Attributes
+					if a["size"] != "1" || a["cloudstack_state"] != "Alert" || a["ssh_rules_in_sync"] != "false" {
+						return fmt.Errorf("imported size %s, cloudstack_state %s, ssh_rules_in_sync %s; want the 1 worker that "+
+							"exists, Alert, false", a["size"], a["cloudstack_state"], a["ssh_rules_in_sync"])
+					}
+					return nil
+				},
+			},
+			{
+				// The size the cluster had before the failure: no scale can run.
+				Config:      env.etcdClusterConfig(t, 3, 2, ""),
+				ExpectError: adminFix,
+			},
+			{
+				PreConfig: env.Sim.ResetCallCounts,
+				Config:    env.etcdClusterConfig(t, 3, 1, ""),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction(clusterAddr, plancheck.ResourceActionUpdate)},
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				ConfigStateChecks: []statecheck.StateCheck{
+					expectAttr("size", knownvalue.Int64Exact(1)),
+					expectAttr("cloudstack_state", knownvalue.StringExact("Alert")),
+					expectAttr("state", knownvalue.StringExact("Running")),
+					expectAttr("ssh_rules_in_sync", knownvalue.Bool(true)),
+				},
+				Check: resource.ComposeTestCheckFunc(env.expectNoLifecycleCall, func(s *terraform.State) error {
+					c, err := env.apiClient(t).GetKubernetesCluster(context.Background(), id)
+					if err != nil {
+						return err
+					}
+					if c.State != "Alert" || c.Size != 2 {
+						return fmt.Errorf("cluster %s size %d: only an administrator can change it", c.State, c.Size)
+					}
+					return env.checkRulesAndSSH(context.Background(), t, c, etcdFirewalls(1, 3))
+				}),
+			},
+			{
+				PreConfig: func() {
+					if err := env.Sim.SetClusterNodeCount(id, 1); err != nil {
+						t.Fatal(err)
+					}
+					env.Sim.RunScanner()
+				},
+				Config: env.etcdClusterConfig(t, 3, 1, ""),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+				ConfigStateChecks: []statecheck.StateCheck{
+					expectAttr("cloudstack_state", knownvalue.StringExact("Running")),
+					expectAttr("size", knownvalue.Int64Exact(1)),
+				},
+				Check: env.checkCluster(t, 1, etcdFirewalls(1, 3)),
+			},
+			{
+				// And the cluster scales again.
+				Config:           env.etcdClusterConfig(t, 3, 2, ""),
+				ConfigPlanChecks: emptyPlanAfterApply,
+				Check:            env.checkCluster(t, 2, etcdFirewalls(2, 3)),
+			},
+		},
+	})
+}
+
+// TestAccCluster_failedScaleUpKeepsTheWorkersItCreated fails a scale-up
+// after its new worker joined the VM map: CloudStack keeps the worker but
+// not the new size. The state records the two workers that exist; a size
+// of 1 cannot be applied and says why; size 2 plans no change until an
+// administrator corrects node_count, and then the cluster is Running.
+func TestAccCluster_failedScaleUpKeepsTheWorkersItCreated(t *testing.T) {
+	t.Parallel()
+	env := newSimEnv(t, withProfile("4.22.1.1"))
+	var id string
+	accTest(t, resource.TestCase{
+		CheckDestroy: env.expectNothingLeft,
+		Steps: []resource.TestStep{
+			{
+				Config: env.etcdClusterConfig(t, 3, 1, ""),
+				Check: func(s *terraform.State) error {
+					var err error
+					id, err = clusterID(s)
+					return err
+				},
+			},
+			{
+				PreConfig: func() {
+					if err := env.Sim.FailJobStep("scale-up", "nodes-ready", 1, ""); err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config:      env.etcdClusterConfig(t, 3, 2, ""),
+				ExpectError: errorFragments("Scaling cluster", "to 2 workers", "desired number of nodes in ready state"),
+			},
+			{
+				Config: env.etcdClusterConfig(t, 3, 1, ""),
+				ExpectError: errorFragments("Cluster Size Cannot Change", "failed scale-up created worker VMs",
+					"node_count = 2"),
+			},
+			{
+				PreConfig: env.Sim.ResetCallCounts,
+				Config:    env.etcdClusterConfig(t, 3, 2, ""),
+				ConfigStateChecks: []statecheck.StateCheck{
+					expectAttr("size", knownvalue.Int64Exact(2)),
+					expectAttr("cloudstack_state", knownvalue.StringExact("Alert")),
+				},
+				Check: env.expectNoLifecycleCall,
+			},
+			{
+				PreConfig: func() {
+					if err := env.Sim.SetClusterNodeCount(id, 2); err != nil {
+						t.Fatal(err)
+					}
+					env.Sim.RunScanner()
+				},
+				Config:           env.etcdClusterConfig(t, 3, 2, ""),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+				ConfigStateChecks: []statecheck.StateCheck{
+					expectAttr("cloudstack_state", knownvalue.StringExact("Running")),
+				},
+				Check: env.checkCluster(t, 2, etcdFirewalls(2, 3)),
+			},
+		},
+	})
+}
