@@ -2,6 +2,7 @@ package clusterops
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/rules"
@@ -22,6 +23,9 @@ type ScaleCheck struct {
 	// Moves are the user rules the scale would move around itself (with
 	// MoveUserRules).
 	Moves []rules.Hazard
+	// Waits says why the scale will first wait for CloudStack's state
+	// scanner (a cluster in Alert), or is empty.
+	Waits string
 
 	err  error
 	snap *Snapshot
@@ -40,7 +44,13 @@ func (e *Engine) CheckScale(ctx context.Context, clusterID string, size int64, i
 		return ScaleCheck{ClusterID: clusterID}, err
 	}
 	check := ScaleCheck{ClusterID: clusterID, State: s.Cluster.State, Network: s.Layout.Network, Sync: s.Sync, snap: s}
-	if check.err = scalable(s, size); check.err != nil || s.Direct() || s.Cluster.State == stateCreated {
+	check.err = scalable(s, size)
+	var alert *AlertError
+	if errors.As(check.err, &alert) {
+		// Update waits for the scanner; the plan only warns.
+		check.Waits, check.err = alert.Error(), nil
+	}
+	if check.err != nil || s.Direct() || s.Cluster.State == stateCreated {
 		return check, nil
 	}
 	check.Hazards = e.hazardsAfterSync(ctx, s)

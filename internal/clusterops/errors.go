@@ -3,6 +3,7 @@ package clusterops
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/rules"
 )
@@ -47,4 +48,26 @@ func (e *HazardError) Error() string {
 		b.WriteString("Move or delete these rules yourself before scaling")
 	}
 	return b.String()
+}
+
+// AlertError is a cluster in Alert whose VM map agrees with its size:
+// CloudStack refuses to scale or upgrade it until its state scanner, which
+// runs every 30 seconds, has returned it to Running (it does so once every
+// VM runs, every node is Ready and SSH through 2222 and the API answer).
+type AlertError struct {
+	ClusterID string
+	// Waited is how long Update waited for the scanner, 0 at plan time.
+	Waited time.Duration
+}
+
+func (e *AlertError) Error() string {
+	if e.Waited > 0 {
+		return fmt.Sprintf("Kubernetes cluster %s stayed in Alert for %s: CloudStack scales and upgrades only Running clusters, and "+
+			"its state scanner returns a cluster from Alert only when every VM runs, every Kubernetes node is Ready and SSH "+
+			"through port 2222 and the API on 6443 answer; the drift data source (cks_cluster_drift) shows what is wrong",
+			e.ClusterID, e.Waited.Round(time.Second))
+	}
+	return fmt.Sprintf("Kubernetes cluster %s is in Alert: CloudStack scales and upgrades only Running clusters; its state "+
+		"scanner usually returns a healthy cluster to Running within 30 seconds, and apply waits up to %s for that",
+		e.ClusterID, alertWait)
 }

@@ -88,6 +88,8 @@ func scalable(s *Snapshot, size int64) error {
 		return bad
 	}
 	switch {
+	case c.State == stateAlert:
+		return &AlertError{ClusterID: c.ID}
 	case c.State == stateStopped:
 		return fmt.Errorf("scaling Kubernetes cluster %s: CloudStack refuses to change the size of a Stopped cluster; start it first", c.ID)
 	case c.State != stateRunning && c.State != stateCreated:

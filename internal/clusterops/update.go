@@ -3,6 +3,7 @@ package clusterops
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
 )
@@ -70,6 +71,8 @@ func (e *Engine) Update(ctx context.Context, clusterID string, req UpdateRequest
 	}
 	u := &update{e: e, id: clusterID, req: req, rep: &rep, snap: s}
 	if err := u.run(ctx); err != nil {
+		// A snapshot taken before the failed step no longer tells the truth.
+		rep.Final = u.snap
 		return rep, err
 	}
 	return rep, u.finish(ctx)
@@ -92,6 +95,13 @@ func (u *update) run(ctx context.Context) error {
 	sizeChange := u.req.Size != nil && *u.req.Size != c.Size
 	autoscalingChange := u.autoscalingChanged()
 	needsRunning := versionChange || sizeChange || autoscalingChange
+
+	if needsRunning && c.State == stateAlert {
+		if err := u.waitAlertEnds(ctx); err != nil {
+			return err
+		}
+		c = u.cluster()
+	}
 
 	if !sizeChange && !u.snap.InSync() {
 		// A scale brings the rules in line itself.
@@ -160,6 +170,9 @@ func (u *update) scale(ctx context.Context, size int64) error {
 	sub, err := u.e.scaleSnapshot(ctx, s, size, u.req.Intent)
 	u.rep.Merge(sub)
 	u.snap = sub.Final
+	if sub.Final == nil {
+		u.rep.Final = nil
+	}
 	if err != nil {
 		return &StepError{Step: step, Err: err}
 	}
@@ -168,6 +181,7 @@ func (u *update) scale(ctx context.Context, size int64) error {
 
 // job runs a start, stop or upgrade and reads the cluster again.
 func (u *update) job(ctx context.Context, step, command string, start func(context.Context, string) (cloudstack.AsyncRef, error)) error {
+	u.snap = nil // the job changes the cluster, whatever its outcome
 	ref, err := start(ctx, u.id)
 	if err == nil {
 		_, err = u.e.wait(ctx, command, ref.JobID)
@@ -244,4 +258,32 @@ func (u *update) autoscalingParams() cloudstack.ScaleClusterParams {
 		p.MinSize, p.MaxSize = &minSize, &maxSize
 	}
 	return p
+}
+
+// alertWait bounds the wait for CloudStack's state scanner (every 30 s) to
+// return a cluster from Alert before a step that needs it Running.
+const alertWait = 2 * time.Minute
+
+// waitAlertEnds waits for the state scanner to return the cluster from
+// Alert, at most alertWait.
+func (u *update) waitAlertEnds(ctx context.Context) error {
+	step := "Waiting for cluster " + u.id + " to leave Alert"
+	start := time.Now()
+	wctx, cancel := context.WithTimeout(ctx, alertWait)
+	defer cancel()
+	c, err := u.e.WaitSettled(wctx, u.id, func(state string) bool { return state != stateAlert && Settled(state) })
+	if c != nil {
+		u.rep.Cluster = c
+	}
+	switch {
+	case err == nil:
+		u.snap = nil
+		u.e.step(ctx, u.rep, StepNote, fmt.Sprintf("waited %s for CloudStack's state scanner to return the cluster from Alert (now %s)",
+			time.Since(start).Round(time.Second), c.State))
+		return nil
+	case ctx.Err() != nil:
+		return &StepError{Step: step, Err: err}
+	default:
+		return &StepError{Step: step, Err: &AlertError{ClusterID: u.id, Waited: time.Since(start)}}
+	}
 }

@@ -324,5 +324,8 @@ func recordPlanned(ctx context.Context, plan *clusterResourceModel, id string, r
 	if m.SSHRulesInSync.IsUnknown() {
 		m.SSHRulesInSync = types.BoolNull()
 	}
+	if m.CloudStackState.IsUnknown() {
+		m.CloudStackState = types.StringNull()
+	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
 }

@@ -36,6 +36,8 @@ func (r *clusterResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 	if s := state.CloudStackState.ValueString(); s == clusterError || s == clusterDestroying {
 		// CloudStack only allows deleting a cluster in Error, and a failed
 		// delete leaves it Destroying.
+		plan.CloudStackState = types.StringUnknown()
+		resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
 		resp.RequiresReplace = append(resp.RequiresReplace, path.Root("cloudstack_state"))
 		resp.Diagnostics.AddAttributeWarning(path.Root("cloudstack_state"), "Cluster Must Be Replaced",
 			fmt.Sprintf("Cluster %s is in state %s, from which CloudStack only allows deleting it; it will be replaced.", state.ID.ValueString(), s))
@@ -143,6 +145,9 @@ func (r *clusterResource) checkScale(ctx context.Context, plan, state *clusterRe
 		diags.AddAttributeError(path.Root("size"), "Cluster Size Cannot Change", adminText(inconsistent))
 	case err != nil:
 		diags.AddAttributeError(path.Root("size"), "Cluster Cannot Be Scaled", sentence(err.Error()))
+	}
+	if check.Waits != "" {
+		diags.AddAttributeWarning(path.Root("size"), "Cluster In Alert", sentence(check.Waits))
 	}
 	if lines := check.Describe(); len(lines) > 0 {
 		diags.AddAttributeWarning(path.Root("ssh_rules_in_sync"), "Cluster SSH Rules Will Change",

@@ -73,6 +73,11 @@ func (r *clusterResource) Update(ctx context.Context, req resource.UpdateRequest
 		}
 		return
 	}
+	if err != nil {
+		// A state CloudStack does not report as Running or Stopped keeps
+		// the value from before the failed update, not the planned one.
+		plan.State = prior.State
+	}
 	resp.Diagnostics.Append(refreshModel(ctx, &plan, obs, resp.Private)...)
 	if err != nil {
 		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)

@@ -15,7 +15,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 )
 
-// The fault-injection suite (issue 7): every fault it injects, when, and
+// The fault-injection suite: every fault it injects, when, and
 // what must happen. TestAccReliability_faults runs each row against its own
 // simulator with the real Terraform CLI and asserts the outcome the row
 // states. After every row the simulator's dump must show exactly the
@@ -36,21 +36,22 @@ import (
 //	first call of every read held past request_timeout          | drift reads (one + fleet) | survived: retried, in sync
 //	createKubernetesCluster held past request_timeout, not run  | apply (create)            | failed clearly, no cluster; next apply creates one
 //	createKubernetesCluster run, its answer lost (timeout)      | apply (create)            | survived: adopted, one cluster, create sent once
-//	job failure at scale-up vms / network-rules / nodes-ready   | apply (size +1)           | failed clearly; state = CloudStack; next apply converges
-//	job failure at scale-down remove-vm / vm-removed / rules    | apply (size -1)           | failed clearly; state = CloudStack; next apply converges
-//	job failure at upgrade node                                 | apply (version +1 minor)  | failed clearly; state = CloudStack; next apply converges
-//	job failure at stop vms                                     | apply (state = Stopped)   | failed clearly; state = CloudStack; next apply converges
-//	job failure at start vms / api / kubeconfig                 | apply (state = Running)   | failed clearly; state = CloudStack; next apply converges
+//	job failure at scale-up vms / network-rules / nodes-ready   | apply (size +1)           | failed clearly; state = CloudStack; converges (*)
+//	job failure at scale-down remove-vm / vm-removed / rules    | apply (size -1)           | failed clearly; state = CloudStack; converges (*)
+//	job failure at upgrade node                                 | apply (version +1 minor)  | failed clearly; state = CloudStack; converges (*)
+//	job failure at stop vms                                     | apply (state = Stopped)   | failed clearly; state = CloudStack; converges (*)
+//	job failure at start vms / api / kubeconfig                 | apply (state = Running)   | failed clearly; state = CloudStack; converges (*)
 //	create timeout (timeouts.create) shorter than the job       | apply (create)            | failed clearly, cluster kept tainted; next apply replaces it
 //	update timeout (timeouts.update) shorter than the scale job | apply (size +1)           | failed clearly; next apply converges
 //	SSH connection dropped mid-command                          | drift read (ssh)          | reported in node_check_error, VMs still compared
 //	Kubernetes API answering 500                                | drift read (kubeconfig)   | reported in node_check_error, VMs still compared
 //
-// The configuration opts in to allow_restart_for_recovery: a job that fails
-// after the VM map changed (for example at scale-up network-rules or at
-// scale-down vm-removed) leaves the cluster in Alert with a stale size,
-// which only a stop and start recovers; without the opt-in the next apply
-// stops with "Cluster Needs Recovery" and says so.
+// (*) A failed job leaves the cluster in Alert. The next apply converges
+// once CloudStack's state scanner has returned it to Running; when the job
+// failed after the VM map changed (scale-up network-rules or nodes-ready,
+// scale-down vm-removed or network-rules), only after an administrator has
+// corrected node_count, which no API call can: meanwhile apply restores the
+// SSH rules, makes no start, stop or scale call, and says what to correct.
 //
 // Related faults covered elsewhere: a create whose connection is reset after
 // CloudStack ran it, or before (cluster_resource_adopt_test.go), a failed
@@ -279,7 +280,6 @@ resource "cks_cluster" "test" {
   kubernetes_version_id      = data.cks_kubernetes_version.v.id
   size                       = %d
   state                      = %q
-  allow_restart_for_recovery = true
 %s}
 `, sc.env.Info.ZoneID, c.version, c.name, sc.env.Info.ZoneID, sc.env.Info.ServiceOfferingID, c.size, c.state, c.timeouts)
 	if c.driftSources {
@@ -311,9 +311,10 @@ type relPhase struct {
 
 var (
 	relApplyCreate = relPhase{name: "apply (create)", prepare: func(*relClusterSpec) {},
-		reads: []string{"listKubernetesSupportedVersions", "queryAsyncJobResult", "listKubernetesClusters", "listNetworks"}}
+		reads: []string{"listKubernetesSupportedVersions", "queryAsyncJobResult", "listKubernetesClusters", "listNetworks",
+			"listFirewallRules", "listPortForwardingRules"}}
 	relRefresh = relPhase{name: "refresh", emptyPlan: true, prepare: func(*relClusterSpec) {},
-		reads: []string{"listKubernetesSupportedVersions", "listKubernetesClusters"}}
+		reads: []string{"listKubernetesSupportedVersions", "listKubernetesClusters", "listFirewallRules", "listPortForwardingRules"}}
 	relDriftRead = relPhase{name: "drift reads",
 		prepare: func(s *relClusterSpec) { s.driftSources = true },
 		reads: []string{"listKubernetesSupportedVersions", "listKubernetesClusters", "listVirtualMachines", "listFirewallRules",
@@ -333,7 +334,7 @@ var (
 func relApplyScale(size int) relPhase {
 	return relPhase{name: fmt.Sprintf("apply (size %d)", size),
 		prepare: func(s *relClusterSpec) { s.size, s.driftSources = size, false },
-		reads: []string{"listKubernetesSupportedVersions", "listKubernetesClusters", "queryAsyncJobResult", "listNetworks",
+		reads: []string{"listKubernetesSupportedVersions", "listKubernetesClusters", "queryAsyncJobResult",
 			"listFirewallRules", "listPortForwardingRules"},
 		checks: []statecheck.StateCheck{expectAttr("size", knownvalue.Int64Exact(int64(size)))},
 	}

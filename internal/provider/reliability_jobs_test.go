@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/clusterops"
 )
 
 // Rows of relFaultTable that hit mutating calls and jobs: a lost create,
@@ -51,9 +52,10 @@ func (sc *relScenario) relExpectState() []statecheck.StateCheck {
 // relJobFault fails the next job of op at step while an apply makes the
 // change. The apply must fail naming the operation and quoting the job's
 // error; the refresh before the next plan must find the state saved by the
-// failed apply equal to what CloudStack reports; and the next apply must
-// reach the configuration. (CloudStack's state scanner may have brought the
-// cluster back by itself: then that plan is empty.)
+// failed apply equal to what CloudStack reports; and once CloudStack's
+// state scanner has run (and, when the failure left the VM map at odds
+// with the size, once an administrator has corrected node_count, which no
+// API call can), the next apply must reach the configuration.
 func relJobFault(op, step string, change func(*relClusterSpec)) func(*relScenario) []resource.TestStep {
 	return func(sc *relScenario) []resource.TestStep {
 		change(&sc.cluster)
@@ -71,13 +73,43 @@ func relJobFault(op, step string, change func(*relClusterSpec)) func(*relScenari
 			},
 			{
 				// The plan's refresh is a refresh-only read of the cluster:
-				// it must change nothing the failed apply saved.
+				// it must change nothing the failed apply saved. A job that
+				// failed after changing the VM map leaves the workers the
+				// configuration asks for, recorded as such: nothing to plan.
+				Config:             target,
+				PlanOnly:           true,
+				ExpectNonEmptyPlan: !relMapChangedBeforeFailing[op+"/"+step],
+				ConfigPlanChecks:   resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{relNoRefreshDrift{clusterAddr}}},
+			},
+			{
+				PreConfig:         sc.relAdministratorAndScanner,
 				Config:            target,
-				ConfigPlanChecks:  resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{relNoRefreshDrift{clusterAddr}}},
 				ConfigStateChecks: sc.relExpectState(),
 			},
 		}
 	}
+}
+
+// relMapChangedBeforeFailing are the job steps that fail after the job
+// added or removed worker VMs.
+var relMapChangedBeforeFailing = map[string]bool{
+	"scale-up/network-rules": true, "scale-up/nodes-ready": true, "scale-down/vm-removed": true, "scale-down/network-rules": true,
+}
+
+// relAdministratorAndScanner does what the time after a failure does on a
+// real CloudStack: an administrator corrects node_count when the VM map
+// disagrees with it, and the state scanner runs.
+func (sc *relScenario) relAdministratorAndScanner() {
+	c, err := sc.env.apiClient(sc.t).GetKubernetesCluster(context.Background(), sc.relClusterID())
+	if err != nil {
+		sc.t.Fatal(err)
+	}
+	if bad := clusterops.InconsistentMap(c); bad != nil {
+		if err := sc.env.Sim.SetClusterNodeCount(c.ID, bad.Workers); err != nil {
+			sc.t.Fatal(err)
+		}
+	}
+	sc.env.Sim.RunScanner()
 }
 
 // relOperationOf is how the provider's error names a failed operation.
