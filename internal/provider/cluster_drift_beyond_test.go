@@ -86,7 +86,7 @@ func TestAccClusterDrift_ScaleHazardBeforeScaleDown(t *testing.T) {
 			expectDriftAttr("findings", knownvalue.ListPartial(map[int]knownvalue.Check{
 				0: knownvalue.ObjectPartial(map[string]knownvalue.Check{
 					"rule_id": knownvalue.NotNull(),
-					"message": driftContains("CKS etcd SSH firewall rule", "comes before the node SSH range", "#14159"),
+					"message": driftContains("CKS etcd SSH firewall rule", "has a forward with the same ports to port 22", "#14159"),
 				}),
 			})),
 		),
@@ -111,12 +111,12 @@ func TestAccClusterDrift_Seed000FailedScale(t *testing.T) {
 			expectDriftAttr("nodes_checked", knownvalue.Bool(false)),
 			expectDriftAttr("node_check_error", driftContains(":2222", "connection refused")),
 			expectDriftFinding(0, map[string]knownvalue.Check{
-				"message": knownvalue.StringExact("cluster cks-etcd-minimal-20260912 has size 2 but its VM map has 1 worker VM")}),
+				"message": driftContains("cluster cks-etcd-minimal-20260912: its VM map holds 5 VM(s) with 1 worker(s), but its size (node_count) is 2", "node_count = 1")}),
 			expectDriftFinding(1, map[string]knownvalue.Check{"message": driftContains("SSH port forward 2222 -> 22", "-control-", "is missing")}),
 			expectDriftFinding(2, map[string]knownvalue.Check{"message": driftContains("SSH port forward 2223 -> 22", "-node-", "is missing")}),
 			expectDriftFinding(3, map[string]knownvalue.Check{"message": driftContains("node SSH firewall range is 2222-2224, expected 2222-2223")}),
-			expectDriftFinding(4, map[string]knownvalue.Check{"message": driftContains("etcd SSH firewall rule 50000", "-etcd-1-", "is missing")}),
-			expectDriftFinding(5, map[string]knownvalue.Check{"message": driftContains("etcd SSH port forward 50000 -> 22", "-etcd-1-", "is missing")}),
+			expectDriftFinding(4, map[string]knownvalue.Check{"message": driftContains("etcd SSH port forward 50000 -> 22", "-etcd-1-", "is missing")}),
+			expectDriftFinding(5, map[string]knownvalue.Check{"message": driftContains("etcd SSH firewall rule 50000", "-etcd-1-", "is missing")}),
 		),
 	}}})
 }

@@ -36,8 +36,8 @@ func TestAccClusterDrift_CIGateFailsThePlan(t *testing.T) {
 			Config:   gate,
 			PlanOnly: true,
 			ExpectError: driftErrorPattern("Cluster Drift Detected", "cluster test ("+cl.ID+")",
-				"2 findings: 1 unmapped_vm, 1 size_mismatch", "- unmapped_vm: VM "+worker.Name,
-				"- size_mismatch: cluster test has size 2 but its VM map has 1 worker VM", "fail_on_drift is true"),
+				"2 findings: 1 unmapped_vm, 1 vm_map_inconsistent", "- unmapped_vm: VM "+worker.Name,
+				"- vm_map_inconsistent: cluster test: its VM map holds 2 VM(s) with 1 worker(s)", "node_count = 1", "fail_on_drift is true"),
 		},
 	}})
 }

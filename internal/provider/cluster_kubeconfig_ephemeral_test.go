@@ -67,7 +67,7 @@ resource "echo" "kubeconfig" {}
 
 // kubeconfigWorks reads the kubeconfig the echo resource received, runs
 // `kubectl get nodes -o name` with it, and checks that nothing else in the
-// state holds the kubeconfig or its token.
+// state holds the kubeconfig or its client key.
 type kubeconfigWorks struct {
 	t   *testing.T
 	dir string
@@ -101,20 +101,25 @@ func (c kubeconfigWorks) CheckState(ctx context.Context, req statecheck.CheckSta
 		return
 	}
 	kubeconfig, _ := data["kubeconfig"].(string)
-	token, _ := data["token"].(string)
+	// kubeadm's admin.conf authenticates with a client certificate.
+	cert, _ := data["client_certificate"].(string)
+	key, _ := data["client_key"].(string)
 	host, _ := data["host"].(string)
-	if kubeconfig == "" || token == "" || !strings.HasPrefix(host, "https://") {
-		resp.Error = fmt.Errorf("the ephemeral resource gave kubeconfig %d bytes, token %d bytes, host %q", len(kubeconfig), len(token), host)
+	if kubeconfig == "" || !strings.Contains(cert, "BEGIN CERTIFICATE") || !strings.Contains(key, "PRIVATE KEY") ||
+		data["token"] != nil || !strings.HasPrefix(host, "https://") {
+		resp.Error = fmt.Errorf("the ephemeral resource gave kubeconfig %d bytes, client certificate %d bytes, client key %d bytes, "+
+			"token %v, host %q", len(kubeconfig), len(cert), len(key), data["token"], host)
 		return
 	}
+	keyLine := strings.Split(strings.TrimSpace(key), "\n")[1]
 	for _, r := range others {
 		raw, err := json.Marshal(r.AttributeValues)
 		if err != nil {
 			resp.Error = err
 			return
 		}
-		if strings.Contains(string(raw), token) || strings.Contains(string(raw), "certificate-authority-data") {
-			resp.Error = fmt.Errorf("%s holds the kubeconfig or its token", r.Address)
+		if strings.Contains(string(raw), keyLine) || strings.Contains(string(raw), "client-key-data") {
+			resp.Error = fmt.Errorf("%s holds the kubeconfig or its client key", r.Address)
 			return
 		}
 	}

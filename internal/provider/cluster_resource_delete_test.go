@@ -11,7 +11,7 @@ import (
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
 )
 
-// userNetworkConfig is seed 000's cluster on the seeded isolated network,
+// userNetworkConfig is a cluster with separate etcd nodes on the seeded isolated network,
 // which CloudStack does not destroy with the cluster.
 func (e *simEnv) userNetworkConfig(t *testing.T, size int) string {
 	return e.etcdClusterConfig(t, 3, size, fmt.Sprintf("  network_id            = %q\n", e.Info.IsolatedNetworkID))
@@ -42,9 +42,10 @@ func (e *simEnv) addUserFirewallRule(t *testing.T, ruleID *string) func(*terrafo
 }
 
 // TestAccCluster_destroyOnUserNetwork destroys a cluster on a network the
-// user supplied. CloudStack's destroy revokes one SSH firewall rule and
-// leaves the etcd firewall rules behind (spec §2.8); the provider deletes
-// them, so no CKS rule is left, and keeps the user's rule on the same IP.
+// user supplied. CloudStack's destroy (KubernetesClusterDestroyWorker)
+// revokes one SSH firewall rule and leaves the etcd SSH range behind; the
+// provider deletes it, so no CKS rule is left, and keeps the user's rule
+// on the same IP.
 func TestAccCluster_destroyOnUserNetwork(t *testing.T) {
 	t.Parallel()
 	for _, profile := range []string{"4.22.1.1", "fixed"} {
@@ -84,7 +85,7 @@ func TestAccCluster_destroyOnUserNetwork(t *testing.T) {
 					},
 					{
 						Config: env.userNetworkConfig(t, 2),
-						Check:  env.checkCluster(t, 2, []string{"2222-2224", "50000", "50001", "50002", "6443", "8443"}),
+						Check:  env.checkCluster(t, 2, []string{"2222-2224", "50000-50002", "6443", "8443"}),
 					},
 				},
 			})

@@ -52,11 +52,13 @@ func (e *simEnv) addUserSSHRules(t *testing.T, id *string) func() {
 	}
 }
 
-// TestAccCluster_userHazardRule puts a user firewall rule where the 4.22.1.1
-// scale bug would pick it. The size change fails at plan, naming the rule
-// and the opt-in, and changes nothing; with recreate_user_hazard_rules the
-// provider re-creates the rule (same ports and CIDR) after the node range
-// and the scale succeeds.
+// TestAccCluster_userHazardRule puts a user firewall rule 22-22 with a
+// forward 22 -> 22 on the cluster's IP: CloudStack's scale selector accepts
+// it, so any scale may revoke it instead of the node range, whatever the
+// order of the rules. The size change fails at plan, naming the rule and
+// the opt-in, and changes nothing; with recreate_user_hazard_rules the
+// provider deletes the rule for the scale and re-creates it (same ports and
+// CIDR) after it, and the next plan is empty.
 func TestAccCluster_userHazardRule(t *testing.T) {
 	t.Parallel()
 	env := newSimEnv(t, withProfile("4.22.1.1"))
@@ -74,15 +76,14 @@ func TestAccCluster_userHazardRule(t *testing.T) {
 				},
 			},
 			{
-				// The first scale re-creates the node range after the user rule.
-				PreConfig: env.addUserSSHRules(t, &id),
-				Config:    env.etcdClusterConfig(t, 3, 2, ""),
-			},
-			{
-				PreConfig: env.Sim.ResetCallCounts,
-				Config:    env.etcdClusterConfig(t, 3, 1, ""),
-				ExpectError: errorFragments("Unsafe Cluster Scale", "size                  = 1", "user firewall rule", "(tcp 22)", "comes before the node SSH range", "#14159",
-					"recreate_user_hazard_rules"),
+				PreConfig: func() {
+					env.addUserSSHRules(t, &id)()
+					env.Sim.ResetCallCounts()
+				},
+				Config: env.etcdClusterConfig(t, 3, 2, ""),
+				ExpectError: errorFragments("Unsafe Cluster Scale", "size                  = 2", "user firewall rule",
+					"(tcp 22 from 203.0.113.0/24)", "has a forward with the same ports to port 22", "#14159",
+					"Set recreate_user_hazard_rules = true"),
 			},
 			{
 				PreConfig: func() {
@@ -92,10 +93,11 @@ func TestAccCluster_userHazardRule(t *testing.T) {
 						}
 					}
 				},
-				Config: env.etcdClusterConfig(t, 3, 1, optIn),
+				Config:           env.etcdClusterConfig(t, 3, 2, optIn),
+				ConfigPlanChecks: emptyPlanAfterApply,
 				ConfigStateChecks: []statecheck.StateCheck{
 					expectAttr("state", knownvalue.StringExact("Running")),
-					expectAttr("size", knownvalue.Int64Exact(1)),
+					expectAttr("size", knownvalue.Int64Exact(2)),
 				},
 				Check: func(s *terraform.State) error {
 					ctx := context.Background()
@@ -104,7 +106,7 @@ func TestAccCluster_userHazardRule(t *testing.T) {
 						return err
 					}
 					got := env.rulesOf(ctx, t, c)
-					want := []string{"22", "2222-2223", "50000", "50001", "50002", "6443"}
+					want := []string{"22", "2222-2224", "50000-50002", "6443"}
 					if !slices.Equal(got.Firewalls, want) {
 						return fmt.Errorf("firewall rules = %v, want %v", got.Firewalls, want)
 					}

@@ -136,11 +136,7 @@ func (r *clusterResource) checkScale(ctx context.Context, plan, state *clusterRe
 	var inconsistent *vmmap.Inconsistency
 	switch err := check.Err(); {
 	case errors.As(err, &herr):
-		attr := path.Root("size")
-		if herr.OptIn != "" {
-			attr = path.Root(optInAttribute(herr.OptIn))
-		}
-		diags.AddAttributeError(attr, "Unsafe Cluster Scale", hazardText(herr))
+		diags.AddAttributeError(path.Root("size"), "Unsafe Cluster Scale", hazardText(herr))
 	case errors.As(err, &inconsistent):
 		diags.AddAttributeError(path.Root("size"), "Cluster Size Cannot Change", adminText(inconsistent))
 	case err != nil:

@@ -178,8 +178,11 @@ func (e *simEnv) scaleOutOfBand(t *testing.T, id string, size int64, autoscaled 
 	}
 }
 
-// TestAccCluster_importOutOfBand imports a cluster created through the API;
-// the plan with a matching configuration is empty.
+// TestAccCluster_importOutOfBand imports a cluster created through the API,
+// in CKS's own rule layout: the first plan with a matching configuration
+// replaces its single-port etcd SSH rule with the provider's etcd SSH range
+// (ssh_rules_in_sync goes to true) and says so; after that apply the plan
+// is empty.
 func TestAccCluster_importOutOfBand(t *testing.T) {
 	t.Parallel()
 	env := newSimEnv(t)
@@ -212,7 +215,8 @@ func TestAccCluster_importOutOfBand(t *testing.T) {
 				ImportStateId:      ref.ID,
 				ImportStatePersist: true,
 				ImportStateCheck: func(states []*terraform.InstanceState) error {
-					if len(states) != 1 || states[0].Attributes["size"] != "2" || states[0].Attributes["nodes.#"] != "4" {
+					a := states[0].Attributes
+					if len(states) != 1 || a["size"] != "2" || a["nodes.#"] != "4" || a["ssh_rules_in_sync"] != "false" {
 						return fmt.Errorf("imported %v", states)
 					}
 					return nil
@@ -220,9 +224,15 @@ func TestAccCluster_importOutOfBand(t *testing.T) {
 			},
 			{
 				Config: config,
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectEmptyPlan(),
-				}},
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{
+						plancheck.ExpectResourceAction(clusterAddr, plancheck.ResourceActionUpdate),
+						plancheck.ExpectKnownValue(clusterAddr, tfjsonpathOf("ssh_rules_in_sync"), knownvalue.Bool(true)),
+					},
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				ConfigStateChecks: []statecheck.StateCheck{expectAttr("ssh_rules_in_sync", knownvalue.Bool(true))},
+				Check:             env.checkCluster(t, 2, etcdFirewalls(2, 1)),
 			},
 			{
 				// node_root_disk_size is not returned by the API: setting it

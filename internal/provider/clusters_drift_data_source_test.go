@@ -57,7 +57,7 @@ func TestAccClustersDrift_Fleet(t *testing.T) {
 			ConfigStateChecks: []statecheck.StateCheck{
 				statecheck.ExpectKnownValue(fleetAddr, tfjsonpath.New("in_sync"), knownvalue.Bool(false)),
 				statecheck.ExpectKnownValue(fleetAddr, tfjsonpath.New("summary"),
-					knownvalue.StringExact("3 clusters: 1 in sync, 1 drifted (2 findings: 1 unmapped_vm, 1 size_mismatch), 1 skipped")),
+					knownvalue.StringExact("3 clusters: 1 in sync, 1 drifted (2 findings: 1 unmapped_vm, 1 vm_map_inconsistent), 1 skipped")),
 				statecheck.ExpectKnownValue(fleetAddr, tfjsonpath.New("counts"),
 					expectDriftCounts(map[string]int{drift.KindUnmappedVM: 1, drift.KindVMMapInconsistent: 1})),
 				statecheck.ExpectKnownValue(fleetAddr, tfjsonpath.New("clusters"), knownvalue.ListSizeExact(3)),
@@ -74,7 +74,7 @@ func TestAccClustersDrift_Fleet(t *testing.T) {
 							"kind": knownvalue.StringExact(drift.KindUnmappedVM), "vm_id": knownvalue.StringExact(worker.ID)}),
 						knownvalue.ObjectPartial(map[string]knownvalue.Check{"kind": knownvalue.StringExact(drift.KindVMMapInconsistent)}),
 					}),
-					"summary": knownvalue.StringExact("2 findings: 1 unmapped_vm, 1 size_mismatch"),
+					"summary": knownvalue.StringExact("2 findings: 1 unmapped_vm, 1 vm_map_inconsistent"),
 				}),
 				cluster(2, map[string]knownvalue.Check{
 					"name": knownvalue.StringExact("fleet-c"), "skipped": knownvalue.Bool(true),

@@ -17,10 +17,10 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 )
 
-// The secrets suite (issue 7): with every log at TRACE, an apply, a plan
+// The secrets suite: with every log at TRACE, an apply, a plan
 // and drift reads (over SSH with the private key, and through the Kubernetes
 // API with the kubeconfig), plus failing steps, must never show the secret
-// key, the SSH private key, the kubeconfig or its token in the logs, the
+// key, the SSH private key, the kubeconfig or its client key in the logs, the
 // state, the plans or the error messages. The one exception is the drift
 // data sources' ssh.private_key input, which Terraform keeps in state and
 // which must be marked sensitive there.
@@ -30,8 +30,9 @@ type relSecret struct{ name, value string }
 
 // relSecrets collects the secrets of a simulator with one cluster. The
 // private key is checked line by line, so that a key logged with escaped
-// newlines is found too; the kubeconfig by its token and its CA data, the
-// parts that are unique to it.
+// newlines is found too; the kubeconfig by its client key (kubeadm's
+// admin.conf authenticates with a client certificate), the part that is
+// secret.
 func relSecrets(t *testing.T, env *simEnv, kubeconfig string) []relSecret {
 	t.Helper()
 	secrets := []relSecret{{"the secret key", env.Info.SecretKey}}
@@ -45,14 +46,18 @@ func relSecrets(t *testing.T, env *simEnv, kubeconfig string) []relSecret {
 		t.Fatal(err)
 	}
 	for name, user := range cfg.AuthInfos {
-		if user.Token == "" {
-			t.Fatalf("the kubeconfig's user %s has no token", name)
+		if len(user.ClientKeyData) == 0 {
+			t.Fatalf("the kubeconfig's user %s has no client key", name)
 		}
-		secrets = append(secrets, relSecret{"the kubeconfig's token", user.Token})
+		for _, line := range strings.Split(string(user.ClientKeyData), "\n") {
+			if len(line) >= 32 && !strings.HasPrefix(line, "-----") {
+				secrets = append(secrets, relSecret{"a line of the kubeconfig's client key", line})
+			}
+		}
 	}
 	for _, line := range strings.Split(kubeconfig, "\n") {
-		if v, ok := strings.CutPrefix(strings.TrimSpace(line), "certificate-authority-data: "); ok {
-			secrets = append(secrets, relSecret{"the kubeconfig (its CA data)", v})
+		if v, ok := strings.CutPrefix(strings.TrimSpace(line), "client-key-data: "); ok {
+			secrets = append(secrets, relSecret{"the kubeconfig (its client key data)", v})
 		}
 	}
 	if len(secrets) < 4 {
@@ -250,7 +255,6 @@ resource "cks_cluster" "test" {
   service_offering_id        = %q
   kubernetes_version_id      = %q
   size                       = %d
-  allow_restart_for_recovery = true
 }
 
 data "cks_cluster_drift" "ssh" {

@@ -302,7 +302,10 @@ func (x *expectationIndex) unexpectedReason(cr ClassifiedRule) string {
 func (x *expectationIndex) mismatch(e Expectation, r Rule) string {
 	switch e.Purpose {
 	case PurposeNodeSSHRange, PurposeEtcdSSHRange:
-		what := e.Purpose.describe() + " firewall rule"
+		what := "node SSH firewall range"
+		if e.Purpose == PurposeEtcdSSHRange {
+			what = "etcd SSH firewall range"
+		}
 		if endPort(r) != e.EndPort {
 			return fmt.Sprintf("%s is %s, expected %s", what,
 				portRange(r.StartPort, endPort(r)), portRange(e.StartPort, e.EndPort))

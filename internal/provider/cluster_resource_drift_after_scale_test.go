@@ -1,0 +1,65 @@
+package provider
+
+import (
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+
+)
+
+// clusterDriftHCL reads cks_cluster_drift on cks_cluster.test, network
+// rules included, failing the plan on any drift.
+const clusterDriftHCL = `
+data "cks_cluster_drift" "test" {
+  cluster_id    = cks_cluster.test.id
+  node_source   = "none"
+  fail_on_drift = true
+}
+`
+
+// TestAccCluster_driftInSyncAfterEveryScale scales a cluster with separate
+// etcd nodes through the provider and then through the plain API, as any
+// other client may, and reads cks_cluster_drift after each with the CI gate
+// on: it stays in sync, with no scale_hazard, and no apply has anything to
+// repair, because the etcd SSH range the provider keeps is one no scale can
+// pick, whoever runs it.
+func TestAccCluster_driftInSyncAfterEveryScale(t *testing.T) {
+	t.Parallel()
+	for _, profile := range []string{"4.22.1.1", "4.22.0.0"} {
+		t.Run(profile, func(t *testing.T) {
+			t.Parallel()
+			env := newSimEnv(t, withProfile(profile))
+			var id string
+			accTest(t, resource.TestCase{
+				CheckDestroy: env.expectNothingLeft,
+				Steps: []resource.TestStep{
+					{
+						Config: env.etcdClusterConfig(t, 3, 1, ""),
+						Check: func(s *terraform.State) error {
+							var err error
+							id, err = clusterID(s)
+							return err
+						},
+					},
+					{
+						Config:            env.etcdClusterConfig(t, 3, 2, "") + clusterDriftHCL,
+						ConfigStateChecks: expectDriftFindings(),
+						Check:             env.checkCluster(t, 2, etcdFirewalls(2, 3)),
+					},
+					{
+						PreConfig: func() { env.rawScale(t, id, 1) },
+						Config:    env.etcdClusterConfig(t, 3, 1, "") + clusterDriftHCL,
+						ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+							plancheck.ExpectResourceAction(clusterAddr, plancheck.ResourceActionNoop),
+						}},
+						ConfigStateChecks: append(expectDriftFindings(), expectAttr("ssh_rules_in_sync", knownvalue.Bool(true))),
+						Check:             env.checkCluster(t, 1, etcdFirewalls(1, 3)),
+					},
+				},
+			})
+		})
+	}
+}
