@@ -78,7 +78,7 @@ func TestSyncCreateFailureIsReportedNotRetried(t *testing.T) {
 	env.sim.FailNextCalls("createFirewallRule", 1, 530, "injected create failure")
 	env.sim.ResetCallCounts()
 
-	rep, err := env.engine(Options{}).Sync(env.ctx(), id, Intent{})
+	rep, err := env.engine().Sync(env.ctx(), id, Intent{})
 	if err == nil || !strings.Contains(err.Error(), "creating etcd SSH firewall range 50000-50001") ||
 		!strings.Contains(err.Error(), "injected create failure") {
 		t.Fatalf("Sync = %v, want the create failure\n%s", err, rep)
@@ -92,7 +92,7 @@ func TestSyncCreateFailureIsReportedNotRetried(t *testing.T) {
 		}
 	}
 	// The next sync finishes the job.
-	if rep, err := env.engine(Options{}).Sync(env.ctx(), id, Intent{}); err != nil {
+	if rep, err := env.engine().Sync(env.ctx(), id, Intent{}); err != nil {
 		t.Fatalf("second Sync: %v\n%s", err, rep)
 	}
 	env.assertHardened(id)

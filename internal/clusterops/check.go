@@ -44,19 +44,18 @@ func (e *Engine) CheckScale(ctx context.Context, clusterID string, size int64, i
 		return ScaleCheck{ClusterID: clusterID}, err
 	}
 	check := ScaleCheck{ClusterID: clusterID, State: s.Cluster.State, Network: s.Layout.Network, Sync: s.Sync, snap: s}
-	check.err = scalable(s, size)
+	check.err = scalable(s)
 	var alert *AlertError
 	if errors.As(check.err, &alert) {
 		// Update waits for the scanner; the plan only warns.
 		check.Waits, check.err = alert.Error(), nil
 	}
-	if check.err != nil || s.Direct() || s.Cluster.State == stateCreated {
-		return check, nil
+	if check.err == nil && !s.Direct() && s.Cluster.State != stateCreated {
+		check.Hazards = e.hazardsAfterSync(ctx, s)
+		var prep scalePrep
+		prep, check.err = e.prepareScale(ctx, s, size, in)
+		check.Moves = append(prep.moveFirewalls, prep.recordForwards...)
 	}
-	check.Hazards = e.hazardsAfterSync(ctx, s)
-	prep, err := e.prepareScale(ctx, s, size, in)
-	check.err = err
-	check.Moves = append(prep.moveFirewalls, prep.recordForwards...)
 	return check, nil
 }
 

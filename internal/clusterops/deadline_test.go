@@ -76,10 +76,9 @@ func (h *hookAPI) ListFirewallRules(ctx context.Context, p cloudstack.ListRulesP
 	return h.API.ListFirewallRules(ctx, p)
 }
 
-func (e *testEnv) hookedEngine(h *hookAPI, opts Options) *Engine {
+func (e *testEnv) hookedEngine(h *hookAPI) *Engine {
 	h.API = e.api
-	opts.Wait = fastWait
-	return New(h, opts)
+	return New(h, Options{Wait: fastWait})
 }
 
 // The caller's deadline passes while the scale job runs on: the engine
@@ -92,7 +91,7 @@ func TestScaleOutlivingDeadlineStillRestores(t *testing.T) {
 	ctx := newExpiringCtx(env.ctx())
 	h := &hookAPI{afterScale: ctx.expire}
 
-	rep, err := env.hookedEngine(h, Options{}).Scale(ctx, c.ID, 1, Intent{MoveUserRules: true})
+	rep, err := env.hookedEngine(h).Scale(ctx, c.ID, 1, Intent{MoveUserRules: true})
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("Scale = %v, want the deadline of its wait\n%s", err, rep)
 	}
@@ -104,8 +103,8 @@ func TestScaleOutlivingDeadlineStillRestores(t *testing.T) {
 	for _, pf := range env.forwards(c.IPAddressID) {
 		got[pf.PublicPort] = fmt.Sprintf("%d %s", pf.PrivatePort, pf.VirtualMachineID)
 	}
-	control := c.VirtualMachines[0].ID
-	want := map[int]string{2222: "22 " + control, 2223: "22 " + c.VirtualMachines[1].ID, 2224: "8080 " + control}
+	control, worker := vmNamed(c, "-control-"), vmNamed(env.cluster(c.ID), "-node-")
+	want := map[int]string{2222: "22 " + control, 2223: "22 " + worker, 2224: "8080 " + control}
 	if !maps.Equal(got, want) {
 		t.Errorf("forwards = %v, want %v", got, want)
 	}
@@ -124,7 +123,7 @@ func TestScaleUnrestoredRulesAreNamed(t *testing.T) {
 	h := &hookAPI{}
 	h.afterScale = func() { h.failFirewallLists.Store(true) }
 
-	rep, err := env.hookedEngine(h, Options{}).Scale(env.ctx(), c.ID, 1, Intent{MoveUserRules: true})
+	rep, err := env.hookedEngine(h).Scale(env.ctx(), c.ID, 1, Intent{MoveUserRules: true})
 	if err == nil || !strings.Contains(err.Error(), "injected listFirewallRules failure") {
 		t.Fatalf("Scale = %v, want the failure to read the rules after the scale\n%s", err, rep)
 	}
@@ -149,7 +148,7 @@ func TestSyncDeadlineBetweenDeleteAndCreate(t *testing.T) {
 	ctx := newExpiringCtx(env.ctx())
 	h := &hookAPI{afterDeleteFirewall: ctx.expire}
 
-	rep, err := env.hookedEngine(h, Options{}).Sync(ctx, id, Intent{})
+	rep, err := env.hookedEngine(h).Sync(ctx, id, Intent{})
 	if err != nil {
 		t.Fatalf("Sync = %v, want the plan finished past the deadline\n%s", err, rep)
 	}
@@ -169,7 +168,7 @@ func TestDeleteCleanupOutlivesDeadline(t *testing.T) {
 	ctx := newExpiringCtx(env.ctx())
 	h := &hookAPI{afterDeleteFirewall: ctx.expire}
 
-	rep, err := env.hookedEngine(h, Options{}).Delete(ctx, id, Intent{})
+	rep, err := env.hookedEngine(h).Delete(ctx, id, Intent{})
 	if err != nil {
 		t.Fatalf("Delete: %v\n%s", err, rep)
 	}
@@ -200,7 +199,7 @@ func TestDeleteCleanupFailureIsAWarning(t *testing.T) {
 		return cloudstack.AsyncRef{}, errors.New("injected deleteFirewallRule failure")
 	}}
 
-	rep, err := env.hookedEngine(h, Options{}).Delete(env.ctx(), id, Intent{})
+	rep, err := env.hookedEngine(h).Delete(env.ctx(), id, Intent{})
 	if err != nil {
 		t.Fatalf("Delete = %v, want nil: the cluster is gone\n%s", err, rep)
 	}

@@ -59,13 +59,13 @@ func TestDeleteRemovesLeftoverRulesOnUserNetwork(t *testing.T) {
 			in := Intent{}
 			if tc.in != nil {
 				in = *tc.in
-				if rep, err := env.engine(Options{}).Scale(env.ctx(), id, 2, in); err != nil {
+				if rep, err := env.engine().Scale(env.ctx(), id, 2, in); err != nil {
 					t.Fatalf("Scale: %v\n%s", err, rep)
 				}
 			}
 			userRules := env.userRulesOn(ipID)
 
-			rep, err := env.engine(Options{}).Delete(env.ctx(), id, in)
+			rep, err := env.engine().Delete(env.ctx(), id, in)
 			if err != nil {
 				t.Fatalf("Delete: %v\n%s", err, rep)
 			}
@@ -105,7 +105,7 @@ func TestDeleteOnCKSNetwork(t *testing.T) {
 	t.Parallel()
 	env := newEnv(t, simulator.Profile42211)
 	id := env.createCluster("own-network", 3, 1)
-	eng := env.engine(Options{})
+	eng := env.engine()
 
 	rep, err := eng.Delete(env.ctx(), id, Intent{})
 	if err != nil || len(rep.Steps) != 0 {

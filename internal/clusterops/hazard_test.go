@@ -34,7 +34,7 @@ func userHazardCluster(t *testing.T, env *testEnv) (string, cloudstack.FirewallR
 	if _, err := cloudstack.WaitForJob(ctx, env.api, ref.JobID, fastWait); err != nil {
 		t.Fatalf("createFirewallRule job: %v", err)
 	}
-	worker := c.VirtualMachines[len(c.VirtualMachines)-1].ID
+	worker := vmNamed(c, "-node-")
 	pf, err := env.api.CreatePortForwardingRule(ctx, cloudstack.CreatePortForwardingRuleParams{IPAddressID: c.IPAddressID,
 		Protocol: "tcp", PublicPort: 22, PrivatePort: 22, VirtualMachineID: worker, NetworkID: c.NetworkID})
 	if err != nil {
@@ -58,7 +58,7 @@ func TestScaleRefusesUserRuleTheSelectorAccepts(t *testing.T) {
 	t.Parallel()
 	env := newEnv(t, simulator.Profile42211)
 	id, userFW := userHazardCluster(t, env)
-	eng := env.engine(Options{})
+	eng := env.engine()
 	before, err := env.sim.Dump()
 	if err != nil {
 		t.Fatal(err)
@@ -100,7 +100,7 @@ func TestScaleMovesUserRuleAroundTheScaleWithConsent(t *testing.T) {
 	id, userFW := userHazardCluster(t, env)
 	ipID := env.cluster(id).IPAddressID
 
-	rep, err := env.engine(Options{}).Scale(env.ctx(), id, 2, Intent{MoveUserRules: true})
+	rep, err := env.engine().Scale(env.ctx(), id, 2, Intent{MoveUserRules: true})
 	if err != nil {
 		t.Fatalf("Scale with consent: %v\n%s", err, rep)
 	}
@@ -131,12 +131,12 @@ func TestScalePreservesCollateralUserForward(t *testing.T) {
 		env := newEnv(t, simulator.Profile42211)
 		ctx := env.ctx()
 		c, fwdID := env.collateralCluster(fmt.Sprintf("collateral-%d", len(cidrs)), cidrs...)
-		id, control := c.ID, c.VirtualMachines[0].ID
+		id, control := c.ID, vmNamed(c, "-control-")
 		before, err := env.sim.Dump()
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, err = env.engine(Options{}).Scale(ctx, id, 1, Intent{})
+		_, err = env.engine().Scale(ctx, id, 1, Intent{})
 		var herr *HazardError
 		if !errors.As(err, &herr) || len(herr.Hazards) != 1 || herr.Hazards[0].Kind != rules.HazardCollateral ||
 			herr.Hazards[0].Rule.ID != fwdID {
@@ -146,7 +146,7 @@ func TestScalePreservesCollateralUserForward(t *testing.T) {
 			t.Fatalf("a refused scale changed the simulator state")
 		}
 
-		rep, err := env.engine(Options{}).Scale(ctx, id, 1, Intent{MoveUserRules: true})
+		rep, err := env.engine().Scale(ctx, id, 1, Intent{MoveUserRules: true})
 		if err != nil {
 			t.Fatalf("Scale with consent: %v\n%s", err, rep)
 		}
@@ -159,7 +159,7 @@ func TestScalePreservesCollateralUserForward(t *testing.T) {
 		for _, pf := range env.forwards(c.IPAddressID) {
 			got[pf.PublicPort] = fmt.Sprintf("%d %s %v", pf.PrivatePort, pf.VirtualMachineID, pf.CIDRList)
 		}
-		want := map[int]string{2222: fmt.Sprintf("22 %s []", control), 2223: fmt.Sprintf("22 %s []", c.VirtualMachines[1].ID),
+		want := map[int]string{2222: fmt.Sprintf("22 %s []", control), 2223: fmt.Sprintf("22 %s []", vmNamed(env.cluster(id), "-node-")),
 			2224: fmt.Sprintf("8080 %s %v", control, cidrsOrEmpty(cidrs))}
 		if !maps.Equal(got, want) {
 			t.Errorf("forwards = %v, want %v", got, want)
@@ -193,7 +193,7 @@ func TestScaleHandlesPortlessRuleByServerVersion(t *testing.T) {
 	if _, err := cloudstack.WaitForJob(env.ctx(), env.api, ref.JobID, fastWait); err != nil {
 		t.Fatal(err)
 	}
-	check, err := env.engine(Options{}).CheckScale(env.ctx(), id, 2, Intent{})
+	check, err := env.engine().CheckScale(env.ctx(), id, 2, Intent{})
 	if err != nil || check.Err() != nil {
 		t.Fatalf("on 4.22.1.1: check %v, %v; want no hazard", check.Err(), err)
 	}

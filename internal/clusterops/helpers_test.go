@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net"
+	"os"
 	"slices"
 	"sort"
 	"strconv"
@@ -38,7 +40,7 @@ func newEnv(t *testing.T, profile string) *testEnv {
 // newEnvWithJobs starts a simulator whose jobs each take jobDuration.
 func newEnvWithJobs(t *testing.T, profile string, jobDuration time.Duration) *testEnv {
 	t.Helper()
-	sim, err := simulator.New(simulator.Options{Profile: profile, JobDuration: jobDuration})
+	sim, err := simulator.New(simulator.Options{Profile: profile, JobDuration: jobDuration, ListOrder: os.Getenv("CKS_SIM_LIST_ORDER")})
 	if err != nil {
 		t.Fatalf("simulator.New: %v", err)
 	}
@@ -55,9 +57,8 @@ func newEnvWithJobs(t *testing.T, profile string, jobDuration time.Duration) *te
 	return &testEnv{t: t, sim: sim, info: info, api: api}
 }
 
-func (e *testEnv) engine(opts Options) *Engine {
-	opts.Wait = fastWait
-	return New(e.api, opts)
+func (e *testEnv) engine() *Engine {
+	return New(e.api, Options{Wait: fastWait})
 }
 
 func (e *testEnv) ctx() context.Context {
@@ -166,21 +167,44 @@ func forwardTargets(t *testing.T, pfs []cloudstack.PortForwardingRule) map[int]s
 	return out
 }
 
-// expectedTargets is the forward layout of a 1-control cluster: 2222 the
-// control VM, 2223.. the workers in map order, 50000.. the etcd VMs.
-func expectedTargets(c *cloudstack.Cluster) map[int]string {
-	out := map[int]string{}
-	node, etcd := 0, 0
+// checkTargets checks the forwards of a 1-control cluster against its VM
+// map, whatever order the API lists the map in: 2222 reaches the control
+// node, every other node has one port of 2223.., every etcd VM one port of
+// 50000... It returns the ports.
+func checkTargets(t *testing.T, c *cloudstack.Cluster, got map[int]string) []int {
+	t.Helper()
+	var nodes, etcd []string
+	control := ""
 	for _, vm := range c.VirtualMachines {
-		if vm.IsEtcdNode {
-			out[50000+etcd] = vm.ID
-			etcd++
-			continue
+		switch {
+		case vm.IsEtcdNode:
+			etcd = append(etcd, vm.ID)
+		case strings.Contains(vm.Name, "-control-"):
+			control = vm.ID
+		default:
+			nodes = append(nodes, vm.ID)
 		}
-		out[2222+node] = vm.ID
-		node++
 	}
-	return out
+	if got[2222] != control {
+		t.Errorf("forward 2222 → VM %q, want the control node %q", got[2222], control)
+	}
+	check := func(from int, vms []string) {
+		want := slices.Sorted(slices.Values(vms))
+		var have []string
+		for port := from; port < from+len(vms); port++ {
+			have = append(have, got[port])
+		}
+		slices.Sort(have)
+		if !slices.Equal(have, want) {
+			t.Errorf("forwards %d..%d reach %v, want each of %v once", from, from+len(vms)-1, have, want)
+		}
+	}
+	check(2223, nodes)
+	check(50000, etcd)
+	if want := 1 + len(nodes) + len(etcd); len(got) != want {
+		t.Errorf("forwards %v, want exactly %d", got, want)
+	}
+	return slices.Sorted(maps.Keys(got))
 }
 
 // assertHardened checks the provider's layout on a cluster with one control
@@ -202,16 +226,7 @@ func (e *testEnv) assertHardened(id string, cidrs ...string) *cloudstack.Cluster
 	if got := firewallShape(e.firewallRules(c.IPAddressID)); !slices.Equal(got, wantFW) {
 		e.t.Errorf("firewall rules = %v, want %v", got, wantFW)
 	}
-	got := forwardTargets(e.t, e.forwards(c.IPAddressID))
-	want := expectedTargets(c)
-	for port, vm := range want {
-		if got[port] != vm {
-			e.t.Errorf("forward %d → VM %q, want VM %q", port, got[port], vm)
-		}
-	}
-	if len(got) != len(want) {
-		e.t.Errorf("forwards %v, want exactly %v", got, want)
-	}
+	checkTargets(e.t, c, forwardTargets(e.t, e.forwards(c.IPAddressID)))
 	e.assertSafe(id, cidrs...)
 	return c
 }
@@ -275,7 +290,7 @@ func (e *testEnv) assertSSH(id string, c *cloudstack.Cluster) {
 	if wantNodes := int(c.ControlNodes + MapWorkerCount(c)); err != nil || status != 0 || len(strings.Fields(out)) != wantNodes {
 		e.t.Errorf("kubectl get nodes over SSH to %s:2222 = %q, status %d, %v; want %d nodes", c.IPAddress, out, status, err, wantNodes)
 	}
-	for port := range expectedTargets(c) {
+	for _, port := range checkTargets(e.t, c, forwardTargets(e.t, e.forwards(c.IPAddressID))) {
 		if _, _, err := e.sshRun(id, c.IPAddress, port, "true"); err != nil {
 			e.t.Errorf("SSH to %s:%d: %v", c.IPAddress, port, err)
 		}
@@ -401,7 +416,7 @@ func (e *testEnv) collateralCluster(name string, cidrs ...string) (*cloudstack.C
 		}
 	}
 	ref, err := e.api.CreatePortForwardingRule(ctx, cloudstack.CreatePortForwardingRuleParams{IPAddressID: c.IPAddressID,
-		Protocol: "tcp", PublicPort: 2224, PrivatePort: 8080, VirtualMachineID: c.VirtualMachines[0].ID, NetworkID: c.NetworkID,
+		Protocol: "tcp", PublicPort: 2224, PrivatePort: 8080, VirtualMachineID: vmNamed(c, "-control-"), NetworkID: c.NetworkID,
 		CIDRList: cidrs})
 	if err != nil {
 		e.t.Fatalf("createPortForwardingRule: %v", err)
@@ -410,4 +425,15 @@ func (e *testEnv) collateralCluster(name string, cidrs ...string) (*cloudstack.C
 		e.t.Fatal(err)
 	}
 	return c, ref.ID
+}
+
+// vmNamed returns the id of the cluster's first VM whose name contains part
+// ("-control-", "-node-"): the API does not promise the map's order.
+func vmNamed(c *cloudstack.Cluster, part string) string {
+	for _, vm := range c.VirtualMachines {
+		if strings.Contains(vm.Name, part) {
+			return vm.ID
+		}
+	}
+	return ""
 }

@@ -29,10 +29,21 @@ type Observation struct {
 	// NetworkGuessed is set when the network could not be read and Network
 	// comes from the cluster's own fields.
 	NetworkGuessed bool
+	// ports are the SSH ports the forwards really give each VM.
+	ports map[string]int
 }
 
-// Nodes returns the VM map with roles and SSH ports.
-func (o *Observation) Nodes() []Node { return NodesOf(&o.Cluster, o.Network, o.EtcdStartPort) }
+// Nodes returns the VM map with roles and SSH ports: the port each node's
+// forward really has when the rules were read, else the one CKS gives.
+func (o *Observation) Nodes() []Node {
+	nodes := NodesOf(&o.Cluster, o.Network, o.EtcdStartPort)
+	for i, n := range nodes {
+		if port, ok := o.ports[n.ID]; ok {
+			nodes[i].SSHPort = port
+		}
+	}
+	return nodes
+}
 
 // Observe reads a cluster and, in a steady state on a network with CKS
 // rules, its rules: three calls (four the first time, to learn the network
@@ -48,34 +59,48 @@ func (e *Engine) Observe(ctx context.Context, clusterID string, in Intent) (*Obs
 
 func (e *Engine) observe(ctx context.Context, c *cloudstack.Cluster, in Intent) (*Observation, error) {
 	o := &Observation{Cluster: *c, Network: in.Network, EtcdStartPort: e.opts.EtcdSSHStartPort, Inconsistency: InconsistentMap(c)}
+	o.readRules(ctx, e, in)
+	return o, nil
+}
+
+// readRules learns the network kind when it is not known and, in a steady
+// state, reads the rules; a failure is recorded in RulesErr, because the
+// cluster itself was read.
+func (o *Observation) readRules(ctx context.Context, e *Engine, in Intent) {
+	c := &o.Cluster
 	if o.Network == "" {
 		kind, err := NetworkKindOf(ctx, e.api, c)
 		if err != nil {
 			o.RulesErr = err
 			o.Network, o.NetworkGuessed = guessNetwork(c), true
-			return o, nil
+			return
 		}
 		o.Network = kind
 	}
 	switch c.State {
 	case stateRunning, stateStopped, stateAlert:
 	default:
-		return o, nil // mid-operation the rules are in flux
+		return // mid-operation the rules are in flux
 	}
 	in.Network = o.Network
 	s, err := e.snapshotOf(ctx, c, in)
 	if err != nil {
 		o.RulesErr = err
-		return o, nil
+		return
 	}
 	o.fromSnapshot(s)
-	return o, nil
 }
 
 // fromSnapshot takes the rule verdict of a snapshot.
 func (o *Observation) fromSnapshot(s *Snapshot) {
 	o.Network = s.Layout.Network
 	o.RulesRead = true
+	o.ports = map[string]int{}
+	for _, n := range s.Layout.Nodes {
+		if port, ok := s.Classification.ForwardPort(n.ID); ok {
+			o.ports[n.ID] = port
+		}
+	}
 	o.RulesInSync = s.InSync()
 	o.Sync = s.Sync
 	if s.Layout.EtcdStartPort > 0 {

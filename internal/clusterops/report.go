@@ -76,11 +76,6 @@ func (r Report) Changed() bool {
 	return false
 }
 
-// changesSince reports whether the steps from index from on changed rules.
-func (r Report) changesSince(from int) bool {
-	return Report{Steps: r.Steps[min(from, len(r.Steps)):]}.Changed()
-}
-
 // StepsOf returns the steps of the given kinds.
 func (r Report) StepsOf(kinds ...StepKind) []Step {
 	var out []Step

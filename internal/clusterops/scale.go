@@ -1,10 +1,12 @@
 package clusterops
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/naming"
@@ -48,7 +50,7 @@ func (e *Engine) scaleSnapshot(ctx context.Context, s *Snapshot, size int64, in 
 		err := e.applySync(ctx, s, s.Sync, &rep)
 		return rep, err
 	}
-	if err := scalable(s, size); err != nil {
+	if err := scalable(s); err != nil {
 		return rep, err
 	}
 	if s.Cluster.State == stateCreated || s.Direct() {
@@ -82,7 +84,7 @@ func (e *Engine) scaleSnapshot(ctx context.Context, s *Snapshot, size int64, in 
 
 // scalable refuses, before any change, the size changes CloudStack would
 // refuse or that could not work.
-func scalable(s *Snapshot, size int64) error {
+func scalable(s *Snapshot) error {
 	c := &s.Cluster
 	if bad := InconsistentMap(c); bad != nil {
 		return bad
@@ -176,10 +178,9 @@ func (e *Engine) runScale(ctx context.Context, s *Snapshot, size int64, rep *Rep
 		return nil, fmt.Errorf("scaling Kubernetes cluster %s from %d to %d workers: %w", c.ID, c.Size, size, err)
 	}
 	e.step(ctx, rep, StepScaled, fmt.Sprintf("scaled the cluster from %d to %d worker(s)%s", c.Size, size, how))
-	scaled, derr := cloudstack.DecodeClusterJobResult(res)
-	if derr != nil {
-		return nil, nil // the job succeeded; the cluster is read again
-	}
+	// The job succeeded: an undecodable result only means reading the
+	// cluster again (a nil cluster).
+	scaled, _ := cloudstack.DecodeClusterJobResult(res)
 	return scaled, nil
 }
 
@@ -254,25 +255,31 @@ func firstNonEmpty(values ...string) string {
 // several control nodes must name: KubernetesClusterScaleWorker.
 // scaleDownKubernetesClusterSize cuts its worker-only list at
 // controlNodeCount + newSize - 1, so with C > 1 it would remove too few
-// workers or fail. Nil means "send size".
+// workers or fail. The newest workers go first, as the server's own pick
+// does; newest by creation time and name (whose hex suffix is the creation
+// time in milliseconds), not by the map order, which the API does not
+// guarantee. Nil means "send size".
 func workersToRemove(s *Snapshot, size int64) []string {
 	c := &s.Cluster
 	if c.ControlNodes <= 1 || size >= c.Size || c.State != stateRunning {
 		return nil
 	}
-	var workers []string
-	for _, n := range s.Layout.Nodes {
+	var workers []cloudstack.ClusterVM
+	for i, n := range s.Layout.Nodes {
 		if n.Role == naming.RoleWorker && !n.External {
-			workers = append(workers, n.ID)
+			workers = append(workers, c.VirtualMachines[i])
 		}
 	}
 	k := int(c.Size - size)
 	if k > len(workers) {
 		return nil
 	}
+	slices.SortStableFunc(workers, func(a, b cloudstack.ClusterVM) int {
+		return cmp.Or(cmp.Compare(b.Created, a.Created), cmp.Compare(b.Name, a.Name))
+	})
 	out := make([]string, 0, k)
-	for i := len(workers) - 1; i >= len(workers)-k; i-- {
-		out = append(out, workers[i])
+	for _, vm := range workers[:k] {
+		out = append(out, vm.ID)
 	}
 	return out
 }

@@ -40,7 +40,7 @@ func TestScaleSequenceKeepsEverySSHPath(t *testing.T) {
 					network = env.info.IsolatedNetworkID
 				}
 				id := env.createClusterIn("scale-"+shape.name, network, shape.etcd, 1)
-				eng := env.engine(Options{})
+				eng := env.engine()
 				for i, size := range []int64{2, 1, 2, 1} {
 					rep, err := eng.Scale(env.ctx(), id, size, Intent{})
 					if err != nil {
@@ -81,7 +81,7 @@ func TestSteadyStateScaleChangesNoRule(t *testing.T) {
 	t.Parallel()
 	env := newEnv(t, simulator.Profile42211)
 	id := env.createCluster("steady", 3, 1)
-	if rep, err := env.engine(Options{}).Sync(env.ctx(), id, Intent{}); err != nil {
+	if rep, err := env.engine().Sync(env.ctx(), id, Intent{}); err != nil {
 		t.Fatalf("Sync: %v\n%s", err, rep)
 	}
 	eng, api := env.countingEngine()
@@ -101,7 +101,7 @@ func TestSteadyStateScaleChangesNoRule(t *testing.T) {
 	p := api.scales[0]
 	c := env.cluster(id)
 	if p.Size == nil || *p.Size != 2 || p.ServiceOfferingID != "" || len(p.NodeIDs) != 0 ||
-		!maps.Equal(p.NodeOfferings, map[string]string{"worker": c.VirtualMachines[len(c.VirtualMachines)-1].ServiceOfferingID}) {
+		!maps.Equal(p.NodeOfferings, map[string]string{"worker": c.ServiceOfferingID}) {
 		t.Errorf("scale parameters = %+v, want size 2 and the worker's own offering only", p)
 	}
 	if rep.Final == nil || !rep.Final.InSync() {
@@ -162,7 +162,7 @@ func TestScaleProjectCluster(t *testing.T) {
 	env := newEnv(t, simulator.Profile42211)
 	id := env.createClusterWith(cloudstack.CreateClusterParams{Name: "prj-etcd", EtcdNodes: 3, Size: 1,
 		Ownership: cloudstack.Ownership{ProjectID: env.info.ProjectID}})
-	rep, err := env.engine(Options{}).Scale(env.ctx(), id, 2, Intent{})
+	rep, err := env.engine().Scale(env.ctx(), id, 2, Intent{})
 	if err != nil {
 		t.Fatalf("Scale: %v\n%s", err, rep)
 	}

@@ -83,7 +83,7 @@ func TestScaleFailingAfterVMRemovalRepairsRules(t *testing.T) {
 			if err := env.sim.FailJobStep("scale-down", "vm-removed", 1, ""); err != nil {
 				t.Fatal(err)
 			}
-			rep, err := env.engine(Options{}).Scale(env.ctx(), id, 1, Intent{})
+			rep, err := env.engine().Scale(env.ctx(), id, 1, Intent{})
 			var cerr *cloudstack.Error
 			if !errors.As(err, &cerr) || cerr.Kind() != cloudstack.KindBusiness || !strings.Contains(err.Error(), "failed to remove VM") {
 				t.Fatalf("Scale = %v, want the 530 job failure\n%s", err, rep)

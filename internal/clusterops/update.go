@@ -75,7 +75,8 @@ func (e *Engine) Update(ctx context.Context, clusterID string, req UpdateRequest
 		rep.Final = u.snap
 		return rep, err
 	}
-	return rep, u.finish(ctx)
+	u.finish(ctx)
+	return rep, nil
 }
 
 // update is one run of Update on a consistent cluster.
@@ -214,19 +215,15 @@ func (u *update) reread(ctx context.Context) error {
 	return nil
 }
 
-// finish leaves the report with the cluster and rules as they are now.
-func (u *update) finish(ctx context.Context) error {
-	if u.snap != nil && u.snap.Cluster.ID != "" {
-		u.rep.Final = u.snap
-		return nil
+// finish leaves the report with the cluster and rules as they are now; when
+// they cannot be read, Final is nil and the caller reads them.
+func (u *update) finish(ctx context.Context) {
+	u.rep.Final = u.snap
+	if u.snap == nil {
+		if s, err := u.e.snapshotOf(ctx, u.cluster(), u.req.Intent); err == nil {
+			u.rep.Final = s
+		}
 	}
-	s, err := u.e.snapshotOf(ctx, u.cluster(), u.req.Intent)
-	if err != nil {
-		u.rep.Final = nil
-		return nil // the update succeeded; the next refresh reads the rules
-	}
-	u.rep.Final = s
-	return nil
 }
 
 // offeringChange returns the scale of the requested offering changes.

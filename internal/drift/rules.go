@@ -22,7 +22,7 @@ func (c *comparison) compareRules() {
 		names[n.ID] = n.Name
 	}
 	cl := rules.Classify(l, view.Rules)
-	cksEtcd := cksEtcdLayout(l, cl)
+	cksEtcd := cksEtcdLayout(cl)
 
 	staleRange := false
 	for _, s := range cl.Stale {
@@ -89,7 +89,7 @@ func (c *comparison) compareRules() {
 
 // cksEtcdLayout reports whether the etcd SSH firewall rules are CKS's own:
 // single-port rules and no etcd SSH range.
-func cksEtcdLayout(l rules.Layout, cl rules.Classification) bool {
+func cksEtcdLayout(cl rules.Classification) bool {
 	hasRange, singles := false, 0
 	for _, cr := range cl.Rules {
 		switch cr.Purpose {

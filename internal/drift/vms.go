@@ -75,10 +75,3 @@ func roleWord(r naming.Role) string {
 	}
 	return string(r)
 }
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
-}

@@ -123,7 +123,7 @@ func (d *clusterDataSource) Read(ctx context.Context, req datasource.ReadRequest
 		resp.Diagnostics.AddError("Unable to Read Cluster Network", err.Error())
 		return
 	}
-	resp.Diagnostics.Append(model.refresh(ctx, c, kind, d.data.etcdSSHStartPort)...)
+	resp.Diagnostics.Append(model.refresh(ctx, c, kind, clusterops.NodesOf(c, kind, d.data.etcdSSHStartPort))...)
 	model.Autoscaling = observedAutoscaling(c)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &model)...)
 }

@@ -62,11 +62,15 @@ func TestAccClusterDrift_VMMappedToAnotherCluster(t *testing.T) {
 	}}})
 }
 
-// seed000Cluster is seed 000's cluster: 1 control, 3 etcd, 1 worker, on
-// the buggy 4.22.1.1 profile, scaled up to 2 workers once.
-func seed000Cluster(t *testing.T) (*driftEnv, string) {
+// etcdClusterScaledOnce is the cluster of apache/cloudstack#14159, created
+// and scaled through the plain API: 1 control, 3 etcd, 1 worker in CKS's own
+// rule layout on 4.22.1.1, scaled up to 2 workers once. Whether that scale
+// armed CKS's single-port etcd rules is read from the server's list order
+// (rules.ArmedEtcdRules), so the simulator lists in the real order here
+// whatever order the suite runs in (or the given one).
+func etcdClusterScaledOnce(t *testing.T, order ...string) (*driftEnv, string) {
 	t.Helper()
-	e := newDriftEnv(t, withProfile(simulator.Profile42211))
+	e := newDriftEnv(t, withProfile(simulator.Profile42211), withListOrder(strings.Join(order, "")))
 	cl := e.create(driftClusterSpec{name: "cks-etcd-minimal-20260912", etcd: 3, size: 1})
 	if err := e.scale(cl.ID, 2); err != nil {
 		t.Fatalf("scale to 2: %v", err)
@@ -74,9 +78,36 @@ func seed000Cluster(t *testing.T) (*driftEnv, string) {
 	return e, cl.ID
 }
 
+// TestAccClusterDrift_UntouchedCKSLayoutIsInSync checks a cluster CKS
+// created and no scale touched: its single-port etcd rules come after the
+// node SSH range, so its first scale is safe and the check is in sync, in
+// the server's list order and reversed (the direction is read from the API
+// rule, which CKS creates before the etcd rules).
+func TestAccClusterDrift_UntouchedCKSLayoutIsInSync(t *testing.T) {
+	t.Parallel()
+	for _, order := range []string{simulator.ListOrderReal, simulator.ListOrderReversed} {
+		t.Run("order="+order, func(t *testing.T) {
+			t.Parallel()
+			e := newDriftEnv(t, withProfile(simulator.Profile42211), withListOrder(order))
+			cl := e.create(driftClusterSpec{name: "untouched", etcd: 3, size: 1})
+			accTest(t, resource.TestCase{Steps: []resource.TestStep{{
+				Config:            e.driftHCL(cl.ID, e.sshHCL(cl.ID)),
+				ConfigStateChecks: expectDriftFindings(),
+			}}})
+		})
+	}
+}
+
 func TestAccClusterDrift_ScaleHazardBeforeScaleDown(t *testing.T) {
 	t.Parallel()
-	e, id := seed000Cluster(t)
+	for _, order := range []string{simulator.ListOrderReal, simulator.ListOrderReversed} {
+		t.Run("order="+order, func(t *testing.T) { testScaleHazardBeforeScaleDown(t, order) })
+	}
+}
+
+func testScaleHazardBeforeScaleDown(t *testing.T, order string) {
+	t.Parallel()
+	e, id := etcdClusterScaledOnce(t, order)
 	accTest(t, resource.TestCase{Steps: []resource.TestStep{{
 		// The scale-up re-created the node range after the etcd firewall
 		// rules: the next scale-down would revoke etcd rule 50000 instead.
@@ -95,7 +126,7 @@ func TestAccClusterDrift_ScaleHazardBeforeScaleDown(t *testing.T) {
 
 func TestAccClusterDrift_Seed000FailedScale(t *testing.T) {
 	t.Parallel()
-	e, id := seed000Cluster(t)
+	e, id := etcdClusterScaledOnce(t)
 	if err := e.scale(id, 1); err == nil || !strings.Contains(err.Error(), "unable to update network rules") {
 		t.Fatalf("scale to 1: %v, want seed 000's failure", err)
 	}

@@ -120,7 +120,7 @@ const (
 // refresh sets every observed attribute from the API's view of the cluster.
 // network decides the SSH ports of nodes: CKS forwards none on directly
 // accessed networks, so ssh_port is null there.
-func (m *clusterObservedModel) refresh(ctx context.Context, c *cloudstack.Cluster, network rules.NetworkKind, etcdStartPort int) diag.Diagnostics {
+func (m *clusterObservedModel) refresh(ctx context.Context, c *cloudstack.Cluster, network rules.NetworkKind, nodes []clusterops.Node) diag.Diagnostics {
 	m.ID = types.StringValue(c.ID)
 	m.Name = types.StringValue(c.Name)
 	m.Description = stringOrNull(c.Description)
@@ -144,7 +144,6 @@ func (m *clusterObservedModel) refresh(ctx context.Context, c *cloudstack.Cluste
 	m.IPAddressID = stringOrNull(c.IPAddressID)
 	m.Created = stringOrNull(c.Created)
 
-	nodes := clusterops.NodesOf(c, network, etcdStartPort)
 	elems := make([]nodeModel, 0, len(nodes))
 	for _, n := range nodes {
 		port := types.Int64Null()
@@ -241,16 +240,6 @@ func autoscalingOf(ctx context.Context, obj types.Object) (m autoscalingModel, k
 
 // enabled reports whether the autoscaler is on.
 func (m autoscalingModel) enabled() bool { return m.Enabled.ValueBool() }
-
-// nodeModels decodes the nodes list; unknown or null gives none.
-func nodeModels(ctx context.Context, list types.List) ([]nodeModel, diag.Diagnostics) {
-	var out []nodeModel
-	if list.IsNull() || list.IsUnknown() {
-		return out, nil
-	}
-	diags := list.ElementsAs(ctx, &out, false)
-	return out, diags
-}
 
 func stringOrNull(s string) types.String {
 	if strings.TrimSpace(s) == "" {

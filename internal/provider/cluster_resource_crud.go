@@ -58,7 +58,7 @@ func (r *clusterResource) Create(ctx context.Context, req resource.CreateRequest
 	ctx = tflog.SetField(ctx, "cluster_id", c.ID)
 	tflog.Info(ctx, "created Kubernetes cluster", map[string]any{"state": c.State})
 
-	obs, err := r.finishCreate(ctx, c, plan, as, &resp.Diagnostics)
+	obs, err := r.finishCreate(ctx, c, plan, &resp.Diagnostics)
 	if err != nil {
 		// The cluster exists and works; only a follow-up step failed. Record
 		// it (Terraform marks it tainted because of the error).
@@ -86,7 +86,7 @@ func (r *clusterResource) Create(ctx context.Context, req resource.CreateRequest
 // single-port etcd SSH rules with the provider's layout (only now, once CKS
 // has created its own), narrows them to ssh_cidrs, and sets up the
 // autoscaler and a Stopped state. It returns the cluster as it ends.
-func (r *clusterResource) finishCreate(ctx context.Context, c *cloudstack.Cluster, plan clusterResourceModel, as autoscalingModel, diags *diag.Diagnostics) (*clusterops.Observation, error) {
+func (r *clusterResource) finishCreate(ctx context.Context, c *cloudstack.Cluster, plan clusterResourceModel, diags *diag.Diagnostics) (*clusterops.Observation, error) {
 	upd, d := updateRequest(ctx, &plan, &plan, "")
 	diags.Append(d...)
 	upd.Size = nil

@@ -7,7 +7,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
-
 )
 
 // clusterDriftHCL reads cks_cluster_drift on cks_cluster.test, network

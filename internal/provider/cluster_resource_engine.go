@@ -68,10 +68,10 @@ func recordedInconsistency(ctx context.Context, prior privateState) *vmmap.Incon
 	}
 	raw, _ := prior.GetKey(ctx, privateVMMap)
 	var bad vmmap.Inconsistency
-	if len(raw) == 0 || json.Unmarshal(raw, &bad) != nil || bad.ClusterID == "" {
-		return nil
+	if len(raw) > 0 && json.Unmarshal(raw, &bad) == nil && bad.ClusterID != "" {
+		return &bad
 	}
-	return &bad
+	return nil
 }
 
 // savePrivate caches the observation's network kind and inconsistency.

@@ -3,7 +3,9 @@ package provider
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
@@ -152,36 +154,58 @@ func (e *simEnv) checkCluster(t *testing.T, size int64, firewalls []string) reso
 	}
 }
 
-// checkRulesAndSSH checks the firewall rules, the forwards (2222+i to the
-// i-th control or worker VM in map order, 50000+j to the j-th etcd VM) and
-// SSH on each forwarded port.
+// checkRulesAndSSH checks the firewall rules, the forwards (2222 to a
+// control VM, every other node one port of 2223.., every etcd VM one port
+// of 50000.., whatever order the API lists the VM map in) and SSH on each
+// forwarded port.
 func (e *simEnv) checkRulesAndSSH(ctx context.Context, t *testing.T, c *cloudstack.Cluster, firewalls []string) error {
 	got := e.rulesOf(ctx, t, c)
 	if !slices.Equal(got.Firewalls, firewalls) {
 		return fmt.Errorf("firewall rules = %v, want %v", got.Firewalls, firewalls)
 	}
-	want := map[int]string{}
-	var nodes, etcd int
-	for _, vm := range c.VirtualMachines {
-		if vm.IsEtcdNode {
-			want[50000+etcd] = vm.ID
-			etcd++
-		} else {
-			want[2222+nodes] = vm.ID
-			nodes++
-		}
+	if err := checkForwardTargets(c, got.Forwards); err != nil {
+		return err
 	}
-	if len(got.Forwards) != len(want) {
-		return fmt.Errorf("forwards (public port -> VM) = %v, want %v", got.Forwards, want)
-	}
-	var ports []int
-	for port, vm := range want {
-		if got.Forwards[port] != vm {
-			return fmt.Errorf("forward %d goes to VM %q, want %q", port, got.Forwards[port], vm)
-		}
-		ports = append(ports, port)
-	}
-	slices.Sort(ports)
+	ports := slices.Sorted(maps.Keys(got.Forwards))
 	e.expectSSH(t, c.IPAddress, ports...)
+	return nil
+}
+
+// checkForwardTargets checks public port -> VM forwards against the VM map:
+// 2222 reaches a control VM, each other control or worker VM has one port
+// of the node range and each etcd VM one port of the etcd range.
+func checkForwardTargets(c *cloudstack.Cluster, forwards map[int]string) error {
+	var nodes, etcd []string
+	controls := map[string]bool{}
+	for _, vm := range c.VirtualMachines {
+		switch {
+		case vm.IsEtcdNode:
+			etcd = append(etcd, vm.ID)
+		default:
+			nodes = append(nodes, vm.ID)
+			if strings.Contains(vm.Name, "-control-") {
+				controls[vm.ID] = true
+			}
+		}
+	}
+	if !controls[forwards[2222]] {
+		return fmt.Errorf("forward 2222 goes to VM %q, which is not a control VM", forwards[2222])
+	}
+	for _, r := range []struct {
+		from int
+		vms  []string
+	}{{2222, nodes}, {50000, etcd}} {
+		var have []string
+		for port := r.from; port < r.from+len(r.vms); port++ {
+			have = append(have, forwards[port])
+		}
+		slices.Sort(have)
+		if want := slices.Sorted(slices.Values(r.vms)); !slices.Equal(have, want) {
+			return fmt.Errorf("forwards %d..%d reach %v, want each of %v once", r.from, r.from+len(r.vms)-1, have, want)
+		}
+	}
+	if want := len(nodes) + len(etcd); len(forwards) != want {
+		return fmt.Errorf("forwards (public port -> VM) = %v, want exactly %d", forwards, want)
+	}
 	return nil
 }

@@ -21,19 +21,6 @@ import (
 // operation failed or ran out of time (its own context may be over).
 const readBackTimeout = 2 * time.Minute
 
-// runJob starts an async CKS command and waits for its job within ctx.
-func (r *clusterResource) runJob(ctx context.Context, command string, start func() (cloudstack.AsyncRef, error)) error {
-	ref, err := start()
-	if err != nil {
-		return err
-	}
-	tflog.Debug(ctx, "waiting for CloudStack job", map[string]any{"command": command, "cloudstack_job_id": ref.JobID})
-	opts := clusterJobWait
-	opts.Command = command
-	_, err = cloudstack.WaitForJob(ctx, r.data.client, ref.JobID, opts)
-	return err
-}
-
 // readBack reads the cluster after an operation, also when the operation's
 // context is over, so that the state can hold what CloudStack reports.
 func (r *clusterResource) readBack(ctx context.Context, id string) (*cloudstack.Cluster, error) {
@@ -78,7 +65,7 @@ func refreshModel(ctx context.Context, m *clusterResourceModel, obs *clusterops.
 		tflog.Warn(ctx, "could not read the cluster's network or rules", map[string]any{"error": obs.RulesErr.Error()})
 	}
 	desired := m.State
-	diags.Append(m.refresh(ctx, c, obs.Network, obs.EtcdStartPort)...)
+	diags.Append(m.refresh(ctx, c, obs.Network, obs.Nodes())...)
 	m.CloudStackState = stringOrNull(c.State)
 	switch {
 	case c.State == clusterRunning || c.State == clusterStopped:

@@ -130,7 +130,7 @@ func TestAccCluster_brokenClusterGetsItsSSHBackWithoutRestart(t *testing.T) {
 					}
 					env.Sim.RunScanner()
 				},
-				Config: env.etcdClusterConfig(t, 3, 1, ""),
+				Config:           env.etcdClusterConfig(t, 3, 1, ""),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
 				ConfigStateChecks: []statecheck.StateCheck{
 					expectAttr("cloudstack_state", knownvalue.StringExact("Running")),

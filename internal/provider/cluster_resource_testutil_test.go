@@ -145,28 +145,8 @@ func (e *simEnv) expectEtcdClusterRules(ctx context.Context, t *testing.T, c *cl
 	if !slices.Equal(got.Firewalls, wantFW) {
 		t.Errorf("firewall rules = %v, want %v", got.Firewalls, wantFW)
 	}
-	want := map[int]string{}
-	var etcd, nodes []string
-	for _, vm := range c.VirtualMachines {
-		if vm.IsEtcdNode {
-			etcd = append(etcd, vm.ID)
-		} else {
-			nodes = append(nodes, vm.ID)
-		}
-	}
-	for i, id := range nodes {
-		want[2222+i] = id
-	}
-	for j, id := range etcd {
-		want[50000+j] = id
-	}
-	if len(got.Forwards) != len(want) {
-		t.Errorf("forwards = %v, want %v", got.Forwards, want)
-	}
-	for port, vm := range want {
-		if got.Forwards[port] != vm {
-			t.Errorf("forward %d goes to VM %q, want %q", port, got.Forwards[port], vm)
-		}
+	if err := checkForwardTargets(c, got.Forwards); err != nil {
+		t.Error(err)
 	}
 }
 

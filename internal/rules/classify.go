@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/naming"
 )
 
 // Status tells how a rule relates to the expected set.
@@ -82,14 +84,17 @@ func Classify(l Layout, rules []Rule) Classification {
 
 	c := Classification{Rules: make([]ClassifiedRule, 0, len(rules))}
 	for _, r := range rules {
-		cr := identify(l, vms, r)
-		if cr.Owned() {
-			idx.settle(&cr)
+		c.Rules = append(c.Rules, identify(l, vms, r))
+	}
+	matchForwards(l, vms, idx, c.Rules)
+	for i := range c.Rules {
+		cr := &c.Rules[i]
+		if cr.Owned() && cr.Status == "" {
+			idx.settle(cr)
 		}
 		if cr.Status == StatusStale {
-			c.Stale = append(c.Stale, cr)
+			c.Stale = append(c.Stale, *cr)
 		}
-		c.Rules = append(c.Rules, cr)
 	}
 	for i, e := range expected {
 		if rule, ok := idx.matched[i]; ok {
@@ -101,17 +106,111 @@ func Classify(l Layout, rules []Rule) Classification {
 	return c
 }
 
+// ForwardPort returns the public port of the SSH forward that serves the
+// VM, as matched.
+func (c Classification) ForwardPort(vmID string) (int, bool) {
+	for _, m := range c.Matched {
+		if m.Rule.Kind == KindPortForward && m.Rule.VMID == vmID &&
+			(m.Expectation.Purpose == PurposeNodeSSHForward || m.Expectation.Purpose == PurposeEtcdForward) {
+			return m.Rule.StartPort, true
+		}
+	}
+	return 0, false
+}
+
+func isTaken(ports map[int]string, port int) bool {
+	_, ok := ports[port]
+	return ok
+}
+
+// matchForwards pairs the node and etcd SSH forwards with the VMs they
+// serve, whatever their order: any port of the node range may serve any
+// node VM and any etcd port any etcd VM, one forward each, because the
+// server gives the ports in the order of its own VM map query, which the
+// API does not guarantee to repeat. The one fixed port is 2222, which must
+// reach a control node: CKS reaches the cluster through it. Candidates are
+// taken in port order, so the result does not depend on the list order.
+func matchForwards(l Layout, vms clusterVMs, idx *expectationIndex, crs []ClassifiedRule) {
+	var cands []int
+	for i, cr := range crs {
+		if cr.Purpose == PurposeNodeSSHForward || cr.Purpose == PurposeEtcdForward {
+			cands = append(cands, i)
+		}
+	}
+	slices.SortStableFunc(cands, func(a, b int) int {
+		ra, rb := crs[a].Rule, crs[b].Rule
+		if ra.StartPort != rb.StartPort {
+			return ra.StartPort - rb.StartPort
+		}
+		return strings.Compare(ra.ID, rb.ID)
+	})
+	portTaken := map[int]string{}
+	settle := func(cr *ClassifiedRule) {
+		r := cr.Rule
+		e, ok := idx.forwardOf(cr.Purpose, r.VMID)
+		switch {
+		case !ok || cr.Index >= idx.forwardSlots(cr.Purpose):
+			cr.Status, cr.Reason = StatusStale, idx.unexpectedReason(*cr)
+		case isTaken(portTaken, r.StartPort):
+			cr.Status, cr.Reason = StatusStale, fmt.Sprintf("duplicate of rule %s on port %d", portTaken[r.StartPort], r.StartPort)
+		case idx.taken(e):
+			cr.Status, cr.Reason = StatusStale, fmt.Sprintf("VM %s has another SSH forward, rule %s", vms.describe(r.VMID), idx.matched[e].ID)
+		default:
+			idx.matched[e] = r
+			portTaken[r.StartPort] = r.ID
+			cr.Status = StatusMatched
+		}
+	}
+	// 2222 first, to a control node; then every other port.
+	for _, i := range cands {
+		cr := &crs[i]
+		if cr.Purpose == PurposeNodeSSHForward && cr.Rule.StartPort == NodeSSHStartPort && vms.control[cr.Rule.VMID] {
+			settle(cr)
+		}
+	}
+	for _, i := range cands {
+		cr := &crs[i]
+		switch {
+		case cr.Status != "":
+		case cr.Purpose == PurposeNodeSSHForward && cr.Rule.StartPort == NodeSSHStartPort:
+			cr.Status, cr.Reason = StatusStale, fmt.Sprintf("port 2222 forwards to VM %s, which is not a control node: "+
+				"CloudStack reaches the cluster's control node through 2222", vms.describe(cr.Rule.VMID))
+		default:
+			settle(cr)
+		}
+	}
+	if isTaken(portTaken, NodeSSHStartPort) || len(vms.control) == 0 {
+		return
+	}
+	// Nothing reaches a control node through 2222: the control node's
+	// forward elsewhere has to move there.
+	for _, i := range cands {
+		cr := &crs[i]
+		if cr.Purpose == PurposeNodeSSHForward && cr.Status == StatusMatched && vms.control[cr.Rule.VMID] {
+			e, _ := idx.forwardOf(cr.Purpose, cr.Rule.VMID)
+			delete(idx.matched, e)
+			cr.Status, cr.Reason = StatusStale, fmt.Sprintf("the control node's forward must be on port 2222, "+
+				"through which CloudStack reaches the cluster, not %d", cr.Rule.StartPort)
+			return
+		}
+	}
+}
+
 // clusterVMs indexes the VM map by id.
 type clusterVMs struct {
 	sshIndex  map[string]int // SSH node index i of non-etcd VMs
 	etcdIndex map[string]int // 0-based etcd index j
+	control   map[string]bool
 	names     map[string]string
 }
 
 func newClusterVMs(l Layout) clusterVMs {
-	v := clusterVMs{sshIndex: map[string]int{}, etcdIndex: map[string]int{}, names: map[string]string{}}
+	v := clusterVMs{sshIndex: map[string]int{}, etcdIndex: map[string]int{}, control: map[string]bool{}, names: map[string]string{}}
 	for i, n := range l.sshNodes() {
 		v.sshIndex[n.ID] = i
+		if n.Role == naming.RoleControl {
+			v.control[n.ID] = true
+		}
 	}
 	for j, n := range l.etcdNodes() {
 		v.etcdIndex[n.ID] = j
@@ -205,7 +304,7 @@ func identifyForward(l Layout, vms clusterVMs, r Rule, owned func(Purpose, int) 
 		}
 		return user("")
 	}
-	private, _ := privateSinglePort(r)
+	private := privateSinglePort(r)
 	if public == APIPort && private == APIPort && l.Network == NetworkVPC {
 		if _, ok := vms.sshIndex[r.VMID]; ok {
 			return owned(PurposeAPIForward, 0)
@@ -238,10 +337,39 @@ func identifyForward(l Layout, vms clusterVMs, r Rule, owned func(Purpose, int) 
 
 // expectationIndex finds, for a CKS rule, the expectation it fulfils.
 type expectationIndex struct {
-	expected []Expectation
-	byKey    map[expectationKey]int
-	matched  map[int]Rule
-	vms      clusterVMs
+	expected  []Expectation
+	byKey     map[expectationKey]int
+	byForward map[forwardKey]int
+	matched   map[int]Rule
+	vms       clusterVMs
+}
+
+type forwardKey struct {
+	purpose Purpose
+	vmID    string
+}
+
+// forwardOf finds the forward expectation of a VM.
+func (x *expectationIndex) forwardOf(p Purpose, vmID string) (int, bool) {
+	i, ok := x.byForward[forwardKey{p, vmID}]
+	return i, ok
+}
+
+// forwardSlots is the number of ports of a forward purpose: the node SSH
+// ports, or the etcd ports.
+func (x *expectationIndex) forwardSlots(p Purpose) int {
+	n := 0
+	for k := range x.byForward {
+		if k.purpose == p {
+			n++
+		}
+	}
+	return n
+}
+
+func (x *expectationIndex) taken(i int) bool {
+	_, ok := x.matched[i]
+	return ok
 }
 
 type expectationKey struct {
@@ -250,9 +378,12 @@ type expectationKey struct {
 }
 
 func newExpectationIndex(expected []Expectation, vms clusterVMs) *expectationIndex {
-	x := &expectationIndex{expected: expected, byKey: map[expectationKey]int{}, matched: map[int]Rule{}, vms: vms}
+	x := &expectationIndex{expected: expected, byKey: map[expectationKey]int{}, byForward: map[forwardKey]int{}, matched: map[int]Rule{}, vms: vms}
 	for i, e := range expected {
 		x.byKey[expectationKey{e.Purpose, e.Index}] = i
+		if e.Purpose == PurposeNodeSSHForward || e.Purpose == PurposeEtcdForward {
+			x.byForward[forwardKey{e.Purpose, e.VMID}] = i
+		}
 	}
 	return x
 }

@@ -59,10 +59,13 @@ func TestClassifyTrickyRules(t *testing.T) {
 		{firewall("fw-etcd-range-short", 50000, 50001), PurposeUser, StatusUser, ""},
 		{firewall("fw-etcd-range-cidr", 50000, 50002, "10.0.0.0/8"), PurposeUser, StatusUser, "source CIDRs"},
 		{forward("pf-node", 2223, 22, "w1"), PurposeNodeSSHForward, StatusMatched, ""},
-		{forward("pf-wrong-vm", 2223, 22, "w2"), PurposeNodeSSHForward, StatusStale, "forwards to VM w2 (w2-name), expected VM w1 (w1-name)"},
+		// Any node port may serve any node VM: the server assigns them in
+		// the order of its own VM map query.
+		{forward("pf-other-node", 2223, 22, "w2"), PurposeNodeSSHForward, StatusMatched, ""},
+		{forward("pf-2222-worker", 2222, 22, "w1"), PurposeNodeSSHForward, StatusStale, "not a control node"},
 		{forward("pf-beyond", 2225, 22, "w2"), PurposeNodeSSHForward, StatusStale, "beyond the VM map"},
 		{forward("pf-etcd", 50002, 22, "etcd3"), PurposeEtcdForward, StatusMatched, ""},
-		{forward("pf-etcd-wrong", 50002, 22, "etcd1"), PurposeEtcdForward, StatusStale, "expected VM etcd3"},
+		{forward("pf-etcd-other", 50002, 22, "etcd1"), PurposeEtcdForward, StatusMatched, ""},
 		{forward("pf-etcd-beyond", 50003, 22, "etcd1"), PurposeEtcdForward, StatusStale, "beyond"},
 		{apiLB("lb-api"), PurposeAPILoadBalancer, StatusMatched, ""},
 	}
@@ -246,5 +249,67 @@ func TestClassifyDirectNetworkOwnsNothing(t *testing.T) {
 	}
 	if len(c.Missing) != 0 {
 		t.Errorf("missing = %v", purposes(c.Missing))
+	}
+}
+
+// The API does not guarantee the order of a cluster's VM map: which port
+// serves which node is read from the forwards, never from the map order.
+func TestClassifyForwardsWhateverTheMapOrder(t *testing.T) {
+	t.Parallel()
+	l := etcdLayout("w1", "w2")
+	s := hardened(t, l)
+	reversed := l
+	reversed.Nodes = slices.Clone(l.Nodes)
+	slices.Reverse(reversed.Nodes)
+	c := Classify(reversed, s.onIP(snatIP))
+	if len(c.Missing) != 0 || len(c.Stale) != 0 {
+		t.Fatalf("reversed map: missing %v, stale %+v", purposes(c.Missing), c.Stale)
+	}
+	for _, n := range l.Nodes {
+		if port, ok := c.ForwardPort(n.ID); !ok || port == 0 {
+			t.Errorf("no forward port for %s", n.ID)
+		}
+	}
+	if port, _ := c.ForwardPort("control"); port != 2222 {
+		t.Errorf("control's port = %d, want 2222", port)
+	}
+
+	// The control node's forward lost: it comes back on 2222 even when the
+	// map lists the control node last.
+	var noControl []Rule
+	for _, r := range s.onIP(snatIP) {
+		if !(r.Kind == KindPortForward && r.VMID == "control") {
+			noControl = append(noControl, r)
+		}
+	}
+	p := PlanSync(reversed, Classify(reversed, noControl))
+	acts := p.Actions()
+	if len(acts) != 1 || acts[0].Op != OpCreate || acts[0].Rule.VMID != "control" || acts[0].Rule.StartPort != 2222 {
+		t.Fatalf("plan = %v, want the control node's forward on 2222", waveTexts(p))
+	}
+
+	// A worker on 2222 is moved off it: CloudStack reaches the cluster's
+	// control node through 2222.
+	swapped := slices.Clone(s.onIP(snatIP))
+	for i, r := range swapped {
+		switch {
+		case r.Kind == KindPortForward && r.VMID == "control":
+			swapped[i].VMID = "w1"
+		case r.Kind == KindPortForward && r.VMID == "w1":
+			swapped[i].VMID = "control"
+		}
+	}
+	c = Classify(l, swapped)
+	if len(c.Stale) != 2 {
+		t.Fatalf("swapped: stale %+v, want the worker on 2222 and the control node elsewhere", c.Stale)
+	}
+	s2 := newServer(500)
+	s2.rules = swapped
+	for _, w := range PlanSync(l, c).Waves {
+		s2.apply(t, w)
+	}
+	after := Classify(l, s2.onIP(snatIP))
+	if port, _ := after.ForwardPort("control"); port != 2222 || len(after.Missing) != 0 || len(after.Stale) != 0 {
+		t.Fatalf("after the plan: control on %d, missing %v, stale %+v", port, purposes(after.Missing), after.Stale)
 	}
 }

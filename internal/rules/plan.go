@@ -3,6 +3,8 @@ package rules
 import (
 	"fmt"
 	"slices"
+
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/naming"
 )
 
 // Op is what an action does to a rule.
@@ -84,7 +86,7 @@ func PlanSync(l Layout, c Classification) Plan {
 	}
 	var remaining []Rule
 	for _, cr := range c.Rules {
-		if !(cr.Status == StatusStale && syncable[cr.Purpose]) {
+		if cr.Status != StatusStale || !syncable[cr.Purpose] {
 			remaining = append(remaining, cr.Rule)
 		}
 	}
@@ -96,7 +98,7 @@ func PlanSync(l Layout, c Classification) Plan {
 		if !syncable[e.Purpose] {
 			continue
 		}
-		candidate := e.Rule(l)
+		candidate := forwardPort(l, e, e.Rule(l), remaining)
 		if conflict, ok := DetectConflict(remaining, candidate); ok {
 			p.Blocked = append(p.Blocked, Blocked{
 				Expectation: e, Conflict: conflict,
@@ -128,6 +130,55 @@ func PlanSync(l Layout, c Classification) Plan {
 		}
 	}
 	return p
+}
+
+// forwardPort picks the public port of a missing SSH forward: a control
+// node takes 2222 when no rule holds it (CloudStack reaches the cluster
+// through it), any other node never does; then the port CKS would have
+// given it, or else the first port of its range no rule holds.
+func forwardPort(l Layout, e Expectation, r Rule, remaining []Rule) Rule {
+	var from, to int
+	switch e.Purpose {
+	case PurposeNodeSSHForward:
+		from, to = NodeSSHStartPort, NodeSSHStartPort+len(l.sshNodes())-1
+	case PurposeEtcdForward:
+		from, to = l.etcdStart(), l.etcdStart()+len(l.etcdNodes())-1
+	default:
+		return r
+	}
+	control := e.Purpose == PurposeNodeSSHForward && roleOf(l, e.VMID) == naming.RoleControl
+	try := func(port int) (Rule, bool) {
+		if e.Purpose == PurposeNodeSSHForward && port == NodeSSHStartPort && !control {
+			return r, false // 2222 is for a control node
+		}
+		c := r
+		c.StartPort, c.EndPort = port, port
+		_, busy := DetectConflict(remaining, c)
+		return c, !busy
+	}
+	if control {
+		if c, ok := try(NodeSSHStartPort); ok {
+			return c
+		}
+	}
+	if c, ok := try(r.StartPort); ok {
+		return c
+	}
+	for port := from; port <= to; port++ {
+		if c, ok := try(port); ok {
+			return c
+		}
+	}
+	return r
+}
+
+func roleOf(l Layout, vmID string) naming.Role {
+	for _, n := range l.Nodes {
+		if n.ID == vmID {
+			return n.Role
+		}
+	}
+	return ""
 }
 
 // Predict applies a plan to copies of the IP's rules and the network's

@@ -104,21 +104,25 @@ func (l Layout) etcdStart() int {
 	return DefaultEtcdStartPort
 }
 
-// sshNodes returns the nodes that get a 2222+i forward, in forward order:
-// the map's non-etcd, non-external VMs in map order, then the external ones,
-// as CKS rebuilds the rules after a scale-up.
+// sshNodes returns the nodes that get a 2222+i forward, in the order CKS
+// gives the ports when it creates them: control nodes, workers, then the
+// external ones, each in map order. Which port serves which node is read
+// from the forwards (matchForwards); this order only says which port a
+// missing forward gets first.
 func (l Layout) sshNodes() []Node {
-	var internal, external []Node
+	var controls, workers, external []Node
 	for _, n := range l.Nodes {
 		switch {
 		case n.Role == naming.RoleEtcd:
 		case n.External:
 			external = append(external, n)
+		case n.Role == naming.RoleControl:
+			controls = append(controls, n)
 		default:
-			internal = append(internal, n)
+			workers = append(workers, n)
 		}
 	}
-	return append(internal, external...)
+	return append(append(controls, workers...), external...)
 }
 
 // internalCount is C+W, the size of the node SSH firewall range.
@@ -191,11 +195,6 @@ func (l Layout) ownsSSHCIDRs(r Rule) bool {
 	return false
 }
 
-// hasSSHCIDRs reports whether the rule has exactly the provider's CIDRs.
-func (l Layout) hasSSHCIDRs(r Rule) bool {
-	return slices.Equal(normalCIDRs(cidrs(r)), l.sshCIDRs())
-}
-
 // normalCIDRs trims, drops blanks and sorts, so that CIDR lists compare as
 // sets.
 func normalCIDRs(in []string) []string {
@@ -217,11 +216,13 @@ func singlePublicPort(r Rule) (int, bool) {
 	return r.StartPort, true
 }
 
-func privateSinglePort(r Rule) (int, bool) {
+// privateSinglePort returns the private port of a rule that covers exactly
+// one, else 0.
+func privateSinglePort(r Rule) int {
 	if r.PrivatePort <= 0 || (r.PrivateEndPort != 0 && r.PrivateEndPort != r.PrivatePort) {
-		return 0, false
+		return 0
 	}
-	return r.PrivatePort, true
+	return r.PrivatePort
 }
 
 // endPort returns EndPort, or StartPort when EndPort is unset.

@@ -95,30 +95,41 @@ func ArmedEtcdRules(l Layout, firewalls []Rule) (armed, known bool) {
 }
 
 // DetectEtcdStartPort reads cloud.kubernetes.etcd.node.start.port from the
-// cluster's etcd forwards: CKS forwards public port start+j to port 22 of
-// the j-th etcd VM of the map (KubernetesClusterStartWorker.
-// setupKubernetesEtcdNetworkRules). The setting is dynamic, so the value
-// configured now may not be the one the cluster was created with. It
-// reports false when no etcd forward exists.
+// cluster's etcd forwards: CKS forwards public ports start..start+E-1 to
+// port 22 of its etcd VMs (KubernetesClusterStartWorker.
+// setupKubernetesEtcdNetworkRules), in the order of its own VM map query,
+// which the API does not promise to repeat, so only the ports are used:
+// start lies between the highest port minus E-1 and the lowest. The setting
+// is dynamic, so the value configured now (l.EtcdStartPort) may not be the
+// cluster's; it decides only between the candidates the forwards leave, and
+// otherwise the lowest candidate wins (a lost forward is the first one's,
+// as after apache/cloudstack#14159). It reports false when no etcd forward
+// exists.
 func DetectEtcdStartPort(l Layout, forwards []Rule) (int, bool) {
-	index := map[string]int{}
-	for j, n := range l.etcdNodes() {
-		index[n.ID] = j
+	etcd := map[string]bool{}
+	for _, n := range l.etcdNodes() {
+		etcd[n.ID] = true
 	}
-	votes := map[int]int{}
-	best, bestVotes := 0, 0
+	lowest, highest := 0, 0
 	for _, pf := range forwards {
-		j, ok := index[pf.VMID]
 		public, single := singlePublicPort(pf)
-		private, _ := privateSinglePort(pf)
-		if pf.Kind != KindPortForward || !ok || !single || private != SSHPort || !isTCP(pf) {
+		if pf.Kind != KindPortForward || !etcd[pf.VMID] || !single || privateSinglePort(pf) != SSHPort || !isTCP(pf) {
 			continue
 		}
-		start := public - j
-		votes[start]++
-		if votes[start] > bestVotes || (votes[start] == bestVotes && start < best) {
-			best, bestVotes = start, votes[start]
+		if lowest == 0 || public < lowest {
+			lowest = public
 		}
+		highest = max(highest, public)
 	}
-	return best, bestVotes > 0
+	if lowest == 0 {
+		return 0, false
+	}
+	from := max(highest-(len(etcd)-1), 1)
+	if from > lowest {
+		return lowest, true // more ports than etcd nodes: the lowest is CKS's
+	}
+	if configured := l.etcdStart(); configured >= from && configured <= lowest {
+		return configured, true
+	}
+	return from, true
 }

@@ -62,6 +62,19 @@ func TestDetectEtcdStartPortReadsTheForwards(t *testing.T) {
 	if got, ok := DetectEtcdStartPort(l, forwards); !ok || got != 41000 {
 		t.Fatalf("start = %d, %v; want 41000 from etcd 2 and 3 (etcd 1's forward is gone)", got, ok)
 	}
+	// The map order does not matter; the configured start decides between
+	// the candidates the ports leave.
+	reversed := l
+	reversed.Nodes = slices.Clone(l.Nodes)
+	slices.Reverse(reversed.Nodes)
+	reversed.EtcdStartPort = 41001
+	if got, _ := DetectEtcdStartPort(reversed, forwards); got != 41001 {
+		t.Fatalf("start with the setting at 41001 = %d, want 41001", got)
+	}
+	all := append(slices.Clone(forwards), forward("e0", 41000, 22, "etcd1"))
+	if got, _ := DetectEtcdStartPort(reversed, all); got != 41000 {
+		t.Fatalf("start with every forward = %d, want 41000", got)
+	}
 	if _, ok := DetectEtcdStartPort(l, forwards[:1]); ok {
 		t.Fatal("detected a start port without etcd forwards")
 	}

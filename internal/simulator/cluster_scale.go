@@ -537,7 +537,7 @@ func (w *scaleWorker) scaleUp(newVMs int64) *apiError {
 		v, aerr := s.createNodeVM(c, roleWorker, workerNodeName(prefix, s.nodeNameMillis()), c.workerOfferingID, n)
 		if aerr != nil {
 			// Alert, node_count unchanged, the workers already added stay.
-			w.failIfScaling("%s", provisionFailed)
+			_ = w.failIfScaling("%s", provisionFailed) // the VM error says more
 			return aerr.withContext(provisionFailed)
 		}
 		s.addMapRow(c, v)

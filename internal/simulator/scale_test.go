@@ -175,15 +175,13 @@ func TestScaleNodeIDsWithControlAndEtcdOfferings(t *testing.T) {
 	p.SetEtcdnodes(1)
 	id := e.createCluster(p)
 	cl := e.cluster(id)
-	var workers, controls, etcd []string
+	var workers, controls []string
 	for _, v := range cl.Virtualmachines {
 		switch {
 		case strings.Contains(v.Name, "-node-"):
 			workers = append(workers, v.Id)
 		case strings.Contains(v.Name, "-control-"):
 			controls = append(controls, v.Id)
-		default:
-			etcd = append(etcd, v.Id)
 		}
 	}
 	refused := []struct {

@@ -18,7 +18,7 @@ const startingTimeout = 10 * time.Minute
 // isClusterVMsInDesiredState hits on a map row whose VM never existed
 // (vmInstanceDao.findByIdIncludingRemoved returns null); the scanner catches
 // it per cluster, which is left as it is for that pass.
-var errVMNotFound = errors.New(`Cannot invoke "com.cloud.vm.VMInstanceVO.getState()" because "vm" is null`)
+var errVMNotFound = errors.New(`cannot invoke "com.cloud.vm.VMInstanceVO.getState()" because "vm" is null`)
 
 // scannerLoop runs the state scanner every scanner interval, until Close.
 // It never runs on API calls.

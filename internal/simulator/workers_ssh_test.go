@@ -39,7 +39,6 @@ func TestStartNeedsSSHThroughPort2222ToTheFirstControlNode(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, Options{DisableScanner: true})
 	id := e.createCluster(e.createParams("start", 1))
-	cl := e.cluster(id)
 	control, worker := vmIDByRole(e, id, "-control-"), vmIDByRole(e, id, "-node-")
 	const noConfig = "Failed to start Kubernetes cluster : start in usable state as unable to retrieve kube-config for the cluster"
 
@@ -51,7 +50,7 @@ func TestStartNeedsSSHThroughPort2222ToTheFirstControlNode(t *testing.T) {
 	if code, text := e.mustFail(e.startCluster(id)); code != 530 || text != noConfig {
 		t.Fatalf("start without PF 2222: %d %q", code, text)
 	}
-	cl = e.cluster(id)
+	cl := e.cluster(id)
 	if cl.State != stAlert || cl.Virtualmachines[0].State != vmRunning {
 		t.Fatalf("after the failed start: %s, VM %s; want Alert with the VMs started", cl.State, cl.Virtualmachines[0].State)
 	}
