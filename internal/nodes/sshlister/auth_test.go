@@ -18,12 +18,7 @@ import (
 // ssh-agent does, and returns the socket's path.
 func serveAgent(t *testing.T, keyring agent.Agent) string {
 	t.Helper()
-	dir, err := os.MkdirTemp("", "cks-agent-") // short: unix socket paths are limited
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = os.RemoveAll(dir) })
-	socket := filepath.Join(dir, "agent.sock")
+	socket := filepath.Join(socketDir(t), "agent.sock")
 	ln, err := net.Listen("unix", socket)
 	if err != nil {
 		t.Fatal(err)
@@ -42,6 +37,22 @@ func serveAgent(t *testing.T, keyring agent.Agent) string {
 		}
 	}()
 	return socket
+}
+
+// socketDir is a temporary directory whose path leaves room for a socket
+// name: unix socket paths are limited to about 104 bytes, which a test's
+// own temporary directory can exceed (macOS's TMPDIR is long).
+func socketDir(t *testing.T) string {
+	t.Helper()
+	if dir := t.TempDir(); len(dir) < 80 {
+		return dir
+	}
+	dir, err := os.MkdirTemp("/tmp", "cks-agent-") //nolint:usetesting // see above: t.TempDir() is too long here
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = os.RemoveAll(dir) })
+	return dir
 }
 
 func TestListNodesWithPrivateKeyFile(t *testing.T) {
