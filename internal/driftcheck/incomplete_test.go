@@ -194,7 +194,7 @@ func TestOptionsValidateCredentialsAndKnownHosts(t *testing.T) {
 		{"key and key file", withSSH(SSHOptions{PrivateKey: keyPEM, PrivateKeyFile: keyFile}), "set only one of"},
 		{"key file and agent", withSSH(SSHOptions{PrivateKeyFile: keyFile, AgentSocket: "/run/agent.sock"}), "set only one of"},
 		{"missing key file", withSSH(SSHOptions{PrivateKeyFile: filepath.Join(dir, "nope")}), "no such file"},
-		{"key file not a key", withSSH(SSHOptions{PrivateKeyFile: garbage}), "not a valid PEM"},
+		{"key file not a key", withSSH(SSHOptions{PrivateKeyFile: garbage}), "is not a PEM-encoded SSH private key"},
 		{"known_hosts unparsable", withSSH(SSHOptions{PrivateKeyFile: keyFile, KnownHosts: "garbage\n"}), "the SSH known_hosts is not valid: line 1"},
 	} {
 		err := tc.opts.Validate()

@@ -44,8 +44,14 @@ func ReadPrivateKeyFile(path string) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("sshlister: reading the private key file: %w", err)
 	}
-	if _, err := parsePrivateKey(pemBytes); err != nil {
-		return nil, fmt.Errorf("%w (in %s)", err, path)
+	if _, err := ssh.ParsePrivateKey(pemBytes); err != nil {
+		var passErr *ssh.PassphraseMissingError
+		if errors.As(err, &passErr) {
+			return nil, fmt.Errorf("sshlister: the private key in %s is protected by a passphrase, which is not supported; "+
+				"load it into an SSH agent instead", path)
+		}
+		// x/crypto describes the format problem, never the key material.
+		return nil, fmt.Errorf("sshlister: %s is not a PEM-encoded SSH private key: %w", path, err)
 	}
 	return pemBytes, nil
 }

@@ -154,7 +154,7 @@ func TestNewCredentialChoices(t *testing.T) {
 		"missing key file": {func(c *sshlister.Config) { c.PrivateKey, c.PrivateKeyFile = nil, filepath.Join(dir, "nope") },
 			"reading the private key file: open " + filepath.Join(dir, "nope") + ": no such file or directory"},
 		"key file not a key": {func(c *sshlister.Config) { c.PrivateKey, c.PrivateKeyFile = nil, notAKey },
-			"PrivateKey is not a valid PEM-encoded SSH private key"},
+			notAKey + " is not a PEM-encoded SSH private key"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
