@@ -69,8 +69,9 @@ data "cks_cluster_drift" "demo" {
   grace_period  = "0s"
 
   ssh {
-    private_key = file(local.sim.private_key_file)
-    host_key    = var.ssh_host_key
+    # The path, not the key: only the path ends up in plans and state.
+    private_key_file = local.sim.private_key_file
+    host_key         = var.ssh_host_key
   }
 }
 

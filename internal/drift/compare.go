@@ -38,13 +38,19 @@ func Compare(in Input) Result {
 	c.compareMap()
 	c.compareUnmapped()
 	res.NodesChecked, res.NodeCheckError = c.compareNodes()
+	if res.NodeCheckError != "" {
+		res.Incomplete = append(res.Incomplete, IncompleteView{View: ViewNodes, Reason: res.NodeCheckError})
+	}
 	c.compareSize()
-	c.compareRules()
+	if reason := c.compareRules(); reason != "" {
+		res.Incomplete = append(res.Incomplete, IncompleteView{View: ViewNetworkRules, Reason: reason})
+	}
 
 	sortFindings(c.findings)
 	res.Findings = c.findings
 	res.Counts = countFindings(c.findings)
-	res.InSync = len(c.findings) == 0
+	// Fail closed: a view that was asked for and not compared may hide drift.
+	res.InSync = len(c.findings) == 0 && len(res.Incomplete) == 0
 	res.Summary = Summarize(res)
 	return res
 }

@@ -71,6 +71,30 @@ type Finding struct {
 	Message  string
 }
 
+// Views that a check can be asked for and fail to read. The VM map and the
+// owner's VMs are not among them: a check that cannot read them has no
+// result at all.
+const (
+	// ViewNodes is the Kubernetes nodes (node_source ssh or kubeconfig).
+	ViewNodes = "nodes"
+	// ViewNetworkRules is the SSH and API network rules (check_network_rules).
+	ViewNetworkRules = "network_rules"
+)
+
+// viewLabels names the views in summaries.
+var viewLabels = map[string]string{
+	ViewNodes:        "Kubernetes nodes",
+	ViewNetworkRules: "network rules",
+}
+
+// IncompleteView is a view the check was asked for but could not compare.
+type IncompleteView struct {
+	// View is ViewNodes or ViewNetworkRules.
+	View string
+	// Reason is why the view could not be read.
+	Reason string
+}
+
 // Result is the outcome of Compare.
 type Result struct {
 	Skipped    bool
@@ -81,12 +105,23 @@ type Result struct {
 	NodesChecked bool
 	// NodeCheckError is why listing the nodes failed, when it did.
 	NodeCheckError string
-	Findings       []Finding
+	// Incomplete lists the views that were asked for but could not be
+	// compared, in view order (nodes, then network rules). A check with an
+	// incomplete view is never in sync: the drift it could not see may be
+	// there.
+	Incomplete []IncompleteView
+	Findings   []Finding
 	// Counts has every kind of Kinds, zero included.
-	Counts  map[string]int
+	Counts map[string]int
+	// InSync is true only when every view asked for was compared and
+	// nothing drifted.
 	InSync  bool
 	Summary string
 }
+
+// Complete tells whether every view asked for was compared. A skipped
+// cluster is not complete.
+func (r Result) Complete() bool { return !r.Skipped && len(r.Incomplete) == 0 }
 
 func kindRank() map[string]int {
 	rank := map[string]int{}
@@ -126,12 +161,17 @@ func countFindings(fs []Finding) map[string]int {
 }
 
 // Summarize gives e.g. "3 findings: 1 size_mismatch, 2 ssh_forward_missing"
-// or "in sync", plus why nodes were not checked when listing them failed.
+// or "in sync", plus which views were not checked and why. A check with
+// no finding but an incomplete view reads "incomplete: no finding in the
+// views checked; Kubernetes nodes not checked: ...", never "in sync".
 func Summarize(r Result) string {
 	var s string
-	if len(r.Findings) == 0 {
+	switch {
+	case len(r.Findings) == 0 && len(r.Incomplete) > 0:
+		s = "incomplete: no finding in the views checked"
+	case len(r.Findings) == 0:
 		s = "in sync"
-	} else {
+	default:
 		var parts []string
 		for _, k := range Kinds() {
 			if n := r.Counts[k]; n > 0 {
@@ -144,8 +184,16 @@ func Summarize(r Result) string {
 		}
 		s = fmt.Sprintf("%d %s: %s", len(r.Findings), noun, strings.Join(parts, ", "))
 	}
-	if r.NodeCheckError != "" {
-		s += "; Kubernetes nodes not checked: " + r.NodeCheckError
+	for _, v := range r.Incomplete {
+		s += "; " + ViewLabel(v.View) + " not checked: " + v.Reason
 	}
 	return s
+}
+
+// ViewLabel names a view in words, e.g. "Kubernetes nodes".
+func ViewLabel(view string) string {
+	if l, ok := viewLabels[view]; ok {
+		return l
+	}
+	return view
 }

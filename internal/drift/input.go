@@ -53,6 +53,10 @@ type NodeView struct {
 
 // RulesView is the SSH network rule state to compare with the VM map.
 type RulesView struct {
+	// Err is set when the rules were asked for but the view could not be
+	// built (for example the cluster's network is not visible); nothing
+	// else is read then, and the check is incomplete.
+	Err error
 	// Layout carries the SSH CIDRs the provider keeps, which decide which
 	// SSH firewall rules are CKS's.
 	Layout rules.Layout
@@ -87,9 +91,11 @@ type Input struct {
 	// MappedElsewhere maps the ids of VMs in other clusters' maps to the
 	// id of that cluster.
 	MappedElsewhere map[string]string
-	// Nodes is nil when nodes are not checked (node_source = none).
+	// Nodes is nil when nodes are not checked (node_source = none). A view
+	// with Err makes the check incomplete, so never in sync.
 	Nodes *NodeView
-	// Rules is nil when rules are not checked.
+	// Rules is nil when rules are not checked, or when the cluster's network
+	// has no CKS rules to check (shared and routed networks).
 	Rules *RulesView
 	// Now is the time of the check; zero means time.Now().
 	Now         time.Time

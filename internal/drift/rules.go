@@ -11,10 +11,15 @@ import (
 // It expects the rules the provider keeps (rules.Expected), and accepts in
 // their place CKS's own single-port etcd SSH rules as long as no scale has
 // armed them (rules.ArmedEtcdRules): such a cluster's first scale is safe.
-func (c *comparison) compareRules() {
+// It returns why the rules were not compared when the view could not be
+// built (RulesView.Err), and "" otherwise.
+func (c *comparison) compareRules() string {
 	view := c.in.Rules
-	if view == nil {
-		return
+	switch {
+	case view == nil:
+		return ""
+	case view.Err != nil:
+		return view.Err.Error()
 	}
 	l := view.Layout
 	names := map[string]string{}
@@ -85,6 +90,7 @@ func (c *comparison) compareRules() {
 		}
 		c.add(f)
 	}
+	return ""
 }
 
 // cksEtcdLayout reports whether the etcd SSH firewall rules are CKS's own:

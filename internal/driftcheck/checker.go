@@ -26,8 +26,10 @@ type Checker struct {
 
 // Check checks one cluster. It returns an error when the cluster cannot be
 // found or a CloudStack view cannot be read; a failure to list the
-// Kubernetes nodes is not an error but NodesChecked=false with
-// NodeCheckError set (and Stats.Node.Err for callers that need the type).
+// Kubernetes nodes, or a rules view that cannot be built, is not an error
+// but an incomplete result (Result.Incomplete, never in sync), with
+// NodeCheckError set for the nodes (and Stats.Node.Err for callers that
+// need the type).
 func (c *Checker) Check(ctx context.Context, req Request) (drift.Result, Stats, error) {
 	start := time.Now()
 	m := newMeter()
@@ -143,11 +145,7 @@ func (c *Checker) checkCluster(ctx context.Context, m *meter, cl *cloudstack.Clu
 		in.Nodes = &drift.NodeView{}
 	}
 	in.Rules = rulesRes.view
-	res := inferHiddenMapRows(cl, drift.Compare(in))
-	if rulesRes.note != "" {
-		res.Summary += "; network rules not checked: " + rulesRes.note
-	}
-	return res, node, nil
+	return inferHiddenMapRows(cl, drift.Compare(in)), node, nil
 }
 
 func (c *Checker) now() time.Time {

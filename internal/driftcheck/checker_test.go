@@ -109,8 +109,11 @@ func TestCheckRefusesWrongHostKey(t *testing.T) {
 	if !errors.As(st.Node.Err, &hostKeyErr) {
 		t.Fatalf("node error %v, want a host key error", st.Node.Err)
 	}
-	if res.NodesChecked || res.NodeCheckError == "" || !res.InSync {
-		t.Fatalf("result %+v: the VM comparison should still run and be in sync", res)
+	// The VM comparison still runs and finds nothing, but a check without
+	// its nodes is incomplete, never in sync (issue 13, item 4).
+	if res.NodesChecked || res.NodeCheckError == "" || res.InSync || len(res.Findings) != 0 ||
+		len(res.Incomplete) != 1 || res.Incomplete[0].View != drift.ViewNodes {
+		t.Fatalf("result %+v: the VM comparison should run and the nodes view be incomplete", res)
 	}
 }
 

@@ -8,9 +8,11 @@
 // isolated network in SSH mode makes at most four CloudStack requests (plus
 // pages; five for a project's cluster, which the first, account-wide cluster
 // list leaves out) and opens one SSH session. A project's rules and networks
-// are listed with its projectid. A failure to list the nodes never fails
-// the check: the VM comparison still runs and the failure is reported. The
-// check only reads; it never changes anything.
+// are listed with its projectid. A failure to list the nodes, or a rules
+// view that cannot be built, never fails the check: the VM comparison still
+// runs, and the missing view is reported in Result.Incomplete. Such a check
+// fails closed: it is never in sync, since the view it could not read may
+// hide drift. The check only reads; it never changes anything.
 //
 // One thing the API cannot show is a map row whose VM was expunged or never
 // existed: listKubernetesClusters leaves such rows out. CloudStack's state

@@ -50,13 +50,19 @@ type ClusterReport struct {
 type Fleet struct {
 	// Clusters are ordered by name, then id.
 	Clusters []ClusterReport
-	// InSync is true when every selected cluster was checked and is in sync.
+	// InSync is true when every selected cluster was checked completely and
+	// is in sync: a skipped, failed or incomplete cluster makes it false.
 	InSync bool
 	// Counts adds up the findings of every cluster, every kind included.
 	Counts map[string]int
-	// Checked, Drifted, Skipped and Failed count the clusters.
-	Checked, Drifted, Skipped, Failed int
-	Summary                           string
+	// Checked counts the clusters that were compared, Drifted those of them
+	// with findings and Incomplete those with a view that could not be
+	// read (a cluster can be both); Skipped and Failed count the clusters
+	// that were not compared.
+	Checked, Drifted, Incomplete, Skipped, Failed int
+	// IncompleteViews counts the incomplete clusters per missing view.
+	IncompleteViews map[string]int
+	Summary         string
 }
 
 // CheckMany checks every cluster the credentials see that matches f, at
@@ -229,11 +235,11 @@ func reportOf(cl *cloudstack.Cluster, res drift.Result, node NodeCheck, err erro
 
 // summarizeFleet adds the clusters up.
 func summarizeFleet(reports []ClusterReport) Fleet {
-	f := Fleet{Clusters: reports, Counts: map[string]int{}}
+	f := Fleet{Clusters: reports, Counts: map[string]int{}, IncompleteViews: map[string]int{}}
 	for _, k := range drift.Kinds() {
 		f.Counts[k] = 0
 	}
-	findings := 0
+	findings, inSync := 0, 0
 	for _, r := range reports {
 		switch {
 		case r.Err != nil:
@@ -242,8 +248,17 @@ func summarizeFleet(reports []ClusterReport) Fleet {
 			f.Skipped++
 		default:
 			f.Checked++
-			if !r.Result.InSync {
+			if len(r.Result.Findings) > 0 {
 				f.Drifted++
+			}
+			if len(r.Result.Incomplete) > 0 {
+				f.Incomplete++
+				for _, v := range r.Result.Incomplete {
+					f.IncompleteViews[v.View]++
+				}
+			}
+			if r.Result.InSync {
+				inSync++
 			}
 			for k, n := range r.Result.Counts {
 				f.Counts[k] += n
@@ -251,18 +266,19 @@ func summarizeFleet(reports []ClusterReport) Fleet {
 			}
 		}
 	}
-	f.InSync = f.Drifted == 0 && f.Skipped == 0 && f.Failed == 0
-	f.Summary = fleetSummary(f, len(reports), findings)
+	f.InSync = inSync == len(reports)
+	f.Summary = fleetSummary(f, len(reports), inSync, findings)
 	return f
 }
 
-// fleetSummary reads e.g. "3 clusters: 1 in sync, 1 drifted (2 findings:
-// 1 unmapped_vm, 1 size_mismatch), 1 skipped".
-func fleetSummary(f Fleet, total, findings int) string {
+// fleetSummary reads e.g. "4 clusters: 1 in sync, 1 drifted (2 findings:
+// 1 unmapped_vm, 1 size_mismatch), 1 incomplete (views not checked: 1
+// nodes), 1 skipped".
+func fleetSummary(f Fleet, total, inSync, findings int) string {
 	if total == 0 {
 		return "no cluster matched"
 	}
-	parts := []string{fmt.Sprintf("%d in sync", f.Checked-f.Drifted)}
+	parts := []string{fmt.Sprintf("%d in sync", inSync)}
 	if f.Drifted > 0 {
 		var kinds []string
 		for _, k := range drift.Kinds() {
@@ -271,6 +287,15 @@ func fleetSummary(f Fleet, total, findings int) string {
 			}
 		}
 		parts = append(parts, fmt.Sprintf("%d drifted (%s: %s)", f.Drifted, plural(findings, "finding"), strings.Join(kinds, ", ")))
+	}
+	if f.Incomplete > 0 {
+		var views []string
+		for _, v := range []string{drift.ViewNodes, drift.ViewNetworkRules} {
+			if n := f.IncompleteViews[v]; n > 0 {
+				views = append(views, fmt.Sprintf("%d %s", n, v))
+			}
+		}
+		parts = append(parts, fmt.Sprintf("%d incomplete (views not checked: %s)", f.Incomplete, strings.Join(views, ", ")))
 	}
 	if f.Skipped > 0 {
 		parts = append(parts, fmt.Sprintf("%d skipped", f.Skipped))

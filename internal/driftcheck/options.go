@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"golang.org/x/crypto/ssh"
+
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/nodes/sshlister"
 )
 
 // NodeSource says where the Kubernetes nodes are read from.
@@ -30,8 +32,15 @@ func NodeSources() []string {
 // SSHOptions say how to reach control node 1. Empty Host and zero Port mean
 // the address CloudStack itself uses for the cluster's network (spec §2.2).
 type SSHOptions struct {
-	// PrivateKey is the PEM private key of the cluster key pair. It is a secret.
+	// PrivateKey is the PEM private key of the cluster key pair. It is a
+	// secret. Exactly one of PrivateKey, PrivateKeyFile and AgentSocket is set.
 	PrivateKey []byte
+	// PrivateKeyFile is the path of that key, read when the nodes are
+	// listed and kept in memory only.
+	PrivateKeyFile string
+	// AgentSocket is the socket of an SSH agent holding that key
+	// (SSH_AUTH_SOCK); the agent signs, the key never leaves it.
+	AgentSocket string
 	// User is the login user; empty means "cloud".
 	User string
 	// Host overrides the address to connect to.
@@ -94,15 +103,31 @@ func (o Options) Validate() error {
 
 func (s SSHOptions) validate() []error {
 	var problems []error
-	if len(s.PrivateKey) == 0 {
-		problems = append(problems, errors.New("SSH needs the private key of the cluster key pair"))
-	} else if _, err := ssh.ParsePrivateKey(s.PrivateKey); err != nil {
-		var passErr *ssh.PassphraseMissingError
-		if errors.As(err, &passErr) {
-			problems = append(problems, errors.New("the SSH private key is protected by a passphrase, which is not supported"))
-		} else {
-			// x/crypto describes the format problem, never the key material.
-			problems = append(problems, fmt.Errorf("the SSH private key is not a valid PEM private key: %w", err))
+	credentials := 0
+	for _, set := range []bool{len(s.PrivateKey) > 0, s.PrivateKeyFile != "", s.AgentSocket != ""} {
+		if set {
+			credentials++
+		}
+	}
+	switch {
+	case credentials == 0:
+		problems = append(problems, errors.New("SSH needs the private key of the cluster key pair: "+
+			"a private key, a private key file or an SSH agent"))
+	case credentials > 1:
+		problems = append(problems, errors.New("set only one of the SSH private key, the private key file and the SSH agent"))
+	case len(s.PrivateKey) > 0:
+		if _, err := ssh.ParsePrivateKey(s.PrivateKey); err != nil {
+			var passErr *ssh.PassphraseMissingError
+			if errors.As(err, &passErr) {
+				problems = append(problems, errors.New("the SSH private key is protected by a passphrase, which is not supported"))
+			} else {
+				// x/crypto describes the format problem, never the key material.
+				problems = append(problems, fmt.Errorf("the SSH private key is not a valid PEM private key: %w", err))
+			}
+		}
+	case s.PrivateKeyFile != "":
+		if _, err := sshlister.ReadPrivateKeyFile(s.PrivateKeyFile); err != nil {
+			problems = append(problems, fmt.Errorf("the SSH private key file: %w", err))
 		}
 	}
 	if s.Port < 0 || s.Port > 65535 {
@@ -117,6 +142,9 @@ func (s SSHOptions) validate() []error {
 	}
 	if s.KnownHosts != "" {
 		sources++
+		if err := sshlister.ValidateKnownHosts(s.KnownHosts); err != nil {
+			problems = append(problems, fmt.Errorf("the SSH known_hosts is not valid: %w", err))
+		}
 	}
 	switch {
 	case sources > 1:

@@ -13,11 +13,17 @@ import (
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/rules"
 )
 
-// rulesResult is the rules view of a cluster, or why it was not built.
+// rulesResult is the rules view of a cluster: nil when the cluster's
+// network has no CKS rules (shared and routed networks), a view with Err
+// when the rules were asked for but the view could not be built.
 type rulesResult struct {
 	view *drift.RulesView
-	// note says why the rules were not compared, when they should have been.
-	note string
+}
+
+// rulesNotChecked is the view of rules that could not be read: it makes
+// the check incomplete.
+func rulesNotChecked(reason string) rulesResult {
+	return rulesResult{view: &drift.RulesView{Err: errors.New(reason)}}
 }
 
 // bulkRules are the firewall rules and port forwards visible to the
@@ -89,7 +95,7 @@ func (b *bulkRules) load(c *Checker, m *meter) error {
 // projectid, without which CloudStack leaves them out.
 func (c *Checker) rulesView(ctx context.Context, m *meter, cl *cloudstack.Cluster, opts Options, bulk *bulkRules) (rulesResult, error) {
 	if cl.NetworkID == "" {
-		return rulesResult{note: "the cluster reports no network"}, nil
+		return rulesNotChecked("the cluster reports no network"), nil
 	}
 	var (
 		wg        sync.WaitGroup
@@ -124,7 +130,7 @@ func (c *Checker) rulesView(ctx context.Context, m *meter, cl *cloudstack.Cluste
 		net := findNetwork(networks, cl.NetworkID)
 		switch {
 		case net == nil:
-			return rulesResult{note: "network " + cl.NetworkID + " is not visible to these credentials"}, nil
+			return rulesNotChecked("network " + cl.NetworkID + " is not visible to these credentials"), nil
 		case net.VPCID == "":
 			// Shared and routed networks: CKS keeps no rules there.
 			return rulesResult{}, nil

@@ -52,7 +52,8 @@ func (d *clusterDriftDataSource) Schema(_ context.Context, _ datasource.SchemaRe
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "Checks one CKS cluster for drift between its VM map, its VMs, its Kubernetes nodes and its " +
 			"SSH network rules, during `terraform plan`, from the client side: no management-server change, no wait for " +
-			"a scanner cycle, no alert mailbox.\n\n" + driftViewsDescription + "\n\n" + driftGateDescription,
+			"a scanner cycle, no alert mailbox.\n\n" + driftViewsDescription + "\n\n" + driftGateDescription + "\n\n" +
+			driftSecretsDescription,
 		Attributes: attrs,
 		Blocks:     map[string]schema.Block{"ssh": driftSSHBlock(true)},
 	}
@@ -96,7 +97,7 @@ func (d *clusterDriftDataSource) Read(ctx context.Context, req datasource.ReadRe
 		return
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &model)...)
-	addClusterDriftDiagnostics(&resp.Diagnostics, label, res, settings.failOnDrift)
+	addClusterDriftDiagnostics(&resp.Diagnostics, label, res, settings.gate)
 }
 
 // addDriftCheckError reports a check that could not run.

@@ -39,28 +39,52 @@ func driftClusterLabel(name, id string) string {
 }
 
 // addClusterDriftDiagnostics reports one cluster's outcome: drift as a
-// warning, or as an error with fail_on_drift; a skipped cluster and nodes
-// that could not be listed as warnings.
-func addClusterDriftDiagnostics(diags *diag.Diagnostics, label string, res drift.Result, failOnDrift bool) {
+// warning, or as an error with fail_on_drift. The gate fails closed: a
+// skipped cluster and a check with incomplete views are errors too with
+// fail_on_drift, unless allow_incomplete makes them warnings.
+func addClusterDriftDiagnostics(diags *diag.Diagnostics, label string, res drift.Result, gate driftGate) {
 	if res.Skipped {
-		diags.AddWarning("Cluster Drift Check Skipped",
-			fmt.Sprintf("The drift of %s was not checked: %s. Run the check again once the operation is over.", label, res.SkipReason))
+		detail := fmt.Sprintf("The drift of %s was not checked: %s. Run the check again once the operation is over.", label, res.SkipReason)
+		if gate.failsIncomplete() {
+			diags.AddError("Cluster Drift Check Skipped", detail+"\n\n"+driftFailsClosedNote)
+			return
+		}
+		diags.AddWarning("Cluster Drift Check Skipped", detail)
 		return
 	}
-	if res.NodeCheckError != "" {
-		diags.AddWarning("Kubernetes Nodes Not Checked",
-			fmt.Sprintf("The Kubernetes nodes of %s could not be listed, so only the VM map, the VMs and the network rules "+
-				"were compared: %s", label, res.NodeCheckError))
+	if len(res.Incomplete) > 0 {
+		detail := fmt.Sprintf("The drift check of %s could not compare every view it was asked for, so it cannot tell "+
+			"that the cluster is in sync (in_sync is false):%s\n\nThe views that were compared give: %s",
+			label, driftIncompleteText(res.Incomplete), res.Summary)
+		if gate.failsIncomplete() {
+			diags.AddError("Cluster Drift Check Incomplete", detail+"\n\n"+driftFailsClosedNote)
+		} else {
+			diags.AddWarning("Cluster Drift Check Incomplete", detail)
+		}
 	}
-	if res.InSync {
+	if len(res.Findings) == 0 {
 		return
 	}
 	detail := fmt.Sprintf("The drift check of %s found %s:%s", label, res.Summary, driftFindingsText(res))
-	if failOnDrift {
+	if gate.failOnDrift {
 		diags.AddError("Cluster Drift Detected", detail+"\n\nfail_on_drift is true, so this fails the run.")
 		return
 	}
 	diags.AddWarning("Cluster Drift Detected", detail)
+}
+
+// driftFailsClosedNote explains why an incomplete check fails the gate.
+const driftFailsClosedNote = "fail_on_drift is true, so a check that did not compare everything fails the run: the drift it " +
+	"could not see may be there. Fix what kept the view from being read, or set allow_incomplete = true to let such a " +
+	"check pass with a warning."
+
+// driftIncompleteText lists the views that were not compared, one per line.
+func driftIncompleteText(views []drift.IncompleteView) string {
+	var b strings.Builder
+	for _, v := range views {
+		fmt.Fprintf(&b, "\n  - %s (%s) not checked: %s", drift.ViewLabel(v.View), v.View, v.Reason)
+	}
+	return b.String()
 }
 
 // driftHostKeyRefusal turns a refused SSH host key into an error against the
@@ -71,14 +95,19 @@ func driftHostKeyRefusal(diags *diag.Diagnostics, label string, node driftcheck.
 	if !errors.As(node.Err, &hostKeyErr) {
 		return false
 	}
-	attr := "host_key"
-	if opts.SSH.KnownHosts != "" {
-		attr = "known_hosts"
-	}
+	attr := driftHostKeyAttr(opts)
 	diags.AddAttributeError(path.Root("ssh").AtName(attr), "SSH Host Key Refused",
 		fmt.Sprintf("Control node 1 of %s answered at %s with a host key that %s does not accept: %s.\n\n"+
 			"The node may have been rebuilt, or something else answers at that address. Check the key on the node "+
 			"(ssh-keyscan -p <port> <host>) before you trust it. Without the nodes, the VM map, VMs and rules "+
 			"comparison gives: %s", label, node.Address, attr, hostKeyErr.Error(), res.Summary))
 	return true
+}
+
+// driftHostKeyAttr is the ssh attribute that pinned the refused host key.
+func driftHostKeyAttr(opts driftcheck.Options) string {
+	if opts.SSH.KnownHosts != "" {
+		return "known_hosts"
+	}
+	return "host_key"
 }

@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"os"
 	"strings"
 	"time"
 
@@ -18,6 +19,7 @@ import (
 // host, which stays null.
 type driftSSHModel struct {
 	PrivateKey            types.String
+	PrivateKeyFile        types.String
 	User                  types.String
 	Host                  types.String
 	Port                  types.Int64
@@ -36,6 +38,7 @@ type driftOptionsModel struct {
 	CheckNetworkRules types.Bool   `tfsdk:"check_network_rules"`
 	SSHCIDRs          types.List   `tfsdk:"ssh_cidrs"`
 	FailOnDrift       types.Bool   `tfsdk:"fail_on_drift"`
+	AllowIncomplete   types.Bool   `tfsdk:"allow_incomplete"`
 }
 
 // setEffective writes the options the check used back, defaults included.
@@ -43,7 +46,8 @@ func (m *driftOptionsModel) setEffective(s driftSettings) {
 	m.NodeSource = types.StringValue(s.nodeSource)
 	m.GracePeriod = types.StringValue(s.gracePeriod)
 	m.CheckNetworkRules = types.BoolValue(s.checkRules)
-	m.FailOnDrift = types.BoolValue(s.failOnDrift)
+	m.FailOnDrift = types.BoolValue(s.gate.failOnDrift)
+	m.AllowIncomplete = types.BoolValue(s.gate.allowIncomplete)
 }
 
 // driftResultModel is the outcome of one cluster's check, the outputs of
@@ -55,9 +59,11 @@ type driftResultModel struct {
 	SkipReason     types.String `tfsdk:"skip_reason"`
 	NodesChecked   types.Bool   `tfsdk:"nodes_checked"`
 	NodeCheckError types.String `tfsdk:"node_check_error"`
-	Findings       types.List   `tfsdk:"findings"`
-	Counts         types.Map    `tfsdk:"counts"`
-	Summary        types.String `tfsdk:"summary"`
+	// IncompleteViews maps each view that could not be compared to why.
+	IncompleteViews types.Map    `tfsdk:"incomplete_views"`
+	Findings        types.List   `tfsdk:"findings"`
+	Counts          types.Map    `tfsdk:"counts"`
+	Summary         types.String `tfsdk:"summary"`
 }
 
 // setResult copies a check's outcome into the model.
@@ -71,6 +77,8 @@ func (m *driftResultModel) setResult(res drift.Result) diag.Diagnostics {
 	m.NodeCheckError = driftStringOrNull(res.NodeCheckError)
 	m.Summary = types.StringValue(res.Summary)
 	var d diag.Diagnostics
+	m.IncompleteViews, d = driftIncompleteValue(res.Incomplete)
+	diags.Append(d...)
 	m.Findings, d = driftFindingsValue(res.Findings)
 	diags.Append(d...)
 	m.Counts, d = driftCountsValue(res.Counts)
@@ -85,13 +93,24 @@ type driftSettings struct {
 	nodeSource  string
 	gracePeriod string
 	checkRules  bool
-	failOnDrift bool
+	gate        driftGate
 }
+
+// driftGate is what fails the run: findings with fail_on_drift, and, unless
+// allow_incomplete, checks that could not compare every view asked for and
+// skipped clusters.
+type driftGate struct {
+	failOnDrift     bool
+	allowIncomplete bool
+}
+
+// failsIncomplete tells whether an incomplete or skipped check is an error.
+func (g driftGate) failsIncomplete() bool { return g.failOnDrift && !g.allowIncomplete }
 
 // driftSSHBlockModel reads the ssh block; ok is false when it is absent. It
 // reads attribute by attribute because the fleet's block has no host.
 func driftSSHBlockModel(obj types.Object) (driftSSHModel, bool) {
-	m := driftSSHModel{PrivateKey: types.StringNull(), User: types.StringNull(), Host: types.StringNull(),
+	m := driftSSHModel{PrivateKey: types.StringNull(), PrivateKeyFile: types.StringNull(), User: types.StringNull(), Host: types.StringNull(),
 		Port: types.Int64Null(), HostKey: types.StringNull(), KnownHosts: types.StringNull(),
 		InsecureIgnoreHostKey: types.BoolNull(), Timeout: types.StringNull()}
 	if obj.IsNull() || obj.IsUnknown() {
@@ -104,6 +123,7 @@ func driftSSHBlockModel(obj types.Object) (driftSSHModel, bool) {
 		}
 	}
 	str("private_key", &m.PrivateKey)
+	str("private_key_file", &m.PrivateKeyFile)
 	str("user", &m.User)
 	str("host", &m.Host)
 	str("host_key", &m.HostKey)
@@ -143,7 +163,7 @@ func resolveDriftSettings(m driftOptionsModel) (driftSettings, diag.Diagnostics)
 	if !m.CheckNetworkRules.IsNull() {
 		s.checkRules = m.CheckNetworkRules.ValueBool()
 	}
-	s.failOnDrift = m.FailOnDrift.ValueBool()
+	s.gate = driftGate{failOnDrift: m.FailOnDrift.ValueBool(), allowIncomplete: m.AllowIncomplete.ValueBool()}
 
 	s.opts = driftcheck.Options{NodeSource: driftcheck.NodeSource(s.nodeSource), GracePeriod: grace, CheckNetworkRules: s.checkRules}
 	if !m.SSHCIDRs.IsNull() && !m.SSHCIDRs.IsUnknown() {
@@ -152,12 +172,18 @@ func resolveDriftSettings(m driftOptionsModel) (driftSettings, diag.Diagnostics)
 	if hasSSH {
 		s.opts.SSH = driftcheck.SSHOptions{
 			PrivateKey:            []byte(sshModel.PrivateKey.ValueString()),
+			PrivateKeyFile:        driftKeyFilePath(sshModel.PrivateKeyFile.ValueString()),
 			User:                  sshModel.User.ValueString(),
 			Host:                  sshModel.Host.ValueString(),
 			Port:                  int(sshModel.Port.ValueInt64()),
 			HostKey:               strings.TrimSpace(sshModel.HostKey.ValueString()),
 			KnownHosts:            sshModel.KnownHosts.ValueString(),
 			InsecureIgnoreHostKey: sshModel.InsecureIgnoreHostKey.ValueBool(),
+		}
+		if len(s.opts.SSH.PrivateKey) == 0 && s.opts.SSH.PrivateKeyFile == "" {
+			// Neither key nor key file: the SSH agent signs, as in
+			// Terraform's connection blocks. Validate explains a missing one.
+			s.opts.SSH.AgentSocket = sshAgentSocket()
 		}
 		if v := sshModel.Timeout.ValueString(); v != "" {
 			timeout, err := parseDriftDuration(v, false)
@@ -168,6 +194,18 @@ func resolveDriftSettings(m driftOptionsModel) (driftSettings, diag.Diagnostics)
 		}
 	}
 	return s, diags
+}
+
+// sshAgentSocket is the SSH agent's socket from SSH_AUTH_SOCK, read when
+// the check runs and never stored.
+func sshAgentSocket() string { return os.Getenv("SSH_AUTH_SOCK") }
+
+// driftKeyFilePath expands a leading ~/ of ssh.private_key_file.
+func driftKeyFilePath(p string) string {
+	if p == "" {
+		return ""
+	}
+	return expandHome(p, os.UserHomeDir)
 }
 
 // parseDriftDuration parses a Go duration; zero is allowed only when
@@ -214,6 +252,16 @@ func driftFindingsValue(fs []drift.Finding) (types.List, diag.Diagnostics) {
 	list, d := types.ListValue(objType, values)
 	diags.Append(d...)
 	return list, diags
+}
+
+// driftIncompleteValue maps each view that could not be compared to why;
+// an empty map, never null, so that length() works on it.
+func driftIncompleteValue(views []drift.IncompleteView) (types.Map, diag.Diagnostics) {
+	values := make(map[string]attr.Value, len(views))
+	for _, v := range views {
+		values[v.View] = types.StringValue(v.Reason)
+	}
+	return types.MapValue(types.StringType, values)
 }
 
 // driftCountsValue has every finding kind, zero included, so that

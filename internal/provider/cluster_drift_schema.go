@@ -28,7 +28,7 @@ var driftViewsDescription = "The check compares four views of a cluster, fetched
 	"3. **The Kubernetes nodes**: `sudo /opt/bin/kubectl get nodes -o json` on control node 1 over SSH (at the address " +
 	"CloudStack itself uses: the source NAT IP `:2222` on an isolated network, the cluster's public IP `:2222` on a " +
 	"VPC tier, the control VM `:22` on a shared network), or the Kubernetes API with the kubeconfig CloudStack returns. " +
-	"When the nodes cannot be listed, the VM comparison still runs and `nodes_checked` is false.\n" +
+	"When the nodes cannot be listed, the VM comparison still runs, `nodes_checked` is false and the check is incomplete.\n" +
 	"4. **The network rules** on the cluster's public IP and the port forwards of its network, classified by role " +
 	"(node SSH range, node and etcd forwards, etcd SSH rules, API rules, user rules), including the rules that would " +
 	"make the next scale, by any client, go wrong on CloudStack 4.21.0 to 4.22.1.1 (#14159). A cluster in the layout the " +
@@ -42,10 +42,27 @@ var driftViewsDescription = "The check compares four views of a cluster, fetched
 // driftKindsMarkdown lists the finding kinds as package drift defines them.
 var driftKindsMarkdown = drift.KindsMarkdown()
 
-// driftGateDescription explains the CI gate.
-const driftGateDescription = "**As a CI gate**: set `fail_on_drift = true` and run `terraform plan`: any finding is an " +
-	"error diagnostic that lists the findings, so the plan exits non-zero. Without it, findings show as a warning and " +
-	"the outputs (`in_sync`, `counts`, `findings`) can feed a `check` block or a `postcondition`."
+// driftGateDescription explains the CI gate and its fail-closed contract.
+const driftGateDescription = "**As a CI gate**: set `fail_on_drift = true` and run `terraform plan`: any finding is an error " +
+	"diagnostic that lists the findings, so the plan exits non-zero. The gate fails closed: a check that could not " +
+	"compare every view it was asked for (the nodes, with `node_source` `ssh` or `kubeconfig`: SSH unreachable, " +
+	"`known_hosts` without the node, Kubernetes API down, `getKubernetesClusterConfig` failing; the network rules, with " +
+	"`check_network_rules`: the cluster's network not visible), and a cluster skipped because an operation is in progress, " +
+	"fail the plan too, unless `allow_incomplete = true` turns them into warnings. Either way such a check has " +
+	"`in_sync = false`, and `incomplete_views` says which view is missing and why. A refused SSH host key is always an " +
+	"error, gate or not: something else may answer for control node 1. Without `fail_on_drift`, findings and incomplete " +
+	"checks show as warnings and the outputs (`in_sync`, `incomplete_views`, `counts`, `findings`) can feed a `check` " +
+	"block or a `postcondition`."
+
+// driftSecretsDescription says which inputs end up in saved plans and in
+// the state.
+const driftSecretsDescription = "**What ends up in plans and state**: Terraform records every argument of a data source " +
+	"in saved plans (`terraform plan -out`, `terraform show -json`, which OPA, conftest and Sentinel read) and in the " +
+	"state. `ssh.private_key` is one of them: marked sensitive, but stored in clear in both, twice in a JSON plan. " +
+	"`ssh.private_key_file` records only the path: the key is read when the check runs and kept in memory. With neither, " +
+	"the check signs through the SSH agent at `SSH_AUTH_SOCK`, as Terraform's own `connection` blocks do, and nothing " +
+	"about the key is recorded. `node_source = \"kubeconfig\"` needs no SSH key at all: the kubeconfig is fetched from " +
+	"CloudStack when the check runs and never recorded."
 
 // driftFindingAttrTypes is the object type of one finding.
 var driftFindingAttrTypes = map[string]attr.Type{
@@ -90,9 +107,19 @@ func driftOptionAttributes() map[string]schema.Attribute {
 			Validators: []validator.List{listvalidator.SizeAtLeast(1), listvalidator.ValueStringsAre(cidrValidator{})},
 		},
 		"fail_on_drift": schema.BoolAttribute{
-			Optional:            true,
-			Computed:            true,
-			MarkdownDescription: "Make any finding an error diagnostic, so that `terraform plan` fails: the CI gate. Defaults to `false`, which reports findings as a warning.",
+			Optional: true,
+			Computed: true,
+			MarkdownDescription: "Make any finding an error diagnostic, so that `terraform plan` fails: the CI gate. It fails " +
+				"closed: a check that could not compare every view it was asked for, or a skipped cluster, fails it too unless " +
+				"`allow_incomplete` is true. Defaults to `false`, which reports findings and incomplete checks as warnings.",
+		},
+		"allow_incomplete": schema.BoolAttribute{
+			Optional: true,
+			Computed: true,
+			MarkdownDescription: "Explicit opt-in to let `fail_on_drift` pass a check that could not compare every view it was " +
+				"asked for (see `incomplete_views`) or a cluster skipped during an operation: they are reported as warnings " +
+				"instead of errors. Findings still fail the gate, and a refused SSH host key is still an error. `in_sync` stays " +
+				"false for such a check. Defaults to `false`.",
 		},
 	}
 }
@@ -101,11 +128,21 @@ func driftOptionAttributes() map[string]schema.Attribute {
 // sense for one cluster only.
 func driftSSHBlock(withHost bool) schema.SingleNestedBlock {
 	attrs := map[string]schema.Attribute{
+		"private_key_file": schema.StringAttribute{
+			Optional: true,
+			MarkdownDescription: "Path of the PEM private key file of the cluster's key pair (CKS authorises it for user `cloud` " +
+				"on every node), read when the check runs; a leading `~/` is the home directory. Only the path ends up in plans " +
+				"and state, never the key: prefer it (or the SSH agent) to `private_key`. Checked at plan time when the path is " +
+				"known. Conflicts with `private_key`.",
+			Validators: []validator.String{stringvalidator.LengthAtLeast(1)},
+		},
 		"private_key": schema.StringAttribute{
 			Optional:  true,
 			Sensitive: true,
-			MarkdownDescription: "PEM private key of the cluster's key pair (CKS authorises it for user `cloud` on every node). " +
-				"Required in the block. It is sensitive; Terraform still keeps data source inputs in state, so protect the state.",
+			MarkdownDescription: "PEM private key of the cluster's key pair. It is sensitive, but Terraform records data source " +
+				"arguments in saved plans and in state, so the key ends up in both in clear: use `private_key_file` or the SSH " +
+				"agent instead where plans or state are shared (CI artifacts, policy checks). Conflicts with `private_key_file`.",
+			Validators: []validator.String{stringvalidator.ConflictsWith(path.MatchRelative().AtParent().AtName("private_key_file"))},
 		},
 		"user": schema.StringAttribute{
 			Optional:            true,
@@ -127,7 +164,8 @@ func driftSSHBlock(withHost bool) schema.SingleNestedBlock {
 		"known_hosts": schema.StringAttribute{
 			Optional: true,
 			MarkdownDescription: "`known_hosts` content to verify control node 1 against; hashed and `[host]:port` entries " +
-				"are honoured. Conflicts with `host_key`.",
+				"are honoured. Every line that is not blank or a comment must be a valid entry: checked at plan time. " +
+				"Conflicts with `host_key`.",
 		},
 		"insecure_ignore_host_key": schema.BoolAttribute{
 			Optional: true,
@@ -149,6 +187,8 @@ func driftSSHBlock(withHost bool) schema.SingleNestedBlock {
 	}
 	return schema.SingleNestedBlock{
 		MarkdownDescription: "How to reach control node 1 over SSH. Giving the block makes `ssh` the default `node_source`. " +
+			"The key of the cluster's key pair comes from exactly one of `private_key_file`, `private_key`, or, when neither is " +
+			"set, the SSH agent at `SSH_AUTH_SOCK` (as Terraform's own `connection` blocks do), which must hold that key. " +
 			"One of `host_key`, `known_hosts` or `insecure_ignore_host_key = true` is required.",
 		Attributes: attrs,
 	}
@@ -158,8 +198,19 @@ func driftSSHBlock(withHost bool) schema.SingleNestedBlock {
 func driftResultAttributes() map[string]schema.Attribute {
 	return map[string]schema.Attribute{
 		"in_sync": schema.BoolAttribute{
-			Computed:            true,
-			MarkdownDescription: "True when the cluster was checked and nothing drifted. False for a skipped cluster.",
+			Computed: true,
+			MarkdownDescription: "True only when every view asked for was compared and nothing drifted. False for a skipped " +
+				"cluster, and for a check with `incomplete_views`: the view it could not read may hide drift.",
+		},
+		"incomplete_views": schema.MapAttribute{
+			Computed:    true,
+			ElementType: types.StringType,
+			MarkdownDescription: "The views that were asked for but could not be compared, each with the reason: `nodes` " +
+				"(with `node_source` `ssh` or `kubeconfig`: SSH unreachable, host key refused, `known_hosts` without the node, " +
+				"kubectl, Kubernetes API or `getKubernetesClusterConfig` failure) and `network_rules` (with " +
+				"`check_network_rules`: the cluster reports no network, or its network is not visible). Empty when the check is " +
+				"complete, and for a cluster that was not compared at all (`skipped`). A non-empty map makes `in_sync` false " +
+				"and fails `fail_on_drift` unless `allow_incomplete`.",
 		},
 		"cluster_state": schema.StringAttribute{
 			Computed:            true,
@@ -179,7 +230,7 @@ func driftResultAttributes() map[string]schema.Attribute {
 		},
 		"node_check_error": schema.StringAttribute{
 			Computed:            true,
-			MarkdownDescription: "Why the Kubernetes nodes could not be listed (SSH, host key, kubectl or Kubernetes API failure); null otherwise. The VM comparison ran anyway.",
+			MarkdownDescription: "Why the Kubernetes nodes could not be listed (SSH, host key, kubectl or Kubernetes API failure); null otherwise. The VM comparison ran anyway, but the check is incomplete (`incomplete_views.nodes`).",
 		},
 		"findings": schema.ListNestedAttribute{
 			Computed: true,
@@ -201,8 +252,10 @@ func driftResultAttributes() map[string]schema.Attribute {
 			MarkdownDescription: "Number of findings per kind; every kind is present, zero included.",
 		},
 		"summary": schema.StringAttribute{
-			Computed:            true,
-			MarkdownDescription: "Human-readable summary, e.g. `2 findings: 1 unmapped_vm, 1 vm_map_inconsistent`.",
+			Computed: true,
+			MarkdownDescription: "Human-readable summary, e.g. `2 findings: 1 unmapped_vm, 1 vm_map_inconsistent`, followed by " +
+				"each view that was not checked and why; an incomplete check without findings reads `incomplete: no finding in " +
+				"the views checked; Kubernetes nodes not checked: ...`, never `in sync`.",
 		},
 	}
 }

@@ -2,12 +2,14 @@ package provider
 
 import (
 	"errors"
+	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"golang.org/x/crypto/ssh"
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/driftcheck"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/nodes/sshlister"
 )
 
 // validateDriftOptions checks at plan time, without any API call, what the
@@ -29,6 +31,11 @@ func validateDriftOptions(m driftOptionsModel, diags *diag.Diagnostics) {
 				`private key of the cluster's key pair and a host key (or known_hosts). Add the block, or use `+
 				`node_source = "kubeconfig" or "none".`)
 	}
+	if known(m.AllowIncomplete) && m.AllowIncomplete.ValueBool() && known(m.FailOnDrift) && !m.FailOnDrift.ValueBool() {
+		diags.AddAttributeWarning(path.Root("allow_incomplete"), "allow_incomplete Has No Effect",
+			"allow_incomplete lets fail_on_drift pass a check that could not compare every view; without "+
+				"fail_on_drift = true, incomplete checks are warnings anyway.")
+	}
 	if !hasSSH {
 		return
 	}
@@ -41,14 +48,12 @@ func validateDriftOptions(m driftOptionsModel, diags *diag.Diagnostics) {
 
 func validateDriftSSHBlock(m driftSSHModel, diags *diag.Diagnostics) {
 	at := func(name string) path.Path { return path.Root("ssh").AtName(name) }
-	switch {
-	case m.PrivateKey.IsNull():
-		diags.AddAttributeError(at("private_key"), "Missing SSH Private Key",
-			"The ssh block needs private_key: the PEM private key of the cluster's key pair, which CKS authorises for "+
-				"user cloud on every node.")
-	case !m.PrivateKey.IsUnknown():
-		if err := driftPrivateKeyProblem(m.PrivateKey.ValueString()); err != nil {
-			diags.AddAttributeError(at("private_key"), "Invalid SSH Private Key", err.Error())
+	validateDriftSSHCredentials(m, diags)
+	if known(m.KnownHosts) {
+		if err := sshlister.ValidateKnownHosts(m.KnownHosts.ValueString()); err != nil {
+			diags.AddAttributeError(at("known_hosts"), "Invalid SSH known_hosts",
+				"known_hosts must hold known_hosts entries such as \"[10.0.0.1]:2222 ssh-ed25519 AAAA...\" "+
+					"(ssh-keyscan -p 2222 10.0.0.1 prints them), one per line: "+err.Error())
 		}
 	}
 	if known(m.HostKey) {
@@ -79,6 +84,39 @@ func validateDriftSSHBlock(m driftSSHModel, diags *diag.Diagnostics) {
 		diags.AddAttributeError(path.Root("ssh"), "Missing SSH Host Key Verification",
 			"Set host_key (an authorized_keys line) or known_hosts to verify control node 1, or set "+
 				"insecure_ignore_host_key = true to skip the verification explicitly.")
+	}
+}
+
+// validateDriftSSHCredentials checks the key of the cluster's key pair:
+// exactly one of private_key_file, private_key and the SSH agent (when
+// neither is set), the file readable and a PEM private key. The schema's
+// ConflictsWith already reports both attributes set.
+func validateDriftSSHCredentials(m driftSSHModel, diags *diag.Diagnostics) {
+	at := func(name string) path.Path { return path.Root("ssh").AtName(name) }
+	switch {
+	case m.PrivateKey.IsUnknown() || m.PrivateKeyFile.IsUnknown():
+		// Known at apply time; the read checks it then.
+	case m.PrivateKey.IsNull() && m.PrivateKeyFile.IsNull():
+		if sshAgentSocket() == "" {
+			diags.AddAttributeError(at("private_key_file"), "Missing SSH Private Key",
+				"The ssh block needs the private key of the cluster's key pair, which CKS authorises for user cloud on "+
+					"every node: set private_key_file (its path: only the path is kept in plans and state), or run an "+
+					"SSH agent that holds it (SSH_AUTH_SOCK is not set), or set private_key (which Terraform keeps in "+
+					"plans and state).")
+		}
+	case !m.PrivateKey.IsNull() && !m.PrivateKeyFile.IsNull():
+		// Reported by the schema's ConflictsWith validator.
+	case known(m.PrivateKey):
+		if err := driftPrivateKeyProblem(m.PrivateKey.ValueString()); err != nil {
+			diags.AddAttributeError(at("private_key"), "Invalid SSH Private Key", err.Error())
+		}
+	case known(m.PrivateKeyFile):
+		file := driftKeyFilePath(m.PrivateKeyFile.ValueString())
+		if _, err := sshlister.ReadPrivateKeyFile(file); err != nil {
+			diags.AddAttributeError(at("private_key_file"), "Invalid SSH Private Key File",
+				"private_key_file must name a readable, unencrypted PEM private key file: "+
+					strings.TrimPrefix(err.Error(), "sshlister: "))
+		}
 	}
 }
 

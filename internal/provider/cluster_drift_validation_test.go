@@ -99,24 +99,49 @@ func TestDriftDiagnostics(t *testing.T) {
 		"  - vm_map_inconsistent: cluster a has size 2 but its VM map has 1 worker VM"
 
 	var warn diag.Diagnostics
-	addClusterDriftDiagnostics(&warn, driftClusterLabel("a", "id-1"), res, false)
+	addClusterDriftDiagnostics(&warn, driftClusterLabel("a", "id-1"), res, driftGate{})
 	if warn.HasError() || len(warn) != 1 || warn[0].Summary() != "Cluster Drift Detected" || warn[0].Detail() != want {
 		t.Fatalf("without fail_on_drift: %v", warn)
 	}
 	var fail diag.Diagnostics
-	addClusterDriftDiagnostics(&fail, driftClusterLabel("a", "id-1"), res, true)
+	addClusterDriftDiagnostics(&fail, driftClusterLabel("a", "id-1"), res, driftGate{failOnDrift: true})
 	if !fail.HasError() || !strings.HasPrefix(fail[0].Detail(), want) {
 		t.Fatalf("with fail_on_drift: %v", fail)
 	}
 
-	var skipped diag.Diagnostics
-	addClusterDriftDiagnostics(&skipped, "cluster a", drift.Result{Skipped: true, SkipReason: "cluster is Scaling"}, true)
-	if skipped.HasError() || summariesOf(skipped) != "Cluster Drift Check Skipped" {
-		t.Fatalf("skipped: %v", skipped)
+	// The gate fails closed (issue 13, item 4): with fail_on_drift, a
+	// skipped cluster and an incomplete check are errors unless
+	// allow_incomplete makes them warnings; without it, warnings.
+	skippedRes := drift.Result{Skipped: true, SkipReason: "cluster is Scaling"}
+	incompleteRes := drift.Result{Summary: "incomplete: no finding in the views checked; Kubernetes nodes not checked: ssh: refused",
+		NodeCheckError: "ssh: refused", Incomplete: []drift.IncompleteView{{View: drift.ViewNodes, Reason: "ssh: refused"}}}
+	for _, tc := range []struct {
+		name      string
+		res       drift.Result
+		gate      driftGate
+		wantError bool
+		want      string
+	}{
+		{"skipped, gate", skippedRes, driftGate{failOnDrift: true}, true, "Cluster Drift Check Skipped"},
+		{"skipped, gate allowing incomplete", skippedRes, driftGate{failOnDrift: true, allowIncomplete: true}, false, "Cluster Drift Check Skipped"},
+		{"skipped, no gate", skippedRes, driftGate{}, false, "Cluster Drift Check Skipped"},
+		{"incomplete, gate", incompleteRes, driftGate{failOnDrift: true}, true, "Cluster Drift Check Incomplete"},
+		{"incomplete, gate allowing incomplete", incompleteRes, driftGate{failOnDrift: true, allowIncomplete: true}, false, "Cluster Drift Check Incomplete"},
+		{"incomplete, no gate", incompleteRes, driftGate{}, false, "Cluster Drift Check Incomplete"},
+	} {
+		var diags diag.Diagnostics
+		addClusterDriftDiagnostics(&diags, "cluster a", tc.res, tc.gate)
+		if diags.HasError() != tc.wantError || summariesOf(diags) != tc.want {
+			t.Errorf("%s: %v", tc.name, diags)
+		}
+		if tc.wantError && !strings.Contains(diags[0].Detail(), "allow_incomplete = true") {
+			t.Errorf("%s: the error does not name the opt-in: %s", tc.name, diags[0].Detail())
+		}
 	}
-	var clean diag.Diagnostics
-	addClusterDriftDiagnostics(&clean, "cluster a", drift.Result{InSync: true, NodeCheckError: "ssh: refused"}, true)
-	if clean.HasError() || summariesOf(clean) != "Kubernetes Nodes Not Checked" {
-		t.Fatalf("in sync without nodes: %v", clean)
+	var incomplete diag.Diagnostics
+	addClusterDriftDiagnostics(&incomplete, "cluster a", incompleteRes, driftGate{failOnDrift: true})
+	if d := incomplete[0].Detail(); !strings.Contains(d, "  - Kubernetes nodes (nodes) not checked: ssh: refused") ||
+		!strings.Contains(d, "in_sync is false") {
+		t.Errorf("incomplete detail: %s", d)
 	}
 }

@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"regexp"
 	"strings"
@@ -17,6 +18,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/driftcheck"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/nodes/sshlister"
 )
 
 var (
@@ -69,8 +71,10 @@ func fleetClusterAttributes() map[string]schema.Attribute {
 	attrs["account"] = schema.StringAttribute{Computed: true, MarkdownDescription: "Owning account; null for a project's cluster."}
 	attrs["project_id"] = schema.StringAttribute{Computed: true, MarkdownDescription: "Owning project; null for an account's cluster."}
 	attrs["error"] = schema.StringAttribute{
-		Computed:            true,
-		MarkdownDescription: "Why the cluster could not be checked (a CloudStack call failed); null otherwise. Its other results are then empty.",
+		Computed: true,
+		MarkdownDescription: "Why the cluster could not be checked (a CloudStack call failed); null otherwise. Its other " +
+			"results are then empty and `in_sync` is false; with `fail_on_drift`, such a cluster fails the gate unless " +
+			"`allow_incomplete`.",
 	}
 	return attrs
 }
@@ -104,8 +108,9 @@ func (d *clustersDriftDataSource) Schema(_ context.Context, _ datasource.SchemaR
 		NestedObject:        schema.NestedAttributeObject{Attributes: fleetClusterAttributes()},
 	}
 	attrs["in_sync"] = schema.BoolAttribute{
-		Computed:            true,
-		MarkdownDescription: "True when every selected cluster was checked and is in sync: a skipped or failed cluster makes it false.",
+		Computed: true,
+		MarkdownDescription: "True when every selected cluster was checked completely and is in sync: a skipped or failed " +
+			"cluster, or one with `incomplete_views`, makes it false.",
 	}
 	attrs["counts"] = schema.MapAttribute{
 		Computed:            true,
@@ -113,14 +118,18 @@ func (d *clustersDriftDataSource) Schema(_ context.Context, _ datasource.SchemaR
 		MarkdownDescription: "Number of findings per kind over all clusters; every kind is present, zero included.",
 	}
 	attrs["summary"] = schema.StringAttribute{
-		Computed:            true,
-		MarkdownDescription: "Human-readable summary, e.g. `3 clusters: 2 in sync, 1 drifted (1 finding: 1 size_mismatch)`.",
+		Computed: true,
+		MarkdownDescription: "Human-readable summary, e.g. `4 clusters: 1 in sync, 1 drifted (1 finding: 1 vm_map_inconsistent), " +
+			"1 incomplete (views not checked: 1 nodes), 1 skipped`.",
 	}
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "Checks every CKS cluster visible to the credentials for drift, optionally filtered by account, " +
 			"project or name, with bounded concurrency, and reports per cluster and overall. The cluster list and each " +
 			"owner's VM list are read once for the whole fleet.\n\n" + driftViewsDescription + "\n\n" + driftGateDescription +
-			" With a fleet, use `known_hosts` listing every control node, since each cluster has its own host key.",
+			" With a fleet, the contract holds cluster by cluster: a cluster that could not be read (a CloudStack error), " +
+			"that was skipped, or whose nodes or rules could not be compared fails the gate unless `allow_incomplete`; " +
+			"use `known_hosts` listing every control node, since each cluster has its own host key, and a cluster whose " +
+			"host key is refused or missing from it fails the run.\n\n" + driftSecretsDescription,
 		Attributes: attrs,
 		Blocks:     map[string]schema.Block{"ssh": driftSSHBlock(false)},
 	}
@@ -179,7 +188,7 @@ func (d *clustersDriftDataSource) Read(ctx context.Context, req datasource.ReadR
 		return
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &model)...)
-	addFleetDiagnostics(&resp.Diagnostics, fleet, settings.failOnDrift)
+	addFleetDiagnostics(&resp.Diagnostics, fleet, settings.opts, settings.gate)
 }
 
 // fleetClustersValue renders the per-cluster results.
@@ -203,6 +212,7 @@ func fleetClustersValue(ctx context.Context, fleet driftcheck.Fleet) (types.List
 			one.Error = driftStringOrNull(c.Err.Error())
 			one.Findings, _ = driftFindingsValue(nil)
 			one.Counts, _ = driftCountsValue(nil)
+			one.IncompleteViews, _ = driftIncompleteValue(nil)
 			one.Summary = types.StringValue("not checked: " + c.Err.Error())
 			one.ClusterState = types.StringNull()
 		}
@@ -214,39 +224,59 @@ func fleetClustersValue(ctx context.Context, fleet driftcheck.Fleet) (types.List
 }
 
 // addFleetDiagnostics reports the drifted clusters in one diagnostic, and
-// the clusters that could not be checked or were skipped as warnings.
-func addFleetDiagnostics(diags *diag.Diagnostics, fleet driftcheck.Fleet, failOnDrift bool) {
-	var drifted, skipped, failed, nodes []string
+// the clusters that were not compared completely (failed, skipped, or with
+// incomplete views) in one each: errors with fail_on_drift unless
+// allow_incomplete, warnings otherwise. A refused host key is an error in
+// any case, as for one cluster.
+func addFleetDiagnostics(diags *diag.Diagnostics, fleet driftcheck.Fleet, opts driftcheck.Options, gate driftGate) {
+	var drifted, skipped, failed, incomplete, refused []string
 	for _, c := range fleet.Clusters {
 		label := driftClusterLabel(c.Name, c.ID)
+		var hostKeyErr *sshlister.HostKeyError
 		switch {
 		case c.Err != nil:
 			failed = append(failed, fmt.Sprintf("\n  - %s: %s", label, c.Err))
 		case c.Result.Skipped:
 			skipped = append(skipped, fmt.Sprintf("\n  - %s: %s", label, c.Result.SkipReason))
 		default:
-			if c.Result.NodeCheckError != "" {
-				nodes = append(nodes, fmt.Sprintf("\n  - %s: %s", label, c.Result.NodeCheckError))
+			if errors.As(c.Node.Err, &hostKeyErr) {
+				refused = append(refused, fmt.Sprintf("\n  - %s at %s: %s", label, c.Node.Address, hostKeyErr))
+			} else if len(c.Result.Incomplete) > 0 {
+				incomplete = append(incomplete, "\n  "+label+":"+strings.ReplaceAll(driftIncompleteText(c.Result.Incomplete), "\n", "\n  "))
 			}
-			if !c.Result.InSync {
+			if len(c.Result.Findings) > 0 {
 				drifted = append(drifted, fmt.Sprintf("\n%s: %s%s", label, c.Result.Summary, driftFindingsText(c.Result)))
 			}
 		}
 	}
-	if len(failed) > 0 {
-		diags.AddWarning("Clusters Not Checked", "These clusters could not be checked, so the fleet is not known to be in sync:"+strings.Join(failed, ""))
+	if len(refused) > 0 {
+		diags.AddAttributeError(path.Root("ssh").AtName(driftHostKeyAttr(opts)), "SSH Host Key Refused",
+			"Control node 1 of these clusters answered with a host key that "+driftHostKeyAttr(opts)+" does not accept:"+
+				strings.Join(refused, "")+"\n\nA node may have been rebuilt, a cluster may be missing from known_hosts, or "+
+				"something else answers at that address. Check the key on the node (ssh-keyscan -p <port> <host>) before you "+
+				"trust it, or leave the cluster out with name_regex, account or project_id. A refused host key fails the run "+
+				"whatever fail_on_drift and allow_incomplete say. "+fleet.Summary)
 	}
-	if len(skipped) > 0 {
-		diags.AddWarning("Cluster Drift Check Skipped", "These clusters are busy or not managed by CKS and were not compared:"+strings.Join(skipped, ""))
+	notChecked := func(summary, intro string, lines []string) {
+		if len(lines) == 0 {
+			return
+		}
+		detail := intro + strings.Join(lines, "")
+		if gate.failsIncomplete() {
+			diags.AddError(summary, detail+"\n\n"+driftFailsClosedNote)
+			return
+		}
+		diags.AddWarning(summary, detail)
 	}
-	if len(nodes) > 0 {
-		diags.AddWarning("Kubernetes Nodes Not Checked", "The Kubernetes nodes of these clusters could not be listed; their VMs and rules were compared:"+strings.Join(nodes, ""))
-	}
+	notChecked("Clusters Not Checked", "These clusters could not be checked, so the fleet is not known to be in sync:", failed)
+	notChecked("Cluster Drift Check Skipped", "These clusters are busy or not managed by CKS and were not compared:", skipped)
+	notChecked("Cluster Drift Check Incomplete", "These clusters were compared without every view asked for, so they are "+
+		"not known to be in sync:", incomplete)
 	if len(drifted) == 0 {
 		return
 	}
 	detail := fleet.Summary + "\n" + strings.Join(drifted, "\n")
-	if failOnDrift {
+	if gate.failOnDrift {
 		diags.AddError("Cluster Drift Detected", detail+"\n\nfail_on_drift is true, so this fails the run.")
 		return
 	}

@@ -5,9 +5,12 @@ package provider
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/ephemeral"
+	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/provider"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
@@ -59,6 +62,11 @@ func (p *cksProvider) Configure(ctx context.Context, req provider.ConfigureReque
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	if settings.insecure {
+		// Configure runs once per provider per run, so the warning shows once
+		// however many resources and data sources the configuration has.
+		resp.Diagnostics.Append(insecureWarning(settings))
+	}
 	data, err := newProviderData(settings)
 	if err != nil {
 		resp.Diagnostics.AddError("Unable to Create CloudStack Client", err.Error())
@@ -86,4 +94,16 @@ func (p *cksProvider) DataSources(_ context.Context) []func() datasource.DataSou
 
 func (p *cksProvider) EphemeralResources(_ context.Context) []func() ephemeral.EphemeralResource {
 	return ephemeralConstructors
+}
+
+// insecureWarning is the one warning of a run whose provider skips TLS
+// verification (issue 13, item 11), against the insecure attribute.
+func insecureWarning(s settings) diag.Diagnostic {
+	detail := fmt.Sprintf("insecure = true: the provider does not verify the TLS certificate of the CloudStack API at %s, so "+
+		"anything on the way can pose as the management server and read or change every request, including the signed "+
+		"commands that create and delete clusters. Use ca_file to trust a private certificate authority instead.", s.apiURL)
+	if s.caFile != "" {
+		detail += " ca_file has no effect while insecure is true."
+	}
+	return diag.NewAttributeWarningDiagnostic(path.Root("insecure"), "TLS Verification Disabled", detail)
 }

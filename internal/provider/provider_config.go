@@ -67,10 +67,8 @@ func (p *cksProvider) ValidateConfig(ctx context.Context, req provider.ValidateC
 				fmt.Sprintf("%s must not be empty when set; remove it to use the environment or the cmk configuration file instead.", attr.name))
 		}
 	}
-	if known(model.Insecure) && model.Insecure.ValueBool() && known(model.CAFile) {
-		resp.Diagnostics.AddAttributeWarning(path.Root("insecure"), "TLS Verification Disabled",
-			"insecure = true skips certificate verification, so ca_file has no effect.")
-	}
+	// insecure = true is reported once, by Configure (insecureWarning):
+	// Terraform validates the configuration several times per run.
 }
 
 // resolve applies the precedence attribute, then environment, then cmk file.

@@ -76,7 +76,7 @@ func (p *cksProvider) Schema(_ context.Context, _ provider.SchemaRequest, resp *
 			"insecure": schema.BoolAttribute{
 				Optional: true,
 				MarkdownDescription: "Skip TLS certificate verification of the API endpoint. Defaults to `false`; prefer `ca_file` " +
-					"for a private certificate authority.",
+					"for a private certificate authority. `true` is reported as a warning, once per run, naming this attribute.",
 			},
 			"ca_file": schema.StringAttribute{
 				Optional:            true,

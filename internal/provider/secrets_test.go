@@ -23,7 +23,8 @@ import (
 // key, the SSH private key, the kubeconfig or its client key in the logs, the
 // state, the plans or the error messages. The one exception is the drift
 // data sources' ssh.private_key input, which Terraform keeps in state and
-// which must be marked sensitive there.
+// which must be marked sensitive there; with ssh.private_key_file or the
+// SSH agent instead, not even that (cluster_drift_keys_test.go).
 
 // relSecret is a value that must not leak, and what to call it.
 type relSecret struct{ name, value string }

@@ -4,7 +4,8 @@ data "cks_clusters_drift" "fleet" {
   concurrency = 4
 
   ssh {
-    private_key = file(var.private_key_file)
+    # Only the path ends up in plans and state; the key is read at check time.
+    private_key_file = var.private_key_file
     # Each cluster has its own host key: list control node 1 of every cluster.
     known_hosts = file(var.known_hosts_file)
   }
@@ -16,7 +17,7 @@ variable "name_regex" {
 }
 
 variable "private_key_file" {
-  description = "PEM private key of the clusters' key pair."
+  description = "Path of the PEM private key of the clusters' key pair."
   type        = string
 }
 
@@ -25,8 +26,10 @@ variable "known_hosts_file" {
   type        = string
 }
 
+# Every cluster not known to be in sync: drifted, incomplete, skipped or
+# not readable, with its summary (or its error).
 output "drifted_clusters" {
   value = {
-    for c in data.cks_clusters_drift.fleet.clusters : c.name => c.summary if !c.in_sync
+    for c in data.cks_clusters_drift.fleet.clusters : c.name => coalesce(c.error, c.summary) if !c.in_sync
   }
 }

@@ -38,8 +38,16 @@ type Config struct {
 	Port int
 	// User is the login user; empty means DefaultUser.
 	User string
-	// PrivateKey is the PEM-encoded private key of the cluster key pair. It is secret.
+	// PrivateKey is the PEM-encoded private key of the cluster key pair. It is
+	// secret. Exactly one of PrivateKey, PrivateKeyFile and AgentSocket is set.
 	PrivateKey []byte
+	// PrivateKeyFile is the path of the PEM-encoded private key. New reads it
+	// and keeps the key in memory only.
+	PrivateKeyFile string
+	// AgentSocket is the path of an SSH agent's unix socket, as SSH_AUTH_SOCK
+	// names it. Every connection asks the agent for its keys and signs
+	// through it: the private key never leaves the agent.
+	AgentSocket string
 	// HostKey is the expected host public key as an authorized_keys line, e.g. "ssh-ed25519 AAAA...".
 	HostKey string
 	// KnownHosts is known_hosts file content; hashed and [host]:port entries are honoured.
@@ -69,8 +77,17 @@ func (c Config) withDefaults() (Config, error) {
 	if c.User == "" {
 		c.User = DefaultUser
 	}
-	if len(c.PrivateKey) == 0 {
-		return c, errors.New("sshlister: PrivateKey is required")
+	credentials := 0
+	for _, set := range []bool{len(c.PrivateKey) > 0, c.PrivateKeyFile != "", c.AgentSocket != ""} {
+		if set {
+			credentials++
+		}
+	}
+	switch {
+	case credentials == 0:
+		return c, errors.New("sshlister: PrivateKey is required (or PrivateKeyFile, or AgentSocket)")
+	case credentials > 1:
+		return c, errors.New("sshlister: set only one of PrivateKey, PrivateKeyFile and AgentSocket")
 	}
 	sources := 0
 	if c.HostKey != "" {

@@ -2,6 +2,7 @@ package sshlister
 
 import (
 	"bytes"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"net"
@@ -123,4 +124,78 @@ func hasEntries(content string) bool {
 		}
 	}
 	return false
+}
+
+// ValidateKnownHosts checks known_hosts content before any connection, more
+// strictly than the lister reads it: knownhosts skips the lines it cannot
+// parse as long as one line is valid, which would hide a mistyped entry
+// until its host is refused. Every line that is not blank or a comment must
+// be an entry here, and the lister's own parser must accept the whole.
+// Errors name the line, never quote it beyond what is wrong.
+func ValidateKnownHosts(content string) error {
+	if !hasEntries(content) {
+		return errors.New("it has no entries, only blank lines and comments")
+	}
+	var problems []error
+	n := 0
+	for line := range strings.Lines(content) {
+		n++
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		if err := checkKnownHostsLine(line); err != nil {
+			problems = append(problems, fmt.Errorf("line %d: %w", n, err))
+		}
+	}
+	if len(problems) > 0 {
+		return errors.Join(problems...)
+	}
+	if _, err := knownHostsCheck(content); err != nil {
+		return errors.New(strings.TrimPrefix(err.Error(), "sshlister: "))
+	}
+	return nil
+}
+
+// checkKnownHostsLine checks one entry: an optional @cert-authority or
+// @revoked marker, host patterns (hashed ones well formed), the key type
+// and a public key of that type.
+func checkKnownHostsLine(line string) error {
+	fields := strings.Fields(line)
+	if len(fields) > 0 && strings.HasPrefix(fields[0], "@") {
+		if fields[0] != "@cert-authority" && fields[0] != "@revoked" {
+			return fmt.Errorf("unknown marker %q (only @cert-authority and @revoked exist)", fields[0])
+		}
+		fields = fields[1:]
+	}
+	if len(fields) < 3 {
+		return errors.New(`an entry needs host patterns, a key type and a key, e.g. "[10.0.0.1]:2222 ssh-ed25519 AAAA..."`)
+	}
+	for _, pattern := range strings.Split(fields[0], ",") {
+		if err := checkHostPattern(pattern); err != nil {
+			return err
+		}
+	}
+	if _, _, _, _, _, err := ssh.ParseKnownHosts([]byte(line)); err != nil {
+		return fmt.Errorf("the key is not valid: %w", err)
+	}
+	return nil
+}
+
+func checkHostPattern(pattern string) error {
+	switch {
+	case pattern == "" || pattern == "!":
+		return errors.New("empty host pattern")
+	case strings.HasPrefix(pattern, "|"):
+		parts := strings.Split(pattern, "|")
+		if len(parts) != 4 || parts[1] != "1" {
+			return errors.New(`a hashed host must read |1|<salt>|<hash>`)
+		}
+		for _, b64 := range parts[2:] {
+			if _, err := base64.StdEncoding.DecodeString(b64); err != nil {
+				return fmt.Errorf("a hashed host is not valid base64: %w", err)
+			}
+		}
+	}
+	return nil
 }

@@ -25,18 +25,21 @@ const ListNodesCommand = "sudo /opt/bin/kubectl get nodes -o json"
 type Lister struct {
 	cfg     Config
 	address string
-	client  *ssh.ClientConfig
+	// client has no Auth: each connection gets its own from auth.
+	client *ssh.ClientConfig
+	auth   authSource
 }
 
 var _ nodes.Lister = (*Lister)(nil)
 
-// New validates cfg and parses its keys. Errors never contain the private key.
+// New validates cfg, reads and parses its private key (or prepares to ask
+// the SSH agent) and its host key check. Errors never contain the private key.
 func New(cfg Config) (*Lister, error) {
 	cfg, err := cfg.withDefaults()
 	if err != nil {
 		return nil, err
 	}
-	signer, err := parsePrivateKey(cfg.PrivateKey)
+	auth, err := newAuthSource(cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -49,10 +52,10 @@ func New(cfg Config) (*Lister, error) {
 		address: net.JoinHostPort(cfg.Host, strconv.Itoa(cfg.Port)),
 		client: &ssh.ClientConfig{
 			User:              cfg.User,
-			Auth:              []ssh.AuthMethod{ssh.PublicKeys(signer)},
 			HostKeyCallback:   check.callback,
 			HostKeyAlgorithms: check.algorithms,
 		},
+		auth: auth,
 	}, nil
 }
 
@@ -137,10 +140,17 @@ func (l *Lister) run(ctx context.Context, cmd string) (output, error) {
 }
 
 func (l *Lister) handshake(ctx context.Context, conn net.Conn) (*ssh.Client, error) {
+	methods, release, err := l.auth(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("ssh %s: %w", l.address, err)
+	}
+	defer release()
+	config := *l.client
+	config.Auth = methods
 	if err := conn.SetDeadline(time.Now().Add(l.cfg.HandshakeTimeout)); err != nil {
 		return nil, fmt.Errorf("ssh %s: %w", l.address, err)
 	}
-	c, chans, reqs, err := ssh.NewClientConn(conn, l.address, l.client)
+	c, chans, reqs, err := ssh.NewClientConn(conn, l.address, &config)
 	if err != nil {
 		var hostKeyErr *HostKeyError
 		switch {

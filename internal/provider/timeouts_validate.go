@@ -1,0 +1,59 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+)
+
+// positiveTimeouts refuses, at plan time, a timeouts value of zero or below
+// (issue 13, item 10): terraform-plugin-framework-timeouts checks that each
+// value parses as a Go duration, and "0s" or "-5m" do, but a wait bounded by
+// them ends before it starts, after the create, update or delete request
+// was sent. Each problem is reported against timeouts.<operation>.
+//
+// The cks_cluster resource's schema adds it to the timeouts attribute.
+func positiveTimeouts() validator.Object { return positiveTimeoutsValidator{} }
+
+type positiveTimeoutsValidator struct{}
+
+var _ validator.Object = positiveTimeoutsValidator{}
+
+func (positiveTimeoutsValidator) Description(context.Context) string {
+	return "every timeout must be a duration longer than zero, such as 90m"
+}
+
+func (v positiveTimeoutsValidator) MarkdownDescription(ctx context.Context) string {
+	return v.Description(ctx)
+}
+
+func (positiveTimeoutsValidator) ValidateObject(_ context.Context, req validator.ObjectRequest, resp *validator.ObjectResponse) {
+	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
+		return
+	}
+	attrs := req.ConfigValue.Attributes()
+	for _, name := range []string{"create", "read", "update", "delete"} {
+		value, ok := attrs[name].(types.String)
+		if !ok || !known(value) {
+			continue
+		}
+		d, err := time.ParseDuration(strings.TrimSpace(value.ValueString()))
+		if err != nil {
+			continue // the timeouts package's own validator explains the syntax
+		}
+		if d <= 0 {
+			reason := "zero"
+			if d < 0 {
+				reason = "negative"
+			}
+			resp.Diagnostics.AddAttributeError(req.Path.AtName(name), "Invalid Timeout",
+				fmt.Sprintf("timeouts.%s is %s (%q): it must be a duration longer than zero, such as \"90m\". "+
+					"A wait bounded by it would give up before the operation could finish. Remove it to use the default.",
+					name, reason, value.ValueString()))
+		}
+	}
+}
