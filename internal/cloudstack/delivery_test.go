@@ -36,8 +36,12 @@ func closedURL(t *testing.T) string {
 func TestDeliveryOfCalls(t *testing.T) {
 	t.Parallel()
 	hangUp := func(w http.ResponseWriter) {
-		conn, _, err := w.(http.Hijacker).Hijack()
-		if err == nil {
+		hj, ok := w.(http.Hijacker)
+		if !ok {
+			t.Error("the test server cannot hijack")
+			return
+		}
+		if conn, _, err := hj.Hijack(); err == nil {
 			_ = conn.Close()
 		}
 	}

@@ -189,8 +189,8 @@ func hangUp(w http.ResponseWriter) {
 }
 
 // lossyClusterConfig is cks_cluster.test named name with size workers,
-// through the proxy, plus extra HCL.
-func (p *lossyProxy) lossyClusterConfig(t *testing.T, env *simEnv, name string, size int, extra string) string {
+// through the proxy.
+func (p *lossyProxy) lossyClusterConfig(t *testing.T, env *simEnv, name string, size int) string {
 	return fmt.Sprintf(`
 provider "cks" {
   api_url    = %q
@@ -205,13 +205,13 @@ resource "cks_cluster" "test" {
   kubernetes_version_id = %q
   size                  = %d
 }
-%s`, p.URL(), env.Info.APIKey, env.Info.SecretKey, name, env.Info.ZoneID, env.Info.ServiceOfferingID,
-		env.VersionID(t, "1.33.13"), size, extra)
+`, p.URL(), env.Info.APIKey, env.Info.SecretKey, name, env.Info.ZoneID, env.Info.ServiceOfferingID,
+		env.VersionID(t, "1.33.13"), size)
 }
 
 // config is the cluster "adopted" of one worker through the proxy.
 func (p *lossyProxy) config(t *testing.T, env *simEnv) string {
-	return p.lossyClusterConfig(t, env, "adopted", 1, "")
+	return p.lossyClusterConfig(t, env, "adopted", 1)
 }
 
 // importSteps import the cluster whose id *id holds (known only once the
@@ -361,12 +361,12 @@ func TestAccCluster_lostCreateOthersClusterNotAdopted(t *testing.T) {
 				PreConfig: func() {
 					proxy.onNextCreate(func() { theirs = env.createOutOfBand(t, "shared", 2) })
 				},
-				Config: proxy.lossyClusterConfig(t, env, "shared", 1, ""),
+				Config: proxy.lossyClusterConfig(t, env, "shared", 1),
 				ExpectError: errorFragments("Unable to Create Cluster", `createKubernetesCluster for "shared" got no answer`,
 					"differ from the create's parameters, so none is adopted", "2 workers, not 1", "The create was not sent again",
 					"terraform import <this resource's address>", "import {"),
 			},
-		}, importSteps(proxy.lossyClusterConfig(t, env, "shared", 2, ""), &theirs)...),
+		}, importSteps(proxy.lossyClusterConfig(t, env, "shared", 2), &theirs)...),
 	})
 	if ids := env.liveIDs("shared"); len(ids) != 0 {
 		t.Errorf("clusters left: %v", ids)

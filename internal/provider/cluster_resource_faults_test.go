@@ -319,7 +319,7 @@ func TestAccCluster_createInterruptedKeptUntainted(t *testing.T) {
 	proxy := newLossyProxy(t, env.Info.APIURL)
 	var stop interrupter
 	var firstID string
-	config := proxy.lossyClusterConfig(t, env, "interrupted", 1, "")
+	config := proxy.lossyClusterConfig(t, env, "interrupted", 1)
 	accTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: stop.factories(),
 		CheckDestroy:             env.expectNothingLeft,

@@ -34,17 +34,6 @@ func (r *clusterResource) runJob(ctx context.Context, command string, start func
 	return err
 }
 
-// readBack reads the cluster after an operation, also when the operation's
-// context is over, so that the state can hold what CloudStack reports.
-func (r *clusterResource) readBack(ctx context.Context, id string) (*cloudstack.Cluster, error) {
-	if ctx.Err() == nil {
-		return r.data.client.GetKubernetesCluster(ctx, id)
-	}
-	fresh, cancel := context.WithTimeout(context.WithoutCancel(ctx), readBackTimeout)
-	defer cancel()
-	return r.data.client.GetKubernetesCluster(fresh, id)
-}
-
 // observe reads the cluster and its rules for the model m (whose ssh_cidrs
 // decide which rules are the cluster's), also when ctx is over.
 func (r *clusterResource) observe(ctx context.Context, m *clusterResourceModel, id string, prior privateState) (*clusterops.Observation, diag.Diagnostics) {
