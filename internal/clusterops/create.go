@@ -664,8 +664,8 @@ type CreateField string
 
 // Create fields.
 const (
-	FieldAutoscaling        CreateField = "autoscaling"
-	FieldAutoscalingMaxSize CreateField = "autoscaling.max_size"
+	FieldAutoscaler        CreateField = "autoscaler"
+	FieldAutoscalerMaximum CreateField = "autoscaler.maximum"
 )
 
 // CreateProblem is something that would make a step after the create fail,
@@ -701,7 +701,7 @@ func (e *Engine) CheckCreate(ctx context.Context, req CreateRequest) ([]CreatePr
 	var out []CreateProblem
 	control := max(p.ControlNodes, 1)
 	if as.MaxSize+control > DefaultMaxClusterSize {
-		out = append(out, CreateProblem{Field: FieldAutoscalingMaxSize, Message: fmt.Sprintf("the autoscaler's maximum of %d "+
+		out = append(out, CreateProblem{Field: FieldAutoscalerMaximum, Message: fmt.Sprintf("the autoscaler's maximum of %d "+
 			"workers plus %d control node(s) is %d, above %d, the default of CloudStack's cloud.kubernetes.cluster.max.size. "+
 			"Unless an administrator raised that setting, CloudStack will refuse to configure the autoscaler once the cluster "+
 			"exists (the cluster is kept, without the autoscaler). The setting can only be read with admin rights, so it was "+
@@ -713,7 +713,7 @@ func (e *Engine) CheckCreate(ctx context.Context, req CreateRequest) ([]CreatePr
 	}
 	for _, v := range versions {
 		if v.ID == p.KubernetesVersionID && !v.SupportsAutoscaling {
-			out = append(out, CreateProblem{Field: FieldAutoscaling, Certain: true, Message: fmt.Sprintf("Kubernetes version %s "+
+			out = append(out, CreateProblem{Field: FieldAutoscaler, Certain: true, Message: fmt.Sprintf("Kubernetes version %s "+
 				"(%s) does not support the cluster autoscaler: CloudStack would create the cluster and then refuse to "+
 				"configure its autoscaler", v.SemanticVersion, v.ID)})
 		}

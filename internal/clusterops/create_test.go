@@ -356,14 +356,14 @@ func TestCheckCreate(t *testing.T) {
 	}
 	req.Then.Autoscaling = &Autoscaling{MinSize: 1, MaxSize: 10}
 	probs, err := e.CheckCreate(env.ctx(), req)
-	if err != nil || len(probs) != 1 || probs[0].Field != FieldAutoscalingMaxSize || probs[0].Certain ||
+	if err != nil || len(probs) != 1 || probs[0].Field != FieldAutoscalerMaximum || probs[0].Certain ||
 		!strings.Contains(probs[0].Message, "cloud.kubernetes.cluster.max.size") {
 		t.Fatalf("max size 10: %+v %v", probs, err)
 	}
 	a := &createAPI{versions: []cloudstack.KubernetesVersion{{ID: req.Params.KubernetesVersionID, SemanticVersion: "1.33.13"}}}
 	req.Then.Autoscaling.MaxSize = 5
 	probs, err = env.createEngine(a).CheckCreate(env.ctx(), req)
-	if err != nil || len(probs) != 1 || probs[0].Field != FieldAutoscaling || !probs[0].Certain {
+	if err != nil || len(probs) != 1 || probs[0].Field != FieldAutoscaler || !probs[0].Certain {
 		t.Fatalf("version without autoscaler support: %+v %v", probs, err)
 	}
 }

@@ -47,6 +47,8 @@ type lossyProxy struct {
 	after atomic.Pointer[func()]
 	// refuse stops the proxy listening after the next listKubernetesClusters.
 	refuse atomic.Bool
+	// rewrite, when set, rewrites the answer to every call of its command.
+	rewrite atomic.Pointer[answerRewrite]
 
 	mu   sync.Mutex
 	addr string
@@ -130,6 +132,18 @@ func (p *lossyProxy) handle(w http.ResponseWriter, r *http.Request) {
 		command = form.Get("command")
 	}
 	rp := httputil.NewSingleHostReverseProxy(p.target)
+	if rw := p.rewrite.Load(); rw != nil && strings.EqualFold(command, rw.command) {
+		rec := httptest.NewRecorder()
+		rp.ServeHTTP(rec, r)
+		for k, v := range rec.Header() {
+			if !strings.EqualFold(k, "Content-Length") {
+				w.Header()[k] = v
+			}
+		}
+		w.WriteHeader(rec.Code)
+		_, _ = w.Write(rw.rewrite(rec.Body.Bytes()))
+		return
+	}
 	if strings.EqualFold(command, "listKubernetesClusters") && p.refuse.CompareAndSwap(true, false) {
 		rp.ServeHTTP(w, r)
 		p.mu.Lock()
@@ -168,6 +182,12 @@ func (p *lossyProxy) handle(w http.ResponseWriter, r *http.Request) {
 			(*f)()
 		}
 	}
+}
+
+// answerRewrite changes the answers to one command.
+type answerRewrite struct {
+	command string
+	rewrite func([]byte) []byte
 }
 
 // onNextCreate sets a function run instead of the next create.

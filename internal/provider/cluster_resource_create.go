@@ -428,7 +428,7 @@ func (r *clusterResource) modifyCreatePlan(ctx context.Context, req resource.Mod
 	}
 	for _, p := range problems {
 		attr := path.Root("autoscaling")
-		if p.Field == clusterops.FieldAutoscalingMaxSize {
+		if p.Field == clusterops.FieldAutoscalerMaximum {
 			attr = attr.AtName("max_size")
 		}
 		if p.Certain {

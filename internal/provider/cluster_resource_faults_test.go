@@ -1,8 +1,10 @@
 package provider
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -451,6 +453,32 @@ func TestAccCluster_autoscalerRefusedAfterCreate(t *testing.T) {
 			},
 		},
 	})
+}
+
+// TestAccCluster_createPlanChecksAutoscaler (issue 13, item 8): what can be
+// known before creating is checked at plan time. A Kubernetes version that
+// does not support the autoscaler (here, the simulator's answer rewritten to
+// say so) fails the plan on autoscaling, before any cluster exists.
+func TestAccCluster_createPlanChecksAutoscaler(t *testing.T) {
+	t.Parallel()
+	env := newSimEnv(t)
+	proxy := newLossyProxy(t, env.Info.APIURL)
+	proxy.rewrite.Store(&answerRewrite{command: "listKubernetesSupportedVersions", rewrite: func(b []byte) []byte {
+		return bytes.ReplaceAll(b, []byte(`"supportsautoscaling":true`), []byte(`"supportsautoscaling":false`))
+	}})
+	config := strings.Replace(proxy.lossyClusterConfig(t, env, "planned", 1), "  size                  = 1\n",
+		"  autoscaling = {\n    enabled  = true\n    min_size = 1\n    max_size = 3\n  }\n", 1)
+	accTest(t, resource.TestCase{
+		CheckDestroy: env.expectNothingLeft,
+		Steps: []resource.TestStep{{
+			Config:      config,
+			PlanOnly:    true,
+			ExpectError: errorFragments("Autoscaling Not Possible", "does not support the cluster autoscaler"),
+		}},
+	})
+	if n := env.liveClusters(); n != 0 {
+		t.Errorf("%d clusters exist, want none", n)
+	}
 }
 
 // TestAccCluster_createSetUpStepHealed (issue 13, item 9): a rule step
