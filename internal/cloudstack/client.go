@@ -122,10 +122,9 @@ func call[T any](ctx context.Context, c *Client, command string, opts callOpts,
 		})
 		if !Sleep(ctx, delay) {
 			return zero, res.ex, &Error{
-				Command:  command,
-				Text:     fmt.Sprintf("stopped retrying after %d attempts (last error: %s)", attempt, cerr.Error()),
-				Err:      ctx.Err(),
-				Delivery: cerr.Delivery,
+				Command: command,
+				Text:    fmt.Sprintf("stopped retrying after %d attempts (last error: %s)", attempt, cerr.Error()),
+				Err:     ctx.Err(),
 			}
 		}
 	}

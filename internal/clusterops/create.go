@@ -247,7 +247,7 @@ type Candidate struct {
 
 func (e *LostCreateError) Error() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "createKubernetesCluster for %q got no answer (%v), and ", e.Name, e.Err)
+	fmt.Fprintf(&b, "createKubernetesCluster for %q got no answer from CloudStack (%v), and ", e.Name, e.Err)
 	switch {
 	case e.LookupErr != nil:
 		fmt.Fprintf(&b, "looking for the cluster it may have made failed too: %v", e.LookupErr)
