@@ -5,8 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
+	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -304,5 +307,24 @@ func TestWaitForJobFailureIsMarked(t *testing.T) {
 	}
 	if !IsJobFailure(fmt.Errorf("creating: %w", err)) {
 		t.Error("a wrapped job failure is not recognised")
+	}
+}
+
+// Through the real client: an HTTP 530 from queryAsyncJobResult itself
+// (CloudStack's own error envelope) is retried like any failed poll.
+func TestWaitForJobRetries530FromTheServer(t *testing.T) {
+	t.Parallel()
+	fake := newFakeCloudStack(t)
+	var polls atomic.Int32
+	fake.handle("queryAsyncJobResult", func(*http.Request, url.Values) (int, string) {
+		if polls.Add(1) == 1 {
+			return 530, `{"queryasyncjobresultresponse":{"errorcode":530,"cserrorcode":4250,"errortext":"Injected failure"}}`
+		}
+		return 200, `{"queryasyncjobresultresponse":{"jobid":"job-1","jobstatus":1,"jobresult":{"kubernetescluster":{"id":"c-1"}}}}`
+	})
+	c := newTestClient(t, fake.start().URL)
+	raw, err := WaitForJob(t.Context(), c, "job-1", fastWait)
+	if err != nil || !strings.Contains(string(raw), "c-1") || polls.Load() != 2 {
+		t.Fatalf("raw=%s err=%v polls=%d", raw, err, polls.Load())
 	}
 }

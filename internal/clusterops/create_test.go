@@ -20,6 +20,9 @@ type createAPI struct {
 	// failFirewallCreates fails that many createFirewallRule calls.
 	failFirewallCreates atomic.Int32
 	versions            []cloudstack.KubernetesVersion
+	// pollErr answers every poll of the create job.
+	pollErr   error
+	createJob atomic.Value
 }
 
 func (a *createAPI) CreateKubernetesCluster(ctx context.Context, p cloudstack.CreateClusterParams) (cloudstack.AsyncRef, error) {
@@ -27,10 +30,18 @@ func (a *createAPI) CreateKubernetesCluster(ctx context.Context, p cloudstack.Cr
 		return a.create(ctx, p)
 	}
 	ref, err := a.API.CreateKubernetesCluster(ctx, p)
+	a.createJob.Store(ref.JobID)
 	if a.afterCreate != nil {
 		a.afterCreate()
 	}
 	return ref, err
+}
+
+func (a *createAPI) QueryAsyncJob(ctx context.Context, jobID string) (cloudstack.JobStatus, error) {
+	if a.pollErr != nil && a.createJob.Load() == jobID {
+		return cloudstack.JobStatus{}, a.pollErr
+	}
+	return a.API.QueryAsyncJob(ctx, jobID)
 }
 
 func (a *createAPI) CreateFirewallRule(ctx context.Context, p cloudstack.CreateFirewallRuleParams) (cloudstack.AsyncRef, error) {
@@ -114,6 +125,30 @@ func TestCreatePollErrorIsNotJobFailure(t *testing.T) {
 	}
 	if ids := env.liveNamed("poll"); len(ids) != 1 || ids[0] != res.ClusterID {
 		t.Errorf("live clusters = %v, want %s", ids, res.ClusterID)
+	}
+}
+
+// A poll refused for good (401) leaves the job's outcome unknown: the
+// engine watches the cluster's state instead, and keeps it when it comes
+// up; when it ends in Error, it is read so, then deleted.
+func TestCreatePollRefusedWatchesTheCluster(t *testing.T) {
+	t.Parallel()
+	refused := &cloudstack.Error{Command: "queryAsyncJobResult", ErrorCode: 401, HTTPStatus: 401, Text: "unable to verify user credentials"}
+	for _, fail := range []bool{false, true} {
+		env := newEnv(t, simulator.Profile42211)
+		if fail {
+			if err := env.sim.FailJobStep("create", "nodes-ready", 1, ""); err != nil {
+				t.Fatal(err)
+			}
+		}
+		res, err := env.createEngine(&createAPI{pollErr: refused}).Create(env.ctx(), env.createRequest("refused", 0))
+		var failed *CreateFailedError
+		switch {
+		case !fail && (err != nil || res.Outcome != CreateDone || res.Observation == nil || res.Observation.Cluster.State != "Running"):
+			t.Errorf("healthy: Create = %+v, %v; want the cluster kept", res, err)
+		case fail && (!errors.As(err, &failed) || !failed.Deleted || failed.State != "Error"):
+			t.Errorf("failed: Create = %v; want it read in Error and deleted", err)
+		}
 	}
 }
 
