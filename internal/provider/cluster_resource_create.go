@@ -216,8 +216,8 @@ func setUpIncompleteText(res clusterops.CreateResult, kept []string) string {
 		step, err = se.Step, se.Err
 	}
 	_, failure := describeFailure(step, err)
-	text := fmt.Sprintf("Cluster %s was created and is kept, not tainted. %s Replacing the cluster would not help: the "+
-		"step would fail the same way on a new one. ", res.ClusterID, failure)
+	text := fmt.Sprintf("Cluster %s was created and is kept, not tainted. %s Replacing the cluster would not help: a new "+
+		"one would need the same step. ", res.ClusterID, failure)
 	if len(kept) > 0 {
 		text += fmt.Sprintf("The state keeps the configuration's %s until the next refresh, which records what CloudStack "+
 			"reports, ", strings.Join(kept, ", "))
