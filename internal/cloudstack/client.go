@@ -45,6 +45,26 @@ type attemptResult[T any] struct {
 	val T
 	ex  exchange
 	err error
+	// wrote is set when a request was written on a connection.
+	wrote bool
+	// abandoned is set when the caller's context ended before fn returned:
+	// what the request went through is then not known.
+	abandoned bool
+}
+
+// delivery says how far the attempt's request got (see Delivery).
+func (r attemptResult[T]) delivery() Delivery {
+	switch {
+	case r.ex.status != 0:
+		return DeliveryAnswered
+	case r.abandoned || r.wrote:
+		return DeliverySentUnanswered
+	case r.ex.method == "" || neverSent(r.err):
+		// The transport never got the request, or connecting failed.
+		return DeliveryNotSent
+	default:
+		return DeliverySentUnanswered
+	}
 }
 
 // call runs one API command. fn makes exactly one cloudstack-go call on the
@@ -81,7 +101,15 @@ func call[T any](ctx context.Context, c *Client, command string, opts callOpts,
 			return res.val, res.ex, nil
 		}
 		cerr := c.toError(command, res.ex, res.err)
+		cerr.Delivery = res.delivery()
+		if cerr.Delivery != DeliveryAnswered && ctx.Err() == nil && errors.Is(res.err, context.DeadlineExceeded) {
+			// The caller's context is alive, so the deadline that passed is
+			// the per-request timeout: say so, and keep it apart from the
+			// caller's own deadline.
+			cerr.Err = &requestTimeoutError{after: c.requestTimeout, err: cerr.Err}
+		}
 		fields["error"] = cerr.Error()
+		fields["delivery"] = cerr.Delivery.String()
 		fields["error_kind"] = cerr.Kind().String()
 		tflog.Debug(ctx, "CloudStack API call failed", fields)
 
@@ -118,13 +146,13 @@ func attempt1[T any](ctx context.Context, c *Client, fn func(*cloudstack.CloudSt
 	go func() {
 		val, err := fn(cs)
 		// t.ex is only written by requests that fn made, all finished now.
-		done <- attemptResult[T]{val: val, ex: t.ex, err: err}
+		done <- attemptResult[T]{val: val, ex: t.ex, err: err, wrote: t.wrote.Load()}
 	}()
 	select {
 	case res := <-done:
 		return res
 	case <-ctx.Done():
-		return attemptResult[T]{err: ctx.Err()}
+		return attemptResult[T]{err: ctx.Err(), wrote: t.wrote.Load(), abandoned: true}
 	}
 }
 

@@ -284,8 +284,15 @@ func TestRequestTimeoutIsRetriedForReads(t *testing.T) {
 	c := newTestClient(t, fake.start().URL, func(cfg *Config) { cfg.RequestTimeout = 20 * time.Millisecond })
 
 	_, err := c.ListZones(t.Context())
-	if !IsTransient(err) || !errors.Is(err, context.DeadlineExceeded) {
-		t.Fatalf("err = %v, want a transient timeout", err)
+	if !IsTransient(err) || !IsRequestTimeout(err) {
+		t.Fatalf("err = %v, want a transient request timeout", err)
+	}
+	// The per-request timeout is not the caller's deadline.
+	if errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "per-request timeout of 20ms") {
+		t.Fatalf("err = %v, want it told apart from the caller's deadline", err)
+	}
+	if d := DeliveryOf(err); d != DeliverySentUnanswered {
+		t.Fatalf("delivery = %v, want sent_unanswered", d)
 	}
 	if n := fake.callCount("listZones"); n != 4 {
 		t.Fatalf("calls = %d, want 4 attempts", n)

@@ -75,6 +75,17 @@ type Error struct {
 	HTTPStatus int
 	// Err is the underlying Go error, with secrets removed.
 	Err error
+	// Delivery says how far the request got when no answer came (see
+	// DeliveryOf, which also covers answered calls).
+	Delivery Delivery
+	// JobID is the async job the error is about, when it came from
+	// waiting for one (WaitForJob).
+	JobID string
+	// JobFailed marks the failure of the job itself: queryAsyncJobResult
+	// answered jobstatus 2. Every other error of WaitForJob (a poll that
+	// failed, the end of the caller's deadline) leaves the job's outcome
+	// unknown. Test with IsJobFailure.
+	JobFailed bool
 }
 
 // Error formats the error without secrets.
@@ -107,6 +118,11 @@ func (e *Error) Error() string {
 		b.WriteString(e.Err.Error())
 	default:
 		b.WriteString(": unknown error")
+	}
+	if e.HTTPStatus == 0 && e.ErrorCode == 0 && (e.Delivery == DeliveryNotSent || e.Delivery == DeliverySentUnanswered) {
+		b.WriteString(" (")
+		b.WriteString(e.Delivery.Explain())
+		b.WriteString(")")
 	}
 	return redactSecrets(b.String())
 }
@@ -175,6 +191,23 @@ func IsTransient(err error) bool { return err != nil && KindOf(err) == KindTrans
 
 // IsAuth reports whether CloudStack refused the credentials (401).
 func IsAuth(err error) bool { return err != nil && KindOf(err) == KindAuth }
+
+// IsJobFailure reports whether err is the failure of an async job itself
+// (jobstatus 2), as WaitForJob returns it. A failed poll, or a wait that
+// ended before the job did, is not a job failure: the job's outcome is
+// unknown then (see IsJobOutcomeUnknown).
+func IsJobFailure(err error) bool {
+	var e *Error
+	return errors.As(err, &e) && e.JobFailed
+}
+
+// IsJobOutcomeUnknown reports whether err ended a wait for an async job
+// without learning how the job ended: the caller's deadline or
+// cancellation, or a poll error that repeating cannot cure.
+func IsJobOutcomeUnknown(err error) bool {
+	var e *Error
+	return errors.As(err, &e) && e.JobID != "" && !e.JobFailed
+}
 
 var (
 	// cloudstack-go formats HTTP errors as this (CSError.Error).
@@ -298,7 +331,7 @@ func isTransientTransportError(err error) bool {
 	if errors.Is(err, context.Canceled) {
 		return false
 	}
-	if errors.Is(err, context.DeadlineExceeded) {
+	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, ErrRequestTimeout) {
 		return true
 	}
 	var (

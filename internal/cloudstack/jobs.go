@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"net/http"
 	"strings"
 	"time"
 
@@ -130,12 +131,25 @@ func (o WaitOptions) Schedule(until time.Duration) []time.Duration {
 	}
 }
 
-// WaitForJob polls jobID until it finishes and returns its jobresult. A
-// failed job (status 2) gives an *Error parsed from jobresult, usually of
-// KindBusiness (530). Transient query errors are retried until ctx ends.
+// WaitForJob polls jobID until it finishes and returns its jobresult.
+//
+// Only a job that CloudStack reports as failed (jobstatus 2) gives a job
+// failure: an *Error parsed from its jobresult, usually of KindBusiness
+// (530), with JobFailed set (see IsJobFailure). A failed poll says nothing
+// about the job, so poll errors are retried until ctx ends: HTTP 5xx, 530
+// from queryAsyncJobResult itself, 429, an error object in a 200 answer and
+// transport errors alike. Three poll errors cannot be cured by polling
+// again, and end the wait at once with the job's outcome unknown: 401 (the
+// credentials are refused, and every poll sends the same), 431 and 432 (the
+// server does not take the job id: it does not know the job, or no longer
+// keeps it), and an HTTP 200 answer that is not a job result at all (not a
+// CloudStack API, which the same URL would answer again).
+//
 // When ctx is cancelled or its deadline passes, WaitForJob returns at once
-// with an *Error that wraps ctx.Err(); the job itself keeps running in
-// CloudStack.
+// with an *Error that wraps ctx.Err() and names the last poll error; the job
+// itself keeps running in CloudStack. Every error but a job failure has
+// JobID set and JobFailed false: IsJobOutcomeUnknown reports it, and a
+// caller must read the object the job works on before concluding anything.
 func WaitForJob(ctx context.Context, q JobQuerier, jobID string, opts WaitOptions) (json.RawMessage, error) {
 	opts = opts.withDefaults()
 	ctx = tflog.SetField(ctx, "cloudstack_job_id", jobID)
@@ -157,13 +171,15 @@ func WaitForJob(ctx context.Context, q JobQuerier, jobID string, opts WaitOption
 			// The poll died with the context; the error worth reporting is
 			// the last one a poll really met, if any.
 			return nil, waitAbortedError(ctx, opts.Command, jobID, elapsed, polls, lastErr)
-		case err != nil && IsTransient(err):
+		case err != nil && pollErrorIsFinal(err):
+			return nil, &Error{Command: opts.Command, JobID: jobID, Err: err, Text: fmt.Sprintf(
+				"stopped polling async job %s after %d polls, because polling again cannot succeed: the job's outcome is "+
+					"unknown, and it may still be running in CloudStack", jobID, polls)}
+		case err != nil:
 			lastErr = err
 			tflog.Debug(ctx, "async job poll failed; will retry", map[string]any{
 				"polls": polls, "elapsed_ms": elapsed.Milliseconds(), "error": err.Error(),
 			})
-		case err != nil:
-			return nil, err
 		default:
 			lastErr = nil
 			tflog.Trace(ctx, "async job polled", map[string]any{
@@ -189,17 +205,35 @@ func WaitForJob(ctx context.Context, q JobQuerier, jobID string, opts WaitOption
 	}
 }
 
+// pollErrorIsFinal reports whether a queryAsyncJobResult error would come
+// back on every later poll (see WaitForJob).
+func pollErrorIsFinal(err error) bool {
+	e := ParseError(err)
+	code := e.ErrorCode
+	if code == 0 {
+		code = e.HTTPStatus
+	}
+	switch {
+	case e.Kind() == KindAuth, code == 431, code == 432:
+		return true
+	case e.HTTPStatus == http.StatusOK && e.ErrorCode == 0:
+		// A 200 answer that does not decode: not a CloudStack API.
+		return true
+	}
+	return false
+}
+
 func waitAbortedError(ctx context.Context, command, jobID string, elapsed time.Duration, polls int, lastErr error) *Error {
 	verb := "gave up waiting"
 	if errors.Is(ctx.Err(), context.Canceled) {
 		verb = "stopped waiting (cancelled)"
 	}
-	text := fmt.Sprintf("%s for async job %s after %s and %d polls; the job may still be running in CloudStack",
+	text := fmt.Sprintf("%s for async job %s after %s and %d polls; the job's outcome is unknown: it may still be running in CloudStack",
 		verb, jobID, elapsed.Round(time.Millisecond), polls)
 	if lastErr != nil {
 		text += " (last poll error: " + lastErr.Error() + ")"
 	}
-	return &Error{Command: command, Text: text, Err: ctx.Err()}
+	return &Error{Command: command, JobID: jobID, Text: text, Err: ctx.Err()}
 }
 
 // jobFailureError builds the error of a job that ended with status 2. Its
@@ -217,6 +251,8 @@ func jobFailureError(command, jobID string, st JobStatus) *Error {
 		e.Text = fmt.Sprintf("async job %s failed without an error text", jobID)
 	}
 	e.Command = command
+	e.JobID = jobID
+	e.JobFailed = true
 	return e
 }
 

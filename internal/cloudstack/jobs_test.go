@@ -4,8 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -225,5 +229,102 @@ func TestDecodeCreatedID(t *testing.T) {
 	}
 	if _, err := DecodeClusterJobResult(json.RawMessage(`{"success":true}`)); err == nil {
 		t.Errorf("expected an error for a result without kubernetescluster")
+	}
+}
+
+// A failed poll is not a failed job: one 530 (or 5xx, or a transport
+// error) from queryAsyncJobResult itself is retried, and only jobstatus 2
+// is a job failure.
+func TestWaitForJobPollErrorIsNotJobFailure(t *testing.T) {
+	t.Parallel()
+	for _, pollErr := range []error{
+		&Error{Command: "queryAsyncJobResult", ErrorCode: 530, HTTPStatus: 530, Text: "Injected failure of queryAsyncJobResult"},
+		&Error{Command: "queryAsyncJobResult", HTTPStatus: 200, ErrorCode: 530, Text: "error object in a 200 answer"},
+		&Error{Command: "queryAsyncJobResult", HTTPStatus: 502, Text: "HTTP 502"},
+		&Error{Command: "queryAsyncJobResult", Err: errors.New("connection reset by peer"), Delivery: DeliverySentUnanswered},
+		&Error{Command: "queryAsyncJobResult", ErrorCode: 534, Text: "resource unavailable"},
+	} {
+		q := &scriptedQuerier{script: []pollAnswer{{err: pollErr}, {err: pollErr}, pending(),
+			{status: JobStatus{Status: JobSucceeded, Result: json.RawMessage(`{"kubernetescluster":{"id":"c-1"}}`)}}}}
+		raw, err := WaitForJob(t.Context(), q, "job-1", fastWait)
+		if err != nil || !strings.Contains(string(raw), "c-1") {
+			t.Errorf("after poll error %v: raw=%s err=%v", pollErr, raw, err)
+		}
+	}
+}
+
+// Poll errors until the deadline leave the outcome unknown and name the
+// last poll error; they are never a job failure.
+func TestWaitForJobPollErrorsUntilDeadline(t *testing.T) {
+	t.Parallel()
+	pollErr := &Error{Command: "queryAsyncJobResult", ErrorCode: 530, HTTPStatus: 530, Text: "database is busy"}
+	q := &scriptedQuerier{script: []pollAnswer{{err: pollErr}}}
+	ctx, cancel := context.WithTimeout(t.Context(), 40*time.Millisecond)
+	defer cancel()
+	_, err := WaitForJob(ctx, q, "job-9", fastWait)
+	if IsJobFailure(err) || !IsJobOutcomeUnknown(err) || !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("err = %v: want an unknown outcome at the deadline, not a job failure", err)
+	}
+	for _, want := range []string{"job-9", "outcome is unknown", "last poll error", "database is busy"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not say %q", err, want)
+		}
+	}
+	if q.pollCount() < 3 {
+		t.Errorf("polls = %d, want the poll retried until the deadline", q.pollCount())
+	}
+}
+
+// 401, 431 and 432 from the poll, and a 200 answer that is not a job
+// result, come back on every poll: the wait stops at once, the outcome
+// unknown (not a job failure).
+func TestWaitForJobFinalPollErrors(t *testing.T) {
+	t.Parallel()
+	for _, pollErr := range []*Error{
+		{Command: "queryAsyncJobResult", ErrorCode: 401, HTTPStatus: 401, Text: "unable to verify user credentials"},
+		{Command: "queryAsyncJobResult", ErrorCode: 431, HTTPStatus: 431, Text: "Unable to execute API command queryasyncjobresult due to invalid value"},
+		{Command: "queryAsyncJobResult", ErrorCode: 432, HTTPStatus: 432, Text: "The given command does not exist"},
+		{Command: "queryAsyncJobResult", HTTPStatus: 200, Text: "cannot decode the response; is the API URL a CloudStack API endpoint?"},
+	} {
+		q := &scriptedQuerier{script: []pollAnswer{{err: pollErr}, pending()}}
+		_, err := WaitForJob(t.Context(), q, "job-2", fastWait)
+		if q.pollCount() != 1 || IsJobFailure(err) || !IsJobOutcomeUnknown(err) || !errors.Is(err, pollErr) {
+			t.Errorf("poll error %v: polls=%d err=%v", pollErr, q.pollCount(), err)
+		}
+		if !strings.Contains(fmt.Sprint(err), "outcome is unknown") {
+			t.Errorf("error %q does not say the outcome is unknown", err)
+		}
+	}
+}
+
+func TestWaitForJobFailureIsMarked(t *testing.T) {
+	t.Parallel()
+	result := json.RawMessage(`{"errorcode":530,"errortext":"Failed to deploy"}`)
+	q := &scriptedQuerier{script: []pollAnswer{{status: JobStatus{Status: JobFailed, ResultCode: 530, Result: result}}}}
+	_, err := WaitForJob(t.Context(), q, "job-3", WaitOptions{InitialInterval: time.Millisecond, Command: "createKubernetesCluster"})
+	if !IsJobFailure(err) || IsJobOutcomeUnknown(err) || KindOf(err) != KindBusiness {
+		t.Fatalf("err = %v: want a job failure", err)
+	}
+	if !IsJobFailure(fmt.Errorf("creating: %w", err)) {
+		t.Error("a wrapped job failure is not recognised")
+	}
+}
+
+// Through the real client: an HTTP 530 from queryAsyncJobResult itself
+// (CloudStack's own error envelope) is retried like any failed poll.
+func TestWaitForJobRetries530FromTheServer(t *testing.T) {
+	t.Parallel()
+	fake := newFakeCloudStack(t)
+	var polls atomic.Int32
+	fake.handle("queryAsyncJobResult", func(*http.Request, url.Values) (int, string) {
+		if polls.Add(1) == 1 {
+			return 530, `{"queryasyncjobresultresponse":{"errorcode":530,"cserrorcode":4250,"errortext":"Injected failure"}}`
+		}
+		return 200, `{"queryasyncjobresultresponse":{"jobid":"job-1","jobstatus":1,"jobresult":{"kubernetescluster":{"id":"c-1"}}}}`
+	})
+	c := newTestClient(t, fake.start().URL)
+	raw, err := WaitForJob(t.Context(), c, "job-1", fastWait)
+	if err != nil || !strings.Contains(string(raw), "c-1") || polls.Load() != 2 {
+		t.Fatalf("raw=%s err=%v polls=%d", raw, err, polls.Load())
 	}
 }

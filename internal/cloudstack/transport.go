@@ -2,16 +2,21 @@ package cloudstack
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptrace"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 )
 
 // exchange is what one API call saw on the wire. cloudstack-go hides the
 // HTTP status and drops fields it does not know, so callTransport keeps both.
 type exchange struct {
+	// method is set once the transport got the request; empty means the
+	// request never reached it.
 	method     string
 	status     int
 	retryAfter time.Duration
@@ -28,14 +33,19 @@ type callTransport struct {
 	next   http.RoundTripper
 	secret string
 	ex     exchange
+	// wrote is set when net/http has written (or begun writing) a request
+	// on a connection; it is written from the transport's own goroutines,
+	// and read also when the call was abandoned.
+	wrote atomic.Bool
 }
 
 // RoundTrip implements http.RoundTripper.
 func (t *callTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	req = req.WithContext(t.ctx)
+	trace := &httptrace.ClientTrace{WroteRequest: func(httptrace.WroteRequestInfo) { t.wrote.Store(true) }}
+	req = req.WithContext(httptrace.WithClientTrace(t.ctx, trace))
 	req, err := resignIfNeeded(req, t.secret)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%w: %w", errRequestNotBuilt, err)
 	}
 	t.ex = exchange{method: req.Method}
 	resp, err := t.next.RoundTrip(req)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"sync"
+	"time"
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/rules"
@@ -18,6 +19,9 @@ type Options struct {
 	// Wait tunes job polling; tests use short intervals. Its Command is
 	// set per call. The overall limit is the context's deadline.
 	Wait cloudstack.WaitOptions
+	// LostCreateRechecks are the pauses before Create looks again for the
+	// cluster of a create whose answer was lost; nil means 2 s and 5 s.
+	LostCreateRechecks []time.Duration
 	// Logf is optional; the provider passes tflog.
 	Logf func(ctx context.Context, msg string, fields map[string]any)
 }

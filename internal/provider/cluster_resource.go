@@ -58,6 +58,8 @@ func (r *clusterResource) engine() *clusterops.Engine {
 	return clusterops.New(r.data.client, clusterops.Options{
 		EtcdSSHStartPort: r.data.etcdSSHStartPort,
 		Wait:             clusterJobWait,
+		// Tests shorten the waits before looking again for a lost create.
+		LostCreateRechecks: lostCreateRechecks,
 		Logf: func(ctx context.Context, msg string, fields map[string]any) {
 			tflog.Debug(ctx, msg, fields)
 		},

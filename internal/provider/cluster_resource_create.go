@@ -4,54 +4,54 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
-	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/clusterops"
 )
 
-// adoptWindow is how far the created time of a cluster found after a lost
-// create response may lie from the moment the request was sent (clock skew
-// between the client and the management server included).
-const adoptWindow = 5 * time.Minute
+// The create glue: it maps the plan onto clusterops.CreateRequest, lets
+// the engine create and adopt (clusterops.Engine.Create), and turns the
+// typed result into the state and diagnostics, naming the attributes.
+//
+// How a create is reported. Terraform marks a newly created resource
+// tainted whenever Create returns an error diagnostic, and also when the
+// state it returns differs from the plan in a value the plan knew
+// ("inconsistent result after apply"); a tainted cluster is destroyed and
+// re-created by the next apply. So:
+//
+//   - A cluster that failed (its job failed, or it was read in Error or
+//     Alert) is deleted by the engine, or, when that is impossible, recorded
+//     with an error: tainted, the next apply replaces it.
+//   - A cluster that works is never tainted. When a step after the create
+//     failed (the rule layout, the autoscaler, a Stopped state), or the
+//     create was interrupted or ran out of time while CloudStack went on,
+//     Create records it with a warning and no error. A step CloudStack
+//     refused (autoscaling.max_size above cloud.kubernetes.cluster.max.size)
+//     would fail the same way on a new cluster, so tainting would destroy a
+//     healthy cluster and loop on every apply.
+//   - The state records every value CloudStack reports, except a value the
+//     plan knew and CloudStack does not show yet (autoscaling, state), which
+//     Terraform requires to equal the plan: that keeps the planned value, and
+//     the warning names it. The refresh before the next plan reads the
+//     cluster and records what CloudStack reports (the autoscaler off, the
+//     cluster running), so that plan shows the difference and the next apply
+//     tries the step again in Update, which reports its error without
+//     tainting anything.
 
-// cloudStackTimeLayout is CloudStack's date format (yyyy-MM-dd'T'HH:mm:ssZ).
-const cloudStackTimeLayout = "2006-01-02T15:04:05-0700"
-
-// createFailedError is a create whose cluster exists but did not come up:
-// the job failed (CloudStack keeps the cluster in Error or Alert) or the
-// wait ran out of time.
-type createFailedError struct {
-	ClusterID string
-	Err       error
-	TimedOut  bool
-}
-
-func (e *createFailedError) Error() string {
-	return fmt.Sprintf("creating cluster %s failed: %s", e.ClusterID, e.Err)
-}
-
-func (e *createFailedError) Unwrap() error { return e.Err }
-
-// createdUnreadError is a create whose job succeeded but whose cluster could
-// not be read back: the cluster exists and is healthy, so it must be
-// recorded, not deleted or tainted.
-type createdUnreadError struct {
-	ClusterID string
-	Err       error
-}
-
-func (e *createdUnreadError) Error() string {
-	return fmt.Sprintf("cluster %s was created, but reading it back failed: %s", e.ClusterID, e.Err)
-}
-
-func (e *createdUnreadError) Unwrap() error { return e.Err }
+// lostCreateRechecks are the pauses before looking again for the cluster
+// of a create whose answer was lost; nil takes the engine's default. Tests
+// shorten them.
+var lostCreateRechecks []time.Duration
 
 // createParams maps the plan onto createKubernetesCluster. With the
 // autoscaler on, the cluster starts with min_size workers.
@@ -96,176 +96,15 @@ func createParams(m clusterResourceModel, as autoscalingModel) cloudstack.Create
 	return p
 }
 
-// createCluster sends createKubernetesCluster once and waits for the
-// cluster to come up. When the response was lost in transit, the cluster is
-// looked up instead of sending the create again.
-func (r *clusterResource) createCluster(ctx context.Context, p cloudstack.CreateClusterParams) (*cloudstack.Cluster, error) {
-	sentAt := time.Now()
-	ref, err := r.data.client.CreateKubernetesCluster(ctx, p)
-	switch {
-	case err == nil && ref.ID != "":
-		tflog.Debug(ctx, "createKubernetesCluster accepted", map[string]any{"cluster_id": ref.ID, "cloudstack_job_id": ref.JobID})
-		opts := clusterJobWait
-		opts.Command = "createKubernetesCluster"
-		_, jobErr := cloudstack.WaitForJob(ctx, r.data.client, ref.JobID, opts)
-		if jobErr != nil {
-			return r.createJobFailed(ctx, ref.ID, jobErr)
-		}
-		c, readErr := r.readBack(ctx, ref.ID)
-		if readErr != nil {
-			return nil, &createdUnreadError{ClusterID: ref.ID, Err: readErr}
-		}
-		return c, nil
-	case err == nil:
-		return nil, errors.New("createKubernetesCluster returned no cluster id; check CloudStack for a new cluster named " + p.Name)
-	case cloudstack.IsTransient(err):
-		found, adoptErr := r.adoptLostCreate(ctx, p, sentAt, err)
-		if adoptErr != nil {
-			return nil, adoptErr
-		}
-		c, waitErr := r.engine().WaitSettled(ctx, found.ID, createFinished)
-		if waitErr != nil {
-			return nil, &createFailedError{ClusterID: found.ID, Err: waitErr, TimedOut: errors.Is(waitErr, context.DeadlineExceeded)}
-		}
-		if c.State != clusterRunning {
-			return nil, &createFailedError{ClusterID: c.ID, Err: fmt.Errorf("the cluster ended in state %s", c.State)}
-		}
-		return c, nil
-	default:
-		return nil, fmt.Errorf("CloudStack refused to create cluster %q: %w", p.Name, err)
-	}
-}
-
-// createJobFailed decides what a failed wait for the create job means: the
-// job failed or the wait ran out of time (the cluster exists either way), or
-// only polling failed and the cluster is in fact running.
-func (r *clusterResource) createJobFailed(ctx context.Context, id string, jobErr error) (*cloudstack.Cluster, error) {
-	if errors.Is(jobErr, context.DeadlineExceeded) || ctx.Err() != nil {
-		return nil, &createFailedError{ClusterID: id, Err: jobErr, TimedOut: true}
-	}
-	if cloudstack.KindOf(jobErr) == cloudstack.KindBusiness {
-		// The job itself failed: CloudStack keeps the cluster in Error or Alert.
-		return nil, &createFailedError{ClusterID: id, Err: jobErr}
-	}
-	// Only polling failed; the cluster may still be coming up. Decide on the
-	// state it settles in, never on a guess.
-	c, err := r.engine().WaitSettled(ctx, id, createFinished)
-	switch {
-	case err != nil:
-		return nil, &createFailedError{ClusterID: id, Err: fmt.Errorf("%w (and watching the cluster failed: %v)", jobErr, err), TimedOut: true}
-	case c.State == clusterRunning:
-		tflog.Warn(ctx, "polling the create job failed but the cluster is running; keeping it", map[string]any{
-			"cluster_id": id, "error": jobErr.Error(),
-		})
-		return c, nil
-	}
-	return nil, &createFailedError{ClusterID: id, Err: fmt.Errorf("%w; the cluster ended in state %s", jobErr, c.State)}
-}
-
-// createFinished is the done test of waitSettled for a create in progress.
-func createFinished(state string) bool {
-	return state != cloudstack.ClusterCreated && clusterops.Settled(state)
-}
-
-// adoptLostCreate looks for the cluster a create whose response was lost
-// may have made: the same name, zone and owner, created in the last few
-// minutes. Exactly one such cluster is adopted; otherwise the create fails
-// without being sent again, because a blind retry could make a second
-// cluster.
-func (r *clusterResource) adoptLostCreate(ctx context.Context, p cloudstack.CreateClusterParams, sentAt time.Time, sendErr error) (*cloudstack.Cluster, error) {
-	var found []cloudstack.Cluster
-	for attempt := 0; ; attempt++ {
-		clusters, err := r.data.client.ListKubernetesClusters(ctx, cloudstack.ListClustersParams{Ownership: p.Ownership, Name: p.Name})
-		if err != nil {
-			return nil, fmt.Errorf("the response to createKubernetesCluster was lost (%v), and looking for the cluster it may have "+
-				"created failed too: %w. The create was not sent again; check CloudStack for a cluster named %q before applying again",
-				sendErr, err, p.Name)
-		}
-		for _, c := range clusters {
-			if c.Name == p.Name && c.ZoneID == p.ZoneID && createdAround(c.Created, sentAt) {
-				found = append(found, c)
-			}
-		}
-		// A server that timed out may still be inserting the cluster: look
-		// again a few times before concluding that the request never arrived.
-		if len(found) > 0 || attempt >= len(lostCreateRechecks) || !sleepOrDone(ctx, lostCreateRechecks[attempt]) {
-			break
-		}
-	}
-	switch len(found) {
-	case 1:
-		tflog.Warn(ctx, "adopted the cluster created by a create request whose response was lost", map[string]any{
-			"cluster_id": found[0].ID, "error": sendErr.Error(),
-		})
-		return &found[0], nil
-	case 0:
-		return nil, fmt.Errorf("createKubernetesCluster got no answer (%v), and no cluster named %q created since %s exists in zone %s, "+
-			"so the request most likely never reached CloudStack. The create was not sent again: check CloudStack for it before "+
-			"applying again, since a slow server may still add it",
-			sendErr, p.Name, sentAt.Add(-adoptWindow).UTC().Format(time.RFC3339), p.ZoneID)
-	default:
-		ids := make([]string, 0, len(found))
-		for _, c := range found {
-			ids = append(ids, c.ID)
-		}
-		return nil, fmt.Errorf("createKubernetesCluster got no answer (%v), and %d clusters named %q were created in zone %s in the "+
-			"last minutes (%s), so the provider cannot tell which one this create made. Import the right one with "+
-			"`terraform import` and delete the others", sendErr, len(found), p.Name, p.ZoneID, strings.Join(ids, ", "))
-	}
-}
-
-// lostCreateRechecks are the pauses before looking again for the cluster of
-// a create whose response was lost.
-var lostCreateRechecks = []time.Duration{2 * time.Second, 5 * time.Second}
-
-// sleepOrDone waits d, or returns false early when ctx ends.
-func sleepOrDone(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-t.C:
-		return true
-	}
-}
-
-// createdAround reports whether a CloudStack created time lies within
-// adoptWindow of sentAt (or later, up to adoptWindow past now).
-func createdAround(created string, sentAt time.Time) bool {
-	t, err := time.Parse(cloudStackTimeLayout, created)
-	if err != nil {
-		return false
-	}
-	return !t.Before(sentAt.Add(-adoptWindow)) && !t.After(time.Now().Add(adoptWindow))
-}
-
-// cleanUpFailedCreate deletes the half-made cluster of a failed create, or
-// records it in state (tainted, through the error) when it cannot be deleted
-// or is still being created, and says which.
-func (r *clusterResource) cleanUpFailedCreate(ctx context.Context, plan *clusterResourceModel, failed *createFailedError, resp *resource.CreateResponse) {
-	id := failed.ClusterID
-	if failed.TimedOut {
-		r.recordCreated(ctx, plan, id, resp)
-		resp.Diagnostics.AddError("Cluster Creation Timed Out", fmt.Sprintf("Cluster %s did not come up within the create timeout (%s). "+
-			"CloudStack may still be creating it, so it was not deleted: it is kept in state and marked tainted, and the next apply "+
-			"deletes and replaces it once CloudStack has finished. Raise timeouts.create if clusters need longer.", id, failed.Err))
-		return
-	}
-	timeout, diags := plan.Timeouts.Delete(ctx, defaultClusterTimeout)
-	resp.Diagnostics.Append(diags...)
-	delCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), timeout)
-	defer cancel()
-	delErr := r.deleteCluster(delCtx, plan, id, nil, &resp.Diagnostics)
-	if delErr == nil {
-		resp.Diagnostics.AddError("Cluster Creation Failed", fmt.Sprintf("Creating cluster %s failed: %s. CloudStack keeps a failed "+
-			"cluster (in Error or Alert), so the provider deleted it; nothing is left behind and the next apply creates the cluster afresh.",
-			id, failed.Err))
-		return
-	}
-	r.recordCreated(ctx, plan, id, resp)
-	resp.Diagnostics.AddError("Cluster Creation Failed", fmt.Sprintf("Creating cluster %s failed: %s. Deleting the half-made cluster "+
-		"failed too: %s. It is kept in state and marked tainted, so the next apply deletes and replaces it.", id, failed.Err, delErr))
+// createRequest maps the plan onto the engine's create: the create call's
+// parameters and the update that follows it (rule layout, autoscaler,
+// state).
+func createRequest(ctx context.Context, plan *clusterResourceModel, deleteTimeout time.Duration) (clusterops.CreateRequest, diag.Diagnostics) {
+	as, _, diags := autoscalingOf(ctx, plan.Autoscaling)
+	then, d := updateRequest(ctx, plan, plan, "")
+	diags.Append(d...)
+	then.Size = nil
+	return clusterops.CreateRequest{Params: createParams(*plan, as), Then: then, DeleteTimeout: deleteTimeout}, diags
 }
 
 // knownString is the value of a known string, else "".
@@ -281,51 +120,323 @@ func knownString(v interface {
 	return v.ValueString()
 }
 
-// recordUnread records a healthy cluster whose read-back after the create
-// failed. It is not tainted: nothing is wrong with it, and the next refresh
-// fills in what could not be read; follow-up steps (stop, autoscaling) run
-// on the next apply.
-func (r *clusterResource) recordUnread(ctx context.Context, plan *clusterResourceModel, unread *createdUnreadError, resp *resource.CreateResponse) {
-	var readDiags diag.Diagnostics
-	if !r.saveRealState(ctx, plan, unread.ClusterID, resp.Private, &resp.State, &readDiags) {
-		recordPlanned(ctx, plan, unread.ClusterID, resp)
-	}
-	resp.Diagnostics.AddWarning("Cluster Created, Not Read Back", fmt.Sprintf("%s. The cluster is recorded in state with its "+
-		"id; the next refresh reads the rest, and the next apply finishes any remaining step.", unread))
+// createTimeouts are the plan's create and delete timeouts.
+func createTimeouts(ctx context.Context, plan *clusterResourceModel) (create, del time.Duration, diags diag.Diagnostics) {
+	create, diags = plan.Timeouts.Create(ctx, defaultClusterTimeout)
+	del, d := plan.Timeouts.Delete(ctx, defaultClusterTimeout)
+	diags.Append(d...)
+	return create, del, diags
 }
 
-// recordCreated puts a cluster that Create made into state, as CloudStack
-// reports it or, when it cannot be read, with its id and the planned values,
-// so that it is never lost: the create's error marks it tainted.
-func (r *clusterResource) recordCreated(ctx context.Context, plan *clusterResourceModel, id string, resp *resource.CreateResponse) {
-	if r.saveRealState(ctx, plan, id, resp.Private, &resp.State, &resp.Diagnostics) {
+// reportCreate turns the engine's create into the state and diagnostics.
+func (r *clusterResource) reportCreate(ctx context.Context, plan tfsdk.Plan, m *clusterResourceModel, timeout time.Duration,
+	res clusterops.CreateResult, err error, resp *resource.CreateResponse,
+) {
+	if err != nil {
+		r.reportCreateError(ctx, plan, m, err, resp)
 		return
 	}
-	recordPlanned(ctx, plan, id, resp)
+	ctx = tflog.SetField(ctx, "cluster_id", res.ClusterID)
+	tflog.Info(ctx, "created Kubernetes cluster", map[string]any{"outcome": res.Outcome.String(), "adopted": res.Adopted})
+	kept := recordCreated(ctx, plan, m, res.ClusterID, res.Observation, resp)
+	if res.Adopted {
+		resp.Diagnostics.AddWarning("Cluster Adopted After a Lost Answer", fmt.Sprintf("%s. The provider looked for the "+
+			"cluster and adopted %s: the one new cluster named %q whose every create parameter matches. The create was "+
+			"sent once.", sentence(fmt.Sprintf("The answer to createKubernetesCluster was lost: %s", res.LostErr)), res.ClusterID,
+			m.Name.ValueString()))
+	}
+	switch res.Outcome {
+	case clusterops.CreateInterrupted, clusterops.CreateTimedOut, clusterops.CreateUnconfirmed:
+		resp.Diagnostics.AddWarning(cutShortText(res, timeout))
+		return
+	}
+	addReportWarnings(&resp.Diagnostics, res.Report)
+	if res.Report.Admin != nil {
+		resp.Diagnostics.AddWarning("Cluster Needs an Administrator", adminText(res.Report.Admin))
+	}
+	if res.WaitErr != nil {
+		resp.Diagnostics.AddWarning("Cluster Created Despite a Failed Job", fmt.Sprintf("The create job of cluster %s "+
+			"reported a failure (%s), but the cluster came up (state %s), so it is kept.", res.ClusterID, res.WaitErr, stateOf(res)))
+	}
+	for _, healed := range res.Healed {
+		resp.Diagnostics.AddWarning("Cluster Set-Up Step Retried", fmt.Sprintf("While setting up cluster %s a step "+
+			"failed, and trying it again cured it (the cluster now shows it done): %s. Nothing is left to do.", res.ClusterID, healed))
+	}
+	switch {
+	case res.SetupErr != nil:
+		resp.Diagnostics.AddWarning("Cluster Created, Set-Up Incomplete", setUpIncompleteText(res, kept))
+	case res.Observation == nil:
+		resp.Diagnostics.AddWarning("Cluster Created, Not Read Back", fmt.Sprintf("Cluster %s was created, but reading it "+
+			"back failed: %s. It is recorded in state with its id and not tainted; the next refresh reads the rest, and the "+
+			"next apply finishes any remaining step.", res.ClusterID, res.ReadErr))
+	case len(kept) > 0:
+		resp.Diagnostics.AddWarning("Cluster Not As Planned", fmt.Sprintf("Every step of the create of cluster %s "+
+			"succeeded, but CloudStack does not report the planned %s yet. The state keeps the planned values until the "+
+			"next refresh; the next plan shows what is left to do.", res.ClusterID, strings.Join(kept, ", ")))
+	}
 }
 
-// recordPlanned records a created cluster by its id and the planned values,
-// unknown ones as null, when CloudStack cannot be read.
-func recordPlanned(ctx context.Context, plan *clusterResourceModel, id string, resp *resource.CreateResponse) {
-	m := *plan
-	m.ID = types.StringValue(id)
-	for _, v := range []*types.String{&m.Description, &m.ServiceOfferingID, &m.ControlOfferingID, &m.WorkerOfferingID,
-		&m.EtcdOfferingID, &m.NetworkID, &m.Account, &m.DomainID, &m.ProjectID, &m.Endpoint, &m.IPAddress, &m.IPAddressID, &m.Created} {
-		if v.IsUnknown() {
-			*v = types.StringNull()
+// stateOf is the cluster's state as last read, or "unknown".
+func stateOf(res clusterops.CreateResult) string {
+	if res.Observation == nil {
+		return "unknown"
+	}
+	return res.Observation.Cluster.State
+}
+
+// cutShortText words the warning of a create whose wait ended early after
+// what ended it: an interrupt is not a timeout.
+func cutShortText(res clusterops.CreateResult, timeout time.Duration) (summary, detail string) {
+	kept := "It is recorded in state and not tainted, because nothing is wrong with it: the next refresh reads it, and " +
+		"the next apply finishes the set-up (SSH rule layout, autoscaler, state) once it is up. If CloudStack's create " +
+		"fails, the next plan replaces it."
+	read := fmt.Sprintf("CloudStack reports it in state %s.", stateOf(res))
+	if res.Observation == nil {
+		read = fmt.Sprintf("Reading it now failed (%s); the next refresh reads it.", res.ReadErr)
+	}
+	switch res.Outcome {
+	case clusterops.CreateInterrupted:
+		return "Cluster Creation Interrupted", fmt.Sprintf("Terraform was interrupted while CloudStack was creating cluster "+
+			"%s; CloudStack goes on creating it. %s %s", res.ClusterID, read, kept)
+	case clusterops.CreateTimedOut:
+		return "Cluster Creation Timed Out", fmt.Sprintf("Cluster %s did not come up within timeouts.create (%s); "+
+			"CloudStack goes on creating it. %s %s Raise timeouts.create if clusters need longer.", res.ClusterID, timeout, read, kept)
+	default:
+		return "Cluster Creation Not Confirmed", fmt.Sprintf("The wait for the create job of cluster %s ended without "+
+			"learning how the job ended (%s), and the cluster could not be read (%s). It was not deleted: nothing shows that "+
+			"it failed. %s", res.ClusterID, res.WaitErr, res.ReadErr, kept)
+	}
+}
+
+// setUpIncompleteText explains a step after the create that failed.
+func setUpIncompleteText(res clusterops.CreateResult, kept []string) string {
+	step, err := "A step after the create", res.SetupErr
+	var se *clusterops.StepError
+	if errors.As(err, &se) {
+		step, err = se.Step, se.Err
+	}
+	_, failure := describeFailure(step, err)
+	text := fmt.Sprintf("Cluster %s was created and is kept, not tainted. %s Replacing the cluster would not help: a new "+
+		"one would need the same step. ", res.ClusterID, failure)
+	if len(kept) > 0 {
+		text += fmt.Sprintf("The state keeps the configuration's %s until the next refresh, which records what CloudStack "+
+			"reports, ", strings.Join(kept, ", "))
+	} else {
+		text += "The state holds the cluster as CloudStack reports it, "
+	}
+	return text + "so the next plan shows what is left to do and the next apply tries the step again (fix the cause first)."
+}
+
+// reportCreateError turns a create that made no cluster, or a failed one,
+// into diagnostics; a failed cluster that still exists is recorded (and
+// tainted through the error).
+func (r *clusterResource) reportCreateError(ctx context.Context, plan tfsdk.Plan, m *clusterResourceModel, err error, resp *resource.CreateResponse) {
+	var (
+		taken   *clusterops.NameTakenError
+		lost    *clusterops.LostCreateError
+		notSent *clusterops.CreateNotSentError
+		failed  *clusterops.CreateFailedError
+	)
+	name := m.Name.ValueString()
+	switch {
+	case errors.As(err, &taken):
+		resp.Diagnostics.AddAttributeError(path.Root("name"), "Cluster Name Already Taken", sentence(taken.Error())+
+			" If one of them is the cluster this resource describes, import it instead of creating another. "+importHint(taken.Clusters)+
+			"If the existing cluster is the one this resource replaces with create_before_destroy, give the new one another "+
+			"name. Otherwise rename this cluster, or delete the other one.")
+	case errors.As(err, &lost):
+		detail := sentence(lost.Error()) + requestTimeoutHint(lost.Err)
+		if candidates := lost.Candidates(); len(candidates) > 0 {
+			detail += " If one of these clusters is the one this resource describes, import it; delete the ones that are " +
+				"nobody's. " + importHint(candidates) + fmt.Sprintf("Until no other cluster named %q exists, the next apply "+
+				"refuses to create one.", name)
+		} else if lost.LookupErr != nil {
+			detail += fmt.Sprintf(" Check CloudStack for a cluster named %q before applying again: the next apply refuses to "+
+				"create a second one, and asks to import it instead.", name)
+		} else {
+			detail += fmt.Sprintf(" The next apply creates the cluster, unless one named %q appears meanwhile: then it refuses "+
+				"to create a second one and asks to import it.", name)
 		}
+		resp.Diagnostics.AddError("Unable to Create Cluster", detail)
+	case errors.As(err, &notSent):
+		resp.Diagnostics.AddError("Unable to Create Cluster", sentence(notSent.Error())+
+			" Check api_url and that the management server is reachable, then apply again.")
+	case errors.As(err, &failed):
+		r.reportFailedCreate(ctx, plan, m, failed, resp)
+	default:
+		// Refused, or the check before the create failed: nothing was made.
+		resp.Diagnostics.AddError("Unable to Create Cluster", sentence(err.Error())+requestTimeoutHint(err))
 	}
-	if m.Size.IsUnknown() {
-		m.Size = types.Int64Null()
+}
+
+// requestTimeoutHint names request_timeout when a call ran out of it.
+func requestTimeoutHint(err error) string {
+	if !cloudstack.IsRequestTimeout(err) {
+		return ""
 	}
-	if m.Nodes.IsUnknown() {
-		m.Nodes = types.ListNull(nodeObjectType)
+	return " The answer did not come within the provider's request_timeout (one HTTP request, not the resource's " +
+		"timeouts); raise it if the management server answers slowly."
+}
+
+// importHint shows how to import each cluster.
+func importHint(clusters []cloudstack.Cluster) string {
+	var b strings.Builder
+	for _, c := range clusters {
+		fmt.Fprintf(&b, "To import %s: `terraform import <this resource's address> %s`, or an import block:\n\n"+
+			"import {\n  to = <this resource's address>\n  id = %q\n}\n\n", c.ID, c.ID, c.ID)
 	}
-	if m.SSHRulesInSync.IsUnknown() {
-		m.SSHRulesInSync = types.BoolNull()
+	return b.String()
+}
+
+// reportFailedCreate explains a failed create: deleted, gone, or kept
+// (recorded and tainted through the error, so that the next apply
+// replaces it).
+func (r *clusterResource) reportFailedCreate(ctx context.Context, plan tfsdk.Plan, m *clusterResourceModel, failed *clusterops.CreateFailedError, resp *resource.CreateResponse) {
+	addReportWarnings(&resp.Diagnostics, failed.Report)
+	id := failed.ClusterID
+	switch {
+	case failed.Deleted:
+		resp.Diagnostics.AddError("Cluster Creation Failed", fmt.Sprintf("Creating cluster %s failed: %s. CloudStack keeps a "+
+			"failed cluster (in Error or Alert); the provider read it in state %s, so the provider deleted it; nothing is left "+
+			"behind and the next apply creates the cluster afresh.", id, failed.Err, failed.State))
+		return
+	case failed.Gone:
+		resp.Diagnostics.AddError("Cluster Creation Failed", fmt.Sprintf("Creating cluster %s failed: %s. The cluster no "+
+			"longer exists, so nothing is left behind; the next apply creates it afresh.", id, failed.Err))
+		return
 	}
-	if m.CloudStackState.IsUnknown() {
-		m.CloudStackState = types.StringNull()
+	var why string
+	switch {
+	case failed.DeleteErr != nil:
+		why = fmt.Sprintf("CloudStack keeps a failed cluster (in Error or Alert). Deleting the half-made cluster failed too: %s.",
+			failed.DeleteErr)
+	case failed.ReadErr != nil:
+		why = fmt.Sprintf("Reading the cluster to confirm the failure failed (%s), so it was not deleted.", failed.ReadErr)
+	case failed.CutShort:
+		why = "The wait was cut short (interrupted or out of time) when the failure was found, so no delete was started."
+	default:
+		why = "It was not deleted."
 	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+	var obs *clusterops.Observation
+	if failed.ReadErr == nil {
+		obs, _ = r.observe(ctx, m, id, nil)
+	}
+	recordCreated(ctx, plan, m, id, obs, resp)
+	resp.Diagnostics.AddError("Cluster Creation Failed", fmt.Sprintf("Creating cluster %s failed: %s. %s It is kept in "+
+		"state and marked tainted, so the next apply deletes and replaces it.", id, failed.Err, why))
+}
+
+// recordCreated puts a cluster Create made into state: as CloudStack
+// reports it when obs is set, else by its id and the planned values
+// (unknown ones null). Planned values that Terraform requires and
+// CloudStack does not show yet are kept (see the comment at the top); it
+// returns their attribute names.
+func recordCreated(ctx context.Context, plan tfsdk.Plan, m *clusterResourceModel, id string, obs *clusterops.Observation,
+	resp *resource.CreateResponse,
+) []string {
+	if obs != nil {
+		rec := *m
+		d := refreshModel(ctx, &rec, obs, resp.Private)
+		if !d.HasError() {
+			resp.Diagnostics.Append(d...)
+			resp.Diagnostics.Append(resp.State.Set(ctx, &rec)...)
+			kept, err := keepPlannedValues(plan.Raw, &resp.State)
+			if err != nil {
+				resp.Diagnostics.AddError("Unable to Record Cluster", fmt.Sprintf("Recording cluster %s failed: %s. This is a "+
+					"bug in the provider; the next refresh reads the cluster.", id, err))
+			}
+			return kept
+		}
+		tflog.Warn(ctx, "could not record the cluster as read; recording the planned values", map[string]any{
+			"error": d.Errors()[0].Detail()})
+	}
+	raw, err := nullUnknowns(plan.Raw)
+	if err == nil {
+		resp.State.Raw = raw
+		resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), id)...)
+		return nil
+	}
+	resp.Diagnostics.AddError("Unable to Record Cluster", fmt.Sprintf("Recording cluster %s failed: %s. This is a bug in "+
+		"the provider; the cluster exists in CloudStack.", id, err))
+	return nil
+}
+
+// keepPlannedValues gives every top-level attribute whose planned value
+// was wholly known that value in state, and returns the names of those it
+// changed: Terraform refuses, and taints, a created resource whose state
+// differs from such a value.
+func keepPlannedValues(planned tftypes.Value, state *tfsdk.State) ([]string, error) {
+	var want, got map[string]tftypes.Value
+	if err := planned.As(&want); err != nil {
+		return nil, err
+	}
+	if err := state.Raw.As(&got); err != nil {
+		return nil, err
+	}
+	var kept []string
+	for name, p := range want {
+		if !p.IsFullyKnown() || p.Equal(got[name]) {
+			continue
+		}
+		got[name] = p
+		kept = append(kept, name)
+	}
+	if len(kept) == 0 {
+		return nil, nil
+	}
+	slices.Sort(kept)
+	state.Raw = tftypes.NewValue(state.Raw.Type(), got)
+	return kept, nil
+}
+
+// nullUnknowns replaces every unknown value in v by null.
+func nullUnknowns(v tftypes.Value) (tftypes.Value, error) {
+	return tftypes.Transform(v, func(_ *tftypes.AttributePath, v tftypes.Value) (tftypes.Value, error) {
+		if !v.IsKnown() {
+			return tftypes.NewValue(v.Type(), nil), nil
+		}
+		return v, nil
+	})
+}
+
+// modifyCreatePlan checks at plan time, for a cluster to be created, what
+// would make a step after the create fail (clusterops.CheckCreate): an
+// autoscaler the Kubernetes version does not support fails the plan; an
+// autoscaler maximum above CloudStack's default cluster size limit, which
+// only an admin can read, is a warning.
+func (r *clusterResource) modifyCreatePlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if r.data == nil {
+		return
+	}
+	var plan clusterResourceModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	as, asKnown, diags := autoscalingOf(ctx, plan.Autoscaling)
+	resp.Diagnostics.Append(diags...)
+	if !asKnown || !as.enabled() || !known(plan.ZoneID) || !known(plan.KubernetesVersionID) || !known(plan.ControlNodes) {
+		return
+	}
+	creq, diags := createRequest(ctx, &plan, 0)
+	resp.Diagnostics.Append(diags...)
+	problems, err := r.engine().CheckCreate(ctx, creq)
+	if err != nil {
+		resp.Diagnostics.AddAttributeWarning(path.Root("autoscaling"), "Unable to Check Autoscaling",
+			"Listing the Kubernetes versions to check that this one supports the autoscaler failed: "+err.Error()+
+				". CloudStack checks it when the autoscaler is configured, after the create.")
+	}
+	for _, p := range problems {
+		attr := path.Root("autoscaling")
+		if p.Field == clusterops.FieldAutoscalerMaximum {
+			attr = attr.AtName("max_size")
+		}
+		if p.Certain {
+			resp.Diagnostics.AddAttributeError(attr, "Autoscaling Not Possible", sentence(p.Message)+
+				" Remove autoscaling or pick a version that supports it.")
+			continue
+		}
+		resp.Diagnostics.AddAttributeWarning(attr, "Autoscaling Maximum May Exceed the Server Limit", sentence(p.Message)+
+			" Lower autoscaling.max_size if the limit is the default.")
+	}
 }

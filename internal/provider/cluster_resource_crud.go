@@ -2,23 +2,21 @@ package provider
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
-	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/clusterops"
 )
 
-// Create creates the cluster and waits for CloudStack to provision it. A
-// failed create leaves a cluster in Error or Alert behind (spec §3.1); it is
-// deleted, or, when that fails too, kept in state as tainted so that the next
-// apply replaces it. The create call itself is never retried.
+// Create creates the cluster through the engine (clusterops.Engine.Create:
+// no twin, the create sent once, a lost answer adopted only when provably
+// ours, a failed cluster deleted only once read and found failed, then the
+// steps after the create) and records what it made; reportCreate explains
+// which outcomes taint the cluster and why a working one never is.
 func (r *clusterResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	var plan clusterResourceModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
@@ -29,81 +27,17 @@ func (r *clusterResource) Create(ctx context.Context, req resource.CreateRequest
 		notConfigured(&resp.Diagnostics)
 		return
 	}
-	timeout, diags := plan.Timeouts.Create(ctx, defaultClusterTimeout)
+	timeout, deleteTimeout, diags := createTimeouts(ctx, &plan)
 	resp.Diagnostics.Append(diags...)
-	as, _, diags := autoscalingOf(ctx, plan.Autoscaling)
+	creq, diags := createRequest(ctx, &plan, deleteTimeout)
 	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+	opCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-
-	params := createParams(plan, as)
-	c, err := r.createCluster(ctx, params)
-	if err != nil {
-		var failed *createFailedError
-		if errors.As(err, &failed) {
-			r.cleanUpFailedCreate(ctx, &plan, failed, resp)
-			return
-		}
-		var unread *createdUnreadError
-		if errors.As(err, &unread) {
-			r.recordUnread(ctx, &plan, unread, resp)
-			return
-		}
-		resp.Diagnostics.AddError("Unable to Create Cluster", err.Error())
-		return
-	}
-	ctx = tflog.SetField(ctx, "cluster_id", c.ID)
-	tflog.Info(ctx, "created Kubernetes cluster", map[string]any{"state": c.State})
-
-	obs, err := r.finishCreate(ctx, c, plan, &resp.Diagnostics)
-	if err != nil {
-		// The cluster exists and works; only a follow-up step failed. Record
-		// it (Terraform marks it tainted because of the error).
-		r.recordCreated(ctx, &plan, c.ID, resp)
-		summary, detail := describeFailure(fmt.Sprintf("Cluster %s was created, but setting it up", c.ID), err)
-		resp.Diagnostics.AddError(summary, detail+" The cluster is kept in state and marked tainted, so the next apply replaces it; "+
-			"to keep it instead, run `terraform untaint` and apply again.")
-		return
-	}
-	planned := plan
-	refreshDiags := refreshModel(ctx, &plan, obs, resp.Private)
-	resp.Diagnostics.Append(refreshDiags...)
-	if refreshDiags.HasError() {
-		return
-	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
-	if unmet := unmetPlan(planned, plan); len(unmet) > 0 {
-		resp.Diagnostics.AddError("Cluster Not As Planned", fmt.Sprintf("Cluster %s was created, but CloudStack reports %s. "+
-			"It is kept in state and marked tainted, so the next apply replaces it; to keep it instead, run `terraform untaint`.",
-			c.ID, strings.Join(unmet, ", ")))
-	}
-}
-
-// finishCreate does what createKubernetesCluster cannot: it replaces CKS's
-// single-port etcd SSH rules with the provider's layout (only now, once CKS
-// has created its own), narrows them to ssh_cidrs, and sets up the
-// autoscaler and a Stopped state. It returns the cluster as it ends.
-func (r *clusterResource) finishCreate(ctx context.Context, c *cloudstack.Cluster, plan clusterResourceModel, diags *diag.Diagnostics) (*clusterops.Observation, error) {
-	upd, d := updateRequest(ctx, &plan, &plan, "")
-	diags.Append(d...)
-	upd.Size = nil
-	rep, err := r.engine().Update(ctx, c.ID, upd)
-	addReportWarnings(diags, rep)
-	if err != nil {
-		return nil, err
-	}
-	if obs := observationOf(rep); obs != nil {
-		return obs, nil
-	}
-	obs, od := r.observe(ctx, &plan, c.ID, nil)
-	diags.Append(od...)
-	if od.HasError() {
-		return nil, fmt.Errorf("reading cluster %s back failed", c.ID)
-	}
-	return obs, nil
+	res, err := r.engine().Create(opCtx, creq)
+	r.reportCreate(ctx, req.Plan, &plan, timeout, res, err, resp)
 }
 
 // Read refreshes every attribute from CloudStack and removes the resource
@@ -190,28 +124,4 @@ func (r *clusterResource) deleteCluster(ctx context.Context, m *clusterResourceM
 		return nil
 	}
 	return err
-}
-
-// saveRealState records the cluster as CloudStack reports it, never the
-// planned values, so that the next plan shows what is left to do. It
-// reports whether it could.
-func (r *clusterResource) saveRealState(ctx context.Context, m *clusterResourceModel, id string, next privateState, state *tfsdk.State, diags *diag.Diagnostics) bool {
-	obs, d := r.observe(ctx, m, id, nil)
-	if d.HasError() {
-		diags.AddError("Unable to Read Cluster After Failure", fmt.Sprintf("Reading cluster %s to record its real state failed: %s",
-			id, d.Errors()[0].Detail()))
-		return false
-	}
-	// The operation's own context may have run out (a timeout is one way to
-	// get here); recording what CloudStack has must not depend on it.
-	fresh, cancel := context.WithTimeout(context.WithoutCancel(ctx), readBackTimeout)
-	defer cancel()
-	var rd diag.Diagnostics
-	rd.Append(refreshModel(fresh, m, obs, next)...)
-	diags.Append(rd...)
-	if rd.HasError() {
-		return false
-	}
-	diags.Append(state.Set(ctx, m)...)
-	return true
 }

@@ -1,10 +1,15 @@
 package provider
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"strings"
+	"sync"
 	"testing"
+	"time"
 
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
@@ -225,6 +230,304 @@ func TestAccCluster_failedCreateKeptWhenDeleteFails(t *testing.T) {
 					return nil
 				},
 			},
+		},
+	})
+}
+
+// TestAccCluster_createPollFailureKeepsCluster (issue 13, item 1): one HTTP
+// 530 from queryAsyncJobResult while the create job runs is a failed poll,
+// not a failed job. The poll is retried, the cluster is kept and recorded
+// as it is, and nothing is deleted.
+func TestAccCluster_createPollFailureKeepsCluster(t *testing.T) {
+	t.Parallel()
+	env := newSimEnv(t)
+	config := env.clusterHCL("polled", fmt.Sprintf("  kubernetes_version_id = %q\n  size = 1\n", env.VersionID(t, "1.33.13")))
+	accTest(t, resource.TestCase{
+		CheckDestroy: env.expectNothingLeft,
+		Steps: []resource.TestStep{
+			{
+				PreConfig: func() {
+					env.Sim.ResetCallCounts()
+					env.Sim.FailNextCalls("queryAsyncJobResult", 1, 530, "Injected failure of queryAsyncJobResult")
+				},
+				Config: config,
+				ConfigStateChecks: []statecheck.StateCheck{
+					expectAttr("state", knownvalue.StringExact("Running")),
+					expectAttr("cloudstack_state", knownvalue.StringExact("Running")),
+				},
+				Check: func(s *terraform.State) error {
+					id, err := clusterID(s)
+					if err != nil {
+						return err
+					}
+					if ids := env.liveIDs("polled"); len(ids) != 1 || ids[0] != id {
+						return fmt.Errorf("live clusters %v, want only %s", ids, id)
+					}
+					counts := env.Sim.CallCounts()
+					if counts["deleteKubernetesCluster"] != 0 || counts["queryAsyncJobResult"] < 2 {
+						return fmt.Errorf("calls %v: want the failed poll retried and nothing deleted", counts)
+					}
+					return expectUntainted(s)
+				},
+			},
+			{Config: config, ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}}},
+		},
+	})
+}
+
+// interrupter cancels the applies in flight, as terraform-plugin-go does
+// for every request in flight when Terraform is interrupted (Ctrl-C makes
+// Terraform send StopProvider, which cancels them). Later applies are not
+// affected.
+type interrupter struct {
+	mu       sync.Mutex
+	inFlight map[int]context.CancelFunc
+	next     int
+}
+
+// interrupt cancels the applies in flight.
+func (i *interrupter) interrupt() {
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	for _, cancel := range i.inFlight {
+		cancel()
+	}
+}
+
+// factories serve the provider with applies that interrupt can cancel.
+func (i *interrupter) factories() map[string]func() (tfprotov6.ProviderServer, error) {
+	return map[string]func() (tfprotov6.ProviderServer, error){
+		"cks": func() (tfprotov6.ProviderServer, error) {
+			srv, err := testAccProtoV6ProviderFactories["cks"]()
+			return &interruptibleServer{ProviderServer: srv, i: i}, err
+		},
+	}
+}
+
+type interruptibleServer struct {
+	tfprotov6.ProviderServer
+	i *interrupter
+}
+
+func (s *interruptibleServer) ApplyResourceChange(ctx context.Context, req *tfprotov6.ApplyResourceChangeRequest) (*tfprotov6.ApplyResourceChangeResponse, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	s.i.mu.Lock()
+	if s.i.inFlight == nil {
+		s.i.inFlight = map[int]context.CancelFunc{}
+	}
+	s.i.next++
+	key := s.i.next
+	s.i.inFlight[key] = cancel
+	s.i.mu.Unlock()
+	defer func() {
+		s.i.mu.Lock()
+		delete(s.i.inFlight, key)
+		s.i.mu.Unlock()
+	}()
+	return s.ProviderServer.ApplyResourceChange(ctx, req)
+}
+
+// TestAccCluster_createInterruptedKeptUntainted (issue 13, item 5):
+// Terraform is interrupted while CloudStack creates the cluster. The
+// healthy cluster is recorded, not tainted (and not blamed on the create
+// timeout); the next plan does not replace it, and the next apply finishes.
+func TestAccCluster_createInterruptedKeptUntainted(t *testing.T) {
+	t.Parallel()
+	env := newSimEnv(t, withJobDuration(time.Second))
+	proxy := newLossyProxy(t, env.Info.APIURL)
+	var stop interrupter
+	var firstID string
+	config := proxy.lossyClusterConfig(t, env, "interrupted", 1)
+	accTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: stop.factories(),
+		CheckDestroy:             env.expectNothingLeft,
+		Steps: []resource.TestStep{
+			{
+				PreConfig: func() {
+					proxy.afterNextCreate(stop.interrupt)
+				},
+				Config: config,
+				// Recorded while CloudStack was still creating it.
+				ConfigStateChecks: []statecheck.StateCheck{
+					expectAttr("cloudstack_state", knownvalue.StringRegexp(regexpMust("^(Created|Starting)$"))),
+					expectAttr("state", knownvalue.StringExact("Running")),
+				},
+				Check: func(s *terraform.State) error {
+					id, err := clusterID(s)
+					if err != nil {
+						return err
+					}
+					firstID = id
+					if n := env.Sim.CallCounts()["deleteKubernetesCluster"]; n != 0 {
+						return fmt.Errorf("deleteKubernetesCluster sent %d times after an interrupt", n)
+					}
+					return expectUntainted(s)
+				},
+			},
+			{
+				PreConfig: func() {
+					// Let CloudStack finish the create it went on with.
+					deadline := time.Now().Add(10 * time.Second)
+					for time.Now().Before(deadline) {
+						if d := env.Sim.DumpState(); len(d.Clusters) == 1 && d.Clusters[0].State == "Running" {
+							break
+						}
+						time.Sleep(50 * time.Millisecond)
+					}
+				},
+				Config: config,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					expectNotReplaced{clusterAddr},
+				}},
+				ConfigStateChecks: []statecheck.StateCheck{expectAttr("cloudstack_state", knownvalue.StringExact("Running"))},
+				Check: func(s *terraform.State) error {
+					if id, err := clusterID(s); err != nil || id != firstID {
+						return fmt.Errorf("state holds %s (%v), want the interrupted cluster %s kept", id, err, firstID)
+					}
+					if n := env.liveClusters(); n != 1 {
+						return fmt.Errorf("%d clusters exist, want 1", n)
+					}
+					return nil
+				},
+			},
+		},
+	})
+}
+
+// expectNotReplaced is a plan check: the resource is not destroyed.
+type expectNotReplaced struct{ addr string }
+
+func (c expectNotReplaced) CheckPlan(_ context.Context, req plancheck.CheckPlanRequest, resp *plancheck.CheckPlanResponse) {
+	for _, rc := range req.Plan.ResourceChanges {
+		if rc.Address == c.addr && rc.Change.Actions.Delete() || rc.Address == c.addr && rc.Change.Actions.Replace() {
+			resp.Error = fmt.Errorf("%s is planned for %v, want it kept", c.addr, rc.Change.Actions)
+		}
+	}
+}
+
+// TestAccCluster_autoscalerRefusedAfterCreate (issue 13, item 8): the
+// autoscaler's max_size plus the control node exceeds CloudStack's
+// cloud.kubernetes.cluster.max.size (10), which CloudStack refuses only
+// when the autoscaler is configured, after the create. The cluster is kept
+// untainted (a new one would fail the same way); the next plan shows the
+// autoscaler as an in-place change, whose apply fails clearly without
+// destroying anything; with a max_size that fits, it converges on the same
+// cluster.
+func TestAccCluster_autoscalerRefusedAfterCreate(t *testing.T) {
+	t.Parallel()
+	env := newSimEnv(t)
+	config := func(maxSize int) string {
+		return env.clusterHCL("autoscaled", fmt.Sprintf("  kubernetes_version_id = %q\n  autoscaling = {\n    enabled  = true\n"+
+			"    min_size = 1\n    max_size = %d\n  }\n", env.VersionID(t, "1.33.13"), maxSize))
+	}
+	var firstID string
+	sameCluster := func(s *terraform.State) error {
+		if id, err := clusterID(s); err != nil || id != firstID {
+			return fmt.Errorf("state holds %s (%v), want cluster %s kept", id, err, firstID)
+		}
+		if ids := env.liveIDs("autoscaled"); len(ids) != 1 || ids[0] != firstID {
+			return fmt.Errorf("live clusters %v, want only %s", ids, firstID)
+		}
+		return nil
+	}
+	accTest(t, resource.TestCase{
+		CheckDestroy: env.expectNothingLeft,
+		Steps: []resource.TestStep{
+			{
+				// The plan after the apply shows the autoscaler still to
+				// configure: the state records it off.
+				Config:             config(10),
+				ExpectNonEmptyPlan: true,
+				Check: func(s *terraform.State) error {
+					id, err := clusterID(s)
+					if err != nil {
+						return err
+					}
+					firstID = id
+					c, err := env.apiClient(t).GetKubernetesCluster(context.Background(), id)
+					if err != nil || c.AutoscalingEnabled || env.liveClusters() != 1 {
+						return fmt.Errorf("want the one cluster, without the autoscaler: %+v, %v", c, err)
+					}
+					return expectUntainted(s)
+				},
+			},
+			{
+				Config: config(10),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(clusterAddr, plancheck.ResourceActionUpdate),
+				}},
+				ExpectError: errorFragments("Maximum cluster size can not exceed 10"),
+			},
+			{
+				Config: config(9),
+				ConfigStateChecks: []statecheck.StateCheck{
+					expectAttr("autoscaling", knownvalue.ObjectExact(map[string]knownvalue.Check{
+						"enabled": knownvalue.Bool(true), "min_size": knownvalue.Int64Exact(1), "max_size": knownvalue.Int64Exact(9),
+					})),
+				},
+				Check: sameCluster,
+			},
+		},
+	})
+}
+
+// TestAccCluster_createPlanChecksAutoscaler (issue 13, item 8): what can be
+// known before creating is checked at plan time. A Kubernetes version that
+// does not support the autoscaler (here, the simulator's answer rewritten to
+// say so) fails the plan on autoscaling, before any cluster exists.
+func TestAccCluster_createPlanChecksAutoscaler(t *testing.T) {
+	t.Parallel()
+	env := newSimEnv(t)
+	proxy := newLossyProxy(t, env.Info.APIURL)
+	proxy.rewrite.Store(&answerRewrite{command: "listKubernetesSupportedVersions", rewrite: func(b []byte) []byte {
+		return bytes.ReplaceAll(b, []byte(`"supportsautoscaling":true`), []byte(`"supportsautoscaling":false`))
+	}})
+	config := strings.Replace(proxy.lossyClusterConfig(t, env, "planned", 1), "  size                  = 1\n",
+		"  autoscaling = {\n    enabled  = true\n    min_size = 1\n    max_size = 3\n  }\n", 1)
+	accTest(t, resource.TestCase{
+		CheckDestroy: env.expectNothingLeft,
+		Steps: []resource.TestStep{{
+			Config:      config,
+			PlanOnly:    true,
+			ExpectError: errorFragments("Autoscaling Not Possible", "does not support the cluster autoscaler"),
+		}},
+	})
+	if n := env.liveClusters(); n != 0 {
+		t.Errorf("%d clusters exist, want none", n)
+	}
+}
+
+// TestAccCluster_createSetUpStepHealed (issue 13, item 9): a rule step
+// after the create fails once (createFirewallRule answers 503, and a
+// mutation is never retried by the client) and succeeds when the set-up is
+// tried again in the same apply. The apply reports what is true at the
+// end: no error, the rules in the provider's layout.
+func TestAccCluster_createSetUpStepHealed(t *testing.T) {
+	t.Parallel()
+	env := newSimEnv(t)
+	config := env.clusterHCL("healed", fmt.Sprintf("  kubernetes_version_id = %q\n  size = 1\n  etcd_nodes = 1\n", env.VersionID(t, "1.33.13")))
+	accTest(t, resource.TestCase{
+		CheckDestroy: env.expectNothingLeft,
+		Steps: []resource.TestStep{
+			{
+				PreConfig: func() {
+					env.Sim.ResetCallCounts()
+					env.Sim.FailNextCalls("createFirewallRule", 1, 503, "Injected failure of createFirewallRule")
+				},
+				Config: config,
+				ConfigStateChecks: []statecheck.StateCheck{
+					expectAttr("ssh_rules_in_sync", knownvalue.Bool(true)),
+					expectAttr("state", knownvalue.StringExact("Running")),
+				},
+				Check: func(s *terraform.State) error {
+					if n := env.Sim.CallCounts()["createFirewallRule"]; n < 2 {
+						return fmt.Errorf("createFirewallRule sent %d times: the injected failure was not met", n)
+					}
+					return expectUntainted(s)
+				},
+			},
+			{Config: config, ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}}},
 		},
 	})
 }

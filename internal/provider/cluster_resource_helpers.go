@@ -21,15 +21,17 @@ import (
 // operation failed or ran out of time (its own context may be over).
 const readBackTimeout = 2 * time.Minute
 
-// readBack reads the cluster after an operation, also when the operation's
-// context is over, so that the state can hold what CloudStack reports.
-func (r *clusterResource) readBack(ctx context.Context, id string) (*cloudstack.Cluster, error) {
-	if ctx.Err() == nil {
-		return r.data.client.GetKubernetesCluster(ctx, id)
+// runJob starts an async CKS command and waits for its job within ctx.
+func (r *clusterResource) runJob(ctx context.Context, command string, start func() (cloudstack.AsyncRef, error)) error {
+	ref, err := start()
+	if err != nil {
+		return err
 	}
-	fresh, cancel := context.WithTimeout(context.WithoutCancel(ctx), readBackTimeout)
-	defer cancel()
-	return r.data.client.GetKubernetesCluster(fresh, id)
+	tflog.Debug(ctx, "waiting for CloudStack job", map[string]any{"command": command, "cloudstack_job_id": ref.JobID})
+	opts := clusterJobWait
+	opts.Command = command
+	_, err = cloudstack.WaitForJob(ctx, r.data.client, ref.JobID, opts)
+	return err
 }
 
 // observe reads the cluster and its rules for the model m (whose ssh_cidrs

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -46,27 +45,6 @@ func TestCreateParams(t *testing.T) {
 	}
 	if p.ProjectID != "p" || p.EtcdNodes != 3 || p.NodeRootDiskSize != 0 {
 		t.Errorf("params = %+v", p)
-	}
-}
-
-func TestCreatedAround(t *testing.T) {
-	t.Parallel()
-	sent := time.Now()
-	format := func(t time.Time) string { return t.UTC().Format(cloudStackTimeLayout) }
-	cases := []struct {
-		created string
-		want    bool
-	}{
-		{format(sent), true},
-		{format(sent.Add(-4 * time.Minute)), true},
-		{format(sent.Add(-10 * time.Minute)), false},
-		{format(sent.Add(time.Hour)), false},
-		{"not a date", false},
-	}
-	for _, tc := range cases {
-		if got := createdAround(tc.created, sent); got != tc.want {
-			t.Errorf("createdAround(%q) = %v, want %v", tc.created, got, tc.want)
-		}
 	}
 }
 

@@ -23,8 +23,12 @@ import (
 // handles a cluster whose VM map disagrees with its size, and decides which
 // computed values may change.
 func (r *clusterResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	if req.Plan.Raw.IsNull() || req.State.Raw.IsNull() {
-		return // destroy or create: nothing to add
+	if req.Plan.Raw.IsNull() {
+		return // destroy: nothing to add
+	}
+	if req.State.Raw.IsNull() {
+		r.modifyCreatePlan(ctx, req, resp) // cluster_resource_create.go
+		return
 	}
 	var plan, state, cfg clusterResourceModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)

@@ -6,35 +6,47 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 )
 
-// TestAccCluster_createdButNotReadBack: the create job succeeds but reading
-// the new cluster back fails (a 530 on listKubernetesClusters, which is not
-// retried). The healthy cluster must be recorded, neither deleted nor
-// tainted, and the next refresh fills in the rest: one cluster, no diff.
+// TestAccCluster_createdButNotReadBack: the create job succeeds but every
+// read of the new cluster fails from then on (a 530 on
+// listKubernetesClusters, which is not retried). The healthy cluster must
+// be recorded, neither deleted nor tainted, and the next refresh fills in
+// the rest: one cluster, nothing replaced.
 func TestAccCluster_createdButNotReadBack(t *testing.T) {
 	t.Parallel()
 	env := newSimEnv(t)
-	config := env.clusterHCL("readback", fmt.Sprintf("  kubernetes_version_id = %q\n  size = 1", env.VersionID(t, "1.33.13")))
+	proxy := newLossyProxy(t, env.Info.APIURL)
+	config := proxy.lossyClusterConfig(t, env, "readback", 1)
+	var firstID string
 	accTest(t, resource.TestCase{
 		CheckDestroy: env.expectNothingLeft,
 		Steps: []resource.TestStep{
 			{
 				PreConfig: func() {
-					// The read-back and the retry of it to record the real state.
-					env.Sim.FailNextCalls("listKubernetesClusters", 2, 530, "database is busy")
+					// Once the create is answered, no read of the cluster works.
+					proxy.afterNextCreate(func() { env.Sim.FailNextCalls("listKubernetesClusters", 1000, 530, "database is busy") })
 				},
 				Config: config,
+				// Recorded by its id and the planned values: nothing could be read.
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(clusterAddr, tfjsonpath.New("nodes"), knownvalue.Null()),
+					statecheck.ExpectKnownValue(clusterAddr, tfjsonpath.New("cloudstack_state"), knownvalue.Null()),
+				},
 				Check: func(s *terraform.State) error {
+					// Reads work again for the refresh and plan after this check.
+					env.Sim.ClearFaults()
 					id, err := clusterID(s)
 					if err != nil {
 						return err
 					}
-					if rs := s.RootModule().Resources[clusterAddr]; rs.Primary.Tainted {
-						return fmt.Errorf("cluster %s was tainted although it is healthy", id)
+					firstID = id
+					if err := expectUntainted(s); err != nil {
+						return err
 					}
 					live := liveClusters(t, env)
 					if len(live) != 1 || live[0].ID != id {
@@ -44,10 +56,20 @@ func TestAccCluster_createdButNotReadBack(t *testing.T) {
 				},
 			},
 			{
-				Config: config,
+				PreConfig: env.Sim.ClearFaults,
+				Config:    config,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					expectNotReplaced{clusterAddr},
+				}},
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue(clusterAddr, tfjsonpath.New("state"), knownvalue.StringExact("Running")),
 					statecheck.ExpectKnownValue(clusterAddr, tfjsonpath.New("nodes"), knownvalue.ListSizeExact(2)),
+				},
+				Check: func(s *terraform.State) error {
+					if id, err := clusterID(s); err != nil || id != firstID {
+						return fmt.Errorf("state holds %s (%v), want %s kept", id, err, firstID)
+					}
+					return nil
 				},
 			},
 		},

@@ -267,6 +267,7 @@ func clusterTimeouts(ctx context.Context) schema.Attribute {
 	if !ok {
 		return attr
 	}
+	nested.Validators = append(nested.Validators, positiveTimeouts())
 	nested.MarkdownDescription = fmt.Sprintf("How long to wait for create, update and delete, as Go durations such as "+
 		"`90m`. Each defaults to `%dm`, like the server's own CKS job timeouts (3600 s). Every CloudStack job wait is bounded by them.",
 		int(defaultClusterTimeout.Minutes()))

@@ -25,6 +25,7 @@ func (r *clusterResource) ValidateConfig(ctx context.Context, req resource.Valid
 	}
 	validateSizeAndAutoscaling(ctx, cfg, &resp.Diagnostics)
 	validateOfferings(cfg, &resp.Diagnostics)
+	validateOwnership(cfg.Account, cfg.DomainID, cfg.ProjectID, &resp.Diagnostics)
 }
 
 func validateSizeAndAutoscaling(ctx context.Context, cfg clusterResourceModel, diags *diag.Diagnostics) {

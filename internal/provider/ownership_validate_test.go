@@ -1,15 +1,10 @@
 package provider
 
 import (
-	"context"
-	"strings"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
-	"github.com/hashicorp/terraform-plugin-framework/resource"
-	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-	"github.com/hashicorp/terraform-plugin-go/tftypes"
 )
 
 func TestValidateOwnership(t *testing.T) {
@@ -50,33 +45,4 @@ func TestValidateOwnership(t *testing.T) {
 			}
 		})
 	}
-}
-
-// clusterOwnershipValidated tells whether the cks_cluster resource's
-// ValidateConfig calls validateOwnership (one line in its file, which
-// another change adds): it refuses project_id with account and domain_id.
-func clusterOwnershipValidated() bool {
-	ctx := context.Background()
-	r := newClusterResource()
-	withValidate, ok := r.(resource.ResourceWithValidateConfig)
-	if !ok {
-		return false
-	}
-	var schemaResp resource.SchemaResponse
-	r.Schema(ctx, resource.SchemaRequest{}, &schemaResp)
-	typ, ok := schemaResp.Schema.Type().TerraformType(ctx).(tftypes.Object)
-	if !ok {
-		return false
-	}
-	values := map[string]tftypes.Value{}
-	for name, attrType := range typ.AttributeTypes {
-		values[name] = tftypes.NewValue(attrType, nil)
-	}
-	for name, value := range map[string]string{"account": "a", "domain_id": "d", "project_id": "p"} {
-		values[name] = tftypes.NewValue(tftypes.String, value)
-	}
-	var resp resource.ValidateConfigResponse
-	withValidate.ValidateConfig(ctx, resource.ValidateConfigRequest{
-		Config: tfsdk.Config{Schema: schemaResp.Schema, Raw: tftypes.NewValue(typ, values)}}, &resp)
-	return strings.Contains(summariesOf(resp.Diagnostics), "Conflicting Cluster Owner")
 }

@@ -38,21 +38,7 @@ type relBadInput struct {
 	// inside a nested attribute's object (autoscaling, timeouts): there the
 	// message names the path, or for timeouts quotes the value.
 	want []string
-	// wired, when set, tells whether the check the case needs is wired into
-	// its object yet; the case is skipped, with the reason, until it is.
-	wired func() (bool, string)
 }
-
-// Checks of issue 13 whose validators live in their own files and are
-// wired into the cks_cluster resource by one line in its files.
-var (
-	relTimeoutsWired = func() (bool, string) {
-		return clusterTimeoutsValidated(), "cluster_resource_schema.go does not add positiveTimeouts() to the timeouts attribute yet"
-	}
-	relOwnershipWired = func() (bool, string) {
-		return clusterOwnershipValidated(), "the cks_cluster resource's ValidateConfig does not call validateOwnership yet"
-	}
-)
 
 // Shorthands for the blocks the cases put their mistakes in.
 func relClusterBlock(body string) string {
@@ -191,19 +177,19 @@ func relBadInputs(t *testing.T) []relBadInput {
 		{name: "cks_cluster: zone_id missing (new)", config: strings.Replace(relClusterBlockWithOffering("  size = 1"), "  zone_id = \"z\"\n", "", 1),
 			want: []string{"Missing required argument", `The argument "zone_id" is required, but no definition was found`}},
 		{name: "cks_cluster: timeout of zero (issue 13)", config: relClusterBlockWithOffering("  size = 1\n  timeouts = {\n    create = \"0s\"\n  }"),
-			wired: relTimeoutsWired, want: []string{"Invalid Timeout", `timeouts.create is zero ("0s")`, "must be a duration longer than zero"}},
+			want: []string{"Invalid Timeout", `timeouts.create is zero ("0s")`, "must be a duration longer than zero"}},
 		{name: "cks_cluster: negative timeout (issue 13)", config: relClusterBlockWithOffering("  size = 1\n  timeouts = {\n    delete = \"-5m\"\n  }"),
-			wired: relTimeoutsWired, want: []string{"Invalid Timeout", `timeouts.delete is negative ("-5m")`, "must be a duration longer than zero"}},
+			want: []string{"Invalid Timeout", `timeouts.delete is negative ("-5m")`, "must be a duration longer than zero"}},
 		{name: "cks_cluster: project_id with account and domain_id (issue 13)",
 			config: relClusterBlockWithOffering("  size = 1\n  account = \"ops\"\n  domain_id = \"d\"\n  project_id = \"p\""),
-			wired:  relOwnershipWired, want: []string{"Conflicting Cluster Owner", `project_id = "p"`,
+			want: []string{"Conflicting Cluster Owner", `project_id = "p"`,
 				"takes the owner from either account with domain_id, or project_id, not both"}},
 		{name: "cks_cluster: project_id with domain_id (issue 13)", config: relClusterBlockWithOffering("  size = 1\n  domain_id = \"d\"\n  project_id = \"p\""),
-			wired: relOwnershipWired, want: []string{"Conflicting Cluster Owner", `project_id = "p"`, "not both"}},
+			want: []string{"Conflicting Cluster Owner", `project_id = "p"`, "not both"}},
 		{name: "cks_cluster: account without domain_id (issue 13)", config: relClusterBlockWithOffering("  size = 1\n  account = \"ops\""),
-			wired: relOwnershipWired, want: []string{"Missing Domain For Account", `account = "ops"`, "account needs domain_id"}},
+			want: []string{"Missing Domain For Account", `account = "ops"`, "account needs domain_id"}},
 		{name: "cks_cluster: domain_id without account (issue 13)", config: relClusterBlockWithOffering("  size = 1\n  domain_id = \"d\""),
-			wired: relOwnershipWired, want: []string{"Domain Without Account", `domain_id = "d"`, "ignores domainid without account"}},
+			want: []string{"Domain Without Account", `domain_id = "d"`, "ignores domainid without account"}},
 
 		// cks_cluster_drift.
 		{name: "cks_cluster_drift: grace period not a duration", config: relDriftBlock(`  grace_period = "15 minutes"`),
@@ -325,11 +311,6 @@ func TestBadInput_rejectedAtPlanWithoutAPICall(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			if tc.wired != nil {
-				if ok, why := tc.wired(); !ok {
-					t.Skip(why)
-				}
-			}
 			api := &relRecordingAPI{}
 			srv := httptest.NewServer(api)
 			t.Cleanup(srv.Close)

@@ -34,14 +34,17 @@ import (
 //	first call of every read held past request_timeout          | apply (scale down)        | survived: retried
 //	first call of every read held past request_timeout          | refresh (plan)            | survived: retried, empty plan
 //	first call of every read held past request_timeout          | drift reads (one + fleet) | survived: retried, in sync
-//	createKubernetesCluster held past request_timeout, not run  | apply (create)            | failed clearly, no cluster; next apply creates one
+//	createKubernetesCluster held past request_timeout, not run  | apply (create)            | failed clearly (request timeout named), no cluster; next apply creates one
 //	createKubernetesCluster run, its answer lost (timeout)      | apply (create)            | survived: adopted, one cluster, create sent once
+//	HTTP 530 from queryAsyncJobResult during the create job     | apply (create)            | survived: poll retried, nothing deleted
+//	job failure at create nodes-ready                           | apply (create)            | failed clearly: read in Error, deleted; next apply creates one
+//	a cluster of the same name made out of band                 | apply (create)            | failed clearly: refused with an import hint; the import converges
 //	job failure at scale-up vms / network-rules / nodes-ready   | apply (size +1)           | failed clearly; state = CloudStack; converges (*)
 //	job failure at scale-down remove-vm / vm-removed / rules    | apply (size -1)           | failed clearly; state = CloudStack; converges (*)
 //	job failure at upgrade node                                 | apply (version +1 minor)  | failed clearly; state = CloudStack; converges (*)
 //	job failure at stop vms                                     | apply (state = Stopped)   | failed clearly; state = CloudStack; converges (*)
 //	job failure at start vms / api / kubeconfig                 | apply (state = Running)   | failed clearly; state = CloudStack; converges (*)
-//	create timeout (timeouts.create) shorter than the job       | apply (create)            | failed clearly, cluster kept tainted; next apply replaces it
+//	create timeout (timeouts.create) shorter than the job       | apply (create)            | survived: kept untainted with a warning; next apply finishes it
 //	update timeout (timeouts.update) shorter than the scale job | apply (size +1)           | failed clearly; next apply converges
 //	SSH connection dropped mid-command                          | drift read (ssh)          | reported in node_check_error, VMs still compared
 //	Kubernetes API answering 500                                | drift read (kubeconfig)   | reported in node_check_error, VMs still compared
@@ -54,8 +57,14 @@ import (
 // SSH rules, makes no start, stop or scale call, and says what to correct.
 //
 // Related faults covered elsewhere: a create whose connection is reset after
-// CloudStack ran it, or before (cluster_resource_adopt_test.go), a failed
-// create job (cluster_resource_faults_test.go), a wrong SSH host key
+// CloudStack ran it, or before, whose answer is lost while somebody else
+// makes a cluster of the same name, whose cluster appears after the provider
+// stopped looking, and whose connection is refused
+// (cluster_resource_adopt_test.go); a failed create job whose delete fails
+// too, an interrupt (Ctrl-C) during the create, a step after the create that
+// CloudStack refuses (the autoscaler above cloud.kubernetes.cluster.max.size)
+// or that fails once (cluster_resource_faults_test.go); reads failing after
+// the create job (cluster_resource_readback_test.go); a wrong SSH host key
 // (cluster_drift_gate_test.go), TLS failures (transport_test.go).
 
 // relOutcome is what a row requires.
@@ -106,7 +115,11 @@ var relFaultTable = []relFault{
 	{"lifecycle jobs", "job failure at start step api", "apply (state Running)", relFailedClearly, relStopped(relJobFault("start", "api", relState("Running")))},
 	{"lifecycle jobs", "job failure at start step kubeconfig", "apply (state Running)", relFailedClearly, relStopped(relJobFault("start", "kubeconfig", relState("Running")))},
 
-	{"interrupted apply", "timeouts.create shorter than the create job", "apply (create)", relFailedClearly, relCreateInterrupted},
+	{"create job", "HTTP 530 from queryAsyncJobResult while the create job runs", "apply (create)", relSurvived, relCreatePollFailed},
+	{"create job", "job failure at create step nodes-ready", "apply (rename: create)", relFailedClearly, relCreateJobFailed},
+	{"create job", "a cluster of the same name made out of band", "apply (rename: create)", relFailedClearly, relCreateTwin},
+
+	{"interrupted apply", "timeouts.create shorter than the create job", "apply (create)", relSurvived, relCreateInterrupted},
 	{"interrupted apply", "timeouts.update shorter than the scale job", "apply (size 1 -> 2)", relFailedClearly, relScaleInterrupted},
 
 	{"node faults", "SSH connection dropped mid-command", "drift read (node_source ssh)", relReported, relSSHDropped},
@@ -153,6 +166,7 @@ var relScenarios = map[string]func(t *testing.T) *relScenario{
 		sc.requestTimeout = 1
 		return sc
 	},
+	"create job":     func(t *testing.T) *relScenario { return newRelScenario(t, "create-job", 1) },
 	"scale-up job":   func(t *testing.T) *relScenario { return existingRelScenario(t, "scale-up", 1, "1.33.13") },
 	"scale-down job": func(t *testing.T) *relScenario { return existingRelScenario(t, "scale-down", 4, "1.33.13") },
 	"lifecycle jobs": func(t *testing.T) *relScenario { return existingRelScenario(t, "lifecycle", 1, "1.32.9") },

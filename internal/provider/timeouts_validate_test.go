@@ -6,8 +6,6 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/path"
-	"github.com/hashicorp/terraform-plugin-framework/resource"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 )
@@ -53,22 +51,4 @@ func TestPositiveTimeouts(t *testing.T) {
 			}
 		})
 	}
-}
-
-// clusterTimeoutsValidated tells whether the cks_cluster resource's schema
-// has the positiveTimeouts validator on its timeouts attribute (one line in
-// its schema file, which another change adds).
-func clusterTimeoutsValidated() bool {
-	var resp resource.SchemaResponse
-	newClusterResource().Schema(context.Background(), resource.SchemaRequest{}, &resp)
-	nested, ok := resp.Schema.Attributes["timeouts"].(schema.SingleNestedAttribute)
-	if !ok {
-		return false
-	}
-	for _, v := range nested.Validators {
-		if _, ok := v.(positiveTimeoutsValidator); ok {
-			return true
-		}
-	}
-	return false
 }
