@@ -11,7 +11,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
-	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/clusterops"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/rules"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/vmmap"
@@ -20,19 +19,6 @@ import (
 // readBackTimeout bounds the read that records the real state after an
 // operation failed or ran out of time (its own context may be over).
 const readBackTimeout = 2 * time.Minute
-
-// runJob starts an async CKS command and waits for its job within ctx.
-func (r *clusterResource) runJob(ctx context.Context, command string, start func() (cloudstack.AsyncRef, error)) error {
-	ref, err := start()
-	if err != nil {
-		return err
-	}
-	tflog.Debug(ctx, "waiting for CloudStack job", map[string]any{"command": command, "cloudstack_job_id": ref.JobID})
-	opts := clusterJobWait
-	opts.Command = command
-	_, err = cloudstack.WaitForJob(ctx, r.data.client, ref.JobID, opts)
-	return err
-}
 
 // observe reads the cluster and its rules for the model m (whose ssh_cidrs
 // decide which rules are the cluster's), also when ctx is over.

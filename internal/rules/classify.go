@@ -86,7 +86,7 @@ func Classify(l Layout, rules []Rule) Classification {
 	for _, r := range rules {
 		c.Rules = append(c.Rules, identify(l, vms, r))
 	}
-	matchForwards(l, vms, idx, c.Rules)
+	matchForwards(vms, idx, c.Rules)
 	for i := range c.Rules {
 		cr := &c.Rules[i]
 		if cr.Owned() && cr.Status == "" {
@@ -130,7 +130,7 @@ func isTaken(ports map[int]string, port int) bool {
 // API does not guarantee to repeat. The one fixed port is 2222, which must
 // reach a control node: CKS reaches the cluster through it. Candidates are
 // taken in port order, so the result does not depend on the list order.
-func matchForwards(l Layout, vms clusterVMs, idx *expectationIndex, crs []ClassifiedRule) {
+func matchForwards(vms clusterVMs, idx *expectationIndex, crs []ClassifiedRule) {
 	var cands []int
 	for i, cr := range crs {
 		if cr.Purpose == PurposeNodeSSHForward || cr.Purpose == PurposeEtcdForward {

@@ -278,7 +278,7 @@ func TestClassifyForwardsWhateverTheMapOrder(t *testing.T) {
 	// map lists the control node last.
 	var noControl []Rule
 	for _, r := range s.onIP(snatIP) {
-		if !(r.Kind == KindPortForward && r.VMID == "control") {
+		if r.Kind != KindPortForward || r.VMID != "control" {
 			noControl = append(noControl, r)
 		}
 	}
