@@ -66,11 +66,12 @@ func guestCIDRPrefixFor(vms int) (int, error) {
 	return 0, fmt.Errorf("%d VMs do not fit in one simulated guest network (/16 at most)", vms)
 }
 
-// clusterSpec is one cluster to create: size workers and one control node
-// on an auto-created isolated network.
+// clusterSpec is one cluster to create: size workers, etcd etcd nodes and
+// one control node on an auto-created isolated network.
 type clusterSpec struct {
 	name string
 	size int64
+	etcd int64
 }
 
 // createClusters creates the clusters concurrently (at most 8 jobs at a
@@ -98,6 +99,7 @@ func (e *simEnv) createCluster(ctx context.Context, spec clusterSpec) (string, e
 		KubernetesVersionID: e.info.KubernetesVersions["1.33.13"],
 		ServiceOfferingID:   e.info.ServiceOfferingID,
 		ControlNodes:        1,
+		EtcdNodes:           spec.etcd,
 		Size:                spec.size,
 		Keypair:             e.info.Keypair,
 	})

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"maps"
 	"net"
-	"os"
 	"slices"
 	"sort"
 	"strconv"
@@ -40,7 +39,7 @@ func newEnv(t *testing.T, profile string) *testEnv {
 // newEnvWithJobs starts a simulator whose jobs each take jobDuration.
 func newEnvWithJobs(t *testing.T, profile string, jobDuration time.Duration) *testEnv {
 	t.Helper()
-	sim, err := simulator.New(simulator.Options{Profile: profile, JobDuration: jobDuration, ListOrder: os.Getenv("CKS_SIM_LIST_ORDER")})
+	sim, err := simulator.New(simulator.Options{Profile: profile, JobDuration: jobDuration, ListOrder: simulator.ListOrderFromEnv()})
 	if err != nil {
 		t.Fatalf("simulator.New: %v", err)
 	}

@@ -1,6 +1,10 @@
 package clusterops
 
 import (
+	"cmp"
+	"math"
+	"slices"
+
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/naming"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/rules"
@@ -21,21 +25,58 @@ type Node struct {
 	SSHPort int
 }
 
-// NodesOf returns the cluster's VM map in map order with roles and SSH
-// ports, without any API call. The role of an etcd VM comes from
-// isetcdnode; control and worker VMs are told apart by their names
-// (package naming) and, for names CKS did not give, by position: the map
-// lists etcd VMs, then the control VMs, then the workers. etcdStartPort 0
-// means 50000.
+// NodesOf returns the cluster's VM map with roles and the SSH ports CKS
+// gives them, without any API call, in the order of SortNodes. The role of
+// an etcd VM comes from isetcdnode; control and worker VMs are told apart by
+// their names (package naming) and, for names CKS did not give, by
+// position: the map lists etcd VMs, then the control VMs, then the workers.
+// etcdStartPort 0 means 50000.
 func NodesOf(c *cloudstack.Cluster, network rules.NetworkKind, etcdStartPort int) []Node {
+	return nodesWithPorts(c, network, etcdStartPort, nil)
+}
+
+// portKey sorts nodes without an SSH port after those with one.
+func portKey(n Node) int {
+	if n.SSHPort == 0 {
+		return math.MaxInt
+	}
+	return n.SSHPort
+}
+
+// nodesWithPorts is NodesOf with the ports the forwards really give, where
+// known.
+func nodesWithPorts(c *cloudstack.Cluster, network rules.NetworkKind, etcdStartPort int, observed map[string]int) []Node {
 	layout := layoutFor(c, network, etcdStartPort)
 	ports := sshPorts(layout)
 	out := make([]Node, 0, len(c.VirtualMachines))
 	for i, vm := range c.VirtualMachines {
 		n := layout.Nodes[i]
-		out = append(out, Node{ID: vm.ID, Name: vm.Name, State: vm.State, Role: n.Role, External: n.External, SSHPort: ports[vm.ID]})
+		port := ports[vm.ID]
+		if p, ok := observed[vm.ID]; ok {
+			port = p
+		}
+		out = append(out, Node{ID: vm.ID, Name: vm.Name, State: vm.State, Role: n.Role, External: n.External, SSHPort: port})
 	}
+	SortNodes(out)
 	return out
+}
+
+// SortNodes orders nodes etcd first, then control, then workers, each role
+// by SSH port (nodes without one last), then name. This is the order the
+// management server's VM map has on a healthy cluster, but it does not
+// depend on the order the API lists the map in, which it does not
+// guarantee.
+func SortNodes(nodes []Node) {
+	rank := map[naming.Role]int{naming.RoleEtcd: 0, naming.RoleControl: 1, naming.RoleWorker: 2}
+	slices.SortStableFunc(nodes, func(a, b Node) int {
+		if c := cmp.Compare(rank[a.Role], rank[b.Role]); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(portKey(a), portKey(b)); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.Name, b.Name)
+	})
 }
 
 // MapWorkerCount is the number of worker VMs in the cluster's VM map: the

@@ -36,13 +36,7 @@ type Observation struct {
 // Nodes returns the VM map with roles and SSH ports: the port each node's
 // forward really has when the rules were read, else the one CKS gives.
 func (o *Observation) Nodes() []Node {
-	nodes := NodesOf(&o.Cluster, o.Network, o.EtcdStartPort)
-	for i, n := range nodes {
-		if port, ok := o.ports[n.ID]; ok {
-			nodes[i].SSHPort = port
-		}
-	}
-	return nodes
+	return nodesWithPorts(&o.Cluster, o.Network, o.EtcdStartPort, o.ports)
 }
 
 // Observe reads a cluster and, in a steady state on a network with CKS
@@ -55,6 +49,13 @@ func (e *Engine) Observe(ctx context.Context, clusterID string, in Intent) (*Obs
 		return nil, err
 	}
 	return e.observe(ctx, c, in)
+}
+
+// ObserveCluster is Observe for a cluster already read (found by name, for
+// instance).
+func (e *Engine) ObserveCluster(ctx context.Context, c *cloudstack.Cluster, in Intent) *Observation {
+	o, _ := e.observe(ctx, c, in)
+	return o
 }
 
 func (e *Engine) observe(ctx context.Context, c *cloudstack.Cluster, in Intent) (*Observation, error) {

@@ -12,7 +12,7 @@ import (
 
 func TestCheckCleanClusterCostsFiveRequestsAndOneSession(t *testing.T) {
 	t.Parallel()
-	e := newSimEnv(t, "")
+	e := newSimEnv(t)
 	cl := e.createCluster(clusterSpec{name: "clean", size: 2})
 	e.sim.RunScanner()
 	e.sim.ResetCallCounts()
@@ -47,7 +47,7 @@ func TestCheckCleanClusterCostsFiveRequestsAndOneSession(t *testing.T) {
 
 func TestCheckSkipsTransitionalClusterWithoutFetching(t *testing.T) {
 	t.Parallel()
-	e := newSimEnv(t, "")
+	e := newSimEnv(t)
 	cl := e.createCluster(clusterSpec{name: "busy", size: 1})
 	for _, state := range []string{"Scaling", "Upgrading", "Stopping", "Starting", "Destroying"} {
 		if err := e.sim.SetClusterState(cl.ID, state); err != nil {
@@ -66,9 +66,9 @@ func TestCheckSkipsTransitionalClusterWithoutFetching(t *testing.T) {
 
 func TestCheckNodeFailureStillComparesVMs(t *testing.T) {
 	t.Parallel()
-	e := newSimEnv(t, "")
+	e := newSimEnv(t)
 	cl := e.createCluster(clusterSpec{name: "nossh", size: 2})
-	worker := workerVM(t, cl, 1)
+	worker := e.workerVM(cl, 1)
 	if err := e.sim.DeleteMapRow(cl.ID, worker.ID); err != nil {
 		t.Fatal(err)
 	}
@@ -97,7 +97,7 @@ func TestCheckNodeFailureStillComparesVMs(t *testing.T) {
 
 func TestCheckRefusesWrongHostKey(t *testing.T) {
 	t.Parallel()
-	e := newSimEnv(t, "")
+	e := newSimEnv(t)
 	cl := e.createCluster(clusterSpec{name: "hostkey", size: 1})
 	other := e.createCluster(clusterSpec{name: "other", size: 1})
 	req := e.sshRequest(cl.ID)
@@ -119,9 +119,9 @@ func TestCheckRefusesWrongHostKey(t *testing.T) {
 
 func TestCheckKubeconfigListsNodesThroughTheKubernetesAPI(t *testing.T) {
 	t.Parallel()
-	e := newSimEnv(t, "")
+	e := newSimEnv(t)
 	cl := e.createCluster(clusterSpec{name: "kube", size: 2})
-	worker := workerVM(t, cl, 0)
+	worker := e.workerVM(cl, 0)
 	if err := e.sim.StopKubelet(worker.ID, true); err != nil {
 		t.Fatal(err)
 	}
@@ -141,7 +141,7 @@ func TestCheckKubeconfigListsNodesThroughTheKubernetesAPI(t *testing.T) {
 
 func TestCheckUnknownClusterIsNotFound(t *testing.T) {
 	t.Parallel()
-	e := newSimEnv(t, "")
+	e := newSimEnv(t)
 	_, _, err := e.checker().Check(context.Background(), Request{ClusterID: "5b9e4f6e-0000-4000-8000-000000000000",
 		Options: Options{NodeSource: NodeSourceNone}})
 	if err == nil {

@@ -104,7 +104,7 @@ func (l barrierLister) ListNodes(ctx context.Context) ([]nodes.Node, error) {
 
 func TestCheckFetchesTheViewsConcurrently(t *testing.T) {
 	t.Parallel()
-	e := newSimEnv(t, "")
+	e := newSimEnv(t)
 	cl := e.createCluster(clusterSpec{name: "parallel", size: 1})
 	b := newBarrier(4)
 	c := &Checker{API: barrierAPI{API: e.api, b: b}, Listers: barrierListers{b: b}}
@@ -136,7 +136,7 @@ func (a failingAPI) ListVirtualMachines(ctx context.Context, p cloudstack.ListVM
 
 func TestCheckFailsWhenAViewCannotBeRead(t *testing.T) {
 	t.Parallel()
-	e := newSimEnv(t, "")
+	e := newSimEnv(t)
 	cl := e.createCluster(clusterSpec{name: "apifail", size: 1})
 	e.sim.FailNextCalls("listFirewallRules", 1, 530, "Injected failure")
 

@@ -40,12 +40,12 @@ func names(f Fleet) []string {
 
 func TestCheckManySharesListsAndReportsEachCluster(t *testing.T) {
 	t.Parallel()
-	e := newSimEnv(t, "")
+	e := newSimEnv(t)
 	drifted := e.createCluster(clusterSpec{name: "fleet-b", size: 2})
 	e.createCluster(clusterSpec{name: "fleet-a", size: 1})
 	busy := e.createCluster(clusterSpec{name: "fleet-c", size: 1})
 	e.createCluster(clusterSpec{name: "fleet-p", size: 1, projectID: e.info.ProjectID})
-	if err := e.sim.DeleteMapRow(drifted.ID, workerVM(t, drifted, 1).ID); err != nil {
+	if err := e.sim.DeleteMapRow(drifted.ID, e.workerVM(drifted, 1).ID); err != nil {
 		t.Fatal(err)
 	}
 	if err := e.sim.SetClusterState(busy.ID, "Upgrading"); err != nil {
@@ -92,7 +92,7 @@ func TestCheckManySharesListsAndReportsEachCluster(t *testing.T) {
 // found like any other.
 func TestCheckManySharesProjectRules(t *testing.T) {
 	t.Parallel()
-	e := newSimEnv(t, "")
+	e := newSimEnv(t)
 	e.createCluster(clusterSpec{name: "acct-a", size: 1})
 	e.createCluster(clusterSpec{name: "acct-b", size: 1})
 	e.createCluster(clusterSpec{name: "prj-a", size: 1, projectID: e.info.ProjectID})
@@ -122,7 +122,7 @@ func TestCheckManySharesProjectRules(t *testing.T) {
 
 func TestCheckManyCallsPerClusterDropAsTheFleetGrows(t *testing.T) {
 	t.Parallel()
-	e := newSimEnv(t, "")
+	e := newSimEnv(t)
 	for _, name := range []string{"solo", "grp-1", "grp-2", "grp-3", "grp-4"} {
 		e.createCluster(clusterSpec{name: name, size: 1})
 	}
@@ -142,7 +142,7 @@ func TestCheckManyCallsPerClusterDropAsTheFleetGrows(t *testing.T) {
 
 func TestCheckManyFilters(t *testing.T) {
 	t.Parallel()
-	e := newSimEnv(t, "")
+	e := newSimEnv(t)
 	e.createCluster(clusterSpec{name: "web-1", size: 1})
 	e.createCluster(clusterSpec{name: "db-1", size: 1})
 	e.createCluster(clusterSpec{name: "web-p", size: 1, projectID: e.info.ProjectID})
@@ -201,7 +201,7 @@ func (l gaugeLister) ListNodes(ctx context.Context) ([]nodes.Node, error) {
 
 func TestCheckManyBoundsConcurrency(t *testing.T) {
 	t.Parallel()
-	e := newSimEnv(t, "")
+	e := newSimEnv(t)
 	for _, name := range []string{"b-1", "b-2", "b-3", "b-4", "b-5"} {
 		e.createCluster(clusterSpec{name: name, size: 1})
 	}
@@ -218,7 +218,7 @@ func TestCheckManyBoundsConcurrency(t *testing.T) {
 
 func TestCheckManyReportsPerClusterFailures(t *testing.T) {
 	t.Parallel()
-	e := newSimEnv(t, "")
+	e := newSimEnv(t)
 	e.createCluster(clusterSpec{name: "acct-1", size: 1})
 	e.createCluster(clusterSpec{name: "acct-2", size: 1})
 	e.createCluster(clusterSpec{name: "proj-1", size: 1, projectID: e.info.ProjectID})

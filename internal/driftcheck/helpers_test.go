@@ -1,6 +1,7 @@
 package driftcheck
 
 import (
+	"cmp"
 	"context"
 	"slices"
 	"strings"
@@ -26,11 +27,25 @@ type simEnv struct {
 // created: well past the 15-minute grace period, as in seed 004's test.
 const clusterAge = 40 * time.Minute
 
-func newSimEnv(t *testing.T, profile string) *simEnv {
+func newSimEnv(t *testing.T) *simEnv {
+	t.Helper()
+	return newSimEnvListing(t, "", simulator.ListOrderFromEnv())
+}
+
+// newOrderedSimEnv is newSimEnv for checks of an untouched cluster in CKS's
+// own etcd rule layout, whose verdict reads the server's list order, which a
+// shuffled list hides (see simulator.OrderedListOrderFromEnv).
+func newOrderedSimEnv(t *testing.T, profile string) *simEnv {
+	t.Helper()
+	return newSimEnvListing(t, profile, simulator.OrderedListOrderFromEnv())
+}
+
+func newSimEnvListing(t *testing.T, profile, listOrder string) *simEnv {
 	t.Helper()
 	sim, err := simulator.New(simulator.Options{
-		Profile: profile,
-		Clock:   func() time.Time { return time.Now().Add(-clusterAge) },
+		Profile:   profile,
+		Clock:     func() time.Time { return time.Now().Add(-clusterAge) },
+		ListOrder: listOrder,
 	})
 	if err != nil {
 		t.Fatalf("simulator: %v", err)
@@ -123,9 +138,13 @@ func (e *simEnv) cluster(id string) *cloudstack.Cluster {
 	return nil
 }
 
-// workerVM returns the cluster's nth mapped worker VM.
-func workerVM(t *testing.T, cl *cloudstack.Cluster, nth int) cloudstack.ClusterVM {
-	t.Helper()
+// workerVM returns the cluster's nth mapped worker VM, counting by SSH port.
+func (e *simEnv) workerVM(cl *cloudstack.Cluster, nth int) cloudstack.ClusterVM {
+	e.t.Helper()
+	port := map[string]int{}
+	for _, pf := range e.forwards(cl) {
+		port[pf.VirtualMachineID] = pf.PublicPort
+	}
 	var found []cloudstack.ClusterVM
 	for _, vm := range cl.VirtualMachines {
 		if strings.Contains(vm.Name, "-node-") {
@@ -133,8 +152,10 @@ func workerVM(t *testing.T, cl *cloudstack.Cluster, nth int) cloudstack.ClusterV
 		}
 	}
 	if nth >= len(found) {
-		t.Fatalf("cluster %s has no worker #%d", cl.Name, nth+1)
+		e.t.Fatalf("cluster %s has no worker #%d", cl.Name, nth+1)
 	}
+	// The nth worker by SSH port, whatever order the API lists the map in.
+	slices.SortFunc(found, func(a, b cloudstack.ClusterVM) int { return cmp.Compare(port[a.ID], port[b.ID]) })
 	return found[nth]
 }
 

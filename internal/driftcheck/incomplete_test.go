@@ -42,7 +42,7 @@ func closedPort(t *testing.T) int {
 
 func TestCheckWithUnreachableSSHIsIncomplete(t *testing.T) {
 	t.Parallel()
-	e := newSimEnv(t, "")
+	e := newSimEnv(t)
 	cl := e.createCluster(clusterSpec{name: "unreachable", size: 1})
 	req := e.sshRequest(cl.ID)
 	req.SSH.Host, req.SSH.Port = "127.0.0.1", closedPort(t)
@@ -63,7 +63,7 @@ func TestCheckWithUnreachableSSHIsIncomplete(t *testing.T) {
 
 func TestCheckKubeconfigErrorIsIncomplete(t *testing.T) {
 	t.Parallel()
-	e := newSimEnv(t, "")
+	e := newSimEnv(t)
 	cl := e.createCluster(clusterSpec{name: "kube", size: 1})
 	req := Request{ClusterID: cl.ID, Options: Options{NodeSource: NodeSourceKubeconfig, GracePeriod: drift.DefaultGracePeriod,
 		CheckNetworkRules: true}}
@@ -96,7 +96,7 @@ func (hiddenNetworks) ListNetworks(context.Context, cloudstack.ListNetworksParam
 
 func TestCheckRulesViewNotBuiltIsIncomplete(t *testing.T) {
 	t.Parallel()
-	e := newSimEnv(t, "")
+	e := newSimEnv(t)
 	cl := e.createCluster(clusterSpec{name: "vpc", size: 1, networkID: e.info.VPCTierNetworkID})
 	c := &Checker{API: hiddenNetworks{e.api}}
 	res, _, err := c.Check(context.Background(), e.sshRequest(cl.ID))
@@ -123,7 +123,7 @@ func TestCheckRulesViewNotBuiltIsIncomplete(t *testing.T) {
 // incomplete (with the typed error), and the fleet not in sync.
 func TestCheckManyWrongHostKeyMakesThatClusterIncomplete(t *testing.T) {
 	t.Parallel()
-	e := newSimEnv(t, "")
+	e := newSimEnv(t)
 	good := e.createCluster(clusterSpec{name: "a-good", size: 1})
 	bad := e.createCluster(clusterSpec{name: "b-rebuilt", size: 1})
 	knownHosts := fmt.Sprintf("[%s]:2222 %s[%s]:2222 %s", good.IPAddress, ssh.MarshalAuthorizedKey(e.sim.HostKey(good.ID)),
@@ -152,7 +152,7 @@ func TestCheckManyWrongHostKeyMakesThatClusterIncomplete(t *testing.T) {
 
 func TestCheckWithPrivateKeyFile(t *testing.T) {
 	t.Parallel()
-	e := newSimEnv(t, "")
+	e := newSimEnv(t)
 	cl := e.createCluster(clusterSpec{name: "keyfile", size: 1})
 	keyFile := filepath.Join(t.TempDir(), "id_cks")
 	if err := os.WriteFile(keyFile, e.sim.PrivateKeyPEM(), 0o600); err != nil {

@@ -11,7 +11,7 @@ import (
 
 func TestCheckVPCClusterUsesItsOwnPublicIP(t *testing.T) {
 	t.Parallel()
-	e := newSimEnv(t, "")
+	e := newSimEnv(t)
 	cl := e.createCluster(clusterSpec{name: "vpc", size: 2, networkID: e.info.VPCTierNetworkID})
 	if cl.IPAddress != "" {
 		t.Fatalf("a VPC tier cluster reports ipaddress %q", cl.IPAddress)
@@ -44,7 +44,7 @@ func TestCheckVPCClusterUsesItsOwnPublicIP(t *testing.T) {
 // cluster is in sync, and rule drift shows like on an account's cluster.
 func TestCheckProjectCluster(t *testing.T) {
 	t.Parallel()
-	e := newSimEnv(t, "")
+	e := newOrderedSimEnv(t, "")
 	cl := e.createCluster(clusterSpec{name: "prj", size: 1, etcd: 1, projectID: e.info.ProjectID})
 
 	res, st := e.mustCheck(e.sshRequest(cl.ID))
@@ -57,7 +57,7 @@ func TestCheckProjectCluster(t *testing.T) {
 		t.Fatalf("calls %v, want %v: a project cluster is found by the second, project-wide list", st.CloudStackCalls, want)
 	}
 
-	worker := workerVM(t, cl, 0)
+	worker := e.workerVM(cl, 0)
 	if err := e.sim.DeleteKubeNode(worker.ID); err != nil { // the node object deleted out of band
 		t.Fatal(err)
 	}
@@ -105,7 +105,7 @@ func TestSSHAddressFollowsTheNetworkType(t *testing.T) {
 
 func TestCheckManyMixesNetworkTypes(t *testing.T) {
 	t.Parallel()
-	e := newSimEnv(t, "")
+	e := newSimEnv(t)
 	e.createCluster(clusterSpec{name: "iso", size: 1})
 	vpc := e.createCluster(clusterSpec{name: "vpc", size: 2, networkID: e.info.VPCTierNetworkID})
 	for _, pf := range e.forwards(vpc) {

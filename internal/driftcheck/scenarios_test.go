@@ -14,7 +14,7 @@ import (
 
 func TestCheckGracePeriodForStrayVM(t *testing.T) {
 	t.Parallel()
-	e := newSimEnv(t, "")
+	e := newSimEnv(t)
 	cl := e.createCluster(clusterSpec{name: "stray", size: 1})
 	id, name, err := e.sim.CreateStrayVM(simulator.StrayVM{ClusterID: cl.ID, Created: time.Now().Add(-5 * time.Minute)})
 	if err != nil {
@@ -38,9 +38,9 @@ func TestCheckGracePeriodForStrayVM(t *testing.T) {
 
 func TestCheckChangesNothing(t *testing.T) {
 	t.Parallel()
-	e := newSimEnv(t, "")
+	e := newSimEnv(t)
 	cl := e.createCluster(clusterSpec{name: "readonly", etcd: 1, size: 2})
-	if err := e.sim.DeleteMapRow(cl.ID, workerVM(t, cl, 0).ID); err != nil {
+	if err := e.sim.DeleteMapRow(cl.ID, e.workerVM(cl, 0).ID); err != nil {
 		t.Fatal(err)
 	}
 	e.sim.RunScanner() // the scanner runs on every list call; let it settle first
@@ -66,7 +66,7 @@ func TestCheckChangesNothing(t *testing.T) {
 
 func TestCheckEtcdVMsAreNeverExpectedAsNodes(t *testing.T) {
 	t.Parallel()
-	e := newSimEnv(t, "")
+	e := newOrderedSimEnv(t, "")
 	cl := e.createCluster(clusterSpec{name: "etcd", etcd: 3, size: 1})
 	res, _ := e.mustCheck(e.sshRequest(cl.ID))
 	assertKinds(t, res)
@@ -77,7 +77,7 @@ func TestCheckEtcdVMsAreNeverExpectedAsNodes(t *testing.T) {
 
 func TestCheckFQDNNodeNamesMatchTheirVMs(t *testing.T) {
 	t.Parallel()
-	e := newSimEnv(t, "")
+	e := newSimEnv(t)
 	cl := e.createCluster(clusterSpec{name: "fqdn", size: 2})
 	for _, vm := range cl.VirtualMachines {
 		if err := e.sim.RegisterNodeFQDN(vm.ID, ""); err != nil {
@@ -90,11 +90,11 @@ func TestCheckFQDNNodeNamesMatchTheirVMs(t *testing.T) {
 
 func TestCheckVMMappedToAnotherClusterIsNotUnmapped(t *testing.T) {
 	t.Parallel()
-	e := newSimEnv(t, "")
+	e := newSimEnv(t)
 	a := e.createCluster(clusterSpec{name: "alpha", size: 2})
 	b := e.createCluster(clusterSpec{name: "beta", size: 1})
 	// A node rebuilt by hand into another cluster: alpha's VM, beta's map.
-	moved := workerVM(t, a, 1)
+	moved := e.workerVM(a, 1)
 	if err := e.sim.DeleteMapRow(a.ID, moved.ID); err != nil {
 		t.Fatal(err)
 	}
@@ -114,7 +114,7 @@ func TestCheckVMMappedToAnotherClusterIsNotUnmapped(t *testing.T) {
 
 func TestCheckSeed000ScaleHazardThenFailedScale(t *testing.T) {
 	t.Parallel()
-	e := newSimEnv(t, simulator.Profile42211)
+	e := newOrderedSimEnv(t, simulator.Profile42211)
 	cl := e.createCluster(clusterSpec{name: "cks-etcd-minimal-20260912", etcd: 3, size: 1})
 	if err := e.scale(cl.ID, 2); err != nil {
 		t.Fatalf("scale to 2: %v", err)
@@ -156,7 +156,7 @@ func TestCheckSeed000ScaleHazardThenFailedScale(t *testing.T) {
 
 func TestCheckInfersMapRowsTheAPIHides(t *testing.T) {
 	t.Parallel()
-	e := newSimEnv(t, "")
+	e := newSimEnv(t)
 	cl := e.createCluster(clusterSpec{name: "hidden", size: 2})
 	gone, _, err := e.sim.CreateStrayVM(simulator.StrayVM{ClusterID: cl.ID, Created: time.Now().Add(-time.Hour)})
 	if err != nil {

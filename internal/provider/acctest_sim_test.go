@@ -46,6 +46,14 @@ func withJobDuration(d time.Duration) simOption { return func(c *simConfig) { c.
 // "shuffled"), which make test-list-orders sets.
 func withListOrder(o string) simOption { return func(c *simConfig) { c.listOrder = o } }
 
+// withOrderedList keeps the suite's list order unless it is shuffled, which
+// hides the server's order: for tests that check an untouched cluster in
+// CKS's own etcd rule layout, whose verdict reads that order
+// (rules.ArmedEtcdRules) and is a hazard when it cannot be read.
+func withOrderedList() simOption {
+	return func(c *simConfig) { c.listOrder = simulator.OrderedListOrderFromEnv() }
+}
+
 // withClock drives the simulator's clock (VM names, created times, scanner).
 func withClock(clock func() time.Time) simOption { return func(c *simConfig) { c.clock = clock } }
 
@@ -57,7 +65,7 @@ func newSimEnv(t *testing.T, opts ...simOption) *simEnv {
 	if os.Getenv("CKS_ACC_TARGET") == "real" {
 		t.Skip("this test drives the embedded simulator's admin API; it does not run against a real CloudStack")
 	}
-	cfg := simConfig{profile: "4.22.1.1", jobDuration: 0, listOrder: os.Getenv("CKS_SIM_LIST_ORDER")}
+	cfg := simConfig{profile: "4.22.1.1", jobDuration: 0, listOrder: simulator.ListOrderFromEnv()}
 	for _, o := range opts {
 		o(&cfg)
 	}

@@ -71,7 +71,10 @@ func (a *accTarget) client(t *testing.T) cloudstack.API {
 	return c
 }
 
-func (a *accTarget) clusterHCL(name string, size int) string {
+func (a *accTarget) clusterHCL(name string, size int) string { return a.etcdClusterHCL(name, size, 0) }
+
+// etcdClusterHCL is clusterHCL with etcd separate etcd nodes (none for 0).
+func (a *accTarget) etcdClusterHCL(name string, size, etcd int) string {
 	keypair := ""
 	if a.keypair != "" {
 		keypair = fmt.Sprintf("  keypair               = %q\n", a.keypair)
@@ -83,9 +86,24 @@ resource "cks_cluster" "portable" {
   kubernetes_version_id = %q
   service_offering_id   = %q
 %s  control_nodes         = 1
+  etcd_nodes            = %d
   size                  = %d
 }
-`, name, a.zoneID, a.versionID, a.offeringID, keypair, size)
+`, name, a.zoneID, a.versionID, a.offeringID, keypair, etcd, size)
+}
+
+// scaleOutOfBand changes a cluster's size as another client would (the UI,
+// cmk, the cluster autoscaler): one size-only scaleKubernetesCluster call.
+func (a *accTarget) scaleOutOfBand(t *testing.T, clusterID string, size int64) {
+	t.Helper()
+	api := a.client(t)
+	ref, err := api.ScaleKubernetesCluster(context.Background(), cloudstack.ScaleClusterParams{ID: clusterID, Size: &size})
+	if err == nil {
+		_, err = cloudstack.WaitForJob(context.Background(), api, ref.JobID, cloudstack.WaitOptions{Command: "scaleKubernetesCluster"})
+	}
+	if err != nil {
+		t.Fatalf("scaling cluster %s to %d with the plain API: %v", clusterID, size, err)
+	}
 }
 
 // TestAccClusterPortableLifecycle creates, scales up and down, and destroys a
@@ -146,5 +164,77 @@ func TestAccClusterPortableLifecycle(t *testing.T) {
 				ImportStateVerifyIgnore: []string{"node_root_disk_size", "hypervisor", "timeouts"},
 			},
 		},
+	})
+}
+
+// TestAccClusterPortableEtcdScaleSequence is the scale-down hazard of
+// clusters with separate etcd nodes (apache/cloudstack#14159), portable:
+// a cluster with 3 etcd nodes goes 1 → 2 → 1 → 2 → 1 workers through the
+// provider, then another client scales it twice with plain size-only calls,
+// and every SSH rule stays in the provider's layout, with an empty plan
+// after every apply. Against CloudStack 4.21 through 4.22.1.1 without the
+// provider's layout, the second scale fails with 530.
+func TestAccClusterPortableEtcdScaleSequence(t *testing.T) {
+	t.Parallel()
+	target := newAccTarget(t)
+	name := "tf-acc-etcd-scale"
+	var clusterID string
+	inSync := func(size int) []statecheck.StateCheck {
+		return []statecheck.StateCheck{
+			statecheck.ExpectKnownValue("cks_cluster.portable", tfjsonpath.New("size"), knownvalue.Int64Exact(int64(size))),
+			statecheck.ExpectKnownValue("cks_cluster.portable", tfjsonpath.New("ssh_rules_in_sync"), knownvalue.Bool(true)),
+			statecheck.ExpectKnownValue("cks_cluster.portable", tfjsonpath.New("cloudstack_state"), knownvalue.StringExact("Running")),
+			statecheck.ExpectKnownValue("cks_cluster.portable", tfjsonpath.New("nodes"), knownvalue.ListSizeExact(1+3+size)),
+		}
+	}
+	emptyAfter := resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}}
+	steps := []resource.TestStep{{
+		Config:            target.etcdClusterHCL(name, 1, 3),
+		ConfigStateChecks: inSync(1),
+		ConfigPlanChecks:  emptyAfter,
+		Check: func(s *terraform.State) error {
+			clusterID = s.RootModule().Resources["cks_cluster.portable"].Primary.ID
+			return nil
+		},
+	}}
+	for _, size := range []int{2, 1, 2, 1} {
+		steps = append(steps, resource.TestStep{
+			Config:            target.etcdClusterHCL(name, size, 3),
+			ConfigStateChecks: inSync(size),
+			ConfigPlanChecks:  emptyAfter,
+		})
+	}
+	// Another client scales the cluster twice; the configuration follows.
+	steps = append(steps,
+		resource.TestStep{
+			PreConfig:         func() { target.scaleOutOfBand(t, clusterID, 2) },
+			Config:            target.etcdClusterHCL(name, 2, 3),
+			ConfigStateChecks: inSync(2),
+			ConfigPlanChecks: resource.ConfigPlanChecks{
+				PreApply:             []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+			},
+		},
+		resource.TestStep{
+			PreConfig:         func() { target.scaleOutOfBand(t, clusterID, 1) },
+			Config:            target.etcdClusterHCL(name, 1, 3),
+			ConfigStateChecks: inSync(1),
+			ConfigPlanChecks: resource.ConfigPlanChecks{
+				PreApply:             []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+			},
+		},
+	)
+	accTest(t, resource.TestCase{
+		CheckDestroy: func(*terraform.State) error {
+			if clusterID == "" {
+				return nil
+			}
+			if _, err := target.client(t).GetKubernetesCluster(context.Background(), clusterID); !cloudstack.IsNotFound(err) {
+				return fmt.Errorf("cluster %s still exists after destroy (err %v)", clusterID, err)
+			}
+			return nil
+		},
+		Steps: steps,
 	})
 }

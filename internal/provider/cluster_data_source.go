@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/clusterops"
@@ -88,7 +89,7 @@ func (d *clusterDataSource) Schema(_ context.Context, _ datasource.SchemaRequest
 			},
 			"nodes": schema.ListNestedAttribute{
 				Computed:            true,
-				MarkdownDescription: "The cluster's node VMs in VM-map order (etcd nodes, control nodes, workers).",
+				MarkdownDescription: "The cluster's node VMs: etcd nodes, control nodes, then workers, each role by SSH port.",
 				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
 					"id":    computed("Id of the VM."),
 					"name":  computed("Name of the VM."),
@@ -118,12 +119,16 @@ func (d *clusterDataSource) Read(ctx context.Context, req datasource.ReadRequest
 		resp.Diagnostics.AddAttributeError(path.Root(attr), "Cluster Not Found", err.Error())
 		return
 	}
-	kind, err := clusterops.NetworkKindOf(ctx, d.data.client, c)
-	if err != nil {
-		resp.Diagnostics.AddError("Unable to Read Cluster Network", err.Error())
+	obs := d.data.engine().ObserveCluster(ctx, c, clusterops.Intent{})
+	if obs.NetworkGuessed {
+		resp.Diagnostics.AddError("Unable to Read Cluster Network", obs.RulesErr.Error())
 		return
 	}
-	resp.Diagnostics.Append(model.refresh(ctx, c, kind, clusterops.NodesOf(c, kind, d.data.etcdSSHStartPort))...)
+	if obs.RulesErr != nil {
+		tflog.Warn(ctx, "could not read the cluster's port forwards; ssh_port is the port CKS gives each node",
+			map[string]any{"cluster_id": c.ID, "error": obs.RulesErr.Error()})
+	}
+	resp.Diagnostics.Append(model.refresh(ctx, c, obs.Network, obs.Nodes())...)
 	model.Autoscaling = observedAutoscaling(c)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &model)...)
 }

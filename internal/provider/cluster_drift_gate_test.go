@@ -109,7 +109,7 @@ func TestAccClusterDrift_KubeconfigListsNodesThroughTheKubernetesAPI(t *testing.
 // the api_rule_missing finding).
 func TestAccClusterDrift_CostPerCheck(t *testing.T) {
 	t.Parallel()
-	e := newDriftEnv(t)
+	e := newDriftEnv(t, withOrderedList())
 	cl := e.create(driftClusterSpec{name: "test", etcd: 1, size: 2})
 	var sessions int64
 	accTest(t, resource.TestCase{Steps: []resource.TestStep{{

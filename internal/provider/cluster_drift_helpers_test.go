@@ -1,9 +1,11 @@
 package provider
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -113,19 +115,29 @@ func (e *driftEnv) cluster(id string) *cloudstack.Cluster {
 	return nil
 }
 
-// worker returns the cluster's nth mapped worker VM.
+// worker returns the cluster's nth mapped worker VM, counting by SSH port.
 func (e *driftEnv) worker(cl *cloudstack.Cluster, nth int) cloudstack.ClusterVM {
 	e.t.Helper()
+	forwards, err := e.api.ListPortForwardingRules(context.Background(), cloudstack.ListRulesParams{NetworkID: cl.NetworkID})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	port := map[string]int{}
+	for _, pf := range forwards {
+		port[pf.VirtualMachineID] = pf.PublicPort
+	}
+	var workers []cloudstack.ClusterVM
 	for _, vm := range cl.VirtualMachines {
 		if strings.Contains(vm.Name, "-node-") {
-			if nth == 0 {
-				return vm
-			}
-			nth--
+			workers = append(workers, vm)
 		}
 	}
-	e.t.Fatalf("cluster %s has no worker #%d", cl.Name, nth+1)
-	return cloudstack.ClusterVM{}
+	if nth >= len(workers) {
+		e.t.Fatalf("cluster %s has no worker #%d", cl.Name, nth+1)
+	}
+	// The nth worker by SSH port, whatever order the API lists the map in.
+	slices.SortFunc(workers, func(a, b cloudstack.ClusterVM) int { return cmp.Compare(port[a.ID], port[b.ID]) })
+	return workers[nth]
 }
 
 // deleteForward deletes the cluster's port forward of a public port, as a

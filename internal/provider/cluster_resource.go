@@ -6,7 +6,6 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
-	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/clusterops"
@@ -54,17 +53,7 @@ func (r *clusterResource) ImportState(ctx context.Context, req resource.ImportSt
 }
 
 // engine returns the operations engine over the provider's client.
-func (r *clusterResource) engine() *clusterops.Engine {
-	return clusterops.New(r.data.client, clusterops.Options{
-		EtcdSSHStartPort: r.data.etcdSSHStartPort,
-		Wait:             clusterJobWait,
-		// Tests shorten the waits before looking again for a lost create.
-		LostCreateRechecks: lostCreateRechecks,
-		Logf: func(ctx context.Context, msg string, fields map[string]any) {
-			tflog.Debug(ctx, msg, fields)
-		},
-	})
-}
+func (r *clusterResource) engine() *clusterops.Engine { return r.data.engine() }
 
 // optInAttribute names the attribute that gives the engine a consent.
 func optInAttribute(o clusterops.OptIn) string {

@@ -244,8 +244,9 @@ func (r *clusterResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 		"created":       computedStable("Creation time as CloudStack reports it."),
 		"nodes": schema.ListNestedAttribute{
 			Computed: true,
-			MarkdownDescription: "The cluster's node VMs in VM-map order (etcd nodes, control nodes, workers), as CloudStack " +
-				"reports them.",
+			MarkdownDescription: "The cluster's node VMs as CloudStack reports them: etcd nodes, control nodes, then " +
+				"workers, each role by SSH port (the order of CloudStack's VM map on a healthy cluster, whatever order the " +
+				"API lists it in).",
 			NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
 				"id":    schema.StringAttribute{Computed: true, MarkdownDescription: "Id of the VM."},
 				"name":  schema.StringAttribute{Computed: true, MarkdownDescription: "Name of the VM."},

@@ -7,8 +7,10 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/clusterops"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/driftcheck"
 )
 
@@ -90,4 +92,17 @@ func decodeConfigured(ctx context.Context, config tfsdk.Config, target any, data
 		return false
 	}
 	return true
+}
+
+// engine is the cluster engine every resource and data source goes through.
+func (d *providerData) engine() *clusterops.Engine {
+	return clusterops.New(d.client, clusterops.Options{
+		EtcdSSHStartPort: d.etcdSSHStartPort,
+		Wait:             clusterJobWait,
+		// Tests shorten the waits before looking again for a lost create.
+		LostCreateRechecks: lostCreateRechecks,
+		Logf: func(ctx context.Context, msg string, fields map[string]any) {
+			tflog.Debug(ctx, msg, fields)
+		},
+	})
 }

@@ -42,8 +42,11 @@ func sameNetwork(a, b Rule) bool {
 // list, which FirewallManagerImpl.listFirewallRules sorts newest first
 // (Filter on "id", descending). The direction is checked against rules
 // whose creation order is fixed: CKS creates the API rule 6443 before the
-// etcd rules and no scale re-creates either. When the list contradicts
-// both directions (known is false), the rules are reported armed.
+// etcd rules (KubernetesClusterResourceModifierActionWorker), and no scale
+// re-creates either. When the list contradicts both directions (known is
+// false), the rules are reported armed. A list in no order at all may still
+// look ordered by chance, so the verdict is only as good as the server's
+// order.
 func ArmedEtcdRules(l Layout, firewalls []Rule) (armed, known bool) {
 	c := Classify(l, firewalls)
 	rangeAt, apiAt := -1, -1

@@ -398,6 +398,15 @@ func (s *Simulator) SetCommandLatency(command string, d time.Duration) {
 	s.faults.setLatency(command, d)
 }
 
+// SetJobDuration sets how long an async job takes (Options.JobDuration),
+// from each job's next step on: benchmarks create their clusters fast, then
+// time their scales at a uniform job time.
+func (s *Simulator) SetJobDuration(d time.Duration) {
+	s.lock()
+	defer s.unlock()
+	s.opts.JobDuration = max(d, 0)
+}
+
 // ClearFaults removes every injected API failure, latency and job failure.
 func (s *Simulator) ClearFaults() { s.faults.clear() }
 

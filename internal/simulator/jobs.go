@@ -40,6 +40,8 @@ type jobRun struct {
 	job   *job
 	op    string // operation name for step fault injection, e.g. "scale-down"
 	steps int    // expected number of steps, to spread JobDuration
+	// started is when the job began, for holdUntilDue.
+	started time.Time
 }
 
 // errShutdown ends jobs when the simulator closes.
@@ -95,6 +97,27 @@ func failText(err error, natural string) string {
 	return natural
 }
 
+// holdUntilDue keeps a job that took fewer steps than expected from
+// completing before JobDuration has passed since it began, so that every
+// job takes JobDuration, as benchmarks at a uniform job time need. Its
+// changes are already visible, as on a real server whose job result is
+// written after them.
+func (jr *jobRun) holdUntilDue() {
+	s := jr.s
+	left := time.Until(jr.started.Add(s.opts.JobDuration))
+	if left <= 0 {
+		return
+	}
+	s.unlock()
+	t := time.NewTimer(left)
+	select {
+	case <-t.C:
+	case <-s.closing:
+		t.Stop()
+	}
+	s.lock()
+}
+
 // startJob records an async job and runs it in the background. The job
 // goroutine waits for s.mu, so the API response is written before the job
 // makes its first change. Callers hold s.mu.
@@ -108,8 +131,9 @@ func (s *Simulator) startJob(c *caller, cmdClass, instanceType, instanceID strin
 		defer s.jobs.Done()
 		s.lock()
 		defer s.unlock()
-		jr := &jobRun{s: s, job: j, steps: steps}
+		jr := &jobRun{s: s, job: j, steps: steps, started: time.Now()}
 		result, err := run(jr)
+		jr.holdUntilDue()
 		j.completed = s.now()
 		if err != nil {
 			j.status = jobFailed

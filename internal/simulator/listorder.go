@@ -3,6 +3,7 @@ package simulator
 import (
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"slices"
 )
 
@@ -21,6 +22,24 @@ const (
 	// call (seeded from Options.Seed when it is non-zero).
 	ListOrderShuffled = "shuffled"
 )
+
+// ListOrderEnv names the environment variable that ListOrderFromEnv reads,
+// so that a whole test suite, or cksim, can be rerun under another order.
+const ListOrderEnv = "CKS_SIM_LIST_ORDER"
+
+// ListOrderFromEnv is the list order the environment asks for, "" (the
+// real order) when it asks for none.
+func ListOrderFromEnv() string { return os.Getenv(ListOrderEnv) }
+
+// OrderedListOrderFromEnv is ListOrderFromEnv, except that shuffled becomes
+// the real order: for tests of a verdict that reads the server's list order
+// (an untouched cluster's etcd rules), which a shuffled list hides.
+func OrderedListOrderFromEnv() string {
+	if o := ListOrderFromEnv(); o != ListOrderShuffled {
+		return o
+	}
+	return ListOrderReal
+}
 
 // ListOrders returns the valid values of Options.ListOrder.
 func ListOrders() []string { return []string{ListOrderReal, ListOrderReversed, ListOrderShuffled} }

@@ -28,8 +28,9 @@ func runServer(args []string, stdout, stderr io.Writer) error {
 	noScanner := fs.Bool("no-scanner", false, "turn off the cluster state scanner's timer (admin scanner-run still runs it)")
 	scannerInterval := fs.Duration("scanner-interval", simulator.DefaultScannerInterval, "period of the cluster state scanner's timer")
 	guestPrefix := fs.Int("guest-cidr-prefix", 24, "prefix length of the guest networks the simulator creates (16-29)")
-	listOrder := fs.String("list-order", simulator.ListOrderReal,
-		`order of every list the API returns: "" (the real server's), "reversed" or "shuffled" (new permutation per call)`)
+	listOrder := fs.String("list-order", simulator.ListOrderFromEnv(),
+		`order of every list the API returns: "" (the real server's), "reversed" or "shuffled" (new permutation per call); default $`+
+			simulator.ListOrderEnv)
 	verbose := fs.Bool("v", false, "log simulator events to stderr")
 	if err := fs.Parse(args); err != nil {
 		return err

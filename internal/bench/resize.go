@@ -1,0 +1,293 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"math"
+	"slices"
+	"strings"
+	"time"
+
+	csgo "github.com/apache/cloudstack-go/v2/cloudstack"
+
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/clusterops"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator"
+)
+
+// Size change targets: the provider's apply of a new size against the same
+// scale sent with cloudstack-go alone, measured in one run.
+const (
+	resizeMaxWallRatio  = 1.10
+	resizeMaxCallsRatio = 2.0
+)
+
+// ResizeOptions configure RunResize.
+type ResizeOptions struct {
+	// JobTime is how long every async job takes; zero means 2 s.
+	JobTime time.Duration
+	// APILatency is added to every CloudStack call; zero means 20 ms.
+	APILatency time.Duration
+	// Sizes are the worker counts the clusters go through, from 1; nil
+	// means 2, 1, 2, 1.
+	Sizes []int64
+	// EtcdNodes of each cluster; zero means 3.
+	EtcdNodes int64
+}
+
+func (o ResizeOptions) withDefaults() ResizeOptions {
+	o.JobTime = positiveOr(o.JobTime, 2*time.Second)
+	o.APILatency = positiveOr(o.APILatency, 20*time.Millisecond)
+	if len(o.Sizes) == 0 {
+		o.Sizes = []int64{2, 1, 2, 1}
+	}
+	if o.EtcdNodes <= 0 {
+		o.EtcdNodes = 3
+	}
+	return o
+}
+
+// ResizeSample is one size change: its wall time and the CloudStack calls
+// it made, by command.
+type ResizeSample struct {
+	Wall  time.Duration
+	Calls map[string]int64
+}
+
+func (s ResizeSample) total() int64 {
+	var n int64
+	for _, c := range s.Calls {
+		n += c
+	}
+	return n
+}
+
+// ruleJobs counts the calls that create or delete a network rule.
+func (s ResizeSample) ruleJobs() int64 {
+	var n int64
+	for cmd, c := range s.Calls {
+		if strings.HasSuffix(cmd, "FirewallRule") || strings.HasSuffix(cmd, "PortForwardingRule") {
+			if strings.HasPrefix(cmd, "create") || strings.HasPrefix(cmd, "delete") || strings.HasPrefix(cmd, "update") {
+				n += c
+			}
+		}
+	}
+	return n
+}
+
+// ResizeResult is the outcome of RunResize.
+type ResizeResult struct {
+	Options ResizeOptions
+	// Apply is each size change applied by the provider's engine, as
+	// ApplyResourceChange runs it (clusterops.Engine.Update).
+	Apply []ResizeSample
+	// Plan is, for each size change, the reads of the rest of a
+	// `terraform apply`: the refresh (Observe) and the plan-time pre-flight
+	// (CheckScale), which Terraform runs at plan and again at apply.
+	Plan []ResizeSample
+	// Raw is each same size change applied with cloudstack-go alone, as
+	// the official CloudStack provider applies it: ScaleKubernetesCluster,
+	// which waits for the job itself, then the cluster read back.
+	Raw []ResizeSample
+	// Hardening is the first apply on a cluster in CKS's own rule layout.
+	Hardening ResizeSample
+}
+
+// RunResize creates two identical clusters (one control node, EtcdNodes
+// etcd nodes, one worker) in CKS's own layout, hardens the first with the
+// provider's engine and times it, then changes both clusters' sizes in
+// turn, one size change at a time so that the simulator's call counts
+// belong to one client: the first through the engine, the second with
+// cloudstack-go alone. Every job takes JobTime.
+func RunResize(ctx context.Context, opts ResizeOptions) (ResizeResult, error) {
+	opts = opts.withDefaults()
+	res := ResizeResult{Options: opts}
+	sim, err := simulator.New(simulator.Options{})
+	if err != nil {
+		return res, err
+	}
+	defer func() { _ = sim.Close() }()
+	if err := sim.Start("127.0.0.1:0"); err != nil {
+		return res, err
+	}
+	info := sim.Info()
+	api, err := cloudstack.New(cloudstack.Config{APIURL: info.APIURL, APIKey: info.APIKey, SecretKey: info.SecretKey})
+	if err != nil {
+		return res, err
+	}
+	env := &simEnv{sim: sim, info: info, api: api}
+	ours, err := env.createCluster(ctx, clusterSpec{name: "provider", size: 1, etcd: opts.EtcdNodes})
+	if err != nil {
+		return res, err
+	}
+	raw, err := env.createCluster(ctx, clusterSpec{name: "raw", size: 1, etcd: opts.EtcdNodes})
+	if err != nil {
+		return res, err
+	}
+	engine := clusterops.New(api, clusterops.Options{})
+	c, err := api.GetKubernetesCluster(ctx, ours)
+	if err != nil {
+		return res, err
+	}
+	in := clusterops.Intent{}
+	if in.Network, err = clusterops.NetworkKindOf(ctx, api, c); err != nil {
+		return res, err
+	}
+	// The second cluster gets the same layout, untimed: on CKS's own one,
+	// its second scale would trip apache/cloudstack#14159.
+	if _, err := engine.Update(ctx, raw, clusterops.UpdateRequest{Intent: in}); err != nil {
+		return res, fmt.Errorf("hardening: %w", err)
+	}
+	sim.SetJobDuration(opts.JobTime)
+	sim.SetCommandLatency("", opts.APILatency)
+
+	res.Hardening, err = measure(sim, func() error {
+		_, err := engine.Update(ctx, ours, clusterops.UpdateRequest{Intent: in})
+		return err
+	})
+	if err != nil {
+		return res, fmt.Errorf("hardening: %w", err)
+	}
+	cs := csgo.NewAsyncClient(info.APIURL, info.APIKey, info.SecretKey, false)
+	for _, size := range opts.Sizes {
+		plan, err := measure(sim, func() error {
+			if _, err := engine.Observe(ctx, ours, in); err != nil {
+				return err
+			}
+			for range 2 {
+				check, err := engine.CheckScale(ctx, ours, size, in)
+				if err != nil {
+					return err
+				}
+				if err := check.Err(); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return res, fmt.Errorf("plan of size %d: %w", size, err)
+		}
+		apply, err := measure(sim, func() error {
+			_, err := engine.Update(ctx, ours, clusterops.UpdateRequest{Intent: in, Size: &size})
+			return err
+		})
+		if err != nil {
+			return res, fmt.Errorf("apply of size %d: %w", size, err)
+		}
+		direct, err := measure(sim, func() error {
+			p := cs.Kubernetes.NewScaleKubernetesClusterParams(raw)
+			p.SetSize(size)
+			if _, err := cs.Kubernetes.ScaleKubernetesCluster(p); err != nil {
+				return err
+			}
+			_, _, err := cs.Kubernetes.GetKubernetesClusterByID(raw)
+			return err
+		})
+		if err != nil {
+			return res, fmt.Errorf("cloudstack-go scale to %d: %w", size, err)
+		}
+		res.Plan = append(res.Plan, plan)
+		res.Apply = append(res.Apply, apply)
+		res.Raw = append(res.Raw, direct)
+	}
+	return res, nil
+}
+
+// measure runs fn alone against the simulator and returns its wall time and
+// the calls it made.
+func measure(sim *simulator.Simulator, fn func() error) (ResizeSample, error) {
+	sim.ResetCallCounts()
+	start := time.Now()
+	err := fn()
+	return ResizeSample{Wall: time.Since(start), Calls: sim.CallCounts()}, err
+}
+
+func medianWall(samples []ResizeSample) time.Duration {
+	walls := make([]time.Duration, 0, len(samples))
+	for _, s := range samples {
+		walls = append(walls, s.Wall)
+	}
+	return median(walls)
+}
+
+func medianOf(samples []ResizeSample, f func(ResizeSample) int64) float64 {
+	xs := make([]float64, 0, len(samples))
+	for _, s := range samples {
+		xs = append(xs, float64(f(s)))
+	}
+	return median(xs)
+}
+
+// Figures reports the three targets and, for information, the reads of the
+// rest of a `terraform apply` and the one-time hardening.
+func (r ResizeResult) Figures() []Figure {
+	const group = "Size change"
+	wallOurs, wallRaw := medianWall(r.Apply), medianWall(r.Raw)
+	callsOurs, callsRaw := medianOf(r.Apply, ResizeSample.total), medianOf(r.Raw, ResizeSample.total)
+	rules := medianOf(r.Apply, ResizeSample.ruleJobs)
+	plan := medianOf(r.Plan, ResizeSample.total)
+	wallRatio, callsRatio := ratio(wallOurs.Seconds(), wallRaw.Seconds()), ratio(callsOurs, callsRaw)
+	return []Figure{
+		{Group: group, Name: "apply: median wall time", Value: seconds(wallOurs), Reference: "cloudstack-go " + seconds(wallRaw),
+			Ratio: wallRatio, Target: fmt.Sprintf("ratio ≤ %.2f", resizeMaxWallRatio), Verdict: verdictOf(wallRatio <= resizeMaxWallRatio)},
+		{Group: group, Name: "apply: rule jobs per size change", Value: fmt.Sprintf("%.0f", rules), Ratio: math.NaN(),
+			Target: "= 0", Verdict: verdictOf(rules == 0)},
+		{Group: group, Name: "apply: CloudStack calls per size change", Value: fmt.Sprintf("%.0f", callsOurs),
+			Reference: fmt.Sprintf("cloudstack-go %.0f", callsRaw), Ratio: callsRatio,
+			Target: fmt.Sprintf("ratio ≤ %.2f", resizeMaxCallsRatio), Verdict: verdictOf(callsRatio <= resizeMaxCallsRatio)},
+		{Group: group, Name: "refresh and plans: CloudStack calls", Value: fmt.Sprintf("%.0f", plan),
+			Reference: "official provider 1", Ratio: ratio(plan, 1)},
+		{Group: group, Name: "whole terraform apply: CloudStack calls", Value: fmt.Sprintf("%.0f", plan+callsOurs),
+			Reference: fmt.Sprintf("official provider %.0f", 1+callsRaw), Ratio: ratio(plan+callsOurs, 1+callsRaw)},
+		{Group: group, Name: "first apply on CKS's layout: rule jobs (once)", Value: fmt.Sprintf("%d", r.Hardening.ruleJobs()),
+			Ratio: math.NaN()},
+		{Group: group, Name: "first apply on CKS's layout: wall time (once)", Value: seconds(r.Hardening.Wall), Ratio: math.NaN()},
+	}
+}
+
+// Section is the report's part for the size change benchmark.
+func (r ResizeResult) Section() Section {
+	o := r.Options
+	s := Section{
+		Title: "Size change",
+		Method: fmt.Sprintf("Two clusters with one control node, %d etcd nodes and one worker on an isolated network, on one "+
+			"simulator where every job takes %s and every call %s more. Their sizes go through %s, one change at a time: the "+
+			"first cluster's through the provider's engine, as `terraform apply` runs it, the second's with cloudstack-go alone, "+
+			"as the official CloudStack provider applies it (ScaleKubernetesCluster, which waits for the job, then the cluster "+
+			"read back). \"apply\" is the provider's ApplyResourceChange (clusterops.Engine.Update: the pre-flight reads, the "+
+			"scale, its job, the rule check after it); \"refresh and plans\" are the reads Terraform asks for before it "+
+			"(refresh, and the pre-flight at plan and again at apply), for information: the official provider's refresh is one "+
+			"read and its plan none. The figures without a target are for information. Medians of %d changes. The first apply on the first cluster, which "+
+			"replaces CKS's single-port etcd SSH rules with one range, is measured once before.",
+			o.EtcdNodes, o.JobTime, o.APILatency, sizesText(o.Sizes), len(r.Apply)),
+		Figures: r.Figures(),
+	}
+	if len(r.Apply) > 0 {
+		s.Notes = append(s.Notes, "Calls of one size change through the provider's apply: "+callsText(r.Apply[0].Calls)+
+			"; with cloudstack-go: "+callsText(r.Raw[0].Calls)+".")
+	}
+	for _, f := range s.Figures {
+		if f.Verdict == Miss {
+			s.Notes = append(s.Notes, fmt.Sprintf("MISS %q: %s (target %s).", f.Name, f.Value, f.Target))
+		}
+	}
+	return s
+}
+
+func sizesText(sizes []int64) string {
+	parts := []string{"1"}
+	for _, s := range sizes {
+		parts = append(parts, fmt.Sprint(s))
+	}
+	return strings.Join(parts, " → ")
+}
+
+func callsText(calls map[string]int64) string {
+	var parts []string
+	for _, cmd := range slices.Sorted(maps.Keys(calls)) {
+		parts = append(parts, fmt.Sprintf("%s ×%d", cmd, calls[cmd]))
+	}
+	return strings.Join(parts, ", ")
+}
