@@ -111,88 +111,116 @@ func RunResize(ctx context.Context, opts ResizeOptions) (ResizeResult, error) {
 	if err := sim.Start("127.0.0.1:0"); err != nil {
 		return res, err
 	}
-	info := sim.Info()
-	api, err := cloudstack.New(cloudstack.Config{APIURL: info.APIURL, APIKey: info.APIKey, SecretKey: info.SecretKey})
+	r, err := newResizeRun(ctx, sim, opts.EtcdNodes)
 	if err != nil {
 		return res, err
-	}
-	env := &simEnv{sim: sim, info: info, api: api}
-	ours, err := env.createCluster(ctx, clusterSpec{name: "provider", size: 1, etcd: opts.EtcdNodes})
-	if err != nil {
-		return res, err
-	}
-	raw, err := env.createCluster(ctx, clusterSpec{name: "raw", size: 1, etcd: opts.EtcdNodes})
-	if err != nil {
-		return res, err
-	}
-	engine := clusterops.New(api, clusterops.Options{})
-	c, err := api.GetKubernetesCluster(ctx, ours)
-	if err != nil {
-		return res, err
-	}
-	in := clusterops.Intent{}
-	if in.Network, err = clusterops.NetworkKindOf(ctx, api, c); err != nil {
-		return res, err
-	}
-	// The second cluster gets the same layout, untimed: on CKS's own one,
-	// its second scale would trip apache/cloudstack#14159.
-	if _, err := engine.Update(ctx, raw, clusterops.UpdateRequest{Intent: in}); err != nil {
-		return res, fmt.Errorf("hardening: %w", err)
 	}
 	sim.SetJobDuration(opts.JobTime)
 	sim.SetCommandLatency("", opts.APILatency)
-
 	res.Hardening, err = measure(sim, func() error {
-		_, err := engine.Update(ctx, ours, clusterops.UpdateRequest{Intent: in})
+		_, err := r.engine.Update(ctx, r.ours, clusterops.UpdateRequest{Intent: r.in})
 		return err
 	})
 	if err != nil {
 		return res, fmt.Errorf("hardening: %w", err)
 	}
-	cs := csgo.NewAsyncClient(info.APIURL, info.APIKey, info.SecretKey, false)
 	for _, size := range opts.Sizes {
-		plan, err := measure(sim, func() error {
-			if _, err := engine.Observe(ctx, ours, in); err != nil {
-				return err
-			}
-			for range 2 {
-				check, err := engine.CheckScale(ctx, ours, size, in)
-				if err != nil {
-					return err
-				}
-				if err := check.Err(); err != nil {
-					return err
-				}
-			}
-			return nil
-		})
-		if err != nil {
-			return res, fmt.Errorf("plan of size %d: %w", size, err)
+		if err := r.resize(ctx, size, &res); err != nil {
+			return res, err
 		}
-		apply, err := measure(sim, func() error {
-			_, err := engine.Update(ctx, ours, clusterops.UpdateRequest{Intent: in, Size: &size})
-			return err
-		})
-		if err != nil {
-			return res, fmt.Errorf("apply of size %d: %w", size, err)
-		}
-		direct, err := measure(sim, func() error {
-			p := cs.Kubernetes.NewScaleKubernetesClusterParams(raw)
-			p.SetSize(size)
-			if _, err := cs.Kubernetes.ScaleKubernetesCluster(p); err != nil {
-				return err
-			}
-			_, _, err := cs.Kubernetes.GetKubernetesClusterByID(raw)
-			return err
-		})
-		if err != nil {
-			return res, fmt.Errorf("cloudstack-go scale to %d: %w", size, err)
-		}
-		res.Plan = append(res.Plan, plan)
-		res.Apply = append(res.Apply, apply)
-		res.Raw = append(res.Raw, direct)
 	}
 	return res, nil
+}
+
+// resizeRun is the two clusters of RunResize and the clients that change
+// them.
+type resizeRun struct {
+	sim       *simulator.Simulator
+	engine    *clusterops.Engine
+	cs        *csgo.CloudStackClient
+	in        clusterops.Intent
+	ours, raw string
+}
+
+// newResizeRun creates the two clusters in CKS's own layout and hardens the
+// second, untimed: on CKS's own layout its second scale would trip
+// apache/cloudstack#14159.
+func newResizeRun(ctx context.Context, sim *simulator.Simulator, etcd int64) (*resizeRun, error) {
+	info := sim.Info()
+	api, err := cloudstack.New(cloudstack.Config{APIURL: info.APIURL, APIKey: info.APIKey, SecretKey: info.SecretKey})
+	if err != nil {
+		return nil, err
+	}
+	env := &simEnv{sim: sim, info: info, api: api}
+	r := &resizeRun{sim: sim, engine: clusterops.New(api, clusterops.Options{}),
+		cs: csgo.NewAsyncClient(info.APIURL, info.APIKey, info.SecretKey, false)}
+	if r.ours, err = env.createCluster(ctx, clusterSpec{name: "provider", size: 1, etcd: etcd}); err != nil {
+		return nil, err
+	}
+	if r.raw, err = env.createCluster(ctx, clusterSpec{name: "raw", size: 1, etcd: etcd}); err != nil {
+		return nil, err
+	}
+	c, err := api.GetKubernetesCluster(ctx, r.ours)
+	if err != nil {
+		return nil, err
+	}
+	if r.in.Network, err = clusterops.NetworkKindOf(ctx, api, c); err != nil {
+		return nil, err
+	}
+	if _, err := r.engine.Update(ctx, r.raw, clusterops.UpdateRequest{Intent: r.in}); err != nil {
+		return nil, fmt.Errorf("hardening: %w", err)
+	}
+	return r, nil
+}
+
+// resize changes both clusters to size, one after the other, and records
+// the provider's plan reads, its apply, and cloudstack-go's change.
+func (r *resizeRun) resize(ctx context.Context, size int64, res *ResizeResult) error {
+	plan, err := measure(r.sim, func() error { return r.planReads(ctx, size) })
+	if err != nil {
+		return fmt.Errorf("plan of size %d: %w", size, err)
+	}
+	apply, err := measure(r.sim, func() error {
+		_, err := r.engine.Update(ctx, r.ours, clusterops.UpdateRequest{Intent: r.in, Size: &size})
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("apply of size %d: %w", size, err)
+	}
+	direct, err := measure(r.sim, func() error {
+		p := r.cs.Kubernetes.NewScaleKubernetesClusterParams(r.raw)
+		p.SetSize(size)
+		if _, err := r.cs.Kubernetes.ScaleKubernetesCluster(p); err != nil {
+			return err
+		}
+		_, _, err := r.cs.Kubernetes.GetKubernetesClusterByID(r.raw)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("cloudstack-go scale to %d: %w", size, err)
+	}
+	res.Plan = append(res.Plan, plan)
+	res.Apply = append(res.Apply, apply)
+	res.Raw = append(res.Raw, direct)
+	return nil
+}
+
+// planReads are the reads Terraform has the provider make before the
+// apply: the refresh, and the pre-flight at plan and again at apply.
+func (r *resizeRun) planReads(ctx context.Context, size int64) error {
+	if _, err := r.engine.Observe(ctx, r.ours, r.in); err != nil {
+		return err
+	}
+	for range 2 {
+		check, err := r.engine.CheckScale(ctx, r.ours, size, r.in)
+		if err != nil {
+			return err
+		}
+		if err := check.Err(); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // measure runs fn alone against the simulator and returns its wall time and

@@ -21,6 +21,8 @@ type scriptedQuerier struct {
 	script []pollAnswer
 	polls  int
 	block  bool
+	// afterPoll, when set, runs after each poll with the poll count.
+	afterPoll func(n int)
 }
 
 type pollAnswer struct {
@@ -33,6 +35,9 @@ func (q *scriptedQuerier) QueryAsyncJob(ctx context.Context, jobID string) (JobS
 	q.polls++
 	n := q.polls
 	q.mu.Unlock()
+	if q.afterPoll != nil {
+		defer q.afterPoll(n)
+	}
 	if q.block {
 		<-ctx.Done()
 		return JobStatus{}, &Error{Command: "queryAsyncJobResult", Err: ctx.Err()}
@@ -40,6 +45,31 @@ func (q *scriptedQuerier) QueryAsyncJob(ctx context.Context, jobID string) (JobS
 	a := q.script[min(n, len(q.script))-1]
 	a.status.JobID = jobID
 	return a.status, a.err
+}
+
+// expiringContext is a context whose deadline a test passes by hand, so
+// that what happens before it does not depend on the machine's speed.
+type expiringContext struct {
+	context.Context
+	done chan struct{}
+	once sync.Once
+}
+
+func newExpiringContext() *expiringContext {
+	return &expiringContext{Context: context.Background(), done: make(chan struct{})}
+}
+
+func (c *expiringContext) expire() { c.once.Do(func() { close(c.done) }) }
+
+func (c *expiringContext) Done() <-chan struct{} { return c.done }
+
+func (c *expiringContext) Err() error {
+	select {
+	case <-c.done:
+		return context.DeadlineExceeded
+	default:
+		return nil
+	}
 }
 
 func (q *scriptedQuerier) pollCount() int {
@@ -258,9 +288,12 @@ func TestWaitForJobPollErrorIsNotJobFailure(t *testing.T) {
 func TestWaitForJobPollErrorsUntilDeadline(t *testing.T) {
 	t.Parallel()
 	pollErr := &Error{Command: "queryAsyncJobResult", ErrorCode: 530, HTTPStatus: 530, Text: "database is busy"}
-	q := &scriptedQuerier{script: []pollAnswer{{err: pollErr}}}
-	ctx, cancel := context.WithTimeout(t.Context(), 40*time.Millisecond)
-	defer cancel()
+	ctx := newExpiringContext()
+	q := &scriptedQuerier{script: []pollAnswer{{err: pollErr}}, afterPoll: func(n int) {
+		if n == 3 {
+			ctx.expire() // the deadline passes after the third poll
+		}
+	}}
 	_, err := WaitForJob(ctx, q, "job-9", fastWait)
 	if IsJobFailure(err) || !IsJobOutcomeUnknown(err) || !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("err = %v: want an unknown outcome at the deadline, not a job failure", err)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/clusterstate"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/rules"
 )
 
@@ -50,7 +51,7 @@ func (e *Engine) CheckScale(ctx context.Context, clusterID string, size int64, i
 		// Update waits for the scanner; the plan only warns.
 		check.Waits, check.err = alert.Error(), nil
 	}
-	if check.err == nil && !s.Direct() && s.Cluster.State != stateCreated {
+	if check.err == nil && !s.Direct() && s.Cluster.State != clusterstate.Created {
 		check.Hazards = e.hazardsAfterSync(ctx, s)
 		var prep scalePrep
 		prep, check.err = e.prepareScale(ctx, s, size, in)

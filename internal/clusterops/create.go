@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/clusterstate"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/vmmap"
 )
 
@@ -55,7 +56,7 @@ func (e *Engine) Create(ctx context.Context, req CreateRequest) (CreateResult, e
 	var twins []cloudstack.Cluster
 	for _, c := range before {
 		known[c.ID] = true
-		if c.State != cloudstack.ClusterDestroying && c.State != cloudstack.ClusterDestroyed {
+		if c.State != clusterstate.Destroying && c.State != clusterstate.Destroyed {
 			twins = append(twins, c)
 		}
 	}
@@ -436,12 +437,12 @@ func CreateMismatch(c cloudstack.Cluster, p cloudstack.CreateClusterParams) []st
 
 // createFinished is the done test of WaitSettled for a create in progress.
 func createFinished(state string) bool {
-	return state != stateCreated && Settled(state)
+	return state != clusterstate.Created && clusterstate.Settled(state)
 }
 
 // failedState reports whether a cluster in this state failed to come up.
 func failedState(state string) bool {
-	return state == cloudstack.ClusterError || state == stateAlert
+	return state == clusterstate.Error || state == clusterstate.Alert
 }
 
 // awaitCreate waits until the cluster is up. It returns nil with
@@ -489,13 +490,13 @@ func (e *Engine) awaitCreate(ctx context.Context, req CreateRequest, res *Create
 			cause = fmt.Errorf("the cluster ended in state %s", c.State)
 		}
 		return e.deleteFailedCreate(ctx, req, c, cause)
-	case c.State == stateRunning || c.State == stateStopped:
+	case c.State == clusterstate.Running || c.State == clusterstate.Stopped:
 		// Up, whatever the job said: never condemn a healthy cluster.
 		res.WaitErr = waitErr
 		return nil
 	default:
 		return &CreateFailedError{ClusterID: id, State: c.State, Err: cmpErr(waitErr, fmt.Errorf("the cluster ended in state %s", c.State)),
-			Gone: c.State == cloudstack.ClusterDestroyed}
+			Gone: c.State == clusterstate.Destroyed}
 	}
 }
 
@@ -606,7 +607,7 @@ func setUpMet(o *Observation, then UpdateRequest) bool {
 	if !o.RulesRead || !o.RulesInSync || o.Inconsistency != nil {
 		return false
 	}
-	if then.Stopped != (c.State == stateStopped) || (!then.Stopped && c.State != stateRunning) {
+	if then.Stopped != (c.State == clusterstate.Stopped) || (!then.Stopped && c.State != clusterstate.Running) {
 		return false
 	}
 	want := then.Autoscaling

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/clusterstate"
 )
 
 // cleanupTimeout bounds the work that must not be cut short by the caller's
@@ -24,10 +25,6 @@ const scalingWaitTimeout = 2 * time.Minute
 func detached(ctx context.Context) (context.Context, context.CancelFunc) {
 	return context.WithTimeout(context.WithoutCancel(ctx), cleanupTimeout)
 }
-
-// Settled is the done test of WaitSettled for an existing cluster: no
-// operation runs on it.
-func Settled(state string) bool { return !cloudstack.Transitional(state) }
 
 // WaitSettled polls the cluster on the job schedule until done(state)
 // holds, logging progress, and returns it; at ctx's end it returns the
@@ -58,5 +55,7 @@ func (e *Engine) WaitSettled(ctx context.Context, clusterID string, done func(st
 func (e *Engine) waitScalingEnds(ctx context.Context, clusterID string) (*cloudstack.Cluster, error) {
 	ctx, cancel := context.WithTimeout(ctx, scalingWaitTimeout)
 	defer cancel()
-	return e.WaitSettled(ctx, clusterID, func(state string) bool { return state != stateScaling && state != stateScalingStopped })
+	return e.WaitSettled(ctx, clusterID, func(state string) bool {
+		return state != clusterstate.Scaling && state != clusterstate.ScalingStoppedCluster
+	})
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/clusterstate"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/rules"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/vmmap"
 )
@@ -79,7 +80,7 @@ func (o *Observation) readRules(ctx context.Context, e *Engine, in Intent) {
 		o.Network = kind
 	}
 	switch c.State {
-	case stateRunning, stateStopped, stateAlert:
+	case clusterstate.Running, clusterstate.Stopped, clusterstate.Alert:
 	default:
 		return // mid-operation the rules are in flux
 	}

@@ -9,6 +9,7 @@ import (
 	"slices"
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/clusterstate"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/naming"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/rules"
 )
@@ -53,7 +54,7 @@ func (e *Engine) scaleSnapshot(ctx context.Context, s *Snapshot, size int64, in 
 	if err := scalable(s); err != nil {
 		return rep, err
 	}
-	if s.Cluster.State == stateCreated || s.Direct() {
+	if s.Cluster.State == clusterstate.Created || s.Direct() {
 		// A Created cluster has no VMs and a direct network no rules:
 		// only the scale itself.
 		c, jobErr := e.runScale(ctx, s, size, &rep)
@@ -90,13 +91,13 @@ func scalable(s *Snapshot) error {
 		return bad
 	}
 	switch {
-	case c.State == stateAlert:
+	case c.State == clusterstate.Alert:
 		return &AlertError{ClusterID: c.ID}
-	case c.State == stateStopped:
+	case c.State == clusterstate.Stopped:
 		return fmt.Errorf("scaling Kubernetes cluster %s: CloudStack refuses to change the size of a Stopped cluster; start it first", c.ID)
-	case c.State != stateRunning && c.State != stateCreated:
+	case c.State != clusterstate.Running && c.State != clusterstate.Created:
 		return fmt.Errorf("scaling Kubernetes cluster %s: it is in state %s and CloudStack scales only Created, Running or Stopped clusters", c.ID, c.State)
-	case c.ServiceOfferingID == "" && c.State != stateCreated:
+	case c.ServiceOfferingID == "" && c.State != clusterstate.Created:
 		// KubernetesClusterScaleWorker.validateKubernetesClusterScaleSizeParameters
 		// fails without the cluster's service offering (apache/cloudstack#14122).
 		return fmt.Errorf("scaling Kubernetes cluster %s: it was created without a service offering, and CloudStack "+
@@ -261,7 +262,7 @@ func firstNonEmpty(values ...string) string {
 // guarantee. Nil means "send size".
 func workersToRemove(s *Snapshot, size int64) []string {
 	c := &s.Cluster
-	if c.ControlNodes <= 1 || size >= c.Size || c.State != stateRunning {
+	if c.ControlNodes <= 1 || size >= c.Size || c.State != clusterstate.Running {
 		return nil
 	}
 	var workers []cloudstack.ClusterVM

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/clusterstate"
 )
 
 // UpdateRequest is what an in-place update asks of a cluster. Zero values
@@ -51,7 +52,7 @@ func (e *StepError) Unwrap() error { return e.Err }
 // do. The report ends with the cluster and its rules as read last.
 func (e *Engine) Update(ctx context.Context, clusterID string, req UpdateRequest) (Report, error) {
 	rep := Report{ClusterID: clusterID}
-	c, err := e.WaitSettled(ctx, clusterID, Settled)
+	c, err := e.WaitSettled(ctx, clusterID, clusterstate.Settled)
 	if err != nil {
 		return rep, &StepError{Step: "Reading cluster " + clusterID, Err: err}
 	}
@@ -90,71 +91,121 @@ type update struct {
 
 func (u *update) cluster() *cloudstack.Cluster { return u.rep.Cluster }
 
-func (u *update) run(ctx context.Context) error {
-	c := u.cluster()
-	versionChange := u.req.KubernetesVersionID != "" && u.req.KubernetesVersionID != c.KubernetesVersionID
-	sizeChange := u.req.Size != nil && *u.req.Size != c.Size
-	autoscalingChange := u.autoscalingChanged()
-	needsRunning := versionChange || sizeChange || autoscalingChange
+// changes are what an update asks of the cluster as read at its start.
+type changes struct {
+	version, size, autoscaling bool
+	// needsRunning: upgrade, scale and the autoscaler need a running
+	// cluster, so a Stopped one is started for them and stopped after.
+	needsRunning bool
+}
 
-	if needsRunning && c.State == stateAlert {
+func (u *update) changes() changes {
+	c := u.cluster()
+	ch := changes{
+		version:     u.req.KubernetesVersionID != "" && u.req.KubernetesVersionID != c.KubernetesVersionID,
+		size:        u.req.Size != nil && *u.req.Size != c.Size,
+		autoscaling: u.autoscalingChanged(),
+	}
+	ch.needsRunning = ch.version || ch.size || ch.autoscaling
+	return ch
+}
+
+// run takes the steps in Update's order; each step decides whether it has
+// anything to do.
+func (u *update) run(ctx context.Context) error {
+	ch := u.changes()
+	if ch.needsRunning && u.cluster().State == clusterstate.Alert {
 		if err := u.waitAlertEnds(ctx); err != nil {
 			return err
 		}
-		c = u.cluster()
 	}
-
-	if !sizeChange && !u.snap.InSync() {
-		// A scale brings the rules in line itself.
-		if err := u.e.applySync(ctx, u.snap, u.snap.Sync, u.rep); err != nil {
-			return &StepError{Step: "Repairing the SSH rules of cluster " + u.id, Err: err}
-		}
+	steps := []func(context.Context, changes) error{
+		u.repairRules, u.startIfNeeded, u.stopIfAsked, u.changeOfferings, u.upgrade,
+		u.disableAutoscaler, u.resize, u.enableAutoscaler, u.stopAfterwards,
 	}
-	if c.State == stateStopped && (!u.req.Stopped || needsRunning) {
-		if err := u.job(ctx, "Starting cluster "+u.id, "startKubernetesCluster", u.e.api.StartKubernetesCluster); err != nil {
+	for _, step := range steps {
+		if err := step(ctx, ch); err != nil {
 			return err
 		}
-	}
-	if u.req.Stopped && !needsRunning && u.cluster().State != stateStopped {
-		if err := u.job(ctx, "Stopping cluster "+u.id, "stopKubernetesCluster", u.e.api.StopKubernetesCluster); err != nil {
-			return err
-		}
-	}
-	if p := u.offeringChange(); p != nil {
-		if err := u.scaleJob(ctx, "Changing the offerings of cluster "+u.id, *p); err != nil {
-			return err
-		}
-	}
-	if versionChange {
-		step := fmt.Sprintf("Upgrading cluster %s to Kubernetes version %s", u.id, u.req.KubernetesVersionID)
-		upgrade := func(ctx context.Context, id string) (cloudstack.AsyncRef, error) {
-			return u.e.api.UpgradeKubernetesCluster(ctx, id, u.req.KubernetesVersionID)
-		}
-		if err := u.job(ctx, step, "upgradeKubernetesCluster", upgrade); err != nil {
-			return err
-		}
-	}
-	// Turning the autoscaler off comes before a size change: CloudStack
-	// does not take a size while the autoscaler owns it.
-	if autoscalingChange && u.req.Autoscaling == nil {
-		if err := u.scaleJob(ctx, "Disabling the autoscaler of cluster "+u.id, u.autoscalingParams()); err != nil {
-			return err
-		}
-	}
-	if sizeChange {
-		if err := u.scale(ctx, *u.req.Size); err != nil {
-			return err
-		}
-	}
-	if autoscalingChange && u.req.Autoscaling != nil {
-		if err := u.scaleJob(ctx, "Configuring the autoscaler of cluster "+u.id, u.autoscalingParams()); err != nil {
-			return err
-		}
-	}
-	if u.req.Stopped && needsRunning {
-		return u.job(ctx, "Stopping cluster "+u.id, "stopKubernetesCluster", u.e.api.StopKubernetesCluster)
 	}
 	return nil
+}
+
+// repairRules brings the rules in line, unless a scale follows, which does
+// it itself.
+func (u *update) repairRules(ctx context.Context, ch changes) error {
+	if ch.size || u.snap.InSync() {
+		return nil
+	}
+	if err := u.e.applySync(ctx, u.snap, u.snap.Sync, u.rep); err != nil {
+		return &StepError{Step: "Repairing the SSH rules of cluster " + u.id, Err: err}
+	}
+	return nil
+}
+
+func (u *update) startIfNeeded(ctx context.Context, ch changes) error {
+	if u.cluster().State != clusterstate.Stopped || (u.req.Stopped && !ch.needsRunning) {
+		return nil
+	}
+	return u.job(ctx, "Starting cluster "+u.id, "startKubernetesCluster", u.e.api.StartKubernetesCluster)
+}
+
+// stopIfAsked stops a cluster now when no later step needs it running.
+func (u *update) stopIfAsked(ctx context.Context, ch changes) error {
+	if !u.req.Stopped || ch.needsRunning || u.cluster().State == clusterstate.Stopped {
+		return nil
+	}
+	return u.job(ctx, "Stopping cluster "+u.id, "stopKubernetesCluster", u.e.api.StopKubernetesCluster)
+}
+
+func (u *update) changeOfferings(ctx context.Context, _ changes) error {
+	p := u.offeringChange()
+	if p == nil {
+		return nil
+	}
+	return u.scaleJob(ctx, "Changing the offerings of cluster "+u.id, *p)
+}
+
+func (u *update) upgrade(ctx context.Context, ch changes) error {
+	if !ch.version {
+		return nil
+	}
+	step := fmt.Sprintf("Upgrading cluster %s to Kubernetes version %s", u.id, u.req.KubernetesVersionID)
+	upgrade := func(ctx context.Context, id string) (cloudstack.AsyncRef, error) {
+		return u.e.api.UpgradeKubernetesCluster(ctx, id, u.req.KubernetesVersionID)
+	}
+	return u.job(ctx, step, "upgradeKubernetesCluster", upgrade)
+}
+
+// disableAutoscaler comes before a size change: CloudStack does not take a
+// size while the autoscaler owns it.
+func (u *update) disableAutoscaler(ctx context.Context, ch changes) error {
+	if !ch.autoscaling || u.req.Autoscaling != nil {
+		return nil
+	}
+	return u.scaleJob(ctx, "Disabling the autoscaler of cluster "+u.id, u.autoscalingParams())
+}
+
+func (u *update) resize(ctx context.Context, ch changes) error {
+	if !ch.size {
+		return nil
+	}
+	return u.scale(ctx, *u.req.Size)
+}
+
+func (u *update) enableAutoscaler(ctx context.Context, ch changes) error {
+	if !ch.autoscaling || u.req.Autoscaling == nil {
+		return nil
+	}
+	return u.scaleJob(ctx, "Configuring the autoscaler of cluster "+u.id, u.autoscalingParams())
+}
+
+// stopAfterwards stops a cluster that had to run for the steps before.
+func (u *update) stopAfterwards(ctx context.Context, ch changes) error {
+	if !u.req.Stopped || !ch.needsRunning {
+		return nil
+	}
+	return u.job(ctx, "Stopping cluster "+u.id, "stopKubernetesCluster", u.e.api.StopKubernetesCluster)
 }
 
 // scale runs Scale on the snapshot taken at the start when nothing changed
@@ -268,7 +319,7 @@ func (u *update) waitAlertEnds(ctx context.Context) error {
 	start := time.Now()
 	wctx, cancel := context.WithTimeout(ctx, alertWait)
 	defer cancel()
-	c, err := u.e.WaitSettled(wctx, u.id, func(state string) bool { return state != stateAlert && Settled(state) })
+	c, err := u.e.WaitSettled(wctx, u.id, func(state string) bool { return state != clusterstate.Alert && clusterstate.Settled(state) })
 	if c != nil {
 		u.rep.Cluster = c
 	}

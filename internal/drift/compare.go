@@ -5,17 +5,18 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/clusterstate"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/naming"
 )
 
-// Cluster and VM states the comparison cares about.
+// VM states the comparison cares about, as CloudStack writes them
+// (com.cloud.vm.VirtualMachine.State).
 const (
-	stateRunning   = "Running"
-	stateStopped   = "Stopped"
-	stateAlert     = "Alert"
-	stateDestroyed = "Destroyed"
-	stateExpunging = "Expunging"
-	stateError     = "Error"
+	vmRunning   = "Running"
+	vmStopped   = "Stopped"
+	vmDestroyed = "Destroyed"
+	vmExpunging = "Expunging"
+	vmError     = "Error"
 
 	externalManaged = "ExternalManaged"
 )
@@ -60,7 +61,7 @@ func skipReason(cl Cluster) string {
 		return "cluster is ExternalManaged: CKS does not manage its VMs"
 	}
 	switch {
-	case strings.EqualFold(cl.State, stateRunning), strings.EqualFold(cl.State, stateStopped), strings.EqualFold(cl.State, stateAlert):
+	case clusterstate.Steady(cl.State):
 		return ""
 	case cl.State == "":
 		return "cluster state is unknown"
@@ -180,14 +181,13 @@ func (c *comparison) pastGrace(created time.Time) bool {
 func (c *comparison) add(f Finding) { c.findings = append(c.findings, f) }
 
 func (c *comparison) clusterRunning() bool {
-	return strings.EqualFold(c.in.Cluster.State, stateRunning)
+	return c.in.Cluster.State == clusterstate.Running
 }
 
 func (c *comparison) clusterStopped() bool {
-	return strings.EqualFold(c.in.Cluster.State, stateStopped)
+	return c.in.Cluster.State == clusterstate.Stopped
 }
 
 func isGone(state string) bool {
-	return strings.EqualFold(state, stateDestroyed) || strings.EqualFold(state, stateExpunging) ||
-		strings.EqualFold(state, stateError)
+	return state == vmDestroyed || state == vmExpunging || state == vmError
 }

@@ -3,7 +3,6 @@ package drift
 import (
 	"fmt"
 	"sort"
-	"strings"
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/naming"
 )
@@ -44,7 +43,7 @@ func (c *comparison) compareNodes() (checked bool, checkErr string) {
 	}
 
 	for _, v := range c.mapped {
-		if v.etcd || claimed[v.id] || !strings.EqualFold(v.state, stateRunning) || !c.pastGrace(v.created) {
+		if v.etcd || claimed[v.id] || v.state != vmRunning || !c.pastGrace(v.created) {
 			continue
 		}
 		c.add(Finding{Kind: KindVMNotNode, VMID: v.id, VMName: v.name, VMState: v.state,

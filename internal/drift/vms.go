@@ -2,7 +2,6 @@ package drift
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/naming"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/vmmap"
@@ -19,7 +18,7 @@ func (c *comparison) compareMap() {
 		case isGone(v.state):
 			c.add(Finding{Kind: KindMappedVMNotRunning, VMID: v.id, VMName: v.name, VMState: v.state,
 				Message: fmt.Sprintf("%s is in the VM map of cluster %s but is %s", v.label(), name, v.state)})
-		case c.clusterRunning() && strings.EqualFold(v.state, stateStopped):
+		case c.clusterRunning() && v.state == vmStopped:
 			c.add(Finding{Kind: KindMappedVMNotRunning, VMID: v.id, VMName: v.name, VMState: v.state,
 				Message: fmt.Sprintf("%s is in the VM map of cluster %s but is Stopped while the cluster is Running", v.label(), name)})
 		}

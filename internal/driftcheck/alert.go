@@ -3,9 +3,9 @@ package driftcheck
 import (
 	"fmt"
 	"maps"
-	"strings"
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/clusterstate"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/drift"
 )
 
@@ -28,7 +28,7 @@ var kindsExplainingAlert = []string{
 // inferHiddenMapRows adds the finding when an Alert cluster's visible
 // views are clean, its visible map is complete and its nodes were checked.
 func inferHiddenMapRows(cl *cloudstack.Cluster, res drift.Result) drift.Result {
-	if res.Skipped || !strings.EqualFold(cl.State, "Alert") || !res.NodesChecked {
+	if res.Skipped || cl.State != clusterstate.Alert || !res.NodesChecked {
 		return res
 	}
 	for _, k := range kindsExplainingAlert {

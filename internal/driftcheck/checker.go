@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/clusterstate"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/drift"
 )
 
@@ -162,7 +163,7 @@ func (c *Checker) listers() ListerFactory {
 	return DefaultListers{}
 }
 
-func isStopped(cl *cloudstack.Cluster) bool { return strings.EqualFold(cl.State, "Stopped") }
+func isStopped(cl *cloudstack.Cluster) bool { return cl.State == clusterstate.Stopped }
 
 // listOwnerVMs lists every VM of the cluster's owner (account or project).
 func (c *Checker) listOwnerVMs(ctx context.Context, m *meter, owner cloudstack.Ownership) ([]cloudstack.VirtualMachine, error) {

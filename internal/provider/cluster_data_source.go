@@ -2,8 +2,6 @@ package provider
 
 import (
 	"context"
-	"fmt"
-	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/datasourcevalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
@@ -137,34 +135,9 @@ func (d *clusterDataSource) Read(ctx context.Context, req datasource.ReadRequest
 // attribute to blame when nothing (or too much) matches.
 func (d *clusterDataSource) find(ctx context.Context, m clusterDataSourceModel) (*cloudstack.Cluster, string, error) {
 	if known(m.ID) {
-		c, err := d.data.client.GetKubernetesCluster(ctx, m.ID.ValueString())
-		if err != nil {
-			return nil, "id", fmt.Errorf("reading cluster %s: %w", m.ID.ValueString(), err)
-		}
-		return c, "id", nil
+		c, err := d.data.engine().Get(ctx, m.ID.ValueString())
+		return c, "id", err
 	}
-	name := m.Name.ValueString()
-	clusters, err := d.data.client.ListKubernetesClusters(ctx, cloudstack.ListClustersParams{Name: name, ListAll: true})
-	if err != nil {
-		return nil, "name", fmt.Errorf("listing clusters named %q: %w", name, err)
-	}
-	var found []cloudstack.Cluster
-	for _, c := range clusters {
-		if c.Name == name {
-			found = append(found, c)
-		}
-	}
-	switch len(found) {
-	case 1:
-		return &found[0], "name", nil
-	case 0:
-		return nil, "name", fmt.Errorf("no cluster named %q is visible to the caller", name)
-	default:
-		ids := make([]string, 0, len(found))
-		for _, c := range found {
-			ids = append(ids, c.ID)
-		}
-		return nil, "name", fmt.Errorf("%d clusters are named %q (%s); CloudStack does not keep names unique, so look the cluster up by id",
-			len(found), name, strings.Join(ids, ", "))
-	}
+	c, err := d.data.engine().FindByName(ctx, m.Name.ValueString())
+	return c, "name", err
 }

@@ -93,7 +93,7 @@ func (e *clusterKubeconfigEphemeral) Open(ctx context.Context, req ephemeral.Ope
 	}
 	id := m.ClusterID.ValueString()
 	ctx = tflog.MaskFieldValuesWithFieldKeys(ctx, "kubeconfig", "token", "client_key")
-	kubeconfig, err := e.data.client.GetKubernetesClusterConfig(ctx, id)
+	kubeconfig, err := e.data.engine().Kubeconfig(ctx, id)
 	if err != nil {
 		resp.Diagnostics.AddAttributeError(path.Root("cluster_id"), "Unable to Get Cluster Kubeconfig",
 			fmt.Sprintf("getKubernetesClusterConfig for cluster %s failed: %s", id, err))

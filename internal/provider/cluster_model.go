@@ -106,17 +106,6 @@ var (
 	nodeObjectType = types.ObjectType{AttrTypes: nodeAttrTypes}
 )
 
-// Cluster states that matter to the provider (spec §3.9).
-const (
-	clusterRunning = "Running"
-	clusterStopped = "Stopped"
-	clusterAlert   = "Alert"
-	clusterError   = "Error"
-	// clusterDestroying is where a failed delete leaves a cluster; only a
-	// delete (or CloudStack's garbage collector) moves it on.
-	clusterDestroying = "Destroying"
-)
-
 // refresh sets every observed attribute from the API's view of the cluster.
 // network decides the SSH ports of nodes: CKS forwards none on directly
 // accessed networks, so ssh_port is null there.

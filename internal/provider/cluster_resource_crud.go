@@ -9,7 +9,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
-	"github.com/cloudstack-cks/terraform-provider-cks/internal/clusterops"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/clusterstate"
 )
 
 // Create creates the cluster through the engine (clusterops.Engine.Create:
@@ -57,7 +57,7 @@ func (r *clusterResource) Read(ctx context.Context, req resource.ReadRequest, re
 	in, diags := intentOf(ctx, &state, nil, cachedNetwork(ctx, req.Private))
 	resp.Diagnostics.Append(diags...)
 	obs, err := r.engine().Observe(ctx, id, in)
-	if cloudstack.IsNotFound(err) || (err == nil && obs.Cluster.State == cloudstack.ClusterDestroyed) {
+	if cloudstack.IsNotFound(err) || (err == nil && obs.Cluster.State == clusterstate.Destroyed) {
 		tflog.Warn(ctx, "cluster no longer exists; removing it from state")
 		resp.State.RemoveResource(ctx)
 		return
@@ -109,7 +109,7 @@ func (r *clusterResource) Delete(ctx context.Context, req resource.DeleteRequest
 // becomes a warning.
 func (r *clusterResource) deleteCluster(ctx context.Context, m *clusterResourceModel, id string, prior privateState, diags *diag.Diagnostics) error {
 	eng := r.engine()
-	deletable := func(state string) bool { return state == cloudstack.ClusterDestroying || clusterops.Settled(state) }
+	deletable := func(state string) bool { return state == clusterstate.Destroying || clusterstate.Settled(state) }
 	if _, err := eng.WaitSettled(ctx, id, deletable); err != nil {
 		if cloudstack.IsNotFound(err) {
 			return nil

@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/clusterops"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/clusterstate"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/rules"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/vmmap"
 )
@@ -56,11 +57,11 @@ func refreshModel(ctx context.Context, m *clusterResourceModel, obs *clusterops.
 	diags.Append(m.refresh(ctx, c, obs.Network, obs.Nodes())...)
 	m.CloudStackState = stringOrNull(c.State)
 	switch {
-	case c.State == clusterRunning || c.State == clusterStopped:
+	case c.State == clusterstate.Running || c.State == clusterstate.Stopped:
 	case known(desired):
 		m.State = desired
 	default:
-		m.State = types.StringValue(clusterRunning)
+		m.State = types.StringValue(clusterstate.Running)
 	}
 	if obs.Inconsistency != nil {
 		// What really exists: the workers of the VM map.
@@ -69,7 +70,7 @@ func refreshModel(ctx context.Context, m *clusterResourceModel, obs *clusterops.
 	switch {
 	case obs.RulesRead:
 		m.SSHRulesInSync = types.BoolValue(obs.RulesInSync)
-	case obs.Network == rules.NetworkDirect || !clusterops.Settled(c.State) || m.SSHRulesInSync.IsNull() || m.SSHRulesInSync.IsUnknown():
+	case obs.Network == rules.NetworkDirect || !clusterstate.Settled(c.State) || m.SSHRulesInSync.IsNull() || m.SSHRulesInSync.IsUnknown():
 		// No rules, rules in flux, or not known to be out of sync: a guess
 		// of false would plan an update on every run.
 		m.SSHRulesInSync = types.BoolValue(true)

@@ -6,14 +6,14 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
-	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/clusterops"
-	"github.com/cloudstack-cks/terraform-provider-cks/internal/kubeversion"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/clusterstate"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/vmmap"
 )
 
@@ -37,14 +37,7 @@ func (r *clusterResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if s := state.CloudStackState.ValueString(); s == clusterError || s == clusterDestroying {
-		// CloudStack only allows deleting a cluster in Error, and a failed
-		// delete leaves it Destroying.
-		plan.CloudStackState = types.StringUnknown()
-		resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
-		resp.RequiresReplace = append(resp.RequiresReplace, path.Root("cloudstack_state"))
-		resp.Diagnostics.AddAttributeWarning(path.Root("cloudstack_state"), "Cluster Must Be Replaced",
-			fmt.Sprintf("Cluster %s is in state %s, from which CloudStack only allows deleting it; it will be replaced.", state.ID.ValueString(), s))
+	if planReplacement(ctx, &plan, &state, resp) {
 		return
 	}
 	if cfg.AllowRestartForRecovery.ValueBool() {
@@ -56,11 +49,48 @@ func (r *clusterResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 	if bad != nil {
 		planInconsistent(plan, as, bad, &resp.Diagnostics)
 	}
+	ch := planChangesOf(&plan, &state, &cfg)
+	scaleWanted := ch.size && known(plan.Size) && asKnown && !as.enabled() && bad == nil
+	r.checkPlanReads(ctx, ch, scaleWanted, &plan, &state, req.Private, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if ch.nodesMayChange(bad) || ch.unknownInputs(&plan, &cfg) {
+		plan.Nodes = plannedNodes(ctx, ch, &plan, &state, bad)
+		plan.CloudStackState = types.StringUnknown()
+	} else {
+		plan.Nodes = state.Nodes
+	}
+	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+}
 
-	offeringChanged := changedString(plan.ServiceOfferingID, state.ServiceOfferingID)
-	if offeringChanged {
-		// Per-role offerings that are not configured follow the service
-		// offering, so CloudStack may report new values for them.
+// planReplacement replaces a cluster in Error or Destroying: CloudStack
+// only allows deleting a cluster in Error, and a failed delete leaves it
+// Destroying.
+func planReplacement(ctx context.Context, plan, state *clusterResourceModel, resp *resource.ModifyPlanResponse) bool {
+	s := state.CloudStackState.ValueString()
+	if s != clusterstate.Error && s != clusterstate.Destroying {
+		return false
+	}
+	plan.CloudStackState = types.StringUnknown()
+	resp.Diagnostics.Append(resp.Plan.Set(ctx, plan)...)
+	resp.RequiresReplace = append(resp.RequiresReplace, path.Root("cloudstack_state"))
+	resp.Diagnostics.AddAttributeWarning(path.Root("cloudstack_state"), "Cluster Must Be Replaced",
+		fmt.Sprintf("Cluster %s is in state %s, from which CloudStack only allows deleting it; it will be replaced.", state.ID.ValueString(), s))
+	return true
+}
+
+// planChanges are what an update plan changes.
+type planChanges struct {
+	offering, version, size, state, autoscaling, cidrs bool
+}
+
+// planChangesOf compares the plan with the state. Per-role offerings that
+// are not configured follow the service offering, so when it changes
+// CloudStack may report new values for them: they become unknown.
+func planChangesOf(plan, state, cfg *clusterResourceModel) planChanges {
+	ch := planChanges{offering: changedString(plan.ServiceOfferingID, state.ServiceOfferingID)}
+	if ch.offering {
 		for _, pair := range []struct {
 			cfg  types.String
 			plan *types.String
@@ -70,43 +100,48 @@ func (r *clusterResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 			}
 		}
 	}
-	offeringChanged = offeringChanged || changedString(plan.ControlOfferingID, state.ControlOfferingID) ||
+	ch.offering = ch.offering || changedString(plan.ControlOfferingID, state.ControlOfferingID) ||
 		changedString(plan.WorkerOfferingID, state.WorkerOfferingID) || changedString(plan.EtcdOfferingID, state.EtcdOfferingID)
-	versionChanged := changedString(plan.KubernetesVersionID, state.KubernetesVersionID)
-	sizeChanged := plan.Size.IsUnknown() || !plan.Size.Equal(state.Size)
-	stateChanged := !plan.State.Equal(state.State)
-	autoscalingChanged := !plan.Autoscaling.Equal(state.Autoscaling)
-	cidrsChanged := !plan.SSHCIDRs.Equal(state.SSHCIDRs)
+	ch.version = changedString(plan.KubernetesVersionID, state.KubernetesVersionID)
+	ch.size = plan.Size.IsUnknown() || !plan.Size.Equal(state.Size)
+	ch.state = !plan.State.Equal(state.State)
+	ch.autoscaling = !plan.Autoscaling.Equal(state.Autoscaling)
+	ch.cidrs = !plan.SSHCIDRs.Equal(state.SSHCIDRs)
+	return ch
+}
 
-	if versionChanged && r.data != nil {
-		r.checkVersionUpgrade(ctx, state, plan, &resp.Diagnostics)
-	}
-	scaleChecked := false
-	if sizeChanged && known(plan.Size) && asKnown && !as.enabled() && bad == nil && r.data != nil {
-		scaleChecked = r.checkScale(ctx, &plan, &state, req.Private, &resp.Diagnostics)
-	}
-	if (!state.SSHRulesInSync.Equal(types.BoolValue(false)) && !cidrsChanged) || plan.SSHCIDRs.IsUnknown() {
-		// In sync, or CIDRs known only at apply.
-	} else {
-		plan.SSHRulesInSync = types.BoolValue(true)
-		if !scaleChecked && r.data != nil {
-			r.describeRuleSync(ctx, &plan, &state, req.Private, &resp.Diagnostics)
-		}
-	}
-	if resp.Diagnostics.HasError() {
-		return
-	}
+// nodesMayChange tells whether the apply may change the nodes; a size
+// change of a cluster whose VM map disagrees with its size makes none.
+func (ch planChanges) nodesMayChange(bad *vmmap.Inconsistency) bool {
+	return ch.offering || ch.version || (ch.size && bad == nil) || ch.state || ch.autoscaling
+}
 
-	// Values known only at apply may change the nodes too.
-	unknownInputs := plan.ServiceOfferingID.IsUnknown() && !cfg.ServiceOfferingID.IsNull() ||
+// unknownInputs: values known only at apply may change the nodes too.
+func (ch planChanges) unknownInputs(plan, cfg *clusterResourceModel) bool {
+	return plan.ServiceOfferingID.IsUnknown() && !cfg.ServiceOfferingID.IsNull() ||
 		plan.KubernetesVersionID.IsUnknown() || plan.State.IsUnknown()
-	if offeringChanged || versionChanged || (sizeChanged && bad == nil) || stateChanged || autoscalingChanged || unknownInputs {
-		plan.Nodes = types.ListUnknown(nodeObjectType)
-		plan.CloudStackState = types.StringUnknown()
-	} else {
-		plan.Nodes = state.Nodes
+}
+
+// checkPlanReads makes the plan-time checks that read CloudStack, when the
+// provider is configured: the version upgrade, the scale pre-flight and the
+// SSH rule changes. Rules out of sync, or CIDRs to change, plan
+// ssh_rules_in_sync back to true.
+func (r *clusterResource) checkPlanReads(ctx context.Context, ch planChanges, scaleWanted bool, plan, state *clusterResourceModel,
+	prior privateState, diags *diag.Diagnostics,
+) {
+	configured := r.data != nil
+	if ch.version && configured {
+		r.checkVersionUpgrade(ctx, *state, *plan, diags)
 	}
-	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+	scaleChecked := scaleWanted && configured && r.checkScale(ctx, plan, state, prior, diags)
+	rulesChange := state.SSHRulesInSync.Equal(types.BoolValue(false)) || ch.cidrs
+	if !rulesChange || plan.SSHCIDRs.IsUnknown() {
+		return // in sync, or CIDRs known only at apply
+	}
+	plan.SSHRulesInSync = types.BoolValue(true)
+	if !scaleChecked && configured {
+		r.describeRuleSync(ctx, plan, state, prior, diags)
+	}
 }
 
 // planInconsistent handles a cluster whose VM map disagrees with its size:
@@ -176,58 +211,89 @@ func (r *clusterResource) describeRuleSync(ctx context.Context, plan, state *clu
 			state.ID.ValueString(), strings.Join(lines, "\n- ")))
 }
 
-// checkVersionUpgrade applies CKS's upgrade rule (same major, at most one
-// minor ahead, no downgrade) to the ids' semantic versions.
+// checkVersionUpgrade applies CKS's upgrade rule to a change of
+// kubernetes_version_id.
 func (r *clusterResource) checkVersionUpgrade(ctx context.Context, state, plan clusterResourceModel, diags *diag.Diagnostics) {
 	attr := path.Root("kubernetes_version_id")
-	versions, err := r.data.client.ListKubernetesSupportedVersions(ctx, state.ZoneID.ValueString())
+	check, err := r.engine().CheckUpgrade(ctx, state.ZoneID.ValueString(), state.KubernetesVersionID.ValueString(),
+		plan.KubernetesVersionID.ValueString())
 	if err != nil {
-		diags.AddAttributeError(attr, "Unable to Check Kubernetes Version Upgrade",
-			"Listing the Kubernetes versions of the zone failed: "+err.Error())
+		diags.AddAttributeError(attr, "Unable to Check Kubernetes Version Upgrade", sentence(err.Error()))
 		return
 	}
-	from, fromOK := findVersion(versions, state.KubernetesVersionID.ValueString())
-	to, toOK := findVersion(versions, plan.KubernetesVersionID.ValueString())
-	if !toOK {
-		diags.AddAttributeError(attr, "Unknown Kubernetes Version",
-			fmt.Sprintf("No Kubernetes version with id %s exists in zone %s.", plan.KubernetesVersionID.ValueString(), state.ZoneID.ValueString()))
-		return
+	switch check.Verdict {
+	case clusterops.UpgradeUnknownTarget:
+		diags.AddAttributeError(attr, "Unknown Kubernetes Version", check.Message)
+	case clusterops.UpgradeTargetNotUsable:
+		diags.AddAttributeError(attr, "Kubernetes Version Not Usable", check.Message)
+	case clusterops.UpgradeCurrentUnknown:
+		diags.AddAttributeWarning(attr, "Current Kubernetes Version Unknown", check.Message)
+	case clusterops.UpgradeRefused:
+		diags.AddAttributeError(attr, "Invalid Kubernetes Version Upgrade", check.Message)
 	}
-	if !strings.EqualFold(to.State, "Enabled") || !strings.EqualFold(to.ISOState, "Ready") {
-		diags.AddAttributeError(attr, "Kubernetes Version Not Usable",
-			fmt.Sprintf("Kubernetes version %s (%s) is %s with ISO state %q; an upgrade needs an Enabled version with a Ready ISO.",
-				to.SemanticVersion, to.ID, to.State, to.ISOState))
-		return
-	}
-	if !fromOK {
-		diags.AddAttributeWarning(attr, "Current Kubernetes Version Unknown",
-			fmt.Sprintf("The cluster's current version %s is no longer listed, so the upgrade rule cannot be checked at plan time; CloudStack will check it.",
-				state.KubernetesVersionID.ValueString()))
-		return
-	}
-	fromV, errFrom := kubeversion.Parse(from.SemanticVersion)
-	toV, errTo := kubeversion.Parse(to.SemanticVersion)
-	if errFrom != nil || errTo != nil {
-		return // not semantic versions: leave the check to CloudStack
-	}
-	if err := kubeversion.CheckUpgrade(fromV, toV); err != nil {
-		diags.AddAttributeError(attr, "Invalid Kubernetes Version Upgrade",
-			fmt.Sprintf("Cannot change kubernetes_version_id from %s (%s) to %s (%s): %s. CloudStack upgrades a cluster "+
-				"within its major version, one minor version at a time, and never downgrades it.",
-				from.SemanticVersion, from.ID, to.SemanticVersion, to.ID, err))
-	}
-}
-
-func findVersion(versions []cloudstack.KubernetesVersion, id string) (cloudstack.KubernetesVersion, bool) {
-	for _, v := range versions {
-		if v.ID == id {
-			return v, true
-		}
-	}
-	return cloudstack.KubernetesVersion{}, false
 }
 
 // changedString reports a known planned value that differs from the state.
 func changedString(planned, prior types.String) bool {
 	return known(planned) && !planned.Equal(prior)
+}
+
+// plannedNodes is the nodes a plan shows. A size change alone keeps every
+// node that stays known, and only the nodes it adds are unknown: a scale-up
+// appends workers, whose SSH ports follow the others', and a scale-down
+// removes the workers with the highest SSH ports, the newest ones, which
+// CloudStack removes first. When the nodes do not show that order
+// unambiguously, or anything else changes, the nodes are unknown.
+func plannedNodes(ctx context.Context, ch planChanges, plan, state *clusterResourceModel, bad *vmmap.Inconsistency) types.List {
+	unknown := types.ListUnknown(nodeObjectType)
+	if !ch.size || ch.offering || ch.version || ch.state || ch.autoscaling || bad != nil || !known(plan.Size) || !known(state.Size) {
+		return unknown
+	}
+	var nodes []nodeModel
+	if state.Nodes.IsNull() || state.Nodes.IsUnknown() || state.Nodes.ElementsAs(ctx, &nodes, false).HasError() {
+		return unknown
+	}
+	var fixed, workers []nodeModel
+	for _, n := range nodes {
+		if n.Role.ValueString() == "worker" {
+			workers = append(workers, n)
+		} else {
+			fixed = append(fixed, n)
+		}
+	}
+	from, to := state.Size.ValueInt64(), plan.Size.ValueInt64()
+	if int64(len(workers)) != from || !removalOrderClear(workers) {
+		return unknown
+	}
+	elems := make([]attr.Value, 0, len(fixed)+int(to))
+	for _, n := range append(fixed, workers[:min(from, to)]...) {
+		v, d := types.ObjectValueFrom(ctx, nodeAttrTypes, n)
+		if d.HasError() {
+			return unknown
+		}
+		elems = append(elems, v)
+	}
+	for range to - min(from, to) {
+		elems = append(elems, types.ObjectUnknown(nodeAttrTypes))
+	}
+	list, d := types.ListValue(nodeObjectType, elems)
+	if d.HasError() {
+		return unknown
+	}
+	return list
+}
+
+// removalOrderClear tells whether the workers, in SSH port order, are also
+// in creation order (CKS's names end in their creation time), so that the
+// last ones are those a scale-down removes, by CloudStack's pick or by the
+// engine's.
+func removalOrderClear(workers []nodeModel) bool {
+	for i := 1; i < len(workers); i++ {
+		a, b := workers[i-1], workers[i]
+		if !known(a.SSHPort) || !known(b.SSHPort) || a.SSHPort.ValueInt64() >= b.SSHPort.ValueInt64() ||
+			a.Name.ValueString() >= b.Name.ValueString() {
+			return false
+		}
+	}
+	return len(workers) == 0 || known(workers[0].SSHPort)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/clusterstate"
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
@@ -180,11 +181,11 @@ func (r *clusterResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 		"state": schema.StringAttribute{
 			Optional: true,
 			Computed: true,
-			Default:  stringdefault.StaticString(clusterRunning),
+			Default:  stringdefault.StaticString(clusterstate.Running),
 			MarkdownDescription: "Desired state, `Running` (the default) or `Stopped`; changing it starts or stops the cluster. " +
 				"A refresh records CloudStack's state here when it is `Running` or `Stopped`, so a cluster stopped or started " +
 				"out of band shows a diff; any other state (such as `Alert`) is in `cloudstack_state`.",
-			Validators: []validator.String{stringvalidator.OneOf(clusterRunning, clusterStopped)},
+			Validators: []validator.String{stringvalidator.OneOf(clusterstate.Running, clusterstate.Stopped)},
 		},
 		"cloudstack_state": schema.StringAttribute{
 			Computed: true,

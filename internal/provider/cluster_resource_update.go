@@ -9,9 +9,11 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/clusterops"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/clusterstate"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/rules"
 )
 
@@ -86,9 +88,7 @@ func (r *clusterResource) Update(ctx context.Context, req resource.UpdateRequest
 	}
 	// Values planned from the prior state are kept: a VM state or an
 	// autoscaler size that changed since the plan shows at the next refresh.
-	if !planned.Nodes.IsUnknown() {
-		plan.Nodes = planned.Nodes
-	}
+	plan.Nodes = keepPlannedNodes(planned.Nodes, plan.Nodes)
 	if !planned.Size.IsUnknown() && upd.Autoscaling != nil {
 		plan.Size = planned.Size
 	}
@@ -128,7 +128,7 @@ func observationOf(rep clusterops.Report) *clusterops.Observation {
 // the prior state, and the desired autoscaler and size.
 func updateRequest(ctx context.Context, plan, prior *clusterResourceModel, network rules.NetworkKind) (clusterops.UpdateRequest, diag.Diagnostics) {
 	in, diags := intentOf(ctx, plan, prior, network)
-	u := clusterops.UpdateRequest{Intent: in, Stopped: plan.State.ValueString() == clusterStopped}
+	u := clusterops.UpdateRequest{Intent: in, Stopped: plan.State.ValueString() == clusterstate.Stopped}
 	if changedString(plan.KubernetesVersionID, prior.KubernetesVersionID) {
 		u.KubernetesVersionID = plan.KubernetesVersionID.ValueString()
 	}
@@ -188,4 +188,30 @@ func unmetPlan(planned, got clusterResourceModel) []string {
 		}
 	}
 	return out
+}
+
+// keepPlannedNodes is the nodes to record after an update: every node the
+// plan knew keeps its planned value, and the nodes it did not know (those a
+// scale added) take the refreshed ones. A refreshed list of another length
+// is recorded as it is.
+func keepPlannedNodes(planned, refreshed types.List) types.List {
+	if planned.IsUnknown() || planned.IsNull() {
+		return refreshed
+	}
+	p, r := planned.Elements(), refreshed.Elements()
+	if len(p) != len(r) {
+		return refreshed
+	}
+	out := make([]attr.Value, len(p))
+	for i := range p {
+		out[i] = p[i]
+		if p[i].IsUnknown() {
+			out[i] = r[i]
+		}
+	}
+	list, d := types.ListValue(nodeObjectType, out)
+	if d.HasError() {
+		return refreshed
+	}
+	return list
 }

@@ -2,10 +2,9 @@ package provider
 
 import (
 	"context"
-	"fmt"
-	"sort"
-	"strings"
+	"errors"
 
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/clusterops"
 	"github.com/hashicorp/terraform-plugin-framework-validators/datasourcevalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
@@ -13,9 +12,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-
-	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
-	"github.com/cloudstack-cks/terraform-provider-cks/internal/kubeversion"
 )
 
 var (
@@ -91,13 +87,13 @@ func (d *kubernetesVersionDataSource) Read(ctx context.Context, req datasource.R
 	if !decodeConfigured(ctx, req.Config, &model, d.data, &resp.Diagnostics) {
 		return
 	}
-	versions, err := d.data.client.ListKubernetesSupportedVersions(ctx, model.ZoneID.ValueString())
-	if err != nil {
+	found, err := d.data.engine().FindVersion(ctx, model.ZoneID.ValueString(), model.SemanticVersion.ValueString(), model.Name.ValueString())
+	var listErr *clusterops.ListError
+	switch {
+	case errors.As(err, &listErr):
 		resp.Diagnostics.AddError("Unable to List Kubernetes Versions", err.Error())
 		return
-	}
-	found, err := pickKubernetesVersion(versions, model.SemanticVersion.ValueString(), model.Name.ValueString())
-	if err != nil {
+	case err != nil:
 		attr := "semantic_version"
 		if !model.Name.IsNull() {
 			attr = "name"
@@ -115,43 +111,4 @@ func (d *kubernetesVersionDataSource) Read(ctx context.Context, req datasource.R
 	model.SupportsHA = types.BoolValue(found.SupportsHA)
 	model.SupportsAutoscaling = types.BoolValue(found.SupportsAutoscaling)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &model)...)
-}
-
-// pickKubernetesVersion finds the usable version that matches, or explains
-// which versions could be used instead.
-func pickKubernetesVersion(versions []cloudstack.KubernetesVersion, semver, name string) (cloudstack.KubernetesVersion, error) {
-	var usable []string
-	var reason string
-	for _, v := range versions {
-		matches := (semver != "" && sameSemver(v.SemanticVersion, semver)) || (name != "" && v.Name == name)
-		ok := strings.EqualFold(v.State, "Enabled") && strings.EqualFold(v.ISOState, "Ready")
-		if matches && ok {
-			return v, nil
-		}
-		if matches {
-			reason = fmt.Sprintf("version %s (%s) exists but is %s with ISO state %q", v.SemanticVersion, v.ID, v.State, v.ISOState)
-		}
-		if ok {
-			usable = append(usable, fmt.Sprintf("%s (%s)", v.SemanticVersion, v.Name))
-		}
-	}
-	sort.Strings(usable)
-	wanted := semver
-	if wanted == "" {
-		wanted = name
-	}
-	if reason == "" {
-		reason = fmt.Sprintf("no Kubernetes version %q is registered in the zone", wanted)
-	}
-	available := "none"
-	if len(usable) > 0 {
-		available = strings.Join(usable, ", ")
-	}
-	return cloudstack.KubernetesVersion{}, fmt.Errorf("%s. Versions that are Enabled with a Ready ISO: %s", reason, available)
-}
-
-func sameSemver(a, b string) bool {
-	va, errA := kubeversion.Parse(a)
-	vb, errB := kubeversion.Parse(b)
-	return errA == nil && errB == nil && va == vb
 }

@@ -103,30 +103,46 @@ func (p *cksProvider) resolve(m providerModel) (settings, diag.Diagnostics) {
 	s.apiURL = pick(m.APIURL, envAPIURL)
 	s.apiKey = pick(m.APIKey, envAPIKey)
 	s.secretKey = pick(m.SecretKey, envSecretKey)
+	fromFile, fileDiags := p.fillFromProfile(m, &s)
+	diags.Append(fileDiags...)
+	if diags.HasError() {
+		return s, diags
+	}
+	s.source = strings.Join(dedupe(append(sources, fromFile...)), ", ")
+	checkCredentials(s, &diags)
+	return s, diags
+}
 
+// fillFromProfile fills what attributes and environment left empty from the
+// cmk configuration file's profile, when one is needed or named, and
+// returns where the values came from.
+func (p *cksProvider) fillFromProfile(m providerModel, s *settings) ([]string, diag.Diagnostics) {
 	configPath, configExplicit, configAttr := p.configPath(m)
 	profileName, profileAttr := p.profileName(m)
 	needFile := s.apiURL == "" || s.apiKey == "" || s.secretKey == "" || configExplicit || profileName != ""
-	if needFile && configPath != "" {
-		profile, fileDiags := loadProfile(configPath, configExplicit, configAttr, profileName, profileAttr)
-		diags.Append(fileDiags...)
-		if diags.HasError() {
-			return s, diags
-		}
-		if profile != nil {
-			fill := func(dst *string, v string) {
-				if *dst == "" && v != "" {
-					*dst = v
-					sources = append(sources, "cmk profile "+profile.Name)
-				}
-			}
-			fill(&s.apiURL, profile.URL)
-			fill(&s.apiKey, profile.APIKey)
-			fill(&s.secretKey, profile.SecretKey)
+	if !needFile || configPath == "" {
+		return nil, nil
+	}
+	profile, diags := loadProfile(configPath, configExplicit, configAttr, profileName, profileAttr)
+	if diags.HasError() || profile == nil {
+		return nil, diags
+	}
+	var sources []string
+	for _, f := range []struct {
+		dst *string
+		v   string
+	}{{&s.apiURL, profile.URL}, {&s.apiKey, profile.APIKey}, {&s.secretKey, profile.SecretKey}} {
+		if *f.dst == "" && f.v != "" {
+			*f.dst = f.v
+			sources = append(sources, "cmk profile "+profile.Name)
 		}
 	}
-	s.source = strings.Join(dedupe(sources), ", ")
+	return sources, diags
+}
 
+// checkCredentials reports each setting that is missing or invalid after
+// the precedence, against the attribute that would set it.
+func checkCredentials(s settings, diags *diag.Diagnostics) {
 	missing := func(attr, env, key string) {
 		diags.AddAttributeError(path.Root(attr), "Missing CloudStack "+strings.ToUpper(attr[:1])+strings.ReplaceAll(attr[1:], "_", " "),
 			fmt.Sprintf("The provider needs %s. Set the %s attribute, the %s environment variable, or %s in a cmk configuration profile.", attr, attr, env, key))
@@ -147,7 +163,6 @@ func (p *cksProvider) resolve(m providerModel) (settings, diag.Diagnostics) {
 			diags.AddAttributeError(path.Root("ca_file"), "Unreadable CA File", fmt.Sprintf("ca_file %q cannot be read: %s", s.caFile, describeFileError(err)))
 		}
 	}
-	return s, diags
 }
 
 // configPath returns the cmk file to consult, whether the user named it, and

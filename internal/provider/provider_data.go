@@ -14,9 +14,13 @@ import (
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/driftcheck"
 )
 
-// providerData is what Configure hands to every resource and data source.
+// providerData is what Configure hands to every resource and data source:
+// the domain engines, which make every CloudStack call. It holds no client
+// of its own, so the Terraform glue cannot call CloudStack directly
+// (TestProviderMakesNoDirectCloudStackCalls checks it).
 type providerData struct {
-	client           cloudstack.API
+	clusters         *clusterops.Engine
+	drift            *driftcheck.Checker
 	etcdSSHStartPort int
 }
 
@@ -33,13 +37,15 @@ func newProviderData(s settings) (*providerData, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &providerData{client: client, etcdSSHStartPort: s.etcdSSHStartPort}, nil
+	return &providerData{
+		clusters:         newEngine(client, s.etcdSSHStartPort),
+		drift:            &driftcheck.Checker{API: client, EtcdSSHStartPort: s.etcdSSHStartPort},
+		etcdSSHStartPort: s.etcdSSHStartPort,
+	}, nil
 }
 
-// driftChecker is a drift checker over the provider's client.
-func (d *providerData) driftChecker() *driftcheck.Checker {
-	return &driftcheck.Checker{API: d.client, EtcdSSHStartPort: d.etcdSSHStartPort}
-}
+// driftChecker is the drift checker over the provider's client.
+func (d *providerData) driftChecker() *driftcheck.Checker { return d.drift }
 
 // configuredData converts the ProviderData a resource or data source receives.
 // It returns nil without error while the provider is not configured yet, which
@@ -95,9 +101,11 @@ func decodeConfigured(ctx context.Context, config tfsdk.Config, target any, data
 }
 
 // engine is the cluster engine every resource and data source goes through.
-func (d *providerData) engine() *clusterops.Engine {
-	return clusterops.New(d.client, clusterops.Options{
-		EtcdSSHStartPort: d.etcdSSHStartPort,
+func (d *providerData) engine() *clusterops.Engine { return d.clusters }
+
+func newEngine(client cloudstack.API, etcdSSHStartPort int) *clusterops.Engine {
+	return clusterops.New(client, clusterops.Options{
+		EtcdSSHStartPort: etcdSSHStartPort,
 		Wait:             clusterJobWait,
 		// Tests shorten the waits before looking again for a lost create.
 		LostCreateRechecks: lostCreateRechecks,

@@ -19,7 +19,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
-	"github.com/cloudstack-cks/terraform-provider-cks/internal/clusterops"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/clusterstate"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator"
 )
 
@@ -273,7 +273,7 @@ func relDumpCheck(info simulator.Info, d simulator.DumpState, settled bool, want
 		}
 	}
 	for id, c := range live {
-		if !settled || !clusterops.Settled(c.State) {
+		if !settled || !clusterstate.Settled(c.State) {
 			continue
 		}
 		if want := int(c.ControlNodes + c.Size + c.EtcdNodes); rows[id] != want {

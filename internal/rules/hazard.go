@@ -99,45 +99,60 @@ func Preflight(l Layout, rules []Rule, networkForwards []Rule, srv Server) []Haz
 	}
 	c := Classify(l, rules)
 	forwards := ownedForwards(c, networkForwards)
-	fwdRules := forwardRules(forwards)
+	ranges, others, out := selectorMatches(c, forwardRules(forwards), srv)
+	nodeRange, duplicates := pickNodeRange(ranges)
+	out = append(out, wrongPicks(append(others, duplicates...))...)
+	out = append(out, layoutHazards(l, nodeRange)...)
+	return append(out, collateral(l, nodeRange, forwards)...)
+}
 
-	var out []Hazard
-	var ranges, others []ClassifiedRule
+// selectorMatches sorts the TCP firewall rules the scale's selector would
+// consider: node ranges, other rules it accepts, and port-less rules, which
+// are hazards of their own on the servers whose selector throws on them.
+func selectorMatches(c Classification, forwards []Rule, srv Server) (ranges, others []ClassifiedRule, portless []Hazard) {
 	for _, cr := range c.Rules {
 		fw := cr.Rule
 		if fw.Kind != KindFirewall || !isTCP(fw) {
 			continue
 		}
-		if fw.StartPort <= 0 {
-			if srv.PortlessRuleBreaksScale {
-				out = append(out, hazardOf(HazardPortless, cr, fmt.Sprintf("%s has no ports; on CloudStack 4.21.0 through 4.22.0.x "+
-					"the scale's SSH rule selector throws a NullPointerException on it, the job fails with 530 and the cluster "+
-					"stays in Scaling, where it can be neither scaled nor deleted", describeRule(cr))))
-			}
-			continue
-		}
 		switch {
+		case fw.StartPort <= 0:
+			if srv.PortlessRuleBreaksScale {
+				portless = append(portless, hazardOf(HazardPortless, cr, fmt.Sprintf("%s has no ports; on CloudStack 4.21.0 "+
+					"through 4.22.0.x the scale's SSH rule selector throws a NullPointerException on it, the job fails with 530 "+
+					"and the cluster stays in Scaling, where it can be neither scaled nor deleted", describeRule(cr))))
+			}
 		case cr.Purpose == PurposeNodeSSHRange:
 			ranges = append(ranges, cr)
-		case fw.StartPort == NodeSSHStartPort || anyForwardToSSH(fwdRules, fw):
+		case fw.StartPort == NodeSSHStartPort || anyForwardToSSH(forwards, fw):
 			others = append(others, cr)
 		}
 	}
-	// The node range is the one rule the selector may take; a second one
-	// (a duplicate left by an interrupted change) is a wrong pick too.
-	var nodeRange *Rule
-	if len(ranges) > 0 {
-		keep := 0
-		for i, cr := range ranges {
-			if cr.Status == StatusMatched {
-				keep = i
-				break
-			}
-		}
-		r := ranges[keep].Rule
-		nodeRange = &r
-		others = append(others, slices.Delete(slices.Clone(ranges), keep, keep+1)...)
+	return ranges, others, portless
+}
+
+// pickNodeRange keeps one node range, the matched one if any, as the rule
+// the selector may take: a second one (a duplicate left by an interrupted
+// change) is a wrong pick too.
+func pickNodeRange(ranges []ClassifiedRule) (*Rule, []ClassifiedRule) {
+	if len(ranges) == 0 {
+		return nil, nil
 	}
+	keep := 0
+	for i, cr := range ranges {
+		if cr.Status == StatusMatched {
+			keep = i
+			break
+		}
+	}
+	r := ranges[keep].Rule
+	return &r, slices.Delete(slices.Clone(ranges), keep, keep+1)
+}
+
+// wrongPicks are the rules other than the node range that the selector
+// accepts.
+func wrongPicks(others []ClassifiedRule) []Hazard {
+	out := make([]Hazard, 0, len(others))
 	for _, cr := range others {
 		fw := cr.Rule
 		why := "has a forward with the same ports to port 22"
@@ -152,6 +167,12 @@ func Preflight(l Layout, rules []Rule, networkForwards []Rule, srv Server) []Haz
 			"#14159) may revoke it instead of the node SSH range: the scale then fails with 530, leaves the cluster in Alert "+
 			"with a stale size and %s", describeRule(cr), why, cleanup)))
 	}
+	return out
+}
+
+// layoutHazards are a missing node range and external nodes.
+func layoutHazards(l Layout, nodeRange *Rule) []Hazard {
+	var out []Hazard
 	if nodeRange == nil && l.internalCount() > 0 {
 		out = append(out, Hazard{Kind: HazardNoNodeRange, Owner: OwnerCKS, Purpose: PurposeNodeSSHRange, Remedy: RemedySync,
 			Explanation: "the cluster has no node SSH firewall range (2222-…): CloudStack's scale fails with \"Firewall rule for " +
@@ -163,11 +184,17 @@ func Preflight(l Layout, rules []Rule, networkForwards []Rule, srv Server) []Haz
 				"forward of the same port to port 22, which its scale selector accepts (#12633), and re-creates them on every " +
 				"scale, so no rule layout makes a scale of this cluster safe; the provider does not scale it"})
 	}
+	return out
+}
 
+// collateral are the user forwards in the network that the scale's forward
+// cleanup deletes: those whose public start port lies in the node range.
+func collateral(l Layout, nodeRange *Rule, forwards []ClassifiedRule) []Hazard {
 	end, ok := cleanupEnd(l, nodeRange)
 	if !ok {
-		return out
+		return nil
 	}
+	var out []Hazard
 	for _, f := range forwards {
 		pf := f.Rule
 		if f.Owned() || pf.StartPort < NodeSSHStartPort || pf.StartPort > end {

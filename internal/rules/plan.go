@@ -78,19 +78,7 @@ var syncable = map[Purpose]bool{
 // and the merged range that replaces them: one job of SSH gap), and after
 // it otherwise (a node range re-narrowed to other CIDRs: no gap).
 func PlanSync(l Layout, c Classification) Plan {
-	var stale []ClassifiedRule
-	for _, cr := range c.Rules {
-		if cr.Status == StatusStale && syncable[cr.Purpose] {
-			stale = append(stale, cr)
-		}
-	}
-	var remaining []Rule
-	for _, cr := range c.Rules {
-		if cr.Status != StatusStale || !syncable[cr.Purpose] {
-			remaining = append(remaining, cr.Rule)
-		}
-	}
-
+	stale, remaining := splitStale(c)
 	var p Plan
 	early := map[string]bool{}
 	var creates []Action
@@ -115,7 +103,31 @@ func PlanSync(l Layout, c Classification) Plan {
 		remaining = append(remaining, candidate)
 		creates = append(creates, Action{Op: OpCreate, Rule: candidate, Purpose: e.Purpose, Reason: "missing: " + e.String()})
 	}
-	var before, after []Action
+	before, after := deletesAround(stale, early)
+	for _, w := range [][]Action{before, creates, after} {
+		if len(w) > 0 {
+			p.Waves = append(p.Waves, w)
+		}
+	}
+	return p
+}
+
+// splitStale separates the stale CKS SSH rules the sync deletes from the
+// rules that stay.
+func splitStale(c Classification) (stale []ClassifiedRule, remaining []Rule) {
+	for _, cr := range c.Rules {
+		if cr.Status == StatusStale && syncable[cr.Purpose] {
+			stale = append(stale, cr)
+		} else {
+			remaining = append(remaining, cr.Rule)
+		}
+	}
+	return stale, remaining
+}
+
+// deletesAround orders the deletes of stale rules: those a create would
+// conflict with before the creates, the others after them.
+func deletesAround(stale []ClassifiedRule, early map[string]bool) (before, after []Action) {
 	for _, cr := range stale {
 		a := Action{Op: OpDelete, Rule: cr.Rule, Purpose: cr.Purpose, Reason: "stale: " + cr.Reason}
 		if early[cr.Rule.ID] {
@@ -124,12 +136,7 @@ func PlanSync(l Layout, c Classification) Plan {
 			after = append(after, a)
 		}
 	}
-	for _, w := range [][]Action{before, creates, after} {
-		if len(w) > 0 {
-			p.Waves = append(p.Waves, w)
-		}
-	}
-	return p
+	return before, after
 }
 
 // forwardPort picks the public port of a missing SSH forward: a control

@@ -6,6 +6,8 @@ package vmmap
 import (
 	"fmt"
 	"strings"
+
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/clusterstate"
 )
 
 // Inconsistency is a cluster whose VM map disagrees with its node_count
@@ -50,9 +52,7 @@ type Cluster struct {
 // (Created) has none yet, and a cluster in a transitional state is
 // inconsistent by design while its operation runs.
 func Check(c Cluster) *Inconsistency {
-	switch c.State {
-	case "Running", "Stopped", "Alert":
-	default:
+	if !clusterstate.Steady(c.State) {
 		return nil
 	}
 	expected := c.ControlNodes + c.Size + c.EtcdNodes + c.External
