@@ -194,63 +194,116 @@ func rowRole(row *mapRow) nodeRole {
 // entry, else DEFAULT) differs from its first VM's gets an offering change;
 // the worker type also gets the size change or the autoscaler.
 func (w *scaleWorker) scaleCluster() *apiError {
-	s, c := w.s, w.c
-	def, hasDefault := w.offerings[roleDefault]
-	autoscalingChanged := w.req.autoscalingGiven && (w.req.autoscaling != c.autoscaling ||
-		(w.req.minGiven && w.req.minSize != c.minSize) || (w.req.maxGiven && w.req.maxSize != c.maxSize))
+	_, hasDefault := w.offerings[roleDefault]
+	autoscalingChanged := w.autoscalingChanged()
 	for _, role := range []nodeRole{roleControl, roleEtcd, roleWorker} {
-		isWorker := role == roleWorker
-		var newVMs int64
-		if isWorker && w.clusterSize != nil {
-			newVMs = *w.clusterSize - w.originalSize
-		}
-		scaling, inMap := w.offerings[role]
+		newVMs := w.newVMsRequired(role)
+		_, inMap := w.offerings[role]
 		if !hasDefault && !inMap && newVMs == 0 {
 			continue
 		}
-		existing := s.existingOfferingForRole(c, role)
-		if existing == nil {
-			return internalError("The Kubernetes cluster %s does not have a service offering set for node type %s", c.name, strings.ToUpper(string(role)))
-		}
-		if scaling == nil {
-			scaling = def
-		}
-		offeringNeeded := scaling != nil && scaling.id != existing.id
-		updateNodeOffering := inMap || offeringNeeded
-		updateClusterOffering := isWorker && hasDefault
-		if isWorker && autoscalingChanged {
-			if err := s.scaleAutoscaling(w.jr, c, w.req); err != nil {
-				return err
-			}
-			if offeringNeeded {
-				if err := w.scaleOffering(role, scaling, updateNodeOffering, updateClusterOffering); err != nil {
-					return err
-				}
-			}
-			s.transit(c, evOperationSucceeded)
-			return nil
-		}
-		sizeNeeded := isWorker && w.clusterSize != nil && *w.clusterSize != w.originalSize
-		var err *apiError
-		switch {
-		case offeringNeeded && sizeNeeded && newVMs > 0:
-			if err = w.scaleOffering(role, scaling, updateNodeOffering, updateClusterOffering); err == nil {
-				err = w.scaleSize(role)
-			}
-		case offeringNeeded && sizeNeeded:
-			if err = w.scaleSize(role); err == nil {
-				err = w.scaleOffering(role, scaling, updateNodeOffering, updateClusterOffering)
-			}
-		case offeringNeeded:
-			err = w.scaleOffering(role, scaling, updateNodeOffering, updateClusterOffering)
-		case sizeNeeded:
-			err = w.scaleSize(role)
-		}
+		t, err := w.planNodeType(role)
 		if err != nil {
 			return err
 		}
+		if role == roleWorker && autoscalingChanged {
+			return w.autoscaleWorkers(t)
+		}
+		if err := w.scaleNodeType(t); err != nil {
+			return err
+		}
 	}
-	s.transit(c, evOperationSucceeded)
+	w.s.transit(w.c, evOperationSucceeded)
+	return nil
+}
+
+// autoscalingChanged is isAutoscalingChanged: autoscalingenabled was passed
+// and it, minsize or maxsize differs from the cluster's.
+func (w *scaleWorker) autoscalingChanged() bool {
+	req, c := w.req, w.c
+	return req.autoscalingGiven && (req.autoscaling != c.autoscaling ||
+		(req.minGiven && req.minSize != c.minSize) || (req.maxGiven && req.maxSize != c.maxSize))
+}
+
+// newVMsRequired is the worker count change; other node types never change
+// size.
+func (w *scaleWorker) newVMsRequired(role nodeRole) int64 {
+	if role != roleWorker || w.clusterSize == nil {
+		return 0
+	}
+	return *w.clusterSize - w.originalSize
+}
+
+// nodeTypeScale is what scaleCluster decides for one node type.
+type nodeTypeScale struct {
+	role           nodeRole
+	offering       *serviceOffering // scalingServiceOffering
+	offeringNeeded bool             // isServiceOfferingScalingNeededForNodeType
+	updateNode     bool             // updateNodeOffering
+	updateCluster  bool             // updateClusterOffering
+}
+
+// planNodeType compares the node type's requested offering (its entry,
+// else DEFAULT) with the one of its first VM
+// (getExistingServiceOfferingForNodeType).
+func (w *scaleWorker) planNodeType(role nodeRole) (*nodeTypeScale, *apiError) {
+	c := w.c
+	existing := w.s.existingOfferingForRole(c, role)
+	if existing == nil {
+		return nil, internalError("The Kubernetes cluster %s does not have a service offering set for node type %s", c.name, strings.ToUpper(string(role)))
+	}
+	def, hasDefault := w.offerings[roleDefault]
+	scaling, inMap := w.offerings[role]
+	if scaling == nil {
+		scaling = def
+	}
+	offeringNeeded := scaling != nil && scaling.id != existing.id
+	return &nodeTypeScale{role: role, offering: scaling, offeringNeeded: offeringNeeded,
+		updateNode: inMap || offeringNeeded, updateCluster: role == roleWorker && hasDefault}, nil
+}
+
+// scaleNodeTypeOffering is scaleKubernetesClusterOffering for the node type.
+func (w *scaleWorker) scaleNodeTypeOffering(t *nodeTypeScale) *apiError {
+	return w.scaleOffering(t.role, t.offering, t.updateNode, t.updateCluster)
+}
+
+// autoscaleWorkers is the worker type when autoscaling changed: the
+// autoscaler, then the offering if it differs, and the scale ends there.
+func (w *scaleWorker) autoscaleWorkers(t *nodeTypeScale) *apiError {
+	if err := w.s.scaleAutoscaling(w.jr, w.c, w.req); err != nil {
+		return err
+	}
+	if t.offeringNeeded {
+		if err := w.scaleNodeTypeOffering(t); err != nil {
+			return err
+		}
+	}
+	w.s.transit(w.c, evOperationSucceeded)
+	return nil
+}
+
+// scaleNodeType changes the node type's offering, its size, or both: the
+// offering first when nodes are added, last when they are removed. A type
+// that needs neither is left alone (see FIDELITY.md on Java's return true).
+func (w *scaleWorker) scaleNodeType(t *nodeTypeScale) *apiError {
+	newVMs := w.newVMsRequired(t.role)
+	sizeNeeded := t.role == roleWorker && w.clusterSize != nil && *w.clusterSize != w.originalSize
+	switch {
+	case t.offeringNeeded && sizeNeeded && newVMs > 0:
+		if err := w.scaleNodeTypeOffering(t); err != nil {
+			return err
+		}
+		return w.scaleSize(t.role)
+	case t.offeringNeeded && sizeNeeded:
+		if err := w.scaleSize(t.role); err != nil {
+			return err
+		}
+		return w.scaleNodeTypeOffering(t)
+	case t.offeringNeeded:
+		return w.scaleNodeTypeOffering(t)
+	case sizeNeeded:
+		return w.scaleSize(t.role)
+	}
 	return nil
 }
 

@@ -17,53 +17,81 @@ func (s *Simulator) validateScale(c *cluster, req *scaleRequest) error {
 		return serverErr("Kubernetes cluster %s is in %s state and can not be scaled", c.name, c.state)
 	}
 	maxSize := int64(s.opts.MaxClusterSize)
-	if req.autoscalingGiven && req.autoscaling {
-		switch {
-		case req.sizeGiven || len(req.nodeIDs) > 0:
-			return serverErr("Autoscaling can not be passed along with nodeids or clustersize")
-		case !req.minGiven || !req.maxGiven:
-			return serverErr("Autoscaling requires minsize and maxsize to be passed")
-		case req.minSize < 1:
-			return serverErr("Minsize must be at least than 1")
-		case req.maxSize <= req.minSize:
-			return serverErr("Maxsize must be greater than minsize")
-		case req.maxSize+c.controlNodes > maxSize:
-			return serverErr("Maximum cluster size can not exceed %d. Please contact your administrator", maxSize)
-		}
+	if err := validateScaleAutoscaling(c, req, maxSize); err != nil {
+		return err
 	}
-	if len(req.nodeIDs) > 0 {
-		// Control and etcd entries of nodeofferings may come with nodeids;
-		// size, serviceofferingid and a worker entry may not.
-		if req.sizeGiven || req.offering != nil || req.nodeOfferings[roleWorker] != nil {
-			return serverErr("nodeids can not be passed along with clustersize or service offering")
-		}
-		var rows []*mapRow
-		for _, row := range s.st.mapRows(c.id) {
-			if slices.Contains(req.nodeIDs, row.vmID) {
-				rows = append(rows, row)
-			}
-		}
-		if len(rows) != len(req.nodeIDs) {
-			return serverErr("Invalid node ids")
-		}
-		controls, others := 0, 0
-		for _, row := range rows {
-			if row.control {
-				controls++
-			} else {
-				others++
-			}
-		}
-		if int64(controls) >= c.controlNodes {
-			return serverErr("Can not remove all control nodes from a cluster")
-		}
-		if int64(others) >= c.size {
-			return serverErr("Can not remove all nodes from a cluster")
-		}
+	if err := s.validateScaleNodeIDs(c, req); err != nil {
+		return err
 	}
 	if err := s.validateScaleOfferings(c, req); err != nil {
 		return err
 	}
+	return validateScaleSize(c, req, maxSize)
+}
+
+// validateScaleAutoscaling checks autoscalingenabled=true: neither nodeids
+// nor size along with it, and a minsize..maxsize range that fits the
+// maximum cluster size with the control nodes.
+func validateScaleAutoscaling(c *cluster, req *scaleRequest, maxSize int64) error {
+	if !req.autoscalingGiven || !req.autoscaling {
+		return nil
+	}
+	switch {
+	case req.sizeGiven || len(req.nodeIDs) > 0:
+		return serverErr("Autoscaling can not be passed along with nodeids or clustersize")
+	case !req.minGiven || !req.maxGiven:
+		return serverErr("Autoscaling requires minsize and maxsize to be passed")
+	case req.minSize < 1:
+		return serverErr("Minsize must be at least than 1")
+	case req.maxSize <= req.minSize:
+		return serverErr("Maxsize must be greater than minsize")
+	case req.maxSize+c.controlNodes > maxSize:
+		return serverErr("Maximum cluster size can not exceed %d. Please contact your administrator", maxSize)
+	}
+	return nil
+}
+
+// validateScaleNodeIDs checks nodeids: all of them in the cluster's VM map,
+// leaving at least one control node and one other node.
+func (s *Simulator) validateScaleNodeIDs(c *cluster, req *scaleRequest) error {
+	if len(req.nodeIDs) == 0 {
+		return nil
+	}
+	// Control and etcd entries of nodeofferings may come with nodeids;
+	// size, serviceofferingid and a worker entry may not.
+	if req.sizeGiven || req.offering != nil || req.nodeOfferings[roleWorker] != nil {
+		return serverErr("nodeids can not be passed along with clustersize or service offering")
+	}
+	var rows []*mapRow
+	for _, row := range s.st.mapRows(c.id) {
+		if slices.Contains(req.nodeIDs, row.vmID) {
+			rows = append(rows, row)
+		}
+	}
+	if len(rows) != len(req.nodeIDs) {
+		return serverErr("Invalid node ids")
+	}
+	controls, others := 0, 0
+	for _, row := range rows {
+		if row.control {
+			controls++
+		} else {
+			others++
+		}
+	}
+	if int64(controls) >= c.controlNodes {
+		return serverErr("Can not remove all control nodes from a cluster")
+	}
+	if int64(others) >= c.size {
+		return serverErr("Can not remove all nodes from a cluster")
+	}
+	return nil
+}
+
+// validateScaleSize is validateKubernetesClusterScaleSize: a size that
+// changes needs a cluster that is not Stopped, at least one worker, and
+// room under the maximum cluster size.
+func validateScaleSize(c *cluster, req *scaleRequest, maxSize int64) error {
 	if !req.sizeGiven || req.size == c.size {
 		return nil
 	}
