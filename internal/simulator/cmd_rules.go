@@ -135,13 +135,28 @@ func cmdCreateFirewallRule(s *Simulator, c *caller, p params) (map[string]any, *
 	if r.cidrs, err = parseCidrs(p, []string{"0.0.0.0/0"}); err != nil {
 		return nil, err
 	}
+	if err := parseFirewallRulePorts(p, r, proto); err != nil {
+		return nil, err
+	}
+	if err := s.persistRule(r, true); err != nil {
+		return nil, err
+	}
+	return s.createRuleJob(c, r, "CreateFirewallRuleCmd", "Failed to create firewall rule", func() map[string]any {
+		return map[string]any{"firewallrule": s.renderFirewallRule(r)}
+	}), nil
+}
+
+// parseFirewallRulePorts reads what the protocol takes: a port range for
+// tcp and udp (the end defaults to the start), an ICMP type and code for
+// icmp, nothing for all.
+func parseFirewallRulePorts(p params, r *rule, proto string) *apiError {
 	start, hasStart, err := parsePort(p, "startport")
 	if err != nil {
-		return nil, err
+		return err
 	}
 	end, hasEnd, err := parsePort(p, "endport")
 	if err != nil {
-		return nil, err
+		return err
 	}
 	switch r.protocol {
 	case "tcp", "udp":
@@ -150,37 +165,38 @@ func cmdCreateFirewallRule(s *Simulator, c *caller, p params) (map[string]any, *
 				end = start
 			}
 			if start > end {
-				return nil, invalidParam("Start port can't be bigger than end port")
+				return invalidParam("Start port can't be bigger than end port")
 			}
 			r.hasPorts, r.start, r.end = true, start, end
 		}
 	case "icmp", "all":
 		if hasStart || hasEnd {
-			return nil, invalidParam("Can't specify start/end port when protocol is %s", r.protocol)
+			return invalidParam("Can't specify start/end port when protocol is %s", r.protocol)
 		}
 		if r.protocol == "icmp" {
-			icmpType, icmpCode := -1, -1
-			if v, present, err := p.long("icmptype"); err != nil {
-				return nil, err
-			} else if present {
-				icmpType = int(v)
-			}
-			if v, present, err := p.long("icmpcode"); err != nil {
-				return nil, err
-			} else if present {
-				icmpCode = int(v)
-			}
-			r.icmpType, r.icmpCode = &icmpType, &icmpCode
+			return parseICMPTypeAndCode(p, r)
 		}
 	default:
-		return nil, invalidParam("Invalid protocol %s for the firewall rule", proto)
+		return invalidParam("Invalid protocol %s for the firewall rule", proto)
 	}
-	if err := s.persistRule(r, true); err != nil {
-		return nil, err
+	return nil
+}
+
+// parseICMPTypeAndCode reads icmptype and icmpcode; -1, any, when not given.
+func parseICMPTypeAndCode(p params, r *rule) *apiError {
+	icmpType, icmpCode := -1, -1
+	if v, present, err := p.long("icmptype"); err != nil {
+		return err
+	} else if present {
+		icmpType = int(v)
 	}
-	return s.createRuleJob(c, r, "CreateFirewallRuleCmd", "Failed to create firewall rule", func() map[string]any {
-		return map[string]any{"firewallrule": s.renderFirewallRule(r)}
-	}), nil
+	if v, present, err := p.long("icmpcode"); err != nil {
+		return err
+	} else if present {
+		icmpCode = int(v)
+	}
+	r.icmpType, r.icmpCode = &icmpType, &icmpCode
+	return nil
 }
 
 func cmdCreatePortForwardingRule(s *Simulator, c *caller, p params) (map[string]any, *apiError) {
@@ -193,6 +209,52 @@ func cmdCreatePortForwardingRule(s *Simulator, c *caller, p params) (map[string]
 			return nil, err
 		}
 	}
+	v, err := s.forwardTargetVM(c, p, ip)
+	if err != nil {
+		return nil, err
+	}
+	proto := strings.ToLower(p.str("protocol"))
+	if proto != "tcp" && proto != "udp" {
+		return nil, invalidParam("Invalid protocol %s for the port forwarding rule", p.str("protocol"))
+	}
+	ports, err := parseForwardPorts(p)
+	if err != nil {
+		return nil, err
+	}
+	openFirewall, err := parseOpenFirewall(p, ip)
+	if err != nil {
+		return nil, err
+	}
+	guestIP := v.ip
+	if g := p.str("vmguestip"); g != "" && g != v.ip {
+		return nil, invalidParam("VM ip %s is not the IP address of the NIC of VM %s in the network", g, v.name)
+	}
+	cidrs, err := parseCidrs(p, nil)
+	if err != nil {
+		return nil, err
+	}
+	r := &rule{purpose: purposePF, protocol: proto, hasPorts: true, start: ports["publicport"], end: ports["publicendport"],
+		privateStart: ports["privateport"], privateEnd: ports["privateendport"], vmID: v.id, vmGuestIP: guestIP,
+		ipID: ip.id, networkID: ip.networkID, accountID: ip.accountID, state: ruleStaged, cidrs: cidrs, forDisplay: true}
+	if fd, present := p.boolean("fordisplay"); present {
+		r.forDisplay = fd
+	}
+	fw, err := s.persistForward(ip, r, openFirewall)
+	if err != nil {
+		return nil, err
+	}
+	return s.createRuleJob(c, r, "CreatePortForwardingRuleCmd", "Failed to apply port forwarding rule", func() map[string]any {
+		if fw != nil && s.st.rule(fw.id) != nil {
+			fw.state = ruleActive
+		}
+		s.openForward(r)
+		return map[string]any{"portforwardingrule": s.renderPortForwardingRule(r)}
+	}), nil
+}
+
+// forwardTargetVM resolves virtualmachineid, which the caller must own and
+// which must have a NIC in the IP's network; networkid is only resolved.
+func (s *Simulator) forwardTargetVM(c *caller, p params, ip *publicIP) (*vm, *apiError) {
 	v, err := resolveParam(p, "virtualmachineid", s.st.vm)
 	if err != nil {
 		return nil, err
@@ -206,10 +268,12 @@ func cmdCreatePortForwardingRule(s *Simulator, c *caller, p params) (map[string]
 	if v.networkID != ip.networkID {
 		return nil, invalidParam("Unable to create port forwarding rule: VM %s has no NIC in the network of IP address %s", v.name, ip.address)
 	}
-	proto := strings.ToLower(p.str("protocol"))
-	if proto != "tcp" && proto != "udp" {
-		return nil, invalidParam("Invalid protocol %s for the port forwarding rule", p.str("protocol"))
-	}
+	return v, nil
+}
+
+// parseForwardPorts reads the public and private ranges, by parameter name;
+// an end port defaults to its start, and both ranges must be as wide.
+func parseForwardPorts(p params) (map[string]int, *apiError) {
 	ports := map[string]int{}
 	for _, name := range []string{"publicport", "publicendport", "privateport", "privateendport"} {
 		port, present, err := parsePort(p, name)
@@ -232,47 +296,39 @@ func cmdCreatePortForwardingRule(s *Simulator, c *caller, p params) (map[string]
 	if ports["publicendport"]-ports["publicport"] != ports["privateendport"]-ports["privateport"] {
 		return nil, invalidParam("Source port and destination port ranges should be of equal sizes.")
 	}
+	return ports, nil
+}
+
+// parseOpenFirewall reads openfirewall: by default true, except on a VPC
+// IP, where it may not be true.
+func parseOpenFirewall(p params, ip *publicIP) (bool, *apiError) {
 	openFirewall, given := p.boolean("openfirewall")
 	if !given {
 		openFirewall = ip.vpcID == ""
 	}
 	if openFirewall && ip.vpcID != "" {
-		return nil, invalidParam("Can't open firewall for a port forwarding rule of a VPC IP address: openfirewall must be false")
+		return false, invalidParam("Can't open firewall for a port forwarding rule of a VPC IP address: openfirewall must be false")
 	}
-	guestIP := v.ip
-	if g := p.str("vmguestip"); g != "" && g != v.ip {
-		return nil, invalidParam("VM ip %s is not the IP address of the NIC of VM %s in the network", g, v.name)
-	}
-	cidrs, err := parseCidrs(p, nil)
-	if err != nil {
-		return nil, err
-	}
-	r := &rule{purpose: purposePF, protocol: proto, hasPorts: true, start: ports["publicport"], end: ports["publicendport"],
-		privateStart: ports["privateport"], privateEnd: ports["privateendport"], vmID: v.id, vmGuestIP: guestIP,
-		ipID: ip.id, networkID: ip.networkID, accountID: ip.accountID, state: ruleStaged, cidrs: cidrs, forDisplay: true}
-	if fd, present := p.boolean("fordisplay"); present {
-		r.forDisplay = fd
-	}
+	return openFirewall, nil
+}
+
+// persistForward inserts the PF rule and, with openFirewall, the firewall
+// rule opened for it; when that one conflicts, the PF rule goes too.
+func (s *Simulator) persistForward(ip *publicIP, r *rule, openFirewall bool) (*rule, *apiError) {
 	if err := s.persistRule(r, true); err != nil {
 		return nil, err
 	}
-	var fw *rule
-	if openFirewall {
-		fw = &rule{purpose: purposeFirewall, protocol: proto, hasPorts: true, start: r.start, end: r.end,
-			ipID: ip.id, networkID: ip.networkID, accountID: ip.accountID, state: ruleStaged,
-			cidrs: []string{"0.0.0.0/0"}, forDisplay: true, relatedID: r.internalID}
-		if err := s.persistRule(fw, true); err != nil {
-			s.deleteRuleRow(r)
-			return nil, err
-		}
+	if !openFirewall {
+		return nil, nil
 	}
-	return s.createRuleJob(c, r, "CreatePortForwardingRuleCmd", "Failed to apply port forwarding rule", func() map[string]any {
-		if fw != nil && s.st.rule(fw.id) != nil {
-			fw.state = ruleActive
-		}
-		s.openForward(r)
-		return map[string]any{"portforwardingrule": s.renderPortForwardingRule(r)}
-	}), nil
+	fw := &rule{purpose: purposeFirewall, protocol: r.protocol, hasPorts: true, start: r.start, end: r.end,
+		ipID: ip.id, networkID: ip.networkID, accountID: ip.accountID, state: ruleStaged,
+		cidrs: []string{"0.0.0.0/0"}, forDisplay: true, relatedID: r.internalID}
+	if err := s.persistRule(fw, true); err != nil {
+		s.deleteRuleRow(r)
+		return nil, err
+	}
+	return fw, nil
 }
 
 // createRuleJob starts the job that applies a staged rule and returns the
