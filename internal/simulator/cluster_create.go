@@ -67,102 +67,143 @@ func (s *Simulator) runCreate(jr *jobRun, c *cluster, who *caller) (any, *apiErr
 		jr.steps -= 2 // no etcd VMs, no etcd rules
 	}
 	s.transit(c, evStartRequested)
+	w := &createWorker{s: s, jr: jr, c: c}
 	n := s.st.network(c.networkID)
-	fail := func(err error, event, natural string) (any, *apiError) {
-		s.transit(c, event)
-		return nil, internalError("%s", failText(err, natural))
-	}
-	// A VM that cannot be deployed fails the job with the deployment's own
-	// error (e.g. 533 capacity); the VMs already deployed stay.
-	capacityFail := func(aerr *apiError, natural string) (any, *apiError) {
-		s.transit(c, evCreateFailed)
-		return nil, aerr.withContext(natural)
-	}
-	unusable := func(what string) string {
-		return fmt.Sprintf("Failed to setup Kubernetes cluster : %s in usable state as unable to %s", c.name, what)
-	}
-
 	if err := jr.step("network"); err != nil || n == nil || n.removed {
-		return fail(err, evCreateFailed, fmt.Sprintf("Failed to setup network for Kubernetes cluster : %s", c.name))
+		return nil, w.fail(err, evCreateFailed, fmt.Sprintf("Failed to setup network for Kubernetes cluster : %s", c.name))
 	}
 	s.implementNetwork(n)
 	ip, ipErr := s.acquireClusterIP(c, n)
 	if ipErr != nil {
-		return fail(nil, evCreateFailed, fmt.Sprintf("Failed to setup Kubernetes cluster : %s, unable to acquire a public IP address: %v", c.name, ipErr))
+		return nil, w.fail(nil, evCreateFailed, fmt.Sprintf("Failed to setup Kubernetes cluster : %s, unable to acquire a public IP address: %v", c.name, ipErr))
 	}
+	if err := w.provisionNodeVMs(n); err != nil {
+		return nil, err
+	}
+	if err := w.setupNetworkRules(n, ip); err != nil {
+		return nil, err
+	}
+	if err := w.awaitKubernetes(ip); err != nil {
+		return nil, err
+	}
+	s.transit(c, evOperationSucceeded)
+	return map[string]any{"kubernetescluster": s.renderCluster(c, who)}, nil
+}
 
+// createWorker is one run of startKubernetesClusterOnCreate.
+type createWorker struct {
+	s  *Simulator
+	jr *jobRun
+	c  *cluster
+}
+
+// fail moves the cluster with event and returns the 530: the step's
+// injected error, else natural.
+func (w *createWorker) fail(err error, event, natural string) *apiError {
+	w.s.transit(w.c, event)
+	return internalError("%s", failText(err, natural))
+}
+
+// deployFailed is a VM that cannot be deployed: the job fails with the
+// deployment's own error (e.g. 533 capacity); the VMs already deployed stay.
+func (w *createWorker) deployFailed(aerr *apiError, natural string) *apiError {
+	w.s.transit(w.c, evCreateFailed)
+	return aerr.withContext(natural)
+}
+
+func (w *createWorker) unusable(what string) string {
+	return fmt.Sprintf("Failed to setup Kubernetes cluster : %s in usable state as unable to %s", w.c.name, what)
+}
+
+// provisionNodeVMs deploys the etcd VMs, then the control VMs, then the
+// workers, each group after its step.
+func (w *createWorker) provisionNodeVMs(n *network) *apiError {
+	s, c, jr := w.s, w.c, w.jr
 	if c.etcdNodes > 0 {
 		if err := jr.step("etcd-vms"); err != nil {
-			return fail(err, evCreateFailed, unusable("provision etcd node VMs"))
+			return w.fail(err, evCreateFailed, w.unusable("provision etcd node VMs"))
 		}
 		if aerr := s.createEtcdVMs(c, n); aerr != nil {
-			return capacityFail(aerr, unusable("provision etcd node VMs"))
+			return w.deployFailed(aerr, w.unusable("provision etcd node VMs"))
 		}
 	}
 	if err := jr.step("control-vms"); err != nil {
-		return fail(err, evCreateFailed, unusable("provision the control node VM"))
+		return w.fail(err, evCreateFailed, w.unusable("provision the control node VM"))
 	}
 	prefix := clusterNodePrefix(c.name, c.id)
 	for range c.controlNodes {
 		v, aerr := s.createNodeVM(c, roleControl, controlNodeName(prefix, s.nodeNameMillis()), c.controlOfferingID, n)
 		if aerr != nil {
-			return capacityFail(aerr, unusable("provision the control node VM"))
+			return w.deployFailed(aerr, w.unusable("provision the control node VM"))
 		}
 		s.addMapRow(c, v)
 	}
 	if err := jr.step("worker-vms"); err != nil {
-		return fail(err, evCreateFailed, unusable("provision node VMs"))
+		return w.fail(err, evCreateFailed, w.unusable("provision node VMs"))
 	}
 	for range c.size {
 		v, aerr := s.createNodeVM(c, roleWorker, workerNodeName(prefix, s.nodeNameMillis()), c.workerOfferingID, n)
 		if aerr != nil {
-			return capacityFail(aerr, unusable("provision node VMs"))
+			return w.deployFailed(aerr, w.unusable("provision node VMs"))
 		}
 		s.addMapRow(c, v)
 	}
+	return nil
+}
 
+// setupNetworkRules sets up the cluster's network rules, which give it its
+// API endpoint, then those of the etcd nodes.
+func (w *createWorker) setupNetworkRules(n *network, ip *publicIP) *apiError {
+	s, c, jr := w.s, w.c, w.jr
 	if err := jr.step("network-rules"); err != nil {
-		return fail(err, evCreateFailed, fmt.Sprintf("Failed to setup Kubernetes cluster : %s, unable to setup network rules", c.name))
+		return w.fail(err, evCreateFailed, fmt.Sprintf("Failed to setup Kubernetes cluster : %s, unable to setup network rules", c.name))
 	}
 	if err := s.setupClusterNetworkRules(c, n, ip); err != nil {
 		s.logf("setup network rules of %s: %v", c.name, err)
-		return fail(nil, evCreateFailed, fmt.Sprintf("Failed to setup Kubernetes cluster : %s, unable to setup network rules", c.name))
+		return w.fail(nil, evCreateFailed, fmt.Sprintf("Failed to setup Kubernetes cluster : %s, unable to setup network rules", c.name))
 	}
 	c.endpoint = fmt.Sprintf("https://%s:%d/", ip.address, clusterAPIPort)
-	if c.etcdNodes > 0 {
-		if err := jr.step("etcd-rules"); err != nil {
-			return fail(err, evCreateFailed, fmt.Sprintf("Failed to setup Kubernetes cluster : %s, unable to setup network rules for etcd nodes", c.name))
-		}
-		if err := s.setupEtcdNetworkRules(c, n, ip); err != nil {
-			s.logf("setup etcd network rules of %s: %v", c.name, err)
-			return fail(nil, evCreateFailed, fmt.Sprintf("Failed to setup Kubernetes cluster : %s, unable to setup network rules for etcd nodes", c.name))
-		}
+	if c.etcdNodes == 0 {
+		return nil
 	}
+	if err := jr.step("etcd-rules"); err != nil {
+		return w.fail(err, evCreateFailed, fmt.Sprintf("Failed to setup Kubernetes cluster : %s, unable to setup network rules for etcd nodes", c.name))
+	}
+	if err := s.setupEtcdNetworkRules(c, n, ip); err != nil {
+		s.logf("setup etcd network rules of %s: %v", c.name, err)
+		return w.fail(nil, evCreateFailed, fmt.Sprintf("Failed to setup Kubernetes cluster : %s, unable to setup network rules for etcd nodes", c.name))
+	}
+	return nil
+}
 
+// awaitKubernetes waits for the API to answer and every node to be Ready,
+// then reads the kubeconfig and checks the dashboard; a failure from the
+// kubeconfig step on leaves the cluster in Alert rather than Error.
+func (w *createWorker) awaitKubernetes(ip *publicIP) *apiError {
+	s, c, jr := w.s, w.c, w.jr
 	if err := jr.step("api"); err != nil {
-		return fail(err, evCreateFailed, unusable("access control node VMs of the cluster"))
+		return w.fail(err, evCreateFailed, w.unusable("access control node VMs of the cluster"))
 	}
 	if err := s.ep.AddCluster(c.id, ip.address); err != nil {
 		s.logf("Kubernetes API of %s: %v", c.name, err)
-		return fail(nil, evCreateFailed, unusable("access control node VMs of the cluster"))
+		return w.fail(nil, evCreateFailed, w.unusable("access control node VMs of the cluster"))
 	}
 	if err := jr.step("nodes-ready"); err != nil || s.readyNodeCount(c)+int(c.etcdNodes) < int(c.controlNodes+c.size+c.etcdNodes) {
-		return fail(err, evCreateFailed, unusable("get the desired number of Kubernetes nodes in ready state"))
+		return w.fail(err, evCreateFailed, w.unusable("get the desired number of Kubernetes nodes in ready state"))
 	}
 	if err := jr.step("kubeconfig"); err != nil {
-		return fail(err, evOperationFailed, unusable("retrieve kube-config for the cluster"))
+		return w.fail(err, evOperationFailed, w.unusable("retrieve kube-config for the cluster"))
 	}
 	kubeconfig, kerr := s.ep.Kubeconfig(c.id, c.name)
 	if kerr != nil {
 		s.logf("kubeconfig of %s: %v", c.name, kerr)
-		return fail(nil, evOperationFailed, unusable("retrieve kube-config for the cluster"))
+		return w.fail(nil, evOperationFailed, w.unusable("retrieve kube-config for the cluster"))
 	}
 	c.kubeconfig = kubeconfig
 	if err := jr.step("dashboard"); err != nil {
-		return fail(err, evOperationFailed, unusable("get Dashboard service running for the cluster"))
+		return w.fail(err, evOperationFailed, w.unusable("get Dashboard service running for the cluster"))
 	}
-	s.transit(c, evOperationSucceeded)
-	return map[string]any{"kubernetescluster": s.renderCluster(c, who)}, nil
+	return nil
 }
 
 // acquireClusterIP returns the address the cluster is reached at: the

@@ -34,11 +34,31 @@ func (s *Simulator) parseCreate(c *caller, p params) (*createRequest, *apiError)
 	}); err != nil {
 		return nil, err
 	}
+	if err := s.parseNodeOfferings(p, req); err != nil {
+		return nil, err
+	}
+	if req.owner, err = s.resolveOwner(c, p); err != nil {
+		return nil, err
+	}
+	if err := parseNodeCounts(p, req); err != nil {
+		return nil, err
+	}
+	req.clusterType = p.str("clustertype")
+	if req.clusterType == "" {
+		req.clusterType = "CloudManaged"
+	}
+	req.csi, _ = p.boolean("enablecsi")
+	return req, nil
+}
+
+// parseNodeOfferings reads nodeofferings: one offering per node type, and a
+// "default" entry that counts only when serviceofferingid is not given.
+func (s *Simulator) parseNodeOfferings(p params, req *createRequest) *apiError {
 	for _, entry := range p.mapEntries("nodeofferings") {
 		role := nodeRole(strings.ToLower(entry["node"]))
 		off := s.st.offering(entry["offering"])
 		if off == nil {
-			return nil, entityNotFound("nodeofferings", entry["offering"])
+			return entityNotFound("nodeofferings", entry["offering"])
 		}
 		switch role {
 		case roleControl, roleWorker, roleEtcd:
@@ -48,12 +68,15 @@ func (s *Simulator) parseCreate(c *caller, p params) (*createRequest, *apiError)
 				req.defaultOffering = off
 			}
 		default:
-			return nil, invalidParam("Invalid node type: %s, valid types are: control, worker, etcd, default", entry["node"])
+			return invalidParam("Invalid node type: %s, valid types are: control, worker, etcd, default", entry["node"])
 		}
 	}
-	if req.owner, err = s.resolveOwner(c, p); err != nil {
-		return nil, err
-	}
+	return nil
+}
+
+// parseNodeCounts reads the node counts and the root disk size, with their
+// defaults; the deprecated masternodes counts only without controlnodes.
+func parseNodeCounts(p params, req *createRequest) *apiError {
 	counts := []struct {
 		name string
 		dst  *int64
@@ -62,7 +85,7 @@ func (s *Simulator) parseCreate(c *caller, p params) (*createRequest, *apiError)
 	for _, cnt := range counts {
 		v, present, err := p.long(cnt.name)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		*cnt.dst = cnt.def
 		if present {
@@ -70,16 +93,11 @@ func (s *Simulator) parseCreate(c *caller, p params) (*createRequest, *apiError)
 		}
 	}
 	if v, present, err := p.long("masternodes"); err != nil {
-		return nil, err
+		return err
 	} else if present && !p.has("controlnodes") {
 		req.controlNodes = v
 	}
-	req.clusterType = p.str("clustertype")
-	if req.clusterType == "" {
-		req.clusterType = "CloudManaged"
-	}
-	req.csi, _ = p.boolean("enablecsi")
-	return req, nil
+	return nil
 }
 
 // validateCreate is validateKubernetesClusterCreateParameters; failures are
@@ -155,7 +173,12 @@ func (s *Simulator) validateClusterNetwork(req *createRequest) *apiError {
 	if ip == nil {
 		return nil
 	}
-	nodeCount := int(req.controlNodes + req.size)
+	return s.checkClusterPortsFree(n, ip, int(req.controlNodes+req.size))
+}
+
+// checkClusterPortsFree refuses a network whose source NAT IP has a TCP
+// firewall or PF rule on 6443 or on the node SSH range from 2222.
+func (s *Simulator) checkClusterPortsFree(n *network, ip *publicIP, nodeCount int) *apiError {
 	for _, purpose := range []string{purposeFirewall, purposePF} {
 		for _, r := range s.rulesOnIP(ip.id, purpose) {
 			if r.protocol != "tcp" {

@@ -45,20 +45,8 @@ func (s *Simulator) destroyCluster(jr *jobRun, c *cluster) *apiError {
 	}
 	n := s.st.network(c.networkID)
 	if c.networkCleanup && n != nil && !n.removed {
-		rows := s.st.mapRows(c.id)
-		for _, row := range rows {
-			if row.external {
-				return internalError("Kubernetes cluster : %s has external nodes, remove them before deleting the cluster", c.name)
-			}
-		}
-		networkVMs := s.vmsOnNetwork(n.id)
-		if len(networkVMs) > len(rows) {
-			return internalError("Network : %s for Kubernetes cluster : %s has instances using it which are not part of the Kubernetes cluster", n.name, c.name)
-		}
-		for _, v := range networkVMs {
-			if row := s.st.mapRowOf(v.id); row == nil || row.clusterID != c.id {
-				return internalError("VM : %s which is not a part of Kubernetes cluster : %s is using Kubernetes cluster network : %s", v.id, c.name, n.name)
-			}
+		if err := s.validateNetworkCleanup(c, n); err != nil {
+			return err
 		}
 	}
 	s.logf("Destroying Kubernetes cluster : %s", c.name)
@@ -67,6 +55,54 @@ func (s *Simulator) destroyCluster(jr *jobRun, c *cluster) *apiError {
 		c.gc = true
 		return internalError("%s", failText(err, fmt.Sprintf("Failed to destroy one or more VMs as part of Kubernetes cluster : %s cleanup", c.name)))
 	}
+	vmIDs := s.destroyClusterVMs(c)
+	if err := step("network"); err != nil {
+		c.gc = true
+		msg := fmt.Sprintf("Failed to remove network rules of Kubernetes cluster : %s", c.name)
+		if c.networkCleanup {
+			msg = fmt.Sprintf("Failed to destroy network of Kubernetes cluster : %s cleanup", c.name)
+		}
+		return internalError("%s", failText(err, msg))
+	}
+	if err := s.cleanupClusterNetwork(c, n, vmIDs); err != nil {
+		return err
+	}
+	for _, node := range s.st.nodesOf(c.id) {
+		s.deleteNode(node.vmID)
+	}
+	s.ep.RemoveCluster(c.id)
+	s.transit(c, evOperationSucceeded)
+	c.removed = true
+	c.kubeconfig = ""
+	return nil
+}
+
+// validateNetworkCleanup refuses to destroy a cluster whose network is to
+// be removed with it while other VMs use that network: external nodes, or
+// VMs outside the cluster's map.
+func (s *Simulator) validateNetworkCleanup(c *cluster, n *network) *apiError {
+	rows := s.st.mapRows(c.id)
+	for _, row := range rows {
+		if row.external {
+			return internalError("Kubernetes cluster : %s has external nodes, remove them before deleting the cluster", c.name)
+		}
+	}
+	networkVMs := s.vmsOnNetwork(n.id)
+	if len(networkVMs) > len(rows) {
+		return internalError("Network : %s for Kubernetes cluster : %s has instances using it which are not part of the Kubernetes cluster", n.name, c.name)
+	}
+	for _, v := range networkVMs {
+		if row := s.st.mapRowOf(v.id); row == nil || row.clusterID != c.id {
+			return internalError("VM : %s which is not a part of Kubernetes cluster : %s is using Kubernetes cluster network : %s", v.id, c.name, n.name)
+		}
+	}
+	return nil
+}
+
+// destroyClusterVMs expunges the cluster's VMs, with their Kubernetes
+// nodes, and deletes its map rows. It returns the ids of the VMs the map
+// listed.
+func (s *Simulator) destroyClusterVMs(c *cluster) []string {
 	var vmIDs []string
 	for _, row := range s.st.mapRows(c.id) {
 		vmIDs = append(vmIDs, row.vmID)
@@ -76,14 +112,13 @@ func (s *Simulator) destroyCluster(jr *jobRun, c *cluster) *apiError {
 		}
 		s.deleteMapRow(row)
 	}
-	if err := step("network"); err != nil {
-		c.gc = true
-		msg := fmt.Sprintf("Failed to remove network rules of Kubernetes cluster : %s", c.name)
-		if c.networkCleanup {
-			msg = fmt.Sprintf("Failed to destroy network of Kubernetes cluster : %s cleanup", c.name)
-		}
-		return internalError("%s", failText(err, msg))
-	}
+	return vmIDs
+}
+
+// cleanupClusterNetwork removes the network CKS created for the cluster,
+// or else the cluster's rules on the network it was given. Its error is an
+// exception the worker does not catch: no gc flag.
+func (s *Simulator) cleanupClusterNetwork(c *cluster, n *network, vmIDs []string) *apiError {
 	switch {
 	case n == nil || n.removed:
 	case c.networkCleanup:
@@ -95,13 +130,6 @@ func (s *Simulator) destroyCluster(jr *jobRun, c *cluster) *apiError {
 			return internalError("%s", err.Error())
 		}
 	}
-	for _, node := range s.st.nodesOf(c.id) {
-		s.deleteNode(node.vmID)
-	}
-	s.ep.RemoveCluster(c.id)
-	s.transit(c, evOperationSucceeded)
-	c.removed = true
-	c.kubeconfig = ""
 	return nil
 }
 

@@ -3,6 +3,7 @@ package simulator
 import (
 	"errors"
 	"fmt"
+	"slices"
 )
 
 // CKS network rule choreography of KubernetesClusterResourceModifierActionWorker,
@@ -172,26 +173,12 @@ func (s *Simulator) removeSshFirewallRule(ip *publicIP, n *network) (*rule, erro
 	}
 	var pick *rule
 	if s.profile.preferNodeSSHRule {
-		for _, fw := range fws {
-			if fw.hasPorts && fw.start == nodesStartSSHPort {
-				pick = fw
-				break
-			}
-		}
+		pick = nodeRangeFirewallRule(fws)
 	}
 	if pick == nil {
-		for _, fw := range fws {
-			if !fw.hasPorts {
-				if s.profile.portlessRuleNPE {
-					return nil, errPortlessRuleNPE
-				}
-				continue
-			}
-			pf := s.findPFByNetworkAndPorts(n.id, fw.start, fw.end)
-			if fw.start == nodesStartSSHPort || (pf != nil && pf.privateStart == defaultSSHPort) {
-				pick = fw
-				break
-			}
+		var err error
+		if pick, err = s.firstSSHFirewallRule(fws, n); err != nil {
+			return nil, err
 		}
 	}
 	if pick != nil {
@@ -199,6 +186,39 @@ func (s *Simulator) removeSshFirewallRule(ip *publicIP, n *network) (*rule, erro
 		s.revokeRule(pick)
 	}
 	return pick, nil
+}
+
+// nodeRangeFirewallRule is PR #14165's first look: the rule starting at
+// 2222.
+func nodeRangeFirewallRule(fws []*rule) *rule {
+	for _, fw := range fws {
+		if fw.hasPorts && fw.start == nodesStartSSHPort {
+			return fw
+		}
+	}
+	return nil
+}
+
+// firstSSHFirewallRule is the pick of 4.22 (the fallback under pr14165):
+// the first rule that starts at 2222 or has a twin PF to port 22. A rule
+// without ports is skipped (#12806), or throws before that fix
+// (portlessRuleNPE).
+func (s *Simulator) firstSSHFirewallRule(fws []*rule, n *network) (*rule, error) {
+	for _, fw := range fws {
+		if !fw.hasPorts {
+			if s.profile.portlessRuleNPE {
+				return nil, errPortlessRuleNPE
+			}
+			continue
+		}
+		// The twin is looked up even for a rule at 2222: each lookup draws
+		// from the seeded random source.
+		pf := s.findPFByNetworkAndPorts(n.id, fw.start, fw.end)
+		if fw.start == nodesStartSSHPort || (pf != nil && pf.privateStart == defaultSSHPort) {
+			return fw, nil
+		}
+	}
+	return nil, nil
 }
 
 // findPFByNetworkAndPorts is portForwardingRulesDao.findByNetworkAndPorts, a
@@ -316,34 +336,42 @@ func (s *Simulator) apiReachable(c *cluster) bool {
 	if ip == nil || n == nil || c.endpoint == "" {
 		return false
 	}
-	runningControl := func(vmID string) bool {
-		v := s.st.vm(vmID)
-		return v != nil && v.state == vmRunning && v.role == roleControl
+	if !isVPCTier(n) && !s.apiFirewallOpen(ip) {
+		return false
 	}
-	if !isVPCTier(n) {
-		open := false
-		for _, r := range s.rulesOnIP(ip.id, purposeFirewall) {
-			if (r.protocol == "tcp" || r.protocol == "all") && (!r.hasPorts || (r.start <= clusterAPIPort && clusterAPIPort <= r.end)) {
-				open = true
-			}
-		}
-		if !open {
-			return false
-		}
-	}
-	for _, r := range s.rulesOnIP(ip.id, "") {
-		switch {
-		case r.purpose == purposeLB && r.start == clusterAPIPort:
-			for _, m := range r.lbMembers {
-				if runningControl(m) {
-					return true
-				}
-			}
-		case r.purpose == purposePF && r.start == clusterAPIPort && r.privateStart == clusterAPIPort && runningControl(r.vmID):
+	return s.apiReachesControl(ip)
+}
+
+// apiFirewallOpen reports whether an ingress firewall rule on the IP lets
+// TCP 6443 in.
+func (s *Simulator) apiFirewallOpen(ip *publicIP) bool {
+	for _, r := range s.rulesOnIP(ip.id, purposeFirewall) {
+		if (r.protocol == "tcp" || r.protocol == "all") && (!r.hasPorts || (r.start <= clusterAPIPort && clusterAPIPort <= r.end)) {
 			return true
 		}
 	}
 	return false
+}
+
+// apiReachesControl reports whether the IP's api-lb, or its PF 6443, leads
+// to a running control VM.
+func (s *Simulator) apiReachesControl(ip *publicIP) bool {
+	for _, r := range s.rulesOnIP(ip.id, "") {
+		switch {
+		case r.purpose == purposeLB && r.start == clusterAPIPort:
+			if slices.ContainsFunc(r.lbMembers, s.runningControlVM) {
+				return true
+			}
+		case r.purpose == purposePF && r.start == clusterAPIPort && r.privateStart == clusterAPIPort && s.runningControlVM(r.vmID):
+			return true
+		}
+	}
+	return false
+}
+
+func (s *Simulator) runningControlVM(vmID string) bool {
+	v := s.st.vm(vmID)
+	return v != nil && v.state == vmRunning && v.role == roleControl
 }
 
 // javaString is how Java prints a String that may be null (empty here).

@@ -1,7 +1,6 @@
 package simulator
 
 import (
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -80,122 +79,6 @@ func (s *Simulator) requireCluster(c *caller, p params) (*cluster, *apiError) {
 		return nil, err
 	}
 	return cl, nil
-}
-
-// validateScale is KubernetesClusterManagerImpl.
-// validateKubernetesClusterScaleParameters, with
-// validateServiceOfferingsForNodeTypesScale and
-// validateKubernetesClusterScaleSize, in their order.
-func (s *Simulator) validateScale(c *cluster, req *scaleRequest) error {
-	if c.removed {
-		return serverErr("Invalid Kubernetes cluster ID")
-	}
-	if req.offering == nil && len(req.nodeOfferings) == 0 && !req.sizeGiven && len(req.nodeIDs) == 0 && !req.autoscalingGiven {
-		return serverErr("Kubernetes cluster %s cannot be scaled, either service offering or cluster size or nodeids to be removed or autoscaling must be passed", c.name)
-	}
-	if !slices.Contains([]string{stCreated, stRunning, stStopped}, c.state) {
-		return serverErr("Kubernetes cluster %s is in %s state and can not be scaled", c.name, c.state)
-	}
-	maxSize := int64(s.opts.MaxClusterSize)
-	if req.autoscalingGiven && req.autoscaling {
-		switch {
-		case req.sizeGiven || len(req.nodeIDs) > 0:
-			return serverErr("Autoscaling can not be passed along with nodeids or clustersize")
-		case !req.minGiven || !req.maxGiven:
-			return serverErr("Autoscaling requires minsize and maxsize to be passed")
-		case req.minSize < 1:
-			return serverErr("Minsize must be at least than 1")
-		case req.maxSize <= req.minSize:
-			return serverErr("Maxsize must be greater than minsize")
-		case req.maxSize+c.controlNodes > maxSize:
-			return serverErr("Maximum cluster size can not exceed %d. Please contact your administrator", maxSize)
-		}
-	}
-	if len(req.nodeIDs) > 0 {
-		// Control and etcd entries of nodeofferings may come with nodeids;
-		// size, serviceofferingid and a worker entry may not.
-		if req.sizeGiven || req.offering != nil || req.nodeOfferings[roleWorker] != nil {
-			return serverErr("nodeids can not be passed along with clustersize or service offering")
-		}
-		var rows []*mapRow
-		for _, row := range s.st.mapRows(c.id) {
-			if slices.Contains(req.nodeIDs, row.vmID) {
-				rows = append(rows, row)
-			}
-		}
-		if len(rows) != len(req.nodeIDs) {
-			return serverErr("Invalid node ids")
-		}
-		controls, others := 0, 0
-		for _, row := range rows {
-			if row.control {
-				controls++
-			} else {
-				others++
-			}
-		}
-		if int64(controls) >= c.controlNodes {
-			return serverErr("Can not remove all control nodes from a cluster")
-		}
-		if int64(others) >= c.size {
-			return serverErr("Can not remove all nodes from a cluster")
-		}
-	}
-	if err := s.validateScaleOfferings(c, req); err != nil {
-		return err
-	}
-	if !req.sizeGiven || req.size == c.size {
-		return nil
-	}
-	switch {
-	case c.state == stStopped:
-		return serverErr("Kubernetes cluster : %s is in %s state", c.name, c.state)
-	case req.size < 1:
-		return serverErr("Kubernetes cluster : %s cannot be scaled for size, %d", c.name, req.size)
-	case req.size+c.controlNodes > maxSize:
-		return serverErr("Maximum cluster size can not exceed %d. Please contact your administrator", maxSize)
-	}
-	return nil
-}
-
-// validateScaleOfferings is validateServiceOfferingsForNodeTypesScale: each
-// node type's requested offering (its nodeofferings entry, else
-// serviceofferingid) must meet the minimums and, on a Running cluster, not
-// offer less than the type's recorded offering.
-func (s *Simulator) validateScaleOfferings(c *cluster, req *scaleRequest) error {
-	version := s.st.version(c.versionID)
-	for _, role := range []nodeRole{roleWorker, roleControl, roleEtcd} {
-		off := req.nodeOfferings[role]
-		if off == nil {
-			off = req.offering
-		}
-		if off == nil {
-			continue
-		}
-		minCPU, minMem := 2, 2048
-		if off.cpu < minCPU || off.memory < minMem {
-			return serverErr("Kubernetes cluster : %s cannot be scaled with service offering : %s, Kubernetes cluster template(CoreOS) needs minimum %d vCPUs and %d MB RAM",
-				c.name, off.name, minCPU, minMem)
-		}
-		if version != nil && off.cpu < version.minCPU {
-			return serverErr("Kubernetes cluster : %s cannot be scaled with service offering : %s, associated Kubernetes version : %s needs minimum %d vCPUs",
-				c.name, off.name, version.name, version.minCPU)
-		}
-		if version != nil && off.memory < version.minMemory {
-			return serverErr("Kubernetes cluster : %s cannot be scaled with service offering : %s, associated Kubernetes version : %s needs minimum %d MB RAM",
-				c.name, off.name, version.name, version.minMemory)
-		}
-		existing := s.st.offering(c.roleOfferingID(role))
-		if existing == nil {
-			existing = s.st.offering(c.offeringID)
-		}
-		if existing != nil && c.state == stRunning &&
-			(off.memory < existing.memory || off.cpu*off.cpuSpeed < existing.cpu*existing.cpuSpeed) {
-			return serverErr("Kubernetes cluster cannot be scaled down for service offering. Service offering : %s offers lesser resources as compared to service offering : %s of Kubernetes cluster : %s",
-				off.name, existing.name, c.name)
-		}
-	}
-	return nil
 }
 
 // roleOfferingID is the offering the cluster records for a node type.
@@ -310,63 +193,116 @@ func rowRole(row *mapRow) nodeRole {
 // entry, else DEFAULT) differs from its first VM's gets an offering change;
 // the worker type also gets the size change or the autoscaler.
 func (w *scaleWorker) scaleCluster() *apiError {
-	s, c := w.s, w.c
-	def, hasDefault := w.offerings[roleDefault]
-	autoscalingChanged := w.req.autoscalingGiven && (w.req.autoscaling != c.autoscaling ||
-		(w.req.minGiven && w.req.minSize != c.minSize) || (w.req.maxGiven && w.req.maxSize != c.maxSize))
+	_, hasDefault := w.offerings[roleDefault]
+	autoscalingChanged := w.autoscalingChanged()
 	for _, role := range []nodeRole{roleControl, roleEtcd, roleWorker} {
-		isWorker := role == roleWorker
-		var newVMs int64
-		if isWorker && w.clusterSize != nil {
-			newVMs = *w.clusterSize - w.originalSize
-		}
-		scaling, inMap := w.offerings[role]
+		newVMs := w.newVMsRequired(role)
+		_, inMap := w.offerings[role]
 		if !hasDefault && !inMap && newVMs == 0 {
 			continue
 		}
-		existing := s.existingOfferingForRole(c, role)
-		if existing == nil {
-			return internalError("The Kubernetes cluster %s does not have a service offering set for node type %s", c.name, strings.ToUpper(string(role)))
-		}
-		if scaling == nil {
-			scaling = def
-		}
-		offeringNeeded := scaling != nil && scaling.id != existing.id
-		updateNodeOffering := inMap || offeringNeeded
-		updateClusterOffering := isWorker && hasDefault
-		if isWorker && autoscalingChanged {
-			if err := s.scaleAutoscaling(w.jr, c, w.req); err != nil {
-				return err
-			}
-			if offeringNeeded {
-				if err := w.scaleOffering(role, scaling, updateNodeOffering, updateClusterOffering); err != nil {
-					return err
-				}
-			}
-			s.transit(c, evOperationSucceeded)
-			return nil
-		}
-		sizeNeeded := isWorker && w.clusterSize != nil && *w.clusterSize != w.originalSize
-		var err *apiError
-		switch {
-		case offeringNeeded && sizeNeeded && newVMs > 0:
-			if err = w.scaleOffering(role, scaling, updateNodeOffering, updateClusterOffering); err == nil {
-				err = w.scaleSize(role)
-			}
-		case offeringNeeded && sizeNeeded:
-			if err = w.scaleSize(role); err == nil {
-				err = w.scaleOffering(role, scaling, updateNodeOffering, updateClusterOffering)
-			}
-		case offeringNeeded:
-			err = w.scaleOffering(role, scaling, updateNodeOffering, updateClusterOffering)
-		case sizeNeeded:
-			err = w.scaleSize(role)
-		}
+		t, err := w.planNodeType(role)
 		if err != nil {
 			return err
 		}
+		if role == roleWorker && autoscalingChanged {
+			return w.autoscaleWorkers(t)
+		}
+		if err := w.scaleNodeType(t); err != nil {
+			return err
+		}
 	}
-	s.transit(c, evOperationSucceeded)
+	w.s.transit(w.c, evOperationSucceeded)
+	return nil
+}
+
+// autoscalingChanged is isAutoscalingChanged: autoscalingenabled was passed
+// and it, minsize or maxsize differs from the cluster's.
+func (w *scaleWorker) autoscalingChanged() bool {
+	req, c := w.req, w.c
+	return req.autoscalingGiven && (req.autoscaling != c.autoscaling ||
+		(req.minGiven && req.minSize != c.minSize) || (req.maxGiven && req.maxSize != c.maxSize))
+}
+
+// newVMsRequired is the worker count change; other node types never change
+// size.
+func (w *scaleWorker) newVMsRequired(role nodeRole) int64 {
+	if role != roleWorker || w.clusterSize == nil {
+		return 0
+	}
+	return *w.clusterSize - w.originalSize
+}
+
+// nodeTypeScale is what scaleCluster decides for one node type.
+type nodeTypeScale struct {
+	role           nodeRole
+	offering       *serviceOffering // scalingServiceOffering
+	offeringNeeded bool             // isServiceOfferingScalingNeededForNodeType
+	updateNode     bool             // updateNodeOffering
+	updateCluster  bool             // updateClusterOffering
+}
+
+// planNodeType compares the node type's requested offering (its entry,
+// else DEFAULT) with the one of its first VM
+// (getExistingServiceOfferingForNodeType).
+func (w *scaleWorker) planNodeType(role nodeRole) (*nodeTypeScale, *apiError) {
+	c := w.c
+	existing := w.s.existingOfferingForRole(c, role)
+	if existing == nil {
+		return nil, internalError("The Kubernetes cluster %s does not have a service offering set for node type %s", c.name, strings.ToUpper(string(role)))
+	}
+	def, hasDefault := w.offerings[roleDefault]
+	scaling, inMap := w.offerings[role]
+	if scaling == nil {
+		scaling = def
+	}
+	offeringNeeded := scaling != nil && scaling.id != existing.id
+	return &nodeTypeScale{role: role, offering: scaling, offeringNeeded: offeringNeeded,
+		updateNode: inMap || offeringNeeded, updateCluster: role == roleWorker && hasDefault}, nil
+}
+
+// scaleNodeTypeOffering is scaleKubernetesClusterOffering for the node type.
+func (w *scaleWorker) scaleNodeTypeOffering(t *nodeTypeScale) *apiError {
+	return w.scaleOffering(t.role, t.offering, t.updateNode, t.updateCluster)
+}
+
+// autoscaleWorkers is the worker type when autoscaling changed: the
+// autoscaler, then the offering if it differs, and the scale ends there.
+func (w *scaleWorker) autoscaleWorkers(t *nodeTypeScale) *apiError {
+	if err := w.s.scaleAutoscaling(w.jr, w.c, w.req); err != nil {
+		return err
+	}
+	if t.offeringNeeded {
+		if err := w.scaleNodeTypeOffering(t); err != nil {
+			return err
+		}
+	}
+	w.s.transit(w.c, evOperationSucceeded)
+	return nil
+}
+
+// scaleNodeType changes the node type's offering, its size, or both: the
+// offering first when nodes are added, last when they are removed. A type
+// that needs neither is left alone (see FIDELITY.md on Java's return true).
+func (w *scaleWorker) scaleNodeType(t *nodeTypeScale) *apiError {
+	newVMs := w.newVMsRequired(t.role)
+	sizeNeeded := t.role == roleWorker && w.clusterSize != nil && *w.clusterSize != w.originalSize
+	switch {
+	case t.offeringNeeded && sizeNeeded && newVMs > 0:
+		if err := w.scaleNodeTypeOffering(t); err != nil {
+			return err
+		}
+		return w.scaleSize(t.role)
+	case t.offeringNeeded && sizeNeeded:
+		if err := w.scaleSize(t.role); err != nil {
+			return err
+		}
+		return w.scaleNodeTypeOffering(t)
+	case t.offeringNeeded:
+		return w.scaleNodeTypeOffering(t)
+	case sizeNeeded:
+		return w.scaleSize(t.role)
+	}
 	return nil
 }
 
@@ -449,50 +385,6 @@ func (w *scaleWorker) scaleOffering(role nodeRole, off *serviceOffering, updateN
 	return nil
 }
 
-// scaleSize is scaleKubernetesClusterSize with
-// validateKubernetesClusterScaleSizeParameters: a size change (by size or
-// nodeids, in any state) is refused while the VM map has fewer rows than
-// C + node_count + E; node_count is written only after the VMs and rules.
-func (w *scaleWorker) scaleSize(role nodeRole) *apiError {
-	s, c := w.s, w.c
-	if s.st.network(c.networkID) == nil {
-		return w.failIfScaling("Scaling failed for Kubernetes cluster : %s, cluster network not found", c.name)
-	}
-	if s.st.offering(c.offeringID) == nil {
-		return w.failIfScaling("Scaling failed for Kubernetes cluster : %s, cluster service offering not found", c.name)
-	}
-	if rows := s.st.mapRows(c.id); len(rows) == 0 || len(rows) < expectedMapSize(c) {
-		return w.failIfScaling("Scaling failed for Kubernetes cluster : %s, it is in unstable state as not enough existing VM instances found", c.name)
-	}
-	newVMs := *w.clusterSize - w.originalSize
-	if w.originalState == stCreated {
-		if c.state != stScaling {
-			if newVMs > 0 {
-				s.transit(c, evScaleUpRequested)
-			} else {
-				s.transit(c, evScaleDownRequested)
-			}
-		}
-		w.updateEntry(w.clusterSize, role, w.offerings[role], false, false)
-		return nil
-	}
-	if s.clusterIP(c) == nil {
-		return w.failIfScaling("Scaling failed for Kubernetes cluster : %s, unable to retrieve associated public IP", c.name)
-	}
-	var err *apiError
-	if newVMs < 0 {
-		err = w.scaleDown()
-	} else {
-		err = w.scaleUp(newVMs)
-	}
-	if err != nil {
-		return err
-	}
-	off, inMap := w.offerings[role]
-	w.updateEntry(w.clusterSize, role, off, inMap, false)
-	return nil
-}
-
 // scalingFailed moves a Scaling cluster to Alert and returns the 530.
 func (s *Simulator) scalingFailed(c *cluster, err error, natural string) *apiError {
 	s.transit(c, evOperationFailed)
@@ -501,145 +393,6 @@ func (s *Simulator) scalingFailed(c *cluster, err error, natural string) *apiErr
 
 func (s *Simulator) scalingMessage(c *cluster, what string) string {
 	return fmt.Sprintf("Scaling failed for Kubernetes cluster %s, %s", s.clusterString(c), what)
-}
-
-// rulesFailed is a failure of scaleKubernetesClusterNetworkRules: a Java
-// exception the worker does not catch (a NullPointerException) leaves the
-// state as it is; any other goes through failure, the caller's transition.
-func (s *Simulator) rulesFailed(c *cluster, err error, failure func() *apiError) *apiError {
-	var je *javaException
-	if errors.As(err, &je) {
-		s.logf("Unexpected exception while executing %sScaleKubernetesClusterCmd: java.lang.NullPointerException: %s", cmdPkgKubernetes, je.msg)
-		return internalError("%s", je.msg)
-	}
-	s.logf("%s: %v", s.scalingMessage(c, "unable to update network rules"), err)
-	return failure()
-}
-
-// scaleUp is scaleUpKubernetesClusterSize: new workers, the SSH rules
-// rebuilt, the ready count checked.
-func (w *scaleWorker) scaleUp(newVMs int64) *apiError {
-	s, c, jr := w.s, w.c, w.jr
-	jr.op = "scale-up"
-	n := s.st.network(c.networkID)
-	if c.state != stScaling {
-		s.transit(c, evScaleUpRequested)
-	}
-	provisionFailed := fmt.Sprintf("Scaling failed for Kubernetes cluster : %s, unable to provision node VM in the cluster", c.name)
-	if err := jr.step("vms"); err != nil {
-		if msg := failText(err, ""); msg != "" {
-			provisionFailed = msg
-		}
-		return w.failIfScaling("%s", provisionFailed)
-	}
-	prefix := clusterNodePrefix(c.name, c.id)
-	for range newVMs {
-		v, aerr := s.createNodeVM(c, roleWorker, workerNodeName(prefix, s.nodeNameMillis()), c.workerOfferingID, n)
-		if aerr != nil {
-			// Alert, node_count unchanged, the workers already added stay.
-			_ = w.failIfScaling("%s", provisionFailed) // the VM error says more
-			return aerr.withContext(provisionFailed)
-		}
-		s.addMapRow(c, v)
-	}
-	rulesFailed := fmt.Sprintf("Scaling failed for Kubernetes cluster : %s, unable to update network rules", c.name)
-	if err := jr.step("network-rules"); err != nil {
-		return w.failIfScaling("%s", failText(err, rulesFailed))
-	}
-	if err := s.scaleNetworkRules(c); err != nil {
-		return s.rulesFailed(c, err, func() *apiError { return w.failIfScaling("%s", rulesFailed) })
-	}
-	_, externals, _ := s.nodeLists(c)
-	want := int(c.controlNodes+*w.clusterSize+c.etcdNodes) + len(externals)
-	notReady := fmt.Sprintf("Scaling unsuccessful for Kubernetes cluster : %s as it does not have desired number of nodes in ready state", c.name)
-	if err := jr.step("nodes-ready"); err != nil || !s.controlSSHReachable(c) || s.readyNodeCount(c)+int(c.etcdNodes) < want {
-		return w.failIfScaling("%s", failText(err, notReady))
-	}
-	return nil
-}
-
-// scaleDown is scaleDownKubernetesClusterSize: with nodeids exactly those
-// VMs (external ones filtered), otherwise the worker-only list in map order
-// cut with subList(controlNodeCount + newSize - 1, size) (the offset is
-// right only for one control node); the list is removed newest first.
-func (w *scaleWorker) scaleDown() *apiError {
-	s, c := w.s, w.c
-	w.jr.op = "scale-down"
-	if c.state != stScaling {
-		s.transit(c, evScaleDownRequested)
-	}
-	var remove []*mapRow
-	if len(w.req.nodeIDs) > 0 {
-		for _, row := range s.st.mapRows(c.id) {
-			if slices.Contains(w.req.nodeIDs, row.vmID) && !row.external {
-				remove = append(remove, row)
-			}
-		}
-	} else {
-		var workers []*mapRow
-		for _, row := range s.st.mapRows(c.id) {
-			if !row.control && !row.etcd && !row.external {
-				workers = append(workers, row)
-			}
-		}
-		from := int(c.controlNodes + *w.clusterSize - 1)
-		if from > len(workers) {
-			// ArrayList.subList throws IllegalArgumentException, which the
-			// worker does not catch: the cluster stays in Scaling.
-			return internalError("fromIndex(%d) > toIndex(%d)", from, len(workers))
-		}
-		remove = slices.Clone(workers[from:])
-	}
-	slices.Reverse(remove)
-	return w.removeNodes(remove)
-}
-
-// vmString is VMInstanceVO.toString().
-func (s *Simulator) vmString(v *vm) string {
-	return fmt.Sprintf(`VM instance {"id":%d,"instanceName":"%s","state":"%s","type":"User","uuid":"%s"}`,
-		v.internalID, s.instanceName(v), v.state, v.id)
-}
-
-// removeNodes is removeNodesFromCluster: each node is drained and deleted
-// with kubectl over SSH through the cluster IP's port 2222 (which needs its
-// Kubernetes node, named after the lowercased host name), its VM destroyed
-// and expunged (which revokes the VM's own PFs) and its map row deleted;
-// then the SSH rules are rebuilt.
-func (w *scaleWorker) removeNodes(rows []*mapRow) *apiError {
-	s, c, jr := w.s, w.c, w.jr
-	for _, row := range rows {
-		v := s.st.vm(row.vmID)
-		if v == nil {
-			// userVm.getHostName() on null: uncaught, the cluster stays in
-			// Scaling.
-			return internalError(`Cannot invoke "com.cloud.uservm.UserVm.getHostName()" because "userVm" is null`)
-		}
-		removeFailed := s.scalingMessage(c, fmt.Sprintf("failed to remove Kubernetes node: %s running on VM : %s", v.name, s.vmString(v)))
-		if err := jr.step("remove-vm"); err != nil {
-			return s.scalingFailed(c, err, removeFailed)
-		}
-		s.logf("Removing vm %s from cluster %s", s.vmString(v), s.clusterString(c))
-		host := strings.ToLower(v.name)
-		if !s.controlSSHReachable(c) || s.st.nodeByName(c.id, host) == nil {
-			// kubectl drain fails (no SSH, or NotFound): removeKubernetesClusterNode returns false.
-			return s.scalingFailed(c, nil, removeFailed)
-		}
-		s.deleteNode(s.st.nodeByName(c.id, host).vmID)
-		s.expungeVM(v)
-		s.deleteMapRow(row)
-		if err := jr.step("vm-removed"); err != nil {
-			return s.scalingFailed(c, err, s.scalingMessage(c, fmt.Sprintf("failed to remove VM : %s", v.name)))
-		}
-	}
-	if err := jr.step("network-rules"); err != nil {
-		return s.scalingFailed(c, err, s.scalingMessage(c, "unable to update network rules"))
-	}
-	if err := s.scaleNetworkRules(c); err != nil {
-		return s.rulesFailed(c, err, func() *apiError {
-			return s.scalingFailed(c, nil, s.scalingMessage(c, "unable to update network rules"))
-		})
-	}
-	return nil
 }
 
 // scaleAutoscaling enables or disables the cluster-autoscaler over SSH.

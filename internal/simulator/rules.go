@@ -89,38 +89,53 @@ func (s *Simulator) detectRulesConflict(nr *rule) *apiError {
 		if r == nr {
 			continue
 		}
-		sameProto := strings.EqualFold(r.protocol, nr.protocol)
-		oneIsFirewall := (r.purpose == purposeFirewall || nr.purpose == purposeFirewall) &&
-			(r.purpose != nr.purpose || !sameProto)
-		bothFirewall := r.purpose == purposeFirewall && nr.purpose == purposeFirewall
-		duplicatedCidrs := false
-		if bothFirewall {
-			duplicatedCidrs = cidrsConflict(r.cidrs, nr.cidrs) && cidrsConflict(r.destCidrs, nr.destCidrs)
-			if !duplicatedCidrs {
-				continue
-			}
+		if err := s.conflictWithRule(r, nr); err != nil {
+			return err
 		}
-		if r.purpose == purposePF && nr.purpose == purposePF && !cidrsConflict(r.cidrs, nr.cidrs) {
-			continue
-		}
-		if r.networkID != nr.networkID {
-			return ruleConflict("New rule is for a different network than what's specified in rule " + r.id)
-		}
-		if bothFirewall && sameProto && nr.protocol == "icmp" && intPtrEq(r.icmpType, nr.icmpType) && intPtrEq(r.icmpCode, nr.icmpCode) {
-			return invalidParam("New rule conflicts with existing rule id=%s", r.id)
-		}
-		if !r.hasPorts && !nr.hasPorts && duplicatedCidrs && sameProto {
-			return ruleConflict(fmt.Sprintf("There is already a firewall rule specified with protocol = %s and no ports", nr.protocol))
-		}
-		if !r.hasPorts || !nr.hasPorts || oneIsFirewall {
-			continue
-		}
-		overlap := r.start <= nr.end && nr.start <= r.end
-		allowPF := r.purpose == purposePF && nr.purpose == purposePF && !sameProto
-		if overlap && !allowPF {
-			return ruleConflict(fmt.Sprintf("The range specified, %d-%d, conflicts with rule %s which has %d-%d",
-				nr.start, nr.end, s.ruleString(r), r.start, r.end))
-		}
+	}
+	return nil
+}
+
+// conflictWithRule is one turn of detectRulesConflict's loop: the existing
+// rule r against the new rule nr.
+func (s *Simulator) conflictWithRule(r, nr *rule) *apiError {
+	sameProto := strings.EqualFold(r.protocol, nr.protocol)
+	bothFirewall := r.purpose == purposeFirewall && nr.purpose == purposeFirewall
+	// Two firewall rules whose CIDRs (source and destination) do not meet,
+	// or two PFs whose source CIDRs do not, never conflict.
+	duplicatedCidrs := bothFirewall && cidrsConflict(r.cidrs, nr.cidrs) && cidrsConflict(r.destCidrs, nr.destCidrs)
+	if bothFirewall && !duplicatedCidrs {
+		return nil
+	}
+	if r.purpose == purposePF && nr.purpose == purposePF && !cidrsConflict(r.cidrs, nr.cidrs) {
+		return nil
+	}
+	if r.networkID != nr.networkID {
+		return ruleConflict("New rule is for a different network than what's specified in rule " + r.id)
+	}
+	if bothFirewall && sameProto && nr.protocol == "icmp" && intPtrEq(r.icmpType, nr.icmpType) && intPtrEq(r.icmpCode, nr.icmpCode) {
+		return invalidParam("New rule conflicts with existing rule id=%s", r.id)
+	}
+	if !r.hasPorts && !nr.hasPorts && duplicatedCidrs && sameProto {
+		return ruleConflict(fmt.Sprintf("There is already a firewall rule specified with protocol = %s and no ports", nr.protocol))
+	}
+	return s.portRangeConflict(r, nr, sameProto)
+}
+
+// portRangeConflict refuses overlapping port ranges, unless one rule is a
+// firewall rule and the other differs in purpose or protocol, or both are
+// PFs of different protocols.
+func (s *Simulator) portRangeConflict(r, nr *rule, sameProto bool) *apiError {
+	oneIsFirewall := (r.purpose == purposeFirewall || nr.purpose == purposeFirewall) &&
+		(r.purpose != nr.purpose || !sameProto)
+	if !r.hasPorts || !nr.hasPorts || oneIsFirewall {
+		return nil
+	}
+	overlap := r.start <= nr.end && nr.start <= r.end
+	allowPF := r.purpose == purposePF && nr.purpose == purposePF && !sameProto
+	if overlap && !allowPF {
+		return ruleConflict(fmt.Sprintf("The range specified, %d-%d, conflicts with rule %s which has %d-%d",
+			nr.start, nr.end, s.ruleString(r), r.start, r.end))
 	}
 	return nil
 }

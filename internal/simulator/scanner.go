@@ -63,6 +63,19 @@ func (s *Simulator) runScanner() {
 	first := !s.scanned
 	s.scanned = true
 	now := s.now()
+	s.scanRunningClusters()
+	s.scanStoppedClusters()
+	s.scanAlertClusters()
+	if !first {
+		return
+	}
+	s.scanStartingClusters(now)
+	s.scanDestroyingClusters()
+}
+
+// scanRunningClusters sends a Running cluster whose VMs do not all run to
+// Alert.
+func (s *Simulator) scanRunningClusters() {
 	for _, c := range s.clustersInState(stRunning) {
 		ok, err := s.clusterVMsInDesiredState(c, vmRunning)
 		if err != nil {
@@ -73,6 +86,11 @@ func (s *Simulator) runScanner() {
 			s.transit(c, evFaultsDetected)
 		}
 	}
+}
+
+// scanStoppedClusters reports a Stopped cluster whose VMs are not all
+// stopped.
+func (s *Simulator) scanStoppedClusters() {
 	for _, c := range s.clustersInState(stStopped) {
 		ok, err := s.clusterVMsInDesiredState(c, vmStopped)
 		if err != nil {
@@ -85,6 +103,11 @@ func (s *Simulator) runScanner() {
 			s.transit(c, evFaultsDetected)
 		}
 	}
+}
+
+// scanAlertClusters tries to bring an Alert cluster whose VMs all run back
+// to Running, and moves one whose VMs are all stopped to Stopped.
+func (s *Simulator) scanAlertClusters() {
 	for _, c := range s.clustersInState(stAlert) {
 		running, err := s.clusterVMsInDesiredState(c, vmRunning)
 		if err != nil {
@@ -105,14 +128,21 @@ func (s *Simulator) runScanner() {
 			s.transit(c, evOperationSucceeded)
 		}
 	}
-	if !first {
-		return
-	}
+}
+
+// scanStartingClusters, on the first run only, fails a cluster that has
+// been Starting longer than startingTimeout.
+func (s *Simulator) scanStartingClusters(now time.Time) {
 	for _, c := range s.clustersInState(stStarting) {
 		if now.Sub(c.stateSince) > startingTimeout {
 			s.transit(c, evOperationFailed)
 		}
 	}
+}
+
+// scanDestroyingClusters, on the first run only, retries the destruction of
+// a cluster left in Destroying.
+func (s *Simulator) scanDestroyingClusters() {
 	for _, c := range s.clustersInState(stDestroying) {
 		if err := s.destroyCluster(nil, c); err != nil {
 			s.logf("Failed to run Kubernetes cluster Destroying state scanner on Kubernetes cluster : %s status scanner: %v", c.name, err)

@@ -8,27 +8,12 @@ import (
 // grep supports the options CKS pipes kubectl output through: -w, -v, -i,
 // -c and -q, with a fixed-string pattern. Exit status 1 means no match.
 func grep(args []string, stdin string) result {
-	var word, invert, ignoreCase, count, quiet bool
+	var opts grepOptions
 	var pattern *string
 	for _, a := range args {
 		if pattern == nil && len(a) > 1 && strings.HasPrefix(a, "-") {
-			for _, opt := range a[1:] {
-				switch opt {
-				case 'w':
-					word = true
-				case 'v':
-					invert = true
-				case 'i':
-					ignoreCase = true
-				case 'c':
-					count = true
-				case 'q':
-					quiet = true
-				case 'F', 'E':
-					// Patterns are matched as fixed strings either way.
-				default:
-					return result{stderr: fmt.Sprintf("grep: invalid option -- '%c'\n", opt), status: 2}
-				}
+			if bad, ok := opts.set(a[1:]); !ok {
+				return result{stderr: fmt.Sprintf("grep: invalid option -- '%c'\n", bad), status: 2}
 			}
 			continue
 		}
@@ -39,33 +24,70 @@ func grep(args []string, stdin string) result {
 	if pattern == nil {
 		return result{stderr: "Usage: grep [OPTION]... PATTERNS [FILE]...\n", status: 2}
 	}
-	needle := *pattern
-	if ignoreCase {
-		needle = strings.ToLower(needle)
-	}
+	selected := opts.selectLines(stdin, *pattern)
 	var out strings.Builder
-	matched := 0
-	for _, line := range lines(stdin) {
-		hay := line
-		if ignoreCase {
-			hay = strings.ToLower(line)
-		}
-		if containsMatch(hay, needle, word) == invert {
-			continue
-		}
-		matched++
-		if !count && !quiet {
+	if !opts.count && !opts.quiet {
+		for _, line := range selected {
 			out.WriteString(line + "\n")
 		}
 	}
-	if count && !quiet {
-		fmt.Fprintf(&out, "%d\n", matched)
+	if opts.count && !opts.quiet {
+		fmt.Fprintf(&out, "%d\n", len(selected))
 	}
 	status := exitOK
-	if matched == 0 {
+	if len(selected) == 0 {
 		status = exitFailure
 	}
 	return result{stdout: out.String(), status: status}
+}
+
+// grepOptions are grep's flags.
+type grepOptions struct {
+	word, invert, ignoreCase, count, quiet bool
+}
+
+// set sets the flags of one option argument ("-wv" gives "wv"); at an
+// unknown flag it stops and returns it with ok false.
+func (o *grepOptions) set(flags string) (bad rune, ok bool) {
+	for _, opt := range flags {
+		switch opt {
+		case 'w':
+			o.word = true
+		case 'v':
+			o.invert = true
+		case 'i':
+			o.ignoreCase = true
+		case 'c':
+			o.count = true
+		case 'q':
+			o.quiet = true
+		case 'F', 'E':
+			// Patterns are matched as fixed strings either way.
+		default:
+			return opt, false
+		}
+	}
+	return 0, true
+}
+
+// selectLines returns the lines of text that match the pattern, or with -v
+// those that do not.
+func (o grepOptions) selectLines(text, pattern string) []string {
+	needle := pattern
+	if o.ignoreCase {
+		needle = strings.ToLower(needle)
+	}
+	var selected []string
+	for _, line := range lines(text) {
+		hay := line
+		if o.ignoreCase {
+			hay = strings.ToLower(line)
+		}
+		if containsMatch(hay, needle, o.word) != o.invert {
+			selected = append(selected, line)
+		}
+	}
+	return selected
 }
 
 // containsMatch reports whether needle occurs in hay, as a whole word when

@@ -1,0 +1,194 @@
+package simulator
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// The size change of KubernetesClusterScaleWorker: new workers, or nodes
+// drained and removed, then the SSH rules rebuilt.
+
+// scaleSize is scaleKubernetesClusterSize with
+// validateKubernetesClusterScaleSizeParameters: a size change (by size or
+// nodeids, in any state) is refused while the VM map has fewer rows than
+// C + node_count + E; node_count is written only after the VMs and rules.
+func (w *scaleWorker) scaleSize(role nodeRole) *apiError {
+	s, c := w.s, w.c
+	if s.st.network(c.networkID) == nil {
+		return w.failIfScaling("Scaling failed for Kubernetes cluster : %s, cluster network not found", c.name)
+	}
+	if s.st.offering(c.offeringID) == nil {
+		return w.failIfScaling("Scaling failed for Kubernetes cluster : %s, cluster service offering not found", c.name)
+	}
+	if rows := s.st.mapRows(c.id); len(rows) == 0 || len(rows) < expectedMapSize(c) {
+		return w.failIfScaling("Scaling failed for Kubernetes cluster : %s, it is in unstable state as not enough existing VM instances found", c.name)
+	}
+	newVMs := *w.clusterSize - w.originalSize
+	if w.originalState == stCreated {
+		if c.state != stScaling {
+			if newVMs > 0 {
+				s.transit(c, evScaleUpRequested)
+			} else {
+				s.transit(c, evScaleDownRequested)
+			}
+		}
+		w.updateEntry(w.clusterSize, role, w.offerings[role], false, false)
+		return nil
+	}
+	if s.clusterIP(c) == nil {
+		return w.failIfScaling("Scaling failed for Kubernetes cluster : %s, unable to retrieve associated public IP", c.name)
+	}
+	var err *apiError
+	if newVMs < 0 {
+		err = w.scaleDown()
+	} else {
+		err = w.scaleUp(newVMs)
+	}
+	if err != nil {
+		return err
+	}
+	off, inMap := w.offerings[role]
+	w.updateEntry(w.clusterSize, role, off, inMap, false)
+	return nil
+}
+
+// rulesFailed is a failure of scaleKubernetesClusterNetworkRules: a Java
+// exception the worker does not catch (a NullPointerException) leaves the
+// state as it is; any other goes through failure, the caller's transition.
+func (s *Simulator) rulesFailed(c *cluster, err error, failure func() *apiError) *apiError {
+	var je *javaException
+	if errors.As(err, &je) {
+		s.logf("Unexpected exception while executing %sScaleKubernetesClusterCmd: java.lang.NullPointerException: %s", cmdPkgKubernetes, je.msg)
+		return internalError("%s", je.msg)
+	}
+	s.logf("%s: %v", s.scalingMessage(c, "unable to update network rules"), err)
+	return failure()
+}
+
+// scaleUp is scaleUpKubernetesClusterSize: new workers, the SSH rules
+// rebuilt, the ready count checked.
+func (w *scaleWorker) scaleUp(newVMs int64) *apiError {
+	s, c, jr := w.s, w.c, w.jr
+	jr.op = "scale-up"
+	n := s.st.network(c.networkID)
+	if c.state != stScaling {
+		s.transit(c, evScaleUpRequested)
+	}
+	provisionFailed := fmt.Sprintf("Scaling failed for Kubernetes cluster : %s, unable to provision node VM in the cluster", c.name)
+	if err := jr.step("vms"); err != nil {
+		if msg := failText(err, ""); msg != "" {
+			provisionFailed = msg
+		}
+		return w.failIfScaling("%s", provisionFailed)
+	}
+	prefix := clusterNodePrefix(c.name, c.id)
+	for range newVMs {
+		v, aerr := s.createNodeVM(c, roleWorker, workerNodeName(prefix, s.nodeNameMillis()), c.workerOfferingID, n)
+		if aerr != nil {
+			// Alert, node_count unchanged, the workers already added stay.
+			_ = w.failIfScaling("%s", provisionFailed) // the VM error says more
+			return aerr.withContext(provisionFailed)
+		}
+		s.addMapRow(c, v)
+	}
+	rulesFailed := fmt.Sprintf("Scaling failed for Kubernetes cluster : %s, unable to update network rules", c.name)
+	if err := jr.step("network-rules"); err != nil {
+		return w.failIfScaling("%s", failText(err, rulesFailed))
+	}
+	if err := s.scaleNetworkRules(c); err != nil {
+		return s.rulesFailed(c, err, func() *apiError { return w.failIfScaling("%s", rulesFailed) })
+	}
+	_, externals, _ := s.nodeLists(c)
+	want := int(c.controlNodes+*w.clusterSize+c.etcdNodes) + len(externals)
+	notReady := fmt.Sprintf("Scaling unsuccessful for Kubernetes cluster : %s as it does not have desired number of nodes in ready state", c.name)
+	if err := jr.step("nodes-ready"); err != nil || !s.controlSSHReachable(c) || s.readyNodeCount(c)+int(c.etcdNodes) < want {
+		return w.failIfScaling("%s", failText(err, notReady))
+	}
+	return nil
+}
+
+// scaleDown is scaleDownKubernetesClusterSize: with nodeids exactly those
+// VMs (external ones filtered), otherwise the worker-only list in map order
+// cut with subList(controlNodeCount + newSize - 1, size) (the offset is
+// right only for one control node); the list is removed newest first.
+func (w *scaleWorker) scaleDown() *apiError {
+	s, c := w.s, w.c
+	w.jr.op = "scale-down"
+	if c.state != stScaling {
+		s.transit(c, evScaleDownRequested)
+	}
+	var remove []*mapRow
+	if len(w.req.nodeIDs) > 0 {
+		for _, row := range s.st.mapRows(c.id) {
+			if slices.Contains(w.req.nodeIDs, row.vmID) && !row.external {
+				remove = append(remove, row)
+			}
+		}
+	} else {
+		var workers []*mapRow
+		for _, row := range s.st.mapRows(c.id) {
+			if !row.control && !row.etcd && !row.external {
+				workers = append(workers, row)
+			}
+		}
+		from := int(c.controlNodes + *w.clusterSize - 1)
+		if from > len(workers) {
+			// ArrayList.subList throws IllegalArgumentException, which the
+			// worker does not catch: the cluster stays in Scaling.
+			return internalError("fromIndex(%d) > toIndex(%d)", from, len(workers))
+		}
+		remove = slices.Clone(workers[from:])
+	}
+	slices.Reverse(remove)
+	return w.removeNodes(remove)
+}
+
+// vmString is VMInstanceVO.toString().
+func (s *Simulator) vmString(v *vm) string {
+	return fmt.Sprintf(`VM instance {"id":%d,"instanceName":"%s","state":"%s","type":"User","uuid":"%s"}`,
+		v.internalID, s.instanceName(v), v.state, v.id)
+}
+
+// removeNodes is removeNodesFromCluster: each node is drained and deleted
+// with kubectl over SSH through the cluster IP's port 2222 (which needs its
+// Kubernetes node, named after the lowercased host name), its VM destroyed
+// and expunged (which revokes the VM's own PFs) and its map row deleted;
+// then the SSH rules are rebuilt.
+func (w *scaleWorker) removeNodes(rows []*mapRow) *apiError {
+	s, c, jr := w.s, w.c, w.jr
+	for _, row := range rows {
+		v := s.st.vm(row.vmID)
+		if v == nil {
+			// userVm.getHostName() on null: uncaught, the cluster stays in
+			// Scaling.
+			return internalError(`Cannot invoke "com.cloud.uservm.UserVm.getHostName()" because "userVm" is null`)
+		}
+		removeFailed := s.scalingMessage(c, fmt.Sprintf("failed to remove Kubernetes node: %s running on VM : %s", v.name, s.vmString(v)))
+		if err := jr.step("remove-vm"); err != nil {
+			return s.scalingFailed(c, err, removeFailed)
+		}
+		s.logf("Removing vm %s from cluster %s", s.vmString(v), s.clusterString(c))
+		host := strings.ToLower(v.name)
+		if !s.controlSSHReachable(c) || s.st.nodeByName(c.id, host) == nil {
+			// kubectl drain fails (no SSH, or NotFound): removeKubernetesClusterNode returns false.
+			return s.scalingFailed(c, nil, removeFailed)
+		}
+		s.deleteNode(s.st.nodeByName(c.id, host).vmID)
+		s.expungeVM(v)
+		s.deleteMapRow(row)
+		if err := jr.step("vm-removed"); err != nil {
+			return s.scalingFailed(c, err, s.scalingMessage(c, fmt.Sprintf("failed to remove VM : %s", v.name)))
+		}
+	}
+	if err := jr.step("network-rules"); err != nil {
+		return s.scalingFailed(c, err, s.scalingMessage(c, "unable to update network rules"))
+	}
+	if err := s.scaleNetworkRules(c); err != nil {
+		return s.rulesFailed(c, err, func() *apiError {
+			return s.scalingFailed(c, nil, s.scalingMessage(c, "unable to update network rules"))
+		})
+	}
+	return nil
+}

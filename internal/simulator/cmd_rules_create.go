@@ -1,0 +1,240 @@
+package simulator
+
+import "strings"
+
+// createFirewallRule and createPortForwardingRule: the rule is checked and
+// staged synchronously, then applied by a job.
+
+func cmdCreateFirewallRule(s *Simulator, c *caller, p params) (map[string]any, *apiError) {
+	ip, err := s.requireIP(c, p)
+	if err != nil {
+		return nil, err
+	}
+	proto, err := p.require("protocol")
+	if err != nil {
+		return nil, err
+	}
+	if ip.vpcID != "" {
+		return nil, invalidParam("Firewall rules can not be created for IP address %s of a VPC; use network ACLs", ip.address)
+	}
+	r := &rule{purpose: purposeFirewall, protocol: strings.ToLower(proto), ipID: ip.id, networkID: ip.networkID,
+		accountID: ip.accountID, state: ruleStaged, forDisplay: true}
+	if fd, present := p.boolean("fordisplay"); present {
+		r.forDisplay = fd
+	}
+	if r.cidrs, err = parseCidrs(p, []string{"0.0.0.0/0"}); err != nil {
+		return nil, err
+	}
+	if err := parseFirewallRulePorts(p, r, proto); err != nil {
+		return nil, err
+	}
+	if err := s.persistRule(r, true); err != nil {
+		return nil, err
+	}
+	return s.createRuleJob(c, r, "CreateFirewallRuleCmd", "Failed to create firewall rule", func() map[string]any {
+		return map[string]any{"firewallrule": s.renderFirewallRule(r)}
+	}), nil
+}
+
+// parseFirewallRulePorts reads what the protocol takes: a port range for
+// tcp and udp (the end defaults to the start), an ICMP type and code for
+// icmp, nothing for all.
+func parseFirewallRulePorts(p params, r *rule, proto string) *apiError {
+	start, hasStart, err := parsePort(p, "startport")
+	if err != nil {
+		return err
+	}
+	end, hasEnd, err := parsePort(p, "endport")
+	if err != nil {
+		return err
+	}
+	switch r.protocol {
+	case "tcp", "udp":
+		if hasStart {
+			if !hasEnd {
+				end = start
+			}
+			if start > end {
+				return invalidParam("Start port can't be bigger than end port")
+			}
+			r.hasPorts, r.start, r.end = true, start, end
+		}
+	case "icmp", "all":
+		if hasStart || hasEnd {
+			return invalidParam("Can't specify start/end port when protocol is %s", r.protocol)
+		}
+		if r.protocol == "icmp" {
+			return parseICMPTypeAndCode(p, r)
+		}
+	default:
+		return invalidParam("Invalid protocol %s for the firewall rule", proto)
+	}
+	return nil
+}
+
+// parseICMPTypeAndCode reads icmptype and icmpcode; -1, any, when not given.
+func parseICMPTypeAndCode(p params, r *rule) *apiError {
+	icmpType, icmpCode := -1, -1
+	if v, present, err := p.long("icmptype"); err != nil {
+		return err
+	} else if present {
+		icmpType = int(v)
+	}
+	if v, present, err := p.long("icmpcode"); err != nil {
+		return err
+	} else if present {
+		icmpCode = int(v)
+	}
+	r.icmpType, r.icmpCode = &icmpType, &icmpCode
+	return nil
+}
+
+func cmdCreatePortForwardingRule(s *Simulator, c *caller, p params) (map[string]any, *apiError) {
+	ip, err := s.requireIP(c, p)
+	if err != nil {
+		return nil, err
+	}
+	for _, name := range []string{"privateport", "protocol", "publicport", "virtualmachineid"} {
+		if _, err := p.require(name); err != nil {
+			return nil, err
+		}
+	}
+	v, err := s.forwardTargetVM(c, p, ip)
+	if err != nil {
+		return nil, err
+	}
+	proto := strings.ToLower(p.str("protocol"))
+	if proto != "tcp" && proto != "udp" {
+		return nil, invalidParam("Invalid protocol %s for the port forwarding rule", p.str("protocol"))
+	}
+	ports, err := parseForwardPorts(p)
+	if err != nil {
+		return nil, err
+	}
+	openFirewall, err := parseOpenFirewall(p, ip)
+	if err != nil {
+		return nil, err
+	}
+	guestIP := v.ip
+	if g := p.str("vmguestip"); g != "" && g != v.ip {
+		return nil, invalidParam("VM ip %s is not the IP address of the NIC of VM %s in the network", g, v.name)
+	}
+	cidrs, err := parseCidrs(p, nil)
+	if err != nil {
+		return nil, err
+	}
+	r := &rule{purpose: purposePF, protocol: proto, hasPorts: true, start: ports["publicport"], end: ports["publicendport"],
+		privateStart: ports["privateport"], privateEnd: ports["privateendport"], vmID: v.id, vmGuestIP: guestIP,
+		ipID: ip.id, networkID: ip.networkID, accountID: ip.accountID, state: ruleStaged, cidrs: cidrs, forDisplay: true}
+	if fd, present := p.boolean("fordisplay"); present {
+		r.forDisplay = fd
+	}
+	fw, err := s.persistForward(ip, r, openFirewall)
+	if err != nil {
+		return nil, err
+	}
+	return s.createRuleJob(c, r, "CreatePortForwardingRuleCmd", "Failed to apply port forwarding rule", func() map[string]any {
+		if fw != nil && s.st.rule(fw.id) != nil {
+			fw.state = ruleActive
+		}
+		s.openForward(r)
+		return map[string]any{"portforwardingrule": s.renderPortForwardingRule(r)}
+	}), nil
+}
+
+// forwardTargetVM resolves virtualmachineid, which the caller must own and
+// which must have a NIC in the IP's network; networkid is only resolved.
+func (s *Simulator) forwardTargetVM(c *caller, p params, ip *publicIP) (*vm, *apiError) {
+	v, err := resolveParam(p, "virtualmachineid", s.st.vm)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.checkAccess(c, v.accountID, "VM "+v.name); err != nil {
+		return nil, err
+	}
+	if _, err := resolveParam(p, "networkid", s.st.network); err != nil {
+		return nil, err
+	}
+	if v.networkID != ip.networkID {
+		return nil, invalidParam("Unable to create port forwarding rule: VM %s has no NIC in the network of IP address %s", v.name, ip.address)
+	}
+	return v, nil
+}
+
+// parseForwardPorts reads the public and private ranges, by parameter name;
+// an end port defaults to its start, and both ranges must be as wide.
+func parseForwardPorts(p params) (map[string]int, *apiError) {
+	ports := map[string]int{}
+	for _, name := range []string{"publicport", "publicendport", "privateport", "privateendport"} {
+		port, present, err := parsePort(p, name)
+		if err != nil {
+			return nil, err
+		}
+		if present {
+			ports[name] = port
+		}
+	}
+	if _, ok := ports["publicendport"]; !ok {
+		ports["publicendport"] = ports["publicport"]
+	}
+	if _, ok := ports["privateendport"]; !ok {
+		ports["privateendport"] = ports["privateport"]
+	}
+	if ports["publicport"] > ports["publicendport"] || ports["privateport"] > ports["privateendport"] {
+		return nil, invalidParam("Start port can't be bigger than end port")
+	}
+	if ports["publicendport"]-ports["publicport"] != ports["privateendport"]-ports["privateport"] {
+		return nil, invalidParam("Source port and destination port ranges should be of equal sizes.")
+	}
+	return ports, nil
+}
+
+// parseOpenFirewall reads openfirewall: by default true, except on a VPC
+// IP, where it may not be true.
+func parseOpenFirewall(p params, ip *publicIP) (bool, *apiError) {
+	openFirewall, given := p.boolean("openfirewall")
+	if !given {
+		openFirewall = ip.vpcID == ""
+	}
+	if openFirewall && ip.vpcID != "" {
+		return false, invalidParam("Can't open firewall for a port forwarding rule of a VPC IP address: openfirewall must be false")
+	}
+	return openFirewall, nil
+}
+
+// persistForward inserts the PF rule and, with openFirewall, the firewall
+// rule opened for it; when that one conflicts, the PF rule goes too.
+func (s *Simulator) persistForward(ip *publicIP, r *rule, openFirewall bool) (*rule, *apiError) {
+	if err := s.persistRule(r, true); err != nil {
+		return nil, err
+	}
+	if !openFirewall {
+		return nil, nil
+	}
+	fw := &rule{purpose: purposeFirewall, protocol: r.protocol, hasPorts: true, start: r.start, end: r.end,
+		ipID: ip.id, networkID: ip.networkID, accountID: ip.accountID, state: ruleStaged,
+		cidrs: []string{"0.0.0.0/0"}, forDisplay: true, relatedID: r.internalID}
+	if err := s.persistRule(fw, true); err != nil {
+		s.deleteRuleRow(r)
+		return nil, err
+	}
+	return fw, nil
+}
+
+// createRuleJob starts the job that applies a staged rule and returns the
+// create command's response. A failed step, or the rule deleted meanwhile,
+// revokes it with failure as the job's error; otherwise it turns Active and
+// applied finishes the job and gives its result.
+func (s *Simulator) createRuleJob(c *caller, r *rule, cmdClass, failure string, applied func() map[string]any) map[string]any {
+	j := s.startJob(c, cmdPkgFirewall+cmdClass, "FirewallRule", r.id, 1,
+		func(jr *jobRun) (any, *apiError) {
+			jr.op = "rule"
+			if err := jr.step("apply"); err != nil || s.st.rule(r.id) == nil {
+				s.revokeRule(r)
+				return nil, internalError("%s", failure)
+			}
+			r.state = ruleActive
+			return applied(), nil
+		})
+	return map[string]any{"id": r.id, "jobid": j.id}
+}
