@@ -172,17 +172,17 @@ func (f *forward) serveConn(conn net.Conn) {
 	_ = sconn.Close()
 }
 
-// listenRetrying listens on addr, retrying briefly while the address is in
-// use: under load a port that a forward just released is sometimes not
-// bindable again at once.
+// listenRetrying listens on addr, retrying for up to about two seconds
+// while the address is in use: under load a port that a forward just
+// released is sometimes not bindable again at once.
 func listenRetrying(addr string) (net.Listener, error) {
 	var err error
-	for attempt := range 5 {
+	for attempt := range 12 {
 		var ln net.Listener
 		if ln, err = net.Listen("tcp", addr); err == nil || !errors.Is(err, syscall.EADDRINUSE) {
 			return ln, err
 		}
-		time.Sleep(time.Duration(attempt+1) * 10 * time.Millisecond)
+		time.Sleep(time.Duration(min(attempt+1, 6)) * 30 * time.Millisecond)
 	}
 	return nil, err
 }
