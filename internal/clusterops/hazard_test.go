@@ -214,3 +214,32 @@ type versionAPI struct {
 }
 
 func (v *versionAPI) CloudStackVersion(context.Context) (string, error) { return v.version, nil }
+
+// With ssh_cidrs narrower than CloudStack's open rules, the plan of a
+// scale says that the node range the scale re-creates open will be
+// narrowed again, with the CIDRs.
+func TestCheckScaleSaysTheNodeRangeIsNarrowedAgain(t *testing.T) {
+	t.Parallel()
+	env := newEnv(t, simulator.Profile42211)
+	id := env.createCluster("narrow", 1, 1)
+	in := Intent{SSHCIDRs: []string{"10.0.0.0/8"}}
+	if _, err := env.engine().Sync(env.ctx(), id, in); err != nil {
+		t.Fatal(err)
+	}
+	check, err := env.engine().CheckScale(env.ctx(), id, 2, in)
+	if err != nil || check.Err() != nil {
+		t.Fatalf("CheckScale = %v, %v", err, check.Err())
+	}
+	lines := strings.Join(check.Describe(), "\n")
+	if !strings.Contains(lines, "re-creates the node SSH firewall range open to 0.0.0.0/0") ||
+		!strings.Contains(lines, "narrow it back to 10.0.0.0/8") {
+		t.Fatalf("Describe() = %q, want the narrowing after the scale", lines)
+	}
+	open, err := env.engine().CheckScale(env.ctx(), id, 2, Intent{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(strings.Join(open.Describe(), "\n"), "narrow it back") {
+		t.Fatalf("without ssh_cidrs, Describe() = %q", open.Describe())
+	}
+}

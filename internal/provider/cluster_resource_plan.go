@@ -186,7 +186,7 @@ func (r *clusterResource) checkScale(ctx context.Context, plan, state *clusterRe
 	}
 	if lines := check.Describe(); len(lines) > 0 {
 		diags.AddAttributeWarning(path.Root("ssh_rules_in_sync"), "Cluster SSH Rules Will Change",
-			"Before the scale, apply will:\n- "+strings.Join(lines, "\n- "))
+			"Around the scale, apply will:\n- "+strings.Join(lines, "\n- "))
 	}
 	return true
 }

@@ -1,0 +1,124 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
+)
+
+// TestAccCluster_sshCIDRsNarrowTheSSHRules checks ssh_cidrs: the node SSH
+// range and the etcd SSH range carry the configured CIDRs from the create
+// on, a scale through the provider leaves no open SSH rule behind, a scale
+// by another client (which re-opens the node range) is seen at refresh and
+// narrowed again by the next apply, and a change of ssh_cidrs changes the
+// rules in place. The API rule keeps its own CIDRs.
+func TestAccCluster_sshCIDRsNarrowTheSSHRules(t *testing.T) {
+	t.Parallel()
+	env := newSimEnv(t)
+	config := func(size int, cidrs ...string) string {
+		return env.etcdClusterConfig(t, 3, size, fmt.Sprintf("  ssh_cidrs = [%s]\n", quoted(cidrs)))
+	}
+	var id string
+	narrow := []string{"10.0.0.0/8"}
+	wider := []string{"10.0.0.0/8", "192.0.2.0/24"}
+	accTest(t, resource.TestCase{
+		CheckDestroy: env.expectNothingLeft,
+		Steps: []resource.TestStep{
+			{
+				Config:           config(1, narrow...),
+				ConfigPlanChecks: emptyPlanAfterApply,
+				ConfigStateChecks: []statecheck.StateCheck{
+					expectAttr("ssh_rules_in_sync", knownvalue.Bool(true)),
+				},
+				Check: func(s *terraform.State) error {
+					var err error
+					if id, err = clusterID(s); err != nil {
+						return err
+					}
+					return env.expectSSHCIDRs(t, id, narrow)
+				},
+			},
+			{
+				Config:           config(2, narrow...),
+				ConfigPlanChecks: emptyPlanAfterApply,
+				Check:            func(*terraform.State) error { return env.expectSSHCIDRs(t, id, narrow) },
+			},
+			{
+				// Another client scales: CloudStack re-creates the node range
+				// open. The refresh sees it, the plan narrows it again.
+				PreConfig: func() { env.rawScale(t, id, 1) },
+				Config:    config(1, narrow...),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{
+						plancheck.ExpectResourceAction(clusterAddr, plancheck.ResourceActionUpdate),
+						plancheck.ExpectKnownValue(clusterAddr, tfjsonpathOf("ssh_rules_in_sync"), knownvalue.Bool(true)),
+					},
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				Check: func(*terraform.State) error { return env.expectSSHCIDRs(t, id, narrow) },
+			},
+			{
+				Config:           config(1, wider...),
+				ConfigPlanChecks: emptyPlanAfterApply,
+				Check:            func(*terraform.State) error { return env.expectSSHCIDRs(t, id, wider) },
+			},
+		},
+	})
+}
+
+// expectSSHCIDRs checks that every SSH firewall rule of the cluster (the
+// node range and the etcd range) has exactly the CIDRs, and that the API
+// rule stays as CKS made it.
+func (e *simEnv) expectSSHCIDRs(t *testing.T, id string, cidrs []string) error {
+	t.Helper()
+	ctx := context.Background()
+	api := e.apiClient(t)
+	c, err := api.GetKubernetesCluster(ctx, id)
+	if err != nil {
+		return err
+	}
+	fws, err := api.ListFirewallRules(ctx, cloudstack.ListRulesParams{IPAddressID: c.IPAddressID, ListAll: true})
+	if err != nil {
+		return err
+	}
+	want := slices.Clone(cidrs)
+	sort.Strings(want)
+	ssh := 0
+	for _, fw := range fws {
+		got := slices.Clone(fw.CIDRList)
+		sort.Strings(got)
+		if fw.StartPort == 6443 {
+			if !slices.Equal(got, []string{"0.0.0.0/0"}) {
+				return fmt.Errorf("API rule has CIDRs %v, want CKS's 0.0.0.0/0", got)
+			}
+			continue
+		}
+		ssh++
+		if !slices.Equal(got, want) {
+			return fmt.Errorf("SSH firewall rule %d-%d has CIDRs %v, want %v", fw.StartPort, fw.EndPort, got, want)
+		}
+	}
+	if ssh != 2 {
+		return fmt.Errorf("%d SSH firewall rules, want the node range and the etcd range", ssh)
+	}
+	return nil
+}
+
+func quoted(values []string) string {
+	q := make([]string, 0, len(values))
+	for _, v := range values {
+		q = append(q, fmt.Sprintf("%q", v))
+	}
+	return strings.Join(q, ", ")
+}
