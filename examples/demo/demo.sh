@@ -4,9 +4,10 @@
 # It builds the provider and cksim, starts cksim on the 4.22.1.1 profile (the
 # one with the scale-down bug), creates a cluster with 1 control, 3 etcd and
 # 1 worker node, scales it to 2 workers and back to 1, injects drift, shows
-# it as the cluster's plan diff and as the drift check's findings, then as a
-# failing CI gate, and destroys everything. Nothing outside a temporary directory is touched, and the
-# simulator is stopped even on Ctrl-C or failure.
+# it as the cluster's plan diff, as the drift check's findings and as a
+# failing CI gate, and destroys everything. Nothing outside a temporary
+# directory is touched, and the simulator is stopped even on Ctrl-C or
+# failure.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
