@@ -4,9 +4,10 @@
 # It builds the provider and cksim, starts cksim on the 4.22.1.1 profile (the
 # one with the scale-down bug), creates a cluster with 1 control, 3 etcd and
 # 1 worker node, scales it to 2 workers and back to 1, injects drift, shows
-# the drift check in `terraform plan` and as a failing CI gate, and destroys
-# everything. Nothing outside a temporary directory is touched, and the
-# simulator is stopped even on Ctrl-C or failure.
+# it as the cluster's plan diff, as the drift check's findings and as a
+# failing CI gate, and destroys everything. Nothing outside a temporary
+# directory is touched, and the simulator is stopped even on Ctrl-C or
+# failure.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -68,16 +69,42 @@ rule_table() {
       end' | sed 's/^/      /'
 }
 
+# wrap folds lines longer than 110 columns at spaces; the rest of a line
+# goes under the text that follows its indentation and any "- ".
+wrap() {
+  awk -v width=110 '{
+    line = $0
+    match(line, /^ *(- )?/)
+    lead = RLENGTH
+    indent = ""
+    for (i = 0; i < lead; i++) indent = indent " "
+    while (length(line) > width) {
+      cut = width + 1
+      while (cut > lead + 1 && substr(line, cut, 1) != " ") cut--
+      if (cut <= lead + 1) break
+      print substr(line, 1, cut - 1)
+      line = indent substr(line, cut + 1)
+    }
+    print line
+  }'
+}
+
 # diagnostics prints the provider's warnings and errors from a `-json` log:
-# the summary, then each listed item, cut to fit a terminal line.
+# the summary, then each listed item, with ids shortened to their first part.
 diagnostics() {
   jq -r 'select(.type == "diagnostic") | .diagnostic
     | select(.summary != "Provider development overrides are in effect")
     | "      \(.severity): \(.summary)",
       (.detail | split("\n") | map(select(test("^ *- "))) | .[]
        | sub("^ *- "; "        - ")
-       | gsub("(?<id>[0-9a-f]{8})-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"; "\(.id)")
-       | if length > 150 then .[0:147] + "..." else . end)' "$1"
+       | gsub("(?<id>[0-9a-f]{8})-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"; "\(.id)"))' "$1" | wrap
+}
+
+# plan_diff prints what a saved plan shows for the cluster resource: the
+# changes made outside Terraform, or the ones apply would make.
+plan_diff() {
+  terraform -chdir="$TF_DIR" show -no-color "$1" \
+    | awk '/^  # cks_cluster\.demo / { p = 1 } p { print "    " $0 } p && /^    }$/ { exit }'
 }
 
 step "Build the provider and the simulator"
@@ -143,11 +170,20 @@ admin kubelet-stop "vm_id=$WORKER_ID" >/dev/null
 admin rule-delete "rule_id=$ETCD_PF" >/dev/null
 say "kubelet stopped on $WORKER_ID, port forward $ETCD_PF deleted"
 
-step "terraform plan: the drift check reports what changed"
-tf plan -json -refresh-only "${tfv[@]}" >"$WORK/plan.log" 2>&1 || die "plan failed" "$WORK/plan.log"
+step "terraform plan -refresh-only: what changed on cks_cluster, and the drift check's findings"
+tf plan -json -refresh-only -out="$WORK/drift.tfplan" "${tfv[@]}" >"$WORK/plan.log" 2>&1 \
+  || die "plan failed" "$WORK/plan.log"
+plan_diff "$WORK/drift.tfplan"
 diagnostics "$WORK/plan.log"
 
-step "The same plan as a CI gate (fail_on_drift = true) exits non-zero"
+step "terraform plan: what apply would repair"
+tf plan -json -out="$WORK/repair.tfplan" "${tfv[@]}" >"$WORK/repair.log" 2>&1 || die "plan failed" "$WORK/repair.log"
+plan_diff "$WORK/repair.tfplan"
+diagnostics "$WORK/repair.log"
+say "a normal plan puts the drift check off to apply, because it refers to a cluster with changes pending:" \
+  "CI gates run refresh-only plans, like the one below"
+
+step "The refresh-only plan as a CI gate (fail_on_drift = true) exits non-zero"
 if tf plan -json -refresh-only "${tfv[@]}" -var fail_on_drift=true >"$WORK/gate.log" 2>&1; then
   die "the CI gate passed although the cluster drifted" "$WORK/gate.log"
 fi

@@ -26,6 +26,11 @@ import (
 // exampleProviderVersion is the version the test mirror serves.
 const exampleProviderVersion = "0.1.0"
 
+// mirrorHosts are the registry hosts the test mirror serves the provider
+// under: `cloudstack-cks/cks` means the first to Terraform and the second to
+// OpenTofu (make test-opentofu).
+var mirrorHosts = []string{"registry.terraform.io", "registry.opentofu.org"}
+
 // requiredProviders is added to example snippets that have no terraform
 // block, as a user's configuration would have one.
 const requiredProviders = `terraform {
@@ -50,14 +55,30 @@ func newExampleRunner(t *testing.T) *exampleRunner {
 	t.Helper()
 	mirror := t.TempDir()
 	platform := runtime.GOOS + "_" + runtime.GOARCH
-	binary := filepath.Join(mirror, "registry.terraform.io", "cloudstack-cks", "cks", exampleProviderVersion, platform,
-		"terraform-provider-cks_v"+exampleProviderVersion)
-	build := exec.Command("go", "build", "-o", binary, "github.com/cloudstack-cks/terraform-provider-cks")
+	binary := func(host string) string {
+		return filepath.Join(mirror, host, "cloudstack-cks", "cks", exampleProviderVersion, platform,
+			"terraform-provider-cks_v"+exampleProviderVersion)
+	}
+	build := exec.Command("go", "build", "-o", binary(mirrorHosts[0]), "github.com/cloudstack-cks/terraform-provider-cks")
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("building the provider: %v\n%s", err, out)
 	}
+	var include []string
+	for _, host := range mirrorHosts {
+		include = append(include, fmt.Sprintf("%q", host+"/cloudstack-cks/cks"))
+		if host == mirrorHosts[0] {
+			continue
+		}
+		if err := os.MkdirAll(filepath.Dir(binary(host)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Link(binary(mirrorHosts[0]), binary(host)); err != nil {
+			t.Fatal(err)
+		}
+	}
 	rc := filepath.Join(t.TempDir(), "terraformrc")
-	installation := fmt.Sprintf("provider_installation {\n  filesystem_mirror {\n    path    = %q\n    include = [\"registry.terraform.io/cloudstack-cks/cks\"]\n  }\n}\n", mirror)
+	installation := fmt.Sprintf("provider_installation {\n  filesystem_mirror {\n    path    = %q\n    include = [%s]\n  }\n}\n",
+		mirror, strings.Join(include, ", "))
 	if err := os.WriteFile(rc, []byte(installation), 0o600); err != nil {
 		t.Fatal(err)
 	}

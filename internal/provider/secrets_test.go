@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -366,15 +367,16 @@ func relExpectCleanLog(t *testing.T, logFile string, secrets []relSecret) {
 		t.Fatalf("the log was not written: %v", err)
 	}
 	log := string(raw)
-	for marker, source := range map[string]string{
-		"Terraform version:":            "the Terraform CLI",
-		"CloudStack API call succeeded": "the provider's CloudStack client",
-		"getKubernetesClusterConfig":    "the provider's kubeconfig reads",
-		"drift check done":              "the provider's drift data sources",
-		"Created plan with changes":     "the test framework's human-readable plans",
+	for source, markers := range map[string][]string{
+		// The CLI is Terraform, or OpenTofu under make test-opentofu.
+		"the CLI":                                   {"Terraform version:", "OpenTofu version:"},
+		"the provider's CloudStack client":          {"CloudStack API call succeeded"},
+		"the provider's kubeconfig reads":           {"getKubernetesClusterConfig"},
+		"the provider's drift data sources":         {"drift check done"},
+		"the test framework's human-readable plans": {"Created plan with changes"},
 	} {
-		if !strings.Contains(log, marker) {
-			t.Errorf("the log has no line from %s (%q): the capture is incomplete", source, marker)
+		if !slices.ContainsFunc(markers, func(m string) bool { return strings.Contains(log, m) }) {
+			t.Errorf("the log has no line from %s (%q): the capture is incomplete", source, markers)
 		}
 	}
 	if leaks := relLeaks(secrets, log); len(leaks) > 0 {
