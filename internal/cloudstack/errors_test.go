@@ -16,7 +16,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/apache/cloudstack-go/v2/cloudstack"
+	csgo "github.com/apache/cloudstack-go/v2/cloudstack"
 )
 
 const cloudstackGoModule = "github.com/apache/cloudstack-go/v2"
@@ -143,7 +143,7 @@ func TestParseErrorSpecBodies(t *testing.T) {
 			w.WriteHeader(tc.status)
 			_, _ = w.Write([]byte(tc.body))
 		}))
-		cs := cloudstack.NewClient(srv.URL, "key", "secret", true)
+		cs := csgo.NewClient(srv.URL, "key", "secret", true)
 		_, csErr := cs.Zone.ListZones(cs.Zone.NewListZonesParams())
 		srv.Close()
 		if csErr == nil {
@@ -179,7 +179,7 @@ func TestParseErrorUndefinedJobError(t *testing.T) {
 		})))
 	}))
 	defer srv.Close()
-	cs := cloudstack.NewClient(srv.URL, "key", "secret", true)
+	cs := csgo.NewClient(srv.URL, "key", "secret", true)
 	_, csErr := cs.GetAsyncJobResult("j-1", 10)
 	if csErr == nil || !strings.HasPrefix(csErr.Error(), "Undefined error: ") {
 		t.Fatalf("cloudstack-go error = %v", csErr)
@@ -229,7 +229,7 @@ func TestParseErrorGoErrors(t *testing.T) {
 		{"dns not found", &net.DNSError{Err: "no such host", Name: "nowhere.invalid", IsNotFound: true}, KindOther},
 		{"dns timeout", &net.DNSError{Err: "timeout", Name: "slow.example", IsTimeout: true}, KindTransient},
 		{"plain", errors.New("something odd"), KindOther},
-		{"cs formatted", (&cloudstack.CSError{ErrorCode: 537, CSErrorCode: 4360, ErrorText: "conflict"}).Error(), KindConflict},
+		{"cs formatted", (&csgo.CSError{ErrorCode: 537, CSErrorCode: 4360, ErrorText: "conflict"}).Error(), KindConflict},
 	}
 	for _, tc := range cases {
 		if got := KindOf(tc.err); got != tc.want {

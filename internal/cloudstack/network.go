@@ -3,7 +3,7 @@ package cloudstack
 import (
 	"context"
 
-	"github.com/apache/cloudstack-go/v2/cloudstack"
+	csgo "github.com/apache/cloudstack-go/v2/cloudstack"
 )
 
 // ListVirtualMachines lists VMs, all pages.
@@ -12,7 +12,7 @@ func (c *Client) ListVirtualMachines(ctx context.Context, p ListVMsParams) ([]Vi
 	return collectPages(ctx, command, c.pageSize, func(vm VirtualMachine) string { return vm.ID },
 		func(ctx context.Context, page, pageSize int) ([]VirtualMachine, int, error) {
 			r, _, err := call(ctx, c, command, callOpts{read: true},
-				func(cs *cloudstack.CloudStackClient) (*cloudstack.ListVirtualMachinesResponse, error) {
+				func(cs *csgo.CloudStackClient) (*csgo.ListVirtualMachinesResponse, error) {
 					lp := cs.VirtualMachine.NewListVirtualMachinesParams()
 					setOwnership(lp, p.Ownership)
 					if p.ZoneID != "" {
@@ -45,7 +45,7 @@ func (c *Client) ListVirtualMachines(ctx context.Context, p ListVMsParams) ([]Vi
 		})
 }
 
-func toVirtualMachine(vm *cloudstack.VirtualMachine) VirtualMachine {
+func toVirtualMachine(vm *csgo.VirtualMachine) VirtualMachine {
 	out := VirtualMachine{
 		ID:          vm.Id,
 		Name:        vm.Name,
@@ -78,7 +78,7 @@ func (c *Client) ListPublicIPAddresses(ctx context.Context, p ListPublicIPParams
 	return collectPages(ctx, command, c.pageSize, func(ip PublicIPAddress) string { return ip.ID },
 		func(ctx context.Context, page, pageSize int) ([]PublicIPAddress, int, error) {
 			r, _, err := call(ctx, c, command, callOpts{read: true},
-				func(cs *cloudstack.CloudStackClient) (*cloudstack.ListPublicIpAddressesResponse, error) {
+				func(cs *csgo.CloudStackClient) (*csgo.ListPublicIpAddressesResponse, error) {
 					lp := cs.Address.NewListPublicIpAddressesParams()
 					if p.ID != "" {
 						lp.SetId(p.ID)
@@ -132,7 +132,7 @@ func (c *Client) ListNetworks(ctx context.Context, p ListNetworksParams) ([]Netw
 	return collectPages(ctx, command, c.pageSize, func(n Network) string { return n.ID },
 		func(ctx context.Context, page, pageSize int) ([]Network, int, error) {
 			r, _, err := call(ctx, c, command, callOpts{read: true},
-				func(cs *cloudstack.CloudStackClient) (*cloudstack.ListNetworksResponse, error) {
+				func(cs *csgo.CloudStackClient) (*csgo.ListNetworksResponse, error) {
 					lp := cs.Network.NewListNetworksParams()
 					if p.ID != "" {
 						lp.SetId(p.ID)

@@ -14,7 +14,7 @@ import (
 // lostResponseAPI creates firewall rules for real but reports a transport
 // error, as when the response is lost on the way back.
 type lostResponseAPI struct {
-	cloudstack.API
+	API
 	creates atomic.Int32
 }
 
@@ -102,7 +102,7 @@ func TestSyncCreateFailureIsReportedNotRetried(t *testing.T) {
 // any other call panics through the nil embedded API, which proves the
 // engine makes no rule call there.
 type sharedNetworkAPI struct {
-	cloudstack.API
+	API
 	cluster cloudstack.Cluster
 	scaled  *int64
 }

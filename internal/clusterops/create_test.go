@@ -14,7 +14,7 @@ import (
 
 // createAPI lets a create test replace the create call or act after it.
 type createAPI struct {
-	cloudstack.API
+	API
 	create      func(ctx context.Context, p cloudstack.CreateClusterParams) (cloudstack.AsyncRef, error)
 	afterCreate func()
 	// failFirewallCreates fails that many createFirewallRule calls.

@@ -43,7 +43,7 @@ func (c *expiringCtx) Err() error {
 
 // hookAPI lets a test act right after, or instead of, some API calls.
 type hookAPI struct {
-	cloudstack.API
+	API
 	afterScale          func()
 	afterDeleteFirewall func()
 	deleteFirewall      func(ctx context.Context, id string) (cloudstack.AsyncRef, error)

@@ -209,7 +209,7 @@ func TestScaleHandlesPortlessRuleByServerVersion(t *testing.T) {
 }
 
 type versionAPI struct {
-	cloudstack.API
+	API
 	version string
 }
 

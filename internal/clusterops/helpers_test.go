@@ -298,7 +298,7 @@ func (e *testEnv) assertSSH(id string, c *cloudstack.Cluster) {
 
 // countingAPI counts the calls an engine makes, by command.
 type countingAPI struct {
-	cloudstack.API
+	API
 	mu     sync.Mutex
 	calls  map[string]int
 	scales []cloudstack.ScaleClusterParams

@@ -51,7 +51,7 @@ func (b *barrier) arrive(ctx context.Context, name string) error {
 
 // barrierAPI holds the three CloudStack views at the barrier.
 type barrierAPI struct {
-	cloudstack.API
+	API
 	b *barrier
 }
 
@@ -123,7 +123,7 @@ func TestCheckFetchesTheViewsConcurrently(t *testing.T) {
 
 // failingAPI fails one command.
 type failingAPI struct {
-	cloudstack.API
+	API
 	command string
 }
 

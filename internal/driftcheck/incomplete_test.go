@@ -88,7 +88,7 @@ func TestCheckKubeconfigErrorIsIncomplete(t *testing.T) {
 
 // hiddenNetworks hides every network, as credentials that cannot see the
 // cluster's VPC tier would.
-type hiddenNetworks struct{ cloudstack.API }
+type hiddenNetworks struct{ API }
 
 func (hiddenNetworks) ListNetworks(context.Context, cloudstack.ListNetworksParams) ([]cloudstack.Network, error) {
 	return nil, nil
