@@ -11,9 +11,9 @@ import (
 
 	csgo "github.com/apache/cloudstack-go/v2/cloudstack"
 
-	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/clusterops"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/simtest"
 )
 
 // Size change targets: the provider's apply of a new size against the same
@@ -103,20 +103,13 @@ type ResizeResult struct {
 func RunResize(ctx context.Context, opts ResizeOptions) (ResizeResult, error) {
 	opts = opts.withDefaults()
 	res := ResizeResult{Options: opts}
-	sim, err := simulator.New(simulator.Options{})
+	launched, err := simtest.Launch(simtest.WithListOrder(simulator.ListOrderReal))
 	if err != nil {
 		return res, err
 	}
-	defer func() { _ = sim.Close() }()
-	if err := sim.Start("127.0.0.1:0"); err != nil {
-		return res, err
-	}
-	info := sim.Info()
-	api, err := cloudstack.New(cloudstack.Config{APIURL: info.APIURL, APIKey: info.APIKey, SecretKey: info.SecretKey})
-	if err != nil {
-		return res, err
-	}
-	env := &simEnv{sim: sim, info: info, api: api}
+	defer launched.Close()
+	env := &simEnv{launched}
+	sim, info, api := env.Sim, env.Info, env.API
 	ours, err := env.createCluster(ctx, clusterSpec{name: "provider", size: 1, etcd: opts.EtcdNodes})
 	if err != nil {
 		return res, err

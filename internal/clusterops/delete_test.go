@@ -20,11 +20,11 @@ func (e *testEnv) userRulesOn(ipID string) []string {
 		{IPAddressID: ipID, Protocol: "tcp", StartPort: 8443, EndPort: 8443, CIDRList: []string{userCIDR}},
 		{IPAddressID: ipID, Protocol: "tcp", StartPort: 50003, EndPort: 50003, CIDRList: []string{"0.0.0.0/0"}},
 	} {
-		ref, err := e.api.CreateFirewallRule(ctx, p)
+		ref, err := e.API.CreateFirewallRule(ctx, p)
 		if err != nil {
 			e.t.Fatalf("createFirewallRule %d: %v", p.StartPort, err)
 		}
-		if _, err := cloudstack.WaitForJob(ctx, e.api, ref.JobID, fastWait); err != nil {
+		if _, err := cloudstack.WaitForJob(ctx, e.API, ref.JobID, fastWait); err != nil {
 			e.t.Fatal(err)
 		}
 		ids = append(ids, ref.ID)
@@ -54,8 +54,8 @@ func TestDeleteRemovesLeftoverRulesOnUserNetwork(t *testing.T) {
 		t.Run(tc.profile+"/"+tc.name, func(t *testing.T) {
 			t.Parallel()
 			env := newEnv(t, tc.profile)
-			id := env.createClusterIn("user-network", env.info.IsolatedNetworkID, 3, 1)
-			ipID := env.cluster(id).IPAddressID
+			id := env.createClusterIn("user-network", env.Info.IsolatedNetworkID, 3, 1)
+			ipID := env.Cluster(id).IPAddressID
 			in := Intent{}
 			if tc.in != nil {
 				in = *tc.in
@@ -79,19 +79,19 @@ func TestDeleteRemovesLeftoverRulesOnUserNetwork(t *testing.T) {
 			if !slices.Equal(removed, tc.leaks) {
 				t.Fatalf("removed %q, want %q:\n%s", removed, tc.leaks, rep)
 			}
-			if _, err := env.api.GetKubernetesCluster(env.ctx(), id); !cloudstack.IsNotFound(err) {
+			if _, err := env.API.GetKubernetesCluster(env.ctx(), id); !cloudstack.IsNotFound(err) {
 				t.Errorf("the cluster still exists: %v", err)
 			}
 			var left []string
-			for _, fw := range env.firewallRules(ipID) {
+			for _, fw := range env.FirewallRulesOn(ipID) {
 				left = append(left, fw.ID)
 			}
 			slices.Sort(left)
 			want := slices.Sorted(slices.Values(userRules))
 			if !slices.Equal(left, want) {
-				t.Errorf("firewall rules left %v, want only the user's %v", firewallShape(env.firewallRules(ipID)), want)
+				t.Errorf("firewall rules left %v, want only the user's %v", firewallShape(env.FirewallRulesOn(ipID)), want)
 			}
-			if pfs := env.forwards(ipID); len(pfs) != 0 {
+			if pfs := env.ForwardsOn(ipID); len(pfs) != 0 {
 				t.Errorf("forwards left: %+v", pfs)
 			}
 		})
@@ -111,7 +111,7 @@ func TestDeleteOnCKSNetwork(t *testing.T) {
 	if err != nil || len(rep.Steps) != 0 {
 		t.Fatalf("Delete = %v, steps:\n%s", err, rep)
 	}
-	if d := env.sim.DumpState(); len(d.Rules) != 0 {
+	if d := env.Sim.DumpState(); len(d.Rules) != 0 {
 		t.Errorf("rules left: %+v", d.Rules)
 	}
 	if _, err := eng.Delete(env.ctx(), id, Intent{}); !cloudstack.IsNotFound(err) {

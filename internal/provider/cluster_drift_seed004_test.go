@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/drift"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator"
 )
@@ -21,7 +22,7 @@ import (
 func TestAccClusterDrift_Seed004Baseline(t *testing.T) {
 	t.Parallel()
 	e := newDriftEnv(t)
-	cl := e.create(driftClusterSpec{name: "test", size: 2})
+	cl := e.NewCluster(cloudstack.CreateClusterParams{Name: "test", Size: 2})
 	accTest(t, resource.TestCase{Steps: []resource.TestStep{{
 		Config: e.driftHCL(cl.ID, e.sshHCL(cl.ID)),
 		ConfigStateChecks: append(expectDriftFindings(),
@@ -42,8 +43,8 @@ func TestAccClusterDrift_Seed004Baseline(t *testing.T) {
 func TestAccClusterDrift_Seed004DeletedWorkerRow(t *testing.T) {
 	t.Parallel()
 	e := newDriftEnv(t)
-	cl := e.create(driftClusterSpec{name: "test", size: 2})
-	worker := e.worker(cl, 1)
+	cl := e.NewCluster(cloudstack.CreateClusterParams{Name: "test", Size: 2})
+	worker := e.NthWorker(cl, 1)
 	if err := e.Sim.DeleteMapRow(cl.ID, worker.ID); err != nil {
 		t.Fatal(err)
 	}
@@ -90,11 +91,11 @@ func TestAccClusterDrift_Seed004DeletedWorkerRow(t *testing.T) {
 func TestAccClusterDrift_Seed004StaleMapRows(t *testing.T) {
 	t.Parallel()
 	e := newDriftEnv(t)
-	cl := e.create(driftClusterSpec{name: "test", size: 2})
+	cl := e.NewCluster(cloudstack.CreateClusterParams{Name: "test", Size: 2})
 	// A row for the VM of a node removed from another cluster, expunged,
 	// and a row for an id that never existed.
-	other := e.create(driftClusterSpec{name: "prod", size: 2})
-	expunged := e.worker(other, 1).ID
+	other := e.NewCluster(cloudstack.CreateClusterParams{Name: "prod", Size: 2})
+	expunged := e.NthWorker(other, 1).ID
 	if err := e.Sim.DeleteMapRow(other.ID, expunged); err != nil {
 		t.Fatal(err)
 	}
@@ -137,8 +138,8 @@ func TestAccClusterDrift_Seed004StaleMapRows(t *testing.T) {
 func TestAccClusterDrift_Seed004NodeDeletedOutOfBand(t *testing.T) {
 	t.Parallel()
 	e := newDriftEnv(t)
-	cl := e.create(driftClusterSpec{name: "test", size: 2})
-	worker := e.worker(cl, 0)
+	cl := e.NewCluster(cloudstack.CreateClusterParams{Name: "test", Size: 2})
+	worker := e.NthWorker(cl, 0)
 	if err := e.Sim.DeleteKubeNode(worker.ID); err != nil {
 		t.Fatal(err)
 	}
@@ -157,11 +158,11 @@ func TestAccClusterDrift_Seed004NodeDeletedOutOfBand(t *testing.T) {
 func TestAccClusterDrift_Seed004SSHBroken(t *testing.T) {
 	t.Parallel()
 	e := newDriftEnv(t)
-	cl := e.create(driftClusterSpec{name: "test", size: 2})
+	cl := e.NewCluster(cloudstack.CreateClusterParams{Name: "test", Size: 2})
 	// As in seed 004: the forward of public port 2222 is deleted (SSH to the
 	// control node fails) and a worker's map row is deleted.
-	e.deleteForward(cl, 2222)
-	worker := e.worker(cl, 1)
+	e.DeleteForward(cl, 2222)
+	worker := e.NthWorker(cl, 1)
 	if err := e.Sim.DeleteMapRow(cl.ID, worker.ID); err != nil {
 		t.Fatal(err)
 	}
@@ -178,9 +179,9 @@ func TestAccClusterDrift_Seed004SSHBroken(t *testing.T) {
 func TestAccClusterDrift_Seed004NodeSourceNone(t *testing.T) {
 	t.Parallel()
 	e := newDriftEnv(t)
-	cl := e.create(driftClusterSpec{name: "test", size: 2})
+	cl := e.NewCluster(cloudstack.CreateClusterParams{Name: "test", Size: 2})
 	// A node missing from Kubernetes is not looked for without nodes.
-	if err := e.Sim.DeleteKubeNode(e.worker(cl, 0).ID); err != nil {
+	if err := e.Sim.DeleteKubeNode(e.NthWorker(cl, 0).ID); err != nil {
 		t.Fatal(err)
 	}
 	sessions := e.Sim.SSHSessions()
@@ -210,7 +211,7 @@ func TestAccClusterDrift_Seed004NodeSourceNone(t *testing.T) {
 func TestAccClusterDrift_Seed004MidScaleAndGracePeriod(t *testing.T) {
 	t.Parallel()
 	e := newDriftEnv(t)
-	cl := e.create(driftClusterSpec{name: "test", size: 2})
+	cl := e.NewCluster(cloudstack.CreateClusterParams{Name: "test", Size: 2})
 	// A stray VM named as a worker, deployed five minutes ago.
 	strayID, strayName, err := e.Sim.CreateStrayVM(simulator.StrayVM{ClusterID: cl.ID, Created: time.Now().Add(-5 * time.Minute)})
 	if err != nil {
@@ -257,8 +258,8 @@ func TestAccClusterDrift_Seed004MidScaleAndGracePeriod(t *testing.T) {
 func TestAccClusterDrift_Seed004ChangesNothing(t *testing.T) {
 	t.Parallel()
 	e := newDriftEnv(t)
-	cl := e.create(driftClusterSpec{name: "test", etcd: 1, size: 2})
-	if err := e.Sim.DeleteMapRow(cl.ID, e.worker(cl, 1).ID); err != nil {
+	cl := e.NewCluster(cloudstack.CreateClusterParams{Name: "test", EtcdNodes: 1, Size: 2})
+	if err := e.Sim.DeleteMapRow(cl.ID, e.NthWorker(cl, 1).ID); err != nil {
 		t.Fatal(err)
 	}
 	// The scanner runs on every cluster list; let it settle before the dump.

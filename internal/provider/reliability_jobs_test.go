@@ -11,7 +11,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
-	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/clusterops"
 )
 
@@ -45,7 +44,7 @@ func (sc *relScenario) relExpectState() []statecheck.StateCheck {
 	return []statecheck.StateCheck{
 		expectAttr("state", knownvalue.StringExact(c.state)),
 		expectAttr("size", knownvalue.Int64Exact(int64(c.size))),
-		expectAttr("kubernetes_version_id", knownvalue.StringExact(sc.env.VersionID(sc.t, c.version))),
+		expectAttr("kubernetes_version_id", knownvalue.StringExact(sc.env.VersionID(c.version))),
 	}
 }
 
@@ -100,7 +99,7 @@ var relMapChangedBeforeFailing = map[string]bool{
 // real CloudStack: an administrator corrects node_count when the VM map
 // disagrees with it, and the state scanner runs.
 func (sc *relScenario) relAdministratorAndScanner() {
-	c, err := sc.env.apiClient(sc.t).GetKubernetesCluster(context.Background(), sc.relClusterID())
+	c, err := sc.env.API.GetKubernetesCluster(context.Background(), sc.relClusterID())
 	if err != nil {
 		sc.t.Fatal(err)
 	}
@@ -134,10 +133,10 @@ func relStopped(steps func(*relScenario) []resource.TestStep) func(*relScenario)
 		inject := out[0].PreConfig
 		out[0].PreConfig = func() {
 			ctx := context.Background()
-			api := sc.env.apiClient(sc.t)
+			api := sc.env.API
 			ref, err := api.StopKubernetesCluster(ctx, sc.relClusterID())
 			if err == nil {
-				_, err = cloudstack.WaitForJob(ctx, api, ref.JobID, clusterJobWait)
+				err = sc.env.WaitJob(ref.JobID)
 			}
 			if err != nil {
 				sc.t.Fatalf("stopping the cluster out of band: %v", err)
