@@ -8,9 +8,6 @@ import (
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator"
 )
 
-// profiles are the server behaviours every scale test runs against.
-var profiles = []string{simulator.Profile42211, simulator.ProfileFixed}
-
 // clusterShapes are the clusters the scale sequence runs on: three etcd
 // nodes, one etcd node (whose etcd range has two ports), and three etcd
 // nodes on a network the user supplied.
@@ -30,7 +27,7 @@ var clusterShapes = []struct {
 // succeeds and every SSH path works after each one.
 func TestScaleSequenceKeepsEverySSHPath(t *testing.T) {
 	t.Parallel()
-	for _, profile := range profiles {
+	for _, profile := range simulator.Profiles() {
 		for _, shape := range clusterShapes {
 			t.Run(profile+"/"+shape.name, func(t *testing.T) {
 				t.Parallel()

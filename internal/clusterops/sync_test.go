@@ -75,7 +75,7 @@ func TestSyncRestoresABrokenClusterWithoutLifecycleCalls(t *testing.T) {
 // and reports the real cluster, whose map no longer matches its size.
 func TestScaleFailingAfterVMRemovalRepairsRules(t *testing.T) {
 	t.Parallel()
-	for _, profile := range profiles {
+	for _, profile := range simulator.Profiles() {
 		t.Run(profile, func(t *testing.T) {
 			t.Parallel()
 			env := newEnv(t, profile)

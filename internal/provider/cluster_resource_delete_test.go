@@ -9,6 +9,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/simtest"
 )
 
@@ -49,7 +50,7 @@ func (e *simEnv) addUserFirewallRule(ruleID *string) func(*terraform.State) erro
 // on the same IP.
 func TestAccCluster_destroyOnUserNetwork(t *testing.T) {
 	t.Parallel()
-	for _, profile := range []string{"4.22.1.1", "fixed"} {
+	for _, profile := range simulator.Profiles() {
 		t.Run(profile, func(t *testing.T) {
 			t.Parallel()
 			env := newSimEnv(t, simtest.WithProfile(profile))

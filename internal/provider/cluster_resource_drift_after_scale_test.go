@@ -8,6 +8,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/simtest"
 )
 
@@ -29,7 +30,7 @@ data "cks_cluster_drift" "test" {
 // pick, whoever runs it.
 func TestAccCluster_driftInSyncAfterEveryScale(t *testing.T) {
 	t.Parallel()
-	for _, profile := range []string{"4.22.1.1", "4.22.0.0"} {
+	for _, profile := range simulator.Profiles() {
 		t.Run(profile, func(t *testing.T) {
 			t.Parallel()
 			env := newSimEnv(t, simtest.WithProfile(profile))
