@@ -91,8 +91,11 @@ func TestParseErrorCloudStackGoTestdata(t *testing.T) {
 	}
 }
 
-// Error bodies quoted in the spec (§4.2, §2.7, §3.6, §4.1, §3.1).
-var specErrorBodies = []struct {
+// Error bodies the management server sends, as ApiResponseSerializer writes
+// them: an id that names nothing (431), a create KubernetesClusterManagerImpl
+// refuses (530), a conflict FirewallManagerImpl.detectRulesConflict reports
+// (537) and a signature ApiServer.verifyRequest refuses (401).
+var serverErrorBodies = []struct {
 	name       string
 	status     int
 	body       string
@@ -135,9 +138,9 @@ var specErrorBodies = []struct {
 	},
 }
 
-func TestParseErrorSpecBodies(t *testing.T) {
+func TestParseErrorServerBodies(t *testing.T) {
 	t.Parallel()
-	for _, tc := range specErrorBodies {
+	for _, tc := range serverErrorBodies {
 		// What cloudstack-go itself returns for this response.
 		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 			w.WriteHeader(tc.status)

@@ -106,7 +106,7 @@ var (
 	nodeObjectType = types.ObjectType{AttrTypes: nodeAttrTypes}
 )
 
-// Cluster states that matter to the provider (spec §3.9).
+// Cluster states that matter to the provider (KubernetesCluster.State).
 const (
 	clusterRunning = "Running"
 	clusterStopped = "Stopped"
