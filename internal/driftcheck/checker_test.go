@@ -73,7 +73,7 @@ func TestCheckNodeFailureStillComparesVMs(t *testing.T) {
 	if err := e.Sim.DeleteMapRow(cl.ID, worker.ID); err != nil {
 		t.Fatal(err)
 	}
-	// Break SSH the way seed 004 did: delete the forward of public port 2222.
+	// Break SSH to the control node: delete the forward of public port 2222.
 	e.DeleteForward(cl, 2222)
 
 	res, st := e.mustCheck(e.sshRequest(cl.ID))
@@ -105,7 +105,7 @@ func TestCheckRefusesWrongHostKey(t *testing.T) {
 		t.Fatalf("node error %v, want a host key error", st.Node.Err)
 	}
 	// The VM comparison still runs and finds nothing, but a check without
-	// its nodes is incomplete, never in sync (issue 13, item 4).
+	// its nodes is incomplete, never in sync.
 	if res.NodesChecked || res.NodeCheckError == "" || res.InSync || len(res.Findings) != 0 ||
 		len(res.Incomplete) != 1 || res.Incomplete[0].View != drift.ViewNodes {
 		t.Fatalf("result %+v: the VM comparison should run and the nodes view be incomplete", res)

@@ -114,7 +114,10 @@ func TestCheckVMMappedToAnotherClusterIsNotUnmapped(t *testing.T) {
 	}
 }
 
-func TestCheckSeed000ScaleHazardThenFailedScale(t *testing.T) {
+// TestCheckScaleDownWithEtcdAfterScaleUp follows a scale-down with separate
+// etcd nodes after a scale-up (apache/cloudstack#14159): the scale-up leaves
+// a scale hazard, and the scale-down it predicts breaks the cluster.
+func TestCheckScaleDownWithEtcdAfterScaleUp(t *testing.T) {
 	t.Parallel()
 	e := newSimEnv(t, simtest.WithOrderedList(), simtest.WithProfile(simulator.Profile42211))
 	cl := e.NewCluster(cloudstack.CreateClusterParams{Name: "cks-etcd-minimal-20260912", EtcdNodes: 3, Size: 1})
@@ -141,7 +144,7 @@ func TestCheckSeed000ScaleHazardThenFailedScale(t *testing.T) {
 		t.Fatalf("scale to 1: %v, want the #14159 failure", err)
 	}
 	res, _ = e.mustCheck(e.sshRequest(cl.ID))
-	// Seed 000's end state: stale size, forwards 2222, 2223 and 50000 gone,
+	// The state #14159 leaves: stale size, forwards 2222, 2223 and 50000 gone,
 	// the old range 2222-2224 left, etcd rule 50000 revoked; and the next
 	// scale would hit the same bug through 50001 and 50002.
 	assertKinds(t, res, drift.KindVMMapInconsistent, drift.KindSSHForwardMissing, drift.KindSSHForwardMissing,

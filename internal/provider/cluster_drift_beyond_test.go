@@ -13,8 +13,9 @@ import (
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/simtest"
 )
 
-// Beyond seed 004: FQDN node names, etcd VMs, VMs of other clusters, and the
-// network rule findings of seed 000.
+// Beyond the VM map: FQDN node names, etcd VMs, VMs of other clusters, and
+// the network rule findings of a scale-down with separate etcd nodes after a
+// scale-up (apache/cloudstack#14159).
 
 func TestAccClusterDrift_FQDNNodeNames(t *testing.T) {
 	t.Parallel()
@@ -128,11 +129,13 @@ func testScaleHazardBeforeScaleDown(t *testing.T, order string) {
 	}}})
 }
 
-func TestAccClusterDrift_Seed000FailedScale(t *testing.T) {
+// TestAccClusterDrift_ScaleDownBrokenByEtcdRulePick reads the cluster after
+// the scale-down that #14159 breaks.
+func TestAccClusterDrift_ScaleDownBrokenByEtcdRulePick(t *testing.T) {
 	t.Parallel()
 	e, id := etcdClusterScaledOnce(t)
 	if err := e.Scale(id, 1); err == nil || !strings.Contains(err.Error(), "unable to update network rules") {
-		t.Fatalf("scale to 1: %v, want seed 000's failure", err)
+		t.Fatalf("scale to 1: %v, want the #14159 failure", err)
 	}
 	accTest(t, resource.TestCase{Steps: []resource.TestStep{{
 		// Stale size, forwards 2222, 2223 and 50000 gone with the etcd

@@ -22,7 +22,7 @@ import (
 const driftAddr = "data.cks_cluster_drift.test"
 
 // driftClusterAge is how long before the test the clusters were created,
-// past the 15-minute grace period, as in seed 004's test cluster.
+// past the 15-minute grace period, so no VM is still joining.
 const driftClusterAge = 40 * time.Minute
 
 // driftEnv is a simulator whose clusters are driftClusterAge old.

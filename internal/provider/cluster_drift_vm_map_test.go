@@ -16,10 +16,11 @@ import (
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator"
 )
 
-// Seed 004's eight scenarios, on its test cluster: 1 control node and 2
-// workers on an isolated network, created 40 minutes earlier.
+// Drift between a cluster's VM map, its VMs and its Kubernetes nodes, on a
+// cluster of 1 control node and 2 workers on an isolated network, created
+// 40 minutes earlier (past the grace period).
 
-func TestAccClusterDrift_Seed004Baseline(t *testing.T) {
+func TestAccClusterDrift_CleanClusterInSync(t *testing.T) {
 	t.Parallel()
 	e := newDriftEnv(t)
 	cl := e.NewCluster(cloudstack.CreateClusterParams{Name: "test", Size: 2})
@@ -40,7 +41,7 @@ func TestAccClusterDrift_Seed004Baseline(t *testing.T) {
 	}}})
 }
 
-func TestAccClusterDrift_Seed004DeletedWorkerRow(t *testing.T) {
+func TestAccClusterDrift_WorkerMissingFromVMMap(t *testing.T) {
 	t.Parallel()
 	e := newDriftEnv(t)
 	cl := e.NewCluster(cloudstack.CreateClusterParams{Name: "test", Size: 2})
@@ -50,9 +51,9 @@ func TestAccClusterDrift_Seed004DeletedWorkerRow(t *testing.T) {
 	}
 	accTest(t, resource.TestCase{Steps: []resource.TestStep{
 		{
-			// The three views of seed 004: the VM is named as a worker but in
-			// no map, and the size no longer matches. Its node matches it, so
-			// it is not also a node without a VM.
+			// The three views disagree: the VM is named as a worker but in no
+			// map, and the size no longer matches. Its node matches it, so it
+			// is not also a node without a VM.
 			Config: e.driftHCL(cl.ID, e.sshHCL(cl.ID)+"  check_network_rules = false\n"),
 			ConfigStateChecks: append(expectDriftFindings(drift.KindUnmappedVM, drift.KindVMMapInconsistent),
 				expectDriftFinding(0, map[string]knownvalue.Check{
@@ -88,7 +89,7 @@ func TestAccClusterDrift_Seed004DeletedWorkerRow(t *testing.T) {
 	}})
 }
 
-func TestAccClusterDrift_Seed004StaleMapRows(t *testing.T) {
+func TestAccClusterDrift_MapRowsWithoutVMs(t *testing.T) {
 	t.Parallel()
 	e := newDriftEnv(t)
 	cl := e.NewCluster(cloudstack.CreateClusterParams{Name: "test", Size: 2})
@@ -135,7 +136,7 @@ func TestAccClusterDrift_Seed004StaleMapRows(t *testing.T) {
 	}})
 }
 
-func TestAccClusterDrift_Seed004NodeDeletedOutOfBand(t *testing.T) {
+func TestAccClusterDrift_NodeDeletedOutOfBand(t *testing.T) {
 	t.Parallel()
 	e := newDriftEnv(t)
 	cl := e.NewCluster(cloudstack.CreateClusterParams{Name: "test", Size: 2})
@@ -155,12 +156,12 @@ func TestAccClusterDrift_Seed004NodeDeletedOutOfBand(t *testing.T) {
 	}}})
 }
 
-func TestAccClusterDrift_Seed004SSHBroken(t *testing.T) {
+func TestAccClusterDrift_ControlNodeUnreachable(t *testing.T) {
 	t.Parallel()
 	e := newDriftEnv(t)
 	cl := e.NewCluster(cloudstack.CreateClusterParams{Name: "test", Size: 2})
-	// As in seed 004: the forward of public port 2222 is deleted (SSH to the
-	// control node fails) and a worker's map row is deleted.
+	// The forward of public port 2222 is deleted (SSH to the control node
+	// fails) and a worker's map row is deleted: the VMs are still compared.
 	e.DeleteForward(cl, 2222)
 	worker := e.NthWorker(cl, 1)
 	if err := e.Sim.DeleteMapRow(cl.ID, worker.ID); err != nil {
@@ -176,7 +177,7 @@ func TestAccClusterDrift_Seed004SSHBroken(t *testing.T) {
 	}}})
 }
 
-func TestAccClusterDrift_Seed004NodeSourceNone(t *testing.T) {
+func TestAccClusterDrift_NodeSourceNone(t *testing.T) {
 	t.Parallel()
 	e := newDriftEnv(t)
 	cl := e.NewCluster(cloudstack.CreateClusterParams{Name: "test", Size: 2})
@@ -208,7 +209,7 @@ func TestAccClusterDrift_Seed004NodeSourceNone(t *testing.T) {
 	}})
 }
 
-func TestAccClusterDrift_Seed004MidScaleAndGracePeriod(t *testing.T) {
+func TestAccClusterDrift_MidScaleAndGracePeriod(t *testing.T) {
 	t.Parallel()
 	e := newDriftEnv(t)
 	cl := e.NewCluster(cloudstack.CreateClusterParams{Name: "test", Size: 2})
@@ -255,7 +256,7 @@ func TestAccClusterDrift_Seed004MidScaleAndGracePeriod(t *testing.T) {
 	}})
 }
 
-func TestAccClusterDrift_Seed004ChangesNothing(t *testing.T) {
+func TestAccClusterDrift_ReadChangesNothing(t *testing.T) {
 	t.Parallel()
 	e := newDriftEnv(t)
 	cl := e.NewCluster(cloudstack.CreateClusterParams{Name: "test", EtcdNodes: 1, Size: 2})
