@@ -13,7 +13,7 @@ import (
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/nodes/sshlister"
 )
 
-// Latencies injected by the drift benchmarks (issue 7).
+// Latencies injected by the drift benchmarks.
 const (
 	DefaultAPILatency = 50 * time.Millisecond
 	DefaultSSHLatency = 100 * time.Millisecond

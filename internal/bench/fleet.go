@@ -23,7 +23,8 @@ import (
 // checks; their growth is reported, not judged.
 const fleetMaxFlatGrowth = 1.3
 
-// DefaultFleetSizes are issue 7's fleet sizes.
+// DefaultFleetSizes are the fleet sizes measured: one cluster, ten and a
+// hundred.
 var DefaultFleetSizes = []int{1, 10, 100}
 
 // FleetOptions configure RunFleetDrift.

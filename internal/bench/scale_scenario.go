@@ -22,7 +22,7 @@ import (
 // scenario instead of running benchmarks (see ChildProcessScenario).
 const ScaleChildArg = "-serve-scale-scenario"
 
-// Scale defaults (issue 7).
+// Scale defaults.
 const (
 	DefaultScaleWorkers    = 500
 	DefaultScaleAccountVMs = 5000

@@ -20,8 +20,8 @@ import (
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/nodes/sshlister"
 )
 
-// The drift check fails closed (issue 13, item 4): a view that was asked
-// for and could not be read leaves the check incomplete, never in sync.
+// The drift check fails closed: a view that was asked for and could not be
+// read leaves the check incomplete, never in sync.
 
 // closedPort is a loopback port nothing listens on.
 func closedPort(t *testing.T) int {

@@ -13,12 +13,12 @@ import (
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/drift"
 )
 
-// The drift gate fails closed (issue 13, item 4): with fail_on_drift, a
-// check that could not compare every view it was asked for fails the plan
-// unless allow_incomplete, and in_sync is never true for it. Each test
-// first shows the drift the view reveals when it can be read, then takes
-// the view away with the simulator's fault injection: before the change,
-// those plans passed with in_sync = true, masking that drift.
+// The drift gate fails closed: with fail_on_drift, a check that could not
+// compare every view it was asked for fails the plan unless allow_incomplete,
+// and in_sync is never true for it. Each test first shows the drift the view
+// reveals when it can be read, then takes the view away with the simulator's
+// fault injection: before the change, those plans passed with in_sync = true,
+// masking that drift.
 
 // driftGateHCL is the single-cluster gate without rule checks (the faults
 // below delete rules, which is drift of its own).

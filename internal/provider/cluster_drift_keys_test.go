@@ -20,10 +20,10 @@ import (
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
 )
 
-// Keeping the SSH private key out of plans (issue 13, item 12): with
-// ssh.private_key_file or the SSH agent, the key is read or used when the
-// check runs, and no saved plan (terraform show -json of it, which the plan
-// checks below read) or state holds it.
+// Keeping the SSH private key out of plans: with ssh.private_key_file or the
+// SSH agent, the key is read or used when the check runs, and no saved plan
+// (terraform show -json of it, which the plan checks below read) or state
+// holds it.
 
 // keyLines are the lines of a PEM private key that identify it, so that a
 // key written with escaped newlines is found too.

@@ -362,13 +362,12 @@ func TestAccCluster_lostCreateRequestNotRetried(t *testing.T) {
 	})
 }
 
-// TestAccCluster_lostCreateOthersClusterNotAdopted (issue 13, item 2): the
-// create's answer is lost and it never ran, while somebody else created a
-// cluster of the same name, zone and owner, with two workers. That cluster
-// is not the one this create asked for: the provider names it, says how it
-// differs and asks to import it rather than adopting it (which would have
-// destroyed somebody else's cluster at the next apply). Importing it then
-// works.
+// TestAccCluster_lostCreateOthersClusterNotAdopted: the create's answer is
+// lost and it never ran, while somebody else created a cluster of the same
+// name, zone and owner, with two workers. That cluster is not the one this
+// create asked for: the provider names it, says how it differs and asks to
+// import it rather than adopting it (which would have destroyed somebody
+// else's cluster at the next apply). Importing it then works.
 func TestAccCluster_lostCreateOthersClusterNotAdopted(t *testing.T) {
 	t.Parallel()
 	env := newSimEnv(t)
@@ -393,11 +392,11 @@ func TestAccCluster_lostCreateOthersClusterNotAdopted(t *testing.T) {
 	}
 }
 
-// TestAccCluster_existingNameRefused (issue 13, item 3): a cluster of the
-// same name exists that no state knows about (made by a create whose answer
-// was lost and that appeared late, or by a Terraform killed during create).
-// The provider refuses to create a twin, names the cluster on the name
-// attribute and shows how to import it; the import works.
+// TestAccCluster_existingNameRefused: a cluster of the same name exists that
+// no state knows about (made by a create whose answer was lost and that
+// appeared late, or by a Terraform killed during create). The provider
+// refuses to create a twin, names the cluster on the name attribute and shows
+// how to import it; the import works.
 func TestAccCluster_existingNameRefused(t *testing.T) {
 	t.Parallel()
 	env := newSimEnv(t)
@@ -424,10 +423,10 @@ func TestAccCluster_existingNameRefused(t *testing.T) {
 	}
 }
 
-// TestAccCluster_lateCreateNotDuplicated (issue 13, item 3): the create's
-// answer is lost and CloudStack makes the cluster only after the provider
-// stopped looking for it. The apply fails saying so; the next apply finds
-// the cluster and refuses to create a second one, asking to import it.
+// TestAccCluster_lateCreateNotDuplicated: the create's answer is lost and
+// CloudStack makes the cluster only after the provider stopped looking for
+// it. The apply fails saying so; the next apply finds the cluster and refuses
+// to create a second one, asking to import it.
 func TestAccCluster_lateCreateNotDuplicated(t *testing.T) {
 	t.Parallel()
 	env := newSimEnv(t)
@@ -460,10 +459,10 @@ func TestAccCluster_lateCreateNotDuplicated(t *testing.T) {
 	})
 }
 
-// TestAccCluster_createConnectionRefused (issue 13, item 10): the create's
-// connection is refused. The request was never sent, so nothing was
-// created, and the error says so instead of calling the answer lost; the
-// provider does not look for a cluster. The next apply creates it.
+// TestAccCluster_createConnectionRefused: the create's connection is refused.
+// The request was never sent, so nothing was created, and the error says so
+// instead of calling the answer lost; the provider does not look for a
+// cluster. The next apply creates it.
 func TestAccCluster_createConnectionRefused(t *testing.T) {
 	t.Parallel()
 	env := newSimEnv(t)

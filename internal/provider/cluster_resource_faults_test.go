@@ -235,10 +235,10 @@ func TestAccCluster_failedCreateKeptWhenDeleteFails(t *testing.T) {
 	})
 }
 
-// TestAccCluster_createPollFailureKeepsCluster (issue 13, item 1): one HTTP
-// 530 from queryAsyncJobResult while the create job runs is a failed poll,
-// not a failed job. The poll is retried, the cluster is kept and recorded
-// as it is, and nothing is deleted.
+// TestAccCluster_createPollFailureKeepsCluster: one HTTP 530 from
+// queryAsyncJobResult while the create job runs is a failed poll, not a
+// failed job. The poll is retried, the cluster is kept and recorded as it is,
+// and nothing is deleted.
 func TestAccCluster_createPollFailureKeepsCluster(t *testing.T) {
 	t.Parallel()
 	env := newSimEnv(t)
@@ -329,10 +329,10 @@ func (s *interruptibleServer) ApplyResourceChange(ctx context.Context, req *tfpr
 	return s.ProviderServer.ApplyResourceChange(ctx, req)
 }
 
-// TestAccCluster_createInterruptedKeptUntainted (issue 13, item 5):
-// Terraform is interrupted while CloudStack creates the cluster. The
-// healthy cluster is recorded, not tainted (and not blamed on the create
-// timeout); the next plan does not replace it, and the next apply finishes.
+// TestAccCluster_createInterruptedKeptUntainted: Terraform is interrupted
+// while CloudStack creates the cluster. The healthy cluster is recorded, not
+// tainted (and not blamed on the create timeout); the next plan does not
+// replace it, and the next apply finishes.
 func TestAccCluster_createInterruptedKeptUntainted(t *testing.T) {
 	t.Parallel()
 	env := newSimEnv(t, simtest.WithJobDuration(time.Second))
@@ -407,14 +407,13 @@ func (c expectNotReplaced) CheckPlan(_ context.Context, req plancheck.CheckPlanR
 	}
 }
 
-// TestAccCluster_autoscalerRefusedAfterCreate (issue 13, item 8): the
-// autoscaler's max_size plus the control node exceeds CloudStack's
-// cloud.kubernetes.cluster.max.size (10), which CloudStack refuses only
-// when the autoscaler is configured, after the create. The cluster is kept
-// untainted (a new one would fail the same way); the next plan shows the
-// autoscaler as an in-place change, whose apply fails clearly without
-// destroying anything; with a max_size that fits, it converges on the same
-// cluster.
+// TestAccCluster_autoscalerRefusedAfterCreate: the autoscaler's max_size plus
+// the control node exceeds CloudStack's cloud.kubernetes.cluster.max.size
+// (10), which CloudStack refuses only when the autoscaler is configured,
+// after the create. The cluster is kept untainted (a new one would fail the
+// same way); the next plan shows the autoscaler as an in-place change, whose
+// apply fails clearly without destroying anything; with a max_size that fits,
+// it converges on the same cluster.
 func TestAccCluster_autoscalerRefusedAfterCreate(t *testing.T) {
 	t.Parallel()
 	env := newSimEnv(t)
@@ -473,10 +472,10 @@ func TestAccCluster_autoscalerRefusedAfterCreate(t *testing.T) {
 	})
 }
 
-// TestAccCluster_createPlanChecksAutoscaler (issue 13, item 8): what can be
-// known before creating is checked at plan time. A Kubernetes version that
-// does not support the autoscaler (here, the simulator's answer rewritten to
-// say so) fails the plan on autoscaling, before any cluster exists.
+// TestAccCluster_createPlanChecksAutoscaler: what can be known before
+// creating is checked at plan time. A Kubernetes version that does not
+// support the autoscaler (here, the simulator's answer rewritten to say so)
+// fails the plan on autoscaling, before any cluster exists.
 func TestAccCluster_createPlanChecksAutoscaler(t *testing.T) {
 	t.Parallel()
 	env := newSimEnv(t)
@@ -499,11 +498,11 @@ func TestAccCluster_createPlanChecksAutoscaler(t *testing.T) {
 	}
 }
 
-// TestAccCluster_createSetUpStepHealed (issue 13, item 9): a rule step
-// after the create fails once (createFirewallRule answers 503, and a
-// mutation is never retried by the client) and succeeds when the set-up is
-// tried again in the same apply. The apply reports what is true at the
-// end: no error, the rules in the provider's layout.
+// TestAccCluster_createSetUpStepHealed: a rule step after the create fails
+// once (createFirewallRule answers 503, and a mutation is never retried by
+// the client) and succeeds when the set-up is tried again in the same apply.
+// The apply reports what is true at the end: no error, the rules in the
+// provider's layout.
 func TestAccCluster_createSetUpStepHealed(t *testing.T) {
 	t.Parallel()
 	env := newSimEnv(t)

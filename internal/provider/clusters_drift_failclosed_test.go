@@ -14,11 +14,11 @@ import (
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/drift"
 )
 
-// The fleet gate fails closed cluster by cluster (issue 13, item 4): a
-// cluster whose nodes could not be listed, one that was skipped and one
-// that could not be read at all each fail fail_on_drift unless
-// allow_incomplete; a refused host key fails the run in any case, as for
-// one cluster. Before the change, each of these plans passed.
+// The fleet gate fails closed cluster by cluster: a cluster whose nodes could
+// not be listed, one that was skipped and one that could not be read at all
+// each fail fail_on_drift unless allow_incomplete; a refused host key fails
+// the run in any case, as for one cluster. Before the change, each of these
+// plans passed.
 
 func fleetCluster(i int, checks map[string]knownvalue.Check) statecheck.StateCheck {
 	return statecheck.ExpectKnownValue(fleetAddr, tfjsonpath.New("clusters").AtSliceIndex(i), knownvalue.ObjectPartial(checks))

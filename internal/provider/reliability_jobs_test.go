@@ -222,8 +222,8 @@ func relCreateAnswerLost(sc *relScenario) []resource.TestStep {
 
 // relCreateInterrupted creates the cluster with a create timeout shorter
 // than the simulator's jobs: the apply's wait is cut short while CloudStack
-// still works. The healthy cluster must be kept in state, not tainted
-// (issue 13, item 5), and the next apply finishes it without replacing it.
+// still works. The healthy cluster must be kept in state, not tainted,
+// and the next apply finishes it without replacing it.
 func relCreateInterrupted(sc *relScenario) []resource.TestStep {
 	sc.cluster.timeouts = "  timeouts = { create = \"500ms\" }\n"
 	interrupted := sc.config()
@@ -274,9 +274,9 @@ func (sc *relScenario) relWaitState(state string) {
 	sc.t.Fatalf("cluster %s did not reach state %s", sc.cluster.name, state)
 }
 
-// relCreatePollFailed answers the first poll of the create job with HTTP
-// 530 from queryAsyncJobResult itself (issue 13, item 1): a failed poll,
-// not a failed job. The create must succeed and delete nothing.
+// relCreatePollFailed answers the first poll of the create job with HTTP 530
+// from queryAsyncJobResult itself: a failed poll, not a failed job. The
+// create must succeed and delete nothing.
 func relCreatePollFailed(sc *relScenario) []resource.TestStep {
 	return []resource.TestStep{{
 		PreConfig: func() {
@@ -324,10 +324,10 @@ func relCreateJobFailed(sc *relScenario) []resource.TestStep {
 	}
 }
 
-// relCreateTwin renames the cluster (a replacement) to a name a cluster
-// made out of band already has, as a create whose answer was lost may have
-// made (issue 13, item 3). The provider refuses to create a twin and asks
-// to import it; importing it converges, and that cluster is never lost.
+// relCreateTwin renames the cluster (a replacement) to a name a cluster made
+// out of band already has, as a create whose answer was lost may have made.
+// The provider refuses to create a twin and asks to import it; importing it
+// converges, and that cluster is never lost.
 func relCreateTwin(sc *relScenario) []resource.TestStep {
 	sc.cluster.name = "create-twin"
 	config := sc.config()

@@ -23,7 +23,7 @@ import (
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/simtest"
 )
 
-// Transport security at the Terraform level (issue 7):
+// Transport security at the Terraform level:
 //
 //	check                                                        | where
 //	-------------------------------------------------------------+--------------------------------------------------------------
