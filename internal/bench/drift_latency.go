@@ -13,7 +13,7 @@ import (
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/nodes/sshlister"
 )
 
-// Latencies injected by the drift benchmarks (issue 7).
+// Latencies injected by the drift benchmarks.
 const (
 	DefaultAPILatency = 50 * time.Millisecond
 	DefaultSSHLatency = 100 * time.Millisecond
@@ -81,15 +81,15 @@ func RunDriftLatency(ctx context.Context, opts DriftLatencyOptions) (DriftLatenc
 	if err != nil {
 		return DriftLatencyResult{}, err
 	}
-	cl, err := env.api.GetKubernetesCluster(ctx, ids[0])
+	cl, err := env.API.GetKubernetesCluster(ctx, ids[0])
 	if err != nil {
 		return DriftLatencyResult{}, err
 	}
-	hostKey := env.sim.HostKey(cl.ID)
+	hostKey := env.Sim.HostKey(cl.ID)
 	if hostKey == nil {
 		return DriftLatencyResult{}, errors.New("the simulator has no host key for the cluster")
 	}
-	sshOpts := driftcheck.SSHOptions{PrivateKey: env.sim.PrivateKeyPEM(), HostKey: string(ssh.MarshalAuthorizedKey(hostKey))}
+	sshOpts := driftcheck.SSHOptions{PrivateKey: env.Sim.PrivateKeyPEM(), HostKey: string(ssh.MarshalAuthorizedKey(hostKey))}
 	req := driftcheck.Request{ClusterID: cl.ID, Options: fullCheckOptions(sshOpts, 30*time.Second)}
 	lister, err := sshlister.New(sshlister.Config{Host: cl.IPAddress, Port: 2222, PrivateKey: sshOpts.PrivateKey, HostKey: sshOpts.HostKey})
 	if err != nil {
@@ -97,20 +97,20 @@ func RunDriftLatency(ctx context.Context, opts DriftLatencyOptions) (DriftLatenc
 	}
 	views := map[string]func(context.Context) error{
 		viewLookup: func(ctx context.Context) error {
-			_, err := env.api.ListKubernetesClusters(ctx, cloudstack.ListClustersParams{ListAll: true})
+			_, err := env.API.ListKubernetesClusters(ctx, cloudstack.ListClustersParams{ListAll: true})
 			return err
 		},
 		viewVMs: func(ctx context.Context) error {
-			_, err := env.api.ListVirtualMachines(ctx, cloudstack.ListVMsParams{
+			_, err := env.API.ListVirtualMachines(ctx, cloudstack.ListVMsParams{
 				Ownership: cloudstack.Ownership{Account: cl.Account, DomainID: cl.DomainID}, ListAll: true})
 			return err
 		},
 		viewFirewall: func(ctx context.Context) error {
-			_, err := env.api.ListFirewallRules(ctx, cloudstack.ListRulesParams{IPAddressID: cl.IPAddressID})
+			_, err := env.API.ListFirewallRules(ctx, cloudstack.ListRulesParams{IPAddressID: cl.IPAddressID})
 			return err
 		},
 		viewForwards: func(ctx context.Context) error {
-			_, err := env.api.ListPortForwardingRules(ctx, cloudstack.ListRulesParams{NetworkID: cl.NetworkID})
+			_, err := env.API.ListPortForwardingRules(ctx, cloudstack.ListRulesParams{NetworkID: cl.NetworkID})
 			return err
 		},
 		viewNodes: func(ctx context.Context) error {
@@ -120,7 +120,7 @@ func RunDriftLatency(ctx context.Context, opts DriftLatencyOptions) (DriftLatenc
 	}
 
 	env.setLatencies(opts.APILatency, opts.SSHLatency)
-	checker := &driftcheck.Checker{API: env.api}
+	checker := &driftcheck.Checker{API: env.API}
 	// One untimed check opens the client's pooled connections.
 	if _, _, err := checker.Check(ctx, req); err != nil {
 		return DriftLatencyResult{}, fmt.Errorf("warm-up check: %w", err)
@@ -128,7 +128,7 @@ func RunDriftLatency(ctx context.Context, opts DriftLatencyOptions) (DriftLatenc
 
 	res := DriftLatencyResult{Options: opts, Views: map[string][]time.Duration{}}
 	for run := range opts.Runs {
-		env.sim.ResetCallCounts()
+		env.Sim.ResetCallCounts()
 		start := time.Now()
 		out, st, err := checker.Check(ctx, req)
 		elapsed := time.Since(start)
@@ -141,7 +141,7 @@ func RunDriftLatency(ctx context.Context, opts DriftLatencyOptions) (DriftLatenc
 		res.Checks = append(res.Checks, elapsed)
 		if run == 0 {
 			res.CloudStackRequests, res.SSHSessions = st.CloudStackRequests(), st.SSHSessions
-			for _, n := range env.sim.CallCounts() {
+			for _, n := range env.Sim.CallCounts() {
 				res.SimulatorRequests += n
 			}
 		}

@@ -23,7 +23,8 @@ import (
 // checks; their growth is reported, not judged.
 const fleetMaxFlatGrowth = 1.3
 
-// DefaultFleetSizes are issue 7's fleet sizes.
+// DefaultFleetSizes are the fleet sizes measured: one cluster, ten and a
+// hundred.
 var DefaultFleetSizes = []int{1, 10, 100}
 
 // FleetOptions configure RunFleetDrift.
@@ -105,9 +106,9 @@ func RunFleetDrift(ctx context.Context, opts FleetOptions) (FleetResult, error) 
 	}
 	res := FleetResult{Options: opts, Setup: time.Since(setupStart)}
 
-	checkOpts := fullCheckOptions(driftcheck.SSHOptions{PrivateKey: env.sim.PrivateKeyPEM(), KnownHosts: knownHosts}, 30*time.Second)
+	checkOpts := fullCheckOptions(driftcheck.SSHOptions{PrivateKey: env.Sim.PrivateKeyPEM(), KnownHosts: knownHosts}, 30*time.Second)
 	env.setLatencies(opts.APILatency, opts.SSHLatency)
-	checker := &driftcheck.Checker{API: env.api}
+	checker := &driftcheck.Checker{API: env.API}
 
 	_, single, err := checker.Check(ctx, driftcheck.Request{ClusterID: ids[0], Options: checkOpts})
 	if err != nil {
@@ -140,7 +141,7 @@ func RunFleetDrift(ctx context.Context, opts FleetOptions) (FleetResult, error) 
 
 // fleetKnownHosts pins every cluster's control node host key at ip:2222.
 func fleetKnownHosts(ctx context.Context, env *simEnv, ids []string) (string, error) {
-	clusters, err := env.api.ListKubernetesClusters(ctx, cloudstack.ListClustersParams{ListAll: true})
+	clusters, err := env.API.ListKubernetesClusters(ctx, cloudstack.ListClustersParams{ListAll: true})
 	if err != nil {
 		return "", err
 	}
@@ -151,7 +152,7 @@ func fleetKnownHosts(ctx context.Context, env *simEnv, ids []string) (string, er
 	var b strings.Builder
 	for _, id := range ids {
 		c, ok := byID[id]
-		key := env.sim.HostKey(id)
+		key := env.Sim.HostKey(id)
 		if !ok || c.IPAddress == "" || key == nil {
 			return "", fmt.Errorf("cluster %s has no address or host key", id)
 		}

@@ -19,15 +19,15 @@ const (
 	WaiterCloudStackGo = "cloudstack-go GetAsyncJobResult"
 )
 
-// Job wait targets (issue 7): median overhead at most 1 s and at most half
-// of cloudstack-go's, no more than twice its polls.
+// Job wait targets: median overhead at most 1 s and at most half of
+// cloudstack-go's, no more than twice its polls.
 const (
 	jobWaitMaxOverhead   = time.Second
 	jobWaitMaxOverheadX  = 0.5
 	jobWaitMaxPollsRatio = 2.0
 )
 
-// DefaultJobDurations are the simulated job lengths of issue 7.
+// DefaultJobDurations are the simulated job lengths measured.
 var DefaultJobDurations = []time.Duration{1500 * time.Millisecond, 4 * time.Second, 9 * time.Second, 20 * time.Second}
 
 // JobWaitOptions configure RunJobWait.

@@ -15,17 +15,16 @@ import (
 // replayAPI records the answers of the read calls a drift check makes and,
 // once replaying, serves them from memory. A check on it then measures the
 // comparison (conversion, indexing, drift.Compare) without any I/O or
-// decoding. Calls it does not override go to the live client; a drift
-// check makes none.
+// decoding. It overrides every call of driftcheck.API.
 type replayAPI struct {
-	cloudstack.API
+	driftcheck.API
 
 	mu        sync.Mutex
 	replaying bool
 	answers   map[string]any
 }
 
-func newReplayAPI(live cloudstack.API) *replayAPI {
+func newReplayAPI(live driftcheck.API) *replayAPI {
 	return &replayAPI{API: live, answers: map[string]any{}}
 }
 
@@ -60,34 +59,34 @@ func memo[T any](r *replayAPI, key string, fetch func() (T, error)) (T, error) {
 	return t, err
 }
 
-// ListKubernetesClusters implements cloudstack.API.
+// ListKubernetesClusters implements driftcheck.API.
 func (r *replayAPI) ListKubernetesClusters(ctx context.Context, p cloudstack.ListClustersParams) ([]cloudstack.Cluster, error) {
 	return memo(r, fmt.Sprintf("clusters %+v", p), func() ([]cloudstack.Cluster, error) { return r.API.ListKubernetesClusters(ctx, p) })
 }
 
-// ListVirtualMachines implements cloudstack.API.
+// ListVirtualMachines implements driftcheck.API.
 func (r *replayAPI) ListVirtualMachines(ctx context.Context, p cloudstack.ListVMsParams) ([]cloudstack.VirtualMachine, error) {
 	return memo(r, fmt.Sprintf("vms %+v", p), func() ([]cloudstack.VirtualMachine, error) { return r.API.ListVirtualMachines(ctx, p) })
 }
 
-// ListFirewallRules implements cloudstack.API.
+// ListFirewallRules implements driftcheck.API.
 func (r *replayAPI) ListFirewallRules(ctx context.Context, p cloudstack.ListRulesParams) ([]cloudstack.FirewallRule, error) {
 	return memo(r, fmt.Sprintf("firewall %+v", p), func() ([]cloudstack.FirewallRule, error) { return r.API.ListFirewallRules(ctx, p) })
 }
 
-// ListPortForwardingRules implements cloudstack.API.
+// ListPortForwardingRules implements driftcheck.API.
 func (r *replayAPI) ListPortForwardingRules(ctx context.Context, p cloudstack.ListRulesParams) ([]cloudstack.PortForwardingRule, error) {
 	return memo(r, fmt.Sprintf("forwards %+v", p), func() ([]cloudstack.PortForwardingRule, error) {
 		return r.API.ListPortForwardingRules(ctx, p)
 	})
 }
 
-// ListNetworks implements cloudstack.API.
+// ListNetworks implements driftcheck.API.
 func (r *replayAPI) ListNetworks(ctx context.Context, p cloudstack.ListNetworksParams) ([]cloudstack.Network, error) {
 	return memo(r, fmt.Sprintf("networks %+v", p), func() ([]cloudstack.Network, error) { return r.API.ListNetworks(ctx, p) })
 }
 
-// GetKubernetesClusterConfig implements cloudstack.API.
+// GetKubernetesClusterConfig implements driftcheck.API.
 func (r *replayAPI) GetKubernetesClusterConfig(ctx context.Context, id string) (string, error) {
 	return memo(r, "kubeconfig "+id, func() (string, error) { return r.API.GetKubernetesClusterConfig(ctx, id) })
 }
@@ -154,4 +153,16 @@ func (l staticLister) ListNodes(context.Context) ([]nodes.Node, error) {
 	l.from.mu.Lock()
 	defer l.from.mu.Unlock()
 	return l.from.nodes, nil
+}
+
+// ListLoadBalancerRules implements driftcheck.API.
+func (r *replayAPI) ListLoadBalancerRules(ctx context.Context, p cloudstack.ListRulesParams) ([]cloudstack.LoadBalancerRule, error) {
+	return memo(r, fmt.Sprintf("load balancers %+v", p), func() ([]cloudstack.LoadBalancerRule, error) {
+		return r.API.ListLoadBalancerRules(ctx, p)
+	})
+}
+
+// CloudStackVersion implements driftcheck.API.
+func (r *replayAPI) CloudStackVersion(ctx context.Context) (string, error) {
+	return memo(r, "version", func() (string, error) { return r.API.CloudStackVersion(ctx) })
 }

@@ -11,9 +11,9 @@ import (
 
 	csgo "github.com/apache/cloudstack-go/v2/cloudstack"
 
-	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/clusterops"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/simtest"
 )
 
 // Size change targets: the provider's apply of a new size against the same
@@ -103,18 +103,16 @@ type ResizeResult struct {
 func RunResize(ctx context.Context, opts ResizeOptions) (ResizeResult, error) {
 	opts = opts.withDefaults()
 	res := ResizeResult{Options: opts}
-	sim, err := simulator.New(simulator.Options{})
+	launched, err := simtest.Launch(simtest.WithListOrder(simulator.ListOrderReal))
 	if err != nil {
 		return res, err
 	}
-	defer func() { _ = sim.Close() }()
-	if err := sim.Start("127.0.0.1:0"); err != nil {
-		return res, err
-	}
-	r, err := newResizeRun(ctx, sim, opts.EtcdNodes)
+	defer launched.Close()
+	r, err := newResizeRun(ctx, &simEnv{launched}, opts.EtcdNodes)
 	if err != nil {
 		return res, err
 	}
+	sim := launched.Sim
 	sim.SetJobDuration(opts.JobTime)
 	sim.SetCommandLatency("", opts.APILatency)
 	res.Hardening, err = measure(sim, func() error {
@@ -145,15 +143,11 @@ type resizeRun struct {
 // newResizeRun creates the two clusters in CKS's own layout and hardens the
 // second, untimed: on CKS's own layout its second scale would trip
 // apache/cloudstack#14159.
-func newResizeRun(ctx context.Context, sim *simulator.Simulator, etcd int64) (*resizeRun, error) {
-	info := sim.Info()
-	api, err := cloudstack.New(cloudstack.Config{APIURL: info.APIURL, APIKey: info.APIKey, SecretKey: info.SecretKey})
-	if err != nil {
-		return nil, err
-	}
-	env := &simEnv{sim: sim, info: info, api: api}
-	r := &resizeRun{sim: sim, engine: clusterops.New(api, clusterops.Options{}),
+func newResizeRun(ctx context.Context, env *simEnv, etcd int64) (*resizeRun, error) {
+	info, api := env.Info, env.API
+	r := &resizeRun{sim: env.Sim, engine: clusterops.New(api, clusterops.Options{}),
 		cs: csgo.NewAsyncClient(info.APIURL, info.APIKey, info.SecretKey, false)}
+	var err error
 	if r.ours, err = env.createCluster(ctx, clusterSpec{name: "provider", size: 1, etcd: etcd}); err != nil {
 		return nil, err
 	}

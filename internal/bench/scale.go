@@ -13,7 +13,7 @@ import (
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/driftcheck"
 )
 
-// Scale targets (issue 7): under 1 s of CPU and under 100 MB.
+// Scale targets: under 1 s of CPU and under 100 MB.
 const (
 	scaleMaxCPU  = time.Second
 	scaleMaxHeap = 100_000_000

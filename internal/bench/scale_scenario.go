@@ -22,7 +22,7 @@ import (
 // scenario instead of running benchmarks (see ChildProcessScenario).
 const ScaleChildArg = "-serve-scale-scenario"
 
-// Scale defaults (issue 7).
+// Scale defaults.
 const (
 	DefaultScaleWorkers    = 500
 	DefaultScaleAccountVMs = 5000
@@ -150,7 +150,7 @@ func buildScaleScenario(ctx context.Context, workers, accountVMs int) (*simEnv, 
 	if err != nil {
 		return fail(err)
 	}
-	cl, err := env.api.GetKubernetesCluster(ctx, ids[0])
+	cl, err := env.API.GetKubernetesCluster(ctx, ids[0])
 	if err != nil {
 		return fail(err)
 	}
@@ -159,26 +159,26 @@ func buildScaleScenario(ctx context.Context, workers, accountVMs int) (*simEnv, 
 	}
 	old := time.Now().Add(-2 * clusterAge)
 	for range scaleStrayNodeVMs {
-		if _, _, err := env.sim.CreateStrayVM(simulator.StrayVM{ClusterID: cl.ID, Role: "worker", Created: old}); err != nil {
+		if _, _, err := env.Sim.CreateStrayVM(simulator.StrayVM{ClusterID: cl.ID, Role: "worker", Created: old}); err != nil {
 			return fail(err)
 		}
 	}
 	for i := range accountVMs - nodeVMs - scaleStrayNodeVMs {
-		if _, _, err := env.sim.CreateStrayVM(simulator.StrayVM{ClusterID: cl.ID, Name: fmt.Sprintf("app-%05d", i), Created: old}); err != nil {
+		if _, _, err := env.Sim.CreateStrayVM(simulator.StrayVM{ClusterID: cl.ID, Name: fmt.Sprintf("app-%05d", i), Created: old}); err != nil {
 			return fail(err)
 		}
 	}
 	lastWorker := cl.VirtualMachines[len(cl.VirtualMachines)-1]
-	if err := env.sim.DeleteMapRow(cl.ID, lastWorker.ID); err != nil {
+	if err := env.Sim.DeleteMapRow(cl.ID, lastWorker.ID); err != nil {
 		return fail(err)
 	}
-	hostKey := env.sim.HostKey(cl.ID)
+	hostKey := env.Sim.HostKey(cl.ID)
 	if hostKey == nil {
 		return fail(errors.New("the simulator has no host key for the cluster"))
 	}
 	return env, ScaleScenario{
-		APIURL: env.info.APIURL, APIKey: env.info.APIKey, SecretKey: env.info.SecretKey, ClusterID: cl.ID,
-		HostKey: string(ssh.MarshalAuthorizedKey(hostKey)), PrivateKey: string(env.sim.PrivateKeyPEM()),
+		APIURL: env.Info.APIURL, APIKey: env.Info.APIKey, SecretKey: env.Info.SecretKey, ClusterID: cl.ID,
+		HostKey: string(ssh.MarshalAuthorizedKey(hostKey)), PrivateKey: string(env.Sim.PrivateKeyPEM()),
 		Workers: workers, AccountVMs: accountVMs, Setup: time.Since(start),
 	}, nil
 }

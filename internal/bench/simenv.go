@@ -11,48 +11,33 @@ import (
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/drift"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/driftcheck"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/simtest"
 )
 
 // simEnv is a running simulator with a client for its admin account.
-type simEnv struct {
-	sim  *simulator.Simulator
-	info simulator.Info
-	api  *cloudstack.Client
-}
+type simEnv struct{ *simtest.Env }
 
 // clusterAge puts the simulator's clock back, so the clusters' VMs are past
 // the drift grace period when the benchmarks run.
 const clusterAge = time.Hour
 
-// startSim starts an in-process simulator whose jobs finish at once. Its
-// networks hold at least guestVMs VMs each (0: CloudStack's default /24).
+// startSim starts an in-process simulator whose jobs finish at once, listing
+// in the management server's own order. Its networks hold at least guestVMs
+// VMs each (0: CloudStack's default /24).
 func startSim(maxClusterSize, guestVMs int) (*simEnv, error) {
 	prefix, err := guestCIDRPrefixFor(guestVMs)
 	if err != nil {
 		return nil, err
 	}
-	sim, err := simulator.New(simulator.Options{
-		MaxClusterSize:  maxClusterSize,
-		GuestCIDRPrefix: prefix,
-		Clock:           func() time.Time { return time.Now().Add(-clusterAge) },
-	})
+	env, err := simtest.Launch(simtest.WithClusterAge(clusterAge), simtest.WithListOrder(simulator.ListOrderReal),
+		simtest.WithOptions(func(o *simulator.Options) { o.MaxClusterSize, o.GuestCIDRPrefix = maxClusterSize, prefix }))
 	if err != nil {
 		return nil, fmt.Errorf("simulator: %w", err)
 	}
-	if err := sim.Start("127.0.0.1:0"); err != nil {
-		_ = sim.Close()
-		return nil, fmt.Errorf("simulator: %w", err)
-	}
-	info := sim.Info()
-	api, err := cloudstack.New(cloudstack.Config{APIURL: info.APIURL, APIKey: info.APIKey, SecretKey: info.SecretKey})
-	if err != nil {
-		_ = sim.Close()
-		return nil, err
-	}
-	return &simEnv{sim: sim, info: info, api: api}, nil
+	return &simEnv{env}, nil
 }
 
-func (e *simEnv) close() { _ = e.sim.Close() }
+func (e *simEnv) close() { e.Close() }
 
 // guestCIDRPrefixFor is the longest guest CIDR prefix, at most the default
 // /24, whose network has room for vms VMs (all addresses but the network,
@@ -93,32 +78,18 @@ func (e *simEnv) createClusters(ctx context.Context, specs []clusterSpec) ([]str
 }
 
 func (e *simEnv) createCluster(ctx context.Context, spec clusterSpec) (string, error) {
-	ref, err := e.api.CreateKubernetesCluster(ctx, cloudstack.CreateClusterParams{
-		Name:                spec.name,
-		ZoneID:              e.info.ZoneID,
-		KubernetesVersionID: e.info.KubernetesVersions["1.33.13"],
-		ServiceOfferingID:   e.info.ServiceOfferingID,
-		ControlNodes:        1,
-		EtcdNodes:           spec.etcd,
-		Size:                spec.size,
-		Keypair:             e.info.Keypair,
-	})
+	id, err := e.CreateCluster(ctx, cloudstack.CreateClusterParams{Name: spec.name, EtcdNodes: spec.etcd, Size: spec.size})
 	if err != nil {
 		return "", fmt.Errorf("creating cluster %s: %w", spec.name, err)
 	}
-	if _, err := cloudstack.WaitForJob(ctx, e.api, ref.JobID, cloudstack.WaitOptions{
-		Command: "createKubernetesCluster", InitialInterval: 5 * time.Millisecond, MaxInterval: 100 * time.Millisecond,
-	}); err != nil {
-		return "", fmt.Errorf("creating cluster %s: %w", spec.name, err)
-	}
-	return ref.ID, nil
+	return id, nil
 }
 
 // setLatencies adds api to every CloudStack call and ssh to every SSH
 // command of the simulator.
 func (e *simEnv) setLatencies(api, ssh time.Duration) {
-	e.sim.SetCommandLatency("", api)
-	e.sim.SetSSHLatency(ssh)
+	e.Sim.SetCommandLatency("", api)
+	e.Sim.SetSSHLatency(ssh)
 }
 
 // fullCheckOptions are the options of the checks the benchmarks time: every

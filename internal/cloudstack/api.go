@@ -5,44 +5,85 @@ import (
 	"encoding/json"
 )
 
-// API is the subset of the CloudStack API the provider uses. Every list call
-// pages through all results (page size 500). Calls that start async jobs return
-// at once; wait for them with WaitForJob. Read calls retry transient errors;
-// mutating calls never retry.
+// API is the subset of the CloudStack API the provider uses: the union of
+// the role interfaces below, for the callers that need everything. A caller
+// that needs less takes the roles it uses, so that its test fakes stay small.
+//
+// Every list call pages through all results (page size 500). Calls that
+// start async jobs return at once; wait for them with WaitForJob. Read calls
+// retry transient errors; mutating calls never retry.
 type API interface {
+	ClusterReader
+	ClusterWriter
+	KubeconfigReader
+	VMReader
+	RuleReader
+	RuleWriter
+	NetworkReader
+	CatalogReader
+	JobQuerier
+}
+
+// ClusterReader reads CKS clusters.
+type ClusterReader interface {
 	ListKubernetesClusters(ctx context.Context, p ListClustersParams) ([]Cluster, error)
 	// GetKubernetesCluster returns an *Error of kind KindNotFound when the
 	// cluster does not exist or was removed.
 	GetKubernetesCluster(ctx context.Context, id string) (*Cluster, error)
+}
+
+// ClusterWriter starts the async jobs that create, change and delete CKS
+// clusters.
+type ClusterWriter interface {
 	CreateKubernetesCluster(ctx context.Context, p CreateClusterParams) (AsyncRef, error)
 	ScaleKubernetesCluster(ctx context.Context, p ScaleClusterParams) (AsyncRef, error)
 	UpgradeKubernetesCluster(ctx context.Context, id, versionID string) (AsyncRef, error)
 	StartKubernetesCluster(ctx context.Context, id string) (AsyncRef, error)
 	StopKubernetesCluster(ctx context.Context, id string) (AsyncRef, error)
 	DeleteKubernetesCluster(ctx context.Context, id string) (AsyncRef, error)
+}
+
+// KubeconfigReader reads a cluster's kubeconfig.
+type KubeconfigReader interface {
 	// GetKubernetesClusterConfig returns the kubeconfig YAML. It is a secret.
 	GetKubernetesClusterConfig(ctx context.Context, id string) (string, error)
-	ListKubernetesSupportedVersions(ctx context.Context, zoneID string) ([]KubernetesVersion, error)
+}
 
+// VMReader lists virtual machines.
+type VMReader interface {
 	ListVirtualMachines(ctx context.Context, p ListVMsParams) ([]VirtualMachine, error)
+}
 
+// RuleReader lists the network rules on public IP addresses.
+type RuleReader interface {
 	ListFirewallRules(ctx context.Context, p ListRulesParams) ([]FirewallRule, error)
+	ListPortForwardingRules(ctx context.Context, p ListRulesParams) ([]PortForwardingRule, error)
+	ListLoadBalancerRules(ctx context.Context, p ListRulesParams) ([]LoadBalancerRule, error)
+}
+
+// RuleWriter starts the async jobs that create and delete firewall rules
+// and port forwards.
+type RuleWriter interface {
 	CreateFirewallRule(ctx context.Context, p CreateFirewallRuleParams) (AsyncRef, error)
 	DeleteFirewallRule(ctx context.Context, id string) (AsyncRef, error)
-	ListPortForwardingRules(ctx context.Context, p ListRulesParams) ([]PortForwardingRule, error)
 	CreatePortForwardingRule(ctx context.Context, p CreatePortForwardingRuleParams) (AsyncRef, error)
 	DeletePortForwardingRule(ctx context.Context, id string) (AsyncRef, error)
-	ListLoadBalancerRules(ctx context.Context, p ListRulesParams) ([]LoadBalancerRule, error)
+}
+
+// NetworkReader lists networks and their public IP addresses.
+type NetworkReader interface {
 	ListPublicIPAddresses(ctx context.Context, p ListPublicIPParams) ([]PublicIPAddress, error)
 	ListNetworks(ctx context.Context, p ListNetworksParams) ([]Network, error)
+}
 
+// CatalogReader reads what the cloud offers: zones, service offerings,
+// Kubernetes versions and the CloudStack version itself.
+type CatalogReader interface {
+	ListKubernetesSupportedVersions(ctx context.Context, zoneID string) ([]KubernetesVersion, error)
 	ListZones(ctx context.Context) ([]Zone, error)
 	ListServiceOfferings(ctx context.Context) ([]ServiceOffering, error)
 	// CloudStackVersion is listCapabilities' cloudstackversion, e.g. "4.22.1.1".
 	CloudStackVersion(ctx context.Context) (string, error)
-
-	// QueryAsyncJob polls a job once.
-	QueryAsyncJob(ctx context.Context, jobID string) (JobStatus, error)
 }
 
 // JobStatus is one poll of queryAsyncJobResult.

@@ -10,7 +10,7 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/apache/cloudstack-go/v2/cloudstack"
+	csgo "github.com/apache/cloudstack-go/v2/cloudstack"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 )
 
@@ -71,7 +71,7 @@ func (r attemptResult[T]) delivery() Delivery {
 // client it is given; call adds the context, timeout, retries, error
 // classification and logging. The returned exchange holds the raw response.
 func call[T any](ctx context.Context, c *Client, command string, opts callOpts,
-	fn func(cs *cloudstack.CloudStackClient) (T, error),
+	fn func(cs *csgo.CloudStackClient) (T, error),
 ) (T, exchange, error) {
 	var zero T
 	ctx = c.logContext(ctx, command)
@@ -134,12 +134,12 @@ func call[T any](ctx context.Context, c *Client, command string, opts callOpts,
 // cloudstack-go's requests carry no context and it sleeps between its own
 // retries, so fn runs in a goroutine and a cancelled ctx returns at once;
 // the in-flight request is aborted through the transport's context.
-func attempt1[T any](ctx context.Context, c *Client, fn func(*cloudstack.CloudStackClient) (T, error)) attemptResult[T] {
+func attempt1[T any](ctx context.Context, c *Client, fn func(*csgo.CloudStackClient) (T, error)) attemptResult[T] {
 	reqCtx, cancel := context.WithTimeout(ctx, c.requestTimeout)
 	defer cancel()
 	t := &callTransport{ctx: reqCtx, next: c.transport, secret: c.secretKey}
-	cs := cloudstack.NewClient(c.apiURL, c.apiKey, c.secretKey, true,
-		cloudstack.WithHTTPClient(&http.Client{Transport: t, Jar: c.jar}))
+	cs := csgo.NewClient(c.apiURL, c.apiKey, c.secretKey, true,
+		csgo.WithHTTPClient(&http.Client{Transport: t, Jar: c.jar}))
 	cs.HTTPGETOnly = c.httpGetOnly
 
 	done := make(chan attemptResult[T], 1)

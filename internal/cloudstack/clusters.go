@@ -3,7 +3,7 @@ package cloudstack
 import (
 	"context"
 
-	"github.com/apache/cloudstack-go/v2/cloudstack"
+	csgo "github.com/apache/cloudstack-go/v2/cloudstack"
 )
 
 const cmdListKubernetesClusters = "listKubernetesClusters"
@@ -19,7 +19,7 @@ func (c *Client) ListKubernetesClusters(ctx context.Context, p ListClustersParam
 
 func (c *Client) clusterPage(ctx context.Context, p ListClustersParams, page, pageSize int) ([]Cluster, int, error) {
 	_, ex, err := call(ctx, c, cmdListKubernetesClusters, callOpts{read: true, raw: true},
-		func(cs *cloudstack.CloudStackClient) (struct{}, error) {
+		func(cs *csgo.CloudStackClient) (struct{}, error) {
 			lp := cs.Kubernetes.NewListKubernetesClustersParams()
 			setOwnership(lp, p.Ownership)
 			if p.ID != "" {
@@ -72,7 +72,7 @@ func (c *Client) GetKubernetesCluster(ctx context.Context, id string) (*Cluster,
 // cluster's id at once; the cluster exists even if the job later fails.
 func (c *Client) CreateKubernetesCluster(ctx context.Context, p CreateClusterParams) (AsyncRef, error) {
 	ref, _, err := call(ctx, c, "createKubernetesCluster", callOpts{},
-		func(cs *cloudstack.CloudStackClient) (AsyncRef, error) {
+		func(cs *csgo.CloudStackClient) (AsyncRef, error) {
 			cp := cs.Kubernetes.NewCreateKubernetesClusterParams(p.Description, p.KubernetesVersionID, p.Name,
 				p.ServiceOfferingID, p.Size, p.ZoneID)
 			// cloudstack-go always sends these; an empty value is not "unset" for the server.
@@ -120,7 +120,7 @@ func (c *Client) CreateKubernetesCluster(ctx context.Context, p CreateClusterPar
 // failed job (530), not from this call.
 func (c *Client) ScaleKubernetesCluster(ctx context.Context, p ScaleClusterParams) (AsyncRef, error) {
 	ref, _, err := call(ctx, c, "scaleKubernetesCluster", callOpts{},
-		func(cs *cloudstack.CloudStackClient) (AsyncRef, error) {
+		func(cs *csgo.CloudStackClient) (AsyncRef, error) {
 			sp := cs.Kubernetes.NewScaleKubernetesClusterParams(p.ID)
 			if p.ServiceOfferingID != "" {
 				sp.SetServiceofferingid(p.ServiceOfferingID)
@@ -155,7 +155,7 @@ func (c *Client) ScaleKubernetesCluster(ctx context.Context, p ScaleClusterParam
 // UpgradeKubernetesCluster starts an upgrade job.
 func (c *Client) UpgradeKubernetesCluster(ctx context.Context, id, versionID string) (AsyncRef, error) {
 	ref, _, err := call(ctx, c, "upgradeKubernetesCluster", callOpts{},
-		func(cs *cloudstack.CloudStackClient) (AsyncRef, error) {
+		func(cs *csgo.CloudStackClient) (AsyncRef, error) {
 			r, err := cs.Kubernetes.UpgradeKubernetesCluster(cs.Kubernetes.NewUpgradeKubernetesClusterParams(id, versionID))
 			if err != nil {
 				return AsyncRef{}, err
@@ -168,7 +168,7 @@ func (c *Client) UpgradeKubernetesCluster(ctx context.Context, id, versionID str
 // StartKubernetesCluster starts a start job.
 func (c *Client) StartKubernetesCluster(ctx context.Context, id string) (AsyncRef, error) {
 	ref, _, err := call(ctx, c, "startKubernetesCluster", callOpts{},
-		func(cs *cloudstack.CloudStackClient) (AsyncRef, error) {
+		func(cs *csgo.CloudStackClient) (AsyncRef, error) {
 			r, err := cs.Kubernetes.StartKubernetesCluster(cs.Kubernetes.NewStartKubernetesClusterParams(id))
 			if err != nil {
 				return AsyncRef{}, err
@@ -181,7 +181,7 @@ func (c *Client) StartKubernetesCluster(ctx context.Context, id string) (AsyncRe
 // StopKubernetesCluster starts a stop job.
 func (c *Client) StopKubernetesCluster(ctx context.Context, id string) (AsyncRef, error) {
 	ref, _, err := call(ctx, c, "stopKubernetesCluster", callOpts{},
-		func(cs *cloudstack.CloudStackClient) (AsyncRef, error) {
+		func(cs *csgo.CloudStackClient) (AsyncRef, error) {
 			r, err := cs.Kubernetes.StopKubernetesCluster(cs.Kubernetes.NewStopKubernetesClusterParams(id))
 			if err != nil {
 				return AsyncRef{}, err
@@ -194,7 +194,7 @@ func (c *Client) StopKubernetesCluster(ctx context.Context, id string) (AsyncRef
 // DeleteKubernetesCluster starts a delete job.
 func (c *Client) DeleteKubernetesCluster(ctx context.Context, id string) (AsyncRef, error) {
 	ref, _, err := call(ctx, c, "deleteKubernetesCluster", callOpts{},
-		func(cs *cloudstack.CloudStackClient) (AsyncRef, error) {
+		func(cs *csgo.CloudStackClient) (AsyncRef, error) {
 			r, err := cs.Kubernetes.DeleteKubernetesCluster(cs.Kubernetes.NewDeleteKubernetesClusterParams(id))
 			if err != nil {
 				return AsyncRef{}, err
@@ -208,7 +208,7 @@ func (c *Client) DeleteKubernetesCluster(ctx context.Context, id string) (AsyncR
 // never logged.
 func (c *Client) GetKubernetesClusterConfig(ctx context.Context, id string) (string, error) {
 	cfg, _, err := call(ctx, c, "getKubernetesClusterConfig", callOpts{read: true},
-		func(cs *cloudstack.CloudStackClient) (string, error) {
+		func(cs *csgo.CloudStackClient) (string, error) {
 			gp := cs.Kubernetes.NewGetKubernetesClusterConfigParams()
 			gp.SetId(id)
 			r, err := cs.Kubernetes.GetKubernetesClusterConfig(gp)
@@ -226,7 +226,7 @@ func (c *Client) ListKubernetesSupportedVersions(ctx context.Context, zoneID str
 	return collectPages(ctx, command, c.pageSize, func(v KubernetesVersion) string { return v.ID + "/" + v.ZoneID },
 		func(ctx context.Context, page, pageSize int) ([]KubernetesVersion, int, error) {
 			r, _, err := call(ctx, c, command, callOpts{read: true},
-				func(cs *cloudstack.CloudStackClient) (*cloudstack.ListKubernetesSupportedVersionsResponse, error) {
+				func(cs *csgo.CloudStackClient) (*csgo.ListKubernetesSupportedVersionsResponse, error) {
 					lp := cs.Kubernetes.NewListKubernetesSupportedVersionsParams()
 					if zoneID != "" {
 						lp.SetZoneid(zoneID)

@@ -16,7 +16,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/apache/cloudstack-go/v2/cloudstack"
+	csgo "github.com/apache/cloudstack-go/v2/cloudstack"
 )
 
 const cloudstackGoModule = "github.com/apache/cloudstack-go/v2"
@@ -91,8 +91,11 @@ func TestParseErrorCloudStackGoTestdata(t *testing.T) {
 	}
 }
 
-// Error bodies quoted in the spec (§4.2, §2.7, §3.6, §4.1, §3.1).
-var specErrorBodies = []struct {
+// Error bodies the management server sends, as ApiResponseSerializer writes
+// them: an id that names nothing (431), a create KubernetesClusterManagerImpl
+// refuses (530), a conflict FirewallManagerImpl.detectRulesConflict reports
+// (537) and a signature ApiServer.verifyRequest refuses (401).
+var serverErrorBodies = []struct {
 	name       string
 	status     int
 	body       string
@@ -135,15 +138,15 @@ var specErrorBodies = []struct {
 	},
 }
 
-func TestParseErrorSpecBodies(t *testing.T) {
+func TestParseErrorServerBodies(t *testing.T) {
 	t.Parallel()
-	for _, tc := range specErrorBodies {
+	for _, tc := range serverErrorBodies {
 		// What cloudstack-go itself returns for this response.
 		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 			w.WriteHeader(tc.status)
 			_, _ = w.Write([]byte(tc.body))
 		}))
-		cs := cloudstack.NewClient(srv.URL, "key", "secret", true)
+		cs := csgo.NewClient(srv.URL, "key", "secret", true)
 		_, csErr := cs.Zone.ListZones(cs.Zone.NewListZonesParams())
 		srv.Close()
 		if csErr == nil {
@@ -179,7 +182,7 @@ func TestParseErrorUndefinedJobError(t *testing.T) {
 		})))
 	}))
 	defer srv.Close()
-	cs := cloudstack.NewClient(srv.URL, "key", "secret", true)
+	cs := csgo.NewClient(srv.URL, "key", "secret", true)
 	_, csErr := cs.GetAsyncJobResult("j-1", 10)
 	if csErr == nil || !strings.HasPrefix(csErr.Error(), "Undefined error: ") {
 		t.Fatalf("cloudstack-go error = %v", csErr)
@@ -229,7 +232,7 @@ func TestParseErrorGoErrors(t *testing.T) {
 		{"dns not found", &net.DNSError{Err: "no such host", Name: "nowhere.invalid", IsNotFound: true}, KindOther},
 		{"dns timeout", &net.DNSError{Err: "timeout", Name: "slow.example", IsTimeout: true}, KindTransient},
 		{"plain", errors.New("something odd"), KindOther},
-		{"cs formatted", (&cloudstack.CSError{ErrorCode: 537, CSErrorCode: 4360, ErrorText: "conflict"}).Error(), KindConflict},
+		{"cs formatted", (&csgo.CSError{ErrorCode: 537, CSErrorCode: 4360, ErrorText: "conflict"}).Error(), KindConflict},
 	}
 	for _, tc := range cases {
 		if got := KindOf(tc.err); got != tc.want {

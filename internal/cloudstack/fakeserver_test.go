@@ -25,7 +25,7 @@ const (
 type commandHandler func(r *http.Request, params url.Values) (int, string)
 
 // fakeCloudStack is a minimal CloudStack API endpoint that checks request
-// signatures the way ApiServer.verifyRequest does (spec §4.1).
+// signatures the way ApiServer.verifyRequest does.
 type fakeCloudStack struct {
 	t        *testing.T
 	apiKey   string

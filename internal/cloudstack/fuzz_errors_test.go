@@ -10,8 +10,9 @@ import (
 	"testing"
 )
 
-// Real error bodies, as CloudStack 4.22 sends them (spec §4.2, §2.7, §3.1,
-// §3.2, §3.7), plus what proxies and broken servers send instead.
+// Real error bodies, as CloudStack 4.22's ApiResponseSerializer writes them
+// (refused parameters, creates and signatures, rule conflicts, failed jobs,
+// missing kubeconfigs), plus what proxies and broken servers send instead.
 var fuzzSeedBodies = []struct {
 	status int
 	body   string

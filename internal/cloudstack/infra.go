@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/apache/cloudstack-go/v2/cloudstack"
+	csgo "github.com/apache/cloudstack-go/v2/cloudstack"
 )
 
 // ListZones lists zones, all pages.
@@ -13,7 +13,7 @@ func (c *Client) ListZones(ctx context.Context) ([]Zone, error) {
 	return collectPages(ctx, command, c.pageSize, func(z Zone) string { return z.ID },
 		func(ctx context.Context, page, pageSize int) ([]Zone, int, error) {
 			r, _, err := call(ctx, c, command, callOpts{read: true},
-				func(cs *cloudstack.CloudStackClient) (*cloudstack.ListZonesResponse, error) {
+				func(cs *csgo.CloudStackClient) (*csgo.ListZonesResponse, error) {
 					lp := cs.Zone.NewListZonesParams()
 					lp.SetPage(page)
 					lp.SetPagesize(pageSize)
@@ -36,7 +36,7 @@ func (c *Client) ListServiceOfferings(ctx context.Context) ([]ServiceOffering, e
 	return collectPages(ctx, command, c.pageSize, func(o ServiceOffering) string { return o.ID },
 		func(ctx context.Context, page, pageSize int) ([]ServiceOffering, int, error) {
 			r, _, err := call(ctx, c, command, callOpts{read: true},
-				func(cs *cloudstack.CloudStackClient) (*cloudstack.ListServiceOfferingsResponse, error) {
+				func(cs *csgo.CloudStackClient) (*csgo.ListServiceOfferingsResponse, error) {
 					lp := cs.ServiceOffering.NewListServiceOfferingsParams()
 					lp.SetPage(page)
 					lp.SetPagesize(pageSize)
@@ -57,7 +57,7 @@ func (c *Client) ListServiceOfferings(ctx context.Context) ([]ServiceOffering, e
 func (c *Client) CloudStackVersion(ctx context.Context) (string, error) {
 	const command = "listCapabilities"
 	v, _, err := call(ctx, c, command, callOpts{read: true},
-		func(cs *cloudstack.CloudStackClient) (string, error) {
+		func(cs *csgo.CloudStackClient) (string, error) {
 			r, err := cs.Configuration.ListCapabilities(cs.Configuration.NewListCapabilitiesParams())
 			if err != nil {
 				return "", err
@@ -79,13 +79,13 @@ func (c *Client) CloudStackVersion(ctx context.Context) (string, error) {
 // QueryAsyncJob polls a job once (queryAsyncJobResult).
 func (c *Client) QueryAsyncJob(ctx context.Context, jobID string) (JobStatus, error) {
 	st, _, err := call(ctx, c, "queryAsyncJobResult", callOpts{read: true},
-		func(cs *cloudstack.CloudStackClient) (JobStatus, error) {
+		func(cs *csgo.CloudStackClient) (JobStatus, error) {
 			// cloudstack-go's QueryAsyncJobResult hides three tries 500 ms
 			// apart; one plain request keeps retries, counts and timing ours.
-			params := &cloudstack.CustomServiceParams{}
+			params := &csgo.CustomServiceParams{}
 			params.SetParam("jobid", jobID)
-			var r cloudstack.QueryAsyncJobResultResponse
-			custom, ok := cs.Custom.(*cloudstack.CustomService)
+			var r csgo.QueryAsyncJobResultResponse
+			custom, ok := cs.Custom.(*csgo.CustomService)
 			if !ok {
 				return JobStatus{}, fmt.Errorf("cloudstack-go's custom request service has type %T", cs.Custom)
 			}

@@ -11,12 +11,12 @@ import (
 	"time"
 )
 
-// Malformed API responses (issue 7): what a broken management server, a
-// proxy or a half-closed connection sends instead of CloudStack's JSON. For
-// list, get, create and job-query calls each must give a clear *Error (it
-// names the command and says what was wrong), never a panic, never a
-// success, and never an error that reads as "not found" (the provider drops
-// a resource from state on not found).
+// Malformed API responses: what a broken management server, a proxy or a
+// half-closed connection sends instead of CloudStack's JSON. For list, get,
+// create and job-query calls each must give a clear *Error (it names the
+// command and says what was wrong), never a panic, never a success, and
+// never an error that reads as "not found" (the provider drops a resource
+// from state on not found).
 
 // malformedBody is one bad response; %s stands for the lowercased command.
 type malformedBody struct {

@@ -3,7 +3,7 @@ package cloudstack
 import (
 	"context"
 
-	"github.com/apache/cloudstack-go/v2/cloudstack"
+	csgo "github.com/apache/cloudstack-go/v2/cloudstack"
 )
 
 // ListVirtualMachines lists VMs, all pages.
@@ -12,7 +12,7 @@ func (c *Client) ListVirtualMachines(ctx context.Context, p ListVMsParams) ([]Vi
 	return collectPages(ctx, command, c.pageSize, func(vm VirtualMachine) string { return vm.ID },
 		func(ctx context.Context, page, pageSize int) ([]VirtualMachine, int, error) {
 			r, _, err := call(ctx, c, command, callOpts{read: true},
-				func(cs *cloudstack.CloudStackClient) (*cloudstack.ListVirtualMachinesResponse, error) {
+				func(cs *csgo.CloudStackClient) (*csgo.ListVirtualMachinesResponse, error) {
 					lp := cs.VirtualMachine.NewListVirtualMachinesParams()
 					setOwnership(lp, p.Ownership)
 					if p.ZoneID != "" {
@@ -45,7 +45,7 @@ func (c *Client) ListVirtualMachines(ctx context.Context, p ListVMsParams) ([]Vi
 		})
 }
 
-func toVirtualMachine(vm *cloudstack.VirtualMachine) VirtualMachine {
+func toVirtualMachine(vm *csgo.VirtualMachine) VirtualMachine {
 	out := VirtualMachine{
 		ID:          vm.Id,
 		Name:        vm.Name,
@@ -78,29 +78,8 @@ func (c *Client) ListPublicIPAddresses(ctx context.Context, p ListPublicIPParams
 	return collectPages(ctx, command, c.pageSize, func(ip PublicIPAddress) string { return ip.ID },
 		func(ctx context.Context, page, pageSize int) ([]PublicIPAddress, int, error) {
 			r, _, err := call(ctx, c, command, callOpts{read: true},
-				func(cs *cloudstack.CloudStackClient) (*cloudstack.ListPublicIpAddressesResponse, error) {
-					lp := cs.Address.NewListPublicIpAddressesParams()
-					if p.ID != "" {
-						lp.SetId(p.ID)
-					}
-					if p.IPAddress != "" {
-						lp.SetIpaddress(p.IPAddress)
-					}
-					if p.AssociatedNetworkID != "" {
-						lp.SetAssociatednetworkid(p.AssociatedNetworkID)
-					}
-					if p.VPCID != "" {
-						lp.SetVpcid(p.VPCID)
-					}
-					if p.IsSourceNat != nil {
-						lp.SetIssourcenat(*p.IsSourceNat)
-					}
-					if p.ProjectID != "" {
-						lp.SetProjectid(p.ProjectID)
-					}
-					if p.ListAll {
-						lp.SetListall(true)
-					}
+				func(cs *csgo.CloudStackClient) (*csgo.ListPublicIpAddressesResponse, error) {
+					lp := publicIPListParams(cs, p)
 					lp.SetPage(page)
 					lp.SetPagesize(pageSize)
 					return cs.Address.ListPublicIpAddresses(lp)
@@ -132,7 +111,7 @@ func (c *Client) ListNetworks(ctx context.Context, p ListNetworksParams) ([]Netw
 	return collectPages(ctx, command, c.pageSize, func(n Network) string { return n.ID },
 		func(ctx context.Context, page, pageSize int) ([]Network, int, error) {
 			r, _, err := call(ctx, c, command, callOpts{read: true},
-				func(cs *cloudstack.CloudStackClient) (*cloudstack.ListNetworksResponse, error) {
+				func(cs *csgo.CloudStackClient) (*csgo.ListNetworksResponse, error) {
 					lp := cs.Network.NewListNetworksParams()
 					if p.ID != "" {
 						lp.SetId(p.ID)
@@ -161,4 +140,25 @@ func (c *Client) ListNetworks(ctx context.Context, p ListNetworksParams) ([]Netw
 			}
 			return out, r.Count, nil
 		})
+}
+
+// publicIPListParams sets the filters of p that are not zero.
+func publicIPListParams(cs *csgo.CloudStackClient, p ListPublicIPParams) *csgo.ListPublicIpAddressesParams {
+	lp := cs.Address.NewListPublicIpAddressesParams()
+	for _, f := range []struct {
+		value string
+		set   func(string)
+	}{{p.ID, lp.SetId}, {p.IPAddress, lp.SetIpaddress}, {p.AssociatedNetworkID, lp.SetAssociatednetworkid},
+		{p.VPCID, lp.SetVpcid}, {p.ProjectID, lp.SetProjectid}} {
+		if f.value != "" {
+			f.set(f.value)
+		}
+	}
+	if p.IsSourceNat != nil {
+		lp.SetIssourcenat(*p.IsSourceNat)
+	}
+	if p.ListAll {
+		lp.SetListall(true)
+	}
+	return lp
 }

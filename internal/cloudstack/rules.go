@@ -3,7 +3,7 @@ package cloudstack
 import (
 	"context"
 
-	"github.com/apache/cloudstack-go/v2/cloudstack"
+	csgo "github.com/apache/cloudstack-go/v2/cloudstack"
 )
 
 // rulesFilter is implemented by the list params of firewall and
@@ -44,7 +44,7 @@ func (c *Client) ListFirewallRules(ctx context.Context, p ListRulesParams) ([]Fi
 	return collectPages(ctx, command, c.pageSize, func(r FirewallRule) string { return r.ID },
 		func(ctx context.Context, page, pageSize int) ([]FirewallRule, int, error) {
 			r, _, err := call(ctx, c, command, callOpts{read: true},
-				func(cs *cloudstack.CloudStackClient) (*cloudstack.ListFirewallRulesResponse, error) {
+				func(cs *csgo.CloudStackClient) (*csgo.ListFirewallRulesResponse, error) {
 					lp := cs.Firewall.NewListFirewallRulesParams()
 					applyRulesFilter(lp, p, page, pageSize)
 					return cs.Firewall.ListFirewallRules(lp)
@@ -74,7 +74,7 @@ func (c *Client) ListFirewallRules(ctx context.Context, p ListRulesParams) ([]Fi
 // with 537 (KindConflict).
 func (c *Client) CreateFirewallRule(ctx context.Context, p CreateFirewallRuleParams) (AsyncRef, error) {
 	ref, _, err := call(ctx, c, "createFirewallRule", callOpts{},
-		func(cs *cloudstack.CloudStackClient) (AsyncRef, error) {
+		func(cs *csgo.CloudStackClient) (AsyncRef, error) {
 			cp := cs.Firewall.NewCreateFirewallRuleParams(p.IPAddressID, p.Protocol)
 			if p.StartPort != 0 {
 				cp.SetStartport(p.StartPort)
@@ -97,7 +97,7 @@ func (c *Client) CreateFirewallRule(ctx context.Context, p CreateFirewallRulePar
 // DeleteFirewallRule starts a delete job.
 func (c *Client) DeleteFirewallRule(ctx context.Context, id string) (AsyncRef, error) {
 	ref, _, err := call(ctx, c, "deleteFirewallRule", callOpts{},
-		func(cs *cloudstack.CloudStackClient) (AsyncRef, error) {
+		func(cs *csgo.CloudStackClient) (AsyncRef, error) {
 			r, err := cs.Firewall.DeleteFirewallRule(cs.Firewall.NewDeleteFirewallRuleParams(id))
 			if err != nil {
 				return AsyncRef{}, err
@@ -114,7 +114,7 @@ func (c *Client) ListPortForwardingRules(ctx context.Context, p ListRulesParams)
 	return collectPages(ctx, command, c.pageSize, func(r PortForwardingRule) string { return r.ID },
 		func(ctx context.Context, page, pageSize int) ([]PortForwardingRule, int, error) {
 			r, _, err := call(ctx, c, command, callOpts{read: true},
-				func(cs *cloudstack.CloudStackClient) (*cloudstack.ListPortForwardingRulesResponse, error) {
+				func(cs *csgo.CloudStackClient) (*csgo.ListPortForwardingRulesResponse, error) {
 					lp := cs.Firewall.NewListPortForwardingRulesParams()
 					applyRulesFilter(lp, p, page, pageSize)
 					return cs.Firewall.ListPortForwardingRules(lp)
@@ -148,7 +148,7 @@ func (c *Client) ListPortForwardingRules(ctx context.Context, p ListRulesParams)
 // CreatePortForwardingRule starts a create job; openfirewall is always sent.
 func (c *Client) CreatePortForwardingRule(ctx context.Context, p CreatePortForwardingRuleParams) (AsyncRef, error) {
 	ref, _, err := call(ctx, c, "createPortForwardingRule", callOpts{},
-		func(cs *cloudstack.CloudStackClient) (AsyncRef, error) {
+		func(cs *csgo.CloudStackClient) (AsyncRef, error) {
 			cp := cs.Firewall.NewCreatePortForwardingRuleParams(p.IPAddressID, p.PrivatePort, p.Protocol,
 				p.PublicPort, p.VirtualMachineID)
 			if p.PrivateEndPort != 0 {
@@ -176,7 +176,7 @@ func (c *Client) CreatePortForwardingRule(ctx context.Context, p CreatePortForwa
 // DeletePortForwardingRule starts a delete job.
 func (c *Client) DeletePortForwardingRule(ctx context.Context, id string) (AsyncRef, error) {
 	ref, _, err := call(ctx, c, "deletePortForwardingRule", callOpts{},
-		func(cs *cloudstack.CloudStackClient) (AsyncRef, error) {
+		func(cs *csgo.CloudStackClient) (AsyncRef, error) {
 			r, err := cs.Firewall.DeletePortForwardingRule(cs.Firewall.NewDeletePortForwardingRuleParams(id))
 			if err != nil {
 				return AsyncRef{}, err
@@ -193,7 +193,7 @@ func (c *Client) ListLoadBalancerRules(ctx context.Context, p ListRulesParams) (
 	return collectPages(ctx, command, c.pageSize, func(r LoadBalancerRule) string { return r.ID },
 		func(ctx context.Context, page, pageSize int) ([]LoadBalancerRule, int, error) {
 			r, _, err := call(ctx, c, command, callOpts{read: true},
-				func(cs *cloudstack.CloudStackClient) (*cloudstack.ListLoadBalancerRulesResponse, error) {
+				func(cs *csgo.CloudStackClient) (*csgo.ListLoadBalancerRulesResponse, error) {
 					lp := cs.LoadBalancer.NewListLoadBalancerRulesParams()
 					if p.ID != "" {
 						lp.SetId(p.ID)

@@ -17,7 +17,8 @@ import (
 // alone, while the server re-encodes them with Java's URLEncoder, which turns
 // '~' into %7E. Any value with a '~' (a description, a name) therefore fails
 // with 401. resignIfNeeded repairs such requests by signing them again the
-// way the server checks (spec §4.1); other requests are left untouched.
+// way the server's ApiServer.verifyRequest checks them; other requests are
+// left untouched.
 
 // needsResign reports whether cloudstack-go's signature cannot match.
 func needsResign(v url.Values) bool {

@@ -18,15 +18,14 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator"
 )
 
 // TestTLSVerification (client_test.go) covers a self-signed fake server with
-// and without Insecure and CAFile. These cases cover the same against the
-// simulator (issue 7's wording), and what CAFile must not weaken: the
-// chain, the host name, the validity period and the protocol version are
-// still checked, and one client's Insecure never leaks into another client.
+// and without Insecure and CAFile, and TestTLSAgainstSelfSignedSimulator
+// (tls_simulator_test.go) the same against the simulator. These cases cover
+// what CAFile must not weaken: the chain, the host name, the validity
+// period and the protocol version are still checked, and one client's
+// Insecure never leaks into another client.
 
 // testCA is a throwaway certificate authority.
 type testCA struct {
@@ -235,49 +234,5 @@ func TestTLSInsecureDoesNotLeakToOtherClients(t *testing.T) {
 	}
 	if n := fake.callCount("listZones"); n != 3 {
 		t.Fatalf("listZones reached the server %d times, want 3 (only the insecure client's)", n)
-	}
-}
-
-// The simulator's API served over TLS with a self-signed certificate: a
-// verifying client is refused before any command reaches it; CAFile or
-// Insecure make the same signed request succeed.
-func TestTLSAgainstSelfSignedSimulator(t *testing.T) {
-	t.Parallel()
-	sim, err := simulator.New(simulator.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = sim.Close() })
-	srv := httptest.NewUnstartedServer(sim.Handler())
-	srv.Config.ErrorLog = log.New(io.Discard, "", 0)
-	srv.StartTLS()
-	t.Cleanup(srv.Close)
-	info := sim.Info()
-	apiURL := srv.URL + "/client/api"
-	withSimKeys := func(c *Config) { c.APIKey, c.SecretKey = info.APIKey, info.SecretKey }
-
-	_, err = newTestClient(t, apiURL, withSimKeys).ListZones(t.Context())
-	if err == nil || !strings.Contains(err.Error(), "certificate signed by unknown authority") {
-		t.Fatalf("verifying client: err = %v, want an unknown authority error", err)
-	}
-	if calls := sim.CallCounts(); len(calls) != 0 {
-		t.Fatalf("the simulator received %v despite the refused certificate", calls)
-	}
-
-	caFile := filepath.Join(t.TempDir(), "sim-ca.pem")
-	if err := os.WriteFile(caFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw}), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	for name, mutate := range map[string]func(*Config){
-		"CAFile":   func(c *Config) { withSimKeys(c); c.CAFile = caFile },
-		"Insecure": func(c *Config) { withSimKeys(c); c.Insecure = true },
-	} {
-		zones, err := newTestClient(t, apiURL, mutate).ListZones(t.Context())
-		if err != nil || len(zones) == 0 || zones[0].ID != info.ZoneID {
-			t.Errorf("%s: zones = %v, %v; want the simulator's zone %s", name, zones, err, info.ZoneID)
-		}
-	}
-	if n := sim.CallCounts()["listZones"]; n != 2 {
-		t.Errorf("the simulator answered listZones %d times, want 2", n)
 	}
 }

@@ -14,7 +14,7 @@ import (
 // lostResponseAPI creates firewall rules for real but reports a transport
 // error, as when the response is lost on the way back.
 type lostResponseAPI struct {
-	cloudstack.API
+	API
 	creates atomic.Int32
 }
 
@@ -36,9 +36,9 @@ func TestSyncCreateWithLostResponseIsNotRetried(t *testing.T) {
 	t.Parallel()
 	env := newEnv(t, simulator.Profile42211)
 	id := env.createCluster("lost-response", 1, 1)
-	ipID := env.cluster(id).IPAddressID
+	ipID := env.Cluster(id).IPAddressID
 
-	api := &lostResponseAPI{API: env.api}
+	api := &lostResponseAPI{API: env.API}
 	rep, err := New(api, Options{Wait: fastWait}).Sync(env.ctx(), id, Intent{})
 	if err != nil {
 		t.Fatalf("Sync: %v\n%s", err, rep)
@@ -57,7 +57,7 @@ func TestSyncCreateWithLostResponseIsNotRetried(t *testing.T) {
 		t.Fatalf("steps = %+v", steps)
 	}
 	count := 0
-	for _, fw := range env.firewallRules(ipID) {
+	for _, fw := range env.FirewallRulesOn(ipID) {
 		if fw.StartPort == 50000 {
 			count++
 			if fw.ID != created.RuleID || fw.EndPort != 50001 {
@@ -74,19 +74,19 @@ func TestSyncCreateFailureIsReportedNotRetried(t *testing.T) {
 	t.Parallel()
 	env := newEnv(t, simulator.Profile42211)
 	id := env.createCluster("create-fails", 1, 1)
-	ipID := env.cluster(id).IPAddressID
-	env.sim.FailNextCalls("createFirewallRule", 1, 530, "injected create failure")
-	env.sim.ResetCallCounts()
+	ipID := env.Cluster(id).IPAddressID
+	env.Sim.FailNextCalls("createFirewallRule", 1, 530, "injected create failure")
+	env.Sim.ResetCallCounts()
 
 	rep, err := env.engine().Sync(env.ctx(), id, Intent{})
 	if err == nil || !strings.Contains(err.Error(), "creating etcd SSH firewall range 50000-50001") ||
 		!strings.Contains(err.Error(), "injected create failure") {
 		t.Fatalf("Sync = %v, want the create failure\n%s", err, rep)
 	}
-	if n := env.sim.CallCounts()["createFirewallRule"]; n != 1 {
+	if n := env.Sim.CallCounts()["createFirewallRule"]; n != 1 {
 		t.Errorf("createFirewallRule called %d times, want once", n)
 	}
-	for _, fw := range env.firewallRules(ipID) {
+	for _, fw := range env.FirewallRulesOn(ipID) {
 		if fw.StartPort == 50000 {
 			t.Errorf("rule 50000 exists after a failed create: %+v", fw)
 		}
@@ -102,7 +102,7 @@ func TestSyncCreateFailureIsReportedNotRetried(t *testing.T) {
 // any other call panics through the nil embedded API, which proves the
 // engine makes no rule call there.
 type sharedNetworkAPI struct {
-	cloudstack.API
+	API
 	cluster cloudstack.Cluster
 	scaled  *int64
 }

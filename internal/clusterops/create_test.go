@@ -14,7 +14,7 @@ import (
 
 // createAPI lets a create test replace the create call or act after it.
 type createAPI struct {
-	cloudstack.API
+	API
 	create      func(ctx context.Context, p cloudstack.CreateClusterParams) (cloudstack.AsyncRef, error)
 	afterCreate func()
 	// failFirewallCreates fails that many createFirewallRule calls.
@@ -63,22 +63,22 @@ func (a *createAPI) ListKubernetesSupportedVersions(ctx context.Context, zoneID 
 var lostAnswer = &cloudstack.Error{Command: "createKubernetesCluster", Err: errors.New("EOF"), Delivery: cloudstack.DeliverySentUnanswered}
 
 func (e *testEnv) createEngine(a *createAPI) *Engine {
-	a.API = e.api
+	a.API = e.API
 	return New(a, Options{Wait: fastWait, LostCreateRechecks: []time.Duration{time.Millisecond, time.Millisecond}})
 }
 
 // createRequest is a create of one control node, etcd etcd nodes and one
 // worker with the seeded zone, offering, version and key pair.
 func (e *testEnv) createRequest(name string, etcd int64) CreateRequest {
-	return CreateRequest{Params: cloudstack.CreateClusterParams{Name: name, ZoneID: e.info.ZoneID,
-		KubernetesVersionID: e.info.KubernetesVersions["1.33.13"], ServiceOfferingID: e.info.ServiceOfferingID,
-		ControlNodes: 1, EtcdNodes: etcd, Size: 1, Keypair: e.info.Keypair}}
+	return CreateRequest{Params: cloudstack.CreateClusterParams{Name: name, ZoneID: e.Info.ZoneID,
+		KubernetesVersionID: e.Info.KubernetesVersions["1.33.13"], ServiceOfferingID: e.Info.ServiceOfferingID,
+		ControlNodes: 1, EtcdNodes: etcd, Size: 1, Keypair: e.Info.Keypair}}
 }
 
 // liveNamed returns the ids of the live clusters named name.
 func (e *testEnv) liveNamed(name string) []string {
 	var out []string
-	for _, c := range e.sim.DumpState().Clusters {
+	for _, c := range e.Sim.DumpState().Clusters {
 		if !c.Removed && c.Name == name {
 			out = append(out, c.ID)
 		}
@@ -90,7 +90,7 @@ func TestCreateRefusesTwin(t *testing.T) {
 	t.Parallel()
 	env := newEnv(t, simulator.Profile42211)
 	first := env.createClusterWith(cloudstack.CreateClusterParams{Name: "Twin", Size: 1})
-	env.sim.ResetCallCounts()
+	env.Sim.ResetCallCounts()
 
 	_, err := env.createEngine(&createAPI{}).Create(env.ctx(), env.createRequest("twin", 0))
 	var taken *NameTakenError
@@ -100,7 +100,7 @@ func TestCreateRefusesTwin(t *testing.T) {
 	if !strings.Contains(err.Error(), first) {
 		t.Errorf("the error does not name the cluster: %v", err)
 	}
-	if n := env.sim.CallCounts()["createKubernetesCluster"]; n != 0 {
+	if n := env.Sim.CallCounts()["createKubernetesCluster"]; n != 0 {
 		t.Errorf("createKubernetesCluster was sent %d times, want never", n)
 	}
 }
@@ -110,7 +110,7 @@ func TestCreateRefusesTwin(t *testing.T) {
 func TestCreatePollErrorIsNotJobFailure(t *testing.T) {
 	t.Parallel()
 	env := newEnv(t, simulator.Profile42211)
-	env.sim.FailNextCalls("queryAsyncJobResult", 1, 530, "Injected failure of queryAsyncJobResult")
+	env.Sim.FailNextCalls("queryAsyncJobResult", 1, 530, "Injected failure of queryAsyncJobResult")
 
 	res, err := env.createEngine(&createAPI{}).Create(env.ctx(), env.createRequest("poll", 0))
 	if err != nil || res.Outcome != CreateDone || res.SetupErr != nil {
@@ -119,7 +119,7 @@ func TestCreatePollErrorIsNotJobFailure(t *testing.T) {
 	if res.Observation == nil || res.Observation.Cluster.State != "Running" || !res.Observation.RulesInSync {
 		t.Fatalf("observation = %+v", res.Observation)
 	}
-	counts := env.sim.CallCounts()
+	counts := env.Sim.CallCounts()
 	if counts["deleteKubernetesCluster"] != 0 || counts["queryAsyncJobResult"] < 2 {
 		t.Errorf("calls = %v: want the poll retried and nothing deleted", counts)
 	}
@@ -137,7 +137,7 @@ func TestCreatePollRefusedWatchesTheCluster(t *testing.T) {
 	for _, fail := range []bool{false, true} {
 		env := newEnv(t, simulator.Profile42211)
 		if fail {
-			if err := env.sim.FailJobStep("create", "nodes-ready", 1, ""); err != nil {
+			if err := env.Sim.FailJobStep("create", "nodes-ready", 1, ""); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -156,7 +156,7 @@ func TestCreatePollRefusedWatchesTheCluster(t *testing.T) {
 func TestCreateJobFailureDeletesConfirmedFailure(t *testing.T) {
 	t.Parallel()
 	env := newEnv(t, simulator.Profile42211)
-	if err := env.sim.FailJobStep("create", "nodes-ready", 1, ""); err != nil {
+	if err := env.Sim.FailJobStep("create", "nodes-ready", 1, ""); err != nil {
 		t.Fatal(err)
 	}
 	_, err := env.createEngine(&createAPI{}).Create(env.ctx(), env.createRequest("failing", 0))
@@ -176,7 +176,7 @@ func TestCreateJobFailureDeleteFails(t *testing.T) {
 	t.Parallel()
 	env := newEnv(t, simulator.Profile42211)
 	for _, f := range [][2]string{{"create", "nodes-ready"}, {"delete", "vms"}} {
-		if err := env.sim.FailJobStep(f[0], f[1], 1, ""); err != nil {
+		if err := env.Sim.FailJobStep(f[0], f[1], 1, ""); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -203,7 +203,7 @@ func TestCreateLostAnswerAdopted(t *testing.T) {
 	if err != nil || !res.Adopted || res.Outcome != CreateDone || res.Observation == nil || res.Observation.Cluster.State != "Running" {
 		t.Fatalf("Create = %+v, %v", res, err)
 	}
-	if n := env.sim.CallCounts()["createKubernetesCluster"]; n != 1 {
+	if n := env.Sim.CallCounts()["createKubernetesCluster"]; n != 1 {
 		t.Errorf("createKubernetesCluster was sent %d times, want once", n)
 	}
 }
@@ -262,13 +262,13 @@ func TestCreateNotSent(t *testing.T) {
 		return cloudstack.AsyncRef{}, &cloudstack.Error{Command: "createKubernetesCluster",
 			Err: errors.New("dial tcp 127.0.0.1:1: connect: connection refused"), Delivery: cloudstack.DeliveryNotSent}
 	}}
-	env.sim.ResetCallCounts()
+	env.Sim.ResetCallCounts()
 	_, err := env.createEngine(a).Create(env.ctx(), env.createRequest("unsent", 0))
 	var notSent *CreateNotSentError
 	if !errors.As(err, &notSent) || !strings.Contains(err.Error(), "never sent") {
 		t.Fatalf("Create = %v, want CreateNotSentError", err)
 	}
-	if n := env.sim.CallCounts()["listKubernetesClusters"]; n != 1 {
+	if n := env.Sim.CallCounts()["listKubernetesClusters"]; n != 1 {
 		t.Errorf("listKubernetesClusters sent %d times, want only the check before the create", n)
 	}
 }
@@ -301,7 +301,7 @@ func TestCreateCutShort(t *testing.T) {
 			if s := res.Observation.Cluster.State; s == "Error" || s == "Alert" {
 				t.Errorf("state %s", s)
 			}
-			if n := env.sim.CallCounts()["deleteKubernetesCluster"]; n != 0 {
+			if n := env.Sim.CallCounts()["deleteKubernetesCluster"]; n != 0 {
 				t.Errorf("deleteKubernetesCluster sent %d times after an interrupted create", n)
 			}
 		})
@@ -326,7 +326,7 @@ func TestCreateSetUpFailureKeepsCluster(t *testing.T) {
 	if o := res.Observation; o == nil || o.Cluster.AutoscalingEnabled || o.Cluster.State != "Running" {
 		t.Errorf("observation = %+v, want the running cluster without the autoscaler", o)
 	}
-	if n := env.sim.CallCounts()["scaleKubernetesCluster"]; n != 1 {
+	if n := env.Sim.CallCounts()["scaleKubernetesCluster"]; n != 1 {
 		t.Errorf("scaleKubernetesCluster sent %d times: a refused job is not retried", n)
 	}
 }

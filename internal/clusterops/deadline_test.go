@@ -43,7 +43,7 @@ func (c *expiringCtx) Err() error {
 
 // hookAPI lets a test act right after, or instead of, some API calls.
 type hookAPI struct {
-	cloudstack.API
+	API
 	afterScale          func()
 	afterDeleteFirewall func()
 	deleteFirewall      func(ctx context.Context, id string) (cloudstack.AsyncRef, error)
@@ -77,7 +77,7 @@ func (h *hookAPI) ListFirewallRules(ctx context.Context, p cloudstack.ListRulesP
 }
 
 func (e *testEnv) hookedEngine(h *hookAPI) *Engine {
-	h.API = e.api
+	h.API = e.API
 	return New(h, Options{Wait: fastWait})
 }
 
@@ -100,10 +100,10 @@ func TestScaleOutlivingDeadlineStillRestores(t *testing.T) {
 		t.Fatalf("moved steps = %+v\n%s", moved, rep)
 	}
 	got := map[int]string{}
-	for _, pf := range env.forwards(c.IPAddressID) {
+	for _, pf := range env.ForwardsOn(c.IPAddressID) {
 		got[pf.PublicPort] = fmt.Sprintf("%d %s", pf.PrivatePort, pf.VirtualMachineID)
 	}
-	control, worker := vmNamed(c, "-control-"), vmNamed(env.cluster(c.ID), "-node-")
+	control, worker := vmNamed(c, "-control-"), vmNamed(env.Cluster(c.ID), "-node-")
 	want := map[int]string{2222: "22 " + control, 2223: "22 " + worker, 2224: "8080 " + control}
 	if !maps.Equal(got, want) {
 		t.Errorf("forwards = %v, want %v", got, want)
@@ -163,8 +163,8 @@ func TestSyncDeadlineBetweenDeleteAndCreate(t *testing.T) {
 func TestDeleteCleanupOutlivesDeadline(t *testing.T) {
 	t.Parallel()
 	env := newEnv(t, simulator.Profile42211)
-	id := env.createClusterIn("deadline-delete", env.info.IsolatedNetworkID, 3, 1)
-	ipID := env.cluster(id).IPAddressID
+	id := env.createClusterIn("deadline-delete", env.Info.IsolatedNetworkID, 3, 1)
+	ipID := env.Cluster(id).IPAddressID
 	ctx := newExpiringCtx(env.ctx())
 	h := &hookAPI{afterDeleteFirewall: ctx.expire}
 
@@ -175,7 +175,7 @@ func TestDeleteCleanupOutlivesDeadline(t *testing.T) {
 	if removed := rep.StepsOf(StepRemoved); len(removed) != 3 {
 		t.Errorf("removed %d rules, want the 3 etcd firewall rules:\n%s", len(removed), rep)
 	}
-	for _, fw := range env.firewallRules(ipID) {
+	for _, fw := range env.FirewallRulesOn(ipID) {
 		if fw.StartPort >= 50000 {
 			t.Errorf("etcd firewall rule %d (%s) left behind", fw.StartPort, fw.ID)
 		}
@@ -187,10 +187,10 @@ func TestDeleteCleanupOutlivesDeadline(t *testing.T) {
 func TestDeleteCleanupFailureIsAWarning(t *testing.T) {
 	t.Parallel()
 	env := newEnv(t, simulator.Profile42211)
-	id := env.createClusterIn("delete-cleanup-fails", env.info.IsolatedNetworkID, 3, 1)
-	ipID := env.cluster(id).IPAddressID
+	id := env.createClusterIn("delete-cleanup-fails", env.Info.IsolatedNetworkID, 3, 1)
+	ipID := env.Cluster(id).IPAddressID
 	var etcdIDs []string
-	for _, fw := range env.firewallRules(ipID) {
+	for _, fw := range env.FirewallRulesOn(ipID) {
 		if fw.StartPort >= 50000 {
 			etcdIDs = append(etcdIDs, fw.ID)
 		}
@@ -203,7 +203,7 @@ func TestDeleteCleanupFailureIsAWarning(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Delete = %v, want nil: the cluster is gone\n%s", err, rep)
 	}
-	if _, err := env.api.GetKubernetesCluster(env.ctx(), id); !cloudstack.IsNotFound(err) {
+	if _, err := env.API.GetKubernetesCluster(env.ctx(), id); !cloudstack.IsNotFound(err) {
 		t.Fatalf("cluster after Delete: %v, want not found", err)
 	}
 	var blocked []string

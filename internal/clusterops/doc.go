@@ -1,5 +1,5 @@
 // Package clusterops orchestrates size changes, rule repair and recovery of
-// CloudStack Kubernetes Service (CKS) clusters over cloudstack.API, so that
+// CloudStack Kubernetes Service (CKS) clusters over the CloudStack API, so that
 // the #14159 scale-down bug of CloudStack 4.21 through 4.22.1.1 never breaks
 // a cluster and a cluster it already broke can be brought back.
 //

@@ -46,7 +46,7 @@ type Intent struct {
 
 // Engine runs cluster operations against one CloudStack API.
 type Engine struct {
-	api  cloudstack.API
+	api  API
 	opts Options
 
 	versionOnce sync.Once
@@ -55,7 +55,7 @@ type Engine struct {
 }
 
 // New returns an Engine for api.
-func New(api cloudstack.API, opts Options) *Engine {
+func New(api API, opts Options) *Engine {
 	if opts.EtcdSSHStartPort <= 0 {
 		opts.EtcdSSHStartPort = rules.DefaultEtcdStartPort
 	}

@@ -25,25 +25,25 @@ func userHazardCluster(t *testing.T, env *testEnv) (string, cloudstack.FirewallR
 	t.Helper()
 	ctx := env.ctx()
 	id := env.createCluster("user-hazard", 0, 1)
-	c := env.cluster(id)
-	ref, err := env.api.CreateFirewallRule(ctx, cloudstack.CreateFirewallRuleParams{IPAddressID: c.IPAddressID,
+	c := env.Cluster(id)
+	ref, err := env.API.CreateFirewallRule(ctx, cloudstack.CreateFirewallRuleParams{IPAddressID: c.IPAddressID,
 		Protocol: "tcp", StartPort: 22, EndPort: 22, CIDRList: []string{userCIDR}})
 	if err != nil {
 		t.Fatalf("createFirewallRule: %v", err)
 	}
-	if _, err := cloudstack.WaitForJob(ctx, env.api, ref.JobID, fastWait); err != nil {
+	if _, err := cloudstack.WaitForJob(ctx, env.API, ref.JobID, fastWait); err != nil {
 		t.Fatalf("createFirewallRule job: %v", err)
 	}
 	worker := vmNamed(c, "-node-")
-	pf, err := env.api.CreatePortForwardingRule(ctx, cloudstack.CreatePortForwardingRuleParams{IPAddressID: c.IPAddressID,
+	pf, err := env.API.CreatePortForwardingRule(ctx, cloudstack.CreatePortForwardingRuleParams{IPAddressID: c.IPAddressID,
 		Protocol: "tcp", PublicPort: 22, PrivatePort: 22, VirtualMachineID: worker, NetworkID: c.NetworkID})
 	if err != nil {
 		t.Fatalf("createPortForwardingRule: %v", err)
 	}
-	if _, err := cloudstack.WaitForJob(ctx, env.api, pf.JobID, fastWait); err != nil {
+	if _, err := cloudstack.WaitForJob(ctx, env.API, pf.JobID, fastWait); err != nil {
 		t.Fatalf("createPortForwardingRule job: %v", err)
 	}
-	for _, fw := range env.firewallRules(c.IPAddressID) {
+	for _, fw := range env.FirewallRulesOn(c.IPAddressID) {
 		if fw.StartPort == 22 {
 			return id, fw
 		}
@@ -59,7 +59,7 @@ func TestScaleRefusesUserRuleTheSelectorAccepts(t *testing.T) {
 	env := newEnv(t, simulator.Profile42211)
 	id, userFW := userHazardCluster(t, env)
 	eng := env.engine()
-	before, err := env.sim.Dump()
+	before, err := env.Sim.Dump()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +87,7 @@ func TestScaleRefusesUserRuleTheSelectorAccepts(t *testing.T) {
 	if rep.Changed() {
 		t.Errorf("refused scale reports changes:\n%s", rep)
 	}
-	if after, _ := env.sim.Dump(); !bytes.Equal(before, after) {
+	if after, _ := env.Sim.Dump(); !bytes.Equal(before, after) {
 		t.Errorf("a refused scale changed the simulator state")
 	}
 }
@@ -98,7 +98,7 @@ func TestScaleMovesUserRuleAroundTheScaleWithConsent(t *testing.T) {
 	t.Parallel()
 	env := newEnv(t, simulator.Profile42211)
 	id, userFW := userHazardCluster(t, env)
-	ipID := env.cluster(id).IPAddressID
+	ipID := env.Cluster(id).IPAddressID
 
 	rep, err := env.engine().Scale(env.ctx(), id, 2, Intent{MoveUserRules: true})
 	if err != nil {
@@ -112,12 +112,12 @@ func TestScaleMovesUserRuleAroundTheScaleWithConsent(t *testing.T) {
 	if slices.IndexFunc(rep.Steps, func(s Step) bool { return s == moved[1] }) < scaledAt {
 		t.Errorf("the rule came back before the scale:\n%s", rep)
 	}
-	c := env.cluster(id)
+	c := env.Cluster(id)
 	if c.State != "Running" || c.Size != 2 {
 		t.Fatalf("cluster %s size %d, want Running size 2", c.State, c.Size)
 	}
 	want := []string{"tcp 22 [" + userCIDR + "]", "tcp 2222-2224 [0.0.0.0/0]", "tcp 6443 [0.0.0.0/0]"}
-	if got := firewallShape(env.firewallRules(ipID)); !slices.Equal(got, want) {
+	if got := firewallShape(env.FirewallRulesOn(ipID)); !slices.Equal(got, want) {
 		t.Errorf("firewall rules = %v, want %v", got, want)
 	}
 }
@@ -132,7 +132,7 @@ func TestScalePreservesCollateralUserForward(t *testing.T) {
 		ctx := env.ctx()
 		c, fwdID := env.collateralCluster(fmt.Sprintf("collateral-%d", len(cidrs)), cidrs...)
 		id, control := c.ID, vmNamed(c, "-control-")
-		before, err := env.sim.Dump()
+		before, err := env.Sim.Dump()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -142,7 +142,7 @@ func TestScalePreservesCollateralUserForward(t *testing.T) {
 			herr.Hazards[0].Rule.ID != fwdID {
 			t.Fatalf("Scale without consent = %v, want a *HazardError for forward %s", err, fwdID)
 		}
-		if after, _ := env.sim.Dump(); !bytes.Equal(before, after) {
+		if after, _ := env.Sim.Dump(); !bytes.Equal(before, after) {
 			t.Fatalf("a refused scale changed the simulator state")
 		}
 
@@ -156,15 +156,15 @@ func TestScalePreservesCollateralUserForward(t *testing.T) {
 			t.Fatalf("moved steps = %+v\n%s", moved, rep)
 		}
 		got := map[int]string{}
-		for _, pf := range env.forwards(c.IPAddressID) {
+		for _, pf := range env.ForwardsOn(c.IPAddressID) {
 			got[pf.PublicPort] = fmt.Sprintf("%d %s %v", pf.PrivatePort, pf.VirtualMachineID, pf.CIDRList)
 		}
-		want := map[int]string{2222: fmt.Sprintf("22 %s []", control), 2223: fmt.Sprintf("22 %s []", vmNamed(env.cluster(id), "-node-")),
+		want := map[int]string{2222: fmt.Sprintf("22 %s []", control), 2223: fmt.Sprintf("22 %s []", vmNamed(env.Cluster(id), "-node-")),
 			2224: fmt.Sprintf("8080 %s %v", control, cidrsOrEmpty(cidrs))}
 		if !maps.Equal(got, want) {
 			t.Errorf("forwards = %v, want %v", got, want)
 		}
-		if c := env.cluster(id); c.State != "Running" || c.Size != 1 {
+		if c := env.Cluster(id); c.State != "Running" || c.Size != 1 {
 			t.Errorf("cluster %s size %d, want Running size 1", c.State, c.Size)
 		}
 	}
@@ -184,20 +184,20 @@ func TestScaleHandlesPortlessRuleByServerVersion(t *testing.T) {
 	t.Parallel()
 	env := newEnv(t, simulator.Profile42211)
 	id := env.createCluster("portless", 0, 1)
-	c := env.cluster(id)
-	ref, err := env.api.CreateFirewallRule(env.ctx(), cloudstack.CreateFirewallRuleParams{IPAddressID: c.IPAddressID,
+	c := env.Cluster(id)
+	ref, err := env.API.CreateFirewallRule(env.ctx(), cloudstack.CreateFirewallRuleParams{IPAddressID: c.IPAddressID,
 		Protocol: "tcp", CIDRList: []string{userCIDR}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := cloudstack.WaitForJob(env.ctx(), env.api, ref.JobID, fastWait); err != nil {
+	if _, err := cloudstack.WaitForJob(env.ctx(), env.API, ref.JobID, fastWait); err != nil {
 		t.Fatal(err)
 	}
 	check, err := env.engine().CheckScale(env.ctx(), id, 2, Intent{})
 	if err != nil || check.Err() != nil {
 		t.Fatalf("on 4.22.1.1: check %v, %v; want no hazard", check.Err(), err)
 	}
-	old := &versionAPI{API: env.api, version: "4.22.0.0"}
+	old := &versionAPI{API: env.API, version: "4.22.0.0"}
 	check, err = New(old, Options{Wait: fastWait}).CheckScale(env.ctx(), id, 2, Intent{})
 	var herr *HazardError
 	if err != nil || !errors.As(check.Err(), &herr) || herr.Hazards[0].Kind != rules.HazardPortless {
@@ -209,7 +209,7 @@ func TestScaleHandlesPortlessRuleByServerVersion(t *testing.T) {
 }
 
 type versionAPI struct {
-	cloudstack.API
+	API
 	version string
 }
 

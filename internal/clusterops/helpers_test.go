@@ -2,7 +2,6 @@ package clusterops
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"maps"
 	"net"
@@ -14,22 +13,18 @@ import (
 	"testing"
 	"time"
 
-	"golang.org/x/crypto/ssh"
-
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/rules"
-	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/simtest"
 )
 
 // testEnv is a started simulator with a client for its admin account.
 type testEnv struct {
-	t    *testing.T
-	sim  *simulator.Simulator
-	info simulator.Info
-	api  *cloudstack.Client
+	*simtest.Env
+	t *testing.T
 }
 
-var fastWait = cloudstack.WaitOptions{InitialInterval: time.Millisecond, MaxInterval: 5 * time.Millisecond}
+var fastWait = simtest.FastWait
 
 func newEnv(t *testing.T, profile string) *testEnv {
 	t.Helper()
@@ -39,25 +34,11 @@ func newEnv(t *testing.T, profile string) *testEnv {
 // newEnvWithJobs starts a simulator whose jobs each take jobDuration.
 func newEnvWithJobs(t *testing.T, profile string, jobDuration time.Duration) *testEnv {
 	t.Helper()
-	sim, err := simulator.New(simulator.Options{Profile: profile, JobDuration: jobDuration, ListOrder: simulator.ListOrderFromEnv()})
-	if err != nil {
-		t.Fatalf("simulator.New: %v", err)
-	}
-	if err := sim.Start("127.0.0.1:0"); err != nil {
-		t.Fatalf("simulator Start: %v", err)
-	}
-	t.Cleanup(func() { _ = sim.Close() })
-	info := sim.Info()
-	api, err := cloudstack.New(cloudstack.Config{APIURL: info.APIURL, APIKey: info.APIKey, SecretKey: info.SecretKey,
-		Retry: cloudstack.RetryPolicy{BaseDelay: time.Millisecond, MaxDelay: 5 * time.Millisecond}})
-	if err != nil {
-		t.Fatalf("cloudstack.New: %v", err)
-	}
-	return &testEnv{t: t, sim: sim, info: info, api: api}
+	return &testEnv{Env: simtest.Start(t, simtest.WithProfile(profile), simtest.WithJobDuration(jobDuration)), t: t}
 }
 
 func (e *testEnv) engine() *Engine {
-	return New(e.api, Options{Wait: fastWait})
+	return New(e.API, Options{Wait: fastWait})
 }
 
 func (e *testEnv) ctx() context.Context {
@@ -80,64 +61,13 @@ func (e *testEnv) createClusterIn(name, networkID string, etcd, size int64) stri
 }
 
 // createClusterWith creates a cluster from p, with the seeded zone,
-// offering, version 1.33.13 and key pair, and one control node unless p
-// says otherwise.
+// offering, version and key pair, and one control node unless p says
+// otherwise, as the engine's createRequest does.
 func (e *testEnv) createClusterWith(p cloudstack.CreateClusterParams) string {
 	e.t.Helper()
-	ctx := e.ctx()
 	p.Description = p.Name
-	p.ZoneID = e.info.ZoneID
-	p.KubernetesVersionID = e.info.KubernetesVersions["1.33.13"]
-	p.ServiceOfferingID = e.info.ServiceOfferingID
-	p.ControlNodes = max(p.ControlNodes, 1)
-	p.NodeRootDiskSize, p.Keypair, p.Hypervisor = 80, e.info.Keypair, "kvm"
-	ref, err := e.api.CreateKubernetesCluster(ctx, p)
-	if err != nil {
-		e.t.Fatalf("createKubernetesCluster: %v", err)
-	}
-	if _, err := cloudstack.WaitForJob(ctx, e.api, ref.JobID, fastWait); err != nil {
-		e.t.Fatalf("create job: %v", err)
-	}
-	return ref.ID
-}
-
-// rawScale scales through the API, as an out-of-band change would.
-func (e *testEnv) rawScale(id string, size int64) error {
-	e.t.Helper()
-	ctx := e.ctx()
-	ref, err := e.api.ScaleKubernetesCluster(ctx, cloudstack.ScaleClusterParams{ID: id, Size: &size})
-	if err != nil {
-		return err
-	}
-	_, err = cloudstack.WaitForJob(ctx, e.api, ref.JobID, fastWait)
-	return err
-}
-
-func (e *testEnv) cluster(id string) *cloudstack.Cluster {
-	e.t.Helper()
-	c, err := e.api.GetKubernetesCluster(e.ctx(), id)
-	if err != nil {
-		e.t.Fatalf("reading cluster %s: %v", id, err)
-	}
-	return c
-}
-
-func (e *testEnv) firewallRules(ipID string) []cloudstack.FirewallRule {
-	e.t.Helper()
-	fws, err := e.api.ListFirewallRules(e.ctx(), cloudstack.ListRulesParams{IPAddressID: ipID, ListAll: true})
-	if err != nil {
-		e.t.Fatalf("listFirewallRules: %v", err)
-	}
-	return fws
-}
-
-func (e *testEnv) forwards(ipID string) []cloudstack.PortForwardingRule {
-	e.t.Helper()
-	pfs, err := e.api.ListPortForwardingRules(e.ctx(), cloudstack.ListRulesParams{IPAddressID: ipID, ListAll: true})
-	if err != nil {
-		e.t.Fatalf("listPortForwardingRules: %v", err)
-	}
-	return pfs
+	p.NodeRootDiskSize, p.Hypervisor = 80, "kvm"
+	return e.NewCluster(p).ID
 }
 
 // firewallShape is the sorted "start-end cidrs" of the rules.
@@ -212,7 +142,7 @@ func checkTargets(t *testing.T, c *cloudstack.Cluster, got map[int]string) []int
 // hazard and nothing left to sync.
 func (e *testEnv) assertHardened(id string, cidrs ...string) *cloudstack.Cluster {
 	e.t.Helper()
-	c := e.cluster(id)
+	c := e.Cluster(id)
 	if len(cidrs) == 0 {
 		cidrs = []string{"0.0.0.0/0"}
 	}
@@ -222,10 +152,10 @@ func (e *testEnv) assertHardened(id string, cidrs ...string) *cloudstack.Cluster
 		wantFW = append(wantFW, fmt.Sprintf("tcp 50000-%d %v", 50000+max(int(c.EtcdNodes)-1, 1), cidrs))
 	}
 	slices.Sort(wantFW)
-	if got := firewallShape(e.firewallRules(c.IPAddressID)); !slices.Equal(got, wantFW) {
+	if got := firewallShape(e.FirewallRulesOn(c.IPAddressID)); !slices.Equal(got, wantFW) {
 		e.t.Errorf("firewall rules = %v, want %v", got, wantFW)
 	}
-	checkTargets(e.t, c, forwardTargets(e.t, e.forwards(c.IPAddressID)))
+	checkTargets(e.t, c, forwardTargets(e.t, e.ForwardsOn(c.IPAddressID)))
 	e.assertSafe(id, cidrs...)
 	return c
 }
@@ -234,7 +164,7 @@ func (e *testEnv) assertHardened(id string, cidrs ...string) *cloudstack.Cluster
 // node range and nothing else, and that the rules need no change.
 func (e *testEnv) assertSafe(id string, cidrs ...string) {
 	e.t.Helper()
-	eng := New(e.api, Options{Wait: fastWait})
+	eng := New(e.API, Options{Wait: fastWait})
 	s, err := eng.Snapshot(e.ctx(), id, Intent{SSHCIDRs: cidrs})
 	if err != nil {
 		e.t.Fatalf("Snapshot: %v", err)
@@ -247,50 +177,19 @@ func (e *testEnv) assertSafe(id string, cidrs ...string) {
 	}
 }
 
-// sshRun runs a command as user cloud with the simulator's key pair. A
-// command that runs and exits non-zero is not an error: the exit status is
-// returned; err is a failure to connect, authenticate or run.
-func (e *testEnv) sshRun(clusterID, host string, port int, cmd string) (out string, status int, err error) {
-	signer, err := ssh.ParsePrivateKey(e.sim.PrivateKeyPEM())
-	if err != nil {
-		return "", 0, err
-	}
-	hostKey := e.sim.HostKey(clusterID)
-	if hostKey == nil {
-		return "", 0, fmt.Errorf("no host key for cluster %s", clusterID)
-	}
-	cfg := &ssh.ClientConfig{User: "cloud", Auth: []ssh.AuthMethod{ssh.PublicKeys(signer)},
-		HostKeyCallback: ssh.FixedHostKey(hostKey), Timeout: 10 * time.Second}
-	client, err := ssh.Dial("tcp", net.JoinHostPort(host, strconv.Itoa(port)), cfg)
-	if err != nil {
-		return "", 0, err
-	}
-	defer client.Close()
-	sess, err := client.NewSession()
-	if err != nil {
-		return "", 0, err
-	}
-	defer sess.Close()
-	raw, err := sess.Output(cmd)
-	var exit *ssh.ExitError
-	if errors.As(err, &exit) {
-		return string(raw), exit.ExitStatus(), nil
-	}
-	return string(raw), 0, err
-}
-
 // assertSSH checks that SSH as cloud works on every node and etcd port of
 // the cluster and that the control node at 2222 lists the Kubernetes nodes.
 // The simulated nodes cannot tell who they are, so the target of each port
 // is checked through the API instead (assertHardened).
 func (e *testEnv) assertSSH(id string, c *cloudstack.Cluster) {
 	e.t.Helper()
-	out, status, err := e.sshRun(id, c.IPAddress, 2222, "sudo /opt/bin/kubectl get nodes -o name")
+	hostKey := e.HostKey(id)
+	out, status, err := e.RunSSH(net.JoinHostPort(c.IPAddress, "2222"), hostKey, "sudo /opt/bin/kubectl get nodes -o name")
 	if wantNodes := int(c.ControlNodes + MapWorkerCount(c)); err != nil || status != 0 || len(strings.Fields(out)) != wantNodes {
 		e.t.Errorf("kubectl get nodes over SSH to %s:2222 = %q, status %d, %v; want %d nodes", c.IPAddress, out, status, err, wantNodes)
 	}
-	for _, port := range checkTargets(e.t, c, forwardTargets(e.t, e.forwards(c.IPAddressID))) {
-		if _, _, err := e.sshRun(id, c.IPAddress, port, "true"); err != nil {
+	for _, port := range checkTargets(e.t, c, forwardTargets(e.t, e.ForwardsOn(c.IPAddressID))) {
+		if _, _, err := e.RunSSH(net.JoinHostPort(c.IPAddress, strconv.Itoa(port)), hostKey, "true"); err != nil {
 			e.t.Errorf("SSH to %s:%d: %v", c.IPAddress, port, err)
 		}
 	}
@@ -298,7 +197,7 @@ func (e *testEnv) assertSSH(id string, c *cloudstack.Cluster) {
 
 // countingAPI counts the calls an engine makes, by command.
 type countingAPI struct {
-	cloudstack.API
+	API
 	mu     sync.Mutex
 	calls  map[string]int
 	scales []cloudstack.ScaleClusterParams
@@ -395,7 +294,7 @@ func (c *countingAPI) QueryAsyncJob(ctx context.Context, id string) (cloudstack.
 }
 
 func (e *testEnv) countingEngine() (*Engine, *countingAPI) {
-	api := &countingAPI{API: e.api}
+	api := &countingAPI{API: e.API}
 	return New(api, Options{Wait: fastWait}), api
 }
 
@@ -406,21 +305,21 @@ func (e *testEnv) collateralCluster(name string, cidrs ...string) (*cloudstack.C
 	e.t.Helper()
 	ctx := e.ctx()
 	id := e.createCluster(name, 0, 2)
-	c := e.cluster(id)
-	for _, pf := range e.forwards(c.IPAddressID) {
+	c := e.Cluster(id)
+	for _, pf := range e.ForwardsOn(c.IPAddressID) {
 		if pf.PublicPort == 2224 {
-			if err := e.sim.DeleteRule(pf.ID); err != nil {
+			if err := e.Sim.DeleteRule(pf.ID); err != nil {
 				e.t.Fatal(err)
 			}
 		}
 	}
-	ref, err := e.api.CreatePortForwardingRule(ctx, cloudstack.CreatePortForwardingRuleParams{IPAddressID: c.IPAddressID,
+	ref, err := e.API.CreatePortForwardingRule(ctx, cloudstack.CreatePortForwardingRuleParams{IPAddressID: c.IPAddressID,
 		Protocol: "tcp", PublicPort: 2224, PrivatePort: 8080, VirtualMachineID: vmNamed(c, "-control-"), NetworkID: c.NetworkID,
 		CIDRList: cidrs})
 	if err != nil {
 		e.t.Fatalf("createPortForwardingRule: %v", err)
 	}
-	if _, err := cloudstack.WaitForJob(ctx, e.api, ref.JobID, fastWait); err != nil {
+	if _, err := cloudstack.WaitForJob(ctx, e.API, ref.JobID, fastWait); err != nil {
 		e.t.Fatal(err)
 	}
 	return c, ref.ID

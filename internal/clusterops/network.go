@@ -15,7 +15,7 @@ import (
 // isolated network (firewall rules and forwards on the source NAT IP), or a
 // directly accessed network (Shared, or ROUTED: isolated without source NAT)
 // that has no rules at all. One listNetworks call; the kind never changes.
-func NetworkKindOf(ctx context.Context, api cloudstack.API, c *cloudstack.Cluster) (rules.NetworkKind, error) {
+func NetworkKindOf(ctx context.Context, api cloudstack.NetworkReader, c *cloudstack.Cluster) (rules.NetworkKind, error) {
 	if c.NetworkID == "" {
 		return rules.NetworkDirect, nil
 	}

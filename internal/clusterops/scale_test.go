@@ -8,9 +8,6 @@ import (
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator"
 )
 
-// profiles are the server behaviours every scale test runs against.
-var profiles = []string{simulator.Profile42211, simulator.ProfileFixed}
-
 // clusterShapes are the clusters the scale sequence runs on: three etcd
 // nodes, one etcd node (whose etcd range has two ports), and three etcd
 // nodes on a network the user supplied.
@@ -30,14 +27,14 @@ var clusterShapes = []struct {
 // succeeds and every SSH path works after each one.
 func TestScaleSequenceKeepsEverySSHPath(t *testing.T) {
 	t.Parallel()
-	for _, profile := range profiles {
+	for _, profile := range simulator.Profiles() {
 		for _, shape := range clusterShapes {
 			t.Run(profile+"/"+shape.name, func(t *testing.T) {
 				t.Parallel()
 				env := newEnv(t, profile)
 				network := ""
 				if shape.userNetwork {
-					network = env.info.IsolatedNetworkID
+					network = env.Info.IsolatedNetworkID
 				}
 				id := env.createClusterIn("scale-"+shape.name, network, shape.etcd, 1)
 				eng := env.engine()
@@ -59,10 +56,10 @@ func TestScaleSequenceKeepsEverySSHPath(t *testing.T) {
 					env.assertSSH(id, c)
 				}
 				for i, size := range []int64{2, 1, 2} {
-					if err := env.rawScale(id, size); err != nil {
+					if err := env.Scale(id, size); err != nil {
 						t.Fatalf("scale %d by another client to %d: %v", i+1, size, err)
 					}
-					c := env.cluster(id)
+					c := env.Cluster(id)
 					if c.State != "Running" || c.Size != size {
 						t.Fatalf("after the other client's scale %d: %s size %d", i+1, c.State, c.Size)
 					}
@@ -99,7 +96,7 @@ func TestSteadyStateScaleChangesNoRule(t *testing.T) {
 		t.Fatalf("scale calls = %d, want 1", len(api.scales))
 	}
 	p := api.scales[0]
-	c := env.cluster(id)
+	c := env.Cluster(id)
 	if p.Size == nil || *p.Size != 2 || p.ServiceOfferingID != "" || len(p.NodeIDs) != 0 ||
 		!maps.Equal(p.NodeOfferings, map[string]string{"worker": c.ServiceOfferingID}) {
 		t.Errorf("scale parameters = %+v, want size 2 and the worker's own offering only", p)
@@ -143,7 +140,7 @@ func TestScaleDownWithSeveralControlNodes(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Scale: %v\n%s", err, rep)
 	}
-	c := env.cluster(id)
+	c := env.Cluster(id)
 	if c.Size != 1 || MapWorkerCount(c) != 1 || c.State != "Running" {
 		t.Fatalf("cluster %s size %d with %d workers", c.State, c.Size, MapWorkerCount(c))
 	}
@@ -161,12 +158,12 @@ func TestScaleProjectCluster(t *testing.T) {
 	t.Parallel()
 	env := newEnv(t, simulator.Profile42211)
 	id := env.createClusterWith(cloudstack.CreateClusterParams{Name: "prj-etcd", EtcdNodes: 3, Size: 1,
-		Ownership: cloudstack.Ownership{ProjectID: env.info.ProjectID}})
+		Ownership: cloudstack.Ownership{ProjectID: env.Info.ProjectID}})
 	rep, err := env.engine().Scale(env.ctx(), id, 2, Intent{})
 	if err != nil {
 		t.Fatalf("Scale: %v\n%s", err, rep)
 	}
-	if c := env.cluster(id); c.Size != 2 || c.State != "Running" {
+	if c := env.Cluster(id); c.Size != 2 || c.State != "Running" {
 		t.Fatalf("cluster %s size %d", c.State, c.Size)
 	}
 	if len(rep.StepsOf(StepHardened)) == 0 {

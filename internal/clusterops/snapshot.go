@@ -172,7 +172,8 @@ func (e *Engine) rulesOnIP(ctx context.Context, projectID, ipID string) ([]rules
 }
 
 // locateRules finds the network kind and the public IP CKS keeps the
-// cluster's rules on (spec §2.2, §6).
+// cluster's rules on, as
+// KubernetesClusterActionWorker.getKubernetesClusterServerIpSshPort does.
 func (e *Engine) locateRules(ctx context.Context, c *cloudstack.Cluster, known rules.NetworkKind) (kind rules.NetworkKind, ipID, ip string, err error) {
 	if c.NetworkID == "" || known == rules.NetworkDirect {
 		return rules.NetworkDirect, "", "", nil

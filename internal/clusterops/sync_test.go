@@ -16,10 +16,10 @@ import (
 func breakCluster(t *testing.T, env *testEnv) string {
 	t.Helper()
 	id := env.createCluster("cks-etcd-minimal", 3, 1)
-	if err := env.rawScale(id, 2); err != nil {
+	if err := env.Scale(id, 2); err != nil {
 		t.Fatalf("scale to 2: %v", err)
 	}
-	err := env.rawScale(id, 1)
+	err := env.Scale(id, 1)
 	if err == nil || !strings.Contains(err.Error(), "unable to update network rules") {
 		t.Fatalf("scale to 1 = %v, want the #14159 failure", err)
 	}
@@ -33,7 +33,7 @@ func TestSyncRestoresABrokenClusterWithoutLifecycleCalls(t *testing.T) {
 	t.Parallel()
 	env := newEnv(t, simulator.Profile42211)
 	id := breakCluster(t, env)
-	broken := env.cluster(id)
+	broken := env.Cluster(id)
 	bad := InconsistentMap(broken)
 	if broken.State != "Alert" || bad == nil || bad.Workers != 1 || bad.NodeCount != 2 {
 		t.Fatalf("broken cluster %s, inconsistency %+v", broken.State, bad)
@@ -62,10 +62,10 @@ func TestSyncRestoresABrokenClusterWithoutLifecycleCalls(t *testing.T) {
 	}
 	// The plain API scale fails too (KubernetesClusterManagerImpl refuses
 	// the Alert state first), and the cluster stays in Alert.
-	if err := env.rawScale(id, 1); err == nil || !strings.Contains(err.Error(), "530") {
+	if err := env.Scale(id, 1); err == nil || !strings.Contains(err.Error(), "530") {
 		t.Fatalf("raw scale of the broken cluster = %v, want a 530 refusal", err)
 	}
-	if c := env.cluster(id); c.State != "Alert" || c.Size != 2 {
+	if c := env.Cluster(id); c.State != "Alert" || c.Size != 2 {
 		t.Errorf("after the refused scale: %s size %d", c.State, c.Size)
 	}
 }
@@ -75,12 +75,12 @@ func TestSyncRestoresABrokenClusterWithoutLifecycleCalls(t *testing.T) {
 // and reports the real cluster, whose map no longer matches its size.
 func TestScaleFailingAfterVMRemovalRepairsRules(t *testing.T) {
 	t.Parallel()
-	for _, profile := range profiles {
+	for _, profile := range simulator.Profiles() {
 		t.Run(profile, func(t *testing.T) {
 			t.Parallel()
 			env := newEnv(t, profile)
 			id := env.createCluster("fault-after-removal", 3, 2)
-			if err := env.sim.FailJobStep("scale-down", "vm-removed", 1, ""); err != nil {
+			if err := env.Sim.FailJobStep("scale-down", "vm-removed", 1, ""); err != nil {
 				t.Fatal(err)
 			}
 			rep, err := env.engine().Scale(env.ctx(), id, 1, Intent{})

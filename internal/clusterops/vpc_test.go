@@ -15,7 +15,7 @@ import (
 func TestVPCTierSyncAndScale(t *testing.T) {
 	t.Parallel()
 	env := newEnv(t, simulator.Profile42211)
-	id := env.createClusterIn("vpc-cluster", env.info.VPCTierNetworkID, 1, 1)
+	id := env.createClusterIn("vpc-cluster", env.Info.VPCTierNetworkID, 1, 1)
 	eng := env.engine()
 
 	s, err := eng.Snapshot(env.ctx(), id, Intent{})
@@ -40,9 +40,9 @@ func TestVPCTierSyncAndScale(t *testing.T) {
 		t.Errorf("SSH ports = %v, want 2222, 2223 and 50000", ports)
 	}
 
-	for _, pf := range env.forwards(s.PublicIPID) {
+	for _, pf := range env.ForwardsOn(s.PublicIPID) {
 		if pf.PublicPort == 2223 || pf.PublicPort == 50000 {
-			if err := env.sim.DeleteRule(pf.ID); err != nil {
+			if err := env.Sim.DeleteRule(pf.ID); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -54,7 +54,7 @@ func TestVPCTierSyncAndScale(t *testing.T) {
 	if got := rep.StepsOf(StepRepaired); len(got) != 2 {
 		t.Fatalf("repairs = %+v, want the two forwards", got)
 	}
-	if fws := env.firewallRules(s.PublicIPID); len(fws) != 0 {
+	if fws := env.FirewallRulesOn(s.PublicIPID); len(fws) != 0 {
 		t.Errorf("firewall rules on a VPC IP: %+v", fws)
 	}
 

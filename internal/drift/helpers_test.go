@@ -17,8 +17,8 @@ const (
 	worker2Name = "test-node-1a1c6ebf01d"
 )
 
-// cleanInput is the seed 004 test cluster: 1 control, 2 workers, created
-// 40 minutes before the check, every VM a Ready node.
+// cleanInput is a cluster in sync: 1 control, 2 workers, created 40 minutes
+// before the check, every VM a Ready node.
 func cleanInput() Input {
 	created := testNow.Add(-40 * time.Minute)
 	return Input{
@@ -68,15 +68,16 @@ func removeMapRow(in *Input, id string) {
 	in.Map = slices.DeleteFunc(in.Map, func(m MappedVM) bool { return m.ID == id })
 }
 
-// Seed 000 fixtures: 3 etcd VMs, 1 control, workers, on an isolated network.
-const seedCluster = "cks-etcd-minimal-20260912"
+// The cluster of apache/cloudstack#14159: 3 etcd VMs, 1 control, workers,
+// on an isolated network.
+const etcdCluster = "cks-etcd-minimal-20260912"
 
 var workerSuffix = map[string]string{"w1": "1977de40e02", "w2": "1977de40e03"}
 
-func seedInput(state string, size int, workers ...string) Input {
+func etcdClusterInput(state string, size int, workers ...string) Input {
 	created := testNow.Add(-2 * time.Hour)
 	in := Input{
-		Cluster: Cluster{ID: "3b74274b-6554-40c2-b2cf-4329d4308544", Name: seedCluster, State: state,
+		Cluster: Cluster{ID: "3b74274b-6554-40c2-b2cf-4329d4308544", Name: etcdCluster, State: state,
 			ClusterType: "CloudManaged", Size: size, ControlNodes: 1, EtcdNodes: 3},
 		Nodes:       &NodeView{},
 		Now:         testNow,
@@ -92,11 +93,11 @@ func seedInput(state string, size int, workers ...string) Input {
 		}
 	}
 	for j, id := range []string{"etcd1", "etcd2", "etcd3"} {
-		add(id, seedCluster+"-etcd-"+string(rune('1'+j))+"-1977de40dc8", naming.RoleEtcd)
+		add(id, etcdCluster+"-etcd-"+string(rune('1'+j))+"-1977de40dc8", naming.RoleEtcd)
 	}
-	add("control", seedCluster+"-control-1977de40e01", naming.RoleControl)
+	add("control", etcdCluster+"-control-1977de40e01", naming.RoleControl)
 	for _, w := range workers {
-		add(w, seedCluster+"-node-"+workerSuffix[w], naming.RoleWorker)
+		add(w, etcdCluster+"-node-"+workerSuffix[w], naming.RoleWorker)
 	}
 	in.Rules = &RulesView{Layout: layout}
 	return in

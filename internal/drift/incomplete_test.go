@@ -7,8 +7,8 @@ import (
 )
 
 // A view that was asked for and could not be read makes the check
-// incomplete: never in sync, whatever the other views say (issue 13,
-// item 4: the drift gate fails closed).
+// incomplete: never in sync, whatever the other views say, so that the
+// drift gate fails closed.
 
 func TestNodeViewErrorIsIncompleteNotInSync(t *testing.T) {
 	t.Parallel()

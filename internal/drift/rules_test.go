@@ -6,12 +6,12 @@ import (
 	"testing"
 )
 
-// TestSeed000PostFailureState is the state #14159 leaves: Alert, size 2, one
-// worker left, firewall 6443, 50001, 50002 and 2222-2224, forwards 50001
-// and 50002 only.
-func TestSeed000PostFailureState(t *testing.T) {
+// TestStateAfterScaleDownBrokenByEtcdRulePick is the state #14159 leaves:
+// Alert, size 2, one worker left, firewall 6443, 50001, 50002 and 2222-2224,
+// forwards 50001 and 50002 only.
+func TestStateAfterScaleDownBrokenByEtcdRulePick(t *testing.T) {
 	t.Parallel()
-	in := seedInput("Alert", 2, "w1")
+	in := etcdClusterInput("Alert", 2, "w1")
 	setRules(&in,
 		fw("1596", 6443, 6443),
 		lb("1599"),
@@ -46,8 +46,8 @@ func TestSeed000PostFailureState(t *testing.T) {
 		forwards = append(forwards, f.VMID+" "+f.Message)
 	}
 	if !slices.Equal(forwards, []string{
-		"control SSH port forward 2222 -> 22 to VM " + seedCluster + "-control-1977de40e01 (control) is missing",
-		"w1 SSH port forward 2223 -> 22 to VM " + seedCluster + "-node-1977de40e02 (w1) is missing",
+		"control SSH port forward 2222 -> 22 to VM " + etcdCluster + "-control-1977de40e01 (control) is missing",
+		"w1 SSH port forward 2223 -> 22 to VM " + etcdCluster + "-node-1977de40e02 (w1) is missing",
 	}) {
 		t.Errorf("forwards missing = %q", forwards)
 	}
@@ -65,11 +65,11 @@ func TestSeed000PostFailureState(t *testing.T) {
 	}
 }
 
-// TestSeed000PreScaleDownHazard is the state after the successful scale to
-// two workers: everything matches, but the next scale would fail.
-func TestSeed000PreScaleDownHazard(t *testing.T) {
+// TestScaleHazardAfterEtcdClusterScaleUp is the state after the successful
+// scale to two workers: everything matches, but the next scale would fail.
+func TestScaleHazardAfterEtcdClusterScaleUp(t *testing.T) {
 	t.Parallel()
-	in := seedInput("Running", 2, "w1", "w2")
+	in := etcdClusterInput("Running", 2, "w1", "w2")
 	setRules(&in,
 		fw("1596", 6443, 6443),
 		lb("1599"),
@@ -99,7 +99,7 @@ func TestSeed000PreScaleDownHazard(t *testing.T) {
 	// Listed in creation order here (oldest first), the rules show that a
 	// scale re-created the range after the etcd rules. The same rules with
 	// the range created first are CKS's layout before any scale: safe.
-	in = seedInput("Running", 2, "w1", "w2")
+	in = etcdClusterInput("Running", 2, "w1", "w2")
 	setRules(&in,
 		fw("1", 2222, 2224), fw("2", 6443, 6443),
 		pf("3", 2222, "control"), pf("4", 2223, "w1"), pf("5", 2224, "w2"), lb("6"),
@@ -112,7 +112,7 @@ func TestSeed000PreScaleDownHazard(t *testing.T) {
 
 func TestStaleForwardsAndMissingRange(t *testing.T) {
 	t.Parallel()
-	in := seedInput("Running", 1, "w1")
+	in := etcdClusterInput("Running", 1, "w1")
 	userPF := pf("u1", 2300, "user-vm")
 	userPF.PrivatePort, userPF.PrivateEndPort = 8080, 8080
 	setRules(&in,

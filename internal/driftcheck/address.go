@@ -9,14 +9,16 @@ import (
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
 )
 
-// Ports CloudStack uses to reach control node 1 (spec §2.2).
+// Ports CloudStack uses to reach control node 1
+// (KubernetesClusterActionWorker.getKubernetesClusterServerIpSshPort).
 const (
 	forwardedSSHPort = 2222
 	directSSHPort    = 22
 )
 
-// sshAddress is where CloudStack itself reaches control node 1 (spec §2.2,
-// §6): the source NAT IP :2222 on an isolated network; the endpoint's IP
+// sshAddress is where CloudStack itself reaches control node 1, as
+// KubernetesClusterActionWorker.getKubernetesClusterServerIpSshPort picks
+// it: the source NAT IP :2222 on an isolated network; the endpoint's IP
 // :2222 on a VPC tier or behind an external load balancer; the first control
 // VM's private IP :22 on a shared or routed network, whose endpoint is that
 // very address. It returns "" when the cluster has no address yet.

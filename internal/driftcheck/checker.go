@@ -15,8 +15,8 @@ import (
 // Checker runs drift checks. Its fields are read-only once a check runs, so
 // one Checker may run many checks concurrently.
 type Checker struct {
-	// API is the CloudStack client. The checker only calls read commands.
-	API cloudstack.API
+	// API is the CloudStack client; the checker only reads through it.
+	API API
 	// Listers builds the node listers; nil means DefaultListers.
 	Listers ListerFactory
 	// EtcdSSHStartPort is cloud.kubernetes.etcd.node.start.port; 0 means 50000.

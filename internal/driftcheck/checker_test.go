@@ -6,6 +6,7 @@ import (
 	"maps"
 	"testing"
 
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/drift"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/nodes/sshlister"
 )
@@ -13,10 +14,10 @@ import (
 func TestCheckCleanClusterCostsFiveRequestsAndOneSession(t *testing.T) {
 	t.Parallel()
 	e := newSimEnv(t)
-	cl := e.createCluster(clusterSpec{name: "clean", size: 2})
-	e.sim.RunScanner()
-	e.sim.ResetCallCounts()
-	sessions := e.sim.SSHSessions()
+	cl := e.NewCluster(cloudstack.CreateClusterParams{Name: "clean", Size: 2})
+	e.Sim.RunScanner()
+	e.Sim.ResetCallCounts()
+	sessions := e.Sim.SSHSessions()
 
 	res, st := e.mustCheck(e.sshRequest(cl.ID))
 
@@ -29,7 +30,7 @@ func TestCheckCleanClusterCostsFiveRequestsAndOneSession(t *testing.T) {
 		t.Fatalf("calls %v, want %v", st.CloudStackCalls, wantCalls)
 	}
 	// The simulator counts what arrived on the wire, pages included.
-	got := e.sim.CallCounts()
+	got := e.Sim.CallCounts()
 	total := int64(0)
 	for _, n := range got {
 		total += n
@@ -37,7 +38,7 @@ func TestCheckCleanClusterCostsFiveRequestsAndOneSession(t *testing.T) {
 	if total > 5 {
 		t.Fatalf("the simulator served %d requests (%v), want at most 5", total, got)
 	}
-	if n := e.sim.SSHSessions() - sessions; n != 1 || st.SSHSessions != 1 {
+	if n := e.Sim.SSHSessions() - sessions; n != 1 || st.SSHSessions != 1 {
 		t.Fatalf("SSH sessions: simulator %d, stats %d, want 1", n, st.SSHSessions)
 	}
 	if want := cl.IPAddress + ":2222"; st.Node.Address != want || st.Node.Source != NodeSourceSSH {
@@ -48,18 +49,18 @@ func TestCheckCleanClusterCostsFiveRequestsAndOneSession(t *testing.T) {
 func TestCheckSkipsTransitionalClusterWithoutFetching(t *testing.T) {
 	t.Parallel()
 	e := newSimEnv(t)
-	cl := e.createCluster(clusterSpec{name: "busy", size: 1})
+	cl := e.NewCluster(cloudstack.CreateClusterParams{Name: "busy", Size: 1})
 	for _, state := range []string{"Scaling", "Upgrading", "Stopping", "Starting", "Destroying"} {
-		if err := e.sim.SetClusterState(cl.ID, state); err != nil {
+		if err := e.Sim.SetClusterState(cl.ID, state); err != nil {
 			t.Fatal(err)
 		}
-		sessions := e.sim.SSHSessions()
+		sessions := e.Sim.SSHSessions()
 		res, st := e.mustCheck(e.sshRequest(cl.ID))
 		if !res.Skipped || res.ClusterState != state || res.InSync || len(res.Findings) != 0 {
 			t.Fatalf("%s: result %+v", state, res)
 		}
-		if st.CloudStackRequests() != 1 || st.CloudStackCalls["listKubernetesClusters"] != 1 || e.sim.SSHSessions() != sessions {
-			t.Fatalf("%s: a skipped cluster fetched more than the lookup: %v, %d SSH sessions", state, st.CloudStackCalls, e.sim.SSHSessions()-sessions)
+		if st.CloudStackRequests() != 1 || st.CloudStackCalls["listKubernetesClusters"] != 1 || e.Sim.SSHSessions() != sessions {
+			t.Fatalf("%s: a skipped cluster fetched more than the lookup: %v, %d SSH sessions", state, st.CloudStackCalls, e.Sim.SSHSessions()-sessions)
 		}
 	}
 }
@@ -67,19 +68,13 @@ func TestCheckSkipsTransitionalClusterWithoutFetching(t *testing.T) {
 func TestCheckNodeFailureStillComparesVMs(t *testing.T) {
 	t.Parallel()
 	e := newSimEnv(t)
-	cl := e.createCluster(clusterSpec{name: "nossh", size: 2})
-	worker := e.workerVM(cl, 1)
-	if err := e.sim.DeleteMapRow(cl.ID, worker.ID); err != nil {
+	cl := e.NewCluster(cloudstack.CreateClusterParams{Name: "nossh", Size: 2})
+	worker := e.NthWorker(cl, 1)
+	if err := e.Sim.DeleteMapRow(cl.ID, worker.ID); err != nil {
 		t.Fatal(err)
 	}
-	// Break SSH the way seed 004 did: delete the forward of public port 2222.
-	for _, pf := range e.forwards(cl) {
-		if pf.PublicPort == 2222 {
-			if err := e.sim.DeleteRule(pf.ID); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
+	// Break SSH to the control node: delete the forward of public port 2222.
+	e.DeleteForward(cl, 2222)
 
 	res, st := e.mustCheck(e.sshRequest(cl.ID))
 
@@ -98,8 +93,8 @@ func TestCheckNodeFailureStillComparesVMs(t *testing.T) {
 func TestCheckRefusesWrongHostKey(t *testing.T) {
 	t.Parallel()
 	e := newSimEnv(t)
-	cl := e.createCluster(clusterSpec{name: "hostkey", size: 1})
-	other := e.createCluster(clusterSpec{name: "other", size: 1})
+	cl := e.NewCluster(cloudstack.CreateClusterParams{Name: "hostkey", Size: 1})
+	other := e.NewCluster(cloudstack.CreateClusterParams{Name: "other", Size: 1})
 	req := e.sshRequest(cl.ID)
 	req.SSH.HostKey = e.sshOptions(other.ID).HostKey
 
@@ -110,7 +105,7 @@ func TestCheckRefusesWrongHostKey(t *testing.T) {
 		t.Fatalf("node error %v, want a host key error", st.Node.Err)
 	}
 	// The VM comparison still runs and finds nothing, but a check without
-	// its nodes is incomplete, never in sync (issue 13, item 4).
+	// its nodes is incomplete, never in sync.
 	if res.NodesChecked || res.NodeCheckError == "" || res.InSync || len(res.Findings) != 0 ||
 		len(res.Incomplete) != 1 || res.Incomplete[0].View != drift.ViewNodes {
 		t.Fatalf("result %+v: the VM comparison should run and the nodes view be incomplete", res)
@@ -120,18 +115,18 @@ func TestCheckRefusesWrongHostKey(t *testing.T) {
 func TestCheckKubeconfigListsNodesThroughTheKubernetesAPI(t *testing.T) {
 	t.Parallel()
 	e := newSimEnv(t)
-	cl := e.createCluster(clusterSpec{name: "kube", size: 2})
-	worker := e.workerVM(cl, 0)
-	if err := e.sim.StopKubelet(worker.ID, true); err != nil {
+	cl := e.NewCluster(cloudstack.CreateClusterParams{Name: "kube", Size: 2})
+	worker := e.NthWorker(cl, 0)
+	if err := e.Sim.StopKubelet(worker.ID, true); err != nil {
 		t.Fatal(err)
 	}
-	sessions := e.sim.SSHSessions()
+	sessions := e.Sim.SSHSessions()
 
 	res, st := e.mustCheck(Request{ClusterID: cl.ID, Options: Options{NodeSource: NodeSourceKubeconfig,
 		GracePeriod: drift.DefaultGracePeriod, CheckNetworkRules: true}})
 
 	assertKinds(t, res, drift.KindNodeNotReady)
-	if !res.NodesChecked || st.KubeAPIListings != 1 || st.SSHSessions != 0 || e.sim.SSHSessions() != sessions {
+	if !res.NodesChecked || st.KubeAPIListings != 1 || st.SSHSessions != 0 || e.Sim.SSHSessions() != sessions {
 		t.Fatalf("result %+v stats %+v", res, st)
 	}
 	if st.CloudStackCalls["getKubernetesClusterConfig"] != 1 || st.Node.Address != "https://"+cl.IPAddress+":6443" {

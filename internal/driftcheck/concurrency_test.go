@@ -51,7 +51,7 @@ func (b *barrier) arrive(ctx context.Context, name string) error {
 
 // barrierAPI holds the three CloudStack views at the barrier.
 type barrierAPI struct {
-	cloudstack.API
+	API
 	b *barrier
 }
 
@@ -105,9 +105,9 @@ func (l barrierLister) ListNodes(ctx context.Context) ([]nodes.Node, error) {
 func TestCheckFetchesTheViewsConcurrently(t *testing.T) {
 	t.Parallel()
 	e := newSimEnv(t)
-	cl := e.createCluster(clusterSpec{name: "parallel", size: 1})
+	cl := e.NewCluster(cloudstack.CreateClusterParams{Name: "parallel", Size: 1})
 	b := newBarrier(4)
-	c := &Checker{API: barrierAPI{API: e.api, b: b}, Listers: barrierListers{b: b}}
+	c := &Checker{API: barrierAPI{API: e.API, b: b}, Listers: barrierListers{b: b}}
 
 	res, st, err := c.Check(context.Background(), e.sshRequest(cl.ID))
 	if err != nil {
@@ -123,7 +123,7 @@ func TestCheckFetchesTheViewsConcurrently(t *testing.T) {
 
 // failingAPI fails one command.
 type failingAPI struct {
-	cloudstack.API
+	API
 	command string
 }
 
@@ -137,8 +137,8 @@ func (a failingAPI) ListVirtualMachines(ctx context.Context, p cloudstack.ListVM
 func TestCheckFailsWhenAViewCannotBeRead(t *testing.T) {
 	t.Parallel()
 	e := newSimEnv(t)
-	cl := e.createCluster(clusterSpec{name: "apifail", size: 1})
-	e.sim.FailNextCalls("listFirewallRules", 1, 530, "Injected failure")
+	cl := e.NewCluster(cloudstack.CreateClusterParams{Name: "apifail", Size: 1})
+	e.Sim.FailNextCalls("listFirewallRules", 1, 530, "Injected failure")
 
 	_, _, err := e.checker().Check(context.Background(), e.sshRequest(cl.ID))
 	var csErr *cloudstack.Error
@@ -146,7 +146,7 @@ func TestCheckFailsWhenAViewCannotBeRead(t *testing.T) {
 		t.Fatalf("error %v, want the 530 of listFirewallRules", err)
 	}
 
-	c := &Checker{API: failingAPI{API: e.api, command: "listVirtualMachines"}}
+	c := &Checker{API: failingAPI{API: e.API, command: "listVirtualMachines"}}
 	if _, _, err := c.Check(context.Background(), e.sshRequest(cl.ID)); err == nil || err.Error() != "injected VM list failure" {
 		t.Fatalf("error %v, want the VM list failure", err)
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/drift"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/nodes"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/nodes/sshlister"
@@ -17,7 +18,7 @@ import (
 // fleetOptions reach every cluster over SSH with the seeded key pair,
 // trusting the simulator's host keys (each cluster has its own).
 func (e *simEnv) fleetOptions() Options {
-	return Options{NodeSource: NodeSourceSSH, SSH: SSHOptions{PrivateKey: e.sim.PrivateKeyPEM(), InsecureIgnoreHostKey: true},
+	return Options{NodeSource: NodeSourceSSH, SSH: SSHOptions{PrivateKey: e.Sim.PrivateKeyPEM(), InsecureIgnoreHostKey: true},
 		GracePeriod: drift.DefaultGracePeriod, CheckNetworkRules: true, NodeTimeout: 10 * time.Second}
 }
 
@@ -41,17 +42,17 @@ func names(f Fleet) []string {
 func TestCheckManySharesListsAndReportsEachCluster(t *testing.T) {
 	t.Parallel()
 	e := newSimEnv(t)
-	drifted := e.createCluster(clusterSpec{name: "fleet-b", size: 2})
-	e.createCluster(clusterSpec{name: "fleet-a", size: 1})
-	busy := e.createCluster(clusterSpec{name: "fleet-c", size: 1})
-	e.createCluster(clusterSpec{name: "fleet-p", size: 1, projectID: e.info.ProjectID})
-	if err := e.sim.DeleteMapRow(drifted.ID, e.workerVM(drifted, 1).ID); err != nil {
+	drifted := e.NewCluster(cloudstack.CreateClusterParams{Name: "fleet-b", Size: 2})
+	e.NewCluster(cloudstack.CreateClusterParams{Name: "fleet-a", Size: 1})
+	busy := e.NewCluster(cloudstack.CreateClusterParams{Name: "fleet-c", Size: 1})
+	e.NewCluster(cloudstack.CreateClusterParams{Name: "fleet-p", Size: 1, Ownership: cloudstack.Ownership{ProjectID: e.Info.ProjectID}})
+	if err := e.Sim.DeleteMapRow(drifted.ID, e.NthWorker(drifted, 1).ID); err != nil {
 		t.Fatal(err)
 	}
-	if err := e.sim.SetClusterState(busy.ID, "Upgrading"); err != nil {
+	if err := e.Sim.SetClusterState(busy.ID, "Upgrading"); err != nil {
 		t.Fatal(err)
 	}
-	sessions := e.sim.SSHSessions()
+	sessions := e.Sim.SSHSessions()
 
 	fleet, st := e.mustCheckMany(e.checker(), Filter{}, 0)
 
@@ -82,7 +83,7 @@ func TestCheckManySharesListsAndReportsEachCluster(t *testing.T) {
 	if !maps.Equal(st.CloudStackCalls, want) {
 		t.Fatalf("calls %v, want %v", st.CloudStackCalls, want)
 	}
-	if n := e.sim.SSHSessions() - sessions; n != 3 || st.SSHSessions != 3 {
+	if n := e.Sim.SSHSessions() - sessions; n != 3 || st.SSHSessions != 3 {
 		t.Fatalf("SSH sessions %d (stats %d), want one per checked cluster", n, st.SSHSessions)
 	}
 }
@@ -93,17 +94,11 @@ func TestCheckManySharesListsAndReportsEachCluster(t *testing.T) {
 func TestCheckManySharesProjectRules(t *testing.T) {
 	t.Parallel()
 	e := newSimEnv(t)
-	e.createCluster(clusterSpec{name: "acct-a", size: 1})
-	e.createCluster(clusterSpec{name: "acct-b", size: 1})
-	e.createCluster(clusterSpec{name: "prj-a", size: 1, projectID: e.info.ProjectID})
-	broken := e.createCluster(clusterSpec{name: "prj-b", size: 2, etcd: 1, projectID: e.info.ProjectID})
-	for _, pf := range e.forwards(broken) {
-		if pf.PublicPort == 50000 {
-			if err := e.sim.DeleteRule(pf.ID); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
+	e.NewCluster(cloudstack.CreateClusterParams{Name: "acct-a", Size: 1})
+	e.NewCluster(cloudstack.CreateClusterParams{Name: "acct-b", Size: 1})
+	e.NewCluster(cloudstack.CreateClusterParams{Name: "prj-a", Size: 1, Ownership: cloudstack.Ownership{ProjectID: e.Info.ProjectID}})
+	broken := e.NewCluster(cloudstack.CreateClusterParams{Name: "prj-b", Size: 2, EtcdNodes: 1, Ownership: cloudstack.Ownership{ProjectID: e.Info.ProjectID}})
+	e.DeleteForward(broken, 50000)
 
 	fleet, st := e.mustCheckMany(e.checker(), Filter{}, 0)
 
@@ -124,7 +119,7 @@ func TestCheckManyCallsPerClusterDropAsTheFleetGrows(t *testing.T) {
 	t.Parallel()
 	e := newSimEnv(t)
 	for _, name := range []string{"solo", "grp-1", "grp-2", "grp-3", "grp-4"} {
-		e.createCluster(clusterSpec{name: name, size: 1})
+		e.NewCluster(cloudstack.CreateClusterParams{Name: name, Size: 1})
 	}
 	perCluster := func(f Filter) float64 {
 		fleet, st := e.mustCheckMany(e.checker(), f, 0)
@@ -143,15 +138,15 @@ func TestCheckManyCallsPerClusterDropAsTheFleetGrows(t *testing.T) {
 func TestCheckManyFilters(t *testing.T) {
 	t.Parallel()
 	e := newSimEnv(t)
-	e.createCluster(clusterSpec{name: "web-1", size: 1})
-	e.createCluster(clusterSpec{name: "db-1", size: 1})
-	e.createCluster(clusterSpec{name: "web-p", size: 1, projectID: e.info.ProjectID})
+	e.NewCluster(cloudstack.CreateClusterParams{Name: "web-1", Size: 1})
+	e.NewCluster(cloudstack.CreateClusterParams{Name: "db-1", Size: 1})
+	e.NewCluster(cloudstack.CreateClusterParams{Name: "web-p", Size: 1, Ownership: cloudstack.Ownership{ProjectID: e.Info.ProjectID}})
 
 	fleet, st := e.mustCheckMany(e.checker(), Filter{Account: "ADMIN"}, 0)
 	if got := names(fleet); !slices.Equal(got, []string{"db-1", "web-1"}) || st.CloudStackCalls["listKubernetesClusters"] != 1 {
 		t.Fatalf("account filter: %v, calls %v", got, st.CloudStackCalls)
 	}
-	fleet, _ = e.mustCheckMany(e.checker(), Filter{ProjectID: e.info.ProjectID}, 0)
+	fleet, _ = e.mustCheckMany(e.checker(), Filter{ProjectID: e.Info.ProjectID}, 0)
 	if got := names(fleet); !slices.Equal(got, []string{"web-p"}) {
 		t.Fatalf("project filter: %v", got)
 	}
@@ -203,11 +198,11 @@ func TestCheckManyBoundsConcurrency(t *testing.T) {
 	t.Parallel()
 	e := newSimEnv(t)
 	for _, name := range []string{"b-1", "b-2", "b-3", "b-4", "b-5"} {
-		e.createCluster(clusterSpec{name: name, size: 1})
+		e.NewCluster(cloudstack.CreateClusterParams{Name: name, Size: 1})
 	}
-	e.sim.SetSSHLatency(20 * time.Millisecond) // so that listings overlap
+	e.Sim.SetSSHLatency(20 * time.Millisecond) // so that listings overlap
 	g := &gaugeListers{}
-	fleet, _ := e.mustCheckMany(&Checker{API: e.api, Listers: g}, Filter{}, 2)
+	fleet, _ := e.mustCheckMany(&Checker{API: e.API, Listers: g}, Filter{}, 2)
 	if fleet.Checked != 5 || !fleet.InSync {
 		t.Fatalf("fleet %s", fleet.Summary)
 	}
@@ -219,10 +214,10 @@ func TestCheckManyBoundsConcurrency(t *testing.T) {
 func TestCheckManyReportsPerClusterFailures(t *testing.T) {
 	t.Parallel()
 	e := newSimEnv(t)
-	e.createCluster(clusterSpec{name: "acct-1", size: 1})
-	e.createCluster(clusterSpec{name: "acct-2", size: 1})
-	e.createCluster(clusterSpec{name: "proj-1", size: 1, projectID: e.info.ProjectID})
-	e.sim.FailNextCalls("listVirtualMachines", 1, 530, "Injected failure")
+	e.NewCluster(cloudstack.CreateClusterParams{Name: "acct-1", Size: 1})
+	e.NewCluster(cloudstack.CreateClusterParams{Name: "acct-2", Size: 1})
+	e.NewCluster(cloudstack.CreateClusterParams{Name: "proj-1", Size: 1, Ownership: cloudstack.Ownership{ProjectID: e.Info.ProjectID}})
+	e.Sim.FailNextCalls("listVirtualMachines", 1, 530, "Injected failure")
 
 	fleet, _ := e.mustCheckMany(e.checker(), Filter{}, 0)
 

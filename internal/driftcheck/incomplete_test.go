@@ -20,8 +20,8 @@ import (
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/nodes/sshlister"
 )
 
-// The drift check fails closed (issue 13, item 4): a view that was asked
-// for and could not be read leaves the check incomplete, never in sync.
+// The drift check fails closed: a view that was asked for and could not be
+// read leaves the check incomplete, never in sync.
 
 // closedPort is a loopback port nothing listens on.
 func closedPort(t *testing.T) int {
@@ -43,7 +43,7 @@ func closedPort(t *testing.T) int {
 func TestCheckWithUnreachableSSHIsIncomplete(t *testing.T) {
 	t.Parallel()
 	e := newSimEnv(t)
-	cl := e.createCluster(clusterSpec{name: "unreachable", size: 1})
+	cl := e.NewCluster(cloudstack.CreateClusterParams{Name: "unreachable", Size: 1})
 	req := e.sshRequest(cl.ID)
 	req.SSH.Host, req.SSH.Port = "127.0.0.1", closedPort(t)
 
@@ -64,19 +64,19 @@ func TestCheckWithUnreachableSSHIsIncomplete(t *testing.T) {
 func TestCheckKubeconfigErrorIsIncomplete(t *testing.T) {
 	t.Parallel()
 	e := newSimEnv(t)
-	cl := e.createCluster(clusterSpec{name: "kube", size: 1})
+	cl := e.NewCluster(cloudstack.CreateClusterParams{Name: "kube", Size: 1})
 	req := Request{ClusterID: cl.ID, Options: Options{NodeSource: NodeSourceKubeconfig, GracePeriod: drift.DefaultGracePeriod,
 		CheckNetworkRules: true}}
 
-	e.sim.FailNextCalls("getKubernetesClusterConfig", 1, 530, "Injected failure")
+	e.Sim.FailNextCalls("getKubernetesClusterConfig", 1, 530, "Injected failure")
 	res, _ := e.mustCheck(req)
 	if res.InSync || len(res.Incomplete) != 1 || !strings.Contains(res.Incomplete[0].Reason, "getting the kubeconfig") {
 		t.Fatalf("getKubernetesClusterConfig error: %+v", res)
 	}
 
-	e.sim.FailNextKubeAPI(503, 100)
+	e.Sim.FailNextKubeAPI(503, 100)
 	res, _ = e.mustCheck(req)
-	e.sim.FailNextKubeAPI(0, 0)
+	e.Sim.FailNextKubeAPI(0, 0)
 	if res.InSync || len(res.Incomplete) != 1 || res.Incomplete[0].View != drift.ViewNodes {
 		t.Fatalf("Kubernetes API down: %+v", res)
 	}
@@ -88,7 +88,7 @@ func TestCheckKubeconfigErrorIsIncomplete(t *testing.T) {
 
 // hiddenNetworks hides every network, as credentials that cannot see the
 // cluster's VPC tier would.
-type hiddenNetworks struct{ cloudstack.API }
+type hiddenNetworks struct{ API }
 
 func (hiddenNetworks) ListNetworks(context.Context, cloudstack.ListNetworksParams) ([]cloudstack.Network, error) {
 	return nil, nil
@@ -97,8 +97,8 @@ func (hiddenNetworks) ListNetworks(context.Context, cloudstack.ListNetworksParam
 func TestCheckRulesViewNotBuiltIsIncomplete(t *testing.T) {
 	t.Parallel()
 	e := newSimEnv(t)
-	cl := e.createCluster(clusterSpec{name: "vpc", size: 1, networkID: e.info.VPCTierNetworkID})
-	c := &Checker{API: hiddenNetworks{e.api}}
+	cl := e.NewCluster(cloudstack.CreateClusterParams{Name: "vpc", Size: 1, NetworkID: e.Info.VPCTierNetworkID})
+	c := &Checker{API: hiddenNetworks{e.API}}
 	res, _, err := c.Check(context.Background(), e.sshRequest(cl.ID))
 	if err != nil {
 		t.Fatal(err)
@@ -124,10 +124,10 @@ func TestCheckRulesViewNotBuiltIsIncomplete(t *testing.T) {
 func TestCheckManyWrongHostKeyMakesThatClusterIncomplete(t *testing.T) {
 	t.Parallel()
 	e := newSimEnv(t)
-	good := e.createCluster(clusterSpec{name: "a-good", size: 1})
-	bad := e.createCluster(clusterSpec{name: "b-rebuilt", size: 1})
-	knownHosts := fmt.Sprintf("[%s]:2222 %s[%s]:2222 %s", good.IPAddress, ssh.MarshalAuthorizedKey(e.sim.HostKey(good.ID)),
-		bad.IPAddress, ssh.MarshalAuthorizedKey(e.sim.HostKey(good.ID)))
+	good := e.NewCluster(cloudstack.CreateClusterParams{Name: "a-good", Size: 1})
+	bad := e.NewCluster(cloudstack.CreateClusterParams{Name: "b-rebuilt", Size: 1})
+	knownHosts := fmt.Sprintf("[%s]:2222 %s[%s]:2222 %s", good.IPAddress, ssh.MarshalAuthorizedKey(e.Sim.HostKey(good.ID)),
+		bad.IPAddress, ssh.MarshalAuthorizedKey(e.Sim.HostKey(good.ID)))
 	opts := e.fleetOptions()
 	opts.SSH.InsecureIgnoreHostKey, opts.SSH.KnownHosts = false, knownHosts
 
@@ -153,9 +153,9 @@ func TestCheckManyWrongHostKeyMakesThatClusterIncomplete(t *testing.T) {
 func TestCheckWithPrivateKeyFile(t *testing.T) {
 	t.Parallel()
 	e := newSimEnv(t)
-	cl := e.createCluster(clusterSpec{name: "keyfile", size: 1})
+	cl := e.NewCluster(cloudstack.CreateClusterParams{Name: "keyfile", Size: 1})
 	keyFile := filepath.Join(t.TempDir(), "id_cks")
-	if err := os.WriteFile(keyFile, e.sim.PrivateKeyPEM(), 0o600); err != nil {
+	if err := os.WriteFile(keyFile, e.Sim.PrivateKeyPEM(), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	req := e.sshRequest(cl.ID)

@@ -7,12 +7,13 @@ import (
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/drift"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/simtest"
 )
 
 func TestCheckVPCClusterUsesItsOwnPublicIP(t *testing.T) {
 	t.Parallel()
 	e := newSimEnv(t)
-	cl := e.createCluster(clusterSpec{name: "vpc", size: 2, networkID: e.info.VPCTierNetworkID})
+	cl := e.NewCluster(cloudstack.CreateClusterParams{Name: "vpc", Size: 2, NetworkID: e.Info.VPCTierNetworkID})
 	if cl.IPAddress != "" {
 		t.Fatalf("a VPC tier cluster reports ipaddress %q", cl.IPAddress)
 	}
@@ -28,13 +29,7 @@ func TestCheckVPCClusterUsesItsOwnPublicIP(t *testing.T) {
 	}
 
 	// A missing node forward on the VPC IP is drift like on an isolated network.
-	for _, pf := range e.forwards(cl) {
-		if pf.PublicPort == 2223 {
-			if err := e.sim.DeleteRule(pf.ID); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
+	e.DeleteForward(cl, 2223)
 	res, _ = e.mustCheck(e.sshRequest(cl.ID))
 	assertKinds(t, res, drift.KindSSHForwardMissing)
 }
@@ -44,8 +39,8 @@ func TestCheckVPCClusterUsesItsOwnPublicIP(t *testing.T) {
 // cluster is in sync, and rule drift shows like on an account's cluster.
 func TestCheckProjectCluster(t *testing.T) {
 	t.Parallel()
-	e := newOrderedSimEnv(t, "")
-	cl := e.createCluster(clusterSpec{name: "prj", size: 1, etcd: 1, projectID: e.info.ProjectID})
+	e := newSimEnv(t, simtest.WithOrderedList())
+	cl := e.NewCluster(cloudstack.CreateClusterParams{Name: "prj", Size: 1, EtcdNodes: 1, Ownership: cloudstack.Ownership{ProjectID: e.Info.ProjectID}})
 
 	res, st := e.mustCheck(e.sshRequest(cl.ID))
 	assertKinds(t, res)
@@ -57,17 +52,11 @@ func TestCheckProjectCluster(t *testing.T) {
 		t.Fatalf("calls %v, want %v: a project cluster is found by the second, project-wide list", st.CloudStackCalls, want)
 	}
 
-	worker := e.workerVM(cl, 0)
-	if err := e.sim.DeleteKubeNode(worker.ID); err != nil { // the node object deleted out of band
+	worker := e.NthWorker(cl, 0)
+	if err := e.Sim.DeleteKubeNode(worker.ID); err != nil { // the node object deleted out of band
 		t.Fatal(err)
 	}
-	for _, pf := range e.forwards(cl) {
-		if pf.PublicPort == 2223 {
-			if err := e.sim.DeleteRule(pf.ID); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
+	e.DeleteForward(cl, 2223)
 	res, _ = e.mustCheck(e.sshRequest(cl.ID))
 	assertKinds(t, res, drift.KindVMNotNode, drift.KindSSHForwardMissing)
 }
@@ -106,15 +95,9 @@ func TestSSHAddressFollowsTheNetworkType(t *testing.T) {
 func TestCheckManyMixesNetworkTypes(t *testing.T) {
 	t.Parallel()
 	e := newSimEnv(t)
-	e.createCluster(clusterSpec{name: "iso", size: 1})
-	vpc := e.createCluster(clusterSpec{name: "vpc", size: 2, networkID: e.info.VPCTierNetworkID})
-	for _, pf := range e.forwards(vpc) {
-		if pf.PublicPort == 2224 {
-			if err := e.sim.DeleteRule(pf.ID); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
+	e.NewCluster(cloudstack.CreateClusterParams{Name: "iso", Size: 1})
+	vpc := e.NewCluster(cloudstack.CreateClusterParams{Name: "vpc", Size: 2, NetworkID: e.Info.VPCTierNetworkID})
+	e.DeleteForward(vpc, 2224)
 
 	fleet, st := e.mustCheckMany(e.checker(), Filter{}, 0)
 

@@ -30,7 +30,8 @@ func NodeSources() []string {
 }
 
 // SSHOptions say how to reach control node 1. Empty Host and zero Port mean
-// the address CloudStack itself uses for the cluster's network (spec §2.2).
+// the address CloudStack itself uses for the cluster's network
+// (KubernetesClusterActionWorker.getKubernetesClusterServerIpSshPort).
 type SSHOptions struct {
 	// PrivateKey is the PEM private key of the cluster key pair. It is a
 	// secret. Exactly one of PrivateKey, PrivateKeyFile and AgentSocket is set.

@@ -8,15 +8,17 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/drift"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/simtest"
 )
 
 func TestCheckGracePeriodForStrayVM(t *testing.T) {
 	t.Parallel()
 	e := newSimEnv(t)
-	cl := e.createCluster(clusterSpec{name: "stray", size: 1})
-	id, name, err := e.sim.CreateStrayVM(simulator.StrayVM{ClusterID: cl.ID, Created: time.Now().Add(-5 * time.Minute)})
+	cl := e.NewCluster(cloudstack.CreateClusterParams{Name: "stray", Size: 1})
+	id, name, err := e.Sim.CreateStrayVM(simulator.StrayVM{ClusterID: cl.ID, Created: time.Now().Add(-5 * time.Minute)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -25,7 +27,7 @@ func TestCheckGracePeriodForStrayVM(t *testing.T) {
 	res, _ := e.mustCheck(req)
 	assertKinds(t, res) // five minutes old: an operation may not have mapped it yet
 
-	later := &Checker{API: e.api, Now: func() time.Time { return time.Now().Add(20 * time.Minute) }}
+	later := &Checker{API: e.API, Now: func() time.Time { return time.Now().Add(20 * time.Minute) }}
 	res, _, err = later.Check(context.Background(), req)
 	if err != nil {
 		t.Fatal(err)
@@ -39,12 +41,12 @@ func TestCheckGracePeriodForStrayVM(t *testing.T) {
 func TestCheckChangesNothing(t *testing.T) {
 	t.Parallel()
 	e := newSimEnv(t)
-	cl := e.createCluster(clusterSpec{name: "readonly", etcd: 1, size: 2})
-	if err := e.sim.DeleteMapRow(cl.ID, e.workerVM(cl, 0).ID); err != nil {
+	cl := e.NewCluster(cloudstack.CreateClusterParams{Name: "readonly", EtcdNodes: 1, Size: 2})
+	if err := e.Sim.DeleteMapRow(cl.ID, e.NthWorker(cl, 0).ID); err != nil {
 		t.Fatal(err)
 	}
-	e.sim.RunScanner() // the scanner runs on every list call; let it settle first
-	before, err := e.sim.Dump()
+	e.Sim.RunScanner() // the scanner runs on every list call; let it settle first
+	before, err := e.Sim.Dump()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +57,7 @@ func TestCheckChangesNothing(t *testing.T) {
 			t.Fatalf("%s: the deleted map row was not reported", source)
 		}
 	}
-	after, err := e.sim.Dump()
+	after, err := e.Sim.Dump()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,8 +68,8 @@ func TestCheckChangesNothing(t *testing.T) {
 
 func TestCheckEtcdVMsAreNeverExpectedAsNodes(t *testing.T) {
 	t.Parallel()
-	e := newOrderedSimEnv(t, "")
-	cl := e.createCluster(clusterSpec{name: "etcd", etcd: 3, size: 1})
+	e := newSimEnv(t, simtest.WithOrderedList())
+	cl := e.NewCluster(cloudstack.CreateClusterParams{Name: "etcd", EtcdNodes: 3, Size: 1})
 	res, _ := e.mustCheck(e.sshRequest(cl.ID))
 	assertKinds(t, res)
 	if !res.NodesChecked {
@@ -78,9 +80,9 @@ func TestCheckEtcdVMsAreNeverExpectedAsNodes(t *testing.T) {
 func TestCheckFQDNNodeNamesMatchTheirVMs(t *testing.T) {
 	t.Parallel()
 	e := newSimEnv(t)
-	cl := e.createCluster(clusterSpec{name: "fqdn", size: 2})
+	cl := e.NewCluster(cloudstack.CreateClusterParams{Name: "fqdn", Size: 2})
 	for _, vm := range cl.VirtualMachines {
-		if err := e.sim.RegisterNodeFQDN(vm.ID, ""); err != nil {
+		if err := e.Sim.RegisterNodeFQDN(vm.ID, ""); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -91,14 +93,14 @@ func TestCheckFQDNNodeNamesMatchTheirVMs(t *testing.T) {
 func TestCheckVMMappedToAnotherClusterIsNotUnmapped(t *testing.T) {
 	t.Parallel()
 	e := newSimEnv(t)
-	a := e.createCluster(clusterSpec{name: "alpha", size: 2})
-	b := e.createCluster(clusterSpec{name: "beta", size: 1})
+	a := e.NewCluster(cloudstack.CreateClusterParams{Name: "alpha", Size: 2})
+	b := e.NewCluster(cloudstack.CreateClusterParams{Name: "beta", Size: 1})
 	// A node rebuilt by hand into another cluster: alpha's VM, beta's map.
-	moved := e.workerVM(a, 1)
-	if err := e.sim.DeleteMapRow(a.ID, moved.ID); err != nil {
+	moved := e.NthWorker(a, 1)
+	if err := e.Sim.DeleteMapRow(a.ID, moved.ID); err != nil {
 		t.Fatal(err)
 	}
-	if err := e.sim.InsertMapRow(b.ID, moved.ID, simulator.MapRowSpec{}); err != nil {
+	if err := e.Sim.InsertMapRow(b.ID, moved.ID, simulator.MapRowSpec{}); err != nil {
 		t.Fatal(err)
 	}
 	req := e.sshRequest(a.ID)
@@ -112,11 +114,14 @@ func TestCheckVMMappedToAnotherClusterIsNotUnmapped(t *testing.T) {
 	}
 }
 
-func TestCheckSeed000ScaleHazardThenFailedScale(t *testing.T) {
+// TestCheckScaleDownWithEtcdAfterScaleUp follows a scale-down with separate
+// etcd nodes after a scale-up (apache/cloudstack#14159): the scale-up leaves
+// a scale hazard, and the scale-down it predicts breaks the cluster.
+func TestCheckScaleDownWithEtcdAfterScaleUp(t *testing.T) {
 	t.Parallel()
-	e := newOrderedSimEnv(t, simulator.Profile42211)
-	cl := e.createCluster(clusterSpec{name: "cks-etcd-minimal-20260912", etcd: 3, size: 1})
-	if err := e.scale(cl.ID, 2); err != nil {
+	e := newSimEnv(t, simtest.WithOrderedList(), simtest.WithProfile(simulator.Profile42211))
+	cl := e.NewCluster(cloudstack.CreateClusterParams{Name: "cks-etcd-minimal-20260912", EtcdNodes: 3, Size: 1})
+	if err := e.Scale(cl.ID, 2); err != nil {
 		t.Fatalf("scale to 2: %v", err)
 	}
 	res, _ := e.mustCheck(e.sshRequest(cl.ID))
@@ -135,11 +140,11 @@ func TestCheckSeed000ScaleHazardThenFailedScale(t *testing.T) {
 		t.Fatalf("hazards on ports %v, want the etcd rules %v", ports, want)
 	}
 
-	if err := e.scale(cl.ID, 1); err == nil || !strings.Contains(err.Error(), "unable to update network rules") {
+	if err := e.Scale(cl.ID, 1); err == nil || !strings.Contains(err.Error(), "unable to update network rules") {
 		t.Fatalf("scale to 1: %v, want the #14159 failure", err)
 	}
 	res, _ = e.mustCheck(e.sshRequest(cl.ID))
-	// Seed 000's end state: stale size, forwards 2222, 2223 and 50000 gone,
+	// The state #14159 leaves: stale size, forwards 2222, 2223 and 50000 gone,
 	// the old range 2222-2224 left, etcd rule 50000 revoked; and the next
 	// scale would hit the same bug through 50001 and 50002.
 	assertKinds(t, res, drift.KindVMMapInconsistent, drift.KindSSHForwardMissing, drift.KindSSHForwardMissing,
@@ -157,19 +162,19 @@ func TestCheckSeed000ScaleHazardThenFailedScale(t *testing.T) {
 func TestCheckInfersMapRowsTheAPIHides(t *testing.T) {
 	t.Parallel()
 	e := newSimEnv(t)
-	cl := e.createCluster(clusterSpec{name: "hidden", size: 2})
-	gone, _, err := e.sim.CreateStrayVM(simulator.StrayVM{ClusterID: cl.ID, Created: time.Now().Add(-time.Hour)})
+	cl := e.NewCluster(cloudstack.CreateClusterParams{Name: "hidden", Size: 2})
+	gone, _, err := e.Sim.CreateStrayVM(simulator.StrayVM{ClusterID: cl.ID, Created: time.Now().Add(-time.Hour)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := e.sim.ExpungeVM(gone); err != nil {
+	if err := e.Sim.ExpungeVM(gone); err != nil {
 		t.Fatal(err)
 	}
-	if err := e.sim.InsertMapRow(cl.ID, gone, simulator.MapRowSpec{}); err != nil {
+	if err := e.Sim.InsertMapRow(cl.ID, gone, simulator.MapRowSpec{}); err != nil {
 		t.Fatal(err)
 	}
 	// CloudStack's state scanner runs on its own timer: run its pass.
-	e.sim.RunScanner()
+	e.Sim.RunScanner()
 
 	res, _ := e.mustCheck(e.sshRequest(cl.ID))
 
@@ -184,10 +189,10 @@ func TestCheckInfersMapRowsTheAPIHides(t *testing.T) {
 	}
 
 	// Without the rows the scanner brings the cluster back, and so does the check.
-	if err := e.sim.DeleteMapRow(cl.ID, gone); err != nil {
+	if err := e.Sim.DeleteMapRow(cl.ID, gone); err != nil {
 		t.Fatal(err)
 	}
-	e.sim.RunScanner()
+	e.Sim.RunScanner()
 	res, _ = e.mustCheck(e.sshRequest(cl.ID))
 	assertKinds(t, res)
 	if res.ClusterState != "Running" {

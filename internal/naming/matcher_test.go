@@ -39,7 +39,7 @@ func TestMatcherRole(t *testing.T) {
 		// A cluster "a" does not claim the nodes of cluster "a-node".
 		{"a", "a-node-node-" + hex, "", false},
 		{"a-node", "a-node-node-" + hex, RoleWorker, true},
-		// Seed 004: a stray VM named as a node.
+		// A stray VM named as a node of the cluster.
 		{"test", "test-node-1a1c6f00000", RoleWorker, true},
 	}
 	for _, tc := range cases {

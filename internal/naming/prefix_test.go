@@ -24,7 +24,7 @@ func TestClusterPrefix(t *testing.T) {
 		{"cut can leave a trailing hyphen", strings.Repeat("a", 42) + "-b", strings.Repeat("a", 42) + "-"},
 		{"leading hyphen", "-abc", "k8s--abc"},
 		{"trailing hyphen", "abc-", "k8s-abc-"},
-		{"seed 000 cluster", "cks-etcd-minimal-20260912", "cks-etcd-minimal-20260912"},
+		{"cluster of apache/cloudstack#14159", "cks-etcd-minimal-20260912", "cks-etcd-minimal-20260912"},
 		{"empty name uses uuid", "", "k8s-" + testUUID},
 		{"mixed case", "MyCluster", "mycluster"},
 		{"dotted name", "my.cluster", "k8s-mycluster"},
@@ -73,8 +73,8 @@ func TestEtcdPrefix(t *testing.T) {
 	cases := []struct {
 		name, in, want string
 	}{
-		{"spec example keeps case", "MyCluster", "MyCluster-etcd"},
-		{"seed 000 cluster", "cks-etcd-minimal-20260912", "cks-etcd-minimal-20260912-etcd"},
+		{"keeps case", "MyCluster", "MyCluster-etcd"},
+		{"cluster of apache/cloudstack#14159", "cks-etcd-minimal-20260912", "cks-etcd-minimal-20260912-etcd"},
 		{"invalid stripped, no k8s-", "My_Cluster!", "MyCluster-etcd"},
 		{"leading digit stripped of nothing", "1abc", "1abc-etcd"},
 		{"all invalid uses uuid, cut to 40", "!!", testUUID + "-etc"},

@@ -34,7 +34,7 @@ func newAccTarget(t *testing.T) *accTarget {
 		return &accTarget{
 			apiURL: env.Info.APIURL, apiKey: env.Info.APIKey, secretKey: env.Info.SecretKey,
 			zoneID: env.Info.ZoneID, offeringID: env.Info.ServiceOfferingID,
-			versionID: env.VersionID(t, "1.33.13"), keypair: env.Info.Keypair,
+			versionID: env.VersionID("1.33.13"), keypair: env.Info.Keypair,
 		}
 	}
 	target := &accTarget{

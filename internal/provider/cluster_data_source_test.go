@@ -20,7 +20,7 @@ func TestAccClusterDataSource(t *testing.T) {
   kubernetes_version_id = %q
   etcd_nodes            = 1
   size                  = 1
-`, env.VersionID(t, "1.33.13")))
+`, env.VersionID("1.33.13")))
 	lookups := `
 data "cks_cluster" "by_id" {
   id = cks_cluster.test.id

@@ -7,17 +7,20 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/drift"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/simtest"
 )
 
-// Beyond seed 004: FQDN node names, etcd VMs, VMs of other clusters, and the
-// network rule findings of seed 000.
+// Beyond the VM map: FQDN node names, etcd VMs, VMs of other clusters, and
+// the network rule findings of a scale-down with separate etcd nodes after a
+// scale-up (apache/cloudstack#14159).
 
 func TestAccClusterDrift_FQDNNodeNames(t *testing.T) {
 	t.Parallel()
 	e := newDriftEnv(t)
-	cl := e.create(driftClusterSpec{name: "test", size: 2})
+	cl := e.NewCluster(cloudstack.CreateClusterParams{Name: "test", Size: 2})
 	for _, vm := range cl.VirtualMachines {
 		if err := e.Sim.RegisterNodeFQDN(vm.ID, ""); err != nil {
 			t.Fatal(err)
@@ -32,8 +35,8 @@ func TestAccClusterDrift_FQDNNodeNames(t *testing.T) {
 
 func TestAccClusterDrift_EtcdVMsAreNotNodes(t *testing.T) {
 	t.Parallel()
-	e := newDriftEnv(t, withOrderedList())
-	cl := e.create(driftClusterSpec{name: "test", etcd: 3, size: 1})
+	e := newDriftEnv(t, simtest.WithOrderedList())
+	cl := e.NewCluster(cloudstack.CreateClusterParams{Name: "test", EtcdNodes: 3, Size: 1})
 	accTest(t, resource.TestCase{Steps: []resource.TestStep{{
 		Config: e.driftHCL(cl.ID, e.sshHCL(cl.ID)),
 		ConfigStateChecks: append(expectDriftFindings(),
@@ -44,9 +47,9 @@ func TestAccClusterDrift_EtcdVMsAreNotNodes(t *testing.T) {
 func TestAccClusterDrift_VMMappedToAnotherCluster(t *testing.T) {
 	t.Parallel()
 	e := newDriftEnv(t)
-	a := e.create(driftClusterSpec{name: "alpha", size: 2})
-	b := e.create(driftClusterSpec{name: "beta", size: 1})
-	moved := e.worker(a, 1)
+	a := e.NewCluster(cloudstack.CreateClusterParams{Name: "alpha", Size: 2})
+	b := e.NewCluster(cloudstack.CreateClusterParams{Name: "beta", Size: 1})
+	moved := e.NthWorker(a, 1)
 	if err := e.Sim.DeleteMapRow(a.ID, moved.ID); err != nil {
 		t.Fatal(err)
 	}
@@ -70,9 +73,9 @@ func TestAccClusterDrift_VMMappedToAnotherCluster(t *testing.T) {
 // whatever order the suite runs in (or the given one).
 func etcdClusterScaledOnce(t *testing.T, order ...string) (*driftEnv, string) {
 	t.Helper()
-	e := newDriftEnv(t, withProfile(simulator.Profile42211), withListOrder(strings.Join(order, "")))
-	cl := e.create(driftClusterSpec{name: "cks-etcd-minimal-20260912", etcd: 3, size: 1})
-	if err := e.scale(cl.ID, 2); err != nil {
+	e := newDriftEnv(t, simtest.WithProfile(simulator.Profile42211), simtest.WithListOrder(strings.Join(order, "")))
+	cl := e.NewCluster(cloudstack.CreateClusterParams{Name: "cks-etcd-minimal-20260912", EtcdNodes: 3, Size: 1})
+	if err := e.Scale(cl.ID, 2); err != nil {
 		t.Fatalf("scale to 2: %v", err)
 	}
 	return e, cl.ID
@@ -90,8 +93,8 @@ func TestAccClusterDrift_UntouchedCKSLayoutIsInSync(t *testing.T) {
 	for _, order := range []string{simulator.ListOrderReal, simulator.ListOrderReversed} {
 		t.Run("order="+order, func(t *testing.T) {
 			t.Parallel()
-			e := newDriftEnv(t, withProfile(simulator.Profile42211), withListOrder(order))
-			cl := e.create(driftClusterSpec{name: "untouched", etcd: 3, size: 1})
+			e := newDriftEnv(t, simtest.WithProfile(simulator.Profile42211), simtest.WithListOrder(order))
+			cl := e.NewCluster(cloudstack.CreateClusterParams{Name: "untouched", EtcdNodes: 3, Size: 1})
 			accTest(t, resource.TestCase{Steps: []resource.TestStep{{
 				Config:            e.driftHCL(cl.ID, e.sshHCL(cl.ID)),
 				ConfigStateChecks: expectDriftFindings(),
@@ -126,11 +129,13 @@ func testScaleHazardBeforeScaleDown(t *testing.T, order string) {
 	}}})
 }
 
-func TestAccClusterDrift_Seed000FailedScale(t *testing.T) {
+// TestAccClusterDrift_ScaleDownBrokenByEtcdRulePick reads the cluster after
+// the scale-down that #14159 breaks.
+func TestAccClusterDrift_ScaleDownBrokenByEtcdRulePick(t *testing.T) {
 	t.Parallel()
 	e, id := etcdClusterScaledOnce(t)
-	if err := e.scale(id, 1); err == nil || !strings.Contains(err.Error(), "unable to update network rules") {
-		t.Fatalf("scale to 1: %v, want seed 000's failure", err)
+	if err := e.Scale(id, 1); err == nil || !strings.Contains(err.Error(), "unable to update network rules") {
+		t.Fatalf("scale to 1: %v, want the #14159 failure", err)
 	}
 	accTest(t, resource.TestCase{Steps: []resource.TestStep{{
 		// Stale size, forwards 2222, 2223 and 50000 gone with the etcd

@@ -9,15 +9,16 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/drift"
 )
 
-// The drift gate fails closed (issue 13, item 4): with fail_on_drift, a
-// check that could not compare every view it was asked for fails the plan
-// unless allow_incomplete, and in_sync is never true for it. Each test
-// first shows the drift the view reveals when it can be read, then takes
-// the view away with the simulator's fault injection: before the change,
-// those plans passed with in_sync = true, masking that drift.
+// The drift gate fails closed: with fail_on_drift, a check that could not
+// compare every view it was asked for fails the plan unless allow_incomplete,
+// and in_sync is never true for it. Each test first shows the drift the view
+// reveals when it can be read, then takes the view away with the simulator's
+// fault injection: before the change, those plans passed with in_sync = true,
+// masking that drift.
 
 // driftGateHCL is the single-cluster gate without rule checks (the faults
 // below delete rules, which is drift of its own).
@@ -43,8 +44,8 @@ func expectIncompleteNodes(reason string) []statecheck.StateCheck {
 func TestAccClusterDrift_GateFailsClosedWhenSSHIsUnreachable(t *testing.T) {
 	t.Parallel()
 	e := newDriftEnv(t)
-	cl := e.create(driftClusterSpec{name: "test", size: 2})
-	worker := e.worker(cl, 0)
+	cl := e.NewCluster(cloudstack.CreateClusterParams{Name: "test", Size: 2})
+	worker := e.NthWorker(cl, 0)
 	// Drift only the Kubernetes nodes show: a NotReady node.
 	if err := e.Sim.StopKubelet(worker.ID, true); err != nil {
 		t.Fatal(err)
@@ -60,7 +61,7 @@ func TestAccClusterDrift_GateFailsClosedWhenSSHIsUnreachable(t *testing.T) {
 		{
 			// SSH to control node 1 is refused: the drift is still there, the
 			// gate cannot see it, so it fails instead of passing.
-			PreConfig:   func() { e.deleteForward(cl, 2222) },
+			PreConfig:   func() { e.DeleteForward(cl, 2222) },
 			Config:      gate,
 			PlanOnly:    true,
 			ExpectError: driftErrorPattern("Cluster Drift Check Incomplete", "cluster test ("+cl.ID+")", "in_sync is false", "Kubernetes nodes (nodes) not checked", cl.IPAddress+":2222", "connection refused", "allow_incomplete = true"),
@@ -76,8 +77,8 @@ func TestAccClusterDrift_GateFailsClosedWhenSSHIsUnreachable(t *testing.T) {
 func TestAccClusterDrift_GateFailsClosedWhenTheKubernetesAPIFails(t *testing.T) {
 	t.Parallel()
 	e := newDriftEnv(t)
-	cl := e.create(driftClusterSpec{name: "test", size: 2})
-	if err := e.Sim.StopKubelet(e.worker(cl, 0).ID, true); err != nil {
+	cl := e.NewCluster(cloudstack.CreateClusterParams{Name: "test", Size: 2})
+	if err := e.Sim.StopKubelet(e.NthWorker(cl, 0).ID, true); err != nil {
 		t.Fatal(err)
 	}
 	gate := e.driftGateHCL(cl.ID, "  node_source = \"kubeconfig\"\n")
@@ -114,7 +115,7 @@ func TestAccClusterDrift_GateFailsClosedWhenTheKubernetesAPIFails(t *testing.T) 
 func TestAccClusterDrift_GateFailsClosedOnASkippedCluster(t *testing.T) {
 	t.Parallel()
 	e := newDriftEnv(t)
-	cl := e.create(driftClusterSpec{name: "test", size: 1})
+	cl := e.NewCluster(cloudstack.CreateClusterParams{Name: "test", Size: 1})
 	if err := e.Sim.SetClusterState(cl.ID, "Scaling"); err != nil {
 		t.Fatal(err)
 	}
@@ -141,15 +142,15 @@ func TestAccClusterDrift_GateFailsClosedOnASkippedCluster(t *testing.T) {
 func TestAccClusterDrift_KnownHostsFailsClosed(t *testing.T) {
 	t.Parallel()
 	e := newDriftEnv(t)
-	cl := e.create(driftClusterSpec{name: "test", size: 1})
-	other := e.create(driftClusterSpec{name: "other", size: 1})
+	cl := e.NewCluster(cloudstack.CreateClusterParams{Name: "test", Size: 1})
+	other := e.NewCluster(cloudstack.CreateClusterParams{Name: "other", Size: 1})
 	ssh := func(knownHosts string) string {
 		return fmt.Sprintf("  ssh {\n    private_key_file = %q\n    known_hosts = %q\n  }\n", e.KeyFile, knownHosts)
 	}
 	sessions := e.Sim.SSHSessions()
 	accTest(t, resource.TestCase{Steps: []resource.TestStep{
 		{
-			Config:      e.driftGateHCL(cl.ID, ssh("["+cl.IPAddress+"]:2222 "+e.hostKey(cl.ID)[:20]+"\n")),
+			Config:      e.driftGateHCL(cl.ID, ssh("["+cl.IPAddress+"]:2222 "+e.HostKeyLine(cl.ID)[:20]+"\n")),
 			PlanOnly:    true,
 			ExpectError: driftErrorPattern("Invalid SSH known_hosts", "known_hosts", "line 1:"),
 		},
@@ -159,12 +160,12 @@ func TestAccClusterDrift_KnownHostsFailsClosed(t *testing.T) {
 					t.Fatalf("an unparsable known_hosts opened %d SSH sessions", n)
 				}
 			},
-			Config:      e.driftGateHCL(cl.ID, ssh("["+cl.IPAddress+"]:2222 "+e.hostKey(other.ID)+"\n")+"  allow_incomplete = true\n"),
+			Config:      e.driftGateHCL(cl.ID, ssh("["+cl.IPAddress+"]:2222 "+e.HostKeyLine(other.ID)+"\n")+"  allow_incomplete = true\n"),
 			PlanOnly:    true,
 			ExpectError: driftErrorPattern("SSH Host Key Refused", "known_hosts", "host key mismatch"),
 		},
 		{
-			Config: e.driftGateHCL(cl.ID, ssh("["+cl.IPAddress+"]:2222 "+e.hostKey(cl.ID)+"\n")),
+			Config: e.driftGateHCL(cl.ID, ssh("["+cl.IPAddress+"]:2222 "+e.HostKeyLine(cl.ID)+"\n")),
 			ConfigStateChecks: append(expectDriftFindings(),
 				expectDriftAttr("incomplete_views", knownvalue.MapSizeExact(0)),
 				expectDriftAttr("nodes_checked", knownvalue.Bool(true))),

@@ -10,14 +10,16 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"golang.org/x/crypto/ssh"
 
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/drift"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/simtest"
 )
 
 func TestAccClusterDrift_CIGateFailsThePlan(t *testing.T) {
 	t.Parallel()
 	e := newDriftEnv(t)
-	cl := e.create(driftClusterSpec{name: "test", size: 2})
-	worker := e.worker(cl, 1)
+	cl := e.NewCluster(cloudstack.CreateClusterParams{Name: "test", Size: 2})
+	worker := e.NthWorker(cl, 1)
 	gate := e.driftHCL(cl.ID, e.sshHCL(cl.ID)+"  fail_on_drift = true\n  check_network_rules = false\n")
 	accTest(t, resource.TestCase{Steps: []resource.TestStep{
 		{
@@ -45,12 +47,12 @@ func TestAccClusterDrift_CIGateFailsThePlan(t *testing.T) {
 func TestAccClusterDrift_WrongHostKeyIsRefused(t *testing.T) {
 	t.Parallel()
 	e := newDriftEnv(t)
-	cl := e.create(driftClusterSpec{name: "test", size: 1})
-	other := e.create(driftClusterSpec{name: "other", size: 1})
-	wrong := e.hostKey(other.ID)
+	cl := e.NewCluster(cloudstack.CreateClusterParams{Name: "test", Size: 1})
+	other := e.NewCluster(cloudstack.CreateClusterParams{Name: "other", Size: 1})
+	wrong := e.HostKeyLine(other.ID)
 	wrongFP := fingerprint(t, wrong)
-	rightFP := fingerprint(t, e.hostKey(cl.ID))
-	knownHosts := fmt.Sprintf("[%s]:2222 %s\n", cl.IPAddress, e.hostKey(cl.ID))
+	rightFP := fingerprint(t, e.HostKeyLine(cl.ID))
+	knownHosts := fmt.Sprintf("[%s]:2222 %s\n", cl.IPAddress, e.HostKeyLine(cl.ID))
 	accTest(t, resource.TestCase{Steps: []resource.TestStep{
 		{
 			Config: e.driftHCL(cl.ID, fmt.Sprintf("  ssh {\n    private_key = file(%q)\n    host_key = %q\n  }\n", e.KeyFile, wrong)),
@@ -78,8 +80,8 @@ func fingerprint(t *testing.T, authorizedKey string) string {
 func TestAccClusterDrift_KubeconfigListsNodesThroughTheKubernetesAPI(t *testing.T) {
 	t.Parallel()
 	e := newDriftEnv(t)
-	cl := e.create(driftClusterSpec{name: "test", size: 2})
-	worker := e.worker(cl, 0)
+	cl := e.NewCluster(cloudstack.CreateClusterParams{Name: "test", Size: 2})
+	worker := e.NthWorker(cl, 0)
 	if err := e.Sim.StopKubelet(worker.ID, true); err != nil { // the node stays, NotReady
 		t.Fatal(err)
 	}
@@ -109,8 +111,8 @@ func TestAccClusterDrift_KubeconfigListsNodesThroughTheKubernetesAPI(t *testing.
 // the api_rule_missing finding).
 func TestAccClusterDrift_CostPerCheck(t *testing.T) {
 	t.Parallel()
-	e := newDriftEnv(t, withOrderedList())
-	cl := e.create(driftClusterSpec{name: "test", etcd: 1, size: 2})
+	e := newDriftEnv(t, simtest.WithOrderedList())
+	cl := e.NewCluster(cloudstack.CreateClusterParams{Name: "test", EtcdNodes: 1, Size: 2})
 	var sessions int64
 	accTest(t, resource.TestCase{Steps: []resource.TestStep{{
 		PreConfig: func() {

@@ -16,12 +16,14 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"golang.org/x/crypto/ssh"
 	"golang.org/x/crypto/ssh/agent"
+
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
 )
 
-// Keeping the SSH private key out of plans (issue 13, item 12): with
-// ssh.private_key_file or the SSH agent, the key is read or used when the
-// check runs, and no saved plan (terraform show -json of it, which the plan
-// checks below read) or state holds it.
+// Keeping the SSH private key out of plans: with ssh.private_key_file or the
+// SSH agent, the key is read or used when the check runs, and no saved plan
+// (terraform show -json of it, which the plan checks below read) or state
+// holds it.
 
 // keyLines are the lines of a PEM private key that identify it, so that a
 // key written with escaped newlines is found too.
@@ -74,9 +76,9 @@ func (c noKeyInState) CheckState(_ context.Context, req statecheck.CheckStateReq
 func TestAccClusterDrift_PrivateKeyFileKeepsTheKeyOutOfPlans(t *testing.T) {
 	t.Parallel()
 	e := newDriftEnv(t)
-	cl := e.create(driftClusterSpec{name: "test", size: 1})
+	cl := e.NewCluster(cloudstack.CreateClusterParams{Name: "test", Size: 1})
 	key := keyLines(e.Sim.PrivateKeyPEM())
-	withFile := e.driftHCL(cl.ID, fmt.Sprintf("  ssh {\n    private_key_file = %q\n    host_key = %q\n  }\n", e.KeyFile, e.hostKey(cl.ID)))
+	withFile := e.driftHCL(cl.ID, fmt.Sprintf("  ssh {\n    private_key_file = %q\n    host_key = %q\n  }\n", e.KeyFile, e.HostKeyLine(cl.ID)))
 	accTest(t, resource.TestCase{Steps: []resource.TestStep{
 		{
 			// The control: with private_key, the saved plan holds the key.
@@ -140,7 +142,7 @@ func serveTestAgent(t *testing.T, keyring agent.Agent) string {
 // SSH_AUTH_SOCK, which the in-process provider reads.
 func TestAccClusterDrift_SSHAgentSignsForTheCheck(t *testing.T) {
 	e := newDriftEnv(t)
-	cl := e.create(driftClusterSpec{name: "test", size: 1})
+	cl := e.NewCluster(cloudstack.CreateClusterParams{Name: "test", Size: 1})
 	raw, err := ssh.ParseRawPrivateKey(e.Sim.PrivateKeyPEM())
 	if err != nil {
 		t.Fatal(err)
@@ -152,7 +154,7 @@ func TestAccClusterDrift_SSHAgentSignsForTheCheck(t *testing.T) {
 	agentSocket, emptySocket := serveTestAgent(t, withKey), serveTestAgent(t, agent.NewKeyring())
 	t.Setenv("SSH_AUTH_SOCK", agentSocket)
 	key := keyLines(e.Sim.PrivateKeyPEM())
-	config := e.driftHCL(cl.ID, fmt.Sprintf("  fail_on_drift = true\n  ssh {\n    host_key = %q\n  }\n", e.hostKey(cl.ID)))
+	config := e.driftHCL(cl.ID, fmt.Sprintf("  fail_on_drift = true\n  ssh {\n    host_key = %q\n  }\n", e.HostKeyLine(cl.ID)))
 	accTest(t, resource.TestCase{Steps: []resource.TestStep{
 		{
 			// Neither private_key nor private_key_file: the agent signs.

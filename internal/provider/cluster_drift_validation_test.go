@@ -109,9 +109,9 @@ func TestDriftDiagnostics(t *testing.T) {
 		t.Fatalf("with fail_on_drift: %v", fail)
 	}
 
-	// The gate fails closed (issue 13, item 4): with fail_on_drift, a
-	// skipped cluster and an incomplete check are errors unless
-	// allow_incomplete makes them warnings; without it, warnings.
+	// The gate fails closed: with fail_on_drift, a skipped cluster and an
+	// incomplete check are errors unless allow_incomplete makes them
+	// warnings; without it, warnings.
 	skippedRes := drift.Result{Skipped: true, SkipReason: "cluster is Scaling"}
 	incompleteRes := drift.Result{Summary: "incomplete: no finding in the views checked; Kubernetes nodes not checked: ssh: refused",
 		NodeCheckError: "ssh: refused", Incomplete: []drift.IncompleteView{{View: drift.ViewNodes, Reason: "ssh: refused"}}}

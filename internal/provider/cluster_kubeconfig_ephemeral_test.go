@@ -38,7 +38,7 @@ func TestAccClusterKubeconfigEphemeral(t *testing.T) {
 	config := env.clusterHCL("kubeconfig", fmt.Sprintf(`
   kubernetes_version_id = %q
   size                  = 1
-`, env.VersionID(t, "1.33.13"))) + `
+`, env.VersionID("1.33.13"))) + `
 ephemeral "cks_cluster_kubeconfig" "this" {
   cluster_id = cks_cluster.test.id
 }

@@ -210,7 +210,7 @@ func hangUp(w http.ResponseWriter) {
 
 // lossyClusterConfig is cks_cluster.test named name with size workers,
 // through the proxy.
-func (p *lossyProxy) lossyClusterConfig(t *testing.T, env *simEnv, name string, size int) string {
+func (p *lossyProxy) lossyClusterConfig(env *simEnv, name string, size int) string {
 	return fmt.Sprintf(`
 provider "cks" {
   api_url    = %q
@@ -226,12 +226,12 @@ resource "cks_cluster" "test" {
   size                  = %d
 }
 `, p.URL(), env.Info.APIKey, env.Info.SecretKey, name, env.Info.ZoneID, env.Info.ServiceOfferingID,
-		env.VersionID(t, "1.33.13"), size)
+		env.VersionID("1.33.13"), size)
 }
 
 // config is the cluster "adopted" of one worker through the proxy.
-func (p *lossyProxy) config(t *testing.T, env *simEnv) string {
-	return p.lossyClusterConfig(t, env, "adopted", 1)
+func (p *lossyProxy) config(env *simEnv) string {
+	return p.lossyClusterConfig(env, "adopted", 1)
 }
 
 // importSteps import the cluster whose id *id holds (known only once the
@@ -270,11 +270,11 @@ func (l lazyString) MarshalJSON() ([]byte, error) { return json.Marshal(*l.v) }
 func (e *simEnv) createOutOfBand(t *testing.T, name string, size int64) string {
 	t.Helper()
 	ctx := context.Background()
-	api := e.apiClient(t)
+	api := e.API
 	ref, err := api.CreateKubernetesCluster(ctx, cloudstack.CreateClusterParams{Name: name, ZoneID: e.Info.ZoneID,
-		KubernetesVersionID: e.VersionID(t, "1.33.13"), ServiceOfferingID: e.Info.ServiceOfferingID, ControlNodes: 1, Size: size})
+		KubernetesVersionID: e.VersionID("1.33.13"), ServiceOfferingID: e.Info.ServiceOfferingID, ControlNodes: 1, Size: size})
 	if err == nil {
-		_, err = cloudstack.WaitForJob(ctx, api, ref.JobID, clusterJobWait)
+		err = e.WaitJob(ref.JobID)
 	}
 	if err != nil {
 		t.Errorf("creating cluster %s out of band: %v", name, err)
@@ -305,7 +305,7 @@ func TestAccCluster_lostCreateResponseAdopted(t *testing.T) {
 		CheckDestroy: env.expectNothingLeft,
 		Steps: []resource.TestStep{{
 			PreConfig: func() { proxy.forward.Store(1) },
-			Config:    proxy.config(t, env),
+			Config:    proxy.config(env),
 			ConfigStateChecks: []statecheck.StateCheck{
 				expectAttr("state", knownvalue.StringExact("Running")),
 				expectAttr("nodes", nodeRoles("control", "worker")),
@@ -340,7 +340,7 @@ func TestAccCluster_lostCreateRequestNotRetried(t *testing.T) {
 		Steps: []resource.TestStep{
 			{
 				PreConfig: func() { proxy.drop.Store(1) },
-				Config:    proxy.config(t, env),
+				Config:    proxy.config(env),
 				ExpectError: errorFragments("Unable to Create Cluster", `createKubernetesCluster for "adopted" got no answer`,
 					"the request was sent but no answer came", `no cluster named "adopted" appeared`, "The create was not sent again"),
 			},
@@ -350,7 +350,7 @@ func TestAccCluster_lostCreateRequestNotRetried(t *testing.T) {
 						t.Fatalf("%d clusters exist after the lost request, want 0", n)
 					}
 				},
-				Config: proxy.config(t, env),
+				Config: proxy.config(env),
 				Check: func(*terraform.State) error {
 					if n := env.liveClusters(); n != 1 {
 						return fmt.Errorf("%d clusters exist, want 1", n)
@@ -362,13 +362,12 @@ func TestAccCluster_lostCreateRequestNotRetried(t *testing.T) {
 	})
 }
 
-// TestAccCluster_lostCreateOthersClusterNotAdopted (issue 13, item 2): the
-// create's answer is lost and it never ran, while somebody else created a
-// cluster of the same name, zone and owner, with two workers. That cluster
-// is not the one this create asked for: the provider names it, says how it
-// differs and asks to import it rather than adopting it (which would have
-// destroyed somebody else's cluster at the next apply). Importing it then
-// works.
+// TestAccCluster_lostCreateOthersClusterNotAdopted: the create's answer is
+// lost and it never ran, while somebody else created a cluster of the same
+// name, zone and owner, with two workers. That cluster is not the one this
+// create asked for: the provider names it, says how it differs and asks to
+// import it rather than adopting it (which would have destroyed somebody
+// else's cluster at the next apply). Importing it then works.
 func TestAccCluster_lostCreateOthersClusterNotAdopted(t *testing.T) {
 	t.Parallel()
 	env := newSimEnv(t)
@@ -381,29 +380,29 @@ func TestAccCluster_lostCreateOthersClusterNotAdopted(t *testing.T) {
 				PreConfig: func() {
 					proxy.onNextCreate(func() { theirs = env.createOutOfBand(t, "shared", 2) })
 				},
-				Config: proxy.lossyClusterConfig(t, env, "shared", 1),
+				Config: proxy.lossyClusterConfig(env, "shared", 1),
 				ExpectError: errorFragments("Unable to Create Cluster", `createKubernetesCluster for "shared" got no answer`,
 					"differ from the create's parameters, so none is adopted", "2 workers, not 1", "The create was not sent again",
 					"terraform import <this resource's address>", "import {"),
 			},
-		}, importSteps(proxy.lossyClusterConfig(t, env, "shared", 2), &theirs)...),
+		}, importSteps(proxy.lossyClusterConfig(env, "shared", 2), &theirs)...),
 	})
 	if ids := env.liveIDs("shared"); len(ids) != 0 {
 		t.Errorf("clusters left: %v", ids)
 	}
 }
 
-// TestAccCluster_existingNameRefused (issue 13, item 3): a cluster of the
-// same name exists that no state knows about (made by a create whose answer
-// was lost and that appeared late, or by a Terraform killed during create).
-// The provider refuses to create a twin, names the cluster on the name
-// attribute and shows how to import it; the import works.
+// TestAccCluster_existingNameRefused: a cluster of the same name exists that
+// no state knows about (made by a create whose answer was lost and that
+// appeared late, or by a Terraform killed during create). The provider
+// refuses to create a twin, names the cluster on the name attribute and shows
+// how to import it; the import works.
 func TestAccCluster_existingNameRefused(t *testing.T) {
 	t.Parallel()
 	env := newSimEnv(t)
 	var existing string
 	config := func(name string) string {
-		return env.clusterHCL(name, fmt.Sprintf("  kubernetes_version_id = %q\n  size = 1\n", env.VersionID(t, "1.33.13")))
+		return env.clusterHCL(name, fmt.Sprintf("  kubernetes_version_id = %q\n  size = 1\n", env.VersionID("1.33.13")))
 	}
 	accTest(t, resource.TestCase{
 		CheckDestroy: env.expectNothingLeft,
@@ -424,10 +423,10 @@ func TestAccCluster_existingNameRefused(t *testing.T) {
 	}
 }
 
-// TestAccCluster_lateCreateNotDuplicated (issue 13, item 3): the create's
-// answer is lost and CloudStack makes the cluster only after the provider
-// stopped looking for it. The apply fails saying so; the next apply finds
-// the cluster and refuses to create a second one, asking to import it.
+// TestAccCluster_lateCreateNotDuplicated: the create's answer is lost and
+// CloudStack makes the cluster only after the provider stopped looking for
+// it. The apply fails saying so; the next apply finds the cluster and refuses
+// to create a second one, asking to import it.
 func TestAccCluster_lateCreateNotDuplicated(t *testing.T) {
 	t.Parallel()
 	env := newSimEnv(t)
@@ -438,7 +437,7 @@ func TestAccCluster_lateCreateNotDuplicated(t *testing.T) {
 		Steps: append([]resource.TestStep{
 			{
 				PreConfig:   func() { proxy.late.Store(1) },
-				Config:      proxy.config(t, env),
+				Config:      proxy.config(env),
 				ExpectError: errorFragments("Unable to Create Cluster", `no cluster named "adopted" appeared`, "The create was not sent again"),
 			},
 			{
@@ -453,17 +452,17 @@ func TestAccCluster_lateCreateNotDuplicated(t *testing.T) {
 					}
 					late = ids[0]
 				},
-				Config:      proxy.config(t, env),
+				Config:      proxy.config(env),
 				ExpectError: errorFragments("Cluster Name Already Taken", `named "adopted" already exists`, "terraform import"),
 			},
-		}, importSteps(proxy.config(t, env), &late)...),
+		}, importSteps(proxy.config(env), &late)...),
 	})
 }
 
-// TestAccCluster_createConnectionRefused (issue 13, item 10): the create's
-// connection is refused. The request was never sent, so nothing was
-// created, and the error says so instead of calling the answer lost; the
-// provider does not look for a cluster. The next apply creates it.
+// TestAccCluster_createConnectionRefused: the create's connection is refused.
+// The request was never sent, so nothing was created, and the error says so
+// instead of calling the answer lost; the provider does not look for a
+// cluster. The next apply creates it.
 func TestAccCluster_createConnectionRefused(t *testing.T) {
 	t.Parallel()
 	env := newSimEnv(t)
@@ -476,7 +475,7 @@ func TestAccCluster_createConnectionRefused(t *testing.T) {
 					env.Sim.ResetCallCounts()
 					proxy.refuseAfterCheck()
 				},
-				Config: proxy.config(t, env),
+				Config: proxy.config(env),
 				ExpectError: errorFragments("Unable to Create Cluster", `createKubernetesCluster for "adopted" was never sent, so nothing was created`,
 					"connection refused", "Check api_url"),
 			},
@@ -488,7 +487,7 @@ func TestAccCluster_createConnectionRefused(t *testing.T) {
 					}
 					proxy.resume()
 				},
-				Config: proxy.config(t, env),
+				Config: proxy.config(env),
 				Check: func(*terraform.State) error {
 					if n := env.liveClusters(); n != 1 {
 						return fmt.Errorf("%d clusters exist, want 1", n)

@@ -9,24 +9,26 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/simtest"
 )
 
 // userNetworkConfig is a cluster with separate etcd nodes on the seeded isolated network,
 // which CloudStack does not destroy with the cluster.
-func (e *simEnv) userNetworkConfig(t *testing.T, size int) string {
-	return e.etcdClusterConfig(t, 3, size, fmt.Sprintf("  network_id            = %q\n", e.Info.IsolatedNetworkID))
+func (e *simEnv) userNetworkConfig(size int) string {
+	return e.etcdClusterConfig(3, size, fmt.Sprintf("  network_id            = %q\n", e.Info.IsolatedNetworkID))
 }
 
 // addUserFirewallRule creates a user firewall rule on the IP of the
 // cluster in state and records its id.
-func (e *simEnv) addUserFirewallRule(t *testing.T, ruleID *string) func(*terraform.State) error {
+func (e *simEnv) addUserFirewallRule(ruleID *string) func(*terraform.State) error {
 	return func(s *terraform.State) error {
 		id, err := clusterID(s)
 		if err != nil {
 			return err
 		}
 		ctx := context.Background()
-		api := e.apiClient(t)
+		api := e.API
 		c, err := api.GetKubernetesCluster(ctx, id)
 		if err != nil {
 			return err
@@ -34,7 +36,7 @@ func (e *simEnv) addUserFirewallRule(t *testing.T, ruleID *string) func(*terrafo
 		ref, err := api.CreateFirewallRule(ctx, cloudstack.CreateFirewallRuleParams{IPAddressID: c.IPAddressID, Protocol: "tcp",
 			StartPort: 8443, EndPort: 8443, CIDRList: []string{"203.0.113.0/24"}})
 		if err == nil {
-			_, err = cloudstack.WaitForJob(ctx, api, ref.JobID, clusterJobWait)
+			err = e.WaitJob(ref.JobID)
 		}
 		*ruleID = ref.ID
 		return err
@@ -48,10 +50,10 @@ func (e *simEnv) addUserFirewallRule(t *testing.T, ruleID *string) func(*terrafo
 // on the same IP.
 func TestAccCluster_destroyOnUserNetwork(t *testing.T) {
 	t.Parallel()
-	for _, profile := range []string{"4.22.1.1", "fixed"} {
+	for _, profile := range simulator.Profiles() {
 		t.Run(profile, func(t *testing.T) {
 			t.Parallel()
-			env := newSimEnv(t, withProfile(profile))
+			env := newSimEnv(t, simtest.WithProfile(profile))
 			var userRule string
 			accTest(t, resource.TestCase{
 				CheckDestroy: func(*terraform.State) error {
@@ -80,11 +82,11 @@ func TestAccCluster_destroyOnUserNetwork(t *testing.T) {
 				},
 				Steps: []resource.TestStep{
 					{
-						Config: env.userNetworkConfig(t, 1),
-						Check:  env.addUserFirewallRule(t, &userRule),
+						Config: env.userNetworkConfig(1),
+						Check:  env.addUserFirewallRule(&userRule),
 					},
 					{
-						Config: env.userNetworkConfig(t, 2),
+						Config: env.userNetworkConfig(2),
 						Check:  env.checkCluster(t, 2, []string{"2222-2224", "50000-50002", "6443", "8443"}),
 					},
 				},

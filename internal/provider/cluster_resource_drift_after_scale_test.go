@@ -7,6 +7,9 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
+
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/simtest"
 )
 
 // clusterDriftHCL reads cks_cluster_drift on cks_cluster.test, network
@@ -27,16 +30,16 @@ data "cks_cluster_drift" "test" {
 // pick, whoever runs it.
 func TestAccCluster_driftInSyncAfterEveryScale(t *testing.T) {
 	t.Parallel()
-	for _, profile := range []string{"4.22.1.1", "4.22.0.0"} {
+	for _, profile := range simulator.Profiles() {
 		t.Run(profile, func(t *testing.T) {
 			t.Parallel()
-			env := newSimEnv(t, withProfile(profile))
+			env := newSimEnv(t, simtest.WithProfile(profile))
 			var id string
 			accTest(t, resource.TestCase{
 				CheckDestroy: env.expectNothingLeft,
 				Steps: []resource.TestStep{
 					{
-						Config: env.etcdClusterConfig(t, 3, 1, ""),
+						Config: env.etcdClusterConfig(3, 1, ""),
 						Check: func(s *terraform.State) error {
 							var err error
 							id, err = clusterID(s)
@@ -44,13 +47,13 @@ func TestAccCluster_driftInSyncAfterEveryScale(t *testing.T) {
 						},
 					},
 					{
-						Config:            env.etcdClusterConfig(t, 3, 2, "") + clusterDriftHCL,
+						Config:            env.etcdClusterConfig(3, 2, "") + clusterDriftHCL,
 						ConfigStateChecks: expectDriftFindings(),
 						Check:             env.checkCluster(t, 2, etcdFirewalls(2, 3)),
 					},
 					{
 						PreConfig: func() { env.rawScale(t, id, 1) },
-						Config:    env.etcdClusterConfig(t, 3, 1, "") + clusterDriftHCL,
+						Config:    env.etcdClusterConfig(3, 1, "") + clusterDriftHCL,
 						ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 							plancheck.ExpectResourceAction(clusterAddr, plancheck.ResourceActionNoop),
 						}},

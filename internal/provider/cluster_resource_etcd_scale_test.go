@@ -16,17 +16,18 @@ import (
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/simtest"
 )
 
 // etcdClusterConfig is a cluster with one control node, etcd separate etcd
 // nodes and size workers, as in apache/cloudstack#14159.
-func (e *simEnv) etcdClusterConfig(t *testing.T, etcd, size int, extra string) string {
+func (e *simEnv) etcdClusterConfig(etcd, size int, extra string) string {
 	return e.clusterHCL("cks-etcd-minimal", fmt.Sprintf(`
   kubernetes_version_id = %q
   etcd_nodes            = %d
   size                  = %d
   keypair               = %q
-%s`, e.VersionID(t, "1.33.13"), etcd, size, e.Info.Keypair, extra))
+%s`, e.VersionID("1.33.13"), etcd, size, e.Info.Keypair, extra))
 }
 
 // emptyPlanAfterApply checks that the plan after an apply has nothing left.
@@ -60,7 +61,7 @@ func TestAccCluster_scaleSequenceKeepsEverySSHPath(t *testing.T) {
 		for _, shape := range shapes {
 			t.Run(profile+"/"+shape.name, func(t *testing.T) {
 				t.Parallel()
-				env := newSimEnv(t, withProfile(profile))
+				env := newSimEnv(t, simtest.WithProfile(profile))
 				extra := ""
 				if shape.userNetwork {
 					extra = fmt.Sprintf("  network_id            = %q\n", env.Info.IsolatedNetworkID)
@@ -69,7 +70,7 @@ func TestAccCluster_scaleSequenceKeepsEverySSHPath(t *testing.T) {
 				steps := []resource.TestStep{}
 				for i, size := range []int{1, 2, 1, 2, 1} {
 					step := resource.TestStep{
-						Config:           env.etcdClusterConfig(t, shape.etcd, size, extra),
+						Config:           env.etcdClusterConfig(shape.etcd, size, extra),
 						ConfigPlanChecks: emptyPlanAfterApply,
 						ConfigStateChecks: []statecheck.StateCheck{
 							expectAttr("size", knownvalue.Int64Exact(int64(size))),
@@ -93,16 +94,16 @@ func TestAccCluster_scaleSequenceKeepsEverySSHPath(t *testing.T) {
 					PreConfig: func() {
 						for _, size := range []int64{2, 1, 2} {
 							env.rawScale(t, id, size)
-							c, err := env.apiClient(t).GetKubernetesCluster(context.Background(), id)
+							c, err := env.API.GetKubernetesCluster(context.Background(), id)
 							if err != nil {
 								t.Fatal(err)
 							}
-							if err := env.checkRulesAndSSH(context.Background(), t, c, etcdFirewalls(int(size), shape.etcd)); err != nil {
+							if err := env.checkRulesAndSSH(t, c, etcdFirewalls(int(size), shape.etcd)); err != nil {
 								t.Fatalf("after another client's scale to %d: %v", size, err)
 							}
 						}
 					},
-					Config: env.etcdClusterConfig(t, shape.etcd, 2, extra),
+					Config: env.etcdClusterConfig(shape.etcd, 2, extra),
 					ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 						plancheck.ExpectEmptyPlan(),
 					}},
@@ -116,21 +117,9 @@ func TestAccCluster_scaleSequenceKeepsEverySSHPath(t *testing.T) {
 // rawScale scales the cluster through the plain API and requires success.
 func (e *simEnv) rawScale(t *testing.T, id string, size int64) {
 	t.Helper()
-	if err := e.tryRawScale(t, id, size); err != nil {
+	if err := e.Scale(id, size); err != nil {
 		t.Fatalf("scale to %d by another client: %v", size, err)
 	}
-}
-
-func (e *simEnv) tryRawScale(t *testing.T, id string, size int64) error {
-	t.Helper()
-	ctx := context.Background()
-	api := e.apiClient(t)
-	ref, err := api.ScaleKubernetesCluster(ctx, cloudstack.ScaleClusterParams{ID: id, Size: &size})
-	if err != nil {
-		return err
-	}
-	_, err = cloudstack.WaitForJob(ctx, api, ref.JobID, clusterJobWait)
-	return err
 }
 
 // checkCluster checks through the API that the cluster in state is Running
@@ -143,14 +132,14 @@ func (e *simEnv) checkCluster(t *testing.T, size int64, firewalls []string) reso
 			return err
 		}
 		ctx := context.Background()
-		c, err := e.apiClient(t).GetKubernetesCluster(ctx, id)
+		c, err := e.API.GetKubernetesCluster(ctx, id)
 		if err != nil {
 			return err
 		}
 		if c.State != "Running" || c.Size != size {
 			return fmt.Errorf("cluster is %s with size %d, want Running with size %d", c.State, c.Size, size)
 		}
-		return e.checkRulesAndSSH(ctx, t, c, firewalls)
+		return e.checkRulesAndSSH(t, c, firewalls)
 	}
 }
 
@@ -158,8 +147,8 @@ func (e *simEnv) checkCluster(t *testing.T, size int64, firewalls []string) reso
 // control VM, every other node one port of 2223.., every etcd VM one port
 // of 50000.., whatever order the API lists the VM map in) and SSH on each
 // forwarded port.
-func (e *simEnv) checkRulesAndSSH(ctx context.Context, t *testing.T, c *cloudstack.Cluster, firewalls []string) error {
-	got := e.rulesOf(ctx, t, c)
+func (e *simEnv) checkRulesAndSSH(t *testing.T, c *cloudstack.Cluster, firewalls []string) error {
+	got := e.rulesOf(t, c)
 	if !slices.Equal(got.Firewalls, firewalls) {
 		return fmt.Errorf("firewall rules = %v, want %v", got.Firewalls, firewalls)
 	}

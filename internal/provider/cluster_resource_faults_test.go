@@ -17,6 +17,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/simtest"
 )
 
 // expectNoDrift fails when the refresh before a plan changed the resource:
@@ -47,7 +48,7 @@ func TestAccCluster_scaleJobFailsAfterRemovingVM(t *testing.T) {
 		CheckDestroy: env.expectNothingLeft,
 		Steps: []resource.TestStep{
 			{
-				Config: env.etcdClusterConfig(t, 3, 2, ""),
+				Config: env.etcdClusterConfig(3, 2, ""),
 				Check: func(s *terraform.State) error {
 					var err error
 					id, err = clusterID(s)
@@ -60,12 +61,12 @@ func TestAccCluster_scaleJobFailsAfterRemovingVM(t *testing.T) {
 						t.Fatal(err)
 					}
 				},
-				Config: env.etcdClusterConfig(t, 3, 1, ""),
+				Config: env.etcdClusterConfig(3, 1, ""),
 				ExpectError: errorFragments("Cluster Operation Failed", "Scaling cluster", "to 1 workers failed",
 					"Scaling failed for Kubernetes cluster", "The state now holds the cluster as CloudStack reports it"),
 			},
 			{
-				Config: env.etcdClusterConfig(t, 3, 1, ""),
+				Config: env.etcdClusterConfig(3, 1, ""),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					expectNoDrift{clusterAddr},
 					plancheck.ExpectEmptyPlan(),
@@ -84,7 +85,7 @@ func TestAccCluster_scaleJobFailsAfterRemovingVM(t *testing.T) {
 					}
 					env.Sim.RunScanner()
 				},
-				Config: env.etcdClusterConfig(t, 3, 1, ""),
+				Config: env.etcdClusterConfig(3, 1, ""),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectEmptyPlan(),
 				}},
@@ -101,7 +102,7 @@ func TestAccCluster_transientReadErrorsRetried(t *testing.T) {
 	t.Parallel()
 	env := newSimEnv(t)
 	config := func(size int) string {
-		return env.clusterHCL("retries", fmt.Sprintf("  kubernetes_version_id = %q\n  size = %d\n", env.VersionID(t, "1.33.13"), size))
+		return env.clusterHCL("retries", fmt.Sprintf("  kubernetes_version_id = %q\n  size = %d\n", env.VersionID("1.33.13"), size))
 	}
 	readCommands := []string{"listKubernetesClusters", "queryAsyncJobResult", "listNetworks", "listFirewallRules", "listPortForwardingRules"}
 	accTest(t, resource.TestCase{
@@ -150,7 +151,7 @@ func TestAccCluster_transientReadErrorsRetried(t *testing.T) {
 func TestAccCluster_failedCreateIsDeleted(t *testing.T) {
 	t.Parallel()
 	env := newSimEnv(t)
-	config := env.clusterHCL("failing", fmt.Sprintf("  kubernetes_version_id = %q\n  size = 1\n", env.VersionID(t, "1.33.13")))
+	config := env.clusterHCL("failing", fmt.Sprintf("  kubernetes_version_id = %q\n  size = 1\n", env.VersionID("1.33.13")))
 	accTest(t, resource.TestCase{
 		CheckDestroy: env.expectNothingLeft,
 		Steps: []resource.TestStep{
@@ -187,7 +188,7 @@ func TestAccCluster_failedCreateIsDeleted(t *testing.T) {
 func TestAccCluster_failedCreateKeptWhenDeleteFails(t *testing.T) {
 	t.Parallel()
 	env := newSimEnv(t)
-	config := env.clusterHCL("failing", fmt.Sprintf("  kubernetes_version_id = %q\n  size = 1\n", env.VersionID(t, "1.33.13")))
+	config := env.clusterHCL("failing", fmt.Sprintf("  kubernetes_version_id = %q\n  size = 1\n", env.VersionID("1.33.13")))
 	var failedID string
 	accTest(t, resource.TestCase{
 		CheckDestroy: env.expectNothingLeft,
@@ -234,14 +235,14 @@ func TestAccCluster_failedCreateKeptWhenDeleteFails(t *testing.T) {
 	})
 }
 
-// TestAccCluster_createPollFailureKeepsCluster (issue 13, item 1): one HTTP
-// 530 from queryAsyncJobResult while the create job runs is a failed poll,
-// not a failed job. The poll is retried, the cluster is kept and recorded
-// as it is, and nothing is deleted.
+// TestAccCluster_createPollFailureKeepsCluster: one HTTP 530 from
+// queryAsyncJobResult while the create job runs is a failed poll, not a
+// failed job. The poll is retried, the cluster is kept and recorded as it is,
+// and nothing is deleted.
 func TestAccCluster_createPollFailureKeepsCluster(t *testing.T) {
 	t.Parallel()
 	env := newSimEnv(t)
-	config := env.clusterHCL("polled", fmt.Sprintf("  kubernetes_version_id = %q\n  size = 1\n", env.VersionID(t, "1.33.13")))
+	config := env.clusterHCL("polled", fmt.Sprintf("  kubernetes_version_id = %q\n  size = 1\n", env.VersionID("1.33.13")))
 	accTest(t, resource.TestCase{
 		CheckDestroy: env.expectNothingLeft,
 		Steps: []resource.TestStep{
@@ -328,17 +329,17 @@ func (s *interruptibleServer) ApplyResourceChange(ctx context.Context, req *tfpr
 	return s.ProviderServer.ApplyResourceChange(ctx, req)
 }
 
-// TestAccCluster_createInterruptedKeptUntainted (issue 13, item 5):
-// Terraform is interrupted while CloudStack creates the cluster. The
-// healthy cluster is recorded, not tainted (and not blamed on the create
-// timeout); the next plan does not replace it, and the next apply finishes.
+// TestAccCluster_createInterruptedKeptUntainted: Terraform is interrupted
+// while CloudStack creates the cluster. The healthy cluster is recorded, not
+// tainted (and not blamed on the create timeout); the next plan does not
+// replace it, and the next apply finishes.
 func TestAccCluster_createInterruptedKeptUntainted(t *testing.T) {
 	t.Parallel()
-	env := newSimEnv(t, withJobDuration(time.Second))
+	env := newSimEnv(t, simtest.WithJobDuration(time.Second))
 	proxy := newLossyProxy(t, env.Info.APIURL)
 	var stop interrupter
 	var firstID string
-	config := proxy.lossyClusterConfig(t, env, "interrupted", 1)
+	config := proxy.lossyClusterConfig(env, "interrupted", 1)
 	accTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: stop.factories(),
 		CheckDestroy:             env.expectNothingLeft,
@@ -406,20 +407,19 @@ func (c expectNotReplaced) CheckPlan(_ context.Context, req plancheck.CheckPlanR
 	}
 }
 
-// TestAccCluster_autoscalerRefusedAfterCreate (issue 13, item 8): the
-// autoscaler's max_size plus the control node exceeds CloudStack's
-// cloud.kubernetes.cluster.max.size (10), which CloudStack refuses only
-// when the autoscaler is configured, after the create. The cluster is kept
-// untainted (a new one would fail the same way); the next plan shows the
-// autoscaler as an in-place change, whose apply fails clearly without
-// destroying anything; with a max_size that fits, it converges on the same
-// cluster.
+// TestAccCluster_autoscalerRefusedAfterCreate: the autoscaler's max_size plus
+// the control node exceeds CloudStack's cloud.kubernetes.cluster.max.size
+// (10), which CloudStack refuses only when the autoscaler is configured,
+// after the create. The cluster is kept untainted (a new one would fail the
+// same way); the next plan shows the autoscaler as an in-place change, whose
+// apply fails clearly without destroying anything; with a max_size that fits,
+// it converges on the same cluster.
 func TestAccCluster_autoscalerRefusedAfterCreate(t *testing.T) {
 	t.Parallel()
 	env := newSimEnv(t)
 	config := func(maxSize int) string {
 		return env.clusterHCL("autoscaled", fmt.Sprintf("  kubernetes_version_id = %q\n  autoscaling = {\n    enabled  = true\n"+
-			"    min_size = 1\n    max_size = %d\n  }\n", env.VersionID(t, "1.33.13"), maxSize))
+			"    min_size = 1\n    max_size = %d\n  }\n", env.VersionID("1.33.13"), maxSize))
 	}
 	var firstID string
 	sameCluster := func(s *terraform.State) error {
@@ -445,7 +445,7 @@ func TestAccCluster_autoscalerRefusedAfterCreate(t *testing.T) {
 						return err
 					}
 					firstID = id
-					c, err := env.apiClient(t).GetKubernetesCluster(context.Background(), id)
+					c, err := env.API.GetKubernetesCluster(context.Background(), id)
 					if err != nil || c.AutoscalingEnabled || env.liveClusters() != 1 {
 						return fmt.Errorf("want the one cluster, without the autoscaler: %+v, %v", c, err)
 					}
@@ -472,10 +472,10 @@ func TestAccCluster_autoscalerRefusedAfterCreate(t *testing.T) {
 	})
 }
 
-// TestAccCluster_createPlanChecksAutoscaler (issue 13, item 8): what can be
-// known before creating is checked at plan time. A Kubernetes version that
-// does not support the autoscaler (here, the simulator's answer rewritten to
-// say so) fails the plan on autoscaling, before any cluster exists.
+// TestAccCluster_createPlanChecksAutoscaler: what can be known before
+// creating is checked at plan time. A Kubernetes version that does not
+// support the autoscaler (here, the simulator's answer rewritten to say so)
+// fails the plan on autoscaling, before any cluster exists.
 func TestAccCluster_createPlanChecksAutoscaler(t *testing.T) {
 	t.Parallel()
 	env := newSimEnv(t)
@@ -483,7 +483,7 @@ func TestAccCluster_createPlanChecksAutoscaler(t *testing.T) {
 	proxy.rewrite.Store(&answerRewrite{command: "listKubernetesSupportedVersions", rewrite: func(b []byte) []byte {
 		return bytes.ReplaceAll(b, []byte(`"supportsautoscaling":true`), []byte(`"supportsautoscaling":false`))
 	}})
-	config := strings.Replace(proxy.lossyClusterConfig(t, env, "planned", 1), "  size                  = 1\n",
+	config := strings.Replace(proxy.lossyClusterConfig(env, "planned", 1), "  size                  = 1\n",
 		"  autoscaling = {\n    enabled  = true\n    min_size = 1\n    max_size = 3\n  }\n", 1)
 	accTest(t, resource.TestCase{
 		CheckDestroy: env.expectNothingLeft,
@@ -498,15 +498,15 @@ func TestAccCluster_createPlanChecksAutoscaler(t *testing.T) {
 	}
 }
 
-// TestAccCluster_createSetUpStepHealed (issue 13, item 9): a rule step
-// after the create fails once (createFirewallRule answers 503, and a
-// mutation is never retried by the client) and succeeds when the set-up is
-// tried again in the same apply. The apply reports what is true at the
-// end: no error, the rules in the provider's layout.
+// TestAccCluster_createSetUpStepHealed: a rule step after the create fails
+// once (createFirewallRule answers 503, and a mutation is never retried by
+// the client) and succeeds when the set-up is tried again in the same apply.
+// The apply reports what is true at the end: no error, the rules in the
+// provider's layout.
 func TestAccCluster_createSetUpStepHealed(t *testing.T) {
 	t.Parallel()
 	env := newSimEnv(t)
-	config := env.clusterHCL("healed", fmt.Sprintf("  kubernetes_version_id = %q\n  size = 1\n  etcd_nodes = 1\n", env.VersionID(t, "1.33.13")))
+	config := env.clusterHCL("healed", fmt.Sprintf("  kubernetes_version_id = %q\n  size = 1\n  etcd_nodes = 1\n", env.VersionID("1.33.13")))
 	accTest(t, resource.TestCase{
 		CheckDestroy: env.expectNothingLeft,
 		Steps: []resource.TestStep{

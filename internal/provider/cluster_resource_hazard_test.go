@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/simtest"
 )
 
 // addUserSSHRules creates, as a user would, a firewall rule 22-22 and a
@@ -21,7 +22,7 @@ import (
 func (e *simEnv) addUserSSHRules(t *testing.T, id *string) func() {
 	return func() {
 		ctx := context.Background()
-		api := e.apiClient(t)
+		api := e.API
 		c, err := api.GetKubernetesCluster(ctx, *id)
 		if err != nil {
 			t.Fatal(err)
@@ -35,7 +36,7 @@ func (e *simEnv) addUserSSHRules(t *testing.T, id *string) func() {
 		ref, err := api.CreateFirewallRule(ctx, cloudstack.CreateFirewallRuleParams{IPAddressID: c.IPAddressID, Protocol: "tcp",
 			StartPort: 22, EndPort: 22, CIDRList: []string{"203.0.113.0/24"}})
 		if err == nil {
-			_, err = cloudstack.WaitForJob(ctx, api, ref.JobID, clusterJobWait)
+			err = e.WaitJob(ref.JobID)
 		}
 		if err != nil {
 			t.Fatalf("creating the user firewall rule: %v", err)
@@ -44,7 +45,7 @@ func (e *simEnv) addUserSSHRules(t *testing.T, id *string) func() {
 			Protocol: "tcp", PublicPort: 22, PublicEndPort: 22, PrivatePort: 22, PrivateEndPort: 22,
 			VirtualMachineID: control, NetworkID: c.NetworkID})
 		if err == nil {
-			_, err = cloudstack.WaitForJob(ctx, api, ref.JobID, clusterJobWait)
+			err = e.WaitJob(ref.JobID)
 		}
 		if err != nil {
 			t.Fatalf("creating the user forward: %v", err)
@@ -61,14 +62,14 @@ func (e *simEnv) addUserSSHRules(t *testing.T, id *string) func() {
 // CIDR) after it, and the next plan is empty.
 func TestAccCluster_userHazardRule(t *testing.T) {
 	t.Parallel()
-	env := newSimEnv(t, withProfile("4.22.1.1"))
+	env := newSimEnv(t, simtest.WithProfile("4.22.1.1"))
 	optIn := "  recreate_user_hazard_rules = true\n"
 	var id string
 	accTest(t, resource.TestCase{
 		CheckDestroy: env.expectNothingLeft,
 		Steps: []resource.TestStep{
 			{
-				Config: env.etcdClusterConfig(t, 3, 1, ""),
+				Config: env.etcdClusterConfig(3, 1, ""),
 				Check: func(s *terraform.State) error {
 					var err error
 					id, err = clusterID(s)
@@ -80,7 +81,7 @@ func TestAccCluster_userHazardRule(t *testing.T) {
 					env.addUserSSHRules(t, &id)()
 					env.Sim.ResetCallCounts()
 				},
-				Config: env.etcdClusterConfig(t, 3, 2, ""),
+				Config: env.etcdClusterConfig(3, 2, ""),
 				ExpectError: errorFragments("Unsafe Cluster Scale", "size                  = 2", "user firewall rule",
 					"(tcp 22 from 203.0.113.0/24)", "has a forward with the same ports to port 22", "#14159",
 					"Set recreate_user_hazard_rules = true"),
@@ -93,7 +94,7 @@ func TestAccCluster_userHazardRule(t *testing.T) {
 						}
 					}
 				},
-				Config:           env.etcdClusterConfig(t, 3, 2, optIn),
+				Config:           env.etcdClusterConfig(3, 2, optIn),
 				ConfigPlanChecks: emptyPlanAfterApply,
 				ConfigStateChecks: []statecheck.StateCheck{
 					expectAttr("state", knownvalue.StringExact("Running")),
@@ -101,16 +102,16 @@ func TestAccCluster_userHazardRule(t *testing.T) {
 				},
 				Check: func(s *terraform.State) error {
 					ctx := context.Background()
-					c, err := env.apiClient(t).GetKubernetesCluster(ctx, id)
+					c, err := env.API.GetKubernetesCluster(ctx, id)
 					if err != nil {
 						return err
 					}
-					got := env.rulesOf(ctx, t, c)
+					got := env.rulesOf(t, c)
 					want := []string{"22", "2222-2224", "50000-50002", "6443"}
 					if !slices.Equal(got.Firewalls, want) {
 						return fmt.Errorf("firewall rules = %v, want %v", got.Firewalls, want)
 					}
-					fws, err := env.apiClient(t).ListFirewallRules(ctx, cloudstack.ListRulesParams{IPAddressID: c.IPAddressID})
+					fws, err := env.API.ListFirewallRules(ctx, cloudstack.ListRulesParams{IPAddressID: c.IPAddressID})
 					if err != nil {
 						return err
 					}

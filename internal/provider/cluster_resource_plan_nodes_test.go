@@ -21,7 +21,7 @@ func TestAccCluster_scalePlanKeepsUnchangedNodesKnown(t *testing.T) {
 	env := newSimEnv(t)
 	config := func(size int) string {
 		return env.clusterHCL("reviewable", fmt.Sprintf("  kubernetes_version_id = %q\n  etcd_nodes = 1\n  size = %d\n",
-			env.VersionID(t, "1.33.13"), size))
+			env.VersionID("1.33.13"), size))
 	}
 	node := func(i int, key string) tfjsonpath.Path { return tfjsonpath.New("nodes").AtSliceIndex(i).AtMapKey(key) }
 	firstWorker := statecheck.CompareValue(compare.ValuesSame())

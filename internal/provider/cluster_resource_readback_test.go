@@ -21,7 +21,7 @@ func TestAccCluster_createdButNotReadBack(t *testing.T) {
 	t.Parallel()
 	env := newSimEnv(t)
 	proxy := newLossyProxy(t, env.Info.APIURL)
-	config := proxy.lossyClusterConfig(t, env, "readback", 1)
+	config := proxy.lossyClusterConfig(env, "readback", 1)
 	var firstID string
 	accTest(t, resource.TestCase{
 		CheckDestroy: env.expectNothingLeft,

@@ -13,24 +13,14 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/simtest"
 )
 
 // createEtcdClusterOutOfBand creates, through the plain API, a cluster with
 // one control node, three etcd nodes and one worker: CKS's own rule layout.
-func (e *simEnv) createEtcdClusterOutOfBand(t *testing.T) string {
-	t.Helper()
-	ctx := context.Background()
-	api := e.apiClient(t)
-	ref, err := api.CreateKubernetesCluster(ctx, cloudstack.CreateClusterParams{Name: "cks-etcd-minimal", Description: "cks-etcd-minimal",
-		ZoneID: e.Info.ZoneID, KubernetesVersionID: e.VersionID(t, "1.33.13"), ServiceOfferingID: e.Info.ServiceOfferingID,
-		ControlNodes: 1, EtcdNodes: 3, Size: 1, Keypair: e.Info.Keypair})
-	if err == nil {
-		_, err = cloudstack.WaitForJob(ctx, api, ref.JobID, clusterJobWait)
-	}
-	if err != nil {
-		t.Fatalf("creating the cluster through the API: %v", err)
-	}
-	return ref.ID
+func (e *simEnv) createEtcdClusterOutOfBand() string {
+	return e.NewCluster(cloudstack.CreateClusterParams{Name: "cks-etcd-minimal", Description: "cks-etcd-minimal", EtcdNodes: 3,
+		Size: 1}).ID
 }
 
 // breakByEtcdRulePick scales a cluster in CKS's layout to 2 and then to 1
@@ -40,10 +30,10 @@ func (e *simEnv) createEtcdClusterOutOfBand(t *testing.T) string {
 func (e *simEnv) breakByEtcdRulePick(t *testing.T, id string) {
 	t.Helper()
 	e.rawScale(t, id, 2)
-	if err := e.tryRawScale(t, id, 1); err == nil || !strings.Contains(err.Error(), "unable to update network rules") {
+	if err := e.Scale(id, 1); err == nil || !strings.Contains(err.Error(), "unable to update network rules") {
 		t.Fatalf("the scale to 1 = %v; the 4.22.1.1 profile should reproduce #14159", err)
 	}
-	c, err := e.apiClient(t).GetKubernetesCluster(context.Background(), id)
+	c, err := e.API.GetKubernetesCluster(context.Background(), id)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,8 +61,8 @@ func (e *simEnv) expectNoLifecycleCall(*terraform.State) error {
 // state scanner runs, the next plan is empty too, with the cluster Running.
 func TestAccCluster_brokenClusterGetsItsSSHBackWithoutRestart(t *testing.T) {
 	t.Parallel()
-	env := newSimEnv(t, withProfile("4.22.1.1"))
-	id := env.createEtcdClusterOutOfBand(t)
+	env := newSimEnv(t, simtest.WithProfile("4.22.1.1"))
+	id := env.createEtcdClusterOutOfBand()
 	env.breakByEtcdRulePick(t, id)
 	adminFix := errorFragments("Cluster Size Cannot Change", "CloudStack refuses every size change",
 		"node_count = 1 WHERE uuid = '"+id+"'", "terraform apply -replace")
@@ -80,7 +70,7 @@ func TestAccCluster_brokenClusterGetsItsSSHBackWithoutRestart(t *testing.T) {
 		CheckDestroy: env.expectNothingLeft,
 		Steps: []resource.TestStep{
 			{
-				Config:             env.etcdClusterConfig(t, 3, 1, ""),
+				Config:             env.etcdClusterConfig(3, 1, ""),
 				ResourceName:       clusterAddr,
 				ImportState:        true,
 				ImportStateId:      id,
@@ -96,12 +86,12 @@ func TestAccCluster_brokenClusterGetsItsSSHBackWithoutRestart(t *testing.T) {
 			},
 			{
 				// The size the cluster had before the failure: no scale can run.
-				Config:      env.etcdClusterConfig(t, 3, 2, ""),
+				Config:      env.etcdClusterConfig(3, 2, ""),
 				ExpectError: adminFix,
 			},
 			{
 				PreConfig: env.Sim.ResetCallCounts,
-				Config:    env.etcdClusterConfig(t, 3, 1, ""),
+				Config:    env.etcdClusterConfig(3, 1, ""),
 				ConfigPlanChecks: resource.ConfigPlanChecks{
 					PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction(clusterAddr, plancheck.ResourceActionUpdate)},
 					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
@@ -113,14 +103,14 @@ func TestAccCluster_brokenClusterGetsItsSSHBackWithoutRestart(t *testing.T) {
 					expectAttr("ssh_rules_in_sync", knownvalue.Bool(true)),
 				},
 				Check: resource.ComposeTestCheckFunc(env.expectNoLifecycleCall, func(s *terraform.State) error {
-					c, err := env.apiClient(t).GetKubernetesCluster(context.Background(), id)
+					c, err := env.API.GetKubernetesCluster(context.Background(), id)
 					if err != nil {
 						return err
 					}
 					if c.State != "Alert" || c.Size != 2 {
 						return fmt.Errorf("cluster %s size %d: only an administrator can change it", c.State, c.Size)
 					}
-					return env.checkRulesAndSSH(context.Background(), t, c, etcdFirewalls(1, 3))
+					return env.checkRulesAndSSH(t, c, etcdFirewalls(1, 3))
 				}),
 			},
 			{
@@ -130,7 +120,7 @@ func TestAccCluster_brokenClusterGetsItsSSHBackWithoutRestart(t *testing.T) {
 					}
 					env.Sim.RunScanner()
 				},
-				Config:           env.etcdClusterConfig(t, 3, 1, ""),
+				Config:           env.etcdClusterConfig(3, 1, ""),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
 				ConfigStateChecks: []statecheck.StateCheck{
 					expectAttr("cloudstack_state", knownvalue.StringExact("Running")),
@@ -140,7 +130,7 @@ func TestAccCluster_brokenClusterGetsItsSSHBackWithoutRestart(t *testing.T) {
 			},
 			{
 				// And the cluster scales again.
-				Config:           env.etcdClusterConfig(t, 3, 2, ""),
+				Config:           env.etcdClusterConfig(3, 2, ""),
 				ConfigPlanChecks: emptyPlanAfterApply,
 				Check:            env.checkCluster(t, 2, etcdFirewalls(2, 3)),
 			},
@@ -155,13 +145,13 @@ func TestAccCluster_brokenClusterGetsItsSSHBackWithoutRestart(t *testing.T) {
 // administrator corrects node_count, and then the cluster is Running.
 func TestAccCluster_failedScaleUpKeepsTheWorkersItCreated(t *testing.T) {
 	t.Parallel()
-	env := newSimEnv(t, withProfile("4.22.1.1"))
+	env := newSimEnv(t, simtest.WithProfile("4.22.1.1"))
 	var id string
 	accTest(t, resource.TestCase{
 		CheckDestroy: env.expectNothingLeft,
 		Steps: []resource.TestStep{
 			{
-				Config: env.etcdClusterConfig(t, 3, 1, ""),
+				Config: env.etcdClusterConfig(3, 1, ""),
 				Check: func(s *terraform.State) error {
 					var err error
 					id, err = clusterID(s)
@@ -174,17 +164,17 @@ func TestAccCluster_failedScaleUpKeepsTheWorkersItCreated(t *testing.T) {
 						t.Fatal(err)
 					}
 				},
-				Config:      env.etcdClusterConfig(t, 3, 2, ""),
+				Config:      env.etcdClusterConfig(3, 2, ""),
 				ExpectError: errorFragments("Scaling cluster", "to 2 workers", "desired number of nodes in ready state"),
 			},
 			{
-				Config: env.etcdClusterConfig(t, 3, 1, ""),
+				Config: env.etcdClusterConfig(3, 1, ""),
 				ExpectError: errorFragments("Cluster Size Cannot Change", "failed scale-up created worker VMs",
 					"node_count = 2"),
 			},
 			{
 				PreConfig: env.Sim.ResetCallCounts,
-				Config:    env.etcdClusterConfig(t, 3, 2, ""),
+				Config:    env.etcdClusterConfig(3, 2, ""),
 				ConfigStateChecks: []statecheck.StateCheck{
 					expectAttr("size", knownvalue.Int64Exact(2)),
 					expectAttr("cloudstack_state", knownvalue.StringExact("Alert")),
@@ -198,7 +188,7 @@ func TestAccCluster_failedScaleUpKeepsTheWorkersItCreated(t *testing.T) {
 					}
 					env.Sim.RunScanner()
 				},
-				Config:           env.etcdClusterConfig(t, 3, 2, ""),
+				Config:           env.etcdClusterConfig(3, 2, ""),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
 				ConfigStateChecks: []statecheck.StateCheck{
 					expectAttr("cloudstack_state", knownvalue.StringExact("Running")),

@@ -1,7 +1,6 @@
 package provider
 
 import (
-	"context"
 	"fmt"
 	"slices"
 	"sort"
@@ -13,8 +12,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
-
-	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
 )
 
 // TestAccCluster_sshCIDRsNarrowTheSSHRules checks ssh_cidrs: the node SSH
@@ -27,7 +24,7 @@ func TestAccCluster_sshCIDRsNarrowTheSSHRules(t *testing.T) {
 	t.Parallel()
 	env := newSimEnv(t)
 	config := func(size int, cidrs ...string) string {
-		return env.etcdClusterConfig(t, 3, size, fmt.Sprintf("  ssh_cidrs = [%s]\n", quoted(cidrs)))
+		return env.etcdClusterConfig(3, size, fmt.Sprintf("  ssh_cidrs = [%s]\n", quoted(cidrs)))
 	}
 	var id string
 	narrow := []string{"10.0.0.0/8"}
@@ -82,16 +79,7 @@ func TestAccCluster_sshCIDRsNarrowTheSSHRules(t *testing.T) {
 // rule stays as CKS made it.
 func (e *simEnv) expectSSHCIDRs(t *testing.T, id string, cidrs []string) error {
 	t.Helper()
-	ctx := context.Background()
-	api := e.apiClient(t)
-	c, err := api.GetKubernetesCluster(ctx, id)
-	if err != nil {
-		return err
-	}
-	fws, err := api.ListFirewallRules(ctx, cloudstack.ListRulesParams{IPAddressID: c.IPAddressID, ListAll: true})
-	if err != nil {
-		return err
-	}
+	fws := e.FirewallRulesOn(e.Cluster(id).IPAddressID)
 	want := slices.Clone(cidrs)
 	sort.Strings(want)
 	ssh := 0

@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/simtest"
 )
 
 // TestAccCluster_sshRulesRepairedOnHealthyCluster deletes an etcd port
@@ -21,8 +22,8 @@ import (
 // restores exactly the rules CKS created, and the plan after it is empty.
 func TestAccCluster_sshRulesRepairedOnHealthyCluster(t *testing.T) {
 	t.Parallel()
-	env := newSimEnv(t, withProfile("fixed"))
-	config := env.etcdClusterConfig(t, 3, 1, "")
+	env := newSimEnv(t, simtest.WithProfile("fixed"))
+	config := env.etcdClusterConfig(3, 1, "")
 	var created []string
 	accTest(t, resource.TestCase{
 		CheckDestroy: env.expectNothingLeft,

@@ -20,7 +20,7 @@ import (
 func TestAccCluster_lifecycle(t *testing.T) {
 	t.Parallel()
 	env := newSimEnv(t)
-	v133, v134 := env.VersionID(t, "1.33.13"), env.VersionID(t, "1.34.2")
+	v133, v134 := env.VersionID("1.33.13"), env.VersionID("1.34.2")
 	config := func(version string, size int, state string) string {
 		return env.clusterHCL("lifecycle", fmt.Sprintf(`
   kubernetes_version_id = %q
@@ -123,11 +123,11 @@ func (e *simEnv) checkEtcdClusterRules(t *testing.T) resource.TestCheckFunc {
 			return err
 		}
 		ctx := context.Background()
-		c, err := e.apiClient(t).GetKubernetesCluster(ctx, id)
+		c, err := e.API.GetKubernetesCluster(ctx, id)
 		if err != nil {
 			return err
 		}
-		e.expectEtcdClusterRules(ctx, t, c)
+		e.expectEtcdClusterRules(t, c)
 		return nil
 	}
 }

@@ -1,9 +1,6 @@
 package provider
 
 import (
-	"bytes"
-	"context"
-	"errors"
 	"fmt"
 	"net"
 	"regexp"
@@ -17,7 +14,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
-	"golang.org/x/crypto/ssh"
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
 )
@@ -42,17 +38,6 @@ resource "cks_cluster" "test" {
 %s
 }
 `, name, e.Info.ZoneID, e.Info.ServiceOfferingID, body))
-}
-
-// apiClient is a CloudStack client on the simulator, for checks made
-// through the API.
-func (e *simEnv) apiClient(t *testing.T) *cloudstack.Client {
-	t.Helper()
-	c, err := cloudstack.New(cloudstack.Config{APIURL: e.Info.APIURL, APIKey: e.Info.APIKey, SecretKey: e.Info.SecretKey})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
 }
 
 // clusterID returns the id of the cluster in state.
@@ -106,17 +91,9 @@ type ruleSet struct {
 	Forwards  map[int]string // public port -> VM id
 }
 
-func (e *simEnv) rulesOf(ctx context.Context, t *testing.T, c *cloudstack.Cluster) ruleSet {
+func (e *simEnv) rulesOf(t *testing.T, c *cloudstack.Cluster) ruleSet {
 	t.Helper()
-	api := e.apiClient(t)
-	fws, err := api.ListFirewallRules(ctx, cloudstack.ListRulesParams{IPAddressID: c.IPAddressID, ListAll: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	pfs, err := api.ListPortForwardingRules(ctx, cloudstack.ListRulesParams{IPAddressID: c.IPAddressID, ListAll: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	fws, pfs := e.FirewallRulesOn(c.IPAddressID), e.ForwardsOn(c.IPAddressID)
 	rs := ruleSet{Forwards: map[int]string{}}
 	for _, fw := range fws {
 		if fw.StartPort == fw.EndPort {
@@ -138,9 +115,9 @@ func (e *simEnv) rulesOf(ctx context.Context, t *testing.T, c *cloudstack.Cluste
 // expectEtcdClusterRules checks the rules of a cluster with one control node,
 // three etcd nodes and one worker: firewall 2222-2223, 6443, 50000-50002,
 // and a forward per node to the right VM.
-func (e *simEnv) expectEtcdClusterRules(ctx context.Context, t *testing.T, c *cloudstack.Cluster) {
+func (e *simEnv) expectEtcdClusterRules(t *testing.T, c *cloudstack.Cluster) {
 	t.Helper()
-	got := e.rulesOf(ctx, t, c)
+	got := e.rulesOf(t, c)
 	wantFW := []string{"2222-2223", "50000-50002", "6443"}
 	if !slices.Equal(got.Firewalls, wantFW) {
 		t.Errorf("firewall rules = %v, want %v", got.Firewalls, wantFW)
@@ -150,43 +127,6 @@ func (e *simEnv) expectEtcdClusterRules(ctx context.Context, t *testing.T, c *cl
 	}
 }
 
-// sshRun runs a command as user cloud with the simulator's key pair on
-// addr and returns its output and exit status.
-func (e *simEnv) sshRun(t *testing.T, addr, command string) (string, int, error) {
-	t.Helper()
-	signer, err := ssh.ParsePrivateKey(e.Sim.PrivateKeyPEM())
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := &ssh.ClientConfig{
-		User:            "cloud",
-		Auth:            []ssh.AuthMethod{ssh.PublicKeys(signer)},
-		HostKeyCallback: ssh.InsecureIgnoreHostKey(), // the simulator's host keys are per run
-		Timeout:         10 * time.Second,
-	}
-	client, err := ssh.Dial("tcp", addr, cfg)
-	if err != nil {
-		return "", 0, err
-	}
-	defer client.Close()
-	session, err := client.NewSession()
-	if err != nil {
-		return "", 0, err
-	}
-	defer session.Close()
-	// Separate buffers: the session copies both streams concurrently.
-	var stdout, stderr bytes.Buffer
-	session.Stdout = &stdout
-	session.Stderr = &stderr
-	err = session.Run(command)
-	out := stdout.String() + stderr.String()
-	var exit *ssh.ExitError
-	if errors.As(err, &exit) {
-		return out, exit.ExitStatus(), nil
-	}
-	return out, 0, err
-}
-
 // expectSSH checks that SSH as cloud works on every given port of ip: the
 // session runs kubectl, which answers on the control node (2222) and is
 // refused locally on the others.
@@ -194,7 +134,7 @@ func (e *simEnv) expectSSH(t *testing.T, ip string, ports ...int) {
 	t.Helper()
 	for _, port := range ports {
 		addr := net.JoinHostPort(ip, fmt.Sprint(port))
-		out, status, err := e.sshRun(t, addr, "sudo /opt/bin/kubectl get nodes -o name")
+		out, status, err := e.RunSSH(addr, nil, "sudo /opt/bin/kubectl get nodes -o name")
 		switch {
 		case err != nil:
 			t.Errorf("SSH to %s: %v", addr, err)

@@ -33,7 +33,7 @@ resource "cks_cluster" "test" {
   size                  = 1
   state                 = %q
 }
-`, env.Info.ZoneID, offering, env.VersionID(t, "1.33.13"), state))
+`, env.Info.ZoneID, offering, env.VersionID("1.33.13"), state))
 	}
 	medium, large := env.Info.ServiceOfferingID, env.Info.LargeServiceOfferingID
 	sameID := statecheck.CompareValue(compare.ValuesSame())
@@ -84,7 +84,7 @@ func TestAccCluster_serverLimits(t *testing.T) {
 	accTest(t, resource.TestCase{
 		CheckDestroy: env.expectNothingLeft,
 		Steps: []resource.TestStep{{
-			Config: env.clusterHCL("too-big", fmt.Sprintf("  kubernetes_version_id = %q\n  size = 10\n", env.VersionID(t, "1.33.13"))),
+			Config: env.clusterHCL("too-big", fmt.Sprintf("  kubernetes_version_id = %q\n  size = 10\n", env.VersionID("1.33.13"))),
 			ExpectError: errorFragments("Unable to Create Cluster", `CloudStack refused to create cluster "too-big"`,
 				"must not exceed cloud.kubernetes.cluster.max.size: 10"),
 		}},
@@ -97,7 +97,7 @@ func TestAccCluster_serverLimits(t *testing.T) {
 func TestAccCluster_autoscaling(t *testing.T) {
 	t.Parallel()
 	env := newSimEnv(t)
-	version := env.VersionID(t, "1.33.13")
+	version := env.VersionID("1.33.13")
 	autoscaled := env.clusterHCL("autoscaled", fmt.Sprintf(`
   kubernetes_version_id = %q
   autoscaling = {
@@ -157,11 +157,11 @@ func TestAccCluster_autoscaling(t *testing.T) {
 func (e *simEnv) scaleOutOfBand(t *testing.T, id string, size int64, autoscaled bool) {
 	t.Helper()
 	ctx := context.Background()
-	api := e.apiClient(t)
+	api := e.API
 	run := func(p cloudstack.ScaleClusterParams) {
 		ref, err := api.ScaleKubernetesCluster(ctx, p)
 		if err == nil {
-			_, err = cloudstack.WaitForJob(ctx, api, ref.JobID, clusterJobWait)
+			err = e.WaitJob(ref.JobID)
 		}
 		if err != nil {
 			t.Fatalf("out-of-band scale: %v", err)
@@ -187,8 +187,8 @@ func TestAccCluster_importOutOfBand(t *testing.T) {
 	t.Parallel()
 	env := newSimEnv(t)
 	ctx := context.Background()
-	api := env.apiClient(t)
-	version := env.VersionID(t, "1.33.13")
+	api := env.API
+	version := env.VersionID("1.33.13")
 	ref, err := api.CreateKubernetesCluster(ctx, cloudstack.CreateClusterParams{
 		Name: "imported", ZoneID: env.Info.ZoneID, KubernetesVersionID: version, ServiceOfferingID: env.Info.ServiceOfferingID,
 		Size: 2, EtcdNodes: 1, Keypair: env.Info.Keypair, NodeRootDiskSize: 30,
@@ -196,7 +196,7 @@ func TestAccCluster_importOutOfBand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := cloudstack.WaitForJob(ctx, api, ref.JobID, clusterJobWait); err != nil {
+	if err := env.WaitJob(ref.JobID); err != nil {
 		t.Fatal(err)
 	}
 	config := env.clusterHCL("imported", fmt.Sprintf(`
@@ -261,7 +261,7 @@ func TestAccCluster_importOutOfBand(t *testing.T) {
 func TestAccCluster_disappears(t *testing.T) {
 	t.Parallel()
 	env := newSimEnv(t)
-	config := env.clusterHCL("vanishing", fmt.Sprintf("  kubernetes_version_id = %q\n  size = 1\n", env.VersionID(t, "1.33.13")))
+	config := env.clusterHCL("vanishing", fmt.Sprintf("  kubernetes_version_id = %q\n  size = 1\n", env.VersionID("1.33.13")))
 	accTest(t, resource.TestCase{
 		CheckDestroy: env.expectNothingLeft,
 		Steps: []resource.TestStep{
@@ -273,10 +273,10 @@ func TestAccCluster_disappears(t *testing.T) {
 						return err
 					}
 					ctx := context.Background()
-					api := env.apiClient(t)
+					api := env.API
 					ref, err := api.DeleteKubernetesCluster(ctx, id)
 					if err == nil {
-						_, err = cloudstack.WaitForJob(ctx, api, ref.JobID, clusterJobWait)
+						err = env.WaitJob(ref.JobID)
 					}
 					return err
 				},
@@ -294,7 +294,7 @@ func TestAccCluster_disappears(t *testing.T) {
 func TestAccCluster_errorStateReplaced(t *testing.T) {
 	t.Parallel()
 	env := newSimEnv(t)
-	config := env.clusterHCL("broken", fmt.Sprintf("  kubernetes_version_id = %q\n  size = 1\n", env.VersionID(t, "1.33.13")))
+	config := env.clusterHCL("broken", fmt.Sprintf("  kubernetes_version_id = %q\n  size = 1\n", env.VersionID("1.33.13")))
 	var firstID string
 	accTest(t, resource.TestCase{
 		CheckDestroy: env.expectNothingLeft,
@@ -341,7 +341,7 @@ func TestAccCluster_createStopped(t *testing.T) {
 	t.Parallel()
 	env := newSimEnv(t)
 	config := func(state string) string {
-		return env.clusterHCL("parked", fmt.Sprintf("  kubernetes_version_id = %q\n  size = 1\n  state = %q\n", env.VersionID(t, "1.33.13"), state))
+		return env.clusterHCL("parked", fmt.Sprintf("  kubernetes_version_id = %q\n  size = 1\n  state = %q\n", env.VersionID("1.33.13"), state))
 	}
 	accTest(t, resource.TestCase{
 		CheckDestroy: env.expectNothingLeft,

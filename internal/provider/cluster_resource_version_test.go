@@ -17,7 +17,7 @@ func TestAccCluster_versionRules(t *testing.T) {
 	t.Parallel()
 	env := newSimEnv(t)
 	config := func(semver string) string {
-		return env.clusterHCL("versions", fmt.Sprintf("  kubernetes_version_id = %q\n  size = 1\n", env.VersionID(t, semver)))
+		return env.clusterHCL("versions", fmt.Sprintf("  kubernetes_version_id = %q\n  size = 1\n", env.VersionID(semver)))
 	}
 	resetCalls := func() { env.Sim.ResetCallCounts() }
 	onlyReads := func() {
@@ -41,7 +41,7 @@ func TestAccCluster_versionRules(t *testing.T) {
 				PreConfig: onlyReads,
 				Config:    config("1.33.13"),
 				ConfigStateChecks: []statecheck.StateCheck{
-					expectAttr("kubernetes_version_id", knownvalue.StringExact(env.VersionID(t, "1.33.13"))),
+					expectAttr("kubernetes_version_id", knownvalue.StringExact(env.VersionID("1.33.13"))),
 				},
 			},
 			{
@@ -52,7 +52,7 @@ func TestAccCluster_versionRules(t *testing.T) {
 			},
 			{
 				PreConfig:   onlyReads,
-				Config:      strings.Replace(config("1.33.13"), env.VersionID(t, "1.33.13"), env.Info.DisabledKubernetesVersions["1.35.0"], 1),
+				Config:      strings.Replace(config("1.33.13"), env.VersionID("1.33.13"), env.Info.DisabledKubernetesVersions["1.35.0"], 1),
 				PlanOnly:    true,
 				ExpectError: errorFragments("Kubernetes Version Not Usable", "1.35.0", "is Disabled"),
 			},

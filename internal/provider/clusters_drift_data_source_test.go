@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/drift"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/driftcheck"
 )
@@ -27,7 +28,7 @@ func (e *driftEnv) fleetHCL(body string) string {
 func (e *driftEnv) knownHostsFor(clusters ...string) string {
 	var lines string
 	for _, id := range clusters {
-		lines += fmt.Sprintf("[%s]:2222 %s\n", e.cluster(id).IPAddress, e.hostKey(id))
+		lines += fmt.Sprintf("[%s]:2222 %s\n", e.Cluster(id).IPAddress, e.HostKeyLine(id))
 	}
 	return lines
 }
@@ -35,11 +36,11 @@ func (e *driftEnv) knownHostsFor(clusters ...string) string {
 func TestAccClustersDrift_Fleet(t *testing.T) {
 	t.Parallel()
 	e := newDriftEnv(t)
-	a := e.create(driftClusterSpec{name: "fleet-a", size: 1})
-	b := e.create(driftClusterSpec{name: "fleet-b", size: 2})
-	c := e.create(driftClusterSpec{name: "fleet-c", size: 1})
-	other := e.create(driftClusterSpec{name: "other", size: 1})
-	worker := e.worker(b, 1)
+	a := e.NewCluster(cloudstack.CreateClusterParams{Name: "fleet-a", Size: 1})
+	b := e.NewCluster(cloudstack.CreateClusterParams{Name: "fleet-b", Size: 2})
+	c := e.NewCluster(cloudstack.CreateClusterParams{Name: "fleet-c", Size: 1})
+	other := e.NewCluster(cloudstack.CreateClusterParams{Name: "other", Size: 1})
+	worker := e.NthWorker(b, 1)
 	if err := e.Sim.DeleteMapRow(b.ID, worker.ID); err != nil {
 		t.Fatal(err)
 	}

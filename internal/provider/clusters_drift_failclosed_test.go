@@ -10,14 +10,15 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/drift"
 )
 
-// The fleet gate fails closed cluster by cluster (issue 13, item 4): a
-// cluster whose nodes could not be listed, one that was skipped and one
-// that could not be read at all each fail fail_on_drift unless
-// allow_incomplete; a refused host key fails the run in any case, as for
-// one cluster. Before the change, each of these plans passed.
+// The fleet gate fails closed cluster by cluster: a cluster whose nodes could
+// not be listed, one that was skipped and one that could not be read at all
+// each fail fail_on_drift unless allow_incomplete; a refused host key fails
+// the run in any case, as for one cluster. Before the change, each of these
+// plans passed.
 
 func fleetCluster(i int, checks map[string]knownvalue.Check) statecheck.StateCheck {
 	return statecheck.ExpectKnownValue(fleetAddr, tfjsonpath.New("clusters").AtSliceIndex(i), knownvalue.ObjectPartial(checks))
@@ -30,9 +31,9 @@ func fleetAttr(name string, check knownvalue.Check) statecheck.StateCheck {
 func TestAccClustersDrift_GateFailsClosedClusterByCluster(t *testing.T) {
 	t.Parallel()
 	e := newDriftEnv(t)
-	a := e.create(driftClusterSpec{name: "fleet-a", size: 1})
-	b := e.create(driftClusterSpec{name: "fleet-b", size: 1})
-	c := e.create(driftClusterSpec{name: "fleet-c", size: 1})
+	a := e.NewCluster(cloudstack.CreateClusterParams{Name: "fleet-a", Size: 1})
+	b := e.NewCluster(cloudstack.CreateClusterParams{Name: "fleet-b", Size: 1})
+	c := e.NewCluster(cloudstack.CreateClusterParams{Name: "fleet-c", Size: 1})
 	ssh := fmt.Sprintf("  ssh {\n    private_key_file = %q\n    known_hosts = %q\n  }\n", e.KeyFile, e.knownHostsFor(a.ID, b.ID, c.ID))
 	gate := func(extra string) string {
 		return e.fleetHCL(ssh + "  fail_on_drift = true\n  check_network_rules = false\n" + extra)
@@ -51,7 +52,7 @@ func TestAccClustersDrift_GateFailsClosedClusterByCluster(t *testing.T) {
 			// fleet-b's SSH is refused and fleet-c is busy: neither is known
 			// to be in sync, so the gate fails on both.
 			PreConfig: func() {
-				e.deleteForward(b, 2222)
+				e.DeleteForward(b, 2222)
 				if err := e.Sim.SetClusterState(c.ID, "Upgrading"); err != nil {
 					t.Fatal(err)
 				}
@@ -102,10 +103,10 @@ func TestAccClustersDrift_GateFailsClosedClusterByCluster(t *testing.T) {
 func TestAccClustersDrift_WrongHostKeyFailsTheRun(t *testing.T) {
 	t.Parallel()
 	e := newDriftEnv(t)
-	a := e.create(driftClusterSpec{name: "fleet-a", size: 1})
-	b := e.create(driftClusterSpec{name: "fleet-b", size: 1})
-	wrong := fmt.Sprintf("[%s]:2222 %s\n[%s]:2222 %s\n", a.IPAddress, e.hostKey(a.ID), b.IPAddress, e.hostKey(a.ID))
-	missing := fmt.Sprintf("[%s]:2222 %s\n", a.IPAddress, e.hostKey(a.ID))
+	a := e.NewCluster(cloudstack.CreateClusterParams{Name: "fleet-a", Size: 1})
+	b := e.NewCluster(cloudstack.CreateClusterParams{Name: "fleet-b", Size: 1})
+	wrong := fmt.Sprintf("[%s]:2222 %s\n[%s]:2222 %s\n", a.IPAddress, e.HostKeyLine(a.ID), b.IPAddress, e.HostKeyLine(a.ID))
+	missing := fmt.Sprintf("[%s]:2222 %s\n", a.IPAddress, e.HostKeyLine(a.ID))
 	ssh := func(knownHosts string) string {
 		return fmt.Sprintf("  ssh {\n    private_key_file = %q\n    known_hosts = %q\n  }\n", e.KeyFile, knownHosts)
 	}

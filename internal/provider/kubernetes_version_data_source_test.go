@@ -23,7 +23,7 @@ data "cks_kubernetes_version" "v" {
 }
 `),
 				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue("data.cks_kubernetes_version.v", tfjsonpath.New("id"), knownvalue.StringExact(env.VersionID(t, "1.33.13"))),
+					statecheck.ExpectKnownValue("data.cks_kubernetes_version.v", tfjsonpath.New("id"), knownvalue.StringExact(env.VersionID("1.33.13"))),
 					statecheck.ExpectKnownValue("data.cks_kubernetes_version.v", tfjsonpath.New("semantic_version"), knownvalue.StringExact("1.33.13")),
 					statecheck.ExpectKnownValue("data.cks_kubernetes_version.v", tfjsonpath.New("state"), knownvalue.StringExact("Enabled")),
 					statecheck.ExpectKnownValue("data.cks_kubernetes_version.v", tfjsonpath.New("iso_state"), knownvalue.StringExact("Ready")),

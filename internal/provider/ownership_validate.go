@@ -7,10 +7,10 @@ import (
 )
 
 // validateOwnership checks at plan time that the owner of a cks_cluster is
-// given the way createKubernetesCluster takes it (issue 13, item 6):
-// either account together with domain_id, or project_id, or neither (the
-// caller's own account). Every other combination is refused with the
-// attribute at fault, before any request.
+// given the way createKubernetesCluster takes it: either account together
+// with domain_id, or project_id, or neither (the caller's own account).
+// Every other combination is refused with the attribute at fault, before
+// any request.
 //
 // In Apache CloudStack (plugins/integrations/kubernetes-service),
 // CreateKubernetesClusterCmd.getEntityOwnerId() resolves the owner with

@@ -97,7 +97,7 @@ func (p *cksProvider) EphemeralResources(_ context.Context) []func() ephemeral.E
 }
 
 // insecureWarning is the one warning of a run whose provider skips TLS
-// verification (issue 13, item 11), against the insecure attribute.
+// verification, against the insecure attribute.
 func insecureWarning(s settings) diag.Diagnostic {
 	detail := fmt.Sprintf("insecure = true: the provider does not verify the TLS certificate of the CloudStack API at %s, so "+
 		"anything on the way can pose as the management server and read or change every request, including the signed "+

@@ -14,9 +14,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 )
 
-// insecure = true warns once per run (issue 13, item 11), naming the
-// attribute: Configure warns, ValidateConfig (which Terraform calls several
-// times per run) does not.
+// insecure = true warns once per run, naming the attribute: Configure warns,
+// ValidateConfig (which Terraform calls several times per run) does not.
 
 // providerConfig is a provider configuration with the given attributes set
 // and every other attribute null.

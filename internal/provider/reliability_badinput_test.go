@@ -14,12 +14,12 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 )
 
-// The bad-input suite (issue 7): every invalid configuration of the
-// provider, its resource, its data sources and its ephemeral resource that
-// must be refused at plan time, in one table. Each must be reported with
-// the attribute at fault (Terraform quotes its line, or the message names
-// its path) and the rule broken, before any API call: the provider points
-// at a server that records every request, and none may arrive.
+// The bad-input suite: every invalid configuration of the provider, its
+// resource, its data sources and its ephemeral resource that must be refused
+// at plan time, in one table. Each must be reported with the attribute at
+// fault (Terraform quotes its line, or the message names its path) and the
+// rule broken, before any API call: the provider points at a server that
+// records every request, and none may arrive.
 //
 // It is the one table of such cases for the whole provider; entries marked
 // new go beyond the per-object lists of the issues.
@@ -176,19 +176,19 @@ func relBadInputs(t *testing.T) []relBadInput {
 			want: []string{"Invalid Attribute Value Time Duration", `"soon" must be a string containing a sequence of decimal numbers`}},
 		{name: "cks_cluster: zone_id missing (new)", config: strings.Replace(relClusterBlockWithOffering("  size = 1"), "  zone_id = \"z\"\n", "", 1),
 			want: []string{"Missing required argument", `The argument "zone_id" is required, but no definition was found`}},
-		{name: "cks_cluster: timeout of zero (issue 13)", config: relClusterBlockWithOffering("  size = 1\n  timeouts = {\n    create = \"0s\"\n  }"),
+		{name: "cks_cluster: timeout of zero", config: relClusterBlockWithOffering("  size = 1\n  timeouts = {\n    create = \"0s\"\n  }"),
 			want: []string{"Invalid Timeout", `timeouts.create is zero ("0s")`, "must be a duration longer than zero"}},
-		{name: "cks_cluster: negative timeout (issue 13)", config: relClusterBlockWithOffering("  size = 1\n  timeouts = {\n    delete = \"-5m\"\n  }"),
+		{name: "cks_cluster: negative timeout", config: relClusterBlockWithOffering("  size = 1\n  timeouts = {\n    delete = \"-5m\"\n  }"),
 			want: []string{"Invalid Timeout", `timeouts.delete is negative ("-5m")`, "must be a duration longer than zero"}},
-		{name: "cks_cluster: project_id with account and domain_id (issue 13)",
+		{name: "cks_cluster: project_id with account and domain_id",
 			config: relClusterBlockWithOffering("  size = 1\n  account = \"ops\"\n  domain_id = \"d\"\n  project_id = \"p\""),
 			want: []string{"Conflicting Cluster Owner", `project_id = "p"`,
 				"takes the owner from either account with domain_id, or project_id, not both"}},
-		{name: "cks_cluster: project_id with domain_id (issue 13)", config: relClusterBlockWithOffering("  size = 1\n  domain_id = \"d\"\n  project_id = \"p\""),
+		{name: "cks_cluster: project_id with domain_id", config: relClusterBlockWithOffering("  size = 1\n  domain_id = \"d\"\n  project_id = \"p\""),
 			want: []string{"Conflicting Cluster Owner", `project_id = "p"`, "not both"}},
-		{name: "cks_cluster: account without domain_id (issue 13)", config: relClusterBlockWithOffering("  size = 1\n  account = \"ops\""),
+		{name: "cks_cluster: account without domain_id", config: relClusterBlockWithOffering("  size = 1\n  account = \"ops\""),
 			want: []string{"Missing Domain For Account", `account = "ops"`, "account needs domain_id"}},
-		{name: "cks_cluster: domain_id without account (issue 13)", config: relClusterBlockWithOffering("  size = 1\n  domain_id = \"d\""),
+		{name: "cks_cluster: domain_id without account", config: relClusterBlockWithOffering("  size = 1\n  domain_id = \"d\""),
 			want: []string{"Domain Without Account", `domain_id = "d"`, "ignores domainid without account"}},
 
 		// cks_cluster_drift.
@@ -213,17 +213,17 @@ func relBadInputs(t *testing.T) []relBadInput {
 		{name: "cks_cluster_drift: private key missing", config: relDriftBlock(relSSHBlock(hostKeyLine)),
 			want: []string{"Missing SSH Private Key", "ssh {", "The ssh block needs the private key of the cluster's key pair",
 				"private_key_file", "SSH_AUTH_SOCK is not set"}},
-		{name: "cks_cluster_drift: private key and private key file (issue 13)", config: relDriftBlock(relSSHBlock(keyLine, keyFileLine, hostKeyLine)),
+		{name: "cks_cluster_drift: private key and private key file", config: relDriftBlock(relSSHBlock(keyLine, keyFileLine, hostKeyLine)),
 			want: []string{"Invalid Attribute Combination", "private_key", `Attribute "ssh.private_key_file" cannot be specified when "ssh.private_key" is specified`}},
-		{name: "cks_cluster_drift: private key file missing (issue 13)", config: relDriftBlock(relSSHBlock(fmt.Sprintf("private_key_file = %q", missingKeyFile), hostKeyLine)),
+		{name: "cks_cluster_drift: private key file missing", config: relDriftBlock(relSSHBlock(fmt.Sprintf("private_key_file = %q", missingKeyFile), hostKeyLine)),
 			want: []string{"Invalid SSH Private Key File", fmt.Sprintf("private_key_file = %q", missingKeyFile), "no such file or directory"}},
-		{name: "cks_cluster_drift: private key file not a key (issue 13)", config: relDriftBlock(relSSHBlock(fmt.Sprintf("private_key_file = %q", notAKeyFile), hostKeyLine)),
+		{name: "cks_cluster_drift: private key file not a key", config: relDriftBlock(relSSHBlock(fmt.Sprintf("private_key_file = %q", notAKeyFile), hostKeyLine)),
 			want: []string{"Invalid SSH Private Key File", fmt.Sprintf("private_key_file = %q", notAKeyFile), "is not a PEM-encoded SSH private key"}},
-		{name: "cks_cluster_drift: known_hosts unparsable (issue 13)", config: relDriftBlock(relSSHBlock(keyFileLine, `known_hosts = "garbage"`)),
+		{name: "cks_cluster_drift: known_hosts unparsable", config: relDriftBlock(relSSHBlock(keyFileLine, `known_hosts = "garbage"`)),
 			want: []string{"Invalid SSH known_hosts", `known_hosts = "garbage"`, "line 1: an entry needs host patterns, a key type and a key"}},
-		{name: "cks_cluster_drift: known_hosts without entries (issue 13)", config: relDriftBlock(relSSHBlock(keyFileLine, `known_hosts = "# none yet"`)),
+		{name: "cks_cluster_drift: known_hosts without entries", config: relDriftBlock(relSSHBlock(keyFileLine, `known_hosts = "# none yet"`)),
 			want: []string{"Invalid SSH known_hosts", `known_hosts = "# none yet"`, "it has no entries"}},
-		{name: "cks_cluster_drift: negative ssh timeout (issue 13)", config: relDriftBlock(relSSHBlock(keyFileLine, hostKeyLine, `timeout = "-5s"`)),
+		{name: "cks_cluster_drift: negative ssh timeout", config: relDriftBlock(relSSHBlock(keyFileLine, hostKeyLine, `timeout = "-5s"`)),
 			want: []string{"Invalid SSH Timeout", `timeout = "-5s"`, "it is negative"}},
 		{name: "cks_cluster_drift: private key not PEM", config: relDriftBlock(relSSHBlock(`private_key = "not a key"`, hostKeyLine)),
 			want: []string{"Invalid SSH Private Key", "private_key", "not a PEM private key"}},
@@ -251,10 +251,10 @@ func relBadInputs(t *testing.T) []relBadInput {
 			want: []string{"Invalid Attribute Value Length", `account = ""`, "Attribute account string length must be at least 1, got: 0"}},
 		{name: "cks_clusters_drift: no host override", config: relFleetBlock(relSSHBlock(keyLine, hostKeyLine, `host = "10.0.0.1"`)),
 			want: []string{"Unsupported argument", `host = "10.0.0.1"`, `An argument named "host" is not expected here`}},
-		{name: "cks_clusters_drift: known_hosts with a bad line (issue 13)",
+		{name: "cks_clusters_drift: known_hosts with a bad line",
 			config: relFleetBlock(relSSHBlock(keyFileLine, fmt.Sprintf("known_hosts = \"[10.0.0.1]:2222 %s\\n10.0.0.2 ssh-ed25519\"", hostKey))),
 			want:   []string{"Invalid SSH known_hosts", "known_hosts", "line 2: an entry needs host patterns, a key type and a key"}},
-		{name: "cks_clusters_drift: private key file missing (issue 13)", config: relFleetBlock(relSSHBlock(fmt.Sprintf("private_key_file = %q", missingKeyFile), hostKeyLine)),
+		{name: "cks_clusters_drift: private key file missing", config: relFleetBlock(relSSHBlock(fmt.Sprintf("private_key_file = %q", missingKeyFile), hostKeyLine)),
 			want: []string{"Invalid SSH Private Key File", "private_key_file", "no such file or directory"}},
 
 		// cks_cluster_kubeconfig (ephemeral).
@@ -296,7 +296,7 @@ func TestBadInput_rejectedAtPlanWithoutAPICall(t *testing.T) {
 	t.Setenv("SSH_AUTH_SOCK", "")
 	cases := relBadInputs(t)
 	if len(cases) < 30 {
-		t.Fatalf("the bad-input table has %d cases, issue 7 asks for at least 30", len(cases))
+		t.Fatalf("the bad-input table has %d cases, want at least 30", len(cases))
 	}
 	covered := map[string]bool{}
 	for _, tc := range cases {

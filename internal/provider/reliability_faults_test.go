@@ -13,6 +13,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/simtest"
 )
 
 // The fault-injection suite: every fault it injects, when, and
@@ -171,7 +173,7 @@ var relScenarios = map[string]func(t *testing.T) *relScenario{
 	"scale-down job": func(t *testing.T) *relScenario { return existingRelScenario(t, "scale-down", 4, "1.33.13") },
 	"lifecycle jobs": func(t *testing.T) *relScenario { return existingRelScenario(t, "lifecycle", 1, "1.32.9") },
 	"interrupted apply": func(t *testing.T) *relScenario {
-		return newRelScenario(t, "interrupted", 1, withJobDuration(1500*time.Millisecond))
+		return newRelScenario(t, "interrupted", 1, simtest.WithJobDuration(1500*time.Millisecond))
 	},
 	"node faults": func(t *testing.T) *relScenario {
 		e := newDriftEnv(t)
@@ -179,7 +181,7 @@ var relScenarios = map[string]func(t *testing.T) *relScenario{
 	},
 }
 
-func newRelScenario(t *testing.T, name string, size int, opts ...simOption) *relScenario {
+func newRelScenario(t *testing.T, name string, size int, opts ...simtest.Option) *relScenario {
 	env := newSimEnv(t, opts...)
 	return &relScenario{t: t, env: env, proxy: newRelFaultProxy(t, env.Info.APIURL),
 		cluster: relClusterSpec{name: name, version: "1.33.13", state: "Running", size: size}}

@@ -11,7 +11,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
-	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/clusterops"
 )
 
@@ -45,7 +44,7 @@ func (sc *relScenario) relExpectState() []statecheck.StateCheck {
 	return []statecheck.StateCheck{
 		expectAttr("state", knownvalue.StringExact(c.state)),
 		expectAttr("size", knownvalue.Int64Exact(int64(c.size))),
-		expectAttr("kubernetes_version_id", knownvalue.StringExact(sc.env.VersionID(sc.t, c.version))),
+		expectAttr("kubernetes_version_id", knownvalue.StringExact(sc.env.VersionID(c.version))),
 	}
 }
 
@@ -100,7 +99,7 @@ var relMapChangedBeforeFailing = map[string]bool{
 // real CloudStack: an administrator corrects node_count when the VM map
 // disagrees with it, and the state scanner runs.
 func (sc *relScenario) relAdministratorAndScanner() {
-	c, err := sc.env.apiClient(sc.t).GetKubernetesCluster(context.Background(), sc.relClusterID())
+	c, err := sc.env.API.GetKubernetesCluster(context.Background(), sc.relClusterID())
 	if err != nil {
 		sc.t.Fatal(err)
 	}
@@ -134,10 +133,10 @@ func relStopped(steps func(*relScenario) []resource.TestStep) func(*relScenario)
 		inject := out[0].PreConfig
 		out[0].PreConfig = func() {
 			ctx := context.Background()
-			api := sc.env.apiClient(sc.t)
+			api := sc.env.API
 			ref, err := api.StopKubernetesCluster(ctx, sc.relClusterID())
 			if err == nil {
-				_, err = cloudstack.WaitForJob(ctx, api, ref.JobID, clusterJobWait)
+				err = sc.env.WaitJob(ref.JobID)
 			}
 			if err != nil {
 				sc.t.Fatalf("stopping the cluster out of band: %v", err)
@@ -223,8 +222,8 @@ func relCreateAnswerLost(sc *relScenario) []resource.TestStep {
 
 // relCreateInterrupted creates the cluster with a create timeout shorter
 // than the simulator's jobs: the apply's wait is cut short while CloudStack
-// still works. The healthy cluster must be kept in state, not tainted
-// (issue 13, item 5), and the next apply finishes it without replacing it.
+// still works. The healthy cluster must be kept in state, not tainted,
+// and the next apply finishes it without replacing it.
 func relCreateInterrupted(sc *relScenario) []resource.TestStep {
 	sc.cluster.timeouts = "  timeouts = { create = \"500ms\" }\n"
 	interrupted := sc.config()
@@ -275,9 +274,9 @@ func (sc *relScenario) relWaitState(state string) {
 	sc.t.Fatalf("cluster %s did not reach state %s", sc.cluster.name, state)
 }
 
-// relCreatePollFailed answers the first poll of the create job with HTTP
-// 530 from queryAsyncJobResult itself (issue 13, item 1): a failed poll,
-// not a failed job. The create must succeed and delete nothing.
+// relCreatePollFailed answers the first poll of the create job with HTTP 530
+// from queryAsyncJobResult itself: a failed poll, not a failed job. The
+// create must succeed and delete nothing.
 func relCreatePollFailed(sc *relScenario) []resource.TestStep {
 	return []resource.TestStep{{
 		PreConfig: func() {
@@ -325,10 +324,10 @@ func relCreateJobFailed(sc *relScenario) []resource.TestStep {
 	}
 }
 
-// relCreateTwin renames the cluster (a replacement) to a name a cluster
-// made out of band already has, as a create whose answer was lost may have
-// made (issue 13, item 3). The provider refuses to create a twin and asks
-// to import it; importing it converges, and that cluster is never lost.
+// relCreateTwin renames the cluster (a replacement) to a name a cluster made
+// out of band already has, as a create whose answer was lost may have made.
+// The provider refuses to create a twin and asks to import it; importing it
+// converges, and that cluster is never lost.
 func relCreateTwin(sc *relScenario) []resource.TestStep {
 	sc.cluster.name = "create-twin"
 	config := sc.config()

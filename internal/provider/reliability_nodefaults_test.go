@@ -7,6 +7,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/drift"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator"
 )
@@ -24,7 +25,7 @@ func relNodeFault(nodeSource, wantError string, arm, disarm func(*relScenario)) 
 	return func(sc *relScenario) []resource.TestStep {
 		e := sc.drift
 		if sc.driftClusterID == "" {
-			sc.driftClusterID = e.create(driftClusterSpec{name: "test", size: 2}).ID
+			sc.driftClusterID = e.NewCluster(cloudstack.CreateClusterParams{Name: "test", Size: 2}).ID
 		}
 		id := sc.driftClusterID
 		body := "  node_source = \"kubeconfig\"\n"

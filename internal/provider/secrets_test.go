@@ -239,7 +239,7 @@ func TestSecrets_neverLogged(t *testing.T) {
 	t.Setenv(envSecretKey, env.Info.SecretKey)
 	var secrets []relSecret
 	secretsNow := func() []relSecret { return secrets }
-	version := env.VersionID(t, "1.33.13")
+	version := env.VersionID("1.33.13")
 	_, wrongHostKey := testSSHKeys(t)
 	config := func(size int, hostKey string) string {
 		hostCheck := "insecure_ignore_host_key = true"
@@ -302,7 +302,7 @@ ephemeral "cks_cluster_kubeconfig" "this" {
 					if err != nil {
 						return err
 					}
-					kubeconfig, err := env.apiClient(t).GetKubernetesClusterConfig(context.Background(), id)
+					kubeconfig, err := env.API.GetKubernetesClusterConfig(context.Background(), id)
 					if err != nil {
 						return err
 					}

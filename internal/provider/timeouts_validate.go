@@ -10,8 +10,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 )
 
-// positiveTimeouts refuses, at plan time, a timeouts value of zero or below
-// (issue 13, item 10): terraform-plugin-framework-timeouts checks that each
+// positiveTimeouts refuses, at plan time, a timeouts value of zero or below:
+// terraform-plugin-framework-timeouts checks that each
 // value parses as a Go duration, and "0s" or "-5m" do, but a wait bounded by
 // them ends before it starts, after the create, update or delete request
 // was sent. Each problem is reported against timeouts.<operation>.

@@ -8,10 +8,7 @@ import (
 	"crypto/x509/pkix"
 	"encoding/pem"
 	"fmt"
-	"io"
-	"log"
 	"math/big"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"testing"
@@ -23,10 +20,10 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
-	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/simtest"
 )
 
-// Transport security at the Terraform level (issue 7):
+// Transport security at the Terraform level:
 //
 //	check                                                        | where
 //	-------------------------------------------------------------+--------------------------------------------------------------
@@ -38,31 +35,13 @@ import (
 //	host key checked on every connection, of any key type        | internal/nodes/sshlister/hostkey_security_test.go
 //	chain, host name, validity and TLS 1.2 floor kept by ca_file | internal/cloudstack/tls_security_test.go
 
-// relTLSSimulator serves a simulator's API over TLS with httptest's
-// self-signed certificate, and writes that certificate as a CA file.
-type relTLSSimulator struct {
-	sim    *simulator.Simulator
-	info   simulator.Info
-	apiURL string
-	caFile string
-}
+// relTLSSimulator is a simulator serving its API over TLS with httptest's
+// self-signed certificate, which Env.CAFile holds.
+type relTLSSimulator struct{ *simtest.Env }
 
 func newRelTLSSimulator(t *testing.T) *relTLSSimulator {
 	t.Helper()
-	sim, err := simulator.New(simulator.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = sim.Close() })
-	srv := httptest.NewUnstartedServer(sim.Handler())
-	srv.Config.ErrorLog = log.New(io.Discard, "", 0) // the refused handshakes are the point
-	srv.StartTLS()
-	t.Cleanup(srv.Close)
-	caFile := filepath.Join(t.TempDir(), "endpoint-ca.pem")
-	if err := os.WriteFile(caFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw}), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return &relTLSSimulator{sim: sim, info: sim.Info(), apiURL: srv.URL + "/client/api", caFile: caFile}
+	return &relTLSSimulator{simtest.Start(t, simtest.WithTLS())}
 }
 
 // config is a provider block on the TLS endpoint (with the extra
@@ -80,7 +59,7 @@ data "cks_kubernetes_version" "v" {
   zone_id          = %q
   semantic_version = "1.33.13"
 }
-%s`, s.apiURL, s.info.APIKey, s.info.SecretKey, tlsArgs, s.info.ZoneID, more)
+%s`, s.Info.APIURL, s.Info.APIKey, s.Info.SecretKey, tlsArgs, s.Info.ZoneID, more)
 }
 
 // relOtherCAFile writes the certificate of a fresh self-signed authority
@@ -120,18 +99,18 @@ resource "cks_cluster" "test" {
   kubernetes_version_id = data.cks_kubernetes_version.v.id
   size                  = 1
 }
-`, s.info.ZoneID, s.info.ServiceOfferingID)
+`, s.Info.ZoneID, s.Info.ServiceOfferingID)
 	noRequests := func() {
-		if calls := s.sim.CallCounts(); len(calls) != 0 {
+		if calls := s.Sim.CallCounts(); len(calls) != 0 {
 			t.Fatalf("the endpoint answered %v although its certificate was refused", calls)
 		}
 	}
 	versionID := statecheck.ExpectKnownValue("data.cks_kubernetes_version.v", tfjsonpath.New("id"),
-		knownvalue.StringExact(s.info.KubernetesVersions["1.33.13"]))
+		knownvalue.StringExact(s.Info.KubernetesVersions["1.33.13"]))
 
 	accTest(t, resource.TestCase{
 		CheckDestroy: func(*terraform.State) error {
-			for _, c := range s.sim.DumpState().Clusters {
+			for _, c := range s.Sim.DumpState().Clusters {
 				if !c.Removed {
 					return fmt.Errorf("cluster %s is left after destroy", c.Name)
 				}
@@ -158,7 +137,7 @@ resource "cks_cluster" "test" {
 				// The endpoint's CA in ca_file: a whole cluster lifecycle
 				// (create, job polling, refresh) over verified TLS.
 				PreConfig:         noRequests,
-				Config:            s.config(fmt.Sprintf("  ca_file = %q", s.caFile), cluster),
+				Config:            s.config(fmt.Sprintf("  ca_file = %q", s.CAFile), cluster),
 				ConfigStateChecks: []statecheck.StateCheck{versionID, expectAttr("state", knownvalue.StringExact("Running"))},
 			},
 			{

@@ -3,7 +3,7 @@ package rules
 import "strings"
 
 // DetectConflict mirrors CloudStack's FirewallManagerImpl.detectRulesConflict
-// (spec §2.7) for a candidate rule against the active rules on the same
+// for a candidate rule against the active rules on the same
 // public IP, and returns the first existing rule the server would report.
 // The server answers such a create with HTTP 537 and keeps nothing.
 //

@@ -21,7 +21,7 @@ func TestDetectConflict(t *testing.T) {
 		candidate Rule
 		want      bool
 	}{
-		{"seed 000: new range inside the active range", firewall("1606", 2222, 2224), firewall("", 2222, 2223), true},
+		{"node range re-created inside the one left active (apache/cloudstack#14159)", firewall("1606", 2222, 2224), firewall("", 2222, 2223), true},
 		{"firewall ranges touching at one port", firewall("a", 2222, 2224), firewall("", 2224, 2230), true},
 		{"firewall ranges apart", firewall("a", 2222, 2224), firewall("", 2225, 2230), false},
 		{"firewall with other CIDRs", firewall("a", 2222, 2224, "10.0.0.0/8"), firewall("", 2222, 2223), false},

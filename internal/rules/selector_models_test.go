@@ -2,11 +2,13 @@ package rules
 
 // Models of removeSshFirewallRule for the rule timelines in the tests.
 
-// BuggyPick is removeSshFirewallRule as shipped from 4.21.0 through at least
-// 4.22.1.1 (spec §2.6, #14159): over the TCP firewall rules in id order, the
-// first one that starts at 2222, or whose exact public ports are those of a
-// port forward in the network that targets port 22. rules holds the
-// firewall rules of the IP and the port forwards of the whole network.
+// BuggyPick is KubernetesClusterResourceModifierActionWorker's
+// removeSshFirewallRule, which KubernetesClusterScaleWorker calls, as
+// shipped from 4.21.0 through at least 4.22.1.1 (apache/cloudstack#14159):
+// over the TCP firewall rules in id order, the first one that starts at
+// 2222, or whose exact public ports are those of a port forward in the
+// network that targets port 22. rules holds the firewall rules of the IP
+// and the port forwards of the whole network.
 //
 // After a scale re-creates the node range, every etcd firewall rule comes
 // first and matches through its 50000+j -> 22 forward, which is the bug.

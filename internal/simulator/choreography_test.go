@@ -343,13 +343,16 @@ func TestConflictInsideScaleJob(t *testing.T) {
 // inside it; pr14165 picks the node range and the user's forward stays.
 func TestForwardCleanupRemovesUserForwardUpToPickedEtcdRule(t *testing.T) {
 	t.Parallel()
-	for _, tc := range []struct {
-		profile  string
-		survives bool
-	}{{Profile42211, false}, {Profile42200, false}, {ProfilePR14165, true}} {
-		t.Run(tc.profile, func(t *testing.T) {
+	for _, profile := range Profiles() {
+		behaviour, err := profileByName(profile)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// A selector that picks the node range stops the cleanup at its end.
+		survives := behaviour.preferNodeSSHRule
+		t.Run(profile, func(t *testing.T) {
 			t.Parallel()
-			e := newEnv(t, Options{Profile: tc.profile})
+			e := newEnv(t, Options{Profile: profile})
 			p := e.createParams("collateral", 1)
 			p.SetEtcdnodes(1)
 			id := e.createCluster(p)
@@ -362,10 +365,10 @@ func TestForwardCleanupRemovesUserForwardUpToPickedEtcdRule(t *testing.T) {
 			}
 			e.mustSucceed(asStr(t, inner(t, body, "createportforwardingruleresponse")["jobid"]))
 			r := e.waitJob(e.scale(id, 1))
-			if got := slices.Contains(forwardPorts(e.portForwards(cl.Ipaddressid)), "3000->80"); got != tc.survives {
-				t.Fatalf("user PF 3000 survives: %v, want %v (job status %d)", got, tc.survives, r.Jobstatus)
+			if got := slices.Contains(forwardPorts(e.portForwards(cl.Ipaddressid)), "3000->80"); got != survives {
+				t.Fatalf("user PF 3000 survives: %v, want %v (job status %d)", got, survives, r.Jobstatus)
 			}
-			if wantStatus := map[bool]int{true: jobSucceeded, false: jobFailed}[tc.survives]; r.Jobstatus != wantStatus {
+			if wantStatus := map[bool]int{true: jobSucceeded, false: jobFailed}[survives]; r.Jobstatus != wantStatus {
 				t.Fatalf("scale-down job status %d, want %d: %s", r.Jobstatus, wantStatus, r.Jobresult)
 			}
 		})

@@ -11,17 +11,19 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/drift"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator"
 )
 
-// Seed 004's eight scenarios, on its test cluster: 1 control node and 2
-// workers on an isolated network, created 40 minutes earlier.
+// Drift between a cluster's VM map, its VMs and its Kubernetes nodes, on a
+// cluster of 1 control node and 2 workers on an isolated network, created
+// 40 minutes earlier (past the grace period).
 
-func TestAccClusterDrift_Seed004Baseline(t *testing.T) {
+func TestAccClusterDrift_CleanClusterInSync(t *testing.T) {
 	t.Parallel()
 	e := newDriftEnv(t)
-	cl := e.create(driftClusterSpec{name: "test", size: 2})
+	cl := e.NewCluster(cloudstack.CreateClusterParams{Name: "test", Size: 2})
 	accTest(t, resource.TestCase{Steps: []resource.TestStep{{
 		Config: e.driftHCL(cl.ID, e.sshHCL(cl.ID)),
 		ConfigStateChecks: append(expectDriftFindings(),
@@ -39,19 +41,19 @@ func TestAccClusterDrift_Seed004Baseline(t *testing.T) {
 	}}})
 }
 
-func TestAccClusterDrift_Seed004DeletedWorkerRow(t *testing.T) {
+func TestAccClusterDrift_WorkerMissingFromVMMap(t *testing.T) {
 	t.Parallel()
 	e := newDriftEnv(t)
-	cl := e.create(driftClusterSpec{name: "test", size: 2})
-	worker := e.worker(cl, 1)
+	cl := e.NewCluster(cloudstack.CreateClusterParams{Name: "test", Size: 2})
+	worker := e.NthWorker(cl, 1)
 	if err := e.Sim.DeleteMapRow(cl.ID, worker.ID); err != nil {
 		t.Fatal(err)
 	}
 	accTest(t, resource.TestCase{Steps: []resource.TestStep{
 		{
-			// The three views of seed 004: the VM is named as a worker but in
-			// no map, and the size no longer matches. Its node matches it, so
-			// it is not also a node without a VM.
+			// The three views disagree: the VM is named as a worker but in no
+			// map, and the size no longer matches. Its node matches it, so it
+			// is not also a node without a VM.
 			Config: e.driftHCL(cl.ID, e.sshHCL(cl.ID)+"  check_network_rules = false\n"),
 			ConfigStateChecks: append(expectDriftFindings(drift.KindUnmappedVM, drift.KindVMMapInconsistent),
 				expectDriftFinding(0, map[string]knownvalue.Check{
@@ -87,14 +89,14 @@ func TestAccClusterDrift_Seed004DeletedWorkerRow(t *testing.T) {
 	}})
 }
 
-func TestAccClusterDrift_Seed004StaleMapRows(t *testing.T) {
+func TestAccClusterDrift_MapRowsWithoutVMs(t *testing.T) {
 	t.Parallel()
 	e := newDriftEnv(t)
-	cl := e.create(driftClusterSpec{name: "test", size: 2})
+	cl := e.NewCluster(cloudstack.CreateClusterParams{Name: "test", Size: 2})
 	// A row for the VM of a node removed from another cluster, expunged,
 	// and a row for an id that never existed.
-	other := e.create(driftClusterSpec{name: "prod", size: 2})
-	expunged := e.worker(other, 1).ID
+	other := e.NewCluster(cloudstack.CreateClusterParams{Name: "prod", Size: 2})
+	expunged := e.NthWorker(other, 1).ID
 	if err := e.Sim.DeleteMapRow(other.ID, expunged); err != nil {
 		t.Fatal(err)
 	}
@@ -134,11 +136,11 @@ func TestAccClusterDrift_Seed004StaleMapRows(t *testing.T) {
 	}})
 }
 
-func TestAccClusterDrift_Seed004NodeDeletedOutOfBand(t *testing.T) {
+func TestAccClusterDrift_NodeDeletedOutOfBand(t *testing.T) {
 	t.Parallel()
 	e := newDriftEnv(t)
-	cl := e.create(driftClusterSpec{name: "test", size: 2})
-	worker := e.worker(cl, 0)
+	cl := e.NewCluster(cloudstack.CreateClusterParams{Name: "test", Size: 2})
+	worker := e.NthWorker(cl, 0)
 	if err := e.Sim.DeleteKubeNode(worker.ID); err != nil {
 		t.Fatal(err)
 	}
@@ -154,14 +156,14 @@ func TestAccClusterDrift_Seed004NodeDeletedOutOfBand(t *testing.T) {
 	}}})
 }
 
-func TestAccClusterDrift_Seed004SSHBroken(t *testing.T) {
+func TestAccClusterDrift_ControlNodeUnreachable(t *testing.T) {
 	t.Parallel()
 	e := newDriftEnv(t)
-	cl := e.create(driftClusterSpec{name: "test", size: 2})
-	// As in seed 004: the forward of public port 2222 is deleted (SSH to the
-	// control node fails) and a worker's map row is deleted.
-	e.deleteForward(cl, 2222)
-	worker := e.worker(cl, 1)
+	cl := e.NewCluster(cloudstack.CreateClusterParams{Name: "test", Size: 2})
+	// The forward of public port 2222 is deleted (SSH to the control node
+	// fails) and a worker's map row is deleted: the VMs are still compared.
+	e.DeleteForward(cl, 2222)
+	worker := e.NthWorker(cl, 1)
 	if err := e.Sim.DeleteMapRow(cl.ID, worker.ID); err != nil {
 		t.Fatal(err)
 	}
@@ -175,12 +177,12 @@ func TestAccClusterDrift_Seed004SSHBroken(t *testing.T) {
 	}}})
 }
 
-func TestAccClusterDrift_Seed004NodeSourceNone(t *testing.T) {
+func TestAccClusterDrift_NodeSourceNone(t *testing.T) {
 	t.Parallel()
 	e := newDriftEnv(t)
-	cl := e.create(driftClusterSpec{name: "test", size: 2})
+	cl := e.NewCluster(cloudstack.CreateClusterParams{Name: "test", Size: 2})
 	// A node missing from Kubernetes is not looked for without nodes.
-	if err := e.Sim.DeleteKubeNode(e.worker(cl, 0).ID); err != nil {
+	if err := e.Sim.DeleteKubeNode(e.NthWorker(cl, 0).ID); err != nil {
 		t.Fatal(err)
 	}
 	sessions := e.Sim.SSHSessions()
@@ -207,10 +209,10 @@ func TestAccClusterDrift_Seed004NodeSourceNone(t *testing.T) {
 	}})
 }
 
-func TestAccClusterDrift_Seed004MidScaleAndGracePeriod(t *testing.T) {
+func TestAccClusterDrift_MidScaleAndGracePeriod(t *testing.T) {
 	t.Parallel()
 	e := newDriftEnv(t)
-	cl := e.create(driftClusterSpec{name: "test", size: 2})
+	cl := e.NewCluster(cloudstack.CreateClusterParams{Name: "test", Size: 2})
 	// A stray VM named as a worker, deployed five minutes ago.
 	strayID, strayName, err := e.Sim.CreateStrayVM(simulator.StrayVM{ClusterID: cl.ID, Created: time.Now().Add(-5 * time.Minute)})
 	if err != nil {
@@ -254,11 +256,11 @@ func TestAccClusterDrift_Seed004MidScaleAndGracePeriod(t *testing.T) {
 	}})
 }
 
-func TestAccClusterDrift_Seed004ChangesNothing(t *testing.T) {
+func TestAccClusterDrift_ReadChangesNothing(t *testing.T) {
 	t.Parallel()
 	e := newDriftEnv(t)
-	cl := e.create(driftClusterSpec{name: "test", etcd: 1, size: 2})
-	if err := e.Sim.DeleteMapRow(cl.ID, e.worker(cl, 1).ID); err != nil {
+	cl := e.NewCluster(cloudstack.CreateClusterParams{Name: "test", EtcdNodes: 1, Size: 2})
+	if err := e.Sim.DeleteMapRow(cl.ID, e.NthWorker(cl, 1).ID); err != nil {
 		t.Fatal(err)
 	}
 	// The scanner runs on every cluster list; let it settle before the dump.
