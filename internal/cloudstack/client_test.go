@@ -364,8 +364,10 @@ func TestGetKubernetesClusterNotFound(t *testing.T) {
 			t.Errorf("message does not name the id: %s", err)
 		}
 	}
-	if n := fake.callCount("listKubernetesClusters"); n != 2 {
-		t.Errorf("not-found was retried: %d calls", n)
+	// The removed id is asked once per scope (accounts, then projects); the
+	// 431 ends the read at once. Nothing is retried.
+	if n := fake.callCount("listKubernetesClusters"); n != 3 {
+		t.Errorf("not-found reads made %d calls, want 3", n)
 	}
 }
 

@@ -55,18 +55,31 @@ func (c *Client) clusterPage(ctx context.Context, p ListClustersParams, page, pa
 
 // GetKubernetesCluster returns one cluster by id, or an *Error of kind
 // KindNotFound when it never existed (431) or was removed (empty list).
+//
+// A list by id shows an admin every account's cluster, projects included,
+// but shows a user only their own account's: project resources need a
+// projectid (AccountManagerImpl.buildACLSearchParameters skips project
+// resources only when no id is given, and narrows a user's lists to their
+// account). So a miss is asked again with projectid=-1, every project the
+// caller can see, which finds a project cluster without knowing its project.
 func (c *Client) GetKubernetesCluster(ctx context.Context, id string) (*Cluster, error) {
-	clusters, _, err := c.clusterPage(ctx, ListClustersParams{ID: id, ListAll: true}, 1, c.pageSize)
-	if err != nil {
-		return nil, err
-	}
-	for i := range clusters {
-		if clusters[i].ID == id {
-			return &clusters[i], nil
+	for _, scope := range []Ownership{{}, {ProjectID: allVisibleProjects}} {
+		clusters, _, err := c.clusterPage(ctx, ListClustersParams{Ownership: scope, ID: id, ListAll: true}, 1, c.pageSize)
+		if err != nil {
+			return nil, err
+		}
+		for i := range clusters {
+			if clusters[i].ID == id {
+				return &clusters[i], nil
+			}
 		}
 	}
 	return nil, NewNotFoundError(cmdListKubernetesClusters, "Kubernetes cluster", id)
 }
+
+// allVisibleProjects is the projectid that lists the resources of every
+// project the caller may see.
+const allVisibleProjects = "-1"
 
 // CreateKubernetesCluster starts the create job and returns the new
 // cluster's id at once; the cluster exists even if the job later fails.

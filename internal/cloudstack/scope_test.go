@@ -1,6 +1,8 @@
 package cloudstack
 
 import (
+	"net/http"
+	"net/url"
 	"testing"
 )
 
@@ -80,5 +82,35 @@ func TestCreatePortForwardingRuleSendsCIDRs(t *testing.T) {
 	}
 	if calls[1].params.Has("cidrlist") {
 		t.Errorf("a forward without CIDRs sent cidrlist %q", calls[1].params.Get("cidrlist"))
+	}
+}
+
+// A user's list by id leaves project clusters out; the read asks again
+// across every visible project (projectid=-1) before calling it gone.
+func TestGetKubernetesClusterFindsProjectClusters(t *testing.T) {
+	t.Parallel()
+	fake := newFakeCloudStack(t)
+	empty := okJSON("listKubernetesClusters", map[string]any{})
+	fake.handle("listKubernetesClusters", func(r *http.Request, q url.Values) (int, string) {
+		if q.Get("projectid") == "-1" {
+			return 200, clusterFixture
+		}
+		return empty(r, q)
+	})
+	c := newTestClient(t, fake.start().URL)
+
+	cl, err := c.GetKubernetesCluster(t.Context(), "c-1")
+	if err != nil || cl.ID != "c-1" {
+		t.Fatalf("GetKubernetesCluster = %+v, %v", cl, err)
+	}
+	calls := fake.recorded("listKubernetesClusters")
+	if len(calls) != 2 || calls[0].params.Has("projectid") || calls[1].params.Get("id") != "c-1" {
+		t.Fatalf("calls: %+v", calls)
+	}
+
+	fake.handle("listKubernetesClusters", empty)
+	_, err = c.GetKubernetesCluster(t.Context(), "gone")
+	if !IsNotFound(err) {
+		t.Fatalf("a cluster in no scope: %v", err)
 	}
 }

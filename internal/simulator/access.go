@@ -110,6 +110,11 @@ type listFilter[T any] struct {
 	c     *caller
 	scope func(accountID string) bool
 	byID  *T
+	// idScoped: a list by id still keeps to the scope. Only an admin who
+	// names no account or project sees any resource by its id
+	// (AccountManagerImpl.buildACLSearchParameters: a user's list is
+	// narrowed to their account, so a project's resources need projectid).
+	idScoped bool
 }
 
 // newListFilter reads the scope parameters, then the id parameter, looked
@@ -123,15 +128,17 @@ func newListFilter[T any](s *Simulator, c *caller, p params, find func(string) *
 	if err != nil {
 		return listFilter[T]{}, err
 	}
-	return listFilter[T]{s: s, c: c, scope: scope, byID: byID}, nil
+	idScoped := !c.isAdmin() || p.str("projectid") != "" || p.str("account") != ""
+	return listFilter[T]{s: s, c: c, scope: scope, byID: byID, idScoped: idScoped}, nil
 }
 
 // excludes reports whether the list leaves out item, owned by accountID.
 // With an id the list has that resource only, and only if the caller may
-// access it, whatever the scope; without, it has the resources in scope.
+// access it and, unless an admin asks without naming an owner, it is in
+// scope; without an id, it has the resources in scope.
 func (f listFilter[T]) excludes(item *T, accountID string) bool {
 	if f.byID != nil {
-		return item != f.byID || !f.s.canAccess(f.c, accountID)
+		return item != f.byID || !f.s.canAccess(f.c, accountID) || (f.idScoped && !f.scope(accountID))
 	}
 	return !f.scope(accountID)
 }

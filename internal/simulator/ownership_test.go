@@ -64,6 +64,28 @@ func TestTenantAndProjectOwnership(t *testing.T) {
 	if list, _ := tenant.Kubernetes.ListKubernetesClusters(tenant.Kubernetes.NewListKubernetesClustersParams()); list.Count != 1 {
 		t.Fatalf("project clusters must not show without projectid: %d", list.Count)
 	}
+	byID := tenant.Kubernetes.NewListKubernetesClustersParams()
+	byID.SetId(pr.Id)
+	if list, _ := tenant.Kubernetes.ListKubernetesClusters(byID); list.Count != 0 {
+		t.Fatalf("a user's list by id must not show a project cluster without projectid: %d", list.Count)
+	}
+	everyProject := tenant.Kubernetes.NewListKubernetesClustersParams()
+	everyProject.SetId(pr.Id)
+	everyProject.SetProjectid("-1")
+	if list, _ := tenant.Kubernetes.ListKubernetesClusters(everyProject); list.Count != 1 {
+		t.Fatalf("projectid=-1 must show the owner's project cluster: %d", list.Count)
+	}
+
+	// An admin's listall skips project resources, except when asking for one by id.
+	if all, _ := e.cs.Kubernetes.ListKubernetesClusters(lp); all.Count != 2 {
+		t.Fatalf("admin listall must skip project clusters: %d", all.Count)
+	}
+	adminByID := e.cs.Kubernetes.NewListKubernetesClustersParams()
+	adminByID.SetListall(true)
+	adminByID.SetId(pr.Id)
+	if list, _ := e.cs.Kubernetes.ListKubernetesClusters(adminByID); list.Count != 1 {
+		t.Fatalf("admin listall by id must show the project cluster: %d", list.Count)
+	}
 }
 
 func TestJobDurationKeepsJobsPending(t *testing.T) {
