@@ -41,43 +41,97 @@ terraform {
 // the sequential ones are done.
 func TestMoveFromOfficialProviderKeepsCluster(t *testing.T) {
 	env := newSimEnv(t)
-	t.Setenv("TF_ACC_PROVIDER_NAMESPACE", officialNamespace)
-	const name = "moved"
-	official := env.ProviderConfig(movedProviders, fmt.Sprintf(`
-resource "cloudstack_kubernetes_cluster" "x" {
-  name               = %q
+	official := fmt.Sprintf(`
   zone               = "sim-zone-1"
   kubernetes_version = "v1.33.13"
   service_offering   = "cks-medium"
   size               = 1
   keypair            = %q
+`, env.Info.Keypair)
+	moved := fmt.Sprintf(`
+  size    = 1
+  keypair = %q
+`, env.Info.Keypair)
+	env.testMove(t, official, moved,
+		statecheck.ExpectKnownValue("cks_cluster.x", tfjsonpath.New("zone_id"), knownvalue.StringExact(env.Info.ZoneID)),
+		statecheck.ExpectKnownValue("cks_cluster.x", tfjsonpath.New("node_root_disk_size"), knownvalue.Null()),
+		statecheck.ExpectKnownValue("cks_cluster.x", tfjsonpath.New("autoscaling"), knownvalue.Null()),
+		statecheck.ExpectKnownValue("cks_cluster.x", tfjsonpath.New("ssh_rules_in_sync"), knownvalue.Bool(true)),
+	)
 }
-`, name, env.Info.Keypair))
-	moved := env.ProviderConfig(movedProviders, fmt.Sprintf(`
+
+// TestMoveFromOfficialProviderCarriesWhatTheAPIDoesNotReturn moves a
+// cluster whose official configuration gives ids, a root disk size, a
+// hypervisor and the autoscaler: the inputs the API does not return come
+// from the official state, so the translated configuration plans nothing.
+func TestMoveFromOfficialProviderCarriesWhatTheAPIDoesNotReturn(t *testing.T) {
+	env := newSimEnv(t)
+	official := fmt.Sprintf(`
+  zone                = %q
+  kubernetes_version  = %q
+  service_offering    = %q
+  control_nodes_size  = 1
+  noderootdisksize    = 20
+  hypervisor          = "KVM"
+  autoscaling_enabled = true
+  min_size            = 1
+  max_size            = 3
+`, env.Info.ZoneID, env.VersionID("1.33.13"), env.Info.ServiceOfferingID)
+	moved := `
+  control_nodes       = 1
+  node_root_disk_size = 20
+  hypervisor          = "KVM"
+  autoscaling = {
+    enabled  = true
+    min_size = 1
+    max_size = 3
+  }
+`
+	env.testMove(t, official, moved,
+		statecheck.ExpectKnownValue("cks_cluster.x", tfjsonpath.New("node_root_disk_size"), knownvalue.Int64Exact(20)),
+		statecheck.ExpectKnownValue("cks_cluster.x", tfjsonpath.New("hypervisor"), knownvalue.StringExact("KVM")),
+		statecheck.ExpectKnownValue("cks_cluster.x", tfjsonpath.New("autoscaling"), knownvalue.ObjectExact(map[string]knownvalue.Check{
+			"enabled": knownvalue.Bool(true), "min_size": knownvalue.Int64Exact(1), "max_size": knownvalue.Int64Exact(3),
+		})),
+	)
+}
+
+// testMove creates cloudstack_kubernetes_cluster.x with the official body,
+// then moves it to cks_cluster.x with the cks body (name, zone, version and
+// offering are added, by id): the move plans no change, keeps the one
+// cluster, passes checks, and the next plan is empty.
+func (e *simEnv) testMove(t *testing.T, officialBody, cksBody string, checks ...statecheck.StateCheck) {
+	t.Helper()
+	t.Setenv("TF_ACC_PROVIDER_NAMESPACE", officialNamespace)
+	const name = "moved"
+	official := e.ProviderConfig(movedProviders, fmt.Sprintf(`
+resource "cloudstack_kubernetes_cluster" "x" {
+  name = %q
+%s}
+`, name, officialBody))
+	moved := e.ProviderConfig(movedProviders, fmt.Sprintf(`
 resource "cks_cluster" "x" {
   name                  = %q
   zone_id               = %q
   kubernetes_version_id = %q
   service_offering_id   = %q
-  size                  = 1
-  keypair               = %q
-}
+%s}
 
 moved {
   from = cloudstack_kubernetes_cluster.x
   to   = cks_cluster.x
 }
-`, name, env.Info.ZoneID, env.VersionID("1.33.13"), env.Info.ServiceOfferingID, env.Info.Keypair))
+`, name, e.Info.ZoneID, e.VersionID("1.33.13"), e.Info.ServiceOfferingID, cksBody))
 	var clusterID string
 	accTest(t, resource.TestCase{
-		ProtoV6ProviderFactories: env.withOfficialStandIn(),
-		CheckDestroy:             env.expectNothingLeft,
+		ProtoV6ProviderFactories: e.withOfficialStandIn(),
+		CheckDestroy:             e.expectNothingLeft,
 		Steps: []resource.TestStep{
 			{
 				Config: official,
 				Check: func(s *terraform.State) error {
 					clusterID = s.RootModule().Resources["cloudstack_kubernetes_cluster.x"].Primary.ID
-					return env.expectOnlyCluster(clusterID)
+					return e.expectOnlyCluster(clusterID)
 				},
 			},
 			{
@@ -86,16 +140,12 @@ moved {
 					PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction("cks_cluster.x", plancheck.ResourceActionNoop)},
 					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
 				},
-				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue("cks_cluster.x", tfjsonpath.New("zone_id"), knownvalue.StringExact(env.Info.ZoneID)),
-					statecheck.ExpectKnownValue("cks_cluster.x", tfjsonpath.New("node_root_disk_size"), knownvalue.Null()),
-					statecheck.ExpectKnownValue("cks_cluster.x", tfjsonpath.New("ssh_rules_in_sync"), knownvalue.Bool(true)),
-				},
+				ConfigStateChecks: checks,
 				Check: func(s *terraform.State) error {
 					if got := s.RootModule().Resources["cks_cluster.x"].Primary.ID; got != clusterID {
 						return fmt.Errorf("cks_cluster.x has id %s, want the moved cluster's %s", got, clusterID)
 					}
-					return env.expectOnlyCluster(clusterID)
+					return e.expectOnlyCluster(clusterID)
 				},
 			},
 			{

@@ -45,7 +45,8 @@ func (p *officialStandIn) Metadata(_ context.Context, _ fwprovider.MetadataReque
 	resp.TypeName = "cloudstack"
 }
 
-func (p *officialStandIn) Schema(context.Context, fwprovider.SchemaRequest, *fwprovider.SchemaResponse) {}
+func (p *officialStandIn) Schema(context.Context, fwprovider.SchemaRequest, *fwprovider.SchemaResponse) {
+}
 
 func (p *officialStandIn) Configure(context.Context, fwprovider.ConfigureRequest, *fwprovider.ConfigureResponse) {
 }
@@ -113,7 +114,7 @@ func (r *officialClusterStandIn) Schema(_ context.Context, _ resource.SchemaRequ
 		"max_size":                 count,
 		"control_nodes_size":       count,
 		"description":              computed,
-		"keypair":                  optional,
+		"keypair":                  computed,
 		"network_id":               computed,
 		"ip_address":               schema.StringAttribute{Computed: true},
 		"state":                    computed,
@@ -144,15 +145,26 @@ func (r *officialClusterStandIn) Create(ctx context.Context, req resource.Create
 		return
 	}
 	env := r.p.env
-	id, err := env.CreateCluster(ctx, cloudstack.CreateClusterParams{
+	// The plain API, not env.CreateCluster, which fills in a key pair.
+	ref, err := env.API.CreateKubernetesCluster(ctx, cloudstack.CreateClusterParams{
 		Name: m.Name.ValueString(), Description: m.Name.ValueString(),
 		ZoneID: r.id(m.Zone), KubernetesVersionID: r.id(m.KubernetesVersion), ServiceOfferingID: r.id(m.ServiceOffering),
 		ControlNodes: m.ControlNodesSize.ValueInt64(), EtcdNodes: m.EtcdNodesSize.ValueInt64(), Size: m.Size.ValueInt64(),
 		NodeRootDiskSize: m.NodeRootDiskSize.ValueInt64(), Keypair: m.Keypair.ValueString(), Hypervisor: m.Hypervisor.ValueString(),
 	})
+	if err == nil {
+		err = env.WaitJob(ref.JobID)
+	}
 	if err != nil {
 		resp.Diagnostics.AddError("Stand-in Create Failed", err.Error())
 		return
+	}
+	id := ref.ID
+	if m.AutoscalingEnabled.ValueBool() {
+		if err := r.autoscale(ctx, id, m); err != nil {
+			resp.Diagnostics.AddError("Stand-in Autoscaling Failed", err.Error())
+			return
+		}
 	}
 	c, err := env.API.GetKubernetesCluster(ctx, id)
 	if err != nil {
@@ -162,10 +174,24 @@ func (r *officialClusterStandIn) Create(ctx context.Context, req resource.Create
 	m.ID, m.Description, m.State = types.StringValue(c.ID), types.StringValue(c.Description), types.StringValue(c.State)
 	m.ControlNodesSize, m.EtcdNodesSize, m.Size = types.Int64Value(c.ControlNodes), types.Int64Value(c.EtcdNodes), types.Int64Value(c.Size)
 	m.NetworkID, m.IPAddress, m.CNIConfigurationID = types.StringValue(c.NetworkID), types.StringValue(c.IPAddress), types.StringValue("")
-	if !c.AutoscalingEnabled {
-		m.MinSize, m.MaxSize = types.Int64Value(0), types.Int64Value(0)
+	m.Keypair = types.StringValue(c.Keypair)
+	m.MinSize, m.MaxSize = types.Int64Value(0), types.Int64Value(0)
+	if c.AutoscalingEnabled {
+		m.MinSize, m.MaxSize = types.Int64Value(c.MinSize), types.Int64Value(c.MaxSize)
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+}
+
+// autoscale turns the autoscaler on after the create, as the official
+// provider does.
+func (r *officialClusterStandIn) autoscale(ctx context.Context, id string, m officialClusterModel) error {
+	on, lowest, highest := true, m.MinSize.ValueInt64(), m.MaxSize.ValueInt64()
+	ref, err := r.p.env.API.ScaleKubernetesCluster(ctx, cloudstack.ScaleClusterParams{ID: id, AutoscalingEnabled: &on,
+		MinSize: &lowest, MaxSize: &highest})
+	if err != nil {
+		return err
+	}
+	return r.p.env.WaitJob(ref.JobID)
 }
 
 func (r *officialClusterStandIn) id(v types.String) string {
@@ -176,7 +202,8 @@ func (r *officialClusterStandIn) id(v types.String) string {
 }
 
 // Read keeps the state: the tests read the simulator themselves.
-func (r *officialClusterStandIn) Read(context.Context, resource.ReadRequest, *resource.ReadResponse) {}
+func (r *officialClusterStandIn) Read(context.Context, resource.ReadRequest, *resource.ReadResponse) {
+}
 
 func (r *officialClusterStandIn) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
 	resp.Diagnostics.AddError("Stand-in Update", "the stand-in does not update clusters")
