@@ -10,6 +10,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/simtest"
 )
 
 // officialNamespace is the namespace the test serves its providers under:
@@ -52,7 +54,7 @@ func TestMoveFromOfficialProviderKeepsCluster(t *testing.T) {
   size    = 1
   keypair = %q
 `, env.Info.Keypair)
-	env.testMove(t, official, moved,
+	env.testMove(t, official, moved, plancheck.ResourceActionNoop,
 		statecheck.ExpectKnownValue("cks_cluster.x", tfjsonpath.New("zone_id"), knownvalue.StringExact(env.Info.ZoneID)),
 		statecheck.ExpectKnownValue("cks_cluster.x", tfjsonpath.New("node_root_disk_size"), knownvalue.Null()),
 		statecheck.ExpectKnownValue("cks_cluster.x", tfjsonpath.New("autoscaling"), knownvalue.Null()),
@@ -87,7 +89,7 @@ func TestMoveFromOfficialProviderCarriesWhatTheAPIDoesNotReturn(t *testing.T) {
     max_size = 3
   }
 `
-	env.testMove(t, official, moved,
+	env.testMove(t, official, moved, plancheck.ResourceActionNoop,
 		statecheck.ExpectKnownValue("cks_cluster.x", tfjsonpath.New("node_root_disk_size"), knownvalue.Int64Exact(20)),
 		statecheck.ExpectKnownValue("cks_cluster.x", tfjsonpath.New("hypervisor"), knownvalue.StringExact("KVM")),
 		statecheck.ExpectKnownValue("cks_cluster.x", tfjsonpath.New("autoscaling"), knownvalue.ObjectExact(map[string]knownvalue.Check{
@@ -96,11 +98,34 @@ func TestMoveFromOfficialProviderCarriesWhatTheAPIDoesNotReturn(t *testing.T) {
 	)
 }
 
+// TestMoveFromOfficialProviderConvertsEtcdRules moves a cluster with
+// separate etcd nodes, whose SSH rules are still in CKS's own layout: the
+// move plans an in-place update that brings them to the provider's layout,
+// and nothing else.
+func TestMoveFromOfficialProviderConvertsEtcdRules(t *testing.T) {
+	env := newSimEnv(t, simtest.WithOrderedList())
+	official := fmt.Sprintf(`
+  zone               = %q
+  kubernetes_version = %q
+  service_offering   = %q
+  etcd_nodes_size    = 3
+`, env.Info.ZoneID, env.VersionID("1.33.13"), env.Info.ServiceOfferingID)
+	moved := `
+  etcd_nodes = 3
+  size       = 1
+`
+	env.testMove(t, official, moved, plancheck.ResourceActionUpdate,
+		statecheck.ExpectKnownValue("cks_cluster.x", tfjsonpath.New("ssh_rules_in_sync"), knownvalue.Bool(true)),
+		statecheck.ExpectKnownValue("cks_cluster.x", tfjsonpath.New("nodes"), knownvalue.ListSizeExact(5)),
+	)
+}
+
 // testMove creates cloudstack_kubernetes_cluster.x with the official body,
 // then moves it to cks_cluster.x with the cks body (name, zone, version and
 // offering are added, by id): the move plans no change, keeps the one
-// cluster, passes checks, and the next plan is empty.
-func (e *simEnv) testMove(t *testing.T, officialBody, cksBody string, checks ...statecheck.StateCheck) {
+// cluster, passes checks, and the next plan is empty. action is what the
+// move plans for cks_cluster.x.
+func (e *simEnv) testMove(t *testing.T, officialBody, cksBody string, action plancheck.ResourceActionType, checks ...statecheck.StateCheck) {
 	t.Helper()
 	t.Setenv("TF_ACC_PROVIDER_NAMESPACE", officialNamespace)
 	const name = "moved"
@@ -137,7 +162,7 @@ moved {
 			{
 				Config: moved,
 				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction("cks_cluster.x", plancheck.ResourceActionNoop)},
+					PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction("cks_cluster.x", action)},
 					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
 				},
 				ConfigStateChecks: checks,
