@@ -96,9 +96,9 @@ func mapOfficialCluster(src officialState) (map[string]attr.Value, diag.Diagnost
 	if len(dropped) > 0 {
 		sort.Strings(dropped)
 		diags.AddWarning("Attributes Not Carried Over",
-			fmt.Sprintf("The cluster keeps what it was created with, but cks_cluster has no attribute for %s of %s: "+
-				"they are dropped from the state. Remove them from the configuration; a cluster that cks_cluster "+
-				"replaces later is created without them.", strings.Join(dropped, ", "), officialClusterType))
+			fmt.Sprintf("cks_cluster has no attribute for %s of %s, so the move drops them from the state. The "+
+				"cluster keeps what it was created with, but a cluster that cks_cluster creates in its place later "+
+				"is created without them.", strings.Join(dropped, ", "), officialClusterType))
 	}
 	return values, diags
 }

@@ -2,6 +2,8 @@ package provider
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -191,5 +193,21 @@ func TestMoveAcceptsOnlyTheOfficialProvider(t *testing.T) {
 	resp = moveRequest(t, officialProviderAddresses[0], "cloudstack_instance", state)
 	if len(resp.Diagnostics) > 0 || !resp.TargetState.Raw.IsNull() {
 		t.Errorf("another resource type: want no state and no diagnostics, got %v", resp.Diagnostics)
+	}
+}
+
+// The guide's mapping table names every official attribute and its target.
+func TestMoveGuideMapsEveryOfficialAttribute(t *testing.T) {
+	t.Parallel()
+	guide, err := os.ReadFile(filepath.Join("..", "..", "templates", "guides", "migrating-from-the-cloudstack-provider.md.tmpl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range officialClusterAttributes {
+		for _, name := range []string{a.name, a.target} {
+			if name != "" && !strings.Contains(string(guide), "`"+name+"`") {
+				t.Errorf("the migration guide does not mention `%s`", name)
+			}
+		}
 	}
 }
