@@ -52,7 +52,9 @@ const clusterResourceDescription = "Manages an Apache CloudStack Kubernetes Serv
 	"values, so the next plan shows what is left to do.\n\n" +
 	"`node_root_disk_size` and `hypervisor` are not returned by the CloudStack API: after an import they are null, " +
 	"and setting them in the configuration of an imported cluster only records them (an in-place update without an " +
-	"API call), it never replaces the cluster."
+	"API call), it never replaces the cluster.\n\n" +
+	"A `cloudstack_kubernetes_cluster` of the official CloudStack provider moves to `cks_cluster` with a `moved` block " +
+	"(Terraform 1.8+, OpenTofu 1.10+), keeping the cluster; see the guide on migrating from the CloudStack provider."
 
 func (r *clusterResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	attrs := map[string]schema.Attribute{

@@ -1,0 +1,113 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+)
+
+var _ resource.ResourceWithMoveState = (*clusterResource)(nil)
+
+// officialClusterType is the official CloudStack provider's cluster resource.
+const officialClusterType = "cloudstack_kubernetes_cluster"
+
+// officialProviderAddresses are the official provider's addresses in
+// Terraform's and OpenTofu's registries, and its bare local name, which
+// OpenTofu releases before 1.12.4 send instead of the address.
+var officialProviderAddresses = []string{
+	"registry.terraform.io/cloudstack/cloudstack",
+	"registry.opentofu.org/cloudstack/cloudstack",
+	"cloudstack",
+}
+
+// MoveState lets a moved block turn a cloudstack_kubernetes_cluster of the
+// official provider into a cks_cluster, keeping the cluster.
+func (r *clusterResource) MoveState(context.Context) []resource.StateMover {
+	return []resource.StateMover{{StateMover: moveOfficialCluster}}
+}
+
+// moveOfficialCluster answers moves from cloudstack_kubernetes_cluster and
+// leaves any other source to the framework's "not supported" error.
+func moveOfficialCluster(ctx context.Context, req resource.MoveStateRequest, resp *resource.MoveStateResponse) {
+	if req.SourceTypeName != officialClusterType {
+		return
+	}
+	if !slices.Contains(officialProviderAddresses, req.SourceProviderAddress) {
+		resp.Diagnostics.AddError("Unsupported Source Provider",
+			fmt.Sprintf("cks_cluster moves a %s only from the official CloudStack provider (%s), not from %q.",
+				officialClusterType, strings.Join(officialProviderAddresses[:2], " or "), req.SourceProviderAddress))
+		return
+	}
+	if req.SourceRawState == nil {
+		resp.Diagnostics.AddError("Missing Source State", "The move of a "+officialClusterType+" came without its state.")
+		return
+	}
+	src, err := decodeOfficialState(req.SourceRawState.JSON)
+	if err != nil {
+		resp.Diagnostics.AddError("Unreadable Source State", fmt.Sprintf("Moving a %s: %s.", officialClusterType, err))
+		return
+	}
+	values, diags := mapOfficialCluster(src)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	for _, name := range sortedKeys(values) {
+		resp.Diagnostics.Append(resp.TargetState.SetAttribute(ctx, path.Root(name), values[name])...)
+	}
+}
+
+// mapOfficialCluster maps an official state onto cks_cluster attributes
+// through officialClusterAttributes. It refuses a state that would change
+// what is managed, and warns about the values it does not carry over.
+func mapOfficialCluster(src officialState) (map[string]attr.Value, diag.Diagnostics) {
+	var diags diag.Diagnostics
+	values := map[string]attr.Value{}
+	known := map[string]bool{}
+	var dropped []string
+	for _, a := range officialClusterAttributes {
+		known[a.name] = true
+		v := src.value(a.name)
+		switch {
+		case a.refusal != "" && !v.empty():
+			diags.AddError("Cluster Cannot Move to cks_cluster",
+				fmt.Sprintf("%s is %s: %s", a.name, string(v), a.refusal))
+		case a.value != nil:
+			values[a.target] = a.value(v, src)
+		case a.target == "" && !v.empty():
+			dropped = append(dropped, a.name)
+		}
+	}
+	for name, v := range src {
+		if !known[name] && !sourceValue(v).empty() {
+			dropped = append(dropped, name)
+		}
+	}
+	if id := values["id"]; id == nil || id.IsNull() {
+		diags.AddError("Cluster Cannot Move to cks_cluster", "id is empty: the source state names no cluster.")
+	}
+	if len(dropped) > 0 {
+		sort.Strings(dropped)
+		diags.AddWarning("Attributes Not Carried Over",
+			fmt.Sprintf("cks_cluster has no attribute for %s of %s, so the move drops them from the state. The "+
+				"cluster keeps what it was created with, but a cluster that cks_cluster creates in its place later "+
+				"is created without them.", strings.Join(dropped, ", "), officialClusterType))
+	}
+	return values, diags
+}
+
+func sortedKeys(m map[string]attr.Value) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

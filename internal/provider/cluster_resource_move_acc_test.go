@@ -1,0 +1,196 @@
+package provider
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/simtest"
+)
+
+// officialNamespace is the namespace the test serves its providers under:
+// the test framework serves every provider factory at
+// <host>/<TF_ACC_PROVIDER_NAMESPACE>/<name> (hashicorp by default), and a
+// move presents the source provider's address, which cks_cluster accepts
+// only for the official provider, cloudstack/cloudstack.
+const officialNamespace = "cloudstack"
+
+// movedProviders selects both providers in that namespace.
+const movedProviders = `
+terraform {
+  required_providers {
+    cks        = { source = "cloudstack/cks" }
+    cloudstack = { source = "cloudstack/cloudstack" }
+  }
+}
+`
+
+// TestMoveFromOfficialProviderKeepsCluster creates a cluster with the
+// official provider's cloudstack_kubernetes_cluster (zone, version and
+// offering given by name, as the official provider allows), then moves it
+// to a cks_cluster that gives them by id: the plan moves it without a
+// change, the simulator still has that one cluster, and the next plan is
+// empty.
+//
+// Not parallel: it sets TF_ACC_PROVIDER_NAMESPACE, which the test
+// framework reads from the environment; Go starts parallel tests only once
+// the sequential ones are done.
+func TestMoveFromOfficialProviderKeepsCluster(t *testing.T) {
+	env := newSimEnv(t)
+	official := fmt.Sprintf(`
+  zone               = "sim-zone-1"
+  kubernetes_version = "v1.33.13"
+  service_offering   = "cks-medium"
+  size               = 1
+  keypair            = %q
+`, env.Info.Keypair)
+	moved := fmt.Sprintf(`
+  size    = 1
+  keypair = %q
+`, env.Info.Keypair)
+	env.testMove(t, official, moved, plancheck.ResourceActionNoop,
+		statecheck.ExpectKnownValue("cks_cluster.x", tfjsonpath.New("zone_id"), knownvalue.StringExact(env.Info.ZoneID)),
+		statecheck.ExpectKnownValue("cks_cluster.x", tfjsonpath.New("node_root_disk_size"), knownvalue.Null()),
+		statecheck.ExpectKnownValue("cks_cluster.x", tfjsonpath.New("autoscaling"), knownvalue.Null()),
+		statecheck.ExpectKnownValue("cks_cluster.x", tfjsonpath.New("ssh_rules_in_sync"), knownvalue.Bool(true)),
+	)
+}
+
+// TestMoveFromOfficialProviderCarriesWhatTheAPIDoesNotReturn moves a
+// cluster whose official configuration gives ids, a root disk size, a
+// hypervisor and the autoscaler: the inputs the API does not return come
+// from the official state, so the translated configuration plans nothing.
+func TestMoveFromOfficialProviderCarriesWhatTheAPIDoesNotReturn(t *testing.T) {
+	env := newSimEnv(t)
+	official := fmt.Sprintf(`
+  zone                = %q
+  kubernetes_version  = %q
+  service_offering    = %q
+  control_nodes_size  = 1
+  noderootdisksize    = 20
+  hypervisor          = "KVM"
+  autoscaling_enabled = true
+  min_size            = 1
+  max_size            = 3
+`, env.Info.ZoneID, env.VersionID("1.33.13"), env.Info.ServiceOfferingID)
+	moved := `
+  control_nodes       = 1
+  node_root_disk_size = 20
+  hypervisor          = "KVM"
+  autoscaling = {
+    enabled  = true
+    min_size = 1
+    max_size = 3
+  }
+`
+	env.testMove(t, official, moved, plancheck.ResourceActionNoop,
+		statecheck.ExpectKnownValue("cks_cluster.x", tfjsonpath.New("node_root_disk_size"), knownvalue.Int64Exact(20)),
+		statecheck.ExpectKnownValue("cks_cluster.x", tfjsonpath.New("hypervisor"), knownvalue.StringExact("KVM")),
+		statecheck.ExpectKnownValue("cks_cluster.x", tfjsonpath.New("autoscaling"), knownvalue.ObjectExact(map[string]knownvalue.Check{
+			"enabled": knownvalue.Bool(true), "min_size": knownvalue.Int64Exact(1), "max_size": knownvalue.Int64Exact(3),
+		})),
+	)
+}
+
+// TestMoveFromOfficialProviderConvertsEtcdRules moves a cluster with
+// separate etcd nodes, whose SSH rules are still in CKS's own layout: the
+// move plans an in-place update that brings them to the provider's layout,
+// and nothing else.
+func TestMoveFromOfficialProviderConvertsEtcdRules(t *testing.T) {
+	env := newSimEnv(t, simtest.WithOrderedList())
+	official := fmt.Sprintf(`
+  zone               = %q
+  kubernetes_version = %q
+  service_offering   = %q
+  etcd_nodes_size    = 3
+`, env.Info.ZoneID, env.VersionID("1.33.13"), env.Info.ServiceOfferingID)
+	moved := `
+  etcd_nodes = 3
+  size       = 1
+`
+	env.testMove(t, official, moved, plancheck.ResourceActionUpdate,
+		statecheck.ExpectKnownValue("cks_cluster.x", tfjsonpath.New("ssh_rules_in_sync"), knownvalue.Bool(true)),
+		statecheck.ExpectKnownValue("cks_cluster.x", tfjsonpath.New("nodes"), knownvalue.ListSizeExact(5)),
+	)
+}
+
+// testMove creates cloudstack_kubernetes_cluster.x with the official body,
+// then moves it to cks_cluster.x with the cks body (name, zone, version and
+// offering are added, by id): the move plans no change, keeps the one
+// cluster, passes checks, and the next plan is empty. action is what the
+// move plans for cks_cluster.x.
+func (e *simEnv) testMove(t *testing.T, officialBody, cksBody string, action plancheck.ResourceActionType, checks ...statecheck.StateCheck) {
+	t.Helper()
+	t.Setenv("TF_ACC_PROVIDER_NAMESPACE", officialNamespace)
+	const name = "moved"
+	official := e.ProviderConfig(movedProviders, fmt.Sprintf(`
+resource "cloudstack_kubernetes_cluster" "x" {
+  name = %q
+%s}
+`, name, officialBody))
+	moved := e.ProviderConfig(movedProviders, fmt.Sprintf(`
+resource "cks_cluster" "x" {
+  name                  = %q
+  zone_id               = %q
+  kubernetes_version_id = %q
+  service_offering_id   = %q
+%s}
+
+moved {
+  from = cloudstack_kubernetes_cluster.x
+  to   = cks_cluster.x
+}
+`, name, e.Info.ZoneID, e.VersionID("1.33.13"), e.Info.ServiceOfferingID, cksBody))
+	var clusterID string
+	accTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: e.withOfficialStandIn(),
+		CheckDestroy:             e.expectNothingLeft,
+		Steps: []resource.TestStep{
+			{
+				Config: official,
+				Check: func(s *terraform.State) error {
+					clusterID = s.RootModule().Resources["cloudstack_kubernetes_cluster.x"].Primary.ID
+					return e.expectOnlyCluster(clusterID)
+				},
+			},
+			{
+				Config: moved,
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction("cks_cluster.x", action)},
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				ConfigStateChecks: checks,
+				Check: func(s *terraform.State) error {
+					if got := s.RootModule().Resources["cks_cluster.x"].Primary.ID; got != clusterID {
+						return fmt.Errorf("cks_cluster.x has id %s, want the moved cluster's %s", got, clusterID)
+					}
+					return e.expectOnlyCluster(clusterID)
+				},
+			},
+			{
+				Config:   moved,
+				PlanOnly: true,
+			},
+		},
+	})
+}
+
+// expectOnlyCluster checks that the simulator has one live cluster, id.
+func (e *simEnv) expectOnlyCluster(id string) error {
+	var live []string
+	for _, c := range e.Sim.DumpState().Clusters {
+		if !c.Removed {
+			live = append(live, c.ID)
+		}
+	}
+	if len(live) != 1 || live[0] != id {
+		return fmt.Errorf("the simulator has clusters %v, want only %s", live, id)
+	}
+	return nil
+}
