@@ -65,8 +65,8 @@ func moveOfficialCluster(ctx context.Context, req resource.MoveStateRequest, res
 }
 
 // mapOfficialCluster maps an official state onto cks_cluster attributes
-// through officialClusterAttributes. It refuses a state that would change
-// what is managed, and warns about the values it does not carry over.
+// through officialClusterAttributes. It refuses a state without an id, and
+// warns about the values it does not carry over.
 func mapOfficialCluster(src officialState) (map[string]attr.Value, diag.Diagnostics) {
 	var diags diag.Diagnostics
 	values := map[string]attr.Value{}
@@ -76,9 +76,6 @@ func mapOfficialCluster(src officialState) (map[string]attr.Value, diag.Diagnost
 		known[a.name] = true
 		v := src.value(a.name)
 		switch {
-		case a.refusal != "" && !v.empty():
-			diags.AddError("Cluster Cannot Move to cks_cluster",
-				fmt.Sprintf("%s is %s: %s", a.name, string(v), a.refusal))
 		case a.value != nil:
 			values[a.target] = a.value(v, src)
 		case a.target == "" && !v.empty():

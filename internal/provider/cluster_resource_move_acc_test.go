@@ -62,6 +62,29 @@ func TestMoveFromOfficialProviderKeepsCluster(t *testing.T) {
 	)
 }
 
+// TestMoveFromOfficialProviderKeepsProjectCluster moves a cluster owned by
+// a project, which the official configuration names: the refresh finds the
+// cluster by id across the projects and fills in project_id.
+func TestMoveFromOfficialProviderKeepsProjectCluster(t *testing.T) {
+	env := newSimEnv(t)
+	official := fmt.Sprintf(`
+  zone               = "sim-zone-1"
+  kubernetes_version = "v1.33.13"
+  service_offering   = "cks-medium"
+  project            = "cks-project"
+  size               = 1
+  keypair            = %q
+`, env.Info.Keypair)
+	moved := fmt.Sprintf(`
+  project_id = %q
+  size       = 1
+  keypair    = %q
+`, env.Info.ProjectID, env.Info.Keypair)
+	env.testMove(t, official, moved, plancheck.ResourceActionNoop,
+		statecheck.ExpectKnownValue("cks_cluster.x", tfjsonpath.New("project_id"), knownvalue.StringExact(env.Info.ProjectID)),
+	)
+}
+
 // TestMoveFromOfficialProviderCarriesWhatTheAPIDoesNotReturn moves a
 // cluster whose official configuration gives ids, a root disk size, a
 // hypervisor and the autoscaler: the inputs the API does not return come

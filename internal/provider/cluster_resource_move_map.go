@@ -17,8 +17,6 @@ type officialAttribute struct {
 	// value is the target's value in the moved state; nil when another row
 	// sets the target or there is nothing to carry.
 	value func(v sourceValue, src officialState) attr.Value
-	// refusal, when set, explains why a non-empty value stops the move.
-	refusal string
 }
 
 // officialClusterAttributes is the whole mapping from
@@ -29,7 +27,7 @@ type officialAttribute struct {
 // resource for MoveResourceState), and it needs not: the refresh that
 // Terraform and OpenTofu run on a moved resource before planning reads every
 // attribute the API returns, by id. The official provider stores zone,
-// kubernetes_version, service_offering and node_offerings as the user wrote
+// kubernetes_version, service_offering, node_offerings and project as the user wrote
 // them, a name or an id; an id is carried over, a name is left null for
 // that refresh to fill in. What the API does not return (hypervisor,
 // node_root_disk_size, the autoscaling settings when off) is carried over,
@@ -57,7 +55,7 @@ var officialClusterAttributes = []officialAttribute{
 	{name: "ip_address", target: "ip_address", value: moveString},
 	{name: "account", target: "account", value: moveString},
 	{name: "domain_id", target: "domain_id", value: moveString},
-	{name: "project", target: "project_id", refusal: projectRefusal},
+	{name: "project", target: "project_id", value: moveID},
 	{name: "state", target: "state", value: moveDesiredState},
 	{name: "autoscaling_enabled", target: "autoscaling", value: moveAutoscaling},
 	{name: "min_size", target: "autoscaling"},
@@ -72,14 +70,6 @@ var officialClusterAttributes = []officialAttribute{
 	{name: "docker_registry_password"},
 	{name: "node_templates"},
 }
-
-// projectRefusal says why a project's cluster does not move: cks_cluster
-// reads clusters without a project scope, and CloudStack lists a project's
-// clusters only when asked for the project, so the refresh after the move
-// would not find it and the plan would create a second cluster.
-const projectRefusal = "cks_cluster does not read clusters owned by a project (CloudStack lists them only when asked " +
-	"for the project), so the refresh after the move would not find this cluster and the plan would create a new " +
-	"one. Keep this cluster in the cloudstack provider."
 
 func moveString(v sourceValue, _ officialState) attr.Value { return v.stringValue() }
 

@@ -150,11 +150,17 @@ func TestMoveWarnsAboutAttributesItDrops(t *testing.T) {
 	}
 }
 
-func TestMoveRefusesProjectClustersAndStatesWithoutID(t *testing.T) {
+// A project named by id is carried over; a project named by name is left
+// for the refresh, which finds the cluster by id in any visible project.
+func TestMoveCarriesProjectIDsAndRefusesStatesWithoutID(t *testing.T) {
 	t.Parallel()
-	_, diags := mapJSON(t, `{"id":"`+clusterUUID+`","project":"team-a"}`)
-	if !diags.HasError() || !strings.Contains(diags[0].Detail(), `project is "team-a"`) {
-		t.Errorf("want an error naming project, got %v", diags)
+	values, diags := mapJSON(t, `{"id":"`+clusterUUID+`","project":"team-a"}`)
+	if diags.HasError() || !values["project_id"].IsNull() {
+		t.Errorf("a project name: project_id = %v, diags %v", values["project_id"], diags)
+	}
+	values, diags = mapJSON(t, `{"id":"`+clusterUUID+`","project":"`+clusterUUID+`"}`)
+	if diags.HasError() || values["project_id"].String() != `"`+clusterUUID+`"` {
+		t.Errorf("a project id: project_id = %v, diags %v", values["project_id"], diags)
 	}
 	_, diags = mapJSON(t, `{"name":"c"}`)
 	if !diags.HasError() || !strings.Contains(diags[0].Detail(), "id is empty") {

@@ -32,9 +32,10 @@ type officialStandIn struct {
 // added as "cloudstack".
 func (e *simEnv) withOfficialStandIn() map[string]func() (tfprotov6.ProviderServer, error) {
 	ids := map[string]string{
-		"sim-zone-1": e.Info.ZoneID,
-		"cks-medium": e.Info.ServiceOfferingID,
-		"v1.33.13":   e.VersionID("1.33.13"),
+		"sim-zone-1":  e.Info.ZoneID,
+		"cks-medium":  e.Info.ServiceOfferingID,
+		"v1.33.13":    e.VersionID("1.33.13"),
+		"cks-project": e.Info.ProjectID,
 	}
 	f := maps.Clone(testAccProtoV6ProviderFactories)
 	f["cloudstack"] = providerserver.NewProtocol6WithError(&officialStandIn{env: e, ids: ids})
@@ -151,6 +152,7 @@ func (r *officialClusterStandIn) Create(ctx context.Context, req resource.Create
 		ZoneID: r.id(m.Zone), KubernetesVersionID: r.id(m.KubernetesVersion), ServiceOfferingID: r.id(m.ServiceOffering),
 		ControlNodes: m.ControlNodesSize.ValueInt64(), EtcdNodes: m.EtcdNodesSize.ValueInt64(), Size: m.Size.ValueInt64(),
 		NodeRootDiskSize: m.NodeRootDiskSize.ValueInt64(), Keypair: m.Keypair.ValueString(), Hypervisor: m.Hypervisor.ValueString(),
+		Ownership: cloudstack.Ownership{ProjectID: r.id(m.Project)},
 	})
 	if err == nil {
 		err = env.WaitJob(ref.JobID)
