@@ -27,24 +27,14 @@ const registryPassword = "Reg1stry-S3cret-Pa55"
 var notReturnedInputs = []string{"node_templates", "cni_config_details", "as_number", "docker_registry_url",
 	"docker_registry_username", "docker_registry_password"}
 
-// skipWriteOnlyUnderOpenTofu skips tests that set a write-only attribute
-// when the suite runs under OpenTofu (make test-opentofu), whose 1.12
-// release does not support write-only attributes.
-func skipWriteOnlyUnderOpenTofu(t *testing.T) {
-	t.Helper()
-	if strings.Contains(filepath.Base(os.Getenv("TF_ACC_TERRAFORM_PATH")), "tofu") {
-		t.Skip("OpenTofu does not support write-only attributes (docker_registry_password)")
-	}
-}
-
 // TestAccCluster_createOnlyInputs creates a cluster with every create-only
 // input, checks the state and what CloudStack stored, imports it, and checks
 // that the same configuration then plans nothing (or, after an import that
 // lost the values CloudStack does not return, only an in-place record), and
 // that changing one replaces the cluster. The password is in no state and no
-// log.
+// log. It also runs under OpenTofu (make test-opentofu): OpenTofu 1.12
+// supports write-only attributes.
 func TestAccCluster_createOnlyInputs(t *testing.T) {
-	skipWriteOnlyUnderOpenTofu(t)
 	logFile := filepath.Join(t.TempDir(), "tf.log")
 	t.Setenv("TF_LOG", "TRACE")
 	t.Setenv("TF_ACC_LOG_PATH", logFile)
@@ -192,7 +182,6 @@ data "cks_clusters_drift" "all" {
 // replacement, and after it nothing.
 func TestAccCluster_importedCreateOnlyInputsAreRecorded(t *testing.T) {
 	t.Parallel()
-	skipWriteOnlyUnderOpenTofu(t)
 	env := newSimEnv(t)
 	cl := env.NewCluster(cloudstack.CreateClusterParams{Name: "imported", ZoneID: env.Info.ZoneID,
 		KubernetesVersionID: env.VersionID("1.33.13"), ServiceOfferingID: env.Info.ServiceOfferingID, Size: 1,
