@@ -53,7 +53,7 @@ func TestCreateStoresExtrasAndReturnsOnlyCNIAndCSI(t *testing.T) {
 		}
 		want := e.info.NodeTemplateID
 		if v.Role == string(roleControl) {
-			want = d.VMs[0].TemplateID // control nodes keep the system VM template
+			// Control nodes have no entry: they keep the system VM template.
 			if v.TemplateID == e.info.NodeTemplateID {
 				t.Errorf("control VM %s got the worker/etcd template", v.Name)
 			}
