@@ -41,6 +41,9 @@ type rawCluster struct {
 	MinSize               flexInt        `json:"minsize"`
 	MaxSize               flexInt        `json:"maxsize"`
 	ClusterType           string         `json:"clustertype"`
+	CSIEnabled            flexBool       `json:"csienabled"`
+	CNIConfigurationID    string         `json:"cniconfigurationid"`
+	CNIConfigName         string         `json:"cniconfigname"`
 	Created               string         `json:"created"`
 	VirtualMachines       []rawClusterVM `json:"virtualmachines"`
 }
@@ -99,6 +102,9 @@ func (r rawCluster) toCluster() Cluster {
 		MinSize:               int64(r.MinSize),
 		MaxSize:               int64(r.MaxSize),
 		ClusterType:           r.ClusterType,
+		CSIEnabled:            bool(r.CSIEnabled),
+		CNIConfigurationID:    r.CNIConfigurationID,
+		CNIConfigName:         r.CNIConfigName,
 		Created:               r.Created,
 	}
 	if len(r.VirtualMachines) > 0 {

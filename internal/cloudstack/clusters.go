@@ -120,6 +120,7 @@ func (c *Client) CreateKubernetesCluster(ctx context.Context, p CreateClusterPar
 			if p.Hypervisor != "" {
 				cp.SetHypervisor(p.Hypervisor)
 			}
+			setClusterExtras(cp, p.ClusterExtras)
 			r, err := cs.Kubernetes.CreateKubernetesCluster(cp)
 			if err != nil {
 				return AsyncRef{}, err

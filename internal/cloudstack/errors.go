@@ -215,7 +215,7 @@ var (
 	// cloudstack-go's GetAsyncJobResult formats failed jobs as this.
 	undefinedErrorPrefix = "Undefined error: "
 	// Request parameters that must never show in a message.
-	secretParamPattern = regexp.MustCompile(`(?i)\b(apikey|signature|secretkey|secret_key|api_key)=[^&\s"']*`)
+	secretParamPattern = regexp.MustCompile(`(?i)\b(apikey|signature|secretkey|secret_key|api_key|dockerregistrypassword)=[^&\s"']*`)
 )
 
 // ParseError turns any error from cloudstack-go, net/http or this package into
@@ -389,7 +389,8 @@ func redactURL(raw string) string {
 	return u.String()
 }
 
-// redactSecrets masks any apiKey=/signature= parameter left in a message.
+// redactSecrets masks any apiKey=/signature= (or docker registry password)
+// parameter left in a message.
 func redactSecrets(s string) string {
 	return secretParamPattern.ReplaceAllString(s, "$1=REDACTED")
 }

@@ -34,6 +34,27 @@ type CreateClusterParams struct {
 	Keypair          string
 	NetworkID        string
 	Hypervisor       string
+	ClusterExtras
+}
+
+// ClusterExtras are createKubernetesCluster's create-only parameters that
+// CKS stores with the cluster and never changes afterwards. Zero values are
+// not sent.
+type ClusterExtras struct {
+	// NodeTemplates maps a node type (CONTROL, WORKER, ETCD) to a template id.
+	NodeTemplates      map[string]string
+	CNIConfigurationID string
+	// CNIConfigDetails fill the variables of the CNI configuration.
+	CNIConfigDetails map[string]string
+	ASNumber         int64
+	// The docker registry parameters go together (the server refuses a
+	// partial set); the password is a secret and never logged.
+	DockerRegistryURL      string
+	DockerRegistryUsername string
+	DockerRegistryPassword string
+	EnableCSI              bool
+	// ExternalLoadBalancerIP is for HA clusters on shared networks.
+	ExternalLoadBalancerIP string
 }
 
 // ScaleClusterParams are scaleKubernetesCluster's parameters. Nil pointers are not sent.

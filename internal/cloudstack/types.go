@@ -30,7 +30,12 @@ type Cluster struct {
 	MinSize               int64
 	MaxSize               int64
 	ClusterType           string
-	Created               string
+	// CSIEnabled, CNIConfigurationID and CNIConfigName are the only
+	// create-only inputs createKubernetesClusterResponse reports (4.22).
+	CSIEnabled         bool
+	CNIConfigurationID string
+	CNIConfigName      string
+	Created            string
 	// VirtualMachines is the cluster's VM map in map order (etcd first, then
 	// control nodes, then workers in the order they were added).
 	VirtualMachines []ClusterVM

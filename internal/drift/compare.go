@@ -26,7 +26,7 @@ const (
 // are skipped: an operation in progress changes the map, VMs and rules
 // legitimately.
 func Compare(in Input) Result {
-	res := Result{ClusterState: in.Cluster.State}
+	res := Result{ClusterState: in.Cluster.State, KubernetesVersion: in.Cluster.KubernetesVersion}
 	if reason := skipReason(in.Cluster); reason != "" {
 		res.Skipped = true
 		res.SkipReason = reason

@@ -101,6 +101,9 @@ type Result struct {
 	SkipReason string
 	// ClusterState is the cluster state the comparison saw.
 	ClusterState string
+	// KubernetesVersion is the cluster's semantic Kubernetes version, "" when
+	// its version's name is not one.
+	KubernetesVersion string
 	// NodesChecked tells whether Kubernetes nodes were compared.
 	NodesChecked bool
 	// NodeCheckError is why listing the nodes failed, when it did.

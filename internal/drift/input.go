@@ -19,6 +19,9 @@ type Cluster struct {
 	Size         int
 	ControlNodes int
 	EtcdNodes    int
+	// KubernetesVersion is the semantic version of the cluster's
+	// Kubernetes version, "" when unknown.
+	KubernetesVersion string
 }
 
 // MappedVM is one row of the cluster's VM map (its virtualmachines list).

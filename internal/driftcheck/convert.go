@@ -6,6 +6,7 @@ import (
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/drift"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/kubeversion"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/naming"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/nodes"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/rules"
@@ -35,6 +36,9 @@ func toDriftCluster(c *cloudstack.Cluster) drift.Cluster {
 		Size:         int(c.Size),
 		ControlNodes: int(c.ControlNodes),
 		EtcdNodes:    int(c.EtcdNodes),
+		// The semantic version from the name, so that policies need not
+		// join version ids.
+		KubernetesVersion: kubeversion.FromName(c.KubernetesVersionName),
 	}
 }
 

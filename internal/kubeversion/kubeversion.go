@@ -33,6 +33,18 @@ func Parse(s string) (Version, error) {
 	return Version{Major: nums[0], Minor: nums[1], Patch: nums[2]}, nil
 }
 
+// FromName is the semantic version a CKS version's name carries, such as
+// "1.32.1" for "v1.32.1", or "" when the name is not a version: CloudStack
+// returns only the name (kubernetesversionname) with a cluster, and an
+// administrator may name a version freely.
+func FromName(name string) string {
+	v, err := Parse(name)
+	if err != nil {
+		return ""
+	}
+	return v.String()
+}
+
 // String formats the version as major.minor.patch.
 func (v Version) String() string {
 	return fmt.Sprintf("%d.%d.%d", v.Major, v.Minor, v.Patch)

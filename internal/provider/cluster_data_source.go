@@ -59,6 +59,7 @@ func (d *clusterDataSource) Schema(_ context.Context, _ datasource.SchemaRequest
 			"description":           computed("Description of the cluster."),
 			"zone_id":               computed("Id of the zone."),
 			"kubernetes_version_id": computed("Id of the cluster's Kubernetes version."),
+			"kubernetes_version":    computed(kubernetesVersionDescription),
 			"service_offering_id":   computed("Id of the default compute offering."),
 			"control_offering_id":   computed("Id of the control nodes' offering, when set apart."),
 			"worker_offering_id":    computed("Id of the worker nodes' offering, when set apart."),

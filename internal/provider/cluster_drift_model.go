@@ -53,12 +53,13 @@ func (m *driftOptionsModel) setEffective(s driftSettings) {
 // driftResultModel is the outcome of one cluster's check, the outputs of
 // driftResultAttributes.
 type driftResultModel struct {
-	InSync         types.Bool   `tfsdk:"in_sync"`
-	ClusterState   types.String `tfsdk:"cluster_state"`
-	Skipped        types.Bool   `tfsdk:"skipped"`
-	SkipReason     types.String `tfsdk:"skip_reason"`
-	NodesChecked   types.Bool   `tfsdk:"nodes_checked"`
-	NodeCheckError types.String `tfsdk:"node_check_error"`
+	InSync            types.Bool   `tfsdk:"in_sync"`
+	ClusterState      types.String `tfsdk:"cluster_state"`
+	KubernetesVersion types.String `tfsdk:"kubernetes_version"`
+	Skipped           types.Bool   `tfsdk:"skipped"`
+	SkipReason        types.String `tfsdk:"skip_reason"`
+	NodesChecked      types.Bool   `tfsdk:"nodes_checked"`
+	NodeCheckError    types.String `tfsdk:"node_check_error"`
 	// IncompleteViews maps each view that could not be compared to why.
 	IncompleteViews types.Map    `tfsdk:"incomplete_views"`
 	Findings        types.List   `tfsdk:"findings"`
@@ -71,6 +72,7 @@ func (m *driftResultModel) setResult(res drift.Result) diag.Diagnostics {
 	var diags diag.Diagnostics
 	m.InSync = types.BoolValue(res.InSync)
 	m.ClusterState = types.StringValue(res.ClusterState)
+	m.KubernetesVersion = driftStringOrNull(res.KubernetesVersion)
 	m.Skipped = types.BoolValue(res.Skipped)
 	m.SkipReason = driftStringOrNull(res.SkipReason)
 	m.NodesChecked = types.BoolValue(res.NodesChecked)

@@ -216,6 +216,10 @@ func driftResultAttributes() map[string]schema.Attribute {
 			Computed:            true,
 			MarkdownDescription: "The cluster state the check saw, e.g. `Running` or `Alert`.",
 		},
+		"kubernetes_version": schema.StringAttribute{
+			Computed:            true,
+			MarkdownDescription: kubernetesVersionDescription,
+		},
 		"skipped": schema.BoolAttribute{
 			Computed:            true,
 			MarkdownDescription: "True when the cluster was not compared: it is in a transitional state or ExternalManaged.",

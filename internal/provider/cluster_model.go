@@ -12,6 +12,7 @@ import (
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/clusterops"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/kubeversion"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/rules"
 )
 
@@ -24,6 +25,7 @@ type clusterObservedModel struct {
 	Description         types.String `tfsdk:"description"`
 	ZoneID              types.String `tfsdk:"zone_id"`
 	KubernetesVersionID types.String `tfsdk:"kubernetes_version_id"`
+	KubernetesVersion   types.String `tfsdk:"kubernetes_version"`
 	ServiceOfferingID   types.String `tfsdk:"service_offering_id"`
 	ControlOfferingID   types.String `tfsdk:"control_offering_id"`
 	WorkerOfferingID    types.String `tfsdk:"worker_offering_id"`
@@ -53,6 +55,8 @@ type clusterResourceModel struct {
 	// configuration and are null after an import.
 	NodeRootDiskSize types.Int64  `tfsdk:"node_root_disk_size"`
 	Hypervisor       types.String `tfsdk:"hypervisor"`
+
+	clusterExtrasModel
 
 	Autoscaling             types.Object `tfsdk:"autoscaling"`
 	SSHCIDRs                types.List   `tfsdk:"ssh_cidrs"`
@@ -115,6 +119,7 @@ func (m *clusterObservedModel) refresh(ctx context.Context, c *cloudstack.Cluste
 	m.Description = stringOrNull(c.Description)
 	m.ZoneID = stringOrNull(c.ZoneID)
 	m.KubernetesVersionID = stringOrNull(c.KubernetesVersionID)
+	m.KubernetesVersion = stringOrNull(kubeversion.FromName(c.KubernetesVersionName))
 	m.ServiceOfferingID = stringOrNull(c.ServiceOfferingID)
 	m.ControlOfferingID = stringOrNull(c.ControlOfferingID)
 	m.WorkerOfferingID = stringOrNull(c.WorkerOfferingID)

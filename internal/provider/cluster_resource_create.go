@@ -73,6 +73,7 @@ func createParams(m clusterResourceModel, as autoscalingModel) cloudstack.Create
 		Keypair:             knownString(m.Keypair),
 		NetworkID:           knownString(m.NetworkID),
 		Hypervisor:          knownString(m.Hypervisor),
+		ClusterExtras:       m.clusterExtras(),
 	}
 	switch {
 	case known(m.Size):

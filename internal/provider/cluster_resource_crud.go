@@ -5,7 +5,9 @@ import (
 	"fmt"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
@@ -31,6 +33,10 @@ func (r *clusterResource) Create(ctx context.Context, req resource.CreateRequest
 	resp.Diagnostics.Append(diags...)
 	creq, diags := createRequest(ctx, &plan, deleteTimeout)
 	resp.Diagnostics.Append(diags...)
+	// Write-only: the password is only in the configuration, never in the plan.
+	var password types.String
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("docker_registry_password"), &password)...)
+	creq.Params.DockerRegistryPassword = knownString(password)
 	if resp.Diagnostics.HasError() {
 		return
 	}

@@ -55,6 +55,7 @@ func refreshModel(ctx context.Context, m *clusterResourceModel, obs *clusterops.
 	}
 	desired := m.State
 	diags.Append(m.refresh(ctx, c, obs.Network, obs.Nodes())...)
+	m.refreshReturned(c)
 	m.CloudStackState = stringOrNull(c.State)
 	switch {
 	case c.State == clusterstate.Running || c.State == clusterstate.Stopped:

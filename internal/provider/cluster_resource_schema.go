@@ -262,6 +262,9 @@ func (r *clusterResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 		},
 		"timeouts": clusterTimeouts(ctx),
 	}
+	for name, a := range clusterExtraAttributes() {
+		attrs[name] = a
+	}
 	resp.Schema = schema.Schema{MarkdownDescription: clusterResourceDescription, Attributes: attrs}
 }
 

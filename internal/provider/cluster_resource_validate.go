@@ -26,6 +26,9 @@ func (r *clusterResource) ValidateConfig(ctx context.Context, req resource.Valid
 	validateSizeAndAutoscaling(ctx, cfg, &resp.Diagnostics)
 	validateOfferings(cfg, &resp.Diagnostics)
 	validateOwnership(cfg.Account, cfg.DomainID, cfg.ProjectID, &resp.Diagnostics)
+	if at, msg, ignored := etcdTemplateIgnored(cfg.NodeTemplates, cfg.EtcdNodes); ignored {
+		resp.Diagnostics.AddAttributeWarning(at, "ETCD Template Ignored", msg)
+	}
 }
 
 func validateSizeAndAutoscaling(ctx context.Context, cfg clusterResourceModel, diags *diag.Diagnostics) {

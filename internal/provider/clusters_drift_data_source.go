@@ -215,6 +215,7 @@ func fleetClustersValue(ctx context.Context, fleet driftcheck.Fleet) (types.List
 			one.IncompleteViews, _ = driftIncompleteValue(nil)
 			one.Summary = types.StringValue("not checked: " + c.Err.Error())
 			one.ClusterState = types.StringNull()
+			one.KubernetesVersion = types.StringNull()
 		}
 		clusters = append(clusters, one)
 	}

@@ -37,6 +37,9 @@ type createRequest struct {
 	clusterType       string
 	hypervisor        string
 	csi               bool
+	extras            createExtras
+	// nodeTemplates is extras.nodeTemplates resolved.
+	nodeTemplates map[nodeRole]string
 }
 
 // cmdCreateKubernetesCluster is the synchronous create phase: parameter

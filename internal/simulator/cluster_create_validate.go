@@ -48,6 +48,9 @@ func (s *Simulator) parseCreate(c *caller, p params) (*createRequest, *apiError)
 		req.clusterType = "CloudManaged"
 	}
 	req.csi, _ = p.boolean("enablecsi")
+	if err := s.parseExtras(p, req); err != nil {
+		return nil, err
+	}
 	return req, nil
 }
 
@@ -145,6 +148,14 @@ func (s *Simulator) validateCreate(req *createRequest) *apiError {
 	if req.keypair != "" && s.st.keypairFor(req.owner.id, req.keypair) == nil {
 		return internalError("Unable to find SSH keypair with name: %s", req.keypair)
 	}
+	if err := s.validateExtras(req); err != nil {
+		return err
+	}
+	templates, err := s.resolveNodeTemplates(req.extras.nodeTemplates)
+	if err != nil {
+		return err
+	}
+	req.nodeTemplates = templates
 	if req.network != nil {
 		return s.validateClusterNetwork(req)
 	}
@@ -227,6 +238,7 @@ func (s *Simulator) insertCluster(req *createRequest) *cluster {
 	if req.etcdNodes > 0 {
 		cl.etcdOfferingID = req.offerings[roleEtcd].id
 	}
+	storeExtras(cl, req)
 	s.recalculateCapacity(cl)
 	s.st.clusters = append(s.st.clusters, cl)
 	return cl

@@ -38,8 +38,18 @@ type DumpCluster struct {
 	AccountID      string `json:"account_id"`
 	NetworkCleanup bool   `json:"network_cleanup"`
 	HasKubeconfig  bool   `json:"has_kubeconfig"`
-	Removed        bool   `json:"removed"`
-	GC             bool   `json:"gc"`
+	// The create-only inputs the server stored. The docker registry
+	// password is a secret: only whether one is stored is dumped.
+	NodeTemplates          map[string]string `json:"node_templates,omitempty"`
+	CNIConfigurationID     string            `json:"cni_configuration_id,omitempty"`
+	CNIConfigDetails       map[string]string `json:"cni_config_details,omitempty"`
+	ASNumber               *int64            `json:"as_number,omitempty"`
+	DockerRegistryURL      string            `json:"docker_registry_url,omitempty"`
+	DockerRegistryUsername string            `json:"docker_registry_username,omitempty"`
+	DockerRegistryPassword bool              `json:"docker_registry_password_set"`
+	CSIEnabled             bool              `json:"csi_enabled"`
+	Removed                bool              `json:"removed"`
+	GC                     bool              `json:"gc"`
 }
 
 // DumpMapRow is a kubernetes_cluster_vm_map row.
@@ -69,6 +79,7 @@ type DumpVM struct {
 	UserVM     bool   `json:"user_vm"`
 	// ServiceOfferingID is the VM's own service offering.
 	ServiceOfferingID string `json:"service_offering_id"`
+	TemplateID        string `json:"template_id"`
 }
 
 // DumpNode is a registered Kubernetes node.
@@ -146,7 +157,10 @@ func (s *Simulator) dumpState() DumpState {
 		d.Clusters = append(d.Clusters, DumpCluster{InternalID: c.internalID, ID: c.id, Name: c.name, State: c.state,
 			Size: c.size, ControlNodes: c.controlNodes, EtcdNodes: c.etcdNodes, NetworkID: c.networkID,
 			PublicIPID: c.publicIPID, Endpoint: c.endpoint, Version: s.versionSemverOf(c), AccountID: c.accountID,
-			NetworkCleanup: c.networkCleanup, HasKubeconfig: c.kubeconfig != "", Removed: c.removed, GC: c.gc})
+			NetworkCleanup: c.networkCleanup, HasKubeconfig: c.kubeconfig != "", Removed: c.removed, GC: c.gc,
+			NodeTemplates: dumpTemplates(c.nodeTemplates), CNIConfigurationID: c.cniConfigID, CNIConfigDetails: c.cniDetails,
+			ASNumber: c.asNumber, DockerRegistryURL: c.dockerURL, DockerRegistryUsername: c.dockerUser,
+			DockerRegistryPassword: c.dockerPassword != "", CSIEnabled: c.csiEnabled})
 	}
 	for _, r := range st.vmMap {
 		d.VMMap = append(d.VMMap, DumpMapRow{InternalID: r.internalID, ClusterID: r.clusterID, VMID: r.vmID,
@@ -156,7 +170,8 @@ func (s *Simulator) dumpState() DumpState {
 	for _, v := range st.vms {
 		d.VMs = append(d.VMs, DumpVM{InternalID: v.internalID, ID: v.id, Name: v.name, State: v.state,
 			Expunged: v.expunged, Created: csTime(v.created), ClusterID: v.clusterID, Role: string(v.role),
-			NetworkID: v.networkID, IP: v.ip, Kubelet: v.kubelet, UserVM: v.userVM, ServiceOfferingID: v.offeringID})
+			NetworkID: v.networkID, IP: v.ip, Kubelet: v.kubelet, UserVM: v.userVM, ServiceOfferingID: v.offeringID,
+			TemplateID: v.templateID})
 	}
 	for _, n := range st.nodes {
 		d.Nodes = append(d.Nodes, DumpNode{ClusterID: n.clusterID, Name: n.name, VMID: n.vmID, Ready: s.nodeReady(n),

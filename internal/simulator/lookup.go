@@ -67,6 +67,10 @@ func (st *state) template(id string) *template {
 	return findByID(st.templates, id, func(t *template) string { return t.id })
 }
 
+func (st *state) userDataByID(id string) *userData {
+	return findByID(st.userData, id, func(u *userData) string { return u.id })
+}
+
 func (st *state) version(id string) *k8sVersion {
 	return findByID(st.versions, id, func(v *k8sVersion) string { return v.id })
 }

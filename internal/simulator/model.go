@@ -75,6 +75,14 @@ type template struct {
 	created     time.Time
 }
 
+// userData is registered user data; registerCniConfiguration stores CNI
+// configurations as user data too (cniconfigurationid names one).
+type userData struct {
+	internalID int64
+	id, name   string
+	accountID  string
+}
+
 type k8sVersion struct {
 	internalID          int64
 	id, name            string
@@ -248,11 +256,22 @@ type cluster struct {
 	autoscaling       bool
 	minSize, maxSize  int64
 	csiEnabled        bool
-	rootDiskSize      int64
-	hypervisor        string
-	cores, memory     int64
-	gc                bool
-	removed           bool
+	// Create-only inputs (createManagedKubernetesCluster): the node type
+	// templates (control_node_template_id, …), cni_config_id and
+	// cni_config_details columns, and the docker registry details. Only the
+	// CNI configuration is in the response.
+	nodeTemplates  map[nodeRole]string
+	cniConfigID    string
+	cniDetails     map[string]string
+	asNumber       *int64 // sent; the server uses it only for dynamic routing, not modelled
+	dockerURL      string
+	dockerUser     string
+	dockerPassword string // detail with display=false; never dumped or rendered
+	rootDiskSize   int64
+	hypervisor     string
+	cores, memory  int64
+	gc             bool
+	removed        bool
 }
 
 type mapRow struct {
@@ -334,6 +353,7 @@ type state struct {
 	templates  []*template
 	versions   []*k8sVersion
 	keypairs   []*keyPair
+	userData   []*userData
 	netOffers  []*networkOffering
 	acls       []*networkACL
 	vpcs       []*vpc
@@ -378,6 +398,8 @@ type seedIDs struct {
 	vpcTier           string
 	vpcDenyTier       string
 	systemVMTemplate  string
+	nodeTemplate      string
+	cniConfig         string
 	guestOS           string
 	versions          map[string]string
 	disabledVersions  map[string]string

@@ -13,10 +13,14 @@ import (
 type params struct {
 	command string
 	v       map[string]string
+	// raw keeps the request's own names: the API layer lowercases parameter
+	// names but keeps the case of a map parameter's sub-keys
+	// (name[i].subKey), which details maps rely on.
+	raw url.Values
 }
 
 func newParams(command string, form url.Values) params {
-	p := params{command: command, v: make(map[string]string, len(form))}
+	p := params{command: command, v: make(map[string]string, len(form)), raw: form}
 	for name, vs := range form {
 		if len(vs) == 0 {
 			continue
@@ -104,6 +108,27 @@ func (p params) mapEntries(name string) []map[string]string {
 	out := make([]map[string]string, 0, len(idxs))
 	for _, idx := range idxs {
 		out = append(out, groups[idx])
+	}
+	return out
+}
+
+// detailsMap is BaseCmd.convertDetailsToMap: every name[i].<key>=<value>
+// of every index in one map, sub-key case kept.
+func (p params) detailsMap(name string) map[string]string {
+	out := map[string]string{}
+	for key, vs := range p.raw {
+		open := strings.IndexByte(key, '[')
+		if open <= 0 || !strings.EqualFold(key[:open], name) || len(vs) == 0 {
+			continue
+		}
+		rest := key[open:]
+		closing := strings.Index(rest, "].")
+		if closing < 0 {
+			continue
+		}
+		if sub := rest[closing+2:]; sub != "" {
+			out[sub] = vs[0]
+		}
 	}
 	return out
 }

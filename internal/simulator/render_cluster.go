@@ -52,6 +52,13 @@ func (s *Simulator) renderCluster(c *cluster, who *caller) map[string]any {
 	if c.keypair != "" {
 		out["keypair"] = c.keypair
 	}
+	// The only create-only input the response carries besides csienabled;
+	// node templates, CNI details, AS number, docker registry and external
+	// load balancer address are stored but never returned.
+	if u := s.st.userDataByID(c.cniConfigID); u != nil {
+		out["cniconfigurationid"] = u.id
+		out["cniconfigname"] = u.name
+	}
 	if c.autoscaling {
 		out["minsize"] = c.minSize
 		out["maxsize"] = c.maxSize

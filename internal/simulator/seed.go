@@ -19,6 +19,8 @@ const (
 	aclDefaultAllow        = "default_allow"
 	aclDefaultDeny         = "default_deny"
 	systemVMTemplateName   = "SystemVM Template (KVM)"
+	cksNodeTemplateName    = "CKS node template (KVM)"
+	cniConfigName          = "calico-cni"
 )
 
 // seedVersions are the Kubernetes versions registered at start.
@@ -127,6 +129,14 @@ func (s *Simulator) seed() {
 	deniedTier.cidr, deniedTier.gateway = "10.100.2.0/24", "10.100.2.1"
 	deniedTier.state = netImplemented
 	ids.vpcTier, ids.vpcDenyTier = tier.id, deniedTier.id
+	// Seeded last, so that the ids seeded before keep their values.
+	nodeTpl := &template{internalID: st.nextID("template"), id: s.newUUID(), name: cksNodeTemplateName,
+		displayText: cksNodeTemplateName, created: now}
+	st.templates = append(st.templates, nodeTpl)
+	ids.nodeTemplate = nodeTpl.id
+	cni := &userData{internalID: st.nextID("userdata"), id: s.newUUID(), name: cniConfigName, accountID: ids.adminAccount}
+	st.userData = append(st.userData, cni)
+	ids.cniConfig = cni.id
 }
 
 func (s *Simulator) seedAccount(name string, accountType int, roleType string) *account {
@@ -185,6 +195,8 @@ func (s *Simulator) infoLocked(apiURL, adminURL, keyFile string) Info {
 		TenantAPIKey:               tenant.apiKey,
 		TenantSecretKey:            tenant.secretKey,
 		PublicIPBlock:              s.block.cidr(),
+		NodeTemplateID:             ids.nodeTemplate,
+		CNIConfigurationID:         ids.cniConfig,
 	}
 }
 

@@ -52,6 +52,9 @@ type Options struct {
 	// CloudStack's default guest CIDR size, /24 (10.1.1.0/24); a larger
 	// network (smaller prefix) holds more VMs.
 	GuestCIDRPrefix int
+	// ExperimentalFeatures is cloud.kubernetes.cluster.experimental.features.enabled
+	// (default false), which a private docker registry needs.
+	ExperimentalFeatures bool
 	// Logf receives the simulator's log lines (what the management server
 	// would log). Nil discards them. Secrets are never logged.
 	Logf func(format string, args ...any)
@@ -87,6 +90,10 @@ type Info struct {
 	TenantAPIKey               string            `json:"tenant_api_key"`
 	TenantSecretKey            string            `json:"tenant_secret_key"`
 	PublicIPBlock              string            `json:"public_ip_block"`
+	// NodeTemplateID is a CKS-ready template for nodetemplates.
+	NodeTemplateID string `json:"node_template_id"`
+	// CNIConfigurationID is a registered CNI configuration (user data).
+	CNIConfigurationID string `json:"cni_configuration_id"`
 }
 
 // Simulator is one simulated CloudStack management server.

@@ -21,7 +21,7 @@ func (s *Simulator) createNodeVM(c *cluster, role nodeRole, name, offeringID str
 	now := s.now()
 	v := &vm{internalID: st.nextID("vm"), id: s.newUUID(), name: name, state: vmRunning,
 		created: now, lastUpdated: now, zoneID: c.zoneID, accountID: c.accountID, offeringID: offeringID,
-		templateID: c.templateID, networkID: n.id, keypair: c.keypair, rootDiskSize: c.rootDiskSize,
+		templateID: c.roleTemplate(role), networkID: n.id, keypair: c.keypair, rootDiskSize: c.rootDiskSize,
 		clusterID: c.id, role: role, nicID: s.newUUID(), ip: ip}
 	v.mac = fmt.Sprintf("02:00:%02x:%02x:%02x:%02x", s.rng.IntN(256), s.rng.IntN(256), s.rng.IntN(256), v.internalID%256)
 	host := int(v.internalID) % len(st.hostIDs)

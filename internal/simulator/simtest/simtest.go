@@ -174,3 +174,10 @@ func launch(cfg config, dir string) (*Env, error) {
 		CAFile: e.CAFile, Retry: cfg.retry})
 	return e, err
 }
+
+// WithExperimentalFeatures turns on
+// cloud.kubernetes.cluster.experimental.features.enabled, which a private
+// docker registry needs.
+func WithExperimentalFeatures() Option {
+	return func(c *config) { c.sim.ExperimentalFeatures = true }
+}

@@ -1,0 +1,40 @@
+package cloudstack
+
+import (
+	csgo "github.com/apache/cloudstack-go/v2/cloudstack"
+)
+
+// setClusterExtras sets the create-only parameters that are given.
+// cloudstack-go encodes nodetemplates as nodetemplates[i].node/.template and
+// cniconfigdetails as cniconfigdetails[i].<key>=<value>, which
+// BaseCmd.convertDetailsToMap (CreateKubernetesClusterCmd.getCniConfigDetails)
+// reads back as one map.
+func setClusterExtras(cp *csgo.CreateKubernetesClusterParams, e ClusterExtras) {
+	if len(e.NodeTemplates) > 0 {
+		cp.SetNodetemplates(e.NodeTemplates)
+	}
+	if e.CNIConfigurationID != "" {
+		cp.SetCniconfigurationid(e.CNIConfigurationID)
+	}
+	if len(e.CNIConfigDetails) > 0 {
+		cp.SetCniconfigdetails(e.CNIConfigDetails)
+	}
+	if e.ASNumber > 0 {
+		cp.SetAsnumber(e.ASNumber)
+	}
+	if e.DockerRegistryURL != "" {
+		cp.SetDockerregistryurl(e.DockerRegistryURL)
+	}
+	if e.DockerRegistryUsername != "" {
+		cp.SetDockerregistryusername(e.DockerRegistryUsername)
+	}
+	if e.DockerRegistryPassword != "" {
+		cp.SetDockerregistrypassword(e.DockerRegistryPassword)
+	}
+	if e.EnableCSI {
+		cp.SetEnablecsi(true)
+	}
+	if e.ExternalLoadBalancerIP != "" {
+		cp.SetExternalloadbalanceripaddress(e.ExternalLoadBalancerIP)
+	}
+}

@@ -1,0 +1,183 @@
+package simulator
+
+import (
+	"net/netip"
+	"net/url"
+	"strings"
+)
+
+// createExtras are createKubernetesCluster's create-only inputs beyond the
+// node counts and offerings: what CreateKubernetesClusterCmd reads and
+// KubernetesClusterManagerImpl.createManagedKubernetesCluster stores.
+type createExtras struct {
+	// nodeTemplates is the raw nodetemplates map (node type as sent → template
+	// id); it is resolved after the other validation, as the server does.
+	nodeTemplates []map[string]string
+	cniConfig     *userData
+	cniDetails    map[string]string
+	asNumber      int64
+	hasASNumber   bool
+	dockerURL     string
+	dockerUser    string
+	// dockerPassword is stored as the detail dockerregistrypassword
+	// (display=false); it is never logged, dumped or rendered.
+	dockerPassword string
+	externalLBIP   string
+}
+
+// parseExtras reads the extras. cniconfigurationid is a UUID parameter of
+// entity UserDataResponse, so an unknown id is the API layer's 431; the
+// maps are CommandType.MAP, checked later.
+func (s *Simulator) parseExtras(p params, req *createRequest) *apiError {
+	e := &req.extras
+	e.nodeTemplates = p.mapEntries("nodetemplates")
+	var err *apiError
+	if e.cniConfig, err = resolveParam(p, "cniconfigurationid", s.st.userDataByID); err != nil {
+		return err
+	}
+	// CreateKubernetesClusterCmd.getCniConfigDetails: convertDetailsToMap.
+	e.cniDetails = p.detailsMap("cniconfigdetails")
+	if e.asNumber, e.hasASNumber, err = p.long("asnumber"); err != nil {
+		return err
+	}
+	e.dockerURL, e.dockerUser = p.str("dockerregistryurl"), p.str("dockerregistryusername")
+	e.dockerPassword = p.str("dockerregistrypassword")
+	e.externalLBIP = p.str("externalloadbalanceripaddress")
+	return nil
+}
+
+// validateExtras follows the end of
+// KubernetesClusterManagerImpl.validateManagedKubernetesClusterCreateParameters:
+// validateDockerRegistryParams, the external load balancer address, then
+// the experimental-features check for a private registry.
+func (s *Simulator) validateExtras(req *createRequest) *apiError {
+	e := &req.extras
+	if err := validateDockerRegistryParams(e.dockerUser, e.dockerPassword, e.dockerURL); err != nil {
+		return err
+	}
+	if e.externalLBIP != "" {
+		if _, perr := netip.ParseAddr(e.externalLBIP); perr != nil {
+			return internalError("Invalid external load balancer IP address")
+		}
+		if req.network == nil {
+			return internalError("externalloadbalanceripaddress parameter must be specified along with networkid parameter")
+		}
+		// Only a shared, non-ROUTED network takes one; the simulator has
+		// isolated networks and VPC tiers only, so this always refuses.
+		return internalError("externalloadbalanceripaddress parameter must be specified when network type is not Shared or is ROUTED network")
+	}
+	if !s.opts.ExperimentalFeatures && (e.dockerURL != "" || e.dockerUser != "" || e.dockerPassword != "") {
+		return internalError("Private registry for the Kubernetes cluster is an experimental feature. " +
+			"Use cloud.kubernetes.cluster.experimental.features.enabled configuration for enabling experimental features")
+	}
+	return nil
+}
+
+// validateDockerRegistryParams is the manager's method of that name: all
+// three or none, and a URL java.net.URL accepts (it needs a known scheme).
+func validateDockerRegistryParams(user, password, rawURL string) *apiError {
+	if user == "" && password == "" && rawURL == "" {
+		return nil
+	}
+	if user == "" || password == "" || rawURL == "" {
+		return internalError("All the docker private registry parameters (username, password, url) required are specified")
+	}
+	u, err := url.Parse(rawURL)
+	if err != nil || !javaURLScheme[strings.ToLower(u.Scheme)] {
+		return internalError("Invalid docker registry url specified")
+	}
+	return nil
+}
+
+// javaURLScheme are the protocols java.net.URL has handlers for by default.
+var javaURLScheme = map[string]bool{"http": true, "https": true, "ftp": true, "file": true, "jar": true}
+
+// resolveNodeTemplates is KubernetesServiceHelperImpl.getTemplateNodeTypeMap
+// (called from createManagedKubernetesCluster after validation): each entry
+// needs node and template, the node type is matched case-insensitively
+// against CONTROL, WORKER, ETCD and DEFAULT, and the template must exist. The
+// map keys are the upper-case type names. Its InvalidParameterValueExceptions
+// are CloudRuntimeExceptions, which the create phase answers with 530.
+func (s *Simulator) resolveNodeTemplates(entries []map[string]string) (map[nodeRole]string, *apiError) {
+	out := map[nodeRole]string{}
+	for _, entry := range entries {
+		node, tplID := entry["node"], entry["template"]
+		if node == "" || tplID == "" {
+			return nil, internalError("Incomplete Node Type to template ID mapping: '%s' -> '%s'", javaNull(node), javaNull(tplID))
+		}
+		role := nodeRole(strings.ToLower(node))
+		switch role {
+		case roleControl, roleWorker, roleEtcd, "default":
+		default:
+			return nil, internalError("The provided value '%s' for Node Type is invalid", node)
+		}
+		t := s.st.template(tplID)
+		if t == nil {
+			return nil, internalError("Cannot find a template with ID %s", tplID)
+		}
+		out[role] = t.id
+	}
+	return out, nil
+}
+
+// javaNull is how String.format prints a missing map value.
+func javaNull(s string) string {
+	if s == "" {
+		return "null"
+	}
+	return s
+}
+
+// roleTemplate is the template of a node type's VMs:
+// getKubernetesServiceTemplate picks the nodetemplates entry of the type,
+// else the zone's system VM template (the cluster's templateid).
+func (c *cluster) roleTemplate(role nodeRole) string {
+	if t := c.nodeTemplates[role]; t != "" {
+		return t
+	}
+	return c.templateID
+}
+
+// storeExtras records the extras on the new cluster row and its details.
+func storeExtras(cl *cluster, req *createRequest) {
+	e := req.extras
+	cl.nodeTemplates = req.nodeTemplates
+	if e.cniConfig != nil {
+		cl.cniConfigID = e.cniConfig.id
+	}
+	if len(e.cniDetails) > 0 {
+		cl.cniDetails = e.cniDetails
+	}
+	if e.hasASNumber {
+		n := e.asNumber
+		cl.asNumber = &n
+	}
+	cl.dockerURL, cl.dockerUser, cl.dockerPassword = e.dockerURL, e.dockerUser, e.dockerPassword
+}
+
+// dumpTemplates keys the node templates by the upper-case node type, as
+// the server's map is.
+func dumpTemplates(m map[nodeRole]string) map[string]string {
+	if len(m) == 0 {
+		return nil
+	}
+	out := make(map[string]string, len(m))
+	for role, id := range m {
+		out[strings.ToUpper(string(role))] = id
+	}
+	return out
+}
+
+// DockerRegistryPasswordIs reports whether the cluster's stored docker
+// registry password equals candidate, so that tests can check it arrived
+// without the secret ever leaving the simulator.
+func (s *Simulator) DockerRegistryPasswordIs(clusterID, candidate string) bool {
+	s.lock()
+	defer s.unlock()
+	for _, c := range s.st.clusters {
+		if c.id == clusterID {
+			return c.dockerPassword != "" && c.dockerPassword == candidate
+		}
+	}
+	return false
+}
