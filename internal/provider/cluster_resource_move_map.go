@@ -60,15 +60,18 @@ var officialClusterAttributes = []officialAttribute{
 	{name: "autoscaling_enabled", target: "autoscaling", value: moveAutoscaling},
 	{name: "min_size", target: "autoscaling"},
 	{name: "max_size", target: "autoscaling"},
-	// Create-time inputs cks_cluster does not manage: the cluster keeps
-	// what it was created with.
-	{name: "as_number"},
-	{name: "cni_config_details"},
-	{name: "cni_configuration_id"},
-	{name: "docker_registry_url"},
-	{name: "docker_registry_username"},
-	{name: "docker_registry_password"},
-	{name: "node_templates"},
+	// Create-only inputs; CloudStack returns only cni_configuration_id, so
+	// the others come from the official state or stay null.
+	{name: "as_number", target: "as_number", value: func(v sourceValue, _ officialState) attr.Value {
+		return positiveOrNull(v.int64Value())
+	}},
+	{name: "cni_config_details", target: "cni_config_details", value: moveStringMap},
+	{name: "cni_configuration_id", target: "cni_configuration_id", value: moveID},
+	{name: "docker_registry_url", target: "docker_registry_url", value: moveString},
+	{name: "docker_registry_username", target: "docker_registry_username", value: moveString},
+	// Write-only in cks_cluster: the cluster keeps it, the state never does.
+	{name: "docker_registry_password", target: "docker_registry_password"},
+	{name: "node_templates", target: "node_templates", value: moveTemplateIDs},
 }
 
 func moveString(v sourceValue, _ officialState) attr.Value { return v.stringValue() }
@@ -141,4 +144,35 @@ func positiveOrNull(n types.Int64) types.Int64 {
 		return types.Int64Null()
 	}
 	return n
+}
+
+// moveStringMap carries a map of strings; an empty map is no map, as in a
+// configuration without it.
+func moveStringMap(v sourceValue, _ officialState) attr.Value {
+	m := v.stringMap()
+	if len(m) == 0 {
+		return types.MapNull(types.StringType)
+	}
+	return types.MapValueMust(types.StringType, stringValues(m))
+}
+
+// moveTemplateIDs carries node_templates when every template is given by
+// id. The official provider also takes names, which the move cannot resolve
+// and CloudStack does not return: the map then stays null, and a
+// configuration that sets it is recorded in place, never replaced.
+func moveTemplateIDs(v sourceValue, src officialState) attr.Value {
+	for _, id := range v.stringMap() {
+		if !isUUID(id) {
+			return types.MapNull(types.StringType)
+		}
+	}
+	return moveStringMap(v, src)
+}
+
+func stringValues(m map[string]string) map[string]attr.Value {
+	out := make(map[string]attr.Value, len(m))
+	for k, s := range m {
+		out[k] = types.StringValue(s)
+	}
+	return out
 }

@@ -132,21 +132,49 @@ func TestMoveLeavesMissingOptionalAttributesNull(t *testing.T) {
 
 func TestMoveWarnsAboutAttributesItDrops(t *testing.T) {
 	t.Parallel()
-	_, diags := mapJSON(t, `{"id":"`+clusterUUID+`","docker_registry_url":"https://r","docker_registry_password":"s3cret",
+	values, diags := mapJSON(t, `{"id":"`+clusterUUID+`","docker_registry_url":"https://r","docker_registry_password":"s3cret",
 		"cni_config_details":{"a":"b"},"node_templates":{},"as_number":0,"future_attribute":"x"}`)
 	if diags.HasError() || diags.WarningsCount() != 1 {
 		t.Fatalf("want one warning, got %v", diags)
 	}
 	detail := diags[0].Detail()
-	for _, name := range []string{"cni_config_details", "docker_registry_password", "docker_registry_url", "future_attribute"} {
-		if !strings.Contains(detail, name) {
-			t.Errorf("the warning does not name %s: %s", name, detail)
+	if !strings.Contains(detail, "future_attribute") {
+		t.Errorf("the warning does not name future_attribute: %s", detail)
+	}
+	for _, absent := range []string{"cni_config_details", "docker_registry", "node_templates", "as_number", "s3cret"} {
+		if strings.Contains(detail, absent) {
+			t.Errorf("the warning names %s, which is carried over, empty or secret: %s", absent, detail)
 		}
 	}
-	for _, absent := range []string{"node_templates", "as_number", "s3cret"} {
-		if strings.Contains(detail, absent) {
-			t.Errorf("the warning names %s, which is empty or secret: %s", absent, detail)
+	for target, want := range map[string]attr.Value{
+		"docker_registry_url": types.StringValue("https://r"),
+		"cni_config_details":  types.MapValueMust(types.StringType, map[string]attr.Value{"a": types.StringValue("b")}),
+		"node_templates":      types.MapNull(types.StringType),
+		"as_number":           types.Int64Null(),
+	} {
+		if !values[target].Equal(want) {
+			t.Errorf("%s = %v, want %v", target, values[target], want)
 		}
+	}
+	if v, ok := values["docker_registry_password"]; ok {
+		t.Errorf("the write-only password was carried into the state: %v", v)
+	}
+}
+
+// Node templates move when given by id; a name cannot be resolved without
+// CloudStack, so the map stays null for the configuration to record.
+func TestMoveCarriesNodeTemplatesOnlyByID(t *testing.T) {
+	t.Parallel()
+	byID, _ := mapJSON(t, `{"id":"`+clusterUUID+`","node_templates":{"worker":"`+zoneUUID+`"},"as_number":64512}`)
+	if want := types.MapValueMust(types.StringType, map[string]attr.Value{"worker": types.StringValue(zoneUUID)}); !byID["node_templates"].Equal(want) {
+		t.Errorf("node_templates by id = %v", byID["node_templates"])
+	}
+	if !byID["as_number"].Equal(types.Int64Value(64512)) {
+		t.Errorf("as_number = %v", byID["as_number"])
+	}
+	byName, _ := mapJSON(t, `{"id":"`+clusterUUID+`","node_templates":{"worker":"`+zoneUUID+`","etcd":"ubuntu-cks"}}`)
+	if !byName["node_templates"].IsNull() {
+		t.Errorf("node_templates with a name = %v, want null", byName["node_templates"])
 	}
 }
 
