@@ -1,14 +1,10 @@
 package provider
 
 import (
-	"context"
 	"path/filepath"
 	"sort"
-	"strings"
 	"testing"
 
-	"github.com/hashicorp/terraform-plugin-framework/providerserver"
-	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 )
 
@@ -22,60 +18,16 @@ import (
 // "path: summary", sorted.
 func validateDriftConfig(t *testing.T, typeName string, top, ssh map[string]tftypes.Value) []string {
 	t.Helper()
-	ctx := context.Background()
-	server, err := providerserver.NewProtocol6WithError(New("test")())()
-	if err != nil {
-		t.Fatal(err)
-	}
-	schemas, err := server.GetProviderSchema(ctx, &tfprotov6.GetProviderSchemaRequest{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	objType := schemas.DataSourceSchemas[typeName].ValueType().(tftypes.Object)
 	if ssh != nil {
-		top["ssh"] = objectWith(objType.AttributeTypes["ssh"].(tftypes.Object), ssh)
-	}
-	config, err := tfprotov6.NewDynamicValue(objType, objectWith(objType, top))
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp, err := server.ValidateDataResourceConfig(ctx, &tfprotov6.ValidateDataResourceConfigRequest{TypeName: typeName, Config: &config})
-	if err != nil {
-		t.Fatal(err)
+		sshType := configType(t, typeName).AttributeTypes["ssh"].(tftypes.Object)
+		top["ssh"] = objectWith(sshType, ssh)
 	}
 	var got []string
-	for _, d := range resp.Diagnostics {
-		if d.Severity == tfprotov6.DiagnosticSeverityError {
-			got = append(got, dottedPath(d.Attribute)+": "+d.Summary)
-		}
+	for _, d := range configErrors(t, typeName, top) {
+		got = append(got, dottedPath(d.Attribute)+": "+d.Summary)
 	}
 	sort.Strings(got)
 	return got
-}
-
-// objectWith is an object of typ with the given attributes and every other null.
-func objectWith(typ tftypes.Object, set map[string]tftypes.Value) tftypes.Value {
-	values := map[string]tftypes.Value{}
-	for name, attrType := range typ.AttributeTypes {
-		values[name] = tftypes.NewValue(attrType, nil)
-	}
-	for name, v := range set {
-		values[name] = v
-	}
-	return tftypes.NewValue(typ, values)
-}
-
-func dottedPath(p *tftypes.AttributePath) string {
-	if p == nil {
-		return "(none)"
-	}
-	var names []string
-	for _, step := range p.Steps() {
-		if name, ok := step.(tftypes.AttributeName); ok {
-			names = append(names, string(name))
-		}
-	}
-	return strings.Join(names, ".")
 }
 
 func TestDriftValidation_pointsAtTheAttribute(t *testing.T) {

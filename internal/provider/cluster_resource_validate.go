@@ -10,7 +10,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
-	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 )
 
@@ -25,7 +24,6 @@ func (r *clusterResource) ValidateConfig(ctx context.Context, req resource.Valid
 	}
 	validateSizeAndAutoscaling(ctx, cfg, &resp.Diagnostics)
 	validateOfferings(cfg, &resp.Diagnostics)
-	validateOwnership(cfg.Account, cfg.DomainID, cfg.ProjectID, &resp.Diagnostics)
 }
 
 func validateSizeAndAutoscaling(ctx context.Context, cfg clusterResourceModel, diags *diag.Diagnostics) {
@@ -86,19 +84,6 @@ func validateOfferings(cfg clusterResourceModel, diags *diag.Diagnostics) {
 	if len(missing) > 0 {
 		diags.AddAttributeError(path.Root("service_offering_id"), "Missing Compute Offering",
 			"service_offering_id is required unless every node type has its own offering; missing: "+strings.Join(missing, ", ")+".")
-	}
-}
-
-// notBlank rejects strings made only of white space.
-type notBlank struct{}
-
-func (notBlank) Description(context.Context) string { return "value must not be blank" }
-
-func (v notBlank) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
-
-func (notBlank) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
-	if known(req.ConfigValue) && req.ConfigValue.ValueString() != "" && strings.TrimSpace(req.ConfigValue.ValueString()) == "" {
-		resp.Diagnostics.AddAttributeError(req.Path, "Invalid Attribute Value", "value must not be blank (only white space)")
 	}
 }
 

@@ -95,6 +95,7 @@ func (d *clustersDriftDataSource) Schema(_ context.Context, _ datasource.SchemaR
 	attrs["name_regex"] = schema.StringAttribute{
 		Optional:            true,
 		MarkdownDescription: "Only the clusters whose name matches this regular expression (Go RE2 syntax), e.g. `^prod-`.",
+		Validators:          []validator.String{regexpSyntaxValidator{}},
 	}
 	attrs["concurrency"] = schema.Int64Attribute{
 		Optional: true,
@@ -143,12 +144,6 @@ func (d *clustersDriftDataSource) ValidateConfig(ctx context.Context, req dataso
 		return
 	}
 	validateDriftOptions(ctx, model.driftOptionsModel, &resp.Diagnostics)
-	if known(model.NameRegex) {
-		if _, err := regexp.Compile(model.NameRegex.ValueString()); err != nil {
-			resp.Diagnostics.AddAttributeError(path.Root("name_regex"), "Invalid Regular Expression",
-				"name_regex is not a valid regular expression (Go RE2 syntax): "+err.Error())
-		}
-	}
 }
 
 func (d *clustersDriftDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
