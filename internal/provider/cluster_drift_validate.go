@@ -15,7 +15,9 @@ import (
 
 // validateDriftOptions checks at plan time, without any API call, what the
 // check would refuse later, each against the attribute at fault. Unknown
-// values are left for the apply-time read.
+// values are left for the apply-time read. Hand-written: these rules depend
+// on other attributes' values (node_source, allow_incomplete) or parse SSH
+// formats, which no framework validator does.
 func validateDriftOptions(ctx context.Context, m driftOptionsModel, diags *diag.Diagnostics) {
 	sshModel, hasSSH, decodeDiags := decodeDriftSSH(ctx, m.SSH)
 	source := m.NodeSource.ValueString()

@@ -26,6 +26,8 @@ func (r *clusterResource) ValidateConfig(ctx context.Context, req resource.Valid
 	validateOfferings(cfg, &resp.Diagnostics)
 }
 
+// validateSizeAndAutoscaling is hand-written: each rule depends on the value
+// of autoscaling.enabled, which no framework validator reads.
 func validateSizeAndAutoscaling(ctx context.Context, cfg clusterResourceModel, diags *diag.Diagnostics) {
 	if cfg.Autoscaling.IsUnknown() {
 		return
@@ -64,6 +66,7 @@ func validateSizeAndAutoscaling(ctx context.Context, cfg clusterResourceModel, d
 
 // validateOfferings requires an offering for every node type: CloudStack
 // takes service_offering_id for each type without an offering of its own.
+// Hand-written: whether etcd needs one depends on the value of etcd_nodes.
 func validateOfferings(cfg clusterResourceModel, diags *diag.Diagnostics) {
 	if !cfg.ServiceOfferingID.IsNull() {
 		return
