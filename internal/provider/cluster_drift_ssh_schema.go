@@ -80,7 +80,8 @@ func driftSSHAttribute(withHost bool) schema.SingleNestedAttribute {
 		MarkdownDescription: "How to reach control node 1 over SSH, as an object: `ssh = { ... }`. Setting it makes `ssh` the " +
 			"default `node_source`. The key of the cluster's key pair comes from exactly one of `private_key_file`, " +
 			"`private_key`, or, when neither is set, the SSH agent at `SSH_AUTH_SOCK` (as Terraform's own `connection` blocks " +
-			"do), which must hold that key. One of `host_key`, `known_hosts` or `insecure_ignore_host_key = true` is required.",
+			"do), which must hold that key. One of `host_key`, `known_hosts` or `insecure_ignore_host_key = true` is required. " +
+			"Terraform drops keys the object does not have without an error: check their names against this list.",
 		Attributes: attrs,
 	}
 }
