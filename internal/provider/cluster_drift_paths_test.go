@@ -19,7 +19,10 @@ import (
 func validateDriftConfig(t *testing.T, typeName string, top, ssh map[string]tftypes.Value) []string {
 	t.Helper()
 	if ssh != nil {
-		sshType := configType(t, typeName).AttributeTypes["ssh"].(tftypes.Object)
+		sshType, ok := configType(t, typeName).AttributeTypes["ssh"].(tftypes.Object)
+		if !ok {
+			t.Fatalf("%s: ssh is not an object", typeName)
+		}
 		top["ssh"] = objectWith(sshType, ssh)
 	}
 	var got []string

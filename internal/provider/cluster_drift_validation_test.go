@@ -40,7 +40,11 @@ func TestDriftValidationWarnings(t *testing.T) {
 	key, _ := testSSHKeys(t)
 	ctx := context.Background()
 	sshObject := func(insecure bool) types.Object {
-		attrTypes := driftSSHAttribute(true).GetType().(types.ObjectType).AttrTypes
+		objType, ok := driftSSHAttribute(true).GetType().(types.ObjectType)
+		if !ok {
+			t.Fatal("ssh is not an object")
+		}
+		attrTypes := objType.AttrTypes
 		values := map[string]attr.Value{}
 		for name, typ := range attrTypes {
 			values[name] = typ.ValueType(ctx) // the zero value is null

@@ -38,14 +38,18 @@ func configTypeOf(t *testing.T, typeName string) (tftypes.Object, bool) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s, ok := schemas.ResourceSchemas[typeName]; ok {
-		return s.ValueType().(tftypes.Object), true
+	s, isResource := schemas.ResourceSchemas[typeName]
+	if !isResource {
+		s = schemas.DataSourceSchemas[typeName]
 	}
-	if s, ok := schemas.DataSourceSchemas[typeName]; ok {
-		return s.ValueType().(tftypes.Object), false
+	if s == nil {
+		t.Fatalf("no resource or data source %s", typeName)
 	}
-	t.Fatalf("no resource or data source %s", typeName)
-	return tftypes.Object{}, false
+	typ, ok := s.ValueType().(tftypes.Object)
+	if !ok {
+		t.Fatalf("%s: the configuration is not an object", typeName)
+	}
+	return typ, isResource
 }
 
 // configErrors validates a configuration of typeName that sets only the

@@ -72,7 +72,9 @@ func (regexpSyntaxValidator) Description(context.Context) string {
 	return "value must be a regular expression in Go RE2 syntax"
 }
 
-func (v regexpSyntaxValidator) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
+func (v regexpSyntaxValidator) MarkdownDescription(ctx context.Context) string {
+	return v.Description(ctx)
+}
 
 func (regexpSyntaxValidator) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
 	if !known(req.ConfigValue) {
