@@ -51,7 +51,7 @@ data "cks_clusters_drift" "all" {
   fail_on_drift    = var.fail_on_drift
   allow_incomplete = var.allow_incomplete
 
-  ssh {
+  ssh = {
     private_key_file = var.ssh_private_key_file
     known_hosts      = var.known_hosts
   }

@@ -68,7 +68,7 @@ data "cks_cluster_drift" "demo" {
   fail_on_drift = var.fail_on_drift
   grace_period  = "0s"
 
-  ssh {
+  ssh = {
     # The path, not the key: only the path ends up in plans and state.
     private_key_file = local.sim.private_key_file
     host_key         = var.ssh_host_key

@@ -49,23 +49,24 @@ func (d *clusterDriftDataSource) Schema(_ context.Context, _ datasource.SchemaRe
 		MarkdownDescription: "Id of the CKS cluster to check.",
 		Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
 	}
+	attrs["ssh"] = driftSSHAttribute(true)
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "Checks one CKS cluster for drift between its VM map, its VMs, its Kubernetes nodes and its " +
 			"SSH network rules, during `terraform plan`, from the client side: no management-server change, no wait for " +
 			"a scanner cycle, no alert mailbox.\n\n" + driftViewsDescription + "\n\n" + driftGateDescription + "\n\n" +
 			driftSecretsDescription,
 		Attributes: attrs,
-		Blocks:     map[string]schema.Block{"ssh": driftSSHBlock(true)},
 	}
 }
 
 func (d *clusterDriftDataSource) ValidateConfig(ctx context.Context, req datasource.ValidateConfigRequest, resp *datasource.ValidateConfigResponse) {
 	var model clusterDriftModel
-	resp.Diagnostics.Append(req.Config.Get(ctx, &model)...)
-	if resp.Diagnostics.HasError() {
+	if req.Config.Get(ctx, &model).HasError() {
+		// A value its type refuses (grace_period) fails the decoding; the
+		// framework reports it against its path.
 		return
 	}
-	validateDriftOptions(model.driftOptionsModel, &resp.Diagnostics)
+	validateDriftOptions(ctx, model.driftOptionsModel, &resp.Diagnostics)
 }
 
 func (d *clusterDriftDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
@@ -73,7 +74,7 @@ func (d *clusterDriftDataSource) Read(ctx context.Context, req datasource.ReadRe
 	if !decodeConfigured(ctx, req.Config, &model, d.data, &resp.Diagnostics) {
 		return
 	}
-	settings, diags := resolveDriftSettings(model.driftOptionsModel)
+	settings, diags := resolveDriftSettings(ctx, model.driftOptionsModel)
 	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
 		return

@@ -97,7 +97,7 @@ func driftHostKeyRefusal(diags *diag.Diagnostics, label string, node driftcheck.
 	}
 	attr := driftHostKeyAttr(opts)
 	diags.AddAttributeError(path.Root("ssh").AtName(attr), "SSH Host Key Refused",
-		fmt.Sprintf("Control node 1 of %s answered at %s with a host key that %s does not accept: %s.\n\n"+
+		fmt.Sprintf("Control node 1 of %s answered at %s with a host key that ssh.%s does not accept: %s.\n\n"+
 			"The node may have been rebuilt, or something else answers at that address. Check the key on the node "+
 			"(ssh-keyscan -p <port> <host>) before you trust it. Without the nodes, the VM map, VMs and rules "+
 			"comparison gives: %s", label, node.Address, attr, hostKeyErr.Error(), res.Summary))

@@ -145,7 +145,7 @@ func TestAccClusterDrift_KnownHostsFailsClosed(t *testing.T) {
 	cl := e.NewCluster(cloudstack.CreateClusterParams{Name: "test", Size: 1})
 	other := e.NewCluster(cloudstack.CreateClusterParams{Name: "other", Size: 1})
 	ssh := func(knownHosts string) string {
-		return fmt.Sprintf("  ssh {\n    private_key_file = %q\n    known_hosts = %q\n  }\n", e.KeyFile, knownHosts)
+		return fmt.Sprintf("  ssh = {\n    private_key_file = %q\n    known_hosts = %q\n  }\n", e.KeyFile, knownHosts)
 	}
 	sessions := e.Sim.SSHSessions()
 	accTest(t, resource.TestCase{Steps: []resource.TestStep{
@@ -162,7 +162,7 @@ func TestAccClusterDrift_KnownHostsFailsClosed(t *testing.T) {
 			},
 			Config:      e.driftGateHCL(cl.ID, ssh("["+cl.IPAddress+"]:2222 "+e.HostKeyLine(other.ID)+"\n")+"  allow_incomplete = true\n"),
 			PlanOnly:    true,
-			ExpectError: driftErrorPattern("SSH Host Key Refused", "known_hosts", "host key mismatch"),
+			ExpectError: driftErrorPattern("SSH Host Key Refused", "ssh.known_hosts does not accept", "host key mismatch"),
 		},
 		{
 			Config: e.driftGateHCL(cl.ID, ssh("["+cl.IPAddress+"]:2222 "+e.HostKeyLine(cl.ID)+"\n")),

@@ -55,13 +55,13 @@ func TestAccClusterDrift_WrongHostKeyIsRefused(t *testing.T) {
 	knownHosts := fmt.Sprintf("[%s]:2222 %s\n", cl.IPAddress, e.HostKeyLine(cl.ID))
 	accTest(t, resource.TestCase{Steps: []resource.TestStep{
 		{
-			Config: e.driftHCL(cl.ID, fmt.Sprintf("  ssh {\n    private_key = file(%q)\n    host_key = %q\n  }\n", e.KeyFile, wrong)),
-			ExpectError: driftErrorPattern("SSH Host Key Refused", "host_key", "cluster test", cl.IPAddress+":2222",
-				"host key mismatch", "got "+rightFP, "expected "+wrongFP),
+			Config: e.driftHCL(cl.ID, fmt.Sprintf("  ssh = {\n    private_key = file(%q)\n    host_key = %q\n  }\n", e.KeyFile, wrong)),
+			ExpectError: driftErrorPattern("SSH Host Key Refused", "cluster test", cl.IPAddress+":2222",
+				"ssh.host_key does not accept", "host key mismatch", "got "+rightFP, "expected "+wrongFP),
 		},
 		{
 			// The right key through known_hosts is accepted.
-			Config: e.driftHCL(cl.ID, fmt.Sprintf("  ssh {\n    private_key = file(%q)\n    known_hosts = %q\n  }\n", e.KeyFile, knownHosts)),
+			Config: e.driftHCL(cl.ID, fmt.Sprintf("  ssh = {\n    private_key = file(%q)\n    known_hosts = %q\n  }\n", e.KeyFile, knownHosts)),
 			ConfigStateChecks: append(expectDriftFindings(),
 				expectDriftAttr("nodes_checked", knownvalue.Bool(true))),
 		},

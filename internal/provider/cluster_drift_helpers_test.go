@@ -34,9 +34,9 @@ func newDriftEnv(t *testing.T, opts ...simtest.Option) *driftEnv {
 	return &driftEnv{newSimEnv(t, opts...)}
 }
 
-// sshHCL is an ssh block with the seeded key pair and the pinned host key.
+// sshHCL is the ssh attribute with the simulator's key pair and the pinned host key.
 func (e *driftEnv) sshHCL(clusterID string) string {
-	return fmt.Sprintf("  ssh {\n    private_key = file(%q)\n    host_key    = %q\n  }\n", e.KeyFile, e.HostKeyLine(clusterID))
+	return fmt.Sprintf("  ssh = {\n    private_key = file(%q)\n    host_key    = %q\n  }\n", e.KeyFile, e.HostKeyLine(clusterID))
 }
 
 // driftHCL is the provider plus data.cks_cluster_drift.test on a cluster.

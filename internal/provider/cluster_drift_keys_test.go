@@ -78,7 +78,7 @@ func TestAccClusterDrift_PrivateKeyFileKeepsTheKeyOutOfPlans(t *testing.T) {
 	e := newDriftEnv(t)
 	cl := e.NewCluster(cloudstack.CreateClusterParams{Name: "test", Size: 1})
 	key := keyLines(e.Sim.PrivateKeyPEM())
-	withFile := e.driftHCL(cl.ID, fmt.Sprintf("  ssh {\n    private_key_file = %q\n    host_key = %q\n  }\n", e.KeyFile, e.HostKeyLine(cl.ID)))
+	withFile := e.driftHCL(cl.ID, fmt.Sprintf("  ssh = {\n    private_key_file = %q\n    host_key = %q\n  }\n", e.KeyFile, e.HostKeyLine(cl.ID)))
 	accTest(t, resource.TestCase{Steps: []resource.TestStep{
 		{
 			// The control: with private_key, the saved plan holds the key.
@@ -154,7 +154,7 @@ func TestAccClusterDrift_SSHAgentSignsForTheCheck(t *testing.T) {
 	agentSocket, emptySocket := serveTestAgent(t, withKey), serveTestAgent(t, agent.NewKeyring())
 	t.Setenv("SSH_AUTH_SOCK", agentSocket)
 	key := keyLines(e.Sim.PrivateKeyPEM())
-	config := e.driftHCL(cl.ID, fmt.Sprintf("  fail_on_drift = true\n  ssh {\n    host_key = %q\n  }\n", e.HostKeyLine(cl.ID)))
+	config := e.driftHCL(cl.ID, fmt.Sprintf("  fail_on_drift = true\n  ssh = {\n    host_key = %q\n  }\n", e.HostKeyLine(cl.ID)))
 	accTest(t, resource.TestCase{Steps: []resource.TestStep{
 		{
 			// Neither private_key nor private_key_file: the agent signs.

@@ -3,9 +3,8 @@ package provider
 import (
 	"context"
 	"os"
-	"strings"
-	"time"
 
+	"github.com/hashicorp/terraform-plugin-framework-timetypes/timetypes"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -15,36 +14,22 @@ import (
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/driftcheck"
 )
 
-// driftSSHModel is the ssh block. The fleet data source's block has no
-// host, which stays null.
-type driftSSHModel struct {
-	PrivateKey            types.String
-	PrivateKeyFile        types.String
-	User                  types.String
-	Host                  types.String
-	Port                  types.Int64
-	HostKey               types.String
-	KnownHosts            types.String
-	InsecureIgnoreHostKey types.Bool
-	Timeout               types.String
-}
-
 // driftOptionsModel is the part of the configuration both data sources
 // share; their models embed it.
 type driftOptionsModel struct {
-	NodeSource        types.String `tfsdk:"node_source"`
-	SSH               types.Object `tfsdk:"ssh"`
-	GracePeriod       types.String `tfsdk:"grace_period"`
-	CheckNetworkRules types.Bool   `tfsdk:"check_network_rules"`
-	SSHCIDRs          types.List   `tfsdk:"ssh_cidrs"`
-	FailOnDrift       types.Bool   `tfsdk:"fail_on_drift"`
-	AllowIncomplete   types.Bool   `tfsdk:"allow_incomplete"`
+	NodeSource        types.String         `tfsdk:"node_source"`
+	SSH               types.Object         `tfsdk:"ssh"`
+	GracePeriod       timetypes.GoDuration `tfsdk:"grace_period"`
+	CheckNetworkRules types.Bool           `tfsdk:"check_network_rules"`
+	SSHCIDRs          types.List           `tfsdk:"ssh_cidrs"`
+	FailOnDrift       types.Bool           `tfsdk:"fail_on_drift"`
+	AllowIncomplete   types.Bool           `tfsdk:"allow_incomplete"`
 }
 
 // setEffective writes the options the check used back, defaults included.
 func (m *driftOptionsModel) setEffective(s driftSettings) {
 	m.NodeSource = types.StringValue(s.nodeSource)
-	m.GracePeriod = types.StringValue(s.gracePeriod)
+	m.GracePeriod = s.gracePeriod
 	m.CheckNetworkRules = types.BoolValue(s.checkRules)
 	m.FailOnDrift = types.BoolValue(s.gate.failOnDrift)
 	m.AllowIncomplete = types.BoolValue(s.gate.allowIncomplete)
@@ -93,7 +78,7 @@ func (m *driftResultModel) setResult(res drift.Result) diag.Diagnostics {
 type driftSettings struct {
 	opts        driftcheck.Options
 	nodeSource  string
-	gracePeriod string
+	gracePeriod timetypes.GoDuration
 	checkRules  bool
 	gate        driftGate
 }
@@ -109,44 +94,14 @@ type driftGate struct {
 // failsIncomplete tells whether an incomplete or skipped check is an error.
 func (g driftGate) failsIncomplete() bool { return g.failOnDrift && !g.allowIncomplete }
 
-// driftSSHBlockModel reads the ssh block; ok is false when it is absent. It
-// reads attribute by attribute because the fleet's block has no host.
-func driftSSHBlockModel(obj types.Object) (driftSSHModel, bool) {
-	m := driftSSHModel{PrivateKey: types.StringNull(), PrivateKeyFile: types.StringNull(), User: types.StringNull(), Host: types.StringNull(),
-		Port: types.Int64Null(), HostKey: types.StringNull(), KnownHosts: types.StringNull(),
-		InsecureIgnoreHostKey: types.BoolNull(), Timeout: types.StringNull()}
-	if obj.IsNull() || obj.IsUnknown() {
-		return m, false
-	}
-	attrs := obj.Attributes()
-	str := func(name string, dst *types.String) {
-		if v, ok := attrs[name].(types.String); ok {
-			*dst = v
-		}
-	}
-	str("private_key", &m.PrivateKey)
-	str("private_key_file", &m.PrivateKeyFile)
-	str("user", &m.User)
-	str("host", &m.Host)
-	str("host_key", &m.HostKey)
-	str("known_hosts", &m.KnownHosts)
-	str("timeout", &m.Timeout)
-	if v, ok := attrs["port"].(types.Int64); ok {
-		m.Port = v
-	}
-	if v, ok := attrs["insecure_ignore_host_key"].(types.Bool); ok {
-		m.InsecureIgnoreHostKey = v
-	}
-	return m, true
-}
-
 // resolveDriftSettings turns a known configuration into check options. Plan
 // time validation has already explained every bad value with its path;
 // these errors repeat it for configurations that bypassed it.
-func resolveDriftSettings(m driftOptionsModel) (driftSettings, diag.Diagnostics) {
+func resolveDriftSettings(ctx context.Context, m driftOptionsModel) (driftSettings, diag.Diagnostics) {
 	var diags diag.Diagnostics
-	s := driftSettings{gracePeriod: defaultDriftGracePeriod, checkRules: true}
-	sshModel, hasSSH := driftSSHBlockModel(m.SSH)
+	s := driftSettings{gracePeriod: timetypes.NewGoDurationValueFromStringMust(defaultDriftGracePeriod), checkRules: true}
+	sshModel, hasSSH, d := decodeDriftSSH(ctx, m.SSH)
+	diags.Append(d...)
 
 	s.nodeSource = string(driftcheck.NodeSourceNone)
 	if hasSSH {
@@ -155,13 +110,11 @@ func resolveDriftSettings(m driftOptionsModel) (driftSettings, diag.Diagnostics)
 	if v := m.NodeSource.ValueString(); v != "" {
 		s.nodeSource = v
 	}
-	if v := m.GracePeriod.ValueString(); v != "" {
-		s.gracePeriod = v
+	if known(m.GracePeriod) {
+		s.gracePeriod = m.GracePeriod
 	}
-	grace, err := parseDriftDuration(s.gracePeriod, true)
-	if err != nil {
-		diags.AddAttributeError(path.Root("grace_period"), "Invalid Grace Period", err.Error())
-	}
+	grace, d := checkedDuration(ctx, s.gracePeriod, path.Root("grace_period"), durationNotNegative())
+	diags.Append(d...)
 	if !m.CheckNetworkRules.IsNull() {
 		s.checkRules = m.CheckNetworkRules.ValueBool()
 	}
@@ -169,30 +122,13 @@ func resolveDriftSettings(m driftOptionsModel) (driftSettings, diag.Diagnostics)
 
 	s.opts = driftcheck.Options{NodeSource: driftcheck.NodeSource(s.nodeSource), GracePeriod: grace, CheckNetworkRules: s.checkRules}
 	if !m.SSHCIDRs.IsNull() && !m.SSHCIDRs.IsUnknown() {
-		diags.Append(m.SSHCIDRs.ElementsAs(context.Background(), &s.opts.SSHCIDRs, false)...)
+		diags.Append(m.SSHCIDRs.ElementsAs(ctx, &s.opts.SSHCIDRs, false)...)
 	}
 	if hasSSH {
-		s.opts.SSH = driftcheck.SSHOptions{
-			PrivateKey:            []byte(sshModel.PrivateKey.ValueString()),
-			PrivateKeyFile:        driftKeyFilePath(sshModel.PrivateKeyFile.ValueString()),
-			User:                  sshModel.User.ValueString(),
-			Host:                  sshModel.Host.ValueString(),
-			Port:                  int(sshModel.Port.ValueInt64()),
-			HostKey:               strings.TrimSpace(sshModel.HostKey.ValueString()),
-			KnownHosts:            sshModel.KnownHosts.ValueString(),
-			InsecureIgnoreHostKey: sshModel.InsecureIgnoreHostKey.ValueBool(),
-		}
-		if len(s.opts.SSH.PrivateKey) == 0 && s.opts.SSH.PrivateKeyFile == "" {
-			// Neither key nor key file: the SSH agent signs, as in
-			// Terraform's connection blocks. Validate explains a missing one.
-			s.opts.SSH.AgentSocket = sshAgentSocket()
-		}
-		if v := sshModel.Timeout.ValueString(); v != "" {
-			timeout, err := parseDriftDuration(v, false)
-			if err != nil {
-				diags.AddAttributeError(path.Root("ssh").AtName("timeout"), "Invalid SSH Timeout", err.Error())
-			}
-			s.opts.NodeTimeout = timeout
+		s.opts.SSH = sshModel.options()
+		if known(sshModel.Timeout) {
+			s.opts.NodeTimeout, d = checkedDuration(ctx, sshModel.Timeout, path.Root("ssh").AtName("timeout"), durationLongerThanZero())
+			diags.Append(d...)
 		}
 	}
 	return s, diags
@@ -208,27 +144,6 @@ func driftKeyFilePath(p string) string {
 		return ""
 	}
 	return expandHome(p, os.UserHomeDir)
-}
-
-// parseDriftDuration parses a Go duration; zero is allowed only when
-// allowZero (a grace period of none, but never a zero timeout).
-func parseDriftDuration(v string, allowZero bool) (time.Duration, error) {
-	d, err := time.ParseDuration(strings.TrimSpace(v))
-	switch {
-	case err != nil:
-		return 0, driftDurationError{value: v, reason: "it is not a duration such as \"15m\", \"90s\" or \"1h30m\""}
-	case d < 0:
-		return 0, driftDurationError{value: v, reason: "it is negative"}
-	case d == 0 && !allowZero:
-		return 0, driftDurationError{value: v, reason: "it must be longer than zero"}
-	}
-	return d, nil
-}
-
-type driftDurationError struct{ value, reason string }
-
-func (e driftDurationError) Error() string {
-	return "The value " + driftQuote(e.value) + " is not valid: " + e.reason + "."
 }
 
 func driftQuote(s string) string { return "\"" + s + "\"" }

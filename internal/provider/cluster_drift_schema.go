@@ -1,12 +1,11 @@
 package provider
 
 import (
-	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
+	"github.com/hashicorp/terraform-plugin-framework-timetypes/timetypes"
 	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
-	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
@@ -81,18 +80,20 @@ func driftOptionAttributes() map[string]schema.Attribute {
 		"node_source": schema.StringAttribute{
 			Optional: true,
 			Computed: true,
-			MarkdownDescription: "Where the Kubernetes nodes come from: `ssh` (kubectl on control node 1; the default when an " +
-				"`ssh` block is given), `kubeconfig` (the Kubernetes API with the kubeconfig from `getKubernetesClusterConfig`) " +
-				"or `none` (VMs and rules only; the default without an `ssh` block).",
+			MarkdownDescription: "Where the Kubernetes nodes come from: `ssh` (kubectl on control node 1; the default when " +
+				"`ssh` is set), `kubeconfig` (the Kubernetes API with the kubeconfig from `getKubernetesClusterConfig`) " +
+				"or `none` (VMs and rules only; the default without `ssh`).",
 			Validators: []validator.String{stringvalidator.OneOf(driftcheck.NodeSources()...)},
 		},
 		"grace_period": schema.StringAttribute{
+			CustomType:  timetypes.GoDurationType{},
 			Optional:    true,
 			Computed:    true,
 			Description: "How long a new VM may be unmapped, or running without being a Kubernetes node, before it is reported.",
 			MarkdownDescription: "How long a new VM may be unmapped, or running without being a Kubernetes node, before it is " +
 				"reported, as a Go duration such as `15m` or `1h30m`. Defaults to `" + defaultDriftGracePeriod + "`, as in " +
-				"CloudStack's own check.",
+				"CloudStack's own check. Zero reports them at once; a negative value is refused.",
+			Validators: []validator.String{durationNotNegative()},
 		},
 		"check_network_rules": schema.BoolAttribute{
 			Optional:            true,
@@ -121,76 +122,6 @@ func driftOptionAttributes() map[string]schema.Attribute {
 				"instead of errors. Findings still fail the gate, and a refused SSH host key is still an error. `in_sync` stays " +
 				"false for such a check. Defaults to `false`.",
 		},
-	}
-}
-
-// driftSSHBlock is the ssh block; withHost adds the host override, which makes
-// sense for one cluster only.
-func driftSSHBlock(withHost bool) schema.SingleNestedBlock {
-	attrs := map[string]schema.Attribute{
-		"private_key_file": schema.StringAttribute{
-			Optional: true,
-			MarkdownDescription: "Path of the PEM private key file of the cluster's key pair (CKS authorises it for user `cloud` " +
-				"on every node), read when the check runs; a leading `~/` is the home directory. Only the path ends up in plans " +
-				"and state, never the key: prefer it (or the SSH agent) to `private_key`. Checked at plan time when the path is " +
-				"known. Conflicts with `private_key`.",
-			Validators: []validator.String{stringvalidator.LengthAtLeast(1)},
-		},
-		"private_key": schema.StringAttribute{
-			Optional:  true,
-			Sensitive: true,
-			MarkdownDescription: "PEM private key of the cluster's key pair. It is sensitive, but Terraform records data source " +
-				"arguments in saved plans and in state, so the key ends up in both in clear: use `private_key_file` or the SSH " +
-				"agent instead where plans or state are shared (CI artifacts, policy checks). Conflicts with `private_key_file`.",
-			Validators: []validator.String{stringvalidator.ConflictsWith(path.MatchRelative().AtParent().AtName("private_key_file"))},
-		},
-		"user": schema.StringAttribute{
-			Optional:            true,
-			MarkdownDescription: "Login user. Defaults to `cloud`, the user CKS creates.",
-			Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
-		},
-		"port": schema.Int64Attribute{
-			Optional: true,
-			MarkdownDescription: "Port override. Defaults to the port CloudStack uses: `2222` through the public IP, `22` on a " +
-				"shared network.",
-			Validators: []validator.Int64{int64validator.Between(1, 65535)},
-		},
-		"host_key": schema.StringAttribute{
-			Optional: true,
-			MarkdownDescription: "Expected host key of control node 1 as an `authorized_keys` line, e.g. `ssh-ed25519 AAAA...`. " +
-				"Conflicts with `known_hosts`.",
-			Validators: []validator.String{stringvalidator.ConflictsWith(path.MatchRelative().AtParent().AtName("known_hosts"))},
-		},
-		"known_hosts": schema.StringAttribute{
-			Optional: true,
-			MarkdownDescription: "`known_hosts` content to verify control node 1 against; hashed and `[host]:port` entries " +
-				"are honoured. Every line that is not blank or a comment must be a valid entry: checked at plan time. " +
-				"Conflicts with `host_key`.",
-		},
-		"insecure_ignore_host_key": schema.BoolAttribute{
-			Optional: true,
-			MarkdownDescription: "Accept any host key. Explicit opt-in, reported as a warning: without host key verification a " +
-				"machine in the middle could answer for control node 1.",
-		},
-		"timeout": schema.StringAttribute{
-			Optional: true,
-			MarkdownDescription: "Bound on each of connecting, the SSH handshake and the kubectl command, as a Go duration such " +
-				"as `30s`. Defaults to 10 s, 10 s and 60 s, as CloudStack's own SSH helper.",
-		},
-	}
-	if withHost {
-		attrs["host"] = schema.StringAttribute{
-			Optional:            true,
-			MarkdownDescription: "Address override, for a client that reaches control node 1 another way (a bastion's forward, a VPN address).",
-			Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
-		}
-	}
-	return schema.SingleNestedBlock{
-		MarkdownDescription: "How to reach control node 1 over SSH. Giving the block makes `ssh` the default `node_source`. " +
-			"The key of the cluster's key pair comes from exactly one of `private_key_file`, `private_key`, or, when neither is " +
-			"set, the SSH agent at `SSH_AUTH_SOCK` (as Terraform's own `connection` blocks do), which must hold that key. " +
-			"One of `host_key`, `known_hosts` or `insecure_ignore_host_key = true` is required.",
-		Attributes: attrs,
 	}
 }
 

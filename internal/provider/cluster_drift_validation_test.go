@@ -1,12 +1,14 @@
 package provider
 
 import (
+	"context"
 	"crypto/ed25519"
 	"crypto/rand"
 	"encoding/pem"
 	"strings"
 	"testing"
 
+	"github.com/hashicorp/terraform-plugin-framework-timetypes/timetypes"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -36,17 +38,20 @@ func testSSHKeys(t *testing.T) (string, string) {
 func TestDriftValidationWarnings(t *testing.T) {
 	t.Parallel()
 	key, _ := testSSHKeys(t)
+	ctx := context.Background()
 	sshObject := func(insecure bool) types.Object {
-		attrTypes := map[string]attr.Type{}
-		for name, a := range driftSSHBlock(true).Attributes {
-			attrTypes[name] = a.GetType()
+		objType, ok := driftSSHAttribute(true).GetType().(types.ObjectType)
+		if !ok {
+			t.Fatal("ssh is not an object")
 		}
+		attrTypes := objType.AttrTypes
 		values := map[string]attr.Value{}
 		for name, typ := range attrTypes {
-			values[name] = nullOf(typ)
+			values[name] = typ.ValueType(ctx) // the zero value is null
 		}
 		values["private_key"] = types.StringValue(key)
 		values["insecure_ignore_host_key"] = types.BoolValue(insecure)
+		values["timeout"] = timetypes.NewGoDurationValueFromStringMust("30s")
 		obj, diags := types.ObjectValue(attrTypes, values)
 		if diags.HasError() {
 			t.Fatal(diags)
@@ -54,26 +59,15 @@ func TestDriftValidationWarnings(t *testing.T) {
 		return obj
 	}
 	var diags diag.Diagnostics
-	validateDriftOptions(driftOptionsModel{NodeSource: types.StringNull(), SSH: sshObject(true)}, &diags)
+	validateDriftOptions(ctx, driftOptionsModel{NodeSource: types.StringNull(), SSH: sshObject(true)}, &diags)
 	if diags.HasError() || len(diags.Warnings()) != 1 || diags.Warnings()[0].Summary() != "SSH Host Key Not Verified" {
 		t.Fatalf("insecure_ignore_host_key: %v", diags)
 	}
 
 	diags = nil
-	validateDriftOptions(driftOptionsModel{NodeSource: types.StringValue("kubeconfig"), SSH: sshObject(true)}, &diags)
-	if summaries := summariesOf(diags.Warnings()); summaries != "SSH Block Ignored; SSH Host Key Not Verified" {
-		t.Fatalf("kubeconfig with an ssh block: %s", summaries)
-	}
-}
-
-func nullOf(t attr.Type) attr.Value {
-	switch t {
-	case types.Int64Type:
-		return types.Int64Null()
-	case types.BoolType:
-		return types.BoolNull()
-	default:
-		return types.StringNull()
+	validateDriftOptions(ctx, driftOptionsModel{NodeSource: types.StringValue("kubeconfig"), SSH: sshObject(true)}, &diags)
+	if summaries := summariesOf(diags.Warnings()); summaries != "SSH Settings Ignored; SSH Host Key Not Verified" {
+		t.Fatalf("kubeconfig with ssh set: %s", summaries)
 	}
 }
 

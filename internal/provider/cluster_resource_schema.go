@@ -67,7 +67,7 @@ func (r *clusterResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 			Required: true,
 			MarkdownDescription: "Name of the cluster, 1 to 255 characters. CKS derives the node VM names from it. " +
 				"Changing it replaces the cluster.",
-			Validators:    []validator.String{stringvalidator.LengthBetween(1, maxClusterNameLength), notBlank{}},
+			Validators:    []validator.String{stringvalidator.LengthBetween(1, maxClusterNameLength), notBlank()},
 			PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
 		},
 		"description": schema.StringAttribute{
@@ -156,9 +156,12 @@ func (r *clusterResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 				resp.RequiresReplace = !req.StateValue.IsNull()
 			}, replaceUnlessImportedDescription, replaceUnlessImportedDescription)},
 		},
-		"account":    ownership("Account that owns the cluster; needs `domain_id`. Defaults to the caller's account."),
-		"domain_id":  ownership("Id of the domain of `account`."),
-		"project_id": ownership("Id of the project that owns the cluster."),
+		"account": ownership("account", "Account that owns the cluster. Needs `domain_id`: CloudStack finds the account by "+
+			"name within a domain. Conflicts with `project_id`. Defaults to the caller's account."),
+		"domain_id": ownership("domain_id", "Id of the domain of `account`, and only with `account`: CloudStack ignores it "+
+			"without one, and the cluster would belong to the caller."),
+		"project_id": ownership("project_id", "Id of the project that owns the cluster. Conflicts with `account` and "+
+			"`domain_id`: CloudStack takes the owner from either, and with `account` set ignores `project_id`."),
 		"autoscaling": schema.SingleNestedAttribute{
 			Optional: true,
 			MarkdownDescription: "The cluster autoscaler. While it is enabled, `size` must not be set and size changes made by " +
@@ -301,12 +304,12 @@ func roleOffering(role string) schema.StringAttribute {
 	}
 }
 
-func ownership(description string) schema.StringAttribute {
+func ownership(name, description string) schema.StringAttribute {
 	return schema.StringAttribute{
 		Optional:            true,
 		Computed:            true,
 		MarkdownDescription: description + " Changing it replaces the cluster.",
-		Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
+		Validators:          append([]validator.String{stringvalidator.LengthAtLeast(1)}, ownerValidators[name]...),
 		PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown(), stringplanmodifier.RequiresReplace()},
 	}
 }

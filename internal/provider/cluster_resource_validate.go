@@ -10,7 +10,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
-	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 )
 
@@ -25,12 +24,13 @@ func (r *clusterResource) ValidateConfig(ctx context.Context, req resource.Valid
 	}
 	validateSizeAndAutoscaling(ctx, cfg, &resp.Diagnostics)
 	validateOfferings(cfg, &resp.Diagnostics)
-	validateOwnership(cfg.Account, cfg.DomainID, cfg.ProjectID, &resp.Diagnostics)
 	if at, msg, ignored := etcdTemplateIgnored(cfg.NodeTemplates, cfg.EtcdNodes); ignored {
 		resp.Diagnostics.AddAttributeWarning(at, "ETCD Template Ignored", msg)
 	}
 }
 
+// validateSizeAndAutoscaling is hand-written: each rule depends on the value
+// of autoscaling.enabled, which no framework validator reads.
 func validateSizeAndAutoscaling(ctx context.Context, cfg clusterResourceModel, diags *diag.Diagnostics) {
 	if cfg.Autoscaling.IsUnknown() {
 		return
@@ -69,6 +69,7 @@ func validateSizeAndAutoscaling(ctx context.Context, cfg clusterResourceModel, d
 
 // validateOfferings requires an offering for every node type: CloudStack
 // takes service_offering_id for each type without an offering of its own.
+// Hand-written: whether etcd needs one depends on the value of etcd_nodes.
 func validateOfferings(cfg clusterResourceModel, diags *diag.Diagnostics) {
 	if !cfg.ServiceOfferingID.IsNull() {
 		return
@@ -89,19 +90,6 @@ func validateOfferings(cfg clusterResourceModel, diags *diag.Diagnostics) {
 	if len(missing) > 0 {
 		diags.AddAttributeError(path.Root("service_offering_id"), "Missing Compute Offering",
 			"service_offering_id is required unless every node type has its own offering; missing: "+strings.Join(missing, ", ")+".")
-	}
-}
-
-// notBlank rejects strings made only of white space.
-type notBlank struct{}
-
-func (notBlank) Description(context.Context) string { return "value must not be blank" }
-
-func (v notBlank) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
-
-func (notBlank) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
-	if known(req.ConfigValue) && req.ConfigValue.ValueString() != "" && strings.TrimSpace(req.ConfigValue.ValueString()) == "" {
-		resp.Diagnostics.AddAttributeError(req.Path, "Invalid Attribute Value", "value must not be blank (only white space)")
 	}
 }
 

@@ -95,6 +95,7 @@ func (d *clustersDriftDataSource) Schema(_ context.Context, _ datasource.SchemaR
 	attrs["name_regex"] = schema.StringAttribute{
 		Optional:            true,
 		MarkdownDescription: "Only the clusters whose name matches this regular expression (Go RE2 syntax), e.g. `^prod-`.",
+		Validators:          []validator.String{regexpSyntaxValidator{}},
 	}
 	attrs["concurrency"] = schema.Int64Attribute{
 		Optional: true,
@@ -122,6 +123,7 @@ func (d *clustersDriftDataSource) Schema(_ context.Context, _ datasource.SchemaR
 		MarkdownDescription: "Human-readable summary, e.g. `4 clusters: 1 in sync, 1 drifted (1 finding: 1 vm_map_inconsistent), " +
 			"1 incomplete (views not checked: 1 nodes), 1 skipped`.",
 	}
+	attrs["ssh"] = driftSSHAttribute(false)
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "Checks every CKS cluster visible to the credentials for drift, optionally filtered by account, " +
 			"project or name, with bounded concurrency, and reports per cluster and overall. The cluster list and each " +
@@ -131,23 +133,17 @@ func (d *clustersDriftDataSource) Schema(_ context.Context, _ datasource.SchemaR
 			"use `known_hosts` listing every control node, since each cluster has its own host key, and a cluster whose " +
 			"host key is refused or missing from it fails the run.\n\n" + driftSecretsDescription,
 		Attributes: attrs,
-		Blocks:     map[string]schema.Block{"ssh": driftSSHBlock(false)},
 	}
 }
 
 func (d *clustersDriftDataSource) ValidateConfig(ctx context.Context, req datasource.ValidateConfigRequest, resp *datasource.ValidateConfigResponse) {
 	var model clustersDriftModel
-	resp.Diagnostics.Append(req.Config.Get(ctx, &model)...)
-	if resp.Diagnostics.HasError() {
+	if req.Config.Get(ctx, &model).HasError() {
+		// A value its type refuses (grace_period) fails the decoding; the
+		// framework reports it against its path.
 		return
 	}
-	validateDriftOptions(model.driftOptionsModel, &resp.Diagnostics)
-	if known(model.NameRegex) {
-		if _, err := regexp.Compile(model.NameRegex.ValueString()); err != nil {
-			resp.Diagnostics.AddAttributeError(path.Root("name_regex"), "Invalid Regular Expression",
-				"name_regex is not a valid regular expression (Go RE2 syntax): "+err.Error())
-		}
-	}
+	validateDriftOptions(ctx, model.driftOptionsModel, &resp.Diagnostics)
 }
 
 func (d *clustersDriftDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
@@ -155,7 +151,7 @@ func (d *clustersDriftDataSource) Read(ctx context.Context, req datasource.ReadR
 	if !decodeConfigured(ctx, req.Config, &model, d.data, &resp.Diagnostics) {
 		return
 	}
-	settings, diags := resolveDriftSettings(model.driftOptionsModel)
+	settings, diags := resolveDriftSettings(ctx, model.driftOptionsModel)
 	resp.Diagnostics.Append(diags...)
 	filter := driftcheck.Filter{Account: model.Account.ValueString(), ProjectID: model.ProjectID.ValueString()}
 	if v := model.NameRegex.ValueString(); v != "" {
@@ -252,7 +248,7 @@ func addFleetDiagnostics(diags *diag.Diagnostics, fleet driftcheck.Fleet, opts d
 	}
 	if len(refused) > 0 {
 		diags.AddAttributeError(path.Root("ssh").AtName(driftHostKeyAttr(opts)), "SSH Host Key Refused",
-			"Control node 1 of these clusters answered with a host key that "+driftHostKeyAttr(opts)+" does not accept:"+
+			"Control node 1 of these clusters answered with a host key that ssh."+driftHostKeyAttr(opts)+" does not accept:"+
 				strings.Join(refused, "")+"\n\nA node may have been rebuilt, a cluster may be missing from known_hosts, or "+
 				"something else answers at that address. Check the key on the node (ssh-keyscan -p <port> <host>) before you "+
 				"trust it, or leave the cluster out with name_regex, account or project_id. A refused host key fails the run "+

@@ -47,7 +47,7 @@ func TestAccClustersDrift_Fleet(t *testing.T) {
 	if err := e.Sim.SetClusterState(c.ID, "Upgrading"); err != nil {
 		t.Fatal(err)
 	}
-	ssh := fmt.Sprintf("  ssh {\n    private_key = file(%q)\n    known_hosts = %q\n  }\n", e.KeyFile,
+	ssh := fmt.Sprintf("  ssh = {\n    private_key = file(%q)\n    known_hosts = %q\n  }\n", e.KeyFile,
 		e.knownHostsFor(a.ID, b.ID, c.ID, other.ID))
 	cluster := func(i int, checks map[string]knownvalue.Check) statecheck.StateCheck {
 		return statecheck.ExpectKnownValue(fleetAddr, tfjsonpath.New("clusters").AtSliceIndex(i), knownvalue.ObjectPartial(checks))

@@ -34,7 +34,7 @@ func TestAccClustersDrift_GateFailsClosedClusterByCluster(t *testing.T) {
 	a := e.NewCluster(cloudstack.CreateClusterParams{Name: "fleet-a", Size: 1})
 	b := e.NewCluster(cloudstack.CreateClusterParams{Name: "fleet-b", Size: 1})
 	c := e.NewCluster(cloudstack.CreateClusterParams{Name: "fleet-c", Size: 1})
-	ssh := fmt.Sprintf("  ssh {\n    private_key_file = %q\n    known_hosts = %q\n  }\n", e.KeyFile, e.knownHostsFor(a.ID, b.ID, c.ID))
+	ssh := fmt.Sprintf("  ssh = {\n    private_key_file = %q\n    known_hosts = %q\n  }\n", e.KeyFile, e.knownHostsFor(a.ID, b.ID, c.ID))
 	gate := func(extra string) string {
 		return e.fleetHCL(ssh + "  fail_on_drift = true\n  check_network_rules = false\n" + extra)
 	}
@@ -108,13 +108,13 @@ func TestAccClustersDrift_WrongHostKeyFailsTheRun(t *testing.T) {
 	wrong := fmt.Sprintf("[%s]:2222 %s\n[%s]:2222 %s\n", a.IPAddress, e.HostKeyLine(a.ID), b.IPAddress, e.HostKeyLine(a.ID))
 	missing := fmt.Sprintf("[%s]:2222 %s\n", a.IPAddress, e.HostKeyLine(a.ID))
 	ssh := func(knownHosts string) string {
-		return fmt.Sprintf("  ssh {\n    private_key_file = %q\n    known_hosts = %q\n  }\n", e.KeyFile, knownHosts)
+		return fmt.Sprintf("  ssh = {\n    private_key_file = %q\n    known_hosts = %q\n  }\n", e.KeyFile, knownHosts)
 	}
 	accTest(t, resource.TestCase{Steps: []resource.TestStep{
 		{
 			Config:   e.fleetHCL(ssh(wrong)),
 			PlanOnly: true,
-			ExpectError: driftErrorPattern("SSH Host Key Refused", "known_hosts", "cluster fleet-b ("+b.ID+") at "+b.IPAddress+":2222",
+			ExpectError: driftErrorPattern("SSH Host Key Refused", "ssh.known_hosts does not accept", "cluster fleet-b ("+b.ID+") at "+b.IPAddress+":2222",
 				"host key mismatch", "whatever fail_on_drift and allow_incomplete say"),
 		},
 		{

@@ -1,47 +1,52 @@
 package provider
 
 import (
+	"reflect"
+	"sort"
 	"testing"
 
-	"github.com/hashicorp/terraform-plugin-framework/diag"
-	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
 )
 
-func TestValidateOwnership(t *testing.T) {
+func TestOwnerValidators(t *testing.T) {
 	t.Parallel()
-	v, null, unknown := types.StringValue, types.StringNull(), types.StringUnknown()
+	v := func(s string) tftypes.Value { return tftypes.NewValue(tftypes.String, s) }
+	null, unknown := tftypes.NewValue(tftypes.String, nil), tftypes.NewValue(tftypes.String, tftypes.UnknownValue)
 	for _, tc := range []struct {
 		name                     string
-		account, domain, project types.String
-		wantPath, wantSummary    string
+		account, domain, project tftypes.Value
+		// want are the owner attributes an error points at, sorted.
+		want []string
 	}{
-		{"caller's own account", null, null, null, "", ""},
-		{"account with domain", v("ops"), v("d-1"), null, "", ""},
-		{"project alone", null, null, v("p-1"), "", ""},
-		{"project with account and domain", v("ops"), v("d-1"), v("p-1"), "project_id", "Conflicting Cluster Owner"},
-		{"project with account", v("ops"), null, v("p-1"), "project_id", "Conflicting Cluster Owner"},
-		{"project with domain", null, v("d-1"), v("p-1"), "project_id", "Conflicting Cluster Owner"},
-		{"account without domain", v("ops"), null, null, "account", "Missing Domain For Account"},
-		{"domain without account", null, v("d-1"), null, "domain_id", "Domain Without Account"},
-		{"unknown project with account and domain", v("ops"), v("d-1"), unknown, "", ""},
-		{"account with unknown domain", v("ops"), unknown, null, "", ""},
-		{"unknown account with domain", unknown, v("d-1"), null, "", ""},
+		{"caller's own account", null, null, null, nil},
+		{"account with domain", v("ops"), v("d-1"), null, nil},
+		{"project alone", null, null, v("p-1"), nil},
+		{"project with account and domain", v("ops"), v("d-1"), v("p-1"), []string{"project_id", "project_id"}},
+		{"project with account", v("ops"), null, v("p-1"), []string{"account", "project_id"}},
+		{"project with domain", null, v("d-1"), v("p-1"), []string{"domain_id", "project_id"}},
+		{"account without domain", v("ops"), null, null, []string{"account"}},
+		{"domain without account", null, v("d-1"), null, []string{"domain_id"}},
+		{"unknown project with account and domain", v("ops"), v("d-1"), unknown, nil},
+		{"account with unknown domain", v("ops"), unknown, null, nil},
+		{"unknown account with domain", unknown, v("d-1"), null, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			var diags diag.Diagnostics
-			validateOwnership(tc.account, tc.domain, tc.project, &diags)
-			if tc.wantPath == "" {
-				if diags.HasError() {
-					t.Fatalf("refused: %v", diags)
+			var got []string
+			for _, d := range configErrors(t, "cks_cluster", map[string]tftypes.Value{
+				"account": tc.account, "domain_id": tc.domain, "project_id": tc.project,
+			}) {
+				switch p := dottedPath(d.Attribute); p {
+				case "account", "domain_id", "project_id":
+					if d.Summary != "Invalid Attribute Combination" {
+						t.Errorf("%s: %s: %s", p, d.Summary, d.Detail)
+					}
+					got = append(got, p)
 				}
-				return
 			}
-			if len(diags) != 1 || diags[0].Summary() != tc.wantSummary {
-				t.Fatalf("diagnostics %v, want one %q", diags, tc.wantSummary)
-			}
-			if p, ok := diags[0].(diag.DiagnosticWithPath); !ok || p.Path().String() != tc.wantPath {
-				t.Fatalf("diagnostic %v is not at %s", diags[0], tc.wantPath)
+			sort.Strings(got)
+			if !reflect.DeepEqual(got, tc.want) {
+				t.Fatalf("errors at %q, want %q", got, tc.want)
 			}
 		})
 	}

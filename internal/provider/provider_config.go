@@ -53,18 +53,10 @@ func (p *cksProvider) ValidateConfig(ctx context.Context, req provider.ValidateC
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	// Hand-written: the validators module has no URL validator.
 	if known(model.APIURL) {
 		if err := validateAPIURL(model.APIURL.ValueString()); err != nil {
 			resp.Diagnostics.AddAttributeError(path.Root("api_url"), "Invalid CloudStack API URL", err.Error())
-		}
-	}
-	for _, attr := range []struct {
-		name  string
-		value types.String
-	}{{"api_key", model.APIKey}, {"secret_key", model.SecretKey}, {"config", model.Config}, {"profile", model.Profile}, {"ca_file", model.CAFile}} {
-		if known(attr.value) && strings.TrimSpace(attr.value.ValueString()) == "" {
-			resp.Diagnostics.AddAttributeError(path.Root(attr.name), "Empty Provider Attribute",
-				fmt.Sprintf("%s must not be empty when set; remove it to use the environment or the cmk configuration file instead.", attr.name))
 		}
 	}
 	// insecure = true is reported once, by Configure (insecureWarning):

@@ -2,8 +2,10 @@ package provider
 
 import (
 	"context"
+	"regexp"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/provider"
 	"github.com/hashicorp/terraform-plugin-framework/provider/schema"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
@@ -55,21 +57,25 @@ func (p *cksProvider) Schema(_ context.Context, _ provider.SchemaRequest, resp *
 			},
 			"api_key": schema.StringAttribute{
 				Optional:            true,
+				Validators:          []validator.String{notEmptyWhenSet()},
 				MarkdownDescription: "API key of the CloudStack user. Falls back to `CLOUDSTACK_API_KEY`, then to `apikey` in the cmk profile.",
 			},
 			"secret_key": schema.StringAttribute{
-				Optional:  true,
-				Sensitive: true,
+				Optional:   true,
+				Validators: []validator.String{notEmptyWhenSet()},
+				Sensitive:  true,
 				MarkdownDescription: "Secret key of the CloudStack user, used to sign requests; it is never logged. " +
 					"Falls back to `CLOUDSTACK_SECRET_KEY`, then to `secretkey` in the cmk profile.",
 			},
 			"config": schema.StringAttribute{
-				Optional: true,
+				Optional:   true,
+				Validators: []validator.String{notEmptyWhenSet()},
 				MarkdownDescription: "Path of a CloudMonkey configuration file. Falls back to `CLOUDSTACK_CONFIG`, then to `~/.cmk/config` " +
 					"when that file exists. It is read only for values not given by attributes or environment variables.",
 			},
 			"profile": schema.StringAttribute{
-				Optional: true,
+				Optional:   true,
+				Validators: []validator.String{notEmptyWhenSet()},
 				MarkdownDescription: "Profile (section) of the CloudMonkey configuration file to use. Falls back to `CLOUDSTACK_PROFILE`, " +
 					"then to the `profile` key of the file's `[core]` section.",
 			},
@@ -80,6 +86,7 @@ func (p *cksProvider) Schema(_ context.Context, _ provider.SchemaRequest, resp *
 			},
 			"ca_file": schema.StringAttribute{
 				Optional:            true,
+				Validators:          []validator.String{notEmptyWhenSet()},
 				MarkdownDescription: "Path of a PEM file with certificate authorities to trust for the API endpoint, in addition to the system pool.",
 			},
 			"http_get_only": schema.BoolAttribute{
@@ -101,4 +108,11 @@ func (p *cksProvider) Schema(_ context.Context, _ provider.SchemaRequest, resp *
 			},
 		},
 	}
+}
+
+// notEmptyWhenSet refuses a value of only white space: an attribute set to
+// "" would hide the environment variable or cmk profile it falls back to.
+func notEmptyWhenSet() validator.String {
+	return stringvalidator.RegexMatches(regexp.MustCompile(`\S`),
+		"must not be empty when set; remove it to use the environment or the cmk configuration file instead")
 }

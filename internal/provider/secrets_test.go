@@ -261,7 +261,7 @@ resource "cks_cluster" "test" {
 
 data "cks_cluster_drift" "ssh" {
   cluster_id = cks_cluster.test.id
-  ssh {
+  ssh = {
     private_key = file(%q)
     %s
   }

@@ -17,6 +17,8 @@ import (
 // was sent. Each problem is reported against timeouts.<operation>.
 //
 // The cks_cluster resource's schema adds it to the timeouts attribute.
+// Hand-written: the timeouts package takes no validators for its nested
+// attributes, and its values are plain strings, not timetypes.GoDuration.
 func positiveTimeouts() validator.Object { return positiveTimeoutsValidator{} }
 
 type positiveTimeoutsValidator struct{}

@@ -5,7 +5,7 @@
 data "cks_cluster_drift" "this" {
   cluster_id = var.cluster_id
 
-  ssh {
+  ssh = {
     # The key is read when the check runs: only this path ends up in plans
     # and state. Leave it out to sign with the SSH agent (SSH_AUTH_SOCK).
     private_key_file = var.private_key_file

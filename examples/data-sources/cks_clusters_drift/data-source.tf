@@ -3,7 +3,7 @@ data "cks_clusters_drift" "fleet" {
   name_regex  = var.name_regex
   concurrency = 4
 
-  ssh {
+  ssh = {
     # Only the path ends up in plans and state; the key is read at check time.
     private_key_file = var.private_key_file
     # Each cluster has its own host key: list control node 1 of every cluster.
