@@ -105,7 +105,7 @@ func driftOptionAttributes() map[string]schema.Attribute {
 			Optional:    true,
 			MarkdownDescription: "The `ssh_cidrs` of the `cks_cluster` resources checked, if they set it: SSH firewall rules " +
 				"with exactly these CIDRs (or `0.0.0.0/0`) are the clusters' own, any other is a user rule.",
-			Validators: []validator.List{listvalidator.SizeAtLeast(1), listvalidator.ValueStringsAre(cidrValidator{})},
+			Validators: []validator.List{listvalidator.SizeAtLeast(1), listvalidator.ValueStringsAre(cidrValidator())},
 		},
 		"fail_on_drift": schema.BoolAttribute{
 			Optional: true,

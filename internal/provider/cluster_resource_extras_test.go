@@ -36,8 +36,10 @@ var notReturnedInputs = []string{"node_templates", "cni_config_details", "as_num
 // supports write-only attributes.
 func TestAccCluster_createOnlyInputs(t *testing.T) {
 	logFile := filepath.Join(t.TempDir(), "tf.log")
-	t.Setenv("TF_LOG", "TRACE")
-	t.Setenv("TF_ACC_LOG_PATH", logFile)
+	if !inOwnProcess(t, map[string]string{"TF_LOG": "TRACE", "TF_ACC_LOG_PATH": logFile}) {
+		return
+	}
+	logFile = os.Getenv("TF_ACC_LOG_PATH")
 	env := newSimEnv(t, simtest.WithExperimentalFeatures())
 	config := func(asNumber int) string {
 		return env.clusterHCL("extras", fmt.Sprintf(`

@@ -21,6 +21,9 @@ import (
 // only for the official provider, cloudstack/cloudstack.
 const officialNamespace = "cloudstack"
 
+// officialNamespaceEnv serves every provider of a move test under it.
+var officialNamespaceEnv = map[string]string{"TF_ACC_PROVIDER_NAMESPACE": officialNamespace}
+
 // movedProviders selects both providers in that namespace.
 const movedProviders = `
 terraform {
@@ -38,10 +41,12 @@ terraform {
 // change, the simulator still has that one cluster, and the next plan is
 // empty.
 //
-// Not parallel: it sets TF_ACC_PROVIDER_NAMESPACE, which the test
-// framework reads from the environment; Go starts parallel tests only once
-// the sequential ones are done.
+// Each move test runs in its own process (inOwnProcess), because the test
+// framework reads TF_ACC_PROVIDER_NAMESPACE from the environment.
 func TestMoveFromOfficialProviderKeepsCluster(t *testing.T) {
+	if !inOwnProcess(t, officialNamespaceEnv) {
+		return
+	}
 	env := newSimEnv(t)
 	official := fmt.Sprintf(`
   zone               = "sim-zone-1"
@@ -66,6 +71,9 @@ func TestMoveFromOfficialProviderKeepsCluster(t *testing.T) {
 // a project, which the official configuration names: the refresh finds the
 // cluster by id across the projects and fills in project_id.
 func TestMoveFromOfficialProviderKeepsProjectCluster(t *testing.T) {
+	if !inOwnProcess(t, officialNamespaceEnv) {
+		return
+	}
 	env := newSimEnv(t)
 	official := fmt.Sprintf(`
   zone               = "sim-zone-1"
@@ -90,6 +98,9 @@ func TestMoveFromOfficialProviderKeepsProjectCluster(t *testing.T) {
 // hypervisor and the autoscaler: the inputs the API does not return come
 // from the official state, so the translated configuration plans nothing.
 func TestMoveFromOfficialProviderCarriesWhatTheAPIDoesNotReturn(t *testing.T) {
+	if !inOwnProcess(t, officialNamespaceEnv) {
+		return
+	}
 	env := newSimEnv(t)
 	official := fmt.Sprintf(`
   zone                = %q
@@ -126,6 +137,9 @@ func TestMoveFromOfficialProviderCarriesWhatTheAPIDoesNotReturn(t *testing.T) {
 // move plans an in-place update that brings them to the provider's layout,
 // and nothing else.
 func TestMoveFromOfficialProviderConvertsEtcdRules(t *testing.T) {
+	if !inOwnProcess(t, officialNamespaceEnv) {
+		return
+	}
 	env := newSimEnv(t, simtest.WithOrderedList())
 	official := fmt.Sprintf(`
   zone               = %q
@@ -150,7 +164,6 @@ func TestMoveFromOfficialProviderConvertsEtcdRules(t *testing.T) {
 // move plans for cks_cluster.x.
 func (e *simEnv) testMove(t *testing.T, officialBody, cksBody string, action plancheck.ResourceActionType, checks ...statecheck.StateCheck) {
 	t.Helper()
-	t.Setenv("TF_ACC_PROVIDER_NAMESPACE", officialNamespace)
 	const name = "moved"
 	official := e.ProviderConfig(movedProviders, fmt.Sprintf(`
 resource "cloudstack_kubernetes_cluster" "x" {

@@ -206,7 +206,7 @@ func (r *clusterResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 				"narrowed rule is created before the open one is deleted, so SSH never closes). Rules with exactly these CIDRs, " +
 				"or `0.0.0.0/0`, are the cluster's; any other rule is yours. Not set means `0.0.0.0/0`. The API rule (6443) " +
 				"is not affected.",
-			Validators: []validator.List{listvalidator.SizeAtLeast(1), listvalidator.ValueStringsAre(cidrValidator{})},
+			Validators: []validator.List{listvalidator.SizeAtLeast(1), listvalidator.ValueStringsAre(cidrValidator())},
 		},
 		"recreate_user_hazard_rules": schema.BoolAttribute{
 			Optional: true,

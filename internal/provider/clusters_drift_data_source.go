@@ -95,7 +95,7 @@ func (d *clustersDriftDataSource) Schema(_ context.Context, _ datasource.SchemaR
 	attrs["name_regex"] = schema.StringAttribute{
 		Optional:            true,
 		MarkdownDescription: "Only the clusters whose name matches this regular expression (Go RE2 syntax), e.g. `^prod-`.",
-		Validators:          []validator.String{regexpSyntaxValidator{}},
+		Validators:          []validator.String{regexpSyntaxValidator()},
 	}
 	attrs["concurrency"] = schema.Int64Attribute{
 		Optional: true,

@@ -58,7 +58,7 @@ func (d *kubernetesVersionDataSource) Schema(_ context.Context, _ datasource.Sch
 			"semantic_version": schema.StringAttribute{
 				Optional:            true,
 				MarkdownDescription: "Kubernetes release to look up, for example `1.33.13`. Exactly one of `semantic_version` and `name` must be set.",
-				Validators:          []validator.String{semanticVersionValidator{}},
+				Validators:          []validator.String{semanticVersionValidator()},
 			},
 			"name": schema.StringAttribute{
 				Optional:            true,

@@ -219,16 +219,17 @@ func (f *relExpectedFailure) check(err error) error {
 	return nil
 }
 
-// TestSecrets_neverLogged is not parallel: it sets the TF_LOG variables,
-// which the in-process provider and the Terraform CLI read.
+// TestSecrets_neverLogged runs in its own process: it sets the TF_LOG
+// variables, which the in-process provider and the Terraform CLI read.
 func TestSecrets_neverLogged(t *testing.T) {
-	logFile := filepath.Join(t.TempDir(), "terraform-and-provider.log")
-	t.Setenv("TF_LOG", "TRACE")
-	t.Setenv("TF_LOG_PATH", logFile)
 	// TF_ACC_LOG_PATH routes the Terraform CLI's log and the in-process
 	// provider's tflog output (and the test framework's, which quotes each
 	// human-readable plan) to the same file, at TRACE.
-	t.Setenv("TF_ACC_LOG_PATH", logFile)
+	logFile := filepath.Join(t.TempDir(), "terraform-and-provider.log")
+	if !inOwnProcess(t, map[string]string{"TF_LOG": "TRACE", "TF_LOG_PATH": logFile, "TF_ACC_LOG_PATH": logFile}) {
+		return
+	}
+	logFile = os.Getenv("TF_ACC_LOG_PATH")
 
 	env := newSimEnv(t)
 	// The keys come from the environment, as the documentation recommends:
