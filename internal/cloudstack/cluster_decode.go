@@ -56,6 +56,7 @@ type rawClusterVM struct {
 	Created               string   `json:"created"`
 	IPAddress             string   `json:"ipaddress"`
 	ServiceOfferingID     string   `json:"serviceofferingid"`
+	TemplateID            string   `json:"templateid"`
 	Nics                  []rawNic `json:"nic"`
 	IsEtcdNode            flexBool `json:"isetcdnode"`
 	IsExternalNode        flexBool `json:"isexternalnode"`
@@ -129,6 +130,7 @@ func (r rawClusterVM) toClusterVM() ClusterVM {
 		Created:               r.Created,
 		IPAddress:             ip,
 		ServiceOfferingID:     r.ServiceOfferingID,
+		TemplateID:            r.TemplateID,
 		IsEtcdNode:            bool(r.IsEtcdNode),
 		IsExternalNode:        bool(r.IsExternalNode),
 		KubernetesNodeVersion: r.KubernetesNodeVersion,

@@ -51,6 +51,7 @@ type ClusterVM struct {
 	Created               string
 	IPAddress             string
 	ServiceOfferingID     string
+	TemplateID            string
 	IsEtcdNode            bool
 	IsExternalNode        bool
 	KubernetesNodeVersion string

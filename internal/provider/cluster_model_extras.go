@@ -1,9 +1,14 @@
 package provider
 
 import (
+	"context"
+
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/clusterops"
 )
 
 // clusterExtrasModel holds createKubernetesCluster's create-only inputs.
@@ -61,4 +66,33 @@ func knownStringMap(m types.Map) map[string]string {
 		return nil
 	}
 	return out
+}
+
+// adoptImported fills in, on the first read after an import, the node
+// templates the VM map shows (clusterops.NodeTemplates): CloudStack does not
+// return nodetemplates, and without them a configuration that sets them
+// would plan a change right after the import. Later reads keep the
+// configured value, as for the other inputs CloudStack does not return.
+func adoptImported(ctx context.Context, m *clusterResourceModel, c *cloudstack.Cluster, prior, next privateState) diag.Diagnostics {
+	raw, diags := prior.GetKey(ctx, privateImported)
+	if len(raw) == 0 {
+		return diags
+	}
+	if m.NodeTemplates.IsNull() {
+		m.NodeTemplates = stringMapOrNull(clusterops.NodeTemplates(c))
+	}
+	diags.Append(next.SetKey(ctx, privateImported, nil)...)
+	return diags
+}
+
+// stringMapOrNull is a map of strings, null when empty.
+func stringMapOrNull(m map[string]string) types.Map {
+	if len(m) == 0 {
+		return types.MapNull(types.StringType)
+	}
+	values := make(map[string]attr.Value, len(m))
+	for k, v := range m {
+		values[k] = types.StringValue(v)
+	}
+	return types.MapValueMust(types.StringType, values)
 }

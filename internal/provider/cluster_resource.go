@@ -46,10 +46,12 @@ func (r *clusterResource) Configure(_ context.Context, req resource.ConfigureReq
 }
 
 // ImportState imports a cluster by id. Read fills in everything the API
-// returns; node_root_disk_size and hypervisor stay null because the API does
-// not report them.
+// returns, and on this first read the node templates the VM map shows; the
+// inputs the API does not report (node_root_disk_size, hypervisor, ...) stay
+// null.
 func (r *clusterResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
 	resource.ImportStatePassthroughID(ctx, path.Root("id"), req, resp)
+	resp.Diagnostics.Append(resp.Private.SetKey(ctx, privateImported, []byte(`true`))...)
 }
 
 // engine returns the operations engine over the provider's client.

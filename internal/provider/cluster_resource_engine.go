@@ -16,9 +16,13 @@ import (
 // Private state keys: the network kind (it never changes, so a refresh
 // needs no listNetworks) and the VM map inconsistency the last refresh
 // found (so that the plan can judge a size change without a read).
+//
+// privateImported marks a state just imported, whose first refresh also
+// reads what an import has no other way to learn (node_templates).
 const (
 	privateNetworkKind = "network_kind"
 	privateVMMap       = "vm_map_inconsistency"
+	privateImported    = "imported"
 )
 
 // intentOf is what the configuration m asks of the cluster's rules; prior

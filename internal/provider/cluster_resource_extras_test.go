@@ -24,7 +24,7 @@ const registryPassword = "Reg1stry-S3cret-Pa55"
 
 // notReturnedInputs are the create-only inputs listKubernetesClusters does
 // not return; the password is write-only and never in any state.
-var notReturnedInputs = []string{"node_templates", "cni_config_details", "as_number", "docker_registry_url",
+var notReturnedInputs = []string{"cni_config_details", "as_number", "docker_registry_url",
 	"docker_registry_username", "docker_registry_password"}
 
 // TestAccCluster_createOnlyInputs creates a cluster with every create-only
@@ -210,9 +210,13 @@ func TestAccCluster_importedCreateOnlyInputsAreRecorded(t *testing.T) {
 						return fmt.Errorf("imported cni_configuration_id=%q enable_csi=%q kubernetes_version=%q",
 							a["cni_configuration_id"], a["enable_csi"], a["kubernetes_version"])
 					}
-					if a["as_number"] != "" || a["node_templates.%"] != "" {
-						return fmt.Errorf("values CloudStack does not return were imported: as_number=%q node_templates=%q",
-							a["as_number"], a["node_templates.%"])
+					// The node templates come from the VM map's templates.
+					if a["node_templates.%"] != "1" || a["node_templates.WORKER"] != env.Info.NodeTemplateID {
+						return fmt.Errorf("imported node_templates: %q entries, WORKER=%q", a["node_templates.%"], a["node_templates.WORKER"])
+					}
+					if a["as_number"] != "" || a["cni_config_details.%"] != "" {
+						return fmt.Errorf("values CloudStack does not return were imported: as_number=%q cni_config_details=%q",
+							a["as_number"], a["cni_config_details.%"])
 					}
 					return nil
 				},

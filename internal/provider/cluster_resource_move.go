@@ -62,6 +62,12 @@ func moveOfficialCluster(ctx context.Context, req resource.MoveStateRequest, res
 	for _, name := range sortedKeys(values) {
 		resp.Diagnostics.Append(resp.TargetState.SetAttribute(ctx, path.Root(name), values[name])...)
 	}
+	// The refresh after the move reads what an import reads, node templates
+	// given by name included. (TargetPrivate is nil only when the move is
+	// called outside the framework, as the mapping's unit tests do.)
+	if resp.TargetPrivate != nil {
+		resp.Diagnostics.Append(resp.TargetPrivate.SetKey(ctx, privateImported, []byte(`true`))...)
+	}
 }
 
 // mapOfficialCluster maps an official state onto cks_cluster attributes

@@ -93,6 +93,35 @@ func TestMoveFromOfficialProviderKeepsProjectCluster(t *testing.T) {
 	)
 }
 
+// TestMoveFromOfficialProviderReadsTemplatesGivenByName moves a cluster
+// whose official configuration names its worker template: the move cannot
+// resolve the name, and the refresh after it reads the template from the
+// VM map, so the configuration with the template's id plans nothing.
+func TestMoveFromOfficialProviderReadsTemplatesGivenByName(t *testing.T) {
+	if !inOwnProcess(t, officialNamespaceEnv) {
+		return
+	}
+	env := newSimEnv(t)
+	official := fmt.Sprintf(`
+  zone               = "sim-zone-1"
+  kubernetes_version = "v1.33.13"
+  service_offering   = "cks-medium"
+  size               = 1
+  keypair            = %q
+  node_templates     = { worker = "CKS node template (KVM)" }
+`, env.Info.Keypair)
+	moved := fmt.Sprintf(`
+  size           = 1
+  keypair        = %q
+  node_templates = { WORKER = %q }
+`, env.Info.Keypair, env.Info.NodeTemplateID)
+	env.testMove(t, official, moved, plancheck.ResourceActionNoop,
+		statecheck.ExpectKnownValue("cks_cluster.x", tfjsonpath.New("node_templates"), knownvalue.MapExact(map[string]knownvalue.Check{
+			"WORKER": knownvalue.StringExact(env.Info.NodeTemplateID),
+		})),
+	)
+}
+
 // TestMoveFromOfficialProviderCarriesWhatTheAPIDoesNotReturn moves a
 // cluster whose official configuration gives ids, a root disk size, a
 // hypervisor and the autoscaler: the inputs the API does not return come

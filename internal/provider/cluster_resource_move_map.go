@@ -148,18 +148,12 @@ func positiveOrNull(n types.Int64) types.Int64 {
 
 // moveStringMap carries a map of strings; an empty map is no map, as in a
 // configuration without it.
-func moveStringMap(v sourceValue, _ officialState) attr.Value {
-	m := v.stringMap()
-	if len(m) == 0 {
-		return types.MapNull(types.StringType)
-	}
-	return types.MapValueMust(types.StringType, stringValues(m))
-}
+func moveStringMap(v sourceValue, _ officialState) attr.Value { return stringMapOrNull(v.stringMap()) }
 
 // moveTemplateIDs carries node_templates when every template is given by
-// id. The official provider also takes names, which the move cannot resolve
-// and CloudStack does not return: the map then stays null, and a
-// configuration that sets it is recorded in place, never replaced.
+// id. The official provider also takes names, which the move cannot resolve:
+// the map then stays null, and the refresh after the move reads it from the
+// VM map, as after an import (adoptImported).
 func moveTemplateIDs(v sourceValue, src officialState) attr.Value {
 	for _, id := range v.stringMap() {
 		if !isUUID(id) {
@@ -167,12 +161,4 @@ func moveTemplateIDs(v sourceValue, src officialState) attr.Value {
 		}
 	}
 	return moveStringMap(v, src)
-}
-
-func stringValues(m map[string]string) map[string]attr.Value {
-	out := make(map[string]attr.Value, len(m))
-	for k, s := range m {
-		out[k] = types.StringValue(s)
-	}
-	return out
 }

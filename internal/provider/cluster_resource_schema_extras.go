@@ -57,7 +57,10 @@ func clusterExtraAttributes() map[string]schema.Attribute {
 			MarkdownDescription: "Template id per node type, sent as `nodetemplates` (CloudStack 4.21+): keys `CONTROL`, " +
 				"`WORKER` and `ETCD` (CloudStack matches them case-insensitively; the provider sends them in upper case). A " +
 				"type without an entry uses the zone's CKS (system VM) template, which is what `templateid` reports. An " +
-				"`ETCD` entry takes effect only with `etcd_nodes > 0`; CloudStack ignores it otherwise." + notReturned,
+				"`ETCD` entry takes effect only with `etcd_nodes > 0`; CloudStack ignores it otherwise. CloudStack does not " +
+				"return it; a refresh keeps the configured value, and an import reads it from the templates of the VMs in the " +
+				"cluster's VM map (the types whose VMs run a template other than `templateid`), so an imported cluster plans " +
+				"nothing for it. Changing it replaces the cluster.",
 			Validators:    []validator.Map{mapvalidator.SizeAtLeast(1), nodeTemplateKeys{}, mapvalidator.ValueStringsAre(stringvalidator.LengthAtLeast(1))},
 			PlanModifiers: []planmodifier.Map{mapplanmodifier.RequiresReplaceIf(replaceMapUnlessImported, replaceUnlessImportedDescription, replaceUnlessImportedDescription)},
 		},

@@ -32,10 +32,11 @@ type officialStandIn struct {
 // added as "cloudstack".
 func (e *simEnv) withOfficialStandIn() map[string]func() (tfprotov6.ProviderServer, error) {
 	ids := map[string]string{
-		"sim-zone-1":  e.Info.ZoneID,
-		"cks-medium":  e.Info.ServiceOfferingID,
-		"v1.33.13":    e.VersionID("1.33.13"),
-		"cks-project": e.Info.ProjectID,
+		"sim-zone-1":              e.Info.ZoneID,
+		"cks-medium":              e.Info.ServiceOfferingID,
+		"v1.33.13":                e.VersionID("1.33.13"),
+		"cks-project":             e.Info.ProjectID,
+		"CKS node template (KVM)": e.Info.NodeTemplateID,
 	}
 	f := maps.Clone(testAccProtoV6ProviderFactories)
 	f["cloudstack"] = providerserver.NewProtocol6WithError(&officialStandIn{env: e, ids: ids})
@@ -152,7 +153,8 @@ func (r *officialClusterStandIn) Create(ctx context.Context, req resource.Create
 		ZoneID: r.id(m.Zone), KubernetesVersionID: r.id(m.KubernetesVersion), ServiceOfferingID: r.id(m.ServiceOffering),
 		ControlNodes: m.ControlNodesSize.ValueInt64(), EtcdNodes: m.EtcdNodesSize.ValueInt64(), Size: m.Size.ValueInt64(),
 		NodeRootDiskSize: m.NodeRootDiskSize.ValueInt64(), Keypair: m.Keypair.ValueString(), Hypervisor: m.Hypervisor.ValueString(),
-		Ownership: cloudstack.Ownership{ProjectID: r.id(m.Project)},
+		Ownership:     cloudstack.Ownership{ProjectID: r.id(m.Project)},
+		ClusterExtras: cloudstack.ClusterExtras{NodeTemplates: r.templates(m.NodeTemplates)},
 	})
 	if err == nil {
 		err = env.WaitJob(ref.JobID)
@@ -194,6 +196,18 @@ func (r *officialClusterStandIn) autoscale(ctx context.Context, id string, m off
 		return err
 	}
 	return r.p.env.WaitJob(ref.JobID)
+}
+
+// templates resolves node_templates, sent with the keys as written (the
+// official provider does not change their case).
+func (r *officialClusterStandIn) templates(m types.Map) map[string]string {
+	out := map[string]string{}
+	for role, v := range m.Elements() {
+		if name, ok := v.(types.String); ok {
+			out[role] = r.id(name)
+		}
+	}
+	return out
 }
 
 func (r *officialClusterStandIn) id(v types.String) string {

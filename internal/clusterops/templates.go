@@ -1,0 +1,46 @@
+package clusterops
+
+import (
+	"strings"
+
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/naming"
+)
+
+// NodeTemplates tells the template each node type was created with, as
+// createKubernetesCluster's nodetemplates would have named it: the types
+// whose VMs all run one template other than the cluster's own (templateid,
+// the zone's CKS template, which every type without an entry uses). The
+// keys are CloudStack's node types, CONTROL, WORKER and ETCD. CloudStack
+// does not return nodetemplates, but the VM map carries each VM's
+// templateid (KubernetesClusterManagerImpl.createKubernetesClusterResponse
+// lists the VMs as UserVmResponse), and the VMs of a type are deployed from
+// its template (KubernetesClusterResourceModifierActionWorker). External
+// nodes are the user's own VMs and say nothing about the cluster's templates.
+// Nil when every type uses the cluster's template.
+func NodeTemplates(c *cloudstack.Cluster) map[string]string {
+	byRole := map[naming.Role]string{}
+	mixed := map[naming.Role]bool{}
+	layout := layoutFor(c, "", 0) // roles only: no network, no ports
+	for i, vm := range c.VirtualMachines {
+		role := layout.Nodes[i].Role
+		if vm.IsExternalNode || vm.TemplateID == "" {
+			continue
+		}
+		if seen, ok := byRole[role]; ok && seen != vm.TemplateID {
+			mixed[role] = true
+		}
+		byRole[role] = vm.TemplateID
+	}
+	var out map[string]string
+	for role, template := range byRole {
+		if mixed[role] || template == c.TemplateID {
+			continue
+		}
+		if out == nil {
+			out = map[string]string{}
+		}
+		out[strings.ToUpper(string(role))] = template
+	}
+	return out
+}
