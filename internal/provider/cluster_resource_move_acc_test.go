@@ -48,18 +48,7 @@ func TestMoveFromOfficialProviderKeepsCluster(t *testing.T) {
 		return
 	}
 	env := newSimEnv(t)
-	official := fmt.Sprintf(`
-  zone               = "sim-zone-1"
-  kubernetes_version = "v1.33.13"
-  service_offering   = "cks-medium"
-  size               = 1
-  keypair            = %q
-`, env.Info.Keypair)
-	moved := fmt.Sprintf(`
-  size    = 1
-  keypair = %q
-`, env.Info.Keypair)
-	env.testMove(t, official, moved, plancheck.ResourceActionNoop,
+	env.testMove(t, env.officialByNames(""), env.smallCluster(""), plancheck.ResourceActionNoop,
 		statecheck.ExpectKnownValue("cks_cluster.x", tfjsonpath.New("zone_id"), knownvalue.StringExact(env.Info.ZoneID)),
 		statecheck.ExpectKnownValue("cks_cluster.x", tfjsonpath.New("node_root_disk_size"), knownvalue.Null()),
 		statecheck.ExpectKnownValue("cks_cluster.x", tfjsonpath.New("autoscaling"), knownvalue.Null()),
@@ -75,19 +64,8 @@ func TestMoveFromOfficialProviderKeepsProjectCluster(t *testing.T) {
 		return
 	}
 	env := newSimEnv(t)
-	official := fmt.Sprintf(`
-  zone               = "sim-zone-1"
-  kubernetes_version = "v1.33.13"
-  service_offering   = "cks-medium"
-  project            = "cks-project"
-  size               = 1
-  keypair            = %q
-`, env.Info.Keypair)
-	moved := fmt.Sprintf(`
-  project_id = %q
-  size       = 1
-  keypair    = %q
-`, env.Info.ProjectID, env.Info.Keypair)
+	official := env.officialByNames(`  project = "cks-project"`)
+	moved := env.smallCluster(fmt.Sprintf("  project_id = %q", env.Info.ProjectID))
 	env.testMove(t, official, moved, plancheck.ResourceActionNoop,
 		statecheck.ExpectKnownValue("cks_cluster.x", tfjsonpath.New("project_id"), knownvalue.StringExact(env.Info.ProjectID)),
 	)
@@ -102,19 +80,8 @@ func TestMoveFromOfficialProviderReadsTemplatesGivenByName(t *testing.T) {
 		return
 	}
 	env := newSimEnv(t)
-	official := fmt.Sprintf(`
-  zone               = "sim-zone-1"
-  kubernetes_version = "v1.33.13"
-  service_offering   = "cks-medium"
-  size               = 1
-  keypair            = %q
-  node_templates     = { worker = "CKS node template (KVM)" }
-`, env.Info.Keypair)
-	moved := fmt.Sprintf(`
-  size           = 1
-  keypair        = %q
-  node_templates = { WORKER = %q }
-`, env.Info.Keypair, env.Info.NodeTemplateID)
+	official := env.officialByNames(`  node_templates = { worker = "CKS node template (KVM)" }`)
+	moved := env.smallCluster(fmt.Sprintf("  node_templates = { WORKER = %q }", env.Info.NodeTemplateID))
 	env.testMove(t, official, moved, plancheck.ResourceActionNoop,
 		statecheck.ExpectKnownValue("cks_cluster.x", tfjsonpath.New("node_templates"), knownvalue.MapExact(map[string]knownvalue.Check{
 			"WORKER": knownvalue.StringExact(env.Info.NodeTemplateID),
@@ -184,6 +151,30 @@ func TestMoveFromOfficialProviderConvertsEtcdRules(t *testing.T) {
 		statecheck.ExpectKnownValue("cks_cluster.x", tfjsonpath.New("ssh_rules_in_sync"), knownvalue.Bool(true)),
 		statecheck.ExpectKnownValue("cks_cluster.x", tfjsonpath.New("nodes"), knownvalue.ListSizeExact(5)),
 	)
+}
+
+// officialByNames is the body of a one-worker official cluster that names
+// its zone, version and offering, as the official provider allows, plus
+// extra lines.
+func (e *simEnv) officialByNames(extra string) string {
+	return fmt.Sprintf(`
+  zone               = "sim-zone-1"
+  kubernetes_version = "v1.33.13"
+  service_offering   = "cks-medium"
+  size               = 1
+  keypair            = %q
+%s
+`, e.Info.Keypair, extra)
+}
+
+// smallCluster is the body of the cks_cluster a one-worker cluster moves
+// to, plus extra lines.
+func (e *simEnv) smallCluster(extra string) string {
+	return fmt.Sprintf(`
+  size    = 1
+  keypair = %q
+%s
+`, e.Info.Keypair, extra)
 }
 
 // testMove creates cloudstack_kubernetes_cluster.x with the official body,
