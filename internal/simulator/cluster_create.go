@@ -86,7 +86,7 @@ func (s *Simulator) runCreate(jr *jobRun, c *cluster, who *caller) (any, *apiErr
 	if err := w.setupNetworkRules(n, ip); err != nil {
 		return nil, err
 	}
-	if err := w.awaitKubernetes(ip); err != nil {
+	if err := w.awaitKubernetes(); err != nil {
 		return nil, err
 	}
 	s.transit(c, evOperationSucceeded)
@@ -161,6 +161,12 @@ func (w *createWorker) setupNetworkRules(n *network, ip *publicIP) *apiError {
 	if err := jr.step("network-rules"); err != nil {
 		return w.fail(err, evCreateFailed, fmt.Sprintf("Failed to setup Kubernetes cluster : %s, unable to setup network rules", c.name))
 	}
+	if isDirectAccess(n) {
+		// setupKubernetesClusterNetworkRules and
+		// setupKubernetesEtcdNetworkRules add nothing on a directly
+		// accessed network.
+		return w.directEndpoint()
+	}
 	if err := s.setupClusterNetworkRules(c, n, ip); err != nil {
 		s.logf("setup network rules of %s: %v", c.name, err)
 		return w.fail(nil, evCreateFailed, fmt.Sprintf("Failed to setup Kubernetes cluster : %s, unable to setup network rules", c.name))
@@ -182,12 +188,16 @@ func (w *createWorker) setupNetworkRules(n *network, ip *publicIP) *apiError {
 // awaitKubernetes waits for the API to answer and every node to be Ready,
 // then reads the kubeconfig and checks the dashboard; a failure from the
 // kubeconfig step on leaves the cluster in Alert rather than Error.
-func (w *createWorker) awaitKubernetes(ip *publicIP) *apiError {
+func (w *createWorker) awaitKubernetes() *apiError {
 	s, c, jr := w.s, w.c, w.jr
 	if err := jr.step("api"); err != nil {
 		return w.fail(err, evCreateFailed, w.unusable("access control node VMs of the cluster"))
 	}
-	if err := s.ep.AddCluster(c.id, ip.address); err != nil {
+	server, ok := s.clusterServer(c)
+	if !ok {
+		return w.fail(nil, evCreateFailed, fmt.Sprintf("Failed to start Kubernetes cluster : %s as no public IP found for the cluster", c.name))
+	}
+	if err := s.ep.AddCluster(c.id, server.address); err != nil {
 		s.logf("Kubernetes API of %s: %v", c.name, err)
 		return w.fail(nil, evCreateFailed, w.unusable("access control node VMs of the cluster"))
 	}
@@ -209,10 +219,13 @@ func (w *createWorker) awaitKubernetes(ip *publicIP) *apiError {
 	return nil
 }
 
-// acquireClusterIP returns the address the cluster is reached at: the
-// network's source NAT IP, or for a VPC tier a new VPC public IP stored as
+// acquireClusterIP returns the address the cluster is reached at: none on
+// a directly accessed network, the network's source NAT IP, or for a VPC tier a new VPC public IP stored as
 // the cluster detail publicipid.
 func (s *Simulator) acquireClusterIP(c *cluster, n *network) (*publicIP, error) {
+	if isDirectAccess(n) {
+		return nil, nil // no public IP: the nodes are reached directly
+	}
 	if !isVPCTier(n) {
 		if ip := s.st.sourceNatIP(n.id); ip != nil {
 			return ip, nil

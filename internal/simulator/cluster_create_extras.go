@@ -62,9 +62,11 @@ func (s *Simulator) validateExtras(req *createRequest) *apiError {
 		if req.network == nil {
 			return internalError("externalloadbalanceripaddress parameter must be specified along with networkid parameter")
 		}
-		// Only a shared, non-ROUTED network takes one; the simulator has
-		// isolated networks and VPC tiers only, so this always refuses.
-		return internalError("externalloadbalanceripaddress parameter must be specified when network type is not Shared or is ROUTED network")
+		// Only a Shared, non-ROUTED network takes one (the simulator models
+		// no ROUTED networks).
+		if req.network.netType != netTypeShared {
+			return internalError("externalloadbalanceripaddress parameter must be specified when network type is not Shared or is ROUTED network")
+		}
 	}
 	if !s.opts.ExperimentalFeatures && (e.dockerURL != "" || e.dockerUser != "" || e.dockerPassword != "") {
 		return internalError("Private registry for the Kubernetes cluster is an experimental feature. " +
@@ -153,6 +155,11 @@ func storeExtras(cl *cluster, req *createRequest) {
 		cl.asNumber = &n
 	}
 	cl.dockerURL, cl.dockerUser, cl.dockerPassword = e.dockerURL, e.dockerUser, e.dockerPassword
+	// addKubernetesClusterDetails keeps the address only on a directly
+	// accessed network (or for an ExternalManaged cluster).
+	if isDirectAccess(req.network) {
+		cl.externalLBIP = e.externalLBIP
+	}
 }
 
 // dumpTemplates keys the node templates by the upper-case node type, as

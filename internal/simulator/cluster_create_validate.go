@@ -166,6 +166,9 @@ func (s *Simulator) validateCreate(req *createRequest) *apiError {
 // cluster per network, and free API/SSH ports on its source NAT IP.
 func (s *Simulator) validateClusterNetwork(req *createRequest) *apiError {
 	n := req.network
+	if isDirectAccess(n) {
+		return validateDirectNetwork(req)
+	}
 	if n.accountID != req.owner.id {
 		return internalError("Network ID: %s does not belong to the owner of the Kubernetes cluster", n.id)
 	}

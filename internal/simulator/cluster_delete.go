@@ -123,6 +123,10 @@ func (s *Simulator) cleanupClusterNetwork(c *cluster, n *network, vmIDs []string
 	case n == nil || n.removed:
 	case c.networkCleanup:
 		s.destroyNetwork(n)
+	case isDirectAccess(n):
+		// KubernetesClusterDestroyWorker: no rules to delete; only the
+		// simulator's stand-in for the external load balancer goes.
+		s.closeExternalLB(c)
 	case isVPCTier(n):
 		s.deleteVPCClusterRules(c, vmIDs)
 	default:

@@ -260,6 +260,9 @@ func (s *Simulator) removePortForwardingRules(n *network, start, end int) {
 // catch.
 func (s *Simulator) scaleNetworkRules(c *cluster) error {
 	n := s.st.network(c.networkID)
+	if isDirectAccess(n) {
+		return nil // scaleKubernetesClusterNetworkRules: no rules on a directly accessed network
+	}
 	ip := s.clusterIP(c)
 	if n == nil || ip == nil {
 		return serverErr("No source NAT IP addresses found for network : %s, Kubernetes cluster : %s", c.networkID, c.name)
@@ -291,6 +294,9 @@ func (s *Simulator) scaleNetworkRules(c *cluster) error {
 // the cluster IP at 2222 to port 22 of a running control VM (only control
 // nodes hold the admin kubeconfig).
 func (s *Simulator) controlSSHReachable(c *cluster) bool {
+	if isDirectAccess(s.st.network(c.networkID)) {
+		return s.directControlTarget(c) != nil
+	}
 	ip := s.clusterIP(c)
 	if ip == nil {
 		return false
@@ -333,6 +339,9 @@ func (s *Simulator) readyNodeCount(c *cluster) int {
 func (s *Simulator) apiReachable(c *cluster) bool {
 	ip := s.clusterIP(c)
 	n := s.st.network(c.networkID)
+	if isDirectAccess(n) {
+		return s.directAPIReachable(c)
+	}
 	if ip == nil || n == nil || c.endpoint == "" {
 		return false
 	}

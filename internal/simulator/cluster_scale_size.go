@@ -37,7 +37,7 @@ func (w *scaleWorker) scaleSize(role nodeRole) *apiError {
 		w.updateEntry(w.clusterSize, role, w.offerings[role], false, false)
 		return nil
 	}
-	if s.clusterIP(c) == nil {
+	if _, ok := s.clusterServer(c); !ok {
 		return w.failIfScaling("Scaling failed for Kubernetes cluster : %s, unable to retrieve associated public IP", c.name)
 	}
 	var err *apiError

@@ -53,15 +53,15 @@ func (s *Simulator) runStart(jr *jobRun, c *cluster, who *caller) (any, *apiErro
 	if c.endpoint == "" {
 		return fail(nil, fmt.Sprintf("Kubernetes cluster : %s has invalid API endpoint. Can not verify if cluster is in ready state", c.name))
 	}
-	ip := s.clusterIP(c)
-	if ip == nil {
+	server, ok := s.clusterServer(c)
+	if !ok {
 		return fail(nil, fmt.Sprintf("Failed to start Kubernetes cluster : %s as no public IP found for the cluster", c.name))
 	}
 	unusable := fmt.Sprintf("Failed to start Kubernetes cluster : %s in usable state", c.name)
 	if err := jr.step("api"); err != nil {
 		return fail(err, unusable)
 	}
-	if err := s.ep.AddCluster(c.id, ip.address); err != nil {
+	if err := s.ep.AddCluster(c.id, server.address); err != nil {
 		s.logf("Kubernetes API of %s: %v", c.name, err)
 		return fail(nil, unusable)
 	}

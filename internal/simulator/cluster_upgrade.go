@@ -93,8 +93,8 @@ func (s *Simulator) runUpgrade(jr *jobRun, c *cluster, target *k8sVersion, who *
 	if err := canUpgrade(current.semver, target.semver); err != nil {
 		return nil, internalError("%s", err.Error())
 	}
-	ip := s.clusterIP(c)
-	if ip == nil {
+	server, ok := s.clusterServer(c)
+	if !ok {
 		return nil, internalError("Upgrade failed for Kubernetes cluster: %s, unable to retrieve associated public IP", s.clusterString(c))
 	}
 	vms, rows := s.clusterVMs(c)
@@ -124,7 +124,7 @@ func (s *Simulator) runUpgrade(jr *jobRun, c *cluster, target *k8sVersion, who *
 			return fail(nil, prefix+"unable to drain Kubernetes node on VM : "+v.name)
 		}
 		// runInstallScriptOnVM: scp and ssh to the cluster IP, port 2222+i.
-		reached := s.sshForwardTarget(ip, nodesStartSSHPort+i)
+		reached := s.nodeSSHTarget(server, v, i)
 		if reached == nil {
 			return fail(nil, prefix+"unable to upgrade Kubernetes node on VM : "+v.name)
 		}

@@ -19,7 +19,7 @@ func cmdListNetworks(s *Simulator, c *caller, p params) (map[string]any, *apiErr
 	for _, n := range s.st.networks {
 		switch {
 		case n.removed,
-			filter.excludes(n, n.accountID),
+			s.networkHidden(filter, n),
 			vp != nil && n.vpcID != vp.id,
 			forVPCGiven && forVPC != (n.vpcID != ""),
 			p.has("type") && !strings.EqualFold(p.str("type"), n.netType),
@@ -79,8 +79,29 @@ func (s *Simulator) renderNetwork(n *network) map[string]any {
 			out["aclname"] = acl.name
 		}
 	}
+	if n.netType == netTypeShared {
+		s.sharedNetworkFields(out)
+		return out
+	}
 	s.ownerFields(out, n.accountID)
 	return out
+}
+
+// networkHidden: a Shared network is domain-wide (acltype Domain), listed to
+// every account of the ROOT domain; others go by their owner.
+func (s *Simulator) networkHidden(filter listFilter[network], n *network) bool {
+	if n.netType == netTypeShared {
+		return filter.byID != nil && filter.byID != n
+	}
+	return filter.excludes(n, n.accountID)
+}
+
+func (s *Simulator) sharedNetworkFields(out map[string]any) {
+	out["acltype"] = "Domain"
+	out["specifyipranges"] = true
+	if d := s.st.domain(s.st.seedIDs.rootDomain); d != nil {
+		out["domainid"], out["domain"], out["domainpath"] = d.id, d.name, d.path
+	}
 }
 
 func cmdListPublicIPAddresses(s *Simulator, c *caller, p params) (map[string]any, *apiError) {

@@ -79,7 +79,7 @@ func TestConformanceCatalog(t *testing.T) {
 		t.Fatalf("tenant listKubernetesSupportedVersions: %+v %v", tenantVers, err)
 	}
 	nets, err := cs.Network.ListNetworks(cs.Network.NewListNetworksParams())
-	if err != nil || nets.Count != 3 {
+	if err != nil || nets.Count != 4 { // isolated, two VPC tiers, shared
 		t.Fatalf("listNetworks: %+v %v", nets, err)
 	}
 	ips, err := cs.Address.ListPublicIpAddresses(cs.Address.NewListPublicIpAddressesParams())

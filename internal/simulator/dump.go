@@ -45,6 +45,7 @@ type DumpCluster struct {
 	CNIConfigDetails       map[string]string `json:"cni_config_details,omitempty"`
 	ASNumber               *int64            `json:"as_number,omitempty"`
 	DockerRegistryURL      string            `json:"docker_registry_url,omitempty"`
+	ExternalLoadBalancerIP string            `json:"external_load_balancer_ip,omitempty"`
 	DockerRegistryUsername string            `json:"docker_registry_username,omitempty"`
 	DockerRegistryPassword bool              `json:"docker_registry_password_set"`
 	CSIEnabled             bool              `json:"csi_enabled"`
@@ -160,6 +161,7 @@ func (s *Simulator) dumpState() DumpState {
 			NetworkCleanup: c.networkCleanup, HasKubeconfig: c.kubeconfig != "", Removed: c.removed, GC: c.gc,
 			NodeTemplates: dumpTemplates(c.nodeTemplates), CNIConfigurationID: c.cniConfigID, CNIConfigDetails: c.cniDetails,
 			ASNumber: c.asNumber, DockerRegistryURL: c.dockerURL, DockerRegistryUsername: c.dockerUser,
+			ExternalLoadBalancerIP: c.externalLBIP,
 			DockerRegistryPassword: c.dockerPassword != "", CSIEnabled: c.csiEnabled})
 	}
 	for _, r := range st.vmMap {

@@ -125,10 +125,14 @@ func (s *Simulator) openForward(r *rule) {
 	if ip == nil || v == nil {
 		return
 	}
-	t := endpoints.Target{ClusterID: v.clusterID, VMID: v.id, VMName: v.name, Control: v.role == roleControl}
-	if err := s.ep.OpenForward(ip.address, r.start, t); err != nil {
+	if err := s.ep.OpenForward(ip.address, r.start, s.sshTarget(v)); err != nil {
 		s.logf("open SSH forward %s:%d: %v", ip.address, r.start, err)
 	}
+}
+
+// sshTarget is the node an SSH endpoint leads to.
+func (s *Simulator) sshTarget(v *vm) endpoints.Target {
+	return endpoints.Target{ClusterID: v.clusterID, VMID: v.id, VMName: v.name, Control: v.role == roleControl}
 }
 
 // closeForward stops the SSH endpoint of a port-forwarding rule. Callers

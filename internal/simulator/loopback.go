@@ -96,6 +96,15 @@ func aliasError(err error) error {
 		err, aliasBlocks-1, aliasCommand)
 }
 
+// sharedBlockSeed derives the Shared network block's generator seed; 0
+// (random) stays random.
+func sharedBlockSeed(seed uint64) uint64 {
+	if seed == 0 {
+		return 0
+	}
+	return seed ^ 0x5368617265644e74
+}
+
 func (b *ipBlock) release() {
 	if b.sentinel != nil {
 		_ = b.sentinel.Close()

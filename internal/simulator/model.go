@@ -142,15 +142,18 @@ type network struct {
 	zoneID      string
 	offeringID  string
 	accountID   string
-	netType     string // Isolated
+	netType     string // Isolated or Shared
 	vpcID       string
 	aclID       string
 	state       string
 	cidr        string // 10.1.N.0/24 by default, see Options.GuestCIDRPrefix
 	gateway     string
 	inUse       map[netip.Addr]bool // guest addresses held by non-expunged VMs
-	created     time.Time
-	removed     bool
+	// ipRange is a Shared network's guest IP range (its VLAN IP range);
+	// invalid on isolated networks, which hand out their whole CIDR.
+	ipRange ipRange
+	created time.Time
+	removed bool
 }
 
 type publicIP struct {
@@ -267,11 +270,14 @@ type cluster struct {
 	dockerURL      string
 	dockerUser     string
 	dockerPassword string // detail with display=false; never dumped or rendered
-	rootDiskSize   int64
-	hypervisor     string
-	cores, memory  int64
-	gc             bool
-	removed        bool
+	// externalLBIP is the detail externalloadbalanceripaddress, stored only
+	// on a directly accessed network; never returned.
+	externalLBIP  string
+	rootDiskSize  int64
+	hypervisor    string
+	cores, memory int64
+	gc            bool
+	removed       bool
 }
 
 type mapRow struct {
@@ -400,6 +406,8 @@ type seedIDs struct {
 	systemVMTemplate  string
 	nodeTemplate      string
 	cniConfig         string
+	sharedNetwork     string
+	sharedOffering    string
 	guestOS           string
 	versions          map[string]string
 	disabledVersions  map[string]string

@@ -90,6 +90,9 @@ func (s *Simulator) allocPrivateIP(n *network) (string, *apiError) {
 	}
 	gateway := guest.Addr().Next()
 	for a := gateway.Next(); guest.Contains(a) && guest.Contains(a.Next()); a = a.Next() {
+		if n.ipRange.valid() && !n.ipRange.contains(a) {
+			continue // a Shared network hands out its IP range only
+		}
 		if !n.inUse[a] {
 			n.inUse[a] = true
 			return a.String(), nil

@@ -183,7 +183,7 @@ func (s *Simulator) clusterVMsInDesiredState(c *cluster, state string) (bool, er
 func (s *Simulator) reconcileAlertCluster(c *cluster) bool {
 	want := expectedMapSize(c)
 	rows := s.st.mapRows(c.id)
-	if len(rows) == 0 || len(rows) != want || s.clusterIP(c) == nil {
+	if _, ok := s.clusterServer(c); len(rows) == 0 || len(rows) != want || !ok {
 		return false
 	}
 	if !s.controlSSHReachable(c) {

@@ -137,6 +137,7 @@ func (s *Simulator) seed() {
 	cni := &userData{internalID: st.nextID("userdata"), id: s.newUUID(), name: cniConfigName, accountID: ids.adminAccount}
 	st.userData = append(st.userData, cni)
 	ids.cniConfig = cni.id
+	s.seedSharedNetwork(z.id)
 }
 
 func (s *Simulator) seedAccount(name string, accountType int, roleType string) *account {
@@ -197,6 +198,8 @@ func (s *Simulator) infoLocked(apiURL, adminURL, keyFile string) Info {
 		PublicIPBlock:              s.block.cidr(),
 		NodeTemplateID:             ids.nodeTemplate,
 		CNIConfigurationID:         ids.cniConfig,
+		SharedNetworkID:            ids.sharedNetwork,
+		SharedNetworkCIDR:          s.sharedBlock.cidr(),
 	}
 }
 

@@ -94,6 +94,11 @@ type Info struct {
 	NodeTemplateID string `json:"node_template_id"`
 	// CNIConfigurationID is a registered CNI configuration (user data).
 	CNIConfigurationID string `json:"cni_configuration_id"`
+	// SharedNetworkID is a zone-wide Shared network whose VMs CKS reaches
+	// directly; SharedNetworkCIDR is its loopback /24. Its guest IP range
+	// is .2-.199, so .200-.253 are free for external_load_balancer_ip.
+	SharedNetworkID   string `json:"shared_network_id"`
+	SharedNetworkCIDR string `json:"shared_network_cidr"`
 }
 
 // Simulator is one simulated CloudStack management server.
@@ -116,10 +121,12 @@ type Simulator struct {
 	view        atomic.Pointer[endpointView]
 	ep          netEndpoints
 
-	block   ipBlock
-	keyPriv ed25519.PrivateKey
-	keyPub  ssh.PublicKey
-	keyPEM  []byte
+	block ipBlock
+	// sharedBlock is the loopback /24 of the Shared network's guest range.
+	sharedBlock ipBlock
+	keyPriv     ed25519.PrivateKey
+	keyPub      ssh.PublicKey
+	keyPEM      []byte
 
 	faults   *faults
 	counters *callCounters
@@ -185,8 +192,16 @@ func New(opts Options) (*Simulator, error) {
 		return nil, err
 	}
 	s.block = block
+	// Its own generator, so that the ids drawn from rng keep their values.
+	shared, err := reserveIPBlock(newRNG(sharedBlockSeed(opts.Seed)))
+	if err != nil {
+		block.release()
+		return nil, err
+	}
+	s.sharedBlock = shared
 	if err := s.generateKeyPair(); err != nil {
 		block.release()
+		shared.release()
 		return nil, err
 	}
 	s.ep = newEndpoints(endpointSource{s})
@@ -281,6 +296,7 @@ func (s *Simulator) Close() error {
 		s.bg.Wait()
 		s.ep.Close()
 		s.block.release()
+		s.sharedBlock.release()
 	})
 	return nil
 }

@@ -32,6 +32,7 @@ func (s *Simulator) createNodeVM(c *cluster, role nodeRole, name, offeringID str
 		v.kubelet = true
 		s.registerNode(c.id, v, s.versionSemverOf(c))
 	}
+	s.openDirectSSH(v)
 	return v, nil
 }
 
@@ -99,6 +100,7 @@ func (s *Simulator) setVMState(v *vm, state string) {
 func (s *Simulator) expungeVM(v *vm) {
 	if !v.expunged {
 		defer s.releasePrivateIP(v) // once: the address may be someone else's later
+		s.closeDirectSSH(v)
 	}
 	s.setVMState(v, vmDestroyed)
 	s.setVMState(v, vmExpunging)
