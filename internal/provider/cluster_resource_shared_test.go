@@ -3,6 +3,8 @@ package provider
 import (
 	"fmt"
 	"net/netip"
+	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
@@ -13,29 +15,55 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 )
 
-// TestAccCluster_sharedNetworkWithExternalLB creates a cluster on the
-// simulator's Shared network behind an external load balancer address:
-// no public IP, no rules, nodes reached directly (ssh_port null), the
-// endpoint on the load balancer, drift in sync through the kubeconfig, a
-// scale 1 -> 2 -> 1 with no rule changes, import, and a clean destroy.
-func TestAccCluster_sharedNetworkWithExternalLB(t *testing.T) {
+// TestAccCluster_sharedNetwork creates clusters on the simulator's Shared
+// network, behind an external load balancer address and without one: no
+// public IP, no rules, nodes reached directly (ssh_port null), the endpoint
+// on the load balancer or else on the first VM, drift in sync through the
+// kubeconfig and over SSH (where CloudStack reaches the cluster: the load
+// balancer's 2222, else the first VM's 22), a scale 1 -> 2 -> 1 with no rule
+// changes, import, and a clean destroy.
+func TestAccCluster_sharedNetwork(t *testing.T) {
 	t.Parallel()
+	for _, withLB := range []bool{true, false} {
+		name := map[bool]string{true: "behind an external load balancer", false: "reached on the first VM"}[withLB]
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			testSharedNetworkCluster(t, withLB)
+		})
+	}
+}
+
+func testSharedNetworkCluster(t *testing.T, withLB bool) {
 	env := newSimEnv(t)
-	prefix := netip.MustParsePrefix(env.Info.SharedNetworkCIDR).Addr().As4()
-	prefix[3] = 201 // outside the network's guest IP range (.2-.199)
-	lb := netip.AddrFrom4(prefix).String()
+	lbLine, lb := "", ""
+	if withLB {
+		prefix := netip.MustParsePrefix(env.Info.SharedNetworkCIDR).Addr().As4()
+		prefix[3] = 201 // outside the network's guest IP range (.2-.199)
+		lb = netip.AddrFrom4(prefix).String()
+		lbLine = fmt.Sprintf("external_load_balancer_ip = %q", lb)
+	}
 	config := func(size int) string {
 		return env.clusterHCL("shared", fmt.Sprintf(`
-  kubernetes_version_id     = %q
-  size                      = %d
-  network_id                = %q
-  external_load_balancer_ip = %q
+  kubernetes_version_id = %q
+  size                  = %d
+  network_id            = %q
+  keypair               = %q
+  %s
 }
 
 data "cks_cluster_drift" "test" {
   cluster_id  = cks_cluster.test.id
   node_source = "kubeconfig"
-`, env.VersionID("1.33.13"), size, env.Info.SharedNetworkID, lb))
+}
+
+data "cks_cluster_drift" "ssh" {
+  cluster_id  = cks_cluster.test.id
+  node_source = "ssh"
+  ssh = {
+    private_key_file         = %q
+    insecure_ignore_host_key = true
+  }
+`, env.VersionID("1.33.13"), size, env.Info.SharedNetworkID, env.Info.Keypair, lbLine, env.KeyFile))
 	}
 	noRules := func(*terraform.State) error {
 		if d := env.Sim.DumpState(); len(d.Rules) != 0 {
@@ -43,14 +71,22 @@ data "cks_cluster_drift" "test" {
 		}
 		return nil
 	}
+	var endpoint knownvalue.Check = knownvalue.StringRegexp(regexp.MustCompile(`^https://` + regexp.QuoteMeta(
+		strings.TrimSuffix(env.Info.SharedNetworkCIDR, "0/24")) + `\d+:6443/$`))
+	var lbValue knownvalue.Check = knownvalue.Null()
+	if withLB {
+		endpoint, lbValue = knownvalue.StringExact("https://"+lb+":6443/"), knownvalue.StringExact(lb)
+	}
 	checks := func(nodes int) []statecheck.StateCheck {
 		out := []statecheck.StateCheck{
-			statecheck.ExpectKnownValue(clusterAddr, tfjsonpath.New("endpoint"), knownvalue.StringExact("https://"+lb+":6443/")),
+			statecheck.ExpectKnownValue(clusterAddr, tfjsonpath.New("endpoint"), endpoint),
 			statecheck.ExpectKnownValue(clusterAddr, tfjsonpath.New("ip_address_id"), knownvalue.Null()),
-			statecheck.ExpectKnownValue(clusterAddr, tfjsonpath.New("external_load_balancer_ip"), knownvalue.StringExact(lb)),
+			statecheck.ExpectKnownValue(clusterAddr, tfjsonpath.New("external_load_balancer_ip"), lbValue),
 			statecheck.ExpectKnownValue(clusterAddr, tfjsonpath.New("ssh_rules_in_sync"), knownvalue.Bool(true)),
 			statecheck.ExpectKnownValue(clusterAddr, tfjsonpath.New("nodes"), knownvalue.ListSizeExact(nodes)),
 			statecheck.ExpectKnownValue("data.cks_cluster_drift.test", tfjsonpath.New("in_sync"), knownvalue.Bool(true)),
+			statecheck.ExpectKnownValue("data.cks_cluster_drift.ssh", tfjsonpath.New("in_sync"), knownvalue.Bool(true)),
+			statecheck.ExpectKnownValue("data.cks_cluster_drift.ssh", tfjsonpath.New("nodes_checked"), knownvalue.Bool(true)),
 		}
 		for i := range nodes {
 			// Direct access: CKS gives no public SSH port; each node is
