@@ -68,18 +68,23 @@ func knownStringMap(m types.Map) map[string]string {
 	return out
 }
 
-// adoptImported fills in, on the first read after an import, the node
-// templates the VM map shows (clusterops.NodeTemplates): CloudStack does not
-// return nodetemplates, and without them a configuration that sets them
-// would plan a change right after the import. Later reads keep the
-// configured value, as for the other inputs CloudStack does not return.
-func adoptImported(ctx context.Context, m *clusterResourceModel, c *cloudstack.Cluster, prior, next privateState) diag.Diagnostics {
+// adoptImported fills in, on the first read after an import or a move,
+// the inputs CloudStack does not return but the cluster shows: the node
+// templates from the VM map's templates, and the external load balancer
+// address from the endpoint of a cluster on a Shared network. Without them
+// a configuration that sets them would plan a change right after the
+// import. Later reads keep the configured values, as for the other inputs
+// CloudStack does not return.
+func adoptImported(ctx context.Context, m *clusterResourceModel, obs *clusterops.Observation, prior, next privateState) diag.Diagnostics {
 	raw, diags := prior.GetKey(ctx, privateImported)
 	if len(raw) == 0 {
 		return diags
 	}
 	if m.NodeTemplates.IsNull() {
-		m.NodeTemplates = stringMapOrNull(clusterops.NodeTemplates(c))
+		m.NodeTemplates = stringMapOrNull(clusterops.NodeTemplates(&obs.Cluster))
+	}
+	if m.ExternalLoadBalancerIP.IsNull() {
+		m.ExternalLoadBalancerIP = stringOrNull(clusterops.ExternalLoadBalancerIP(&obs.Cluster, obs.Network))
 	}
 	diags.Append(next.SetKey(ctx, privateImported, nil)...)
 	return diags

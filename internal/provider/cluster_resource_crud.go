@@ -76,7 +76,7 @@ func (r *clusterResource) Read(ctx context.Context, req resource.ReadRequest, re
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	resp.Diagnostics.Append(adoptImported(ctx, &state, &obs.Cluster, req.Private, resp.Private)...)
+	resp.Diagnostics.Append(adoptImported(ctx, &state, obs, req.Private, resp.Private)...)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 }
 

@@ -127,7 +127,10 @@ func clusterExtraAttributes() map[string]schema.Attribute {
 			Optional: true,
 			MarkdownDescription: "IPv4 or IPv6 address of an external load balancer in front of the control nodes, for a " +
 				"cluster with more than one control node on a shared network (which CloudStack requires then). Needs " +
-				"`network_id`; CloudStack refuses it on isolated networks, VPC tiers, ROUTED networks and NSX zones." + notReturned,
+				"`network_id`; CloudStack refuses it on isolated networks, VPC tiers, ROUTED networks and NSX zones. CloudStack " +
+				"does not return it; a refresh keeps the configured value, and an import reads it from the cluster's endpoint " +
+				"(on a Shared network the endpoint is this address when one was given, else the first node's own). " +
+				"Changing it replaces the cluster.",
 			Validators: []validator.String{ipAddress{}, stringvalidator.AlsoRequires(path.MatchRoot("network_id"))},
 			PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplaceIf(replaceStringUnlessImported,
 				replaceUnlessImportedDescription, replaceUnlessImportedDescription)},

@@ -1,10 +1,13 @@
 package clusterops
 
 import (
+	"net/netip"
+	"net/url"
 	"strings"
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/naming"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/rules"
 )
 
 // NodeTemplates tells the template each node type was created with, as
@@ -43,4 +46,32 @@ func NodeTemplates(c *cloudstack.Cluster) map[string]string {
 		out[strings.ToUpper(string(role))] = template
 	}
 	return out
+}
+
+// ExternalLoadBalancerIP tells the external load balancer address a cluster
+// on a Shared network was created with, which CloudStack keeps as a detail
+// and never returns. There the endpoint is that address when one was given,
+// else the first VM's own (KubernetesClusterActionWorker
+// .getKubernetesClusterServerIpSshPort, KubernetesClusterStartWorker
+// .updateKubernetesClusterEntryEndpoint), so an endpoint host that is no
+// VM's address is the load balancer's. "" when there is none or it cannot
+// be told.
+func ExternalLoadBalancerIP(c *cloudstack.Cluster, network rules.NetworkKind) string {
+	if network != rules.NetworkDirect || c.Endpoint == "" {
+		return ""
+	}
+	u, err := url.Parse(c.Endpoint)
+	if err != nil {
+		return ""
+	}
+	host, err := netip.ParseAddr(u.Hostname())
+	if err != nil {
+		return ""
+	}
+	for _, vm := range c.VirtualMachines {
+		if vmAddr, err := netip.ParseAddr(vm.IPAddress); err == nil && vmAddr == host {
+			return ""
+		}
+	}
+	return host.String()
 }
