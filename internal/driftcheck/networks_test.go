@@ -2,6 +2,7 @@ package driftcheck
 
 import (
 	"maps"
+	"slices"
 	"strings"
 	"testing"
 
@@ -77,14 +78,19 @@ func TestSSHAddressFollowsTheNetworkType(t *testing.T) {
 		{"isolated: source NAT IP", cloudstack.Cluster{IPAddress: "192.0.2.10", Endpoint: "https://192.0.2.10:6443/"}, "192.0.2.10", 2222},
 		{"VPC: the cluster's own IP from the endpoint", cloudstack.Cluster{Endpoint: "https://192.0.2.20:6443/"}, "192.0.2.20", 2222},
 		{"shared: control node 1 directly", cloudstack.Cluster{Endpoint: "https://10.0.0.6:6443/"}, "10.0.0.6", 22},
+		{"shared: the VM the endpoint names", cloudstack.Cluster{Endpoint: "https://10.0.0.5:6443/"}, "10.0.0.5", 22},
 		{"shared before the endpoint is set", cloudstack.Cluster{}, "10.0.0.6", 22},
 	}
-	for _, tc := range cases {
-		cl := tc.cluster
-		cl.Name, cl.EtcdNodes, cl.VirtualMachines = "c", 1, vms
-		host, port := sshAddress(&cl)
-		if host != tc.wantHost || port != tc.wantPort {
-			t.Errorf("%s: %s:%d, want %s:%d", tc.name, host, port, tc.wantHost, tc.wantPort)
+	// The API guarantees no order for the VM map: every order gives the
+	// same address.
+	for _, order := range [][]cloudstack.ClusterVM{vms, reversed(vms)} {
+		for _, tc := range cases {
+			cl := tc.cluster
+			cl.Name, cl.EtcdNodes, cl.VirtualMachines = "c", 1, order
+			host, port := sshAddress(&cl)
+			if host != tc.wantHost || port != tc.wantPort {
+				t.Errorf("%s (%s first): %s:%d, want %s:%d", tc.name, order[0].Name, host, port, tc.wantHost, tc.wantPort)
+			}
 		}
 	}
 	if host, _ := sshAddress(&cloudstack.Cluster{}); host != "" {
@@ -113,4 +119,10 @@ func TestCheckManyMixesNetworkTypes(t *testing.T) {
 	if !maps.Equal(st.CloudStackCalls, want) {
 		t.Fatalf("calls %v, want %v", st.CloudStackCalls, want)
 	}
+}
+
+func reversed[T any](s []T) []T {
+	out := slices.Clone(s)
+	slices.Reverse(out)
+	return out
 }
