@@ -135,20 +135,19 @@ func (p *lossyProxy) handle(w http.ResponseWriter, r *http.Request) {
 	if rw := p.rewrite.Load(); rw != nil && strings.EqualFold(command, rw.command) {
 		rec := httptest.NewRecorder()
 		rp.ServeHTTP(rec, r)
-		for k, v := range rec.Header() {
-			if !strings.EqualFold(k, "Content-Length") {
-				w.Header()[k] = v
-			}
-		}
-		w.WriteHeader(rec.Code)
-		_, _ = w.Write(rw.rewrite(rec.Body.Bytes()))
+		writeRecorded(w, rec, rw.rewrite(rec.Body.Bytes()))
 		return
 	}
 	if strings.EqualFold(command, "listKubernetesClusters") && p.refuse.CompareAndSwap(true, false) {
-		rp.ServeHTTP(w, r)
+		// The listener closes before the answer goes out, so the client
+		// cannot dial the create while it is still open (the kernel would
+		// accept that connection, then reset it).
+		rec := httptest.NewRecorder()
+		rp.ServeHTTP(rec, r)
 		p.mu.Lock()
 		_ = p.ln.Close()
 		p.mu.Unlock()
+		writeRecorded(w, rec, rec.Body.Bytes())
 		return
 	}
 	if !strings.EqualFold(command, "createKubernetesCluster") {
@@ -182,6 +181,18 @@ func (p *lossyProxy) handle(w http.ResponseWriter, r *http.Request) {
 			(*f)()
 		}
 	}
+}
+
+// writeRecorded sends a recorded answer with body, which may differ from
+// the recorded one.
+func writeRecorded(w http.ResponseWriter, rec *httptest.ResponseRecorder, body []byte) {
+	for k, v := range rec.Header() {
+		if !strings.EqualFold(k, "Content-Length") {
+			w.Header()[k] = v
+		}
+	}
+	w.WriteHeader(rec.Code)
+	_, _ = w.Write(body)
 }
 
 // answerRewrite changes the answers to one command.
