@@ -43,7 +43,6 @@ type rawCluster struct {
 	ClusterType           string         `json:"clustertype"`
 	CSIEnabled            flexBool       `json:"csienabled"`
 	CNIConfigurationID    string         `json:"cniconfigurationid"`
-	CNIConfigName         string         `json:"cniconfigname"`
 	Created               string         `json:"created"`
 	VirtualMachines       []rawClusterVM `json:"virtualmachines"`
 }
@@ -105,7 +104,6 @@ func (r rawCluster) toCluster() Cluster {
 		ClusterType:           r.ClusterType,
 		CSIEnabled:            bool(r.CSIEnabled),
 		CNIConfigurationID:    r.CNIConfigurationID,
-		CNIConfigName:         r.CNIConfigName,
 		Created:               r.Created,
 	}
 	if len(r.VirtualMachines) > 0 {

@@ -72,7 +72,7 @@ func TestDecodeClusterCSIAndCNI(t *testing.T) {
 	if err != nil {
 		t.Fatalf("GetKubernetesCluster: %v", err)
 	}
-	if !cl.CSIEnabled || cl.CNIConfigurationID != "cni-1" || cl.CNIConfigName != "calico" {
+	if !cl.CSIEnabled || cl.CNIConfigurationID != "cni-1" {
 		t.Errorf("cluster = %+v", cl)
 	}
 }

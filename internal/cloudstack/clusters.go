@@ -78,7 +78,9 @@ func (c *Client) GetKubernetesCluster(ctx context.Context, id string) (*Cluster,
 }
 
 // allVisibleProjects is the projectid that lists the resources of every
-// project the caller may see.
+// project the caller may see (AccountManagerImpl.buildACLSearchParameters:
+// projectId -1, ListProjectResourcesOnly, or a user's permitted project
+// accounts).
 const allVisibleProjects = "-1"
 
 // CreateKubernetesCluster starts the create job and returns the new

@@ -38,8 +38,9 @@ type CreateClusterParams struct {
 }
 
 // ClusterExtras are createKubernetesCluster's create-only parameters that
-// CKS stores with the cluster and never changes afterwards. Zero values are
-// not sent.
+// CKS stores with the cluster (KubernetesClusterManagerImpl
+// .addKubernetesClusterDetails); no API changes them afterwards. Zero values
+// are not sent.
 type ClusterExtras struct {
 	// NodeTemplates maps a node type (CONTROL, WORKER, ETCD) to a template id.
 	NodeTemplates      map[string]string
@@ -48,12 +49,15 @@ type ClusterExtras struct {
 	CNIConfigDetails map[string]string
 	ASNumber         int64
 	// The docker registry parameters go together (the server refuses a
-	// partial set); the password is a secret and never logged.
+	// partial set: KubernetesClusterManagerImpl.validateDockerRegistryParams);
+	// the password is a secret and never logged.
 	DockerRegistryURL      string
 	DockerRegistryUsername string
 	DockerRegistryPassword string
 	EnableCSI              bool
-	// ExternalLoadBalancerIP is for HA clusters on shared networks.
+	// ExternalLoadBalancerIP is for clusters on Shared networks, required
+	// with several control nodes (KubernetesClusterManagerImpl
+	// .validateManagedKubernetesClusterCreateParameters).
 	ExternalLoadBalancerIP string
 }
 

@@ -30,14 +30,15 @@ type Cluster struct {
 	MinSize               int64
 	MaxSize               int64
 	ClusterType           string
-	// CSIEnabled, CNIConfigurationID and CNIConfigName are the only
-	// create-only inputs createKubernetesClusterResponse reports (4.22).
+	// CSIEnabled and CNIConfigurationID are the only create-only inputs
+	// KubernetesClusterManagerImpl.createKubernetesClusterResponse reports
+	// (4.22).
 	CSIEnabled         bool
 	CNIConfigurationID string
-	CNIConfigName      string
 	Created            string
-	// VirtualMachines is the cluster's VM map in map order (etcd first, then
-	// control nodes, then workers in the order they were added).
+	// VirtualMachines is the cluster's VM map as the API lists it: usually
+	// etcd, control, then workers, but the API guarantees no order, so
+	// nothing may depend on the position of a VM.
 	VirtualMachines []ClusterVM
 }
 

@@ -71,20 +71,9 @@ func (c ScaleCheck) Describe() []string {
 		out = append(out, fmt.Sprintf("delete %s and re-create it after the scale (recreate consent): %s",
 			c.snap.describeRule(h.Rule, h.Purpose), h.Explanation))
 	}
-	if l := c.snap.Layout; l.Network == rules.NetworkIsolated && narrowed(l.SSHCIDRs) {
+	if l := c.snap.Layout; l.Network == rules.NetworkIsolated && l.NarrowsSSH() {
 		out = append(out, fmt.Sprintf("after the scale, which re-creates the node SSH firewall range open to %s, narrow it "+
 			"back to %s (the narrowed rule is created before the open one is deleted)", rules.AnyCIDR, cidrText(l.SSHCIDRs)))
 	}
 	return out
-}
-
-// narrowed tells whether ssh_cidrs asks for anything narrower than the
-// open rules CloudStack makes.
-func narrowed(cidrs []string) bool {
-	for _, c := range cidrs {
-		if c != rules.AnyCIDR {
-			return true
-		}
-	}
-	return false
 }

@@ -2,7 +2,6 @@ package clusterops
 
 import (
 	"net/netip"
-	"net/url"
 	"strings"
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
@@ -15,10 +14,11 @@ import (
 // whose VMs all run one template other than the cluster's own (templateid,
 // the zone's CKS template, which every type without an entry uses). The
 // keys are CloudStack's node types, CONTROL, WORKER and ETCD. CloudStack
-// does not return nodetemplates, but the VM map carries each VM's
+// does not return nodetemplates (createKubernetesClusterResponse), but the VM map carries each VM's
 // templateid (KubernetesClusterManagerImpl.createKubernetesClusterResponse
 // lists the VMs as UserVmResponse), and the VMs of a type are deployed from
-// its template (KubernetesClusterResourceModifierActionWorker). External
+// its template (KubernetesServiceHelperImpl.getTemplateNodeTypeMap, used by
+// KubernetesClusterResourceModifierActionWorker to deploy nodes). External
 // nodes are the user's own VMs and say nothing about the cluster's templates.
 // Nil when every type uses the cluster's template.
 func NodeTemplates(c *cloudstack.Cluster) map[string]string {
@@ -50,28 +50,16 @@ func NodeTemplates(c *cloudstack.Cluster) map[string]string {
 
 // ExternalLoadBalancerIP tells the external load balancer address a cluster
 // on a Shared network was created with, which CloudStack keeps as a detail
-// and never returns. There the endpoint is that address when one was given,
+// (addKubernetesClusterDetails) and never returns. There the endpoint is that address when one was given,
 // else the first VM's own (KubernetesClusterActionWorker
 // .getKubernetesClusterServerIpSshPort, KubernetesClusterStartWorker
 // .updateKubernetesClusterEntryEndpoint), so an endpoint host that is no
 // VM's address is the load balancer's. "" when there is none or it cannot
 // be told.
 func ExternalLoadBalancerIP(c *cloudstack.Cluster, network rules.NetworkKind) string {
-	if network != rules.NetworkDirect || c.Endpoint == "" {
+	host, err := netip.ParseAddr(EndpointHost(c))
+	if network != rules.NetworkDirect || err != nil || IsNodeAddress(c, host.String()) {
 		return ""
-	}
-	u, err := url.Parse(c.Endpoint)
-	if err != nil {
-		return ""
-	}
-	host, err := netip.ParseAddr(u.Hostname())
-	if err != nil {
-		return ""
-	}
-	for _, vm := range c.VirtualMachines {
-		if vmAddr, err := netip.ParseAddr(vm.IPAddress); err == nil && vmAddr == host {
-			return ""
-		}
 	}
 	return host.String()
 }

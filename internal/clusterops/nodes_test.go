@@ -111,8 +111,8 @@ func TestEndpointHost(t *testing.T) {
 		"https://10.1.1.5/":       "10.1.1.5",
 		"":                        "",
 	} {
-		if got := endpointHost(in); got != want {
-			t.Errorf("endpointHost(%q) = %q, want %q", in, got, want)
+		if got := EndpointHost(&cloudstack.Cluster{Endpoint: in}); got != want {
+			t.Errorf("EndpointHost(%q) = %q, want %q", in, got, want)
 		}
 	}
 }

@@ -79,9 +79,7 @@ func (o *Observation) readRules(ctx context.Context, e *Engine, in Intent) {
 		}
 		o.Network = kind
 	}
-	switch c.State {
-	case clusterstate.Running, clusterstate.Stopped, clusterstate.Alert:
-	default:
+	if !clusterstate.Steady(c.State) {
 		return // mid-operation the rules are in flux
 	}
 	in.Network = o.Network

@@ -3,8 +3,6 @@ package clusterops
 import (
 	"context"
 	"fmt"
-	"net"
-	"net/url"
 	"strings"
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
@@ -218,7 +216,7 @@ func (e *Engine) vpcClusterIP(ctx context.Context, c *cloudstack.Cluster) (id, i
 	if c.IPAddressID != "" {
 		return c.IPAddressID, c.IPAddress, nil
 	}
-	host := endpointHost(c.Endpoint)
+	host := EndpointHost(c)
 	if host == "" {
 		return "", "", nil
 	}
@@ -232,19 +230,6 @@ func (e *Engine) vpcClusterIP(ctx context.Context, c *cloudstack.Cluster) (id, i
 		}
 	}
 	return "", "", nil
-}
-
-// endpointHost returns the host of https://<ip>:6443/.
-func endpointHost(endpoint string) string {
-	u, err := url.Parse(strings.TrimSpace(endpoint))
-	if err != nil || u.Host == "" {
-		return ""
-	}
-	host, _, err := net.SplitHostPort(u.Host)
-	if err != nil {
-		return u.Host
-	}
-	return host
 }
 
 // active reports whether a listed rule is in force or about to be.

@@ -3,6 +3,7 @@ package clusterops
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -40,11 +41,12 @@ func (e *ListError) Unwrap() error { return e.Err }
 func pickVersion(versions []cloudstack.KubernetesVersion, semver, name string) (cloudstack.KubernetesVersion, error) {
 	var usable []string
 	var reason string
+	var found []cloudstack.KubernetesVersion
 	for _, v := range versions {
 		matches := (semver != "" && sameSemver(v.SemanticVersion, semver)) || (name != "" && v.Name == name)
 		ok := usableVersion(v)
-		if matches && ok {
-			return v, nil
+		if matches && ok && !slices.ContainsFunc(found, func(f cloudstack.KubernetesVersion) bool { return f.ID == v.ID }) {
+			found = append(found, v)
 		}
 		if matches {
 			reason = fmt.Sprintf("version %s (%s) exists but is %s with ISO state %q", v.SemanticVersion, v.ID, v.State, v.ISOState)
@@ -52,6 +54,20 @@ func pickVersion(versions []cloudstack.KubernetesVersion, semver, name string) (
 		if ok {
 			usable = append(usable, fmt.Sprintf("%s (%s)", v.SemanticVersion, v.Name))
 		}
+	}
+	switch {
+	case len(found) == 1:
+		return found[0], nil
+	case len(found) > 1:
+		// Which one the list shows first is not guaranteed; say so
+		// instead of picking by position.
+		var names []string
+		for _, v := range found {
+			names = append(names, fmt.Sprintf("%s (%s, %s)", v.Name, v.SemanticVersion, v.ID))
+		}
+		sort.Strings(names)
+		return cloudstack.KubernetesVersion{}, fmt.Errorf("%d usable Kubernetes versions match: %s; give the version by id or name",
+			len(found), strings.Join(names, ", "))
 	}
 	sort.Strings(usable)
 	wanted := semver

@@ -1,12 +1,14 @@
 package driftcheck
 
 import (
+	"cmp"
 	"net"
-	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/clusterops"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/naming"
 )
 
@@ -29,9 +31,9 @@ func sshAddress(c *cloudstack.Cluster) (host string, port int) {
 	if c.IPAddress != "" {
 		return c.IPAddress, forwardedSSHPort
 	}
-	endpoint := endpointHost(c.Endpoint)
+	endpoint := clusterops.EndpointHost(c)
 	switch {
-	case endpoint != "" && !isMappedIP(c, endpoint):
+	case endpoint != "" && !clusterops.IsNodeAddress(c, endpoint):
 		return endpoint, forwardedSSHPort
 	case endpoint != "":
 		return endpoint, directSSHPort
@@ -42,53 +44,41 @@ func sshAddress(c *cloudstack.Cluster) (host string, port int) {
 	return "", 0
 }
 
-// endpointHost is the host of https://<ip>:6443/, or "".
-func endpointHost(endpoint string) string {
-	u, err := url.Parse(strings.TrimSpace(endpoint))
-	if err != nil || u.Host == "" {
-		return ""
-	}
-	return u.Hostname()
-}
-
 // firstControlIP is the private IP of control node 1: of the VMs that are
-// neither etcd nor external nodes, the one whose name sorts first (CKS
-// names control VMs <cluster>-control-<creation time in hex>), whatever
-// order the map is listed in.
+// neither etcd nor external nodes, a control VM before a worker, then the
+// one whose name sorts first (CKS names control VMs
+// <cluster>-control-<creation time in hex>), whatever order the map is
+// listed in.
 func firstControlIP(c *cloudstack.Cluster) string {
-	first := -1
-	for i, vm := range c.VirtualMachines {
-		if vm.IsEtcdNode || vm.IsExternalNode || isEtcdName(c, vm.Name) || vm.IPAddress == "" {
-			continue
-		}
-		if first < 0 || controlNameBefore(c, vm.Name, c.VirtualMachines[first].Name) {
-			first = i
+	m := naming.NewMatcher(c.Name, c.ID)
+	type candidate struct {
+		worker   bool // not named as a control VM
+		name, ip string
+	}
+	var candidates []candidate
+	for _, vm := range c.VirtualMachines {
+		role, _ := m.Role(vm.Name)
+		if !vm.IsEtcdNode && !vm.IsExternalNode && role != naming.RoleEtcd && vm.IPAddress != "" {
+			candidates = append(candidates, candidate{worker: role != naming.RoleControl, name: vm.Name, ip: vm.IPAddress})
 		}
 	}
-	if first < 0 {
+	if len(candidates) == 0 {
 		return ""
 	}
-	return c.VirtualMachines[first].IPAddress
+	return slices.MinFunc(candidates, func(a, b candidate) int {
+		return cmp.Or(cmpBool(a.worker, b.worker), strings.Compare(a.name, b.name))
+	}).ip
 }
 
-// controlNameBefore orders control VMs before workers, then by name.
-func controlNameBefore(c *cloudstack.Cluster, a, b string) bool {
-	m := naming.NewMatcher(c.Name, c.ID)
-	roleA, _ := m.Role(a)
-	roleB, _ := m.Role(b)
-	if (roleA == naming.RoleControl) != (roleB == naming.RoleControl) {
-		return roleA == naming.RoleControl
+// cmpBool orders false before true.
+func cmpBool(a, b bool) int {
+	switch {
+	case a == b:
+		return 0
+	case !a:
+		return -1
 	}
-	return a < b
-}
-
-func isMappedIP(c *cloudstack.Cluster, ip string) bool {
-	for _, vm := range c.VirtualMachines {
-		if vm.IPAddress == ip {
-			return true
-		}
-	}
-	return false
+	return 1
 }
 
 func joinHostPort(host string, port int) string {

@@ -136,7 +136,7 @@ func (c *Checker) rulesView(ctx context.Context, m *meter, cl *cloudstack.Cluste
 			return rulesResult{}, nil
 		}
 		layout.Network = rules.NetworkVPC
-		layout.IPAddressID = vpcAddressID(forwards, endpointHost(cl.Endpoint))
+		layout.IPAddressID = vpcAddressID(forwards, clusterops.EndpointHost(cl))
 	}
 
 	networkForwards := forwardRules(forwards)

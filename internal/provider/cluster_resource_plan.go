@@ -55,10 +55,14 @@ func (r *clusterResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if ch.nodesMayChange(bad) || ch.unknownInputs(&plan, &cfg) {
+	switch {
+	case ch.nodesMayChange(bad) || ch.unknownInputs(&plan, &cfg):
 		plan.Nodes = plannedNodes(ctx, ch, &plan, &state, bad)
 		plan.CloudStackState = types.StringUnknown()
-	} else {
+	case repairsRules(&plan, &state):
+		// Ports may come back, and the nodes are listed by port.
+		plan.Nodes = types.ListUnknown(nodeObjectType)
+	default:
 		plan.Nodes = state.Nodes
 	}
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
@@ -114,6 +118,13 @@ func planChangesOf(plan, state, cfg *clusterResourceModel) planChanges {
 // change of a cluster whose VM map disagrees with its size makes none.
 func (ch planChanges) nodesMayChange(bad *vmmap.Inconsistency) bool {
 	return ch.offering || ch.version || (ch.size && bad == nil) || ch.state || ch.autoscaling
+}
+
+// repairsRules: an apply that brings rules out of sync back re-creates
+// missing forwards, which may give nodes their SSH ports again.
+func repairsRules(plan, state *clusterResourceModel) bool {
+	return known(plan.SSHRulesInSync) && plan.SSHRulesInSync.ValueBool() &&
+		known(state.SSHRulesInSync) && !state.SSHRulesInSync.ValueBool()
 }
 
 // unknownInputs: values known only at apply may change the nodes too.

@@ -152,9 +152,8 @@ func (r *clusterResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 			MarkdownDescription: "Hypervisor type of the node VMs (CloudStack 4.21+), for example `KVM`. The API does not return it, " +
 				"so it is null after an import. Changing it replaces the cluster, except from null (an imported cluster).",
 			Validators: []validator.String{stringvalidator.LengthAtLeast(1)},
-			PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplaceIf(func(ctx context.Context, req planmodifier.StringRequest, resp *stringplanmodifier.RequiresReplaceIfFuncResponse) {
-				resp.RequiresReplace = !req.StateValue.IsNull()
-			}, replaceUnlessImportedDescription, replaceUnlessImportedDescription)},
+			PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplaceIf(replaceStringUnlessImported,
+				replaceUnlessImportedDescription, replaceUnlessImportedDescription)},
 		},
 		"account": ownership("account", "Account that owns the cluster. Needs `domain_id`: CloudStack finds the account by "+
 			"name within a domain. Conflicts with `project_id`. Defaults to the caller's account."),

@@ -95,7 +95,7 @@ func clusterExtraAttributes() map[string]schema.Attribute {
 				"`https://registry.example.com`. Needs `docker_registry_username` and `docker_registry_password` (CloudStack " +
 				"takes all three or none) and the global setting `cloud.kubernetes.cluster.experimental.features.enabled`." +
 				notReturned,
-			Validators: []validator.String{registryURL{}, stringvalidator.AlsoRequires(dockerPeers("docker_registry_url")...)},
+			Validators: []validator.String{registryURL(), stringvalidator.AlsoRequires(dockerPeers("docker_registry_url")...)},
 			PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplaceIf(replaceStringUnlessImported,
 				replaceUnlessImportedDescription, replaceUnlessImportedDescription)},
 		},
@@ -131,7 +131,7 @@ func clusterExtraAttributes() map[string]schema.Attribute {
 				"does not return it; a refresh keeps the configured value, and an import reads it from the cluster's endpoint " +
 				"(on a Shared network the endpoint is this address when one was given, else the first node's own). " +
 				"Changing it replaces the cluster.",
-			Validators: []validator.String{ipAddress{}, stringvalidator.AlsoRequires(path.MatchRoot("network_id"))},
+			Validators: []validator.String{ipAddress(), stringvalidator.AlsoRequires(path.MatchRoot("network_id"))},
 			PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplaceIf(replaceStringUnlessImported,
 				replaceUnlessImportedDescription, replaceUnlessImportedDescription)},
 		},

@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/clusterops"
@@ -88,12 +89,17 @@ func (r *clusterResource) Update(ctx context.Context, req resource.UpdateRequest
 	}
 	// Values planned from the prior state are kept: a VM state or an
 	// autoscaler size that changed since the plan shows at the next refresh.
-	plan.Nodes = keepPlannedNodes(planned.Nodes, plan.Nodes)
+	var nodesAsPlanned bool
+	plan.Nodes, nodesAsPlanned = keepPlannedNodes(ctx, planned.Nodes, plan.Nodes)
 	if !planned.Size.IsUnknown() && upd.Autoscaling != nil {
 		plan.Size = planned.Size
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
-	if unmet := unmetPlan(planned, plan); len(unmet) > 0 {
+	unmet := unmetPlan(planned, plan)
+	if !nodesAsPlanned {
+		unmet = append(unmet, "other nodes than the plan showed (see nodes)")
+	}
+	if len(unmet) > 0 {
 		resp.Diagnostics.AddError("Cluster Not As Planned", fmt.Sprintf("Every step of the update of cluster %s succeeded, "+
 			"but CloudStack now reports %s. The state holds what CloudStack reports; the next plan shows what is left to do.",
 			id, strings.Join(unmet, ", ")))
@@ -190,28 +196,48 @@ func unmetPlan(planned, got clusterResourceModel) []string {
 	return out
 }
 
-// keepPlannedNodes is the nodes to record after an update: every node the
-// plan knew keeps its planned value, and the nodes it did not know (those a
-// scale added) take the refreshed ones. A refreshed list of another length
-// is recorded as it is.
-func keepPlannedNodes(planned, refreshed types.List) types.List {
+// keepPlannedNodes is the nodes to record after an update. Each node the
+// plan knew keeps its planned value when the refreshed list has that very
+// node (id, name, role and SSH port) in its place, so that a VM state that
+// changed since the plan shows at the next refresh instead of as an
+// inconsistent result; the nodes the plan did not know (those a scale
+// added) take the refreshed values. When the refreshed list does not hold
+// the planned nodes, it is recorded as it is, since the state records what
+// CloudStack has, and matched is false.
+func keepPlannedNodes(ctx context.Context, planned, refreshed types.List) (nodes types.List, matched bool) {
 	if planned.IsUnknown() || planned.IsNull() {
-		return refreshed
+		return refreshed, true
 	}
 	p, r := planned.Elements(), refreshed.Elements()
 	if len(p) != len(r) {
-		return refreshed
+		return refreshed, false
 	}
 	out := make([]attr.Value, len(p))
 	for i := range p {
-		out[i] = p[i]
+		out[i] = r[i]
 		if p[i].IsUnknown() {
-			out[i] = r[i]
+			continue
 		}
+		if !sameNode(ctx, p[i], r[i]) {
+			return refreshed, false
+		}
+		out[i] = p[i]
 	}
 	list, d := types.ListValue(nodeObjectType, out)
 	if d.HasError() {
-		return refreshed
+		return refreshed, false
 	}
-	return list
+	return list, true
+}
+
+// sameNode tells whether two node objects are the same VM in the same
+// place: id, name, role and SSH port equal; the VM state may differ.
+func sameNode(ctx context.Context, a, b attr.Value) bool {
+	var na, nb nodeModel
+	oa, okA := a.(types.Object)
+	ob, okB := b.(types.Object)
+	if !okA || !okB || oa.As(ctx, &na, basetypes.ObjectAsOptions{}).HasError() || ob.As(ctx, &nb, basetypes.ObjectAsOptions{}).HasError() {
+		return false
+	}
+	return na.ID.Equal(nb.ID) && na.Name.Equal(nb.Name) && na.Role.Equal(nb.Role) && na.SSHPort.Equal(nb.SSHPort)
 }

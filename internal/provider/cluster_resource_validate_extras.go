@@ -76,41 +76,30 @@ func upperKeys(m map[string]string) map[string]string {
 	return out
 }
 
-// registryURL mirrors validateDockerRegistryParams, which parses the URL
-// with java.net.URL: it needs a scheme Java knows and, for a registry, a host.
-type registryURL struct{}
-
-func (registryURL) Description(context.Context) string {
-	return "value must be a URL with a scheme and host, such as https://registry.example.com"
+// registryURL mirrors KubernetesClusterManagerImpl.validateDockerRegistryParams,
+// which parses the URL with java.net.URL: it needs a scheme Java knows and,
+// for a registry, a host.
+func registryURL() validator.String {
+	return stringCheck{description: "value must be a URL with a scheme and host, such as https://registry.example.com",
+		summary: "Invalid Registry URL", check: func(v string) error {
+			if u, err := url.Parse(v); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+				return fmt.Errorf("%q is not a URL with a scheme and host, such as https://registry.example.com; "+
+					"CloudStack refuses it (\"Invalid docker registry url specified\")", v)
+			}
+			return nil
+		}}
 }
 
-func (v registryURL) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
-
-func (v registryURL) ValidateString(ctx context.Context, req validator.StringRequest, resp *validator.StringResponse) {
-	if !known(req.ConfigValue) {
-		return
-	}
-	u, err := url.Parse(req.ConfigValue.ValueString())
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		resp.Diagnostics.AddAttributeError(req.Path, "Invalid Registry URL",
-			v.Description(ctx)+"; CloudStack refuses a URL without a scheme (\"Invalid docker registry url specified\").")
-	}
-}
-
-// ipAddress accepts an IPv4 or IPv6 address, as NetUtils.isValidIp4/6 do.
-type ipAddress struct{}
-
-func (ipAddress) Description(context.Context) string { return "value must be an IPv4 or IPv6 address" }
-
-func (v ipAddress) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
-
-func (v ipAddress) ValidateString(ctx context.Context, req validator.StringRequest, resp *validator.StringResponse) {
-	if !known(req.ConfigValue) {
-		return
-	}
-	if _, err := netip.ParseAddr(req.ConfigValue.ValueString()); err != nil {
-		resp.Diagnostics.AddAttributeError(req.Path, "Invalid IP Address", v.Description(ctx)+".")
-	}
+// ipAddress accepts an IPv4 or IPv6 address, as NetUtils.isValidIp4 and
+// isValidIp6 do.
+func ipAddress() validator.String {
+	return stringCheck{description: "value must be an IPv4 or IPv6 address", summary: "Invalid IP Address",
+		check: func(v string) error {
+			if _, err := netip.ParseAddr(v); err != nil {
+				return fmt.Errorf("%q is not an IPv4 or IPv6 address", v)
+			}
+			return nil
+		}}
 }
 
 // versionFollowsID keeps kubernetes_version while kubernetes_version_id

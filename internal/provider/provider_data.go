@@ -19,9 +19,8 @@ import (
 // of its own, so the Terraform glue cannot call CloudStack directly
 // (TestProviderMakesNoDirectCloudStackCalls checks it).
 type providerData struct {
-	clusters         *clusterops.Engine
-	drift            *driftcheck.Checker
-	etcdSSHStartPort int
+	clusters *clusterops.Engine
+	drift    *driftcheck.Checker
 }
 
 func newProviderData(s settings) (*providerData, error) {
@@ -38,9 +37,8 @@ func newProviderData(s settings) (*providerData, error) {
 		return nil, err
 	}
 	return &providerData{
-		clusters:         newEngine(client, s.etcdSSHStartPort),
-		drift:            &driftcheck.Checker{API: client, EtcdSSHStartPort: s.etcdSSHStartPort},
-		etcdSSHStartPort: s.etcdSSHStartPort,
+		clusters: newEngine(client, s.etcdSSHStartPort),
+		drift:    &driftcheck.Checker{API: client, EtcdSSHStartPort: s.etcdSSHStartPort},
 	}, nil
 }
 

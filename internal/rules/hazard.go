@@ -131,22 +131,34 @@ func selectorMatches(c Classification, forwards []Rule, srv Server) (ranges, oth
 	return ranges, others, portless
 }
 
-// pickNodeRange keeps one node range, the matched one if any, as the rule
-// the selector may take: a second one (a duplicate left by an interrupted
-// change) is a wrong pick too.
+// pickNodeRange keeps one node range as the rule the selector may take: a
+// second one (a duplicate left by an interrupted change) is a wrong pick
+// too. It keeps a matched range before others, then the widest, whose
+// forward cleanup reaches furthest, so neither the pick nor the collateral
+// depends on the order the rules were listed in.
 func pickNodeRange(ranges []ClassifiedRule) (*Rule, []ClassifiedRule) {
 	if len(ranges) == 0 {
 		return nil, nil
 	}
 	keep := 0
-	for i, cr := range ranges {
-		if cr.Status == StatusMatched {
-			keep = i
-			break
+	for i, cr := range ranges[1:] {
+		if betterNodeRange(cr, ranges[keep]) {
+			keep = i + 1
 		}
 	}
 	r := ranges[keep].Rule
 	return &r, slices.Delete(slices.Clone(ranges), keep, keep+1)
+}
+
+func betterNodeRange(a, b ClassifiedRule) bool {
+	am, bm := a.Status == StatusMatched, b.Status == StatusMatched
+	if am != bm {
+		return am
+	}
+	if ea, eb := endPort(a.Rule), endPort(b.Rule); ea != eb {
+		return ea > eb
+	}
+	return a.Rule.ID < b.Rule.ID
 }
 
 // wrongPicks are the rules other than the node range that the selector

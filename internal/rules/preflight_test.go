@@ -192,3 +192,43 @@ func sorted(in []string) []string {
 	slices.Sort(out)
 	return out
 }
+
+// Two node ranges, neither in the expected layout, of different lengths:
+// the pick (the widest, whose cleanup reaches furthest) and so the
+// collateral forwards are the same whatever order the rules are listed in.
+func TestPreflightDuplicateRangesDoNotDependOnListOrder(t *testing.T) {
+	t.Parallel()
+	l := etcdLayout("w1")
+	l.SSHCIDRs = []string{"10.0.0.0/8"}
+	s := hardened(t, l)
+	var rules []Rule
+	for _, r := range s.onIP(snatIP) {
+		if r.StartPort != NodeSSHStartPort || r.Kind != KindFirewall {
+			rules = append(rules, r)
+		}
+	}
+	rules = append(rules, firewall("open-short", 2222, 2223), firewall("open-wide", 2222, 2230))
+	user := forward("", 2228, 8080, "user-vm")
+	user.IPAddressID = otherIP
+	if err := s.create(user); err != nil {
+		t.Fatal(err)
+	}
+	summary := func(h []Hazard) []string {
+		var out []string
+		for _, x := range h {
+			out = append(out, string(x.Kind)+":"+x.Rule.ID+":"+x.Rule.IPAddressID)
+		}
+		slices.Sort(out)
+		return out
+	}
+	listed := summary(Preflight(l, rules, s.networkForwards(), Server{}))
+	reversedRules := slices.Clone(rules)
+	slices.Reverse(reversedRules)
+	if got := summary(Preflight(l, reversedRules, s.networkForwards(), Server{})); !slices.Equal(got, listed) {
+		t.Fatalf("hazards depend on the list order:\n%v\n%v", listed, got)
+	}
+	if !slices.ContainsFunc(listed, func(h string) bool { return strings.HasPrefix(h, string(HazardCollateral)+":") }) ||
+		!slices.Contains(listed, string(HazardWrongPick)+":open-short:"+snatIP) {
+		t.Fatalf("want the short range as a wrong pick and the forward at 2228 as collateral of the wide one: %v", listed)
+	}
+}

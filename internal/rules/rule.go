@@ -77,8 +77,9 @@ type Node struct {
 // Layout is what decides the rules CKS owns: the network kind and the VM map.
 type Layout struct {
 	Network NetworkKind
-	// Nodes is the VM map in map order (etcd first, then controls, workers
-	// and later additions), as listKubernetesClusters returns it.
+	// Nodes is the VM map as listKubernetesClusters lists it, in no
+	// guaranteed order; roles come from isetcdnode and the names (the
+	// position only for VMs CKS did not name).
 	Nodes []Node
 	// EtcdStartPort is cloud.kubernetes.etcd.node.start.port; 0 means 50000.
 	// Read it from the etcd forwards (DetectEtcdStartPort): the setting is
@@ -170,6 +171,13 @@ func cidrs(r Rule) []string {
 func isAnyCIDROnly(r Rule) bool {
 	c := cidrs(r)
 	return len(c) == 1 && c[0] == AnyCIDR
+}
+
+// NarrowsSSH tells whether the layout asks for SSH source CIDRs narrower
+// than the open rules CloudStack makes.
+func (l Layout) NarrowsSSH() bool {
+	c := l.sshCIDRs()
+	return len(c) != 1 || c[0] != AnyCIDR
 }
 
 // sshCIDRs returns the CIDRs the provider gives its SSH firewall rules.
