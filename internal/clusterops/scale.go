@@ -216,16 +216,27 @@ func scaleParams(s *Snapshot, size int64) (cloudstack.ScaleClusterParams, string
 	return p, ""
 }
 
-// roleOfferings returns the offering of each role's first VM in the map,
-// falling back to the cluster's per-role and default offerings.
+// roleOfferings returns the offering each role's VMs run, falling back to
+// the cluster's per-role and default offerings when they have none or
+// disagree: the server compares with the first VM of the role in its own
+// id order (KubernetesClusterScaleWorker.getExistingOfferingIdForNodeType),
+// which the API does not show, so the map order must not decide.
 func roleOfferings(c *cloudstack.Cluster) map[string]string {
 	out := map[string]string{}
+	mixed := map[string]bool{}
 	layout := layoutFor(c, rules.NetworkDirect, 0)
 	for i, vm := range c.VirtualMachines {
 		role := string(layout.Nodes[i].Role)
-		if _, seen := out[role]; !seen && vm.ServiceOfferingID != "" && !vm.IsExternalNode {
-			out[role] = vm.ServiceOfferingID
+		if vm.ServiceOfferingID == "" || vm.IsExternalNode {
+			continue
 		}
+		if seen, ok := out[role]; ok && seen != vm.ServiceOfferingID {
+			mixed[role] = true
+		}
+		out[role] = vm.ServiceOfferingID
+	}
+	for role := range mixed {
+		delete(out, role)
 	}
 	for role, fallback := range map[string]string{"control": c.ControlOfferingID, "worker": c.WorkerOfferingID, "etcd": c.EtcdOfferingID} {
 		if out[role] == "" {

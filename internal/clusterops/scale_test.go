@@ -2,6 +2,7 @@ package clusterops
 
 import (
 	"maps"
+	"slices"
 	"testing"
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
@@ -180,5 +181,25 @@ func TestPortlessRuleBreaksScaleByVersion(t *testing.T) {
 		if got := PortlessRuleBreaksScale(v); got != want {
 			t.Errorf("PortlessRuleBreaksScale(%q) = %v, want %v", v, got, want)
 		}
+	}
+}
+
+// A role whose VMs run different offerings (after an interrupted offering
+// change) takes the cluster's own offering for that role, whatever order
+// the map lists the VMs in; a role whose VMs agree keeps theirs.
+func TestRoleOfferingsDoNotDependOnMapOrder(t *testing.T) {
+	t.Parallel()
+	c := etcdCluster()
+	c.WorkerOfferingID, c.EtcdOfferingID, c.ServiceOfferingID = "so-worker", "so-etcd", "so-default"
+	offerings := map[string]string{"e1": "so-small", "e2": "so-big", "e3": "so-small", "c1": "so-control", "w1": "so-w"}
+	for i := range c.VirtualMachines {
+		c.VirtualMachines[i].ServiceOfferingID = offerings[c.VirtualMachines[i].ID]
+	}
+	want := map[string]string{"etcd": "so-etcd", "control": "so-control", "worker": "so-w"}
+	for range 2 {
+		if got := roleOfferings(c); !maps.Equal(got, want) {
+			t.Fatalf("roleOfferings = %v, want %v", got, want)
+		}
+		slices.Reverse(c.VirtualMachines)
 	}
 }
