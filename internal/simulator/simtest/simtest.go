@@ -83,6 +83,12 @@ func WithoutRetries() Option {
 // to Env.CAFile; the admin client trusts it through that file.
 func WithTLS() Option { return func(c *config) { c.tls = true } }
 
+// WithScannerTimer runs the state scanner every d, as a management server
+// does, instead of only when the test calls Sim.RunScanner.
+func WithScannerTimer(d time.Duration) Option {
+	return func(c *config) { c.sim.DisableScanner, c.sim.ScannerInterval = false, d }
+}
+
 // WithOptions sets any other simulator option.
 func WithOptions(f func(*simulator.Options)) Option { return func(c *config) { f(&c.sim) } }
 
@@ -127,7 +133,11 @@ func (e *Env) Close() {
 
 func newConfig(opts []Option) config {
 	cfg := config{
-		sim:   simulator.Options{ListOrder: simulator.ListOrderFromEnv()},
+		// The state scanner's timer is off: a test runs the scanner
+		// (Sim.RunScanner) where it models the time that passes on a real
+		// server, so a timer firing between two steps cannot change what
+		// the second one asserts. WithScannerTimer turns it back on.
+		sim:   simulator.Options{ListOrder: simulator.ListOrderFromEnv(), DisableScanner: true},
 		retry: cloudstack.RetryPolicy{BaseDelay: time.Millisecond, MaxDelay: 5 * time.Millisecond},
 	}
 	for _, o := range opts {

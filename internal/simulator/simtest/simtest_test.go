@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator"
@@ -100,5 +101,27 @@ func TestLaunchWithoutATest(t *testing.T) {
 	}
 	if i := slices.IndexFunc(e.Sim.DumpState().Clusters, func(c simulator.DumpCluster) bool { return c.ID == id }); i < 0 {
 		t.Fatalf("the simulator has no cluster %s", id)
+	}
+}
+
+func TestScannerRunsOnlyWhenTheTestSaysSo(t *testing.T) {
+	t.Parallel()
+	if d := Start(t).Sim.ScannerInterval(); d != 0 {
+		t.Fatalf("Start: scanner timer every %v, want it off", d)
+	}
+
+	e := Start(t, WithScannerTimer(20*time.Millisecond))
+	cl := e.NewCluster(cloudstack.CreateClusterParams{Name: "timed"})
+	if err := e.Sim.SetClusterState(cl.ID, "Alert"); err != nil {
+		t.Fatal(err)
+	}
+	// A healthy cluster in Alert goes back to Running on the timer's next
+	// pass; nothing but the timer runs the scanner here.
+	deadline := time.Now().Add(10 * time.Second)
+	for e.Cluster(cl.ID).State != "Running" {
+		if time.Now().After(deadline) {
+			t.Fatalf("the cluster is still %s: the scanner's timer did not run", e.Cluster(cl.ID).State)
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }
