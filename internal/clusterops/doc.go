@@ -10,10 +10,12 @@
 // Terraform warning diagnostic. It has no Terraform imports.
 //
 // Every Scale, Repair and Recover leaves the cluster as safe to scale as it
-// found it or safer: the server's own rebuild re-creates the node SSH range
-// after the etcd firewall rules, so the engine moves them after it again,
-// and the next scale from any client picks the right rule. Delete removes
-// the CKS rules CloudStack's destroy leaves on a user-supplied network.
+// found it or safer: the etcd nodes' SSH firewall rules are one range
+// (StepHardened), whose ports no forward has, so the scale's rule selector
+// (KubernetesClusterResourceModifierActionWorker.removeSshFirewallRule)
+// cannot pick it in any order, whichever client scales; a pre-flight refuses
+// or moves any other rule it could pick. Delete removes the CKS rules
+// CloudStack's destroy leaves on a user-supplied network.
 //
 // Directly accessed networks (Shared, Routed) carry no CKS rules, so rule
 // handling is a no-op there; VPC tiers carry port forwards only.

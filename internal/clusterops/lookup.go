@@ -18,8 +18,10 @@ func (e *Engine) Get(ctx context.Context, id string) (*cloudstack.Cluster, error
 }
 
 // FindByName finds the one cluster visible to the caller whose name is
-// exactly name. CloudStack does not keep names unique, so several matches
-// are an error that lists them.
+// exactly name. CloudStack does not keep names unique
+// (KubernetesClusterManagerImpl.validateKubernetesClusterCreateParameters
+// only refuses an empty one), so several matches are an error that lists
+// them.
 func (e *Engine) FindByName(ctx context.Context, name string) (*cloudstack.Cluster, error) {
 	clusters, err := e.api.ListKubernetesClusters(ctx, cloudstack.ListClustersParams{Name: name, ListAll: true})
 	if err != nil {

@@ -25,11 +25,8 @@ type Node struct {
 	SSHPort int
 }
 
-// NodesOf returns the cluster's VM map with roles and the SSH ports CKS
-// gives them, without any API call, in the order of SortNodes. The role of
-// an etcd VM comes from isetcdnode; control and worker VMs are told apart by
-// their names (package naming) and, for names CKS did not give, by
-// position: the map lists etcd VMs, then the control VMs, then the workers.
+// NodesOf returns the cluster's VM map with roles (Roles) and the SSH ports
+// CKS gives them, without any API call, in the order of SortNodes.
 // etcdStartPort 0 means 50000.
 func NodesOf(c *cloudstack.Cluster, network rules.NetworkKind, etcdStartPort int) []Node {
 	return nodesWithPorts(c, network, etcdStartPort, nil)
@@ -92,33 +89,21 @@ func MapWorkerCount(c *cloudstack.Cluster) int64 {
 	return internal - c.ControlNodes
 }
 
-// layoutFor builds the rules.Layout of a cluster from its VM map.
+// layoutFor builds the rules.Layout of a cluster from its VM map, with the
+// roles Roles tells.
 func layoutFor(c *cloudstack.Cluster, network rules.NetworkKind, etcdStartPort int) rules.Layout {
-	matcher := naming.NewMatcher(c.Name, c.ID)
-	l := rules.Layout{Network: network, EtcdStartPort: etcdStartPort, NetworkID: c.NetworkID,
-		Nodes: make([]rules.Node, 0, len(c.VirtualMachines))}
-	controlsSeen := int64(0)
-	for _, vm := range c.VirtualMachines {
-		n := rules.Node{ID: vm.ID, Name: vm.Name, External: vm.IsExternalNode}
-		switch {
-		case vm.IsEtcdNode:
-			n.Role = naming.RoleEtcd
-		default:
-			role, ok := matcher.Role(vm.Name)
-			if !ok || role == naming.RoleEtcd {
-				role = naming.RoleWorker
-				if !vm.IsExternalNode && controlsSeen < c.ControlNodes {
-					role = naming.RoleControl
-				}
-			}
-			n.Role = role
-			if role == naming.RoleControl {
-				controlsSeen++
-			}
-		}
-		l.Nodes = append(l.Nodes, n)
+	return rules.Layout{Network: network, EtcdStartPort: etcdStartPort, NetworkID: c.NetworkID, Nodes: LayoutNodes(c)}
+}
+
+// LayoutNodes is the VM map as the rule planner sees it: each VM with the
+// role Roles tells, in the order the API listed the map.
+func LayoutNodes(c *cloudstack.Cluster) []rules.Node {
+	roles := Roles(c)
+	out := make([]rules.Node, 0, len(c.VirtualMachines))
+	for i, vm := range c.VirtualMachines {
+		out = append(out, rules.Node{ID: vm.ID, Name: vm.Name, Role: roles[i], External: vm.IsExternalNode})
 	}
-	return l
+	return out
 }
 
 // sshPorts maps VM ids to the public SSH port CKS gives them on the layout.
@@ -149,4 +134,41 @@ func InconsistentMap(c *cloudstack.Cluster) *vmmap.Inconsistency {
 	}
 	return vmmap.Check(vmmap.Cluster{ID: c.ID, Name: c.Name, State: c.State, ControlNodes: c.ControlNodes, Size: c.Size,
 		EtcdNodes: c.EtcdNodes, Rows: int64(len(c.VirtualMachines)), External: external, Workers: MapWorkerCount(c)})
+}
+
+// NodesAfterResize predicts which of a cluster's nodes (in SortNodes order)
+// a change of the worker count from `from` to `to`, and nothing else,
+// leaves: the indices of the nodes kept, in order, and how many workers it
+// adds after them. A scale-up keeps every node. A scale-down removes the
+// workers with the highest SSH ports; CloudStack removes the last workers
+// of its map (KubernetesClusterScaleWorker.scaleDownKubernetesClusterSize)
+// and workersToRemove the newest, which are the same VMs only when port
+// order and creation order (the hex suffix of CKS's names) agree. ok is
+// false when the nodes do not show that unambiguously, or do not hold
+// `from` workers.
+func NodesAfterResize(nodes []Node, from, to int64) (keep []int, added int64, ok bool) {
+	var workers []int
+	for i, n := range nodes {
+		if n.Role == naming.RoleWorker {
+			workers = append(workers, i)
+		} else {
+			keep = append(keep, i)
+		}
+	}
+	if int64(len(workers)) != from {
+		return nil, 0, false
+	}
+	for k, i := range workers {
+		if nodes[i].SSHPort == 0 {
+			return nil, 0, false
+		}
+		if k > 0 {
+			prev := nodes[workers[k-1]]
+			if prev.SSHPort >= nodes[i].SSHPort || prev.Name >= nodes[i].Name {
+				return nil, 0, false
+			}
+		}
+	}
+	keep = append(keep, workers[:min(from, to)]...)
+	return keep, to - min(from, to), true
 }

@@ -1,6 +1,7 @@
 package clusterops
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -48,9 +49,9 @@ func TestNodesOfRolesAndPorts(t *testing.T) {
 	}
 }
 
-// VMs CKS did not name (older releases, manual edits) get their role from
-// their position: the first C non-etcd VMs are the control nodes.
-func TestNodesOfUnknownNamesUsePosition(t *testing.T) {
+// VMs CKS did not name (older releases, manual edits) fill the control
+// slots in name order; their SSH ports follow the map, as CKS gives them.
+func TestNodesOfUnknownNamesFillTheControlSlots(t *testing.T) {
 	t.Parallel()
 	c := &cloudstack.Cluster{ID: "id", Name: "prod", ControlNodes: 2, Size: 1, VirtualMachines: []cloudstack.ClusterVM{
 		{ID: "a", Name: "first"}, {ID: "b", Name: "second"}, {ID: "c", Name: "third"},
@@ -135,5 +136,37 @@ func TestKindOfNetwork(t *testing.T) {
 		if got := kindOfNetwork(tc.n, tc.c); got != tc.want {
 			t.Errorf("kindOfNetwork(%+v) = %s, want %s", tc.n, got, tc.want)
 		}
+	}
+}
+
+func TestNodesAfterResize(t *testing.T) {
+	t.Parallel()
+	control := Node{ID: "c", Name: "prod-control-1932a7a3b01", Role: naming.RoleControl, SSHPort: 2222}
+	worker := func(id string, port int, suffix string) Node {
+		return Node{ID: id, Name: "prod-node-1932a7a3b" + suffix, Role: naming.RoleWorker, SSHPort: port}
+	}
+	healthy := []Node{control, worker("w1", 2223, "02"), worker("w2", 2224, "03"), worker("w3", 2225, "04")}
+	for _, tc := range []struct {
+		name      string
+		nodes     []Node
+		from, to  int64
+		wantKeep  []int
+		wantAdded int64
+		wantOK    bool
+	}{
+		{"scale-up keeps every node and adds workers", healthy, 3, 5, []int{0, 1, 2, 3}, 2, true},
+		{"scale-down removes the highest ports, the newest", healthy, 3, 1, []int{0, 1}, 0, true},
+		{"ports and creation order disagree", []Node{control, worker("w1", 2223, "05"), worker("w2", 2224, "03")}, 2, 1, nil, 0, false},
+		{"a worker without a port", []Node{control, worker("w1", 0, "02")}, 1, 2, nil, 0, false},
+		{"the nodes hold another worker count", healthy, 2, 1, nil, 0, false},
+		{"equal ports on a direct network", []Node{worker("w1", 22, "02"), worker("w2", 22, "03")}, 2, 1, nil, 0, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			keep, added, ok := NodesAfterResize(tc.nodes, tc.from, tc.to)
+			if ok != tc.wantOK || added != tc.wantAdded || !slices.Equal(keep, tc.wantKeep) {
+				t.Fatalf("NodesAfterResize = %v, %d, %v; want %v, %d, %v", keep, added, ok, tc.wantKeep, tc.wantAdded, tc.wantOK)
+			}
+		})
 	}
 }

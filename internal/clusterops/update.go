@@ -95,7 +95,10 @@ func (u *update) cluster() *cloudstack.Cluster { return u.rep.Cluster }
 type changes struct {
 	version, size, autoscaling bool
 	// needsRunning: upgrade, scale and the autoscaler need a running
-	// cluster, so a Stopped one is started for them and stopped after.
+	// cluster (KubernetesClusterManagerImpl.validateKubernetesClusterUpgradeParameters
+	// wants Running; validateKubernetesClusterScaleSize refuses a Stopped
+	// cluster a new size), so a Stopped one is started for them and
+	// stopped after.
 	needsRunning bool
 }
 

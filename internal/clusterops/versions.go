@@ -12,7 +12,8 @@ import (
 )
 
 // usableVersion is a version CKS can create or upgrade a cluster with:
-// Enabled, with its ISO Ready.
+// Enabled, with its ISO Ready in the zone
+// (KubernetesClusterManagerImpl.validateKubernetesClusterCreateParameters).
 func usableVersion(v cloudstack.KubernetesVersion) bool {
 	return strings.EqualFold(v.State, "Enabled") && strings.EqualFold(v.ISOState, "Ready")
 }

@@ -45,21 +45,20 @@ func sshAddress(c *cloudstack.Cluster) (host string, port int) {
 }
 
 // firstControlIP is the private IP of control node 1: of the VMs that are
-// neither etcd nor external nodes, a control VM before a worker, then the
-// one whose name sorts first (CKS names control VMs
+// neither etcd nor external nodes, a control VM (clusterops.Roles) before a
+// worker, then the one whose name sorts first (CKS names control VMs
 // <cluster>-control-<creation time in hex>), whatever order the map is
 // listed in.
 func firstControlIP(c *cloudstack.Cluster) string {
-	m := naming.NewMatcher(c.Name, c.ID)
+	roles := clusterops.Roles(c)
 	type candidate struct {
-		worker   bool // not named as a control VM
+		worker   bool
 		name, ip string
 	}
 	var candidates []candidate
-	for _, vm := range c.VirtualMachines {
-		role, _ := m.Role(vm.Name)
-		if !vm.IsEtcdNode && !vm.IsExternalNode && role != naming.RoleEtcd && vm.IPAddress != "" {
-			candidates = append(candidates, candidate{worker: role != naming.RoleControl, name: vm.Name, ip: vm.IPAddress})
+	for i, vm := range c.VirtualMachines {
+		if roles[i] != naming.RoleEtcd && !vm.IsExternalNode && vm.IPAddress != "" {
+			candidates = append(candidates, candidate{worker: roles[i] != naming.RoleControl, name: vm.Name, ip: vm.IPAddress})
 		}
 	}
 	if len(candidates) == 0 {

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/clusterops"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/drift"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/kubeversion"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/naming"
@@ -43,9 +44,10 @@ func toDriftCluster(c *cloudstack.Cluster) drift.Cluster {
 }
 
 func toMap(c *cloudstack.Cluster) []drift.MappedVM {
+	roles := clusterops.Roles(c)
 	out := make([]drift.MappedVM, 0, len(c.VirtualMachines))
-	for _, vm := range c.VirtualMachines {
-		out = append(out, drift.MappedVM{ID: vm.ID, Name: vm.Name, IsEtcd: vm.IsEtcdNode || isEtcdName(c, vm.Name), IsExternal: vm.IsExternalNode})
+	for i, vm := range c.VirtualMachines {
+		out = append(out, drift.MappedVM{ID: vm.ID, Name: vm.Name, IsEtcd: roles[i] == naming.RoleEtcd, IsExternal: vm.IsExternalNode})
 	}
 	return out
 }
@@ -66,35 +68,6 @@ func toNodes(list []nodes.Node) []drift.Node {
 	out := make([]drift.Node, 0, len(list))
 	for _, n := range list {
 		out = append(out, drift.Node{Name: n.Name, Ready: n.Ready})
-	}
-	return out
-}
-
-// isEtcdName tells whether a VM is named as an etcd node of the cluster,
-// for servers whose responses lack isetcdnode.
-func isEtcdName(c *cloudstack.Cluster, name string) bool {
-	role, ok := naming.NewMatcher(c.Name, c.ID).Role(name)
-	return ok && role == naming.RoleEtcd
-}
-
-// layoutNodes is the VM map with the roles the rule planner needs.
-func layoutNodes(c *cloudstack.Cluster) []rules.Node {
-	m := naming.NewMatcher(c.Name, c.ID)
-	out := make([]rules.Node, 0, len(c.VirtualMachines))
-	for _, vm := range c.VirtualMachines {
-		role, ok := m.Role(vm.Name)
-		if !ok {
-			role, ok = naming.RoleOf(vm.Name)
-		}
-		switch {
-		case vm.IsEtcdNode:
-			role = naming.RoleEtcd
-		case !ok || (role == naming.RoleEtcd && c.EtcdNodes == 0):
-			// A VM CKS did not name, or an etcd-like name in a cluster
-			// without etcd nodes, is an SSH node like any worker.
-			role = naming.RoleWorker
-		}
-		out = append(out, rules.Node{ID: vm.ID, Name: vm.Name, Role: role, External: vm.IsExternalNode})
 	}
 	return out
 }

@@ -124,7 +124,7 @@ func (c *Checker) rulesView(ctx context.Context, m *meter, cl *cloudstack.Cluste
 		return rulesResult{}, err
 	}
 
-	layout := rules.Layout{Network: rules.NetworkIsolated, Nodes: layoutNodes(cl), EtcdStartPort: c.EtcdSSHStartPort,
+	layout := rules.Layout{Network: rules.NetworkIsolated, Nodes: clusterops.LayoutNodes(cl), EtcdStartPort: c.EtcdSSHStartPort,
 		IPAddressID: cl.IPAddressID, NetworkID: cl.NetworkID, SSHCIDRs: opts.SSHCIDRs}
 	if !isolated {
 		net := findNetwork(networks, cl.NetworkID)

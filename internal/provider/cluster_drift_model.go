@@ -57,11 +57,11 @@ func (m *driftResultModel) setResult(res drift.Result) diag.Diagnostics {
 	var diags diag.Diagnostics
 	m.InSync = types.BoolValue(res.InSync)
 	m.ClusterState = types.StringValue(res.ClusterState)
-	m.KubernetesVersion = driftStringOrNull(res.KubernetesVersion)
+	m.KubernetesVersion = stringOrNull(res.KubernetesVersion)
 	m.Skipped = types.BoolValue(res.Skipped)
-	m.SkipReason = driftStringOrNull(res.SkipReason)
+	m.SkipReason = stringOrNull(res.SkipReason)
 	m.NodesChecked = types.BoolValue(res.NodesChecked)
-	m.NodeCheckError = driftStringOrNull(res.NodeCheckError)
+	m.NodeCheckError = stringOrNull(res.NodeCheckError)
 	m.Summary = types.StringValue(res.Summary)
 	var d diag.Diagnostics
 	m.IncompleteViews, d = driftIncompleteValue(res.Incomplete)
@@ -156,11 +156,11 @@ func driftFindingsValue(fs []drift.Finding) (types.List, diag.Diagnostics) {
 	for _, f := range fs {
 		obj, d := types.ObjectValue(driftFindingAttrTypes, map[string]attr.Value{
 			"kind":      types.StringValue(f.Kind),
-			"vm_id":     driftStringOrNull(f.VMID),
-			"vm_name":   driftStringOrNull(f.VMName),
-			"vm_state":  driftStringOrNull(f.VMState),
-			"node_name": driftStringOrNull(f.NodeName),
-			"rule_id":   driftStringOrNull(f.RuleID),
+			"vm_id":     stringOrNull(f.VMID),
+			"vm_name":   stringOrNull(f.VMName),
+			"vm_state":  stringOrNull(f.VMState),
+			"node_name": stringOrNull(f.NodeName),
+			"rule_id":   stringOrNull(f.RuleID),
 			"message":   types.StringValue(f.Message),
 		})
 		diags.Append(d...)
@@ -189,11 +189,4 @@ func driftCountsValue(counts map[string]int) (types.Map, diag.Diagnostics) {
 		values[k] = types.Int64Value(int64(counts[k]))
 	}
 	return types.MapValue(types.Int64Type, values)
-}
-
-func driftStringOrNull(s string) types.String {
-	if s == "" {
-		return types.StringNull()
-	}
-	return types.StringValue(s)
 }

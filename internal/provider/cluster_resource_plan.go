@@ -14,6 +14,7 @@ import (
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/clusterops"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/clusterstate"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/naming"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/vmmap"
 )
 
@@ -250,41 +251,37 @@ func changedString(planned, prior types.String) bool {
 }
 
 // plannedNodes is the nodes a plan shows. A size change alone keeps every
-// node that stays known, and only the nodes it adds are unknown: a scale-up
-// appends workers, whose SSH ports follow the others', and a scale-down
-// removes the workers with the highest SSH ports, the newest ones, which
-// CloudStack removes first. When the nodes do not show that order
-// unambiguously, or anything else changes, the nodes are unknown.
+// node that stays known (clusterops.NodesAfterResize), and only the workers
+// it adds are unknown. When the nodes do not show unambiguously which
+// workers a scale-down removes, or anything else changes, the nodes are
+// unknown.
 func plannedNodes(ctx context.Context, ch planChanges, plan, state *clusterResourceModel, bad *vmmap.Inconsistency) types.List {
 	unknown := types.ListUnknown(nodeObjectType)
 	if !ch.size || ch.offering || ch.version || ch.state || ch.autoscaling || bad != nil || !known(plan.Size) || !known(state.Size) {
 		return unknown
 	}
-	var nodes []nodeModel
-	if state.Nodes.IsNull() || state.Nodes.IsUnknown() || state.Nodes.ElementsAs(ctx, &nodes, false).HasError() {
+	var models []nodeModel
+	if state.Nodes.IsNull() || state.Nodes.IsUnknown() || state.Nodes.ElementsAs(ctx, &models, false).HasError() {
 		return unknown
 	}
-	var fixed, workers []nodeModel
-	for _, n := range nodes {
-		if n.Role.ValueString() == "worker" {
-			workers = append(workers, n)
-		} else {
-			fixed = append(fixed, n)
-		}
+	nodes := make([]clusterops.Node, 0, len(models))
+	for _, m := range models {
+		nodes = append(nodes, clusterops.Node{ID: m.ID.ValueString(), Name: m.Name.ValueString(),
+			Role: naming.Role(m.Role.ValueString()), SSHPort: int(m.SSHPort.ValueInt64())})
 	}
-	from, to := state.Size.ValueInt64(), plan.Size.ValueInt64()
-	if int64(len(workers)) != from || !removalOrderClear(workers) {
+	keep, added, ok := clusterops.NodesAfterResize(nodes, state.Size.ValueInt64(), plan.Size.ValueInt64())
+	if !ok {
 		return unknown
 	}
-	elems := make([]attr.Value, 0, len(fixed)+int(to))
-	for _, n := range append(fixed, workers[:min(from, to)]...) {
-		v, d := types.ObjectValueFrom(ctx, nodeAttrTypes, n)
+	elems := make([]attr.Value, 0, len(keep)+int(added))
+	for _, i := range keep {
+		v, d := types.ObjectValueFrom(ctx, nodeAttrTypes, models[i])
 		if d.HasError() {
 			return unknown
 		}
 		elems = append(elems, v)
 	}
-	for range to - min(from, to) {
+	for range added {
 		elems = append(elems, types.ObjectUnknown(nodeAttrTypes))
 	}
 	list, d := types.ListValue(nodeObjectType, elems)
@@ -292,19 +289,4 @@ func plannedNodes(ctx context.Context, ch planChanges, plan, state *clusterResou
 		return unknown
 	}
 	return list
-}
-
-// removalOrderClear tells whether the workers, in SSH port order, are also
-// in creation order (CKS's names end in their creation time), so that the
-// last ones are those a scale-down removes, by CloudStack's pick or by the
-// engine's.
-func removalOrderClear(workers []nodeModel) bool {
-	for i := 1; i < len(workers); i++ {
-		a, b := workers[i-1], workers[i]
-		if !known(a.SSHPort) || !known(b.SSHPort) || a.SSHPort.ValueInt64() >= b.SSHPort.ValueInt64() ||
-			a.Name.ValueString() >= b.Name.ValueString() {
-			return false
-		}
-	}
-	return len(workers) == 0 || known(workers[0].SSHPort)
 }

@@ -199,13 +199,13 @@ func fleetClustersValue(ctx context.Context, fleet driftcheck.Fleet) (types.List
 		one := fleetClusterModel{
 			ID:        types.StringValue(c.ID),
 			Name:      types.StringValue(c.Name),
-			Account:   driftStringOrNull(c.Account),
-			ProjectID: driftStringOrNull(c.ProjectID),
+			Account:   stringOrNull(c.Account),
+			ProjectID: stringOrNull(c.ProjectID),
 			Error:     types.StringNull(),
 		}
 		diags.Append(one.setResult(c.Result)...)
 		if c.Err != nil {
-			one.Error = driftStringOrNull(c.Err.Error())
+			one.Error = stringOrNull(c.Err.Error())
 			one.Findings, _ = driftFindingsValue(nil)
 			one.Counts, _ = driftCountsValue(nil)
 			one.IncompleteViews, _ = driftIncompleteValue(nil)

@@ -47,17 +47,23 @@ func (v durationSignValidator) ValidateString(_ context.Context, req validator.S
 	if err != nil {
 		return // the GoDuration type explains the syntax
 	}
-	var rule string
-	switch {
-	case d < 0:
-		rule = "it is negative"
-	case d == 0 && !v.allowZero:
-		rule = "it must be longer than zero"
-	default:
+	rule := durationSignProblem(d, v.allowZero)
+	if rule == "" {
 		return
 	}
 	resp.Diagnostics.AddAttributeError(req.Path, "Invalid Duration",
 		fmt.Sprintf("%s is %q: %s; %s.", req.Path, value, rule, v.Description(context.Background())))
+}
+
+// durationSignProblem says what is wrong with the sign of d, or "".
+func durationSignProblem(d time.Duration, allowZero bool) string {
+	switch {
+	case d < 0:
+		return "it is negative"
+	case d == 0 && !allowZero:
+		return "it must be longer than zero"
+	}
+	return ""
 }
 
 // checkedDuration is the duration of a known value, with the diagnostics

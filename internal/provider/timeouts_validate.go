@@ -47,15 +47,11 @@ func (positiveTimeoutsValidator) ValidateObject(_ context.Context, req validator
 		if err != nil {
 			continue // the timeouts package's own validator explains the syntax
 		}
-		if d <= 0 {
-			reason := "zero"
-			if d < 0 {
-				reason = "negative"
-			}
+		if problem := durationSignProblem(d, false); problem != "" {
 			resp.Diagnostics.AddAttributeError(req.Path.AtName(name), "Invalid Timeout",
-				fmt.Sprintf("timeouts.%s is %s (%q): it must be a duration longer than zero, such as \"90m\". "+
-					"A wait bounded by it would give up before the operation could finish. Remove it to use the default.",
-					name, reason, value.ValueString()))
+				fmt.Sprintf("timeouts.%s is %q: %s. Use a duration longer than zero, such as \"90m\": "+
+					"a wait bounded by it would give up before the operation could finish. Or remove it to use the default.",
+					name, value.ValueString(), problem))
 		}
 	}
 }

@@ -19,7 +19,8 @@ const (
 	DefaultEtcdStartPort = 50000
 	// ProtocolTCP is the protocol of every CKS rule, as the server stores it.
 	ProtocolTCP = "tcp"
-	// AnyCIDR is the source CIDR hard-coded in every CKS firewall rule.
+	// AnyCIDR is the source CIDR hard-coded in every CKS firewall rule
+	// (KubernetesClusterResourceModifierActionWorker.provisionFirewallRules).
 	AnyCIDR = "0.0.0.0/0"
 )
 

@@ -1,0 +1,64 @@
+package clusterops
+
+import (
+	"cmp"
+	"slices"
+
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/naming"
+)
+
+// Roles tells the role of each VM of the cluster's VM map, index for index.
+// The API gives isetcdnode and isexternalnode but no control-node flag
+// (KubernetesClusterResponse's virtualmachines are UserVmResponses with
+// those two CKS fields), so:
+//   - an etcd VM is one with isetcdnode, or, in a response without the
+//     flag, one that has the name CKS gives this cluster's etcd VMs while the
+//     cluster has etcd nodes;
+//   - an external node is a worker;
+//   - a control or worker VM is told by the name CKS gives it
+//     (<prefix>-control-<hex>, <prefix>-node-<hex>), this cluster's prefix
+//     first, then the pattern of any cluster;
+//   - a VM with neither fills the control slots the named control VMs left
+//     (ControlNodes minus them) in name order, and is a worker after that.
+//
+// The result does not depend on the order the API lists the map in, which
+// KubernetesClusterVmMapDao.listByClusterId does not fix.
+func Roles(c *cloudstack.Cluster) []naming.Role {
+	m := naming.NewMatcher(c.Name, c.ID)
+	roles := make([]naming.Role, len(c.VirtualMachines))
+	var unnamed []int
+	controls := int64(0)
+	for i, vm := range c.VirtualMachines {
+		_, ownEtcd := m.EtcdIndex(vm.Name)
+		role, named := m.Role(vm.Name)
+		if !named {
+			role, named = naming.RoleOf(vm.Name)
+		}
+		switch {
+		case vm.IsEtcdNode || (ownEtcd && c.EtcdNodes > 0):
+			roles[i] = naming.RoleEtcd
+		case vm.IsExternalNode:
+			roles[i] = naming.RoleWorker
+		case named && role != naming.RoleEtcd:
+			roles[i] = role
+			if role == naming.RoleControl {
+				controls++
+			}
+		default:
+			unnamed = append(unnamed, i)
+		}
+	}
+	slices.SortFunc(unnamed, func(a, b int) int {
+		va, vb := c.VirtualMachines[a], c.VirtualMachines[b]
+		return cmp.Or(cmp.Compare(va.Name, vb.Name), cmp.Compare(va.ID, vb.ID))
+	})
+	for _, i := range unnamed {
+		roles[i] = naming.RoleWorker
+		if controls < c.ControlNodes {
+			roles[i] = naming.RoleControl
+			controls++
+		}
+	}
+	return roles
+}
