@@ -9,9 +9,8 @@ import (
 )
 
 // Roles tells the role of each VM of the cluster's VM map, index for index.
-// The API gives isetcdnode and isexternalnode but no control-node flag
-// (KubernetesClusterResponse's virtualmachines are UserVmResponses with
-// those two CKS fields), so:
+// The map's VMs are KubernetesUserVmResponses: isexternalnode, isetcdnode
+// (absent before separate etcd nodes came), no control-node flag. So:
 //   - an etcd VM is one with isetcdnode, or, in a response without the
 //     flag, one that has the name CKS gives this cluster's etcd VMs while the
 //     cluster has etcd nodes;
@@ -22,8 +21,11 @@ import (
 //   - a VM with neither fills the control slots the named control VMs left
 //     (ControlNodes minus them) in name order, and is a worker after that.
 //
-// The result does not depend on the order the API lists the map in, which
-// KubernetesClusterVmMapDao.listByClusterId does not fix.
+// The result does not depend on the order the API lists the map in. Today's
+// server lists it by map row id (createKubernetesClusterResponse walks
+// KubernetesClusterVmMapDaoImpl.listByClusterId, which orders by id), but no
+// API documentation promises that, and a row re-inserted by hand or a
+// proxy that reorders would move a VM's position, never its name or flags.
 func Roles(c *cloudstack.Cluster) []naming.Role {
 	m := naming.NewMatcher(c.Name, c.ID)
 	roles := make([]naming.Role, len(c.VirtualMachines))
