@@ -58,8 +58,9 @@ type lossyProxy struct {
 }
 
 // lateDelay is how long a late create waits before reaching CloudStack:
-// longer than the provider looks for a lost create in tests.
-const lateDelay = time.Second
+// far longer than the provider looks for a lost create in tests (150 ms),
+// so that a slow machine cannot make the late create look timely.
+const lateDelay = 3 * time.Second
 
 func newLossyProxy(t *testing.T, target string) *lossyProxy {
 	t.Helper()

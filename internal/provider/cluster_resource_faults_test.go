@@ -335,7 +335,9 @@ func (s *interruptibleServer) ApplyResourceChange(ctx context.Context, req *tfpr
 // replace it, and the next apply finishes.
 func TestAccCluster_createInterruptedKeptUntainted(t *testing.T) {
 	t.Parallel()
-	env := newSimEnv(t, simtest.WithJobDuration(time.Second))
+	// A create job long enough that a slow machine still reads the cluster
+	// before the job ends.
+	env := newSimEnv(t, simtest.WithJobDuration(3*time.Second))
 	proxy := newLossyProxy(t, env.Info.APIURL)
 	var stop interrupter
 	var firstID string
