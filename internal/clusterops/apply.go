@@ -22,9 +22,13 @@ const maxRuleJobs = 4
 // it would leave an SSH path closed.
 func (e *Engine) applySync(ctx context.Context, s *Snapshot, p rules.Plan, rep *Report) error {
 	for _, b := range p.Blocked {
-		e.step(ctx, rep, StepBlocked, fmt.Sprintf("could not create missing %s: it would conflict with rule %s (%s), which is not CKS's to delete",
+		purpose, why := rules.PurposeUser, "which is not CKS's to delete"
+		if cr, ok := s.Classification.Lookup(b.Conflict.ID); ok && cr.Owned() {
+			purpose, why = cr.Purpose, "which CKS needs too, and no other port of the range is free"
+		}
+		e.step(ctx, rep, StepBlocked, fmt.Sprintf("could not create missing %s: it would conflict with rule %s (%s), %s",
 			s.describeRule(b.Expectation.Rule(s.Layout), b.Expectation.Purpose), b.Conflict.ID,
-			s.describeRule(b.Conflict, rules.PurposeUser)))
+			s.describeRule(b.Conflict, purpose), why))
 	}
 	if p.Empty() {
 		return nil

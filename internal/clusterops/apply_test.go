@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/rules"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator"
 )
 
@@ -152,5 +153,55 @@ func TestSharedNetworkHasNoRules(t *testing.T) {
 	}
 	if scaled := rep.StepsOf(StepScaled); len(scaled) != 1 || len(rep.Steps) != 1 {
 		t.Errorf("steps = %+v, want the scale only", rep.Steps)
+	}
+}
+
+// A missing forward with no free port left in the node range is blocked by
+// whichever rule holds its port. The step says whose rule that is: a user
+// rule the engine may not delete, or a CKS forward of another node, which
+// CKS needs as well.
+func TestBlockedStepNamesWhoseRuleIsInTheWay(t *testing.T) {
+	t.Parallel()
+	fwd := func(id string, public, private int, vm string) rules.Rule {
+		return rules.Rule{ID: id, Kind: rules.KindPortForward, Protocol: "tcp", StartPort: public, EndPort: public,
+			PrivatePort: private, PrivateEndPort: private, VMID: vm}
+	}
+	c := cloudstack.Cluster{ID: "3b74274b-6554-40c2-b2cf-4329d4308544", Name: "full", ControlNodes: 1, Size: 2,
+		VirtualMachines: []cloudstack.ClusterVM{{ID: "c", Name: "full-control-1932a7a3b01"},
+			{ID: "w2", Name: "full-node-1932a7a3b03"}, {ID: "w1", Name: "full-node-1932a7a3b02"}}}
+	ruleSet := []rules.Rule{
+		{ID: "range", Kind: rules.KindFirewall, Protocol: "tcp", StartPort: 2222, EndPort: 2224, CIDRs: []string{rules.AnyCIDR}},
+		fwd("ssh-c", 2222, 22, "c"), fwd("ssh-w1", 2223, 22, "w1"), fwd("user", 2224, 8080, "c"),
+	}
+	for _, tc := range []struct {
+		name     string
+		vmOrder  []int // the order the map is listed in
+		conflict string
+		want     string
+	}{
+		{"the port CKS gives w2 is the user's", []int{0, 2, 1}, "user", "(user port forward 2224→8080 to VM full-control-1932a7a3b01 (c)), which is not CKS's to delete"},
+		{"the port CKS gives w2 serves w1", []int{0, 1, 2}, "ssh-w1", "(node SSH port forward 2223→22 to VM full-node-1932a7a3b02 (w1)), which CKS needs too"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			cl := c
+			cl.VirtualMachines = nil
+			for _, i := range tc.vmOrder {
+				cl.VirtualMachines = append(cl.VirtualMachines, c.VirtualMachines[i])
+			}
+			s := &Snapshot{Cluster: cl, Layout: layoutFor(&cl, rules.NetworkIsolated, 0), Rules: ruleSet}
+			s.Classification = rules.Classify(s.Layout, s.Rules)
+			plan := rules.PlanSync(s.Layout, s.Classification)
+			if len(plan.Blocked) != 1 || plan.Blocked[0].Conflict.ID != tc.conflict {
+				t.Fatalf("blocked = %+v, want the missing forward of w2 blocked by %s", plan.Blocked, tc.conflict)
+			}
+			var rep Report
+			if err := New(nil, Options{}).applySync(t.Context(), s, rules.Plan{Blocked: plan.Blocked}, &rep); err != nil {
+				t.Fatal(err)
+			}
+			if got := rep.StepsOf(StepBlocked); len(got) != 1 || !strings.Contains(got[0].Message, tc.want) {
+				t.Fatalf("blocked steps = %v, want one saying %q", got, tc.want)
+			}
+		})
 	}
 }

@@ -48,6 +48,24 @@ type hookAPI struct {
 	afterDeleteFirewall func()
 	deleteFirewall      func(ctx context.Context, id string) (cloudstack.AsyncRef, error)
 	failFirewallLists   atomic.Bool
+	// While queued, cluster reads answer queuedCluster, the cluster as it
+	// was before the call: its job waits in the executor's queue. The
+	// first poll of a job ends the queue.
+	queued        atomic.Bool
+	queuedCluster *cloudstack.Cluster
+}
+
+func (h *hookAPI) GetKubernetesCluster(ctx context.Context, id string) (*cloudstack.Cluster, error) {
+	if h.queued.Load() {
+		c := *h.queuedCluster
+		return &c, nil
+	}
+	return h.API.GetKubernetesCluster(ctx, id)
+}
+
+func (h *hookAPI) QueryAsyncJob(ctx context.Context, jobID string) (cloudstack.JobStatus, error) {
+	h.queued.Store(false)
+	return h.API.QueryAsyncJob(ctx, jobID)
 }
 
 func (h *hookAPI) ScaleKubernetesCluster(ctx context.Context, p cloudstack.ScaleClusterParams) (cloudstack.AsyncRef, error) {
@@ -110,6 +128,51 @@ func TestScaleOutlivingDeadlineStillRestores(t *testing.T) {
 	}
 	if rep.Cluster == nil || rep.Cluster.State != "Running" || rep.Cluster.Size != 1 {
 		t.Errorf("report cluster = %+v, want Running size 1 read after the scale", rep.Cluster)
+	}
+	env.assertSafe(c.ID)
+}
+
+// The deadline passes right after the scale call, while the job still
+// waits in the management server's queue: the cluster reads Running with
+// both workers, as before the call. The engine must wait for the job, not
+// take the unchanged cluster for a finished scale, and restore the user
+// forward only once the scale has deleted it.
+func TestScaleOutlivingDeadlineWaitsForTheQueuedJob(t *testing.T) {
+	t.Parallel()
+	env := newEnvWithJobs(t, simulator.Profile42211, 100*time.Millisecond)
+	c, fwdID := env.collateralCluster("queued-scale")
+	ctx := newExpiringCtx(env.ctx())
+	h := &hookAPI{queuedCluster: env.Cluster(c.ID)}
+	h.afterScale = func() {
+		h.queued.Store(true)
+		ctx.expire()
+	}
+
+	rep, err := env.hookedEngine(h).Scale(ctx, c.ID, 1, Intent{MoveUserRules: true})
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("Scale = %v, want the deadline of its wait\n%s", err, rep)
+	}
+	wentOn := func(s Step) bool {
+		return strings.Contains(s.Message, "went on") && strings.Contains(s.Message, "succeeded")
+	}
+	if !slices.ContainsFunc(rep.StepsOf(StepScaled), wentOn) {
+		t.Errorf("the report does not say how the job ended:\n%s", rep)
+	}
+	if rep.Cluster == nil || rep.Cluster.Size != 1 || rep.Cluster.State != "Running" {
+		t.Errorf("report cluster = %+v, want Running size 1, read after the job", rep.Cluster)
+	}
+	moved := rep.StepsOf(StepMoved)
+	if len(moved) != 2 || !strings.HasPrefix(moved[1].Message, "re-created user port forward 2224→8080") {
+		t.Fatalf("moved steps = %+v\n%s", moved, rep)
+	}
+	var restored bool
+	for _, pf := range env.ForwardsOn(c.IPAddressID) {
+		if pf.PublicPort == 2224 && pf.PrivatePort == 8080 {
+			restored = pf.ID != fwdID
+		}
+	}
+	if !restored {
+		t.Errorf("the user forward 2224→8080 was not re-created after the scale deleted it:\n%s", rep)
 	}
 	env.assertSafe(c.ID)
 }

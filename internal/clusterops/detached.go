@@ -49,12 +49,25 @@ func (e *Engine) WaitSettled(ctx context.Context, clusterID string, done func(st
 	}
 }
 
-// waitScalingEnds waits, at most scalingWaitTimeout, until the cluster
-// leaves Scaling: the server's rebuild of the rules must be over before the
-// engine repairs them or restores the user rules it deletes.
-func (e *Engine) waitScalingEnds(ctx context.Context, clusterID string) (*cloudstack.Cluster, error) {
+// waitScaleOver waits, at most scalingWaitTimeout, until a scale whose
+// wait was cut short is over: the server's rebuild of the rules must be
+// over before the engine repairs them or restores the user rules it
+// deletes. The job comes first when its id is known, because the cluster
+// enters Scaling only once the job runs (KubernetesClusterScaleWorker.
+// scaleCluster makes the transition), so a cluster still Running right
+// after the call says nothing. Then, or when the job cannot be followed,
+// the cluster must have left Scaling.
+func (e *Engine) waitScaleOver(ctx context.Context, clusterID, jobID string, rep *Report) (*cloudstack.Cluster, error) {
 	ctx, cancel := context.WithTimeout(ctx, scalingWaitTimeout)
 	defer cancel()
+	if jobID != "" {
+		switch _, err := e.wait(ctx, "scaleKubernetesCluster", jobID); {
+		case err == nil:
+			e.step(ctx, rep, StepScaled, "the scale job went on after the wait for it ended, and succeeded")
+		case cloudstack.IsJobFailure(err):
+			e.step(ctx, rep, StepScaled, fmt.Sprintf("the scale job went on after the wait for it ended, and failed: %v", err))
+		}
+	}
 	return e.WaitSettled(ctx, clusterID, func(state string) bool {
 		return state != clusterstate.Scaling && state != clusterstate.ScalingStoppedCluster
 	})

@@ -57,7 +57,7 @@ func (e *Engine) scaleSnapshot(ctx context.Context, s *Snapshot, size int64, in 
 	if s.Cluster.State == clusterstate.Created || s.Direct() {
 		// A Created cluster has no VMs and a direct network no rules:
 		// only the scale itself.
-		c, jobErr := e.runScale(ctx, s, size, &rep)
+		c, _, jobErr := e.runScale(ctx, s, size, &rep)
 		rep.Cluster = e.readBackAfter(ctx, s.Cluster.ID, c)
 		rep.Final = nil
 		if rep.Cluster != nil && s.Direct() {
@@ -79,8 +79,8 @@ func (e *Engine) scaleSnapshot(ctx context.Context, s *Snapshot, size int64, in 
 		return rep, errors.Join(err, e.restoreMoved(ctx, s, moved, &rep))
 	}
 	rep.Final = nil // known again once verifyAfterScale has read the rules
-	c, jobErr := e.runScale(ctx, s, size, &rep)
-	return rep, errors.Join(jobErr, e.verifyAfterScale(ctx, s, c, in, moved, &rep))
+	c, pendingJob, jobErr := e.runScale(ctx, s, size, &rep)
+	return rep, errors.Join(jobErr, e.verifyAfterScale(ctx, s, c, pendingJob, in, moved, &rep))
 }
 
 // scalable refuses, before any change, the size changes CloudStack would
@@ -164,8 +164,9 @@ func (e *Engine) hazardsAfterSync(ctx context.Context, s *Snapshot) []rules.Haza
 }
 
 // runScale calls scaleKubernetesCluster once and waits for it. It returns
-// the cluster as the successful job reports it.
-func (e *Engine) runScale(ctx context.Context, s *Snapshot, size int64, rep *Report) (*cloudstack.Cluster, error) {
+// the cluster as the successful job reports it, or, when the wait ended
+// without learning the job's outcome (the caller's deadline), the job's id.
+func (e *Engine) runScale(ctx context.Context, s *Snapshot, size int64, rep *Report) (*cloudstack.Cluster, string, error) {
 	c := &s.Cluster
 	params, how := scaleParams(s, size)
 	e.logf(ctx, "scaling Kubernetes cluster", map[string]any{"cluster_id": c.ID, "from": c.Size, "to": size})
@@ -176,13 +177,17 @@ func (e *Engine) runScale(ctx context.Context, s *Snapshot, size int64, rep *Rep
 	}
 	if err != nil {
 		e.step(ctx, rep, StepScaled, fmt.Sprintf("scaling the cluster from %d to %d worker(s)%s failed: %v", c.Size, size, how, err))
-		return nil, fmt.Errorf("scaling Kubernetes cluster %s from %d to %d workers: %w", c.ID, c.Size, size, err)
+		var pending string
+		if cloudstack.IsJobOutcomeUnknown(err) {
+			pending = ref.JobID
+		}
+		return nil, pending, fmt.Errorf("scaling Kubernetes cluster %s from %d to %d workers: %w", c.ID, c.Size, size, err)
 	}
 	e.step(ctx, rep, StepScaled, fmt.Sprintf("scaled the cluster from %d to %d worker(s)%s", c.Size, size, how))
 	// The job succeeded: an undecodable result only means reading the
 	// cluster again (a nil cluster).
 	scaled, _ := cloudstack.DecodeClusterJobResult(res)
-	return scaled, nil
+	return scaled, "", nil
 }
 
 // scaleParams builds the scale call. A size change names the worker role's
@@ -304,13 +309,15 @@ func workersToRemove(s *Snapshot, size int64) []string {
 // runs on, so this runs on a detached, bounded context, after the cluster
 // has left Scaling (a repair during the server's rebuild would be undone
 // by it).
-func (e *Engine) verifyAfterScale(ctx context.Context, pre *Snapshot, scaled *cloudstack.Cluster, in Intent, moved []rules.Rule, rep *Report) error {
+func (e *Engine) verifyAfterScale(ctx context.Context, pre *Snapshot, scaled *cloudstack.Cluster, pendingJob string, in Intent,
+	moved []rules.Rule, rep *Report,
+) error {
 	ctx, cancel := detached(ctx)
 	defer cancel()
 	c := scaled
 	if c == nil {
 		var err error
-		if c, err = e.waitScalingEnds(ctx, pre.Cluster.ID); err != nil {
+		if c, err = e.waitScaleOver(ctx, pre.Cluster.ID, pendingJob, rep); err != nil {
 			rep.Cluster = c
 			e.reportUnrestored(ctx, pre, moved, rep, err)
 			return fmt.Errorf("verifying the rules after the scale: %w", err)
