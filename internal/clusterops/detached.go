@@ -53,10 +53,11 @@ func (e *Engine) WaitSettled(ctx context.Context, clusterID string, done func(st
 // wait was cut short is over: the server's rebuild of the rules must be
 // over before the engine repairs them or restores the user rules it
 // deletes. The job comes first when its id is known, because the cluster
-// enters Scaling only once the job runs (KubernetesClusterScaleWorker.
-// scaleCluster makes the transition), so a cluster still Running right
-// after the call says nothing. Then, or when the job cannot be followed,
-// the cluster must have left Scaling.
+// enters Scaling only once the job runs (KubernetesClusterScaleWorker's
+// scaleUpKubernetesClusterSize and scaleDownKubernetesClusterSize make the
+// transition), so a cluster still Running right after the call says
+// nothing. Then, or when the job cannot be followed, the cluster must have
+// left Scaling.
 func (e *Engine) waitScaleOver(ctx context.Context, clusterID, jobID string, rep *Report) (*cloudstack.Cluster, error) {
 	ctx, cancel := context.WithTimeout(ctx, scalingWaitTimeout)
 	defer cancel()
