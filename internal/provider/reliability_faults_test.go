@@ -173,9 +173,11 @@ var relScenarios = map[string]func(t *testing.T) *relScenario{
 	"scale-down job": func(t *testing.T) *relScenario { return existingRelScenario(t, "scale-down", 4, "1.33.13") },
 	"lifecycle jobs": func(t *testing.T) *relScenario { return existingRelScenario(t, "lifecycle", 1, "1.32.9") },
 	"interrupted apply": func(t *testing.T) *relScenario {
-		// Jobs that outlast the 500 ms create timeout by seconds, so that
-		// a slow machine still reads the cluster before its job ends.
-		return newRelScenario(t, "interrupted", 1, simtest.WithJobDuration(4*time.Second))
+		// Jobs that outlast the 500 ms create and update timeouts by
+		// seconds, so that a slow machine still reads the cluster before
+		// its job ends, and that wait in the queue past those timeouts,
+		// so that the cluster has not yet moved when the wait ends.
+		return newRelScenario(t, "interrupted", 1, simtest.WithJobDuration(4*time.Second), simtest.WithJobQueueDelay(time.Second))
 	},
 	"node faults": func(t *testing.T) *relScenario {
 		e := newDriftEnv(t)

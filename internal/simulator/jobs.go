@@ -109,13 +109,23 @@ func (jr *jobRun) holdUntilDue() {
 		return
 	}
 	s.unlock()
-	t := time.NewTimer(left)
+	s.sleep(left)
+	s.lock()
+}
+
+// sleep waits d, or until Close; it reports whether d passed.
+func (s *Simulator) sleep(d time.Duration) bool {
+	if d <= 0 {
+		return true
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
 	select {
 	case <-t.C:
+		return true
 	case <-s.closing:
-		t.Stop()
+		return false
 	}
-	s.lock()
 }
 
 // startJob records an async job and runs it in the background. The job
@@ -129,6 +139,9 @@ func (s *Simulator) startJob(c *caller, cmdClass, instanceType, instanceID strin
 	s.jobs.Add(1)
 	go func() {
 		defer s.jobs.Done()
+		if !s.sleep(s.opts.JobQueueDelay) {
+			return
+		}
 		s.lock()
 		defer s.unlock()
 		jr := &jobRun{s: s, job: j, steps: steps, started: time.Now()}

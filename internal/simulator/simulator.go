@@ -24,6 +24,13 @@ type Options struct {
 	// JobDuration is how long an async job takes from start to finish. Zero
 	// finishes jobs as fast as possible, but still asynchronously.
 	JobDuration time.Duration
+	// JobQueueDelay is how long an async job waits in the executor's queue
+	// before it runs, on top of JobDuration. A real management server
+	// answers the command with the job id once the job is queued
+	// (AsyncJobManagerImpl.submitAsyncJob), and the job's first change,
+	// such as a cluster's move to Scaling, comes when an executor thread
+	// runs it; a busy server runs it later. Zero starts jobs at once.
+	JobQueueDelay time.Duration
 	// Clock drives VM name suffixes, created timestamps and the state
 	// scanner. Nil means time.Now.
 	Clock func() time.Time
@@ -163,8 +170,8 @@ func New(opts Options) (*Simulator, error) {
 	if opts.GuestCIDRPrefix < minGuestCIDRPrefix || opts.GuestCIDRPrefix > maxGuestCIDRPrefix {
 		return nil, fmt.Errorf("simulator: GuestCIDRPrefix must be between %d and %d", minGuestCIDRPrefix, maxGuestCIDRPrefix)
 	}
-	if opts.JobDuration < 0 {
-		return nil, errors.New("simulator: JobDuration must not be negative")
+	if opts.JobDuration < 0 || opts.JobQueueDelay < 0 {
+		return nil, errors.New("simulator: JobDuration and JobQueueDelay must not be negative")
 	}
 	if err := validListOrder(opts.ListOrder); err != nil {
 		return nil, err

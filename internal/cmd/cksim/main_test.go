@@ -29,7 +29,7 @@ func TestCommandContract(t *testing.T) {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	keyFile := filepath.Join(dir, "cks-key.pem")
-	cmd := exec.Command(bin, "-listen", "127.0.0.1:0", "-profile", "fixed", "-job-duration", "5ms", "-key-out", keyFile,
+	cmd := exec.Command(bin, "-listen", "127.0.0.1:0", "-profile", "fixed", "-job-duration", "5ms", "-job-queue-delay", "5ms", "-key-out", keyFile,
 		"-scanner-interval", "10s", "-list-order", "reversed")
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {

@@ -23,6 +23,7 @@ func runServer(args []string, stdout, stderr io.Writer) error {
 	profile := fs.String("profile", simulator.Profile42211,
 		fmt.Sprintf("behaviour profile, one of %s (%q is an alias of %q)", strings.Join(simulator.Profiles(), ", "), simulator.ProfileFixed, simulator.ProfilePR14165))
 	jobDuration := fs.Duration("job-duration", 0, "how long each async job takes (0: as fast as possible)")
+	jobQueueDelay := fs.Duration("job-queue-delay", 0, "how long each async job waits in the queue before it runs, as on a busy server")
 	keyOut := fs.String("key-out", "", "write the cks-key private key (OpenSSH PEM) to this file, mode 0600")
 	seed := fs.Uint64("seed", 0, "make ids and keys deterministic (0: random)")
 	noScanner := fs.Bool("no-scanner", false, "turn off the cluster state scanner's timer (admin scanner-run still runs it)")
@@ -41,7 +42,8 @@ func runServer(args []string, stdout, stderr io.Writer) error {
 	if *scannerInterval <= 0 {
 		return errors.New("-scanner-interval must be positive (use -no-scanner to turn the timer off)")
 	}
-	opts := simulator.Options{Profile: *profile, JobDuration: *jobDuration, Seed: *seed, DisableScanner: *noScanner,
+	opts := simulator.Options{Profile: *profile, JobDuration: *jobDuration, JobQueueDelay: *jobQueueDelay, Seed: *seed,
+		DisableScanner:  *noScanner,
 		ScannerInterval: *scannerInterval,
 		GuestCIDRPrefix: *guestPrefix, ListOrder: *listOrder}
 	if *verbose {

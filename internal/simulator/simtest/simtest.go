@@ -54,6 +54,10 @@ func WithProfile(p string) Option { return func(c *config) { c.sim.Profile = p }
 // WithJobDuration sets how long each async job takes.
 func WithJobDuration(d time.Duration) Option { return func(c *config) { c.sim.JobDuration = d } }
 
+// WithJobQueueDelay keeps each async job in the executor's queue for d
+// before it runs, as on a busy management server.
+func WithJobQueueDelay(d time.Duration) Option { return func(c *config) { c.sim.JobQueueDelay = d } }
+
 // WithClock drives the simulator's clock (VM names, created times, scanner).
 func WithClock(clock func() time.Time) Option { return func(c *config) { c.sim.Clock = clock } }
 
