@@ -10,7 +10,9 @@ import (
 // it runs as any job does.
 func TestJobQueueDelayKeepsTheClusterUntilTheJobRuns(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t, Options{DisableScanner: true, JobQueueDelay: 300 * time.Millisecond})
+	// Long enough that no stall of a busy machine between the call and
+	// the reads below outlasts it.
+	e := newEnv(t, Options{DisableScanner: true, JobQueueDelay: 2 * time.Second})
 	id := e.createCluster(e.createParams("queued", 1))
 
 	jobID := e.scale(id, 2)

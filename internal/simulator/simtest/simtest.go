@@ -96,11 +96,18 @@ func WithScannerTimer(d time.Duration) Option {
 // WithOptions sets any other simulator option.
 func WithOptions(f func(*simulator.Options)) Option { return func(c *config) { f(&c.sim) } }
 
+// testJobQueueDelay is how long the jobs of a test's simulator wait in the
+// queue, so that no test can pass only because a job's first change, such
+// as a cluster's move to Scaling, came before the client's next read.
+const testJobQueueDelay = 50 * time.Millisecond
+
 // Start starts a simulator on a free loopback port, writes the key pair's
-// private key to a file and closes the simulator when the test ends.
+// private key to a file and closes the simulator when the test ends. Its
+// jobs wait testJobQueueDelay in the queue unless WithJobQueueDelay says
+// otherwise.
 func Start(t testing.TB, opts ...Option) *Env {
 	t.Helper()
-	e, err := launch(newConfig(opts), t.TempDir())
+	e, err := launch(newConfig(append([]Option{WithJobQueueDelay(testJobQueueDelay)}, opts...)), t.TempDir())
 	if e != nil {
 		t.Cleanup(e.Close)
 	}
