@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
-	"github.com/cloudstack-cks/terraform-provider-cks/internal/naming"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/rules"
 )
 
@@ -22,22 +21,9 @@ import (
 // nodes are the user's own VMs and say nothing about the cluster's templates.
 // Nil when every type uses the cluster's template.
 func NodeTemplates(c *cloudstack.Cluster) map[string]string {
-	byRole := map[naming.Role]string{}
-	mixed := map[naming.Role]bool{}
-	layout := layoutFor(c, "", 0) // roles only: no network, no ports
-	for i, vm := range c.VirtualMachines {
-		role := layout.Nodes[i].Role
-		if vm.IsExternalNode || vm.TemplateID == "" {
-			continue
-		}
-		if seen, ok := byRole[role]; ok && seen != vm.TemplateID {
-			mixed[role] = true
-		}
-		byRole[role] = vm.TemplateID
-	}
 	var out map[string]string
-	for role, template := range byRole {
-		if mixed[role] || template == c.TemplateID {
+	for role, template := range roleValues(c, func(vm cloudstack.ClusterVM) string { return vm.TemplateID }) {
+		if template == c.TemplateID {
 			continue
 		}
 		if out == nil {

@@ -228,44 +228,17 @@ func scaleParams(s *Snapshot, size int64) (cloudstack.ScaleClusterParams, string
 // which the API does not show, so the map order must not decide.
 func roleOfferings(c *cloudstack.Cluster) map[string]string {
 	out := map[string]string{}
-	mixed := map[string]bool{}
-	layout := layoutFor(c, rules.NetworkDirect, 0)
-	for i, vm := range c.VirtualMachines {
-		role := string(layout.Nodes[i].Role)
-		if vm.ServiceOfferingID == "" || vm.IsExternalNode {
-			continue
-		}
-		if seen, ok := out[role]; ok && seen != vm.ServiceOfferingID {
-			mixed[role] = true
-		}
-		out[role] = vm.ServiceOfferingID
+	agreed := roleValues(c, func(vm cloudstack.ClusterVM) string { return vm.ServiceOfferingID })
+	fallbacks := map[naming.Role]string{naming.RoleControl: c.ControlOfferingID, naming.RoleWorker: c.WorkerOfferingID}
+	if c.EtcdNodes > 0 {
+		fallbacks[naming.RoleEtcd] = c.EtcdOfferingID
 	}
-	for role := range mixed {
-		delete(out, role)
-	}
-	for role, fallback := range map[string]string{"control": c.ControlOfferingID, "worker": c.WorkerOfferingID, "etcd": c.EtcdOfferingID} {
-		if out[role] == "" {
-			out[role] = firstNonEmpty(fallback, c.ServiceOfferingID)
-		}
-	}
-	if c.EtcdNodes == 0 {
-		delete(out, "etcd")
-	}
-	for role, id := range out {
-		if id == "" {
-			delete(out, role)
+	for role, fallback := range fallbacks {
+		if id := cmp.Or(agreed[role], fallback, c.ServiceOfferingID); id != "" {
+			out[string(role)] = id
 		}
 	}
 	return out
-}
-
-func firstNonEmpty(values ...string) string {
-	for _, v := range values {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
 }
 
 // workersToRemove returns the workers a scale-down of a cluster with

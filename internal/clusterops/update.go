@@ -311,8 +311,11 @@ func (u *update) autoscalingParams() cloudstack.ScaleClusterParams {
 	return p
 }
 
-// alertWait bounds the wait for CloudStack's state scanner (every 30 s) to
-// return a cluster from Alert before a step that needs it Running.
+// alertWait bounds the wait for CloudStack's state scanner to return a
+// cluster from Alert before a step that needs it Running. The scanner runs
+// every 30 s (KubernetesClusterManagerImpl.start schedules
+// KubernetesClusterStatusScanner with a 30 s fixed delay), but nothing here
+// depends on when: the wait polls the cluster and gives up with AlertError.
 const alertWait = 2 * time.Minute
 
 // waitAlertEnds waits for the state scanner to return the cluster from

@@ -3,8 +3,8 @@ package provider
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
@@ -59,7 +59,7 @@ func moveOfficialCluster(ctx context.Context, req resource.MoveStateRequest, res
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	for _, name := range sortedKeys(values) {
+	for _, name := range slices.Sorted(maps.Keys(values)) {
 		resp.Diagnostics.Append(resp.TargetState.SetAttribute(ctx, path.Root(name), values[name])...)
 	}
 	// The refresh after the move reads what an import reads, node templates
@@ -97,20 +97,11 @@ func mapOfficialCluster(src officialState) (map[string]attr.Value, diag.Diagnost
 		diags.AddError("Cluster Cannot Move to cks_cluster", "id is empty: the source state names no cluster.")
 	}
 	if len(dropped) > 0 {
-		sort.Strings(dropped)
+		slices.Sort(dropped)
 		diags.AddWarning("Attributes Not Carried Over",
 			fmt.Sprintf("cks_cluster has no attribute for %s of %s, so the move drops them from the state. The "+
 				"cluster keeps what it was created with, but a cluster that cks_cluster creates in its place later "+
 				"is created without them.", strings.Join(dropped, ", "), officialClusterType))
 	}
 	return values, diags
-}
-
-func sortedKeys(m map[string]attr.Value) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
