@@ -27,6 +27,9 @@ type ScaleCheck struct {
 	// Waits says why the scale will first wait for CloudStack's state
 	// scanner (a cluster in Alert), or is empty.
 	Waits string
+	// OfferingWrites are the node offering columns the scale call writes
+	// besides the size (the worker offering it keeps), when it is allowed.
+	OfferingWrites OfferingWrites
 
 	err  error
 	snap *Snapshot
@@ -50,6 +53,10 @@ func (e *Engine) CheckScale(ctx context.Context, clusterID string, size int64, i
 	if errors.As(check.err, &alert) {
 		// Update waits for the scanner; the plan only warns.
 		check.Waits, check.err = alert.Error(), nil
+	}
+	if check.err == nil {
+		params, _ := scaleParams(s, size)
+		check.OfferingWrites = scaleOfferingWrites(params)
 	}
 	if check.err == nil && !s.Direct() && s.Cluster.State != clusterstate.Created {
 		check.Hazards = e.hazardsAfterSync(ctx, s)

@@ -42,16 +42,22 @@ func (e *Engine) Scale(ctx context.Context, clusterID string, size int64, in Int
 	if err != nil {
 		return rep, err
 	}
-	return e.scaleSnapshot(ctx, s, size, in)
+	return e.scaleSnapshot(ctx, s, size, in, nil)
 }
 
-func (e *Engine) scaleSnapshot(ctx context.Context, s *Snapshot, size int64, in Intent) (Report, error) {
+// scaleSnapshot is Scale on a snapshot already read. planned are the node
+// offering columns the plan showed after the scale (nil: none promised).
+func (e *Engine) scaleSnapshot(ctx context.Context, s *Snapshot, size int64, in Intent, planned OfferingWrites) (Report, error) {
 	rep := Report{ClusterID: s.Cluster.ID, Cluster: &s.Cluster, Final: s}
 	if size == s.Cluster.Size {
 		err := e.applySync(ctx, s, s.Sync, &rep)
 		return rep, err
 	}
 	if err := scalable(s); err != nil {
+		return rep, err
+	}
+	params, _ := scaleParams(s, size)
+	if err := checkPlannedWrites(&s.Cluster, planned, scaleOfferingWrites(params)); err != nil {
 		return rep, err
 	}
 	if s.Cluster.State == clusterstate.Created || s.Direct() {
@@ -222,19 +228,19 @@ func scaleParams(s *Snapshot, size int64) (cloudstack.ScaleClusterParams, string
 }
 
 // roleOfferings returns the offering each role's VMs run, falling back to
-// the cluster's per-role and default offerings when they have none or
+// the role's offering on the cluster (NodeOffering) when they have none or
 // disagree: the server compares with the first VM of the role in its own
 // id order (KubernetesClusterScaleWorker.getExistingOfferingIdForNodeType),
 // which the API does not show, so the map order must not decide.
 func roleOfferings(c *cloudstack.Cluster) map[string]string {
 	out := map[string]string{}
 	agreed := roleValues(c, func(vm cloudstack.ClusterVM) string { return vm.ServiceOfferingID })
-	fallbacks := map[naming.Role]string{naming.RoleControl: c.ControlOfferingID, naming.RoleWorker: c.WorkerOfferingID}
+	roles := []naming.Role{naming.RoleControl, naming.RoleWorker}
 	if c.EtcdNodes > 0 {
-		fallbacks[naming.RoleEtcd] = c.EtcdOfferingID
+		roles = append(roles, naming.RoleEtcd)
 	}
-	for role, fallback := range fallbacks {
-		if id := cmp.Or(agreed[role], fallback, c.ServiceOfferingID); id != "" {
+	for _, role := range roles {
+		if id := cmp.Or(agreed[role], NodeOffering(c, string(role))); id != "" {
 			out[string(role)] = id
 		}
 	}

@@ -25,6 +25,11 @@ type UpdateRequest struct {
 	Size *int64
 	// Autoscaling is the autoscaler's range; nil turns it off.
 	Autoscaling *Autoscaling
+	// PlannedOfferings are the node offering columns (by role) the plan
+	// shows after the update for roles whose offering the configuration
+	// leaves to CloudStack. A scale that would leave another value (the
+	// nodes' offerings changed since the plan) stops before any change.
+	PlannedOfferings OfferingWrites
 }
 
 // Autoscaling is the cluster autoscaler's range.
@@ -161,12 +166,30 @@ func (u *update) stopIfAsked(ctx context.Context, ch changes) error {
 	return u.job(ctx, "Stopping cluster "+u.id, "stopKubernetesCluster", u.e.api.StopKubernetesCluster)
 }
 
+// changeOfferings changes the service offering first, alone: CloudStack
+// ignores serviceofferingid when nodeofferings is sent, and alone it maps
+// the offering to every node type (DEFAULT in
+// KubernetesClusterManagerImpl.createNodeTypeToServiceOfferingMap), so that
+// KubernetesClusterScaleWorker.scaleCluster moves each node type to it. The
+// requested node offerings follow, for the node types whose offering then
+// differs.
 func (u *update) changeOfferings(ctx context.Context, _ changes) error {
-	p := u.offeringChange()
-	if p == nil {
+	if want := u.req.ServiceOfferingID; want != "" && want != u.cluster().ServiceOfferingID {
+		p := cloudstack.ScaleClusterParams{ID: u.id, ServiceOfferingID: want}
+		if err := u.scaleJob(ctx, "Changing the service offering of cluster "+u.id, p); err != nil {
+			return err
+		}
+	}
+	roles := map[string]string{}
+	for role, want := range u.req.NodeOfferings {
+		if NodeOffering(u.cluster(), role) != want {
+			roles[role] = want
+		}
+	}
+	if len(roles) == 0 {
 		return nil
 	}
-	return u.scaleJob(ctx, "Changing the offerings of cluster "+u.id, *p)
+	return u.scaleJob(ctx, "Changing the node offerings of cluster "+u.id, cloudstack.ScaleClusterParams{ID: u.id, NodeOfferings: roles})
 }
 
 func (u *update) upgrade(ctx context.Context, ch changes) error {
@@ -222,7 +245,7 @@ func (u *update) scale(ctx context.Context, size int64) error {
 			return &StepError{Step: step, Err: err}
 		}
 	}
-	sub, err := u.e.scaleSnapshot(ctx, s, size, u.req.Intent)
+	sub, err := u.e.scaleSnapshot(ctx, s, size, u.req.Intent, u.req.PlannedOfferings)
 	u.rep.Merge(sub)
 	u.snap = sub.Final
 	if sub.Final == nil {
@@ -280,18 +303,6 @@ func (u *update) finish(ctx context.Context) {
 	}
 }
 
-// offeringChange returns the scale of the requested offering changes.
-func (u *update) offeringChange() *cloudstack.ScaleClusterParams {
-	if u.req.ServiceOfferingID == "" && len(u.req.NodeOfferings) == 0 {
-		return nil
-	}
-	p := cloudstack.ScaleClusterParams{ID: u.id, ServiceOfferingID: u.req.ServiceOfferingID}
-	if len(u.req.NodeOfferings) > 0 {
-		p.NodeOfferings = u.req.NodeOfferings
-	}
-	return &p
-}
-
 // autoscalingChanged compares the requested autoscaler with CloudStack's.
 func (u *update) autoscalingChanged() bool {
 	c, want := u.cluster(), u.req.Autoscaling
@@ -301,9 +312,19 @@ func (u *update) autoscalingChanged() bool {
 	return want != nil && (want.MinSize != c.MinSize || want.MaxSize != c.MaxSize)
 }
 
+// autoscalingParams names the workers' current offering: without any
+// nodeofferings entry CloudStack maps the service offering to every node
+// type (DEFAULT) and moves a node type whose VMs run another offering to it
+// before it turns to the autoscaler (KubernetesClusterScaleWorker.
+// scaleCluster), which KVM refuses for running VMs. With only the worker
+// entry the control and etcd types are skipped, and the worker type goes
+// straight to the autoscaler; the entry is written to no column.
 func (u *update) autoscalingParams() cloudstack.ScaleClusterParams {
 	enabled := u.req.Autoscaling != nil
 	p := cloudstack.ScaleClusterParams{ID: u.id, AutoscalingEnabled: &enabled}
+	if w := roleOfferings(u.cluster())["worker"]; w != "" {
+		p.NodeOfferings = map[string]string{"worker": w}
+	}
 	if enabled {
 		minSize, maxSize := u.req.Autoscaling.MinSize, u.req.Autoscaling.MaxSize
 		p.MinSize, p.MaxSize = &minSize, &maxSize

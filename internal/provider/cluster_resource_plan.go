@@ -52,9 +52,12 @@ func (r *clusterResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 	}
 	ch := planChangesOf(&plan, &state, &cfg)
 	scaleWanted := ch.size && known(plan.Size) && asKnown && !as.enabled() && bad == nil
-	r.checkPlanReads(ctx, ch, scaleWanted, &plan, &state, req.Private, &resp.Diagnostics)
+	scale := r.checkPlanReads(ctx, ch, scaleWanted, &plan, &state, req.Private, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
+	}
+	if ch.size && bad == nil && !(asKnown && as.enabled()) {
+		planScaleOfferings(scale, &plan, &state, &cfg, &resp.Diagnostics)
 	}
 	switch {
 	case ch.nodesMayChange(bad) || ch.unknownInputs(&plan, &cfg):
@@ -138,22 +141,28 @@ func (ch planChanges) unknownInputs(plan, cfg *clusterResourceModel) bool {
 // provider is configured: the version upgrade, the scale pre-flight and the
 // SSH rule changes. Rules out of sync, or CIDRs to change, plan
 // ssh_rules_in_sync back to true.
+//
+// It returns the pre-flight of the size change, nil when none was read.
 func (r *clusterResource) checkPlanReads(ctx context.Context, ch planChanges, scaleWanted bool, plan, state *clusterResourceModel,
 	prior privateState, diags *diag.Diagnostics,
-) {
+) *clusterops.ScaleCheck {
 	configured := r.data != nil
 	if ch.version && configured {
 		r.checkVersionUpgrade(ctx, *state, *plan, diags)
 	}
-	scaleChecked := scaleWanted && configured && r.checkScale(ctx, plan, state, prior, diags)
+	var scale *clusterops.ScaleCheck
+	if scaleWanted && configured {
+		scale = r.checkScale(ctx, plan, state, prior, diags)
+	}
 	rulesChange := state.SSHRulesInSync.Equal(types.BoolValue(false)) || ch.cidrs
 	if !rulesChange || plan.SSHCIDRs.IsUnknown() {
-		return // in sync, or CIDRs known only at apply
+		return scale // in sync, or CIDRs known only at apply
 	}
 	plan.SSHRulesInSync = types.BoolValue(true)
-	if !scaleChecked && configured {
+	if scale == nil && configured {
 		r.describeRuleSync(ctx, plan, state, prior, diags)
 	}
+	return scale
 }
 
 // planInconsistent handles a cluster whose VM map disagrees with its size:
@@ -172,16 +181,16 @@ func planInconsistent(plan clusterResourceModel, as autoscalingModel, bad *vmmap
 
 // checkScale fails the plan of a size change that the engine's pre-flight
 // refuses, naming the rule and the attribute that gives consent, and says
-// which rules the scale will change first. It reports whether it read the
-// rules.
-func (r *clusterResource) checkScale(ctx context.Context, plan, state *clusterResourceModel, prior privateState, diags *diag.Diagnostics) bool {
+// which rules the scale will change first. It returns the pre-flight, nil
+// when the rules could not be read.
+func (r *clusterResource) checkScale(ctx context.Context, plan, state *clusterResourceModel, prior privateState, diags *diag.Diagnostics) *clusterops.ScaleCheck {
 	in, d := intentOf(ctx, plan, state, cachedNetwork(ctx, prior))
 	diags.Append(d...)
 	check, err := r.engine().CheckScale(ctx, state.ID.ValueString(), plan.Size.ValueInt64(), in)
 	if err != nil {
 		diags.AddAttributeError(path.Root("size"), "Unable to Check Cluster Scale",
 			"Reading the cluster's network rules to check the size change failed: "+err.Error())
-		return false
+		return nil
 	}
 	var herr *clusterops.HazardError
 	var inconsistent *vmmap.Inconsistency
@@ -200,7 +209,7 @@ func (r *clusterResource) checkScale(ctx context.Context, plan, state *clusterRe
 		diags.AddAttributeWarning(path.Root("ssh_rules_in_sync"), "Cluster SSH Rules Will Change",
 			"Around the scale, apply will:\n- "+strings.Join(lines, "\n- "))
 	}
-	return true
+	return &check
 }
 
 // describeRuleSync says at plan time which SSH rules apply will create or

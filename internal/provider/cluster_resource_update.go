@@ -23,9 +23,10 @@ import (
 // records the cluster as CloudStack reports it afterwards, also after a
 // failure, so that the next plan shows what is left to do.
 func (r *clusterResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	var plan, prior clusterResourceModel
+	var plan, prior, cfg clusterResourceModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	resp.Diagnostics.Append(req.State.Get(ctx, &prior)...)
+	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -54,6 +55,7 @@ func (r *clusterResource) Update(ctx context.Context, req resource.UpdateRequest
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	upd.PlannedOfferings = plannedOfferings(&plan, &cfg)
 	rep, err := r.engine().Update(ctx, id, upd)
 	addReportWarnings(&resp.Diagnostics, rep)
 	if rep.Admin != nil {
@@ -94,15 +96,21 @@ func (r *clusterResource) Update(ctx context.Context, req resource.UpdateRequest
 	if !planned.Size.IsUnknown() && upd.Autoscaling != nil {
 		plan.Size = planned.Size
 	}
+	unmet, derived := unmetPlan(planned, &plan, cfg)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
-	unmet := unmetPlan(planned, plan)
-	if !nodesAsPlanned {
-		unmet = append(unmet, "other nodes than the plan showed (see nodes)")
+	if len(derived) > 0 {
+		resp.Diagnostics.AddWarning("CloudStack Derived Other Values", fmt.Sprintf("The update of cluster %s succeeded, "+
+			"and CloudStack now reports %s, which the configuration does not set and the plan did not foresee. The state "+
+			"keeps the planned values until the next refresh records CloudStack's; nothing is left to do.", id, describeValues(derived)))
 	}
-	if len(unmet) > 0 {
+	if len(unmet) > 0 || !nodesAsPlanned {
+		what := describeValues(unmet)
+		if !nodesAsPlanned {
+			what = strings.TrimPrefix(what+", other nodes than the plan showed (see nodes)", ", ")
+		}
 		resp.Diagnostics.AddError("Cluster Not As Planned", fmt.Sprintf("Every step of the update of cluster %s succeeded, "+
 			"but CloudStack now reports %s. The state holds what CloudStack reports; the next plan shows what is left to do.",
-			id, strings.Join(unmet, ", ")))
+			id, what))
 	}
 }
 
@@ -153,7 +161,10 @@ func updateRequest(ctx context.Context, plan, prior *clusterResourceModel, netwo
 		{"worker", plan.WorkerOfferingID, prior.WorkerOfferingID},
 		{"etcd", plan.EtcdOfferingID, prior.EtcdOfferingID},
 	} {
-		if v := knownString(o.plan); v != "" && v != knownString(o.prior) {
+		// A service offering change moves every node type to it, so the
+		// node offerings the plan knows (the configured ones) are asked
+		// for again.
+		if v := knownString(o.plan); v != "" && (v != knownString(o.prior) || u.ServiceOfferingID != "") {
 			if u.NodeOfferings == nil {
 				u.NodeOfferings = map[string]string{}
 			}
@@ -169,31 +180,6 @@ func updateRequest(ctx context.Context, plan, prior *clusterResourceModel, netwo
 		u.Size = &size
 	}
 	return u, diags
-}
-
-// unmetPlan lists the planned values that CloudStack does not report after
-// an operation that seemed to succeed.
-func unmetPlan(planned, got clusterResourceModel) []string {
-	var out []string
-	for _, a := range []struct {
-		name         string
-		planned, got attr.Value
-	}{
-		{"state", planned.State, got.State},
-		{"size", planned.Size, got.Size},
-		{"kubernetes_version_id", planned.KubernetesVersionID, got.KubernetesVersionID},
-		{"service_offering_id", planned.ServiceOfferingID, got.ServiceOfferingID},
-		{"control_offering_id", planned.ControlOfferingID, got.ControlOfferingID},
-		{"worker_offering_id", planned.WorkerOfferingID, got.WorkerOfferingID},
-		{"etcd_offering_id", planned.EtcdOfferingID, got.EtcdOfferingID},
-		{"autoscaling", planned.Autoscaling, got.Autoscaling},
-		{"ssh_rules_in_sync", planned.SSHRulesInSync, got.SSHRulesInSync},
-	} {
-		if !a.planned.IsUnknown() && !a.planned.Equal(a.got) {
-			out = append(out, fmt.Sprintf("%s %s (planned %s)", a.name, a.got, a.planned))
-		}
-	}
-	return out
 }
 
 // keepPlannedNodes is the nodes to record after an update. Each node the

@@ -49,7 +49,7 @@ resource "cks_cluster" "test" {
 			},
 			{
 				Config:      config(large, "Running"),
-				ExpectError: errorFragments("Changing the offerings of cluster", "scaling Kubernetes cluster with running VMs on hypervisor KVM is not supported"),
+				ExpectError: errorFragments("Changing the service offering of cluster", "scaling Kubernetes cluster with running VMs on hypervisor KVM is not supported"),
 			},
 			{
 				Config: config(large, "Stopped"),

@@ -130,7 +130,7 @@ func (s *Simulator) InsertMapRow(clusterID, vmID string, spec MapRowSpec) error 
 		return err
 	}
 	version := spec.NodeVersion
-	if version == "" {
+	if version == "" && !spec.Etcd {
 		version = s.versionSemverOf(c)
 	}
 	s.st.vmMap = append(s.st.vmMap, &mapRow{internalID: s.st.nextID("vmmap"), clusterID: c.id, vmID: vmID,
@@ -173,8 +173,8 @@ func (s *Simulator) joinNode(v *vm) {
 		return
 	}
 	version := s.versionSemverOf(c)
-	if row := s.st.mapRowOf(v.id); row != nil {
-		version = row.nodeVersion
+	if row := s.st.mapRowOf(v.id); row != nil && row.nodeVersion != "" {
+		version = strings.TrimPrefix(row.nodeVersion, "v")
 	}
 	s.registerNode(c.id, v, version)
 }
@@ -236,7 +236,7 @@ func (s *Simulator) CreateStrayVM(spec StrayVM) (string, string, error) {
 			return "", "", fmt.Errorf("unknown role %q (want control, worker or etcd)", spec.Role)
 		}
 	}
-	off := c.workerOfferingID
+	off := c.nodeOfferingID(roleWorker)
 	v, aerr := s.createNodeVM(c, roleNone, name, off, n)
 	if aerr != nil {
 		return "", "", fmt.Errorf("deploy VM %s: %w", name, aerr)

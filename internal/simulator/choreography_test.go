@@ -101,10 +101,10 @@ func TestCreateRuleChoreographyAndNaming(t *testing.T) {
 	raw := asObj(t, asList(t, inner(t, body, "listkubernetesclustersresponse")["kubernetescluster"])[0])
 	vms := asList(t, raw["virtualmachines"])
 	first := asObj(t, vms[0])
-	if first["isetcdnode"] != true || first["isexternalnode"] != false || first["kubernetesnodeversion"] != "1.33.13" {
+	if _, hasVersion := first["kubernetesnodeversion"]; first["isetcdnode"] != true || first["isexternalnode"] != false || hasVersion {
 		t.Fatalf("etcd VM entry: %v", first)
 	}
-	if c := asObj(t, vms[2]); c["isetcdnode"] != false {
+	if c := asObj(t, vms[2]); c["isetcdnode"] != false || c["kubernetesnodeversion"] != "1.33.13" {
 		t.Fatalf("control VM entry: %v", c)
 	}
 	etcdIPs := asObj(t, raw["etcdips"])
@@ -376,24 +376,45 @@ func TestForwardCleanupRemovesUserForwardUpToPickedEtcdRule(t *testing.T) {
 }
 
 // TestScaleWithoutNodeSSHRule: with the node range deleted by a user and no
-// etcd rule to pick instead, scaling fails (#11779) and the cluster is Alert.
+// etcd rule to pick instead, scaling fails on 4.22.0 (#11779) and the
+// cluster is Alert; from 4.22.1 (#12806) the scale logs a warning, removes
+// the forwards of the range it would have had and re-creates the range.
 func TestScaleWithoutNodeSSHRule(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t, Options{})
-	id := e.createCluster(e.createParams("norange", 1))
-	cl := e.cluster(id)
-	for _, r := range e.firewallRules(cl.Ipaddressid) {
-		if r.Startport == 2222 {
-			if err := e.sim.DeleteRule(r.Id); err != nil {
-				t.Fatal(err)
+	for _, profile := range Profiles() {
+		t.Run(profile, func(t *testing.T) {
+			t.Parallel()
+			e := newEnv(t, Options{Profile: profile})
+			id := e.createCluster(e.createParams("norange", 1))
+			cl := e.cluster(id)
+			for _, r := range e.firewallRules(cl.Ipaddressid) {
+				if r.Startport == 2222 {
+					if err := e.sim.DeleteRule(r.Id); err != nil {
+						t.Fatal(err)
+					}
+				}
 			}
-		}
-	}
-	code, text := e.mustFail(e.scale(id, 2))
-	if code != 530 || !strings.HasSuffix(text, "unable to update network rules") {
-		t.Fatalf("scale without the node SSH rule: %d %q", code, text)
-	}
-	if st := e.cluster(id).State; st != stAlert {
-		t.Fatalf("state %s, want Alert", st)
+			if profile == Profile42200 {
+				code, text := e.mustFail(e.scale(id, 2))
+				if code != 530 || !strings.HasSuffix(text, "unable to update network rules") {
+					t.Fatalf("scale without the node SSH rule: %d %q", code, text)
+				}
+				if st := e.cluster(id).State; st != stAlert {
+					t.Fatalf("state %s, want Alert", st)
+				}
+				return
+			}
+			e.mustSucceed(e.scale(id, 2))
+			if cl := e.cluster(id); cl.State != stRunning || cl.Size != 2 {
+				t.Fatalf("after the scale: %s size %d, want Running with 2 workers", cl.State, cl.Size)
+			}
+			var ranges []string
+			for _, r := range e.firewallRules(cl.Ipaddressid) {
+				ranges = append(ranges, fmt.Sprintf("%d-%d", r.Startport, r.Endport))
+			}
+			if !slices.Contains(ranges, "2222-2224") {
+				t.Fatalf("firewall rules %v: want the node range 2222-2224 back", ranges)
+			}
+		})
 	}
 }

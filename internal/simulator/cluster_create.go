@@ -135,7 +135,7 @@ func (w *createWorker) provisionNodeVMs(n *network) *apiError {
 	}
 	prefix := clusterNodePrefix(c.name, c.id)
 	for range c.controlNodes {
-		v, aerr := s.createNodeVM(c, roleControl, controlNodeName(prefix, s.nodeNameMillis()), c.controlOfferingID, n)
+		v, aerr := s.createNodeVM(c, roleControl, controlNodeName(prefix, s.nodeNameMillis()), c.nodeOfferingID(roleControl), n)
 		if aerr != nil {
 			return w.deployFailed(aerr, w.unusable("provision the control node VM"))
 		}
@@ -145,7 +145,7 @@ func (w *createWorker) provisionNodeVMs(n *network) *apiError {
 		return w.fail(err, evCreateFailed, w.unusable("provision node VMs"))
 	}
 	for range c.size {
-		v, aerr := s.createNodeVM(c, roleWorker, workerNodeName(prefix, s.nodeNameMillis()), c.workerOfferingID, n)
+		v, aerr := s.createNodeVM(c, roleWorker, workerNodeName(prefix, s.nodeNameMillis()), c.nodeOfferingID(roleWorker), n)
 		if aerr != nil {
 			return w.deployFailed(aerr, w.unusable("provision node VMs"))
 		}
@@ -253,7 +253,7 @@ func (s *Simulator) createEtcdVMs(c *cluster, n *network) *apiError {
 		names[i] = etcdNodeName(prefix, i+1, s.now().UnixMilli())
 	}
 	for _, name := range names {
-		v, aerr := s.createNodeVM(c, roleEtcd, name, c.etcdOfferingID, n)
+		v, aerr := s.createNodeVM(c, roleEtcd, name, c.nodeOfferingID(roleEtcd), n)
 		if aerr != nil {
 			return aerr
 		}

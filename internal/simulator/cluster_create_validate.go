@@ -143,7 +143,6 @@ func (s *Simulator) validateCreate(req *createRequest) *apiError {
 			return internalError("Kubernetes cluster cannot be created with service offering ID: %s, Kubernetes cluster template needs minimum %d vCPUs and %d MB RAM",
 				off.id, minCPU, minMem)
 		}
-		req.offerings[role] = off
 	}
 	if req.keypair != "" && s.st.keypairFor(req.owner.id, req.keypair) == nil {
 		return internalError("Unable to find SSH keypair with name: %s", req.keypair)
@@ -236,10 +235,13 @@ func (s *Simulator) insertCluster(req *createRequest) *cluster {
 	} else {
 		cl.offeringID = req.offerings[roleWorker].id
 	}
-	cl.controlOfferingID = req.offerings[roleControl].id
-	cl.workerOfferingID = req.offerings[roleWorker].id
-	if req.etcdNodes > 0 {
-		cl.etcdOfferingID = req.offerings[roleEtcd].id
+	// createManagedKubernetesCluster writes a node type's offering column
+	// only for a nodeofferings entry of that type; the others stay empty and
+	// the type's VMs run the service offering.
+	for role, off := range req.offerings {
+		if role != roleEtcd || req.etcdNodes > 0 {
+			cl.setRoleOfferingID(role, off.id)
+		}
 	}
 	storeExtras(cl, req)
 	s.recalculateCapacity(cl)
@@ -261,7 +263,7 @@ func (s *Simulator) recalculateCapacity(c *cluster) {
 	for _, part := range []struct {
 		id    string
 		count int64
-	}{{c.controlOfferingID, c.controlNodes}, {c.workerOfferingID, c.size}, {c.etcdOfferingID, c.etcdNodes}} {
+	}{{c.nodeOfferingID(roleControl), c.controlNodes}, {c.nodeOfferingID(roleWorker), c.size}, {c.nodeOfferingID(roleEtcd), c.etcdNodes}} {
 		cpu, mem := add(part.id, part.count)
 		c.cores += cpu
 		c.memory += mem

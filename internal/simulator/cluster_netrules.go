@@ -278,10 +278,16 @@ func (s *Simulator) scaleNetworkRules(c *cluster) error {
 	if err != nil {
 		return err
 	}
-	if fw == nil {
+	end := nodesStartSSHPort + len(all) - 1
+	switch {
+	case fw != nil:
+		end = fw.end
+	case s.profile.before4221:
 		return serverErr(errSSHFirewallRule)
+	default:
+		s.logf("SSH firewall rule not found for Kubernetes cluster: %s. It may have been manually deleted or modified.", c.name)
 	}
-	s.removePortForwardingRules(n, nodesStartSSHPort, fw.end)
+	s.removePortForwardingRules(n, nodesStartSSHPort, end)
 	if err := s.addFirewallRulesForNodes(c, ip, n); err != nil {
 		return err
 	}

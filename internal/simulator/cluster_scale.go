@@ -94,6 +94,16 @@ func (c *cluster) roleOfferingID(role nodeRole) string {
 	return c.offeringID
 }
 
+// nodeOfferingID is the offering a node type's new VMs get: its own
+// column, else the cluster's service offering
+// (KubernetesClusterResourceModifierActionWorker.getServiceOfferingForNodeTypeOnCluster).
+func (c *cluster) nodeOfferingID(role nodeRole) string {
+	if id := c.roleOfferingID(role); id != "" && role != roleDefault {
+		return id
+	}
+	return c.offeringID
+}
+
 func (c *cluster) setRoleOfferingID(role nodeRole, id string) {
 	switch role {
 	case roleControl:

@@ -85,7 +85,7 @@ func (w *scaleWorker) scaleUp(newVMs int64) *apiError {
 	}
 	prefix := clusterNodePrefix(c.name, c.id)
 	for range newVMs {
-		v, aerr := s.createNodeVM(c, roleWorker, workerNodeName(prefix, s.nodeNameMillis()), c.workerOfferingID, n)
+		v, aerr := s.createNodeVM(c, roleWorker, workerNodeName(prefix, s.nodeNameMillis()), c.nodeOfferingID(roleWorker), n)
 		if aerr != nil {
 			// Alert, node_count unchanged, the workers already added stay.
 			_ = w.failIfScaling("%s", provisionFailed) // the VM error says more
@@ -110,9 +110,10 @@ func (w *scaleWorker) scaleUp(newVMs int64) *apiError {
 }
 
 // scaleDown is scaleDownKubernetesClusterSize: with nodeids exactly those
-// VMs (external ones filtered), otherwise the worker-only list in map order
-// cut with subList(controlNodeCount + newSize - 1, size) (the offset is
-// right only for one control node); the list is removed newest first.
+// VMs (external ones filtered), otherwise the last node_count - size
+// workers of the worker-only list in map order (getWorkerNodesToRemove;
+// 4.22.0 cut it with subList(controlNodeCount + newSize - 1, size), right
+// only for one control node); the list is removed newest first.
 func (w *scaleWorker) scaleDown() *apiError {
 	s, c := w.s, w.c
 	w.jr.op = "scale-down"
@@ -133,7 +134,10 @@ func (w *scaleWorker) scaleDown() *apiError {
 				workers = append(workers, row)
 			}
 		}
-		from := int(c.controlNodes + *w.clusterSize - 1)
+		from := len(workers) - max(0, len(workers)-int(*w.clusterSize))
+		if s.profile.before4221 {
+			from = int(c.controlNodes + *w.clusterSize - 1)
+		}
 		if from > len(workers) {
 			// ArrayList.subList throws IllegalArgumentException, which the
 			// worker does not catch: the cluster stays in Scaling.

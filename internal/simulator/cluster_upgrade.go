@@ -141,7 +141,9 @@ func (s *Simulator) runUpgrade(jr *jobRun, c *cluster, target *k8sVersion, who *
 		if node.version != target.semver {
 			return fail(nil, fmt.Sprintf("%sunable to get Kubernetes node on VM : %s upgraded to version %s", prefix, v.name, target.semver))
 		}
-		nodeRows[i].nodeVersion = target.semver
+		// KubernetesClusterUtil.clusterNodeVersionMatches records what
+		// kubectl prints in its VERSION column, "v" included.
+		nodeRows[i].nodeVersion = "v" + target.semver
 	}
 	c.versionID = target.id
 	s.transit(c, evOperationSucceeded)

@@ -316,15 +316,19 @@ func TestNodeOfferings(t *testing.T) {
 	p.SetEtcdnodes(1)
 	p.SetNodeofferings(map[string]string{"control": e.info.LargeServiceOfferingID, "etcd": e.info.ServiceOfferingID})
 	cl := e.cluster(e.createCluster(p))
-	if cl.Controlofferingname != "cks-large" || cl.Workerofferingname != "cks-medium" || cl.Etcdofferingname != "cks-medium" {
-		t.Fatalf("offerings: control %s worker %s etcd %s", cl.Controlofferingname, cl.Workerofferingname, cl.Etcdofferingname)
+	// createManagedKubernetesCluster writes a node type's offering column
+	// only for its nodeofferings entry; the workers run the service
+	// offering and their column stays empty (not returned).
+	if cl.Controlofferingname != "cks-large" || cl.Workerofferingid != "" || cl.Etcdofferingname != "cks-medium" {
+		t.Fatalf("offerings: control %s worker %q etcd %s", cl.Controlofferingname, cl.Workerofferingid, cl.Etcdofferingname)
 	}
 	if cl.Cpunumber != "8" || cl.Memory != "16384" {
 		t.Fatalf("capacity %s/%s, want 8/16384", cl.Cpunumber, cl.Memory)
 	}
 	for _, v := range cl.Virtualmachines {
-		if strings.Contains(v.Name, "-control-") && v.Serviceofferingname != "cks-large" {
-			t.Fatalf("control VM offering %s", v.Serviceofferingname)
+		want := map[bool]string{true: "cks-large", false: "cks-medium"}[strings.Contains(v.Name, "-control-")]
+		if v.Serviceofferingname != want {
+			t.Fatalf("VM %s offering %s, want %s", v.Name, v.Serviceofferingname, want)
 		}
 	}
 	small := e.createParams("smallcontrol", 1)

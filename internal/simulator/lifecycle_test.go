@@ -167,7 +167,8 @@ func TestUpgradeRules(t *testing.T) {
 		t.Fatalf("after upgrade: %v %v", raw["kubernetesversionname"], raw["state"])
 	}
 	for _, v := range asList(t, raw["virtualmachines"]) {
-		if asObj(t, v)["kubernetesnodeversion"] != "1.34.2" {
+		// The upgrade records kubectl's VERSION column, "v" included.
+		if asObj(t, v)["kubernetesnodeversion"] != "v1.34.2" {
 			t.Fatalf("node version not upgraded: %v", v)
 		}
 	}

@@ -39,11 +39,19 @@ type profile struct {
 	// portlessRuleNPE: a TCP firewall rule without ports reached by
 	// removeSshFirewallRule throws a NullPointerException (before #12806).
 	portlessRuleNPE bool
+	// before4221 is 4.22.0.x, from which 4.22.1 differs in the scale worker:
+	// a missing node SSH firewall rule fails the rule rebuild
+	// (KubernetesClusterScaleWorker.scaleKubernetesClusterIsolatedNetworkRules
+	// throws "Firewall rule for node SSH access can't be provisioned"; 4.22.1
+	// logs a warning and goes on, #12806), and a size-only scale-down removes
+	// the workers after subList(controlNodeCount + size - 1) (4.22.1 removes
+	// the last node_count - size workers, getWorkerNodesToRemove, #12302).
+	before4221 bool
 }
 
 var profiles = []profile{
 	{name: Profile42211, cloudStackVersion: "4.22.1.1"},
-	{name: Profile42200, cloudStackVersion: "4.22.0.0", portlessRuleNPE: true},
+	{name: Profile42200, cloudStackVersion: "4.22.0.0", portlessRuleNPE: true, before4221: true},
 	{name: ProfilePR14165, cloudStackVersion: "4.22.2.0", preferNodeSSHRule: true},
 }
 

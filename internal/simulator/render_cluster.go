@@ -81,7 +81,9 @@ func (s *Simulator) renderCluster(c *cluster, who *caller) map[string]any {
 		r := s.renderVM(v, full)
 		r["isetcdnode"] = row.etcd
 		r["isexternalnode"] = row.external
-		r["kubernetesnodeversion"] = row.nodeVersion
+		if row.nodeVersion != "" {
+			r["kubernetesnodeversion"] = row.nodeVersion
+		}
 		vms = append(vms, r)
 	}
 	out["virtualmachines"] = orderList(s, vms)

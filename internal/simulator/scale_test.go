@@ -97,8 +97,8 @@ func TestScaleSizeOnlyOfferingHazardSetUpByAdmin(t *testing.T) {
 	if offs := vmOfferings(e, id); offs[e.cluster(id).Virtualmachines[0].Name] != "cks-large" {
 		t.Fatalf("control VM offering %v", offs)
 	}
-	if cl := e.cluster(id); cl.Controlofferingname != "cks-medium" {
-		t.Fatalf("the cluster's records changed: %s", cl.Controlofferingname)
+	if cl := e.cluster(id); cl.Controlofferingid != "" || cl.Serviceofferingname != "cks-medium" {
+		t.Fatalf("the cluster's records changed: control %q, service %s", cl.Controlofferingid, cl.Serviceofferingname)
 	}
 	for _, v := range e.sim.DumpState().VMs {
 		if want := map[string]string{"control": e.info.LargeServiceOfferingID, "worker": e.info.ServiceOfferingID}[v.Role]; v.ServiceOfferingID != want {

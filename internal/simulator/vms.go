@@ -52,10 +52,15 @@ func (s *Simulator) versionSemverOf(c *cluster) string {
 	return ""
 }
 
-// addMapRow adds a kubernetes_cluster_vm_map row.
+// addMapRow adds a kubernetes_cluster_vm_map row: the node version is the
+// cluster's semantic version, except for etcd nodes, which get none
+// (KubernetesClusterActionWorker.addKubernetesClusterVm).
 func (s *Simulator) addMapRow(c *cluster, v *vm) {
 	row := &mapRow{internalID: s.st.nextID("vmmap"), clusterID: c.id, vmID: v.id,
-		control: v.role == roleControl, etcd: v.role == roleEtcd, nodeVersion: s.versionSemverOf(c)}
+		control: v.role == roleControl, etcd: v.role == roleEtcd}
+	if !row.etcd {
+		row.nodeVersion = s.versionSemverOf(c)
+	}
 	s.st.vmMap = append(s.st.vmMap, row)
 }
 
