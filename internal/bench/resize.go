@@ -158,6 +158,11 @@ func newResizeRun(ctx context.Context, env *simEnv, etcd int64) (*resizeRun, err
 	if err != nil {
 		return nil, err
 	}
+	if c.WorkerOfferingID != "" || c.ControlOfferingID != "" {
+		// The size changes must be measured as a quick-start cluster has
+		// them: its first scale makes CloudStack record the worker offering.
+		return nil, fmt.Errorf("cluster %s was created with node offerings (worker %q, control %q)", c.ID, c.WorkerOfferingID, c.ControlOfferingID)
+	}
 	if r.in.Network, err = clusterops.NetworkKindOf(ctx, api, c); err != nil {
 		return nil, err
 	}
@@ -274,7 +279,8 @@ func (r ResizeResult) Section() Section {
 	o := r.Options
 	s := Section{
 		Title: "Size change",
-		Method: fmt.Sprintf("Two clusters with one control node, %d etcd nodes and one worker on an isolated network, on one "+
+		Method: fmt.Sprintf("Two clusters with one control node, %d etcd nodes and one worker on an isolated network, created "+
+			"with a service offering alone (no node offering, as the README's quick start), on one "+
 			"simulator where every job takes %s and every call %s more. Their sizes go through %s, one change at a time: the "+
 			"first cluster's through the provider's engine, as `terraform apply` runs it, the second's with cloudstack-go alone, "+
 			"as the official CloudStack provider applies it (ScaleKubernetesCluster, which waits for the job, then the cluster "+

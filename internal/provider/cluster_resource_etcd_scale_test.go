@@ -15,6 +15,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/clusterops"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/simtest"
 )
@@ -48,15 +49,19 @@ func etcdFirewalls(size, etcd int) []string {
 // profile, a cluster with separate etcd nodes 1→2→1→2→1 through the
 // provider, then three times through the plain API as another client (the
 // UI, cmk, the autoscaler) would: every scale succeeds, every SSH path
-// works after each one, and the plan after every apply is empty. On
-// 4.22.1.1 the plain API alone breaks such a cluster at its second scale.
+// works after each one, the state is what CloudStack reports, and the plan
+// after every apply is empty. On 4.22.1.1 the plain API alone breaks such
+// a cluster at its second scale. Clusters are configured without node
+// offerings (CloudStack records the worker offering at the first scale)
+// and with them.
 func TestAccCluster_scaleSequenceKeepsEverySSHPath(t *testing.T) {
 	t.Parallel()
 	shapes := []struct {
-		name        string
-		etcd        int
-		userNetwork bool
-	}{{"etcd3", 3, false}, {"etcd1", 1, false}, {"etcd3-user-network", 3, true}}
+		name          string
+		etcd          int
+		userNetwork   bool
+		roleOfferings bool
+	}{{"etcd3", 3, false, false}, {"etcd1", 1, false, false}, {"etcd3-user-network", 3, true, false}, {"etcd3-role-offerings", 3, false, true}}
 	for _, profile := range simulator.Profiles() {
 		for _, shape := range shapes {
 			t.Run(profile+"/"+shape.name, func(t *testing.T) {
@@ -65,6 +70,10 @@ func TestAccCluster_scaleSequenceKeepsEverySSHPath(t *testing.T) {
 				extra := ""
 				if shape.userNetwork {
 					extra = fmt.Sprintf("  network_id            = %q\n", env.Info.IsolatedNetworkID)
+				}
+				if shape.roleOfferings {
+					extra += fmt.Sprintf("  control_offering_id   = %q\n  worker_offering_id    = %q\n  etcd_offering_id      = %q\n",
+						env.Info.LargeServiceOfferingID, env.Info.ServiceOfferingID, env.Info.ServiceOfferingID)
 				}
 				var id string
 				steps := []resource.TestStep{}
@@ -76,7 +85,8 @@ func TestAccCluster_scaleSequenceKeepsEverySSHPath(t *testing.T) {
 							expectAttr("size", knownvalue.Int64Exact(int64(size))),
 							expectAttr("ssh_rules_in_sync", knownvalue.Bool(true)),
 						},
-						Check: env.checkCluster(t, int64(size), etcdFirewalls(size, shape.etcd)),
+						Check: resource.ComposeTestCheckFunc(env.checkCluster(t, int64(size), etcdFirewalls(size, shape.etcd)),
+							env.expectStateMatchesCloudStack(clusterAddr)),
 					}
 					if i == 0 {
 						check := step.Check
@@ -93,7 +103,14 @@ func TestAccCluster_scaleSequenceKeepsEverySSHPath(t *testing.T) {
 				steps = append(steps, resource.TestStep{
 					PreConfig: func() {
 						for _, size := range []int64{2, 1, 2} {
-							env.rawScale(t, id, size)
+							if shape.roleOfferings {
+								// As the UI does: every node type at its offering,
+								// which keeps CloudStack from moving the control
+								// nodes to the service offering (KVM refuses it).
+								env.rawScaleNamingOfferings(t, id, size)
+							} else {
+								env.rawScale(t, id, size)
+							}
 							c, err := env.API.GetKubernetesCluster(context.Background(), id)
 							if err != nil {
 								t.Fatal(err)
@@ -111,6 +128,21 @@ func TestAccCluster_scaleSequenceKeepsEverySSHPath(t *testing.T) {
 				accTest(t, resource.TestCase{CheckDestroy: env.expectNothingLeft, Steps: steps})
 			})
 		}
+	}
+}
+
+// rawScaleNamingOfferings scales the cluster through the plain API with
+// every node type's current offering in nodeofferings, as the UI does, and
+// requires success.
+func (e *simEnv) rawScaleNamingOfferings(t *testing.T, id string, size int64) {
+	t.Helper()
+	c := e.Cluster(id)
+	offerings := map[string]string{}
+	for _, role := range []string{"control", "worker", "etcd"} {
+		offerings[role] = clusterops.NodeOffering(c, role)
+	}
+	if err := e.ScaleWith(cloudstack.ScaleClusterParams{ID: id, Size: &size, NodeOfferings: offerings}); err != nil {
+		t.Fatalf("scale to %d by another client: %v", size, err)
 	}
 }
 

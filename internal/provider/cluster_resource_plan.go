@@ -56,7 +56,7 @@ func (r *clusterResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if ch.size && bad == nil && !(asKnown && as.enabled()) {
+	if ch.size && bad == nil && (!asKnown || !as.enabled()) {
 		planScaleOfferings(scale, &plan, &state, &cfg, &resp.Diagnostics)
 	}
 	switch {

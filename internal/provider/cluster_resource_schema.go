@@ -296,8 +296,10 @@ func roleOffering(role string) schema.StringAttribute {
 	return schema.StringAttribute{
 		Optional: true,
 		Computed: true,
-		MarkdownDescription: fmt.Sprintf("Id of the compute offering of the %s nodes (sent in `nodeofferings`, CloudStack 4.21+); "+
-			"`service_offering_id` applies when it is not set. Changing it scales those nodes' offering in place.", role),
+		MarkdownDescription: fmt.Sprintf("Id of the compute offering of the %s nodes (sent in `nodeofferings`, CloudStack 4.21+). "+
+			"When it is not set, the %s nodes run `service_offering_id`, and the attribute reads the offering CloudStack gives "+
+			"them: its own for the node type once it has one (a size change makes CloudStack record the worker offering it keeps, "+
+			"which the plan shows), else the service offering. Changing it scales those nodes' offering in place.", role, role),
 		Validators:    []validator.String{stringvalidator.LengthAtLeast(1)},
 		PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
 	}

@@ -227,13 +227,14 @@ func (s *Simulator) insertCluster(req *createRequest) *cluster {
 	cl := &cluster{internalID: s.st.nextID("cluster"), id: s.newUUID(), name: req.name,
 		description: req.description, zoneID: req.zone.id, templateID: s.st.seedIDs.systemVMTemplate,
 		versionID: req.version.id, networkID: n.id, accountID: req.owner.id, keypair: req.keypair,
-		controlNodes: req.controlNodes, etcdNodes: req.etcdNodes, size: req.size, state: stCreated,
+		controlNodes: req.controlNodes, etcdNodes: req.etcdNodes, size: req.size, state: stCreated, stateHistory: []string{stCreated},
 		created: now, stateSince: now, networkCleanup: cleanup, clusterType: "CloudManaged",
 		csiEnabled: req.csi, rootDiskSize: req.rootDiskSize, hypervisor: "KVM"}
+	// service_offering_id is serviceofferingid as sent: a cluster created
+	// with nodeofferings alone has none (and cannot change its size,
+	// apache/cloudstack#14122).
 	if req.defaultOffering != nil {
 		cl.offeringID = req.defaultOffering.id
-	} else {
-		cl.offeringID = req.offerings[roleWorker].id
 	}
 	// createManagedKubernetesCluster writes a node type's offering column
 	// only for a nodeofferings entry of that type; the others stay empty and

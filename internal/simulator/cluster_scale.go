@@ -1,6 +1,7 @@
 package simulator
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -325,10 +326,12 @@ func (w *scaleWorker) failIfScaling(format string, args ...any) *apiError {
 	return internalError(format, args...)
 }
 
-// updateEntry is updateKubernetesClusterEntryForNodeType: node_count when
-// size is set, the node type's offering and the cluster's offering when
-// asked, and the capacity.
+// updateEntry is updateKubernetesClusterEntryForNodeType: the capacity,
+// node_count when size is set, the node type's offering column and the
+// cluster's offering when asked (updateKubernetesClusterEntry writes only
+// what it is given).
 func (w *scaleWorker) updateEntry(size *int64, role nodeRole, off *serviceOffering, updateNode, updateCluster bool) {
+	w.c.cores, w.c.memory = w.newCapacity(size, role, off)
 	if size != nil {
 		w.c.size = *size
 	}
@@ -338,7 +341,33 @@ func (w *scaleWorker) updateEntry(size *int64, role nodeRole, off *serviceOfferi
 	if off != nil && updateCluster {
 		w.c.offeringID = off.id
 	}
-	w.s.recalculateCapacity(w.c)
+}
+
+// newCapacity is calculateNewClusterCountAndCapacity: the cluster's cores
+// and memory minus the node type's count at the offering of its first VM,
+// plus its new count at the new offering (the cluster's service offering
+// when none is given). The first VM's offering is read after an offering
+// change has already upgraded it, so such a change leaves the capacity as
+// it was.
+func (w *scaleWorker) newCapacity(size *int64, role nodeRole, off *serviceOffering) (cores, memory int64) {
+	c := w.c
+	if off == nil {
+		off = w.s.st.offering(c.offeringID)
+	}
+	prev := w.s.existingOfferingForRole(c, role)
+	if prev == nil {
+		prev = off
+	}
+	if off == nil || prev == nil {
+		return c.cores, c.memory
+	}
+	count := map[nodeRole]int64{roleControl: c.controlNodes, roleEtcd: c.etcdNodes, roleWorker: c.size}[role]
+	newCount := count
+	if role == roleWorker && size != nil {
+		newCount = *size
+	}
+	return c.cores - int64(prev.cpu)*count + int64(off.cpu)*newCount,
+		c.memory - int64(prev.memory)*count + int64(off.memory)*newCount
 }
 
 // scaleOffering is scaleKubernetesClusterOffering with
@@ -405,12 +434,22 @@ func (s *Simulator) scalingMessage(c *cluster, what string) string {
 	return fmt.Sprintf("Scaling failed for Kubernetes cluster %s, %s", s.clusterString(c), what)
 }
 
-// scaleAutoscaling enables or disables the cluster-autoscaler over SSH.
+// scaleAutoscaling is autoscaleCluster: the cluster moves to Scaling, the
+// autoscaler is set up over SSH, and only then are autoscaling_enabled,
+// minsize and maxsize written (turning it off clears minsize and maxsize).
+// A failure is thrown without a transition, so the cluster stays in
+// Scaling, which only a stop ends.
 func (s *Simulator) scaleAutoscaling(jr *jobRun, c *cluster, req *scaleRequest) *apiError {
 	jr.op = "scale-autoscaling"
-	s.transit(c, evAutoscaleRequested)
-	if err := jr.step("autoscaler"); err != nil || !s.controlSSHReachable(c) {
-		return s.scalingFailed(c, err, fmt.Sprintf("Autoscaling failed for Kubernetes cluster %s, unable to set up the cluster-autoscaler", s.clusterString(c)))
+	if c.state != stScaling {
+		s.transit(c, evAutoscaleRequested)
+	}
+	err := jr.step("autoscaler")
+	if err == nil && !s.controlSSHReachable(c) {
+		err = errors.New("unable to reach the control node over SSH")
+	}
+	if err != nil {
+		return internalError("Failed to autoscale Kubernetes cluster: %s : %s", c.name, failText(err, err.Error()))
 	}
 	c.autoscaling = req.autoscaling
 	if req.autoscaling {

@@ -56,6 +56,7 @@ func (s *Simulator) setClusterState(c *cluster, state string) {
 	if c.state != state {
 		c.state = state
 		c.stateSince = s.now()
+		c.stateHistory = append(c.stateHistory, state)
 	}
 }
 

@@ -51,6 +51,8 @@ type DumpCluster struct {
 	CSIEnabled             bool              `json:"csi_enabled"`
 	Removed                bool              `json:"removed"`
 	GC                     bool              `json:"gc"`
+	// StateHistory is every state the cluster took, Created first.
+	StateHistory []string `json:"state_history"`
 }
 
 // DumpMapRow is a kubernetes_cluster_vm_map row.
@@ -162,7 +164,7 @@ func (s *Simulator) dumpState() DumpState {
 			NodeTemplates: dumpTemplates(c.nodeTemplates), CNIConfigurationID: c.cniConfigID, CNIConfigDetails: c.cniDetails,
 			ASNumber: c.asNumber, DockerRegistryURL: c.dockerURL, DockerRegistryUsername: c.dockerUser,
 			ExternalLoadBalancerIP: c.externalLBIP,
-			DockerRegistryPassword: c.dockerPassword != "", CSIEnabled: c.csiEnabled})
+			DockerRegistryPassword: c.dockerPassword != "", CSIEnabled: c.csiEnabled, StateHistory: slices.Clone(c.stateHistory)})
 	}
 	for _, r := range st.vmMap {
 		d.VMMap = append(d.VMMap, DumpMapRow{InternalID: r.internalID, ClusterID: r.clusterID, VMID: r.vmID,

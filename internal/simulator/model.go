@@ -249,16 +249,19 @@ type cluster struct {
 	etcdNodes         int64
 	size              int64 // node_count: worker count, written last by scale
 	state             string
-	created           time.Time
-	stateSince        time.Time
-	endpoint          string
-	publicIPID        string // detail publicipid (VPC clusters)
-	networkCleanup    bool   // detail networkCleanup: CKS created the network
-	kubeconfig        string // detail kubeConfigData; a secret, never dumped
-	clusterType       string
-	autoscaling       bool
-	minSize, maxSize  int64
-	csiEnabled        bool
+	// stateHistory is every state the cluster row took, in order (each
+	// KubernetesClusterDaoImpl.updateState write), for the dump.
+	stateHistory     []string
+	created          time.Time
+	stateSince       time.Time
+	endpoint         string
+	publicIPID       string // detail publicipid (VPC clusters)
+	networkCleanup   bool   // detail networkCleanup: CKS created the network
+	kubeconfig       string // detail kubeConfigData; a secret, never dumped
+	clusterType      string
+	autoscaling      bool
+	minSize, maxSize int64
+	csiEnabled       bool
 	// Create-only inputs (createManagedKubernetesCluster): the node type
 	// templates (control_node_template_id, …), cni_config_id and
 	// cni_config_details columns, and the docker registry details. Only the

@@ -63,8 +63,14 @@ func (e *Env) NewCluster(p cloudstack.CreateClusterParams) *cloudstack.Cluster {
 // Scale changes a cluster's size through the plain API, as another client
 // would, and returns the failure of its job, if any.
 func (e *Env) Scale(id string, size int64) error {
+	return e.ScaleWith(cloudstack.ScaleClusterParams{ID: id, Size: &size})
+}
+
+// ScaleWith scales through the plain API with the given parameters and
+// waits for the job.
+func (e *Env) ScaleWith(p cloudstack.ScaleClusterParams) error {
 	ctx := e.t.Context()
-	ref, err := e.API.ScaleKubernetesCluster(ctx, cloudstack.ScaleClusterParams{ID: id, Size: &size})
+	ref, err := e.API.ScaleKubernetesCluster(ctx, p)
 	if err != nil {
 		return err
 	}
