@@ -3,9 +3,11 @@ package provider
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
@@ -223,4 +225,42 @@ func TestAccCluster_scalePlansTheWorkerOfferingItRecords(t *testing.T) {
 			},
 		},
 	})
+}
+
+// unmetPlan fails an apply only over what the configuration sets: a node
+// offering left to CloudStack that it reports otherwise is kept as planned
+// and reported apart.
+func TestUnmetPlanSortsIntentFromDerived(t *testing.T) {
+	t.Parallel()
+	str := types.StringValue
+	planned := clusterResourceModel{}
+	planned.Size = types.Int64Value(2)
+	planned.WorkerOfferingID, planned.ControlOfferingID, planned.ServiceOfferingID = str("w"), str("c"), str("s")
+	got := planned
+	got.Size = types.Int64Value(1)
+	got.WorkerOfferingID, got.ControlOfferingID = str("other"), str("other")
+	cfg := clusterResourceModel{}
+	cfg.Size = types.Int64Value(2)
+	cfg.ControlOfferingID = str("c")
+	cfg.WorkerOfferingID = types.StringNull()
+	cfg.ServiceOfferingID = str("s")
+	cfg.EtcdOfferingID = types.StringNull()
+	unmet, derived := unmetPlan(planned, &got, cfg)
+	if names := valueNames(unmet); !slices.Equal(names, []string{"size", "control_offering_id"}) {
+		t.Errorf("unmet %v, want size and control_offering_id", names)
+	}
+	if names := valueNames(derived); !slices.Equal(names, []string{"worker_offering_id"}) {
+		t.Errorf("derived %v, want worker_offering_id", names)
+	}
+	if !got.WorkerOfferingID.Equal(str("w")) || !got.ControlOfferingID.Equal(str("other")) {
+		t.Errorf("recorded worker %s (want the planned w), control %s (want CloudStack's)", got.WorkerOfferingID, got.ControlOfferingID)
+	}
+}
+
+func valueNames(values []plannedValue) []string {
+	var out []string
+	for _, v := range values {
+		out = append(out, v.name)
+	}
+	return out
 }
