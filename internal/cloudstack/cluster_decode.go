@@ -41,7 +41,7 @@ type rawCluster struct {
 	MinSize               flexInt        `json:"minsize"`
 	MaxSize               flexInt        `json:"maxsize"`
 	ClusterType           string         `json:"clustertype"`
-	CSIEnabled            flexBool       `json:"csienabled"`
+	CSIEnabled            *flexBool      `json:"csienabled"`
 	CNIConfigurationID    string         `json:"cniconfigurationid"`
 	Created               string         `json:"created"`
 	VirtualMachines       []rawClusterVM `json:"virtualmachines"`
@@ -102,7 +102,8 @@ func (r rawCluster) toCluster() Cluster {
 		MinSize:               int64(r.MinSize),
 		MaxSize:               int64(r.MaxSize),
 		ClusterType:           r.ClusterType,
-		CSIEnabled:            bool(r.CSIEnabled),
+		CSIEnabled:            r.CSIEnabled != nil && bool(*r.CSIEnabled),
+		CSIReported:           r.CSIEnabled != nil,
 		CNIConfigurationID:    r.CNIConfigurationID,
 		Created:               r.Created,
 	}

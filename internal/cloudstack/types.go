@@ -33,7 +33,10 @@ type Cluster struct {
 	// CSIEnabled and CNIConfigurationID are the only create-only inputs
 	// KubernetesClusterManagerImpl.createKubernetesClusterResponse reports
 	// (4.22).
-	CSIEnabled         bool
+	CSIEnabled bool
+	// CSIReported is whether the response had csienabled at all: servers
+	// before 4.22 have no such field.
+	CSIReported        bool
 	CNIConfigurationID string
 	Created            string
 	// VirtualMachines is the cluster's VM map as the API lists it: usually

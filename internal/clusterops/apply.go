@@ -59,6 +59,9 @@ func (e *Engine) applySync(ctx context.Context, s *Snapshot, p rules.Plan, rep *
 			res := results[i]
 			if res.err != nil {
 				errs = append(errs, res.err)
+				if a.Op == rules.OpCreate {
+					cur = e.restoreReplaced(ctx, s, cur, a, deleted, rep)
+				}
 				continue
 			}
 			switch a.Op {
@@ -77,6 +80,36 @@ func (e *Engine) applySync(ctx context.Context, s *Snapshot, p rules.Plan, rep *
 	s.Rules = cur
 	s.reclassify()
 	return nil
+}
+
+// restoreReplaced re-creates the rules this sync deleted to make room for
+// a create that then failed (CKS's single-port etcd rules before the etcd
+// SSH range): the change is undone rather than left half-done, and the
+// rules are as they were.
+func (e *Engine) restoreReplaced(ctx context.Context, s *Snapshot, cur []rules.Rule, failed rules.Action,
+	deleted map[rules.Purpose][]rules.Rule, rep *Report,
+) []rules.Rule {
+	for purpose, list := range deleted {
+		for _, old := range list {
+			if _, clash := rules.DetectConflict([]rules.Rule{old}, failed.Rule); !clash {
+				continue
+			}
+			again := old
+			again.ID = ""
+			desc := s.describeRule(again, purpose)
+			created, _, err := e.createRule(ctx, s, cur, again)
+			if err != nil {
+				e.step(ctx, rep, StepBlocked, fmt.Sprintf("could not restore %s (was rule %s) after the failure of what was to "+
+					"replace it: %v", desc, old.ID, err))
+				continue
+			}
+			cur = append(cur, created)
+			st := e.step(ctx, rep, StepRepaired, fmt.Sprintf("restored %s as rule %s, since what was to replace it could not be "+
+				"created", desc, created.ID))
+			st.RuleID, st.PreviousRuleID = created.ID, old.ID
+		}
+	}
+	return cur
 }
 
 type ruleResult struct {
@@ -153,14 +186,24 @@ func (e *Engine) createRule(ctx context.Context, s *Snapshot, onIP []rules.Rule,
 		r.ID = id
 		return r, false, nil
 	}
-	// The rule may exist although the call failed (a lost response, a job
-	// failing after the insert): look before reporting a failure.
-	if ctx.Err() == nil {
-		if now, lerr := e.rulesOnIP(ctx, s.projectID(), r.IPAddressID); lerr == nil {
-			if same, ok := findEquivalent(newRules(onIP, now), r); ok {
-				return same, false, nil
-			}
-		}
+	// The rule may exist although the call failed (a job failing after the
+	// insert): look before reporting a failure. When the answer was lost,
+	// keep looking for a while, since its job may still run. A create is
+	// never sent again.
+	if ctx.Err() != nil {
+		return rules.Rule{}, false, err
+	}
+	var found rules.Rule
+	seen := func(now []rules.Rule) bool {
+		same, ok := findEquivalent(newRules(onIP, now), r)
+		found = same
+		return ok
+	}
+	if now, lerr := e.rulesOnIP(ctx, s.projectID(), r.IPAddressID); lerr == nil && seen(now) {
+		return found, false, nil
+	}
+	if outcomeUnknown(err) && e.awaitRules(ctx, s, r.IPAddressID, seen) {
+		return found, false, nil
 	}
 	return rules.Rule{}, false, err
 }
@@ -201,8 +244,33 @@ func (e *Engine) createAndWait(ctx context.Context, r rules.Rule) (string, error
 }
 
 // deleteRule deletes a firewall rule or port forward of the snapshot's
-// cluster and waits. A rule that is already gone counts as deleted.
+// cluster and waits. A rule that is already gone counts as deleted. When
+// the answer was lost the rules are read until the rule is gone; a rule
+// still there then is deleted once more, which is safe: a second delete of
+// a deleted rule is a 431.
 func (e *Engine) deleteRule(ctx context.Context, s *Snapshot, r rules.Rule) error {
+	err := e.sendDelete(ctx, r)
+	if err == nil || ctx.Err() != nil {
+		return err
+	}
+	if now, lerr := e.rulesOnIP(ctx, s.projectID(), r.IPAddressID); lerr == nil && ruleGone(r.ID)(now) {
+		return nil
+	}
+	if !outcomeUnknown(err) {
+		return err
+	}
+	if e.awaitRules(ctx, s, r.IPAddressID, ruleGone(r.ID)) {
+		return nil
+	}
+	if again := e.sendDelete(ctx, r); again != nil {
+		return fmt.Errorf("%w; sent again after the rule outlived the lost answer by %s: %w", err, e.opts.UnknownOutcomeWait, again)
+	}
+	return nil
+}
+
+// sendDelete sends one delete of a rule and waits for its job; a rule
+// already gone counts as deleted.
+func (e *Engine) sendDelete(ctx context.Context, r rules.Rule) error {
 	var (
 		ref     cloudstack.AsyncRef
 		err     error
@@ -223,11 +291,6 @@ func (e *Engine) deleteRule(ctx context.Context, s *Snapshot, r rules.Rule) erro
 	}
 	if err == nil || cloudstack.IsNotFound(err) {
 		return nil
-	}
-	if ctx.Err() == nil {
-		if now, lerr := e.rulesOnIP(ctx, s.projectID(), r.IPAddressID); lerr == nil && !slices.ContainsFunc(now, func(x rules.Rule) bool { return x.ID == r.ID }) {
-			return nil
-		}
 	}
 	return err
 }

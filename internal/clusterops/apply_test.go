@@ -3,6 +3,8 @@ package clusterops
 import (
 	"context"
 	"errors"
+	"fmt"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -84,13 +86,22 @@ func TestSyncCreateFailureIsReportedNotRetried(t *testing.T) {
 		!strings.Contains(err.Error(), "injected create failure") {
 		t.Fatalf("Sync = %v, want the create failure\n%s", err, rep)
 	}
-	if n := env.Sim.CallCounts()["createFirewallRule"]; n != 1 {
-		t.Errorf("createFirewallRule called %d times, want once", n)
+	// The range was tried once; the single-port etcd rule it was to replace
+	// is back, so etcd SSH stays open.
+	if n := env.Sim.CallCounts()["createFirewallRule"]; n != 2 {
+		t.Errorf("createFirewallRule called %d times, want the range once and the restored rule once", n)
 	}
+	var ports []string
 	for _, fw := range env.FirewallRulesOn(ipID) {
-		if fw.StartPort == 50000 {
-			t.Errorf("rule 50000 exists after a failed create: %+v", fw)
+		if fw.StartPort >= 50000 {
+			ports = append(ports, fmt.Sprintf("%d-%d", fw.StartPort, fw.EndPort))
 		}
+	}
+	if !slices.Equal(ports, []string{"50000-50000"}) {
+		t.Errorf("etcd firewall rules after the failed create: %v, want the single rule restored", ports)
+	}
+	if !strings.Contains(rep.String(), "restored etcd SSH firewall rule 50000") {
+		t.Errorf("report does not say the rule was restored:\n%s", rep)
 	}
 	// The next sync finishes the job.
 	if rep, err := env.engine().Sync(env.ctx(), id, Intent{}); err != nil {

@@ -64,7 +64,7 @@ var lostAnswer = &cloudstack.Error{Command: "createKubernetesCluster", Err: erro
 
 func (e *testEnv) createEngine(a *createAPI) *Engine {
 	a.API = e.API
-	return New(a, Options{Wait: fastWait, LostCreateRechecks: []time.Duration{time.Millisecond, time.Millisecond}})
+	return New(a, Options{Wait: fastWait, LostCreateRechecks: []time.Duration{time.Millisecond, time.Millisecond}, UnknownOutcomeWait: time.Second})
 }
 
 // createRequest is a create of one control node, etcd etcd nodes and one

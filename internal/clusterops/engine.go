@@ -22,6 +22,9 @@ type Options struct {
 	// LostCreateRechecks are the pauses before Create looks again for the
 	// cluster of a create whose answer was lost; nil means 2 s and 5 s.
 	LostCreateRechecks []time.Duration
+	// UnknownOutcomeWait bounds how long the rules are read to learn what a
+	// rule create or delete whose answer was lost did; 0 means 20 s.
+	UnknownOutcomeWait time.Duration
 	// Logf is optional; the provider passes tflog.
 	Logf func(ctx context.Context, msg string, fields map[string]any)
 }
@@ -59,6 +62,9 @@ func New(api API, opts Options) *Engine {
 	if opts.EtcdSSHStartPort <= 0 {
 		opts.EtcdSSHStartPort = rules.DefaultEtcdStartPort
 	}
+	if opts.UnknownOutcomeWait <= 0 {
+		opts.UnknownOutcomeWait = defaultUnknownOutcomeWait
+	}
 	return &Engine{api: api, opts: opts}
 }
 
@@ -88,10 +94,16 @@ func (e *Engine) server(ctx context.Context, s *Snapshot) rules.Server {
 	if !s.hasPortlessTCPRule() {
 		return rules.Server{}
 	}
-	e.versionOnce.Do(func() { e.version, e.versionErr = e.api.CloudStackVersion(ctx) })
-	if e.versionErr != nil {
+	version, err := e.cloudStackVersion(ctx)
+	if err != nil {
 		// Unknown: assume the worst, a version that breaks on it.
 		return rules.Server{PortlessRuleBreaksScale: true}
 	}
-	return rules.Server{PortlessRuleBreaksScale: PortlessRuleBreaksScale(e.version)}
+	return rules.Server{PortlessRuleBreaksScale: PortlessRuleBreaksScale(version)}
+}
+
+// cloudStackVersion is the management server's version, read once.
+func (e *Engine) cloudStackVersion(ctx context.Context) (string, error) {
+	e.versionOnce.Do(func() { e.version, e.versionErr = e.api.CloudStackVersion(ctx) })
+	return e.version, e.versionErr
 }

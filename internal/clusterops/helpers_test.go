@@ -38,7 +38,7 @@ func newEnvWithJobs(t *testing.T, profile string, jobDuration time.Duration) *te
 }
 
 func (e *testEnv) engine() *Engine {
-	return New(e.API, Options{Wait: fastWait})
+	return New(e.API, Options{Wait: fastWait, UnknownOutcomeWait: time.Second})
 }
 
 func (e *testEnv) ctx() context.Context {

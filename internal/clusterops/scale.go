@@ -163,10 +163,27 @@ func (e *Engine) prepareScale(ctx context.Context, s *Snapshot, size int64, in I
 	return prep, nil
 }
 
-// hazardsAfterSync are the hazards left once the sync plan has run.
+// hazardsAfterSync are the hazards left once the sync plan has run. A CKS
+// rule the sync keeps because a user rule blocks its replacement (CKS's
+// single-port etcd rules, when the etcd SSH range cannot be created) is no
+// longer the sync's to remove: only the user can.
 func (e *Engine) hazardsAfterSync(ctx context.Context, s *Snapshot) []rules.Hazard {
 	ip, forwards := rules.Predict(s.Rules, s.NetworkForwards, s.Sync)
-	return rules.Preflight(s.Layout, ip, forwards, e.server(ctx, s))
+	hazards := rules.Preflight(s.Layout, ip, forwards, e.server(ctx, s))
+	for i, h := range hazards {
+		if h.Owner != rules.OwnerCKS || h.Remedy != rules.RemedySync {
+			continue
+		}
+		for _, b := range s.Sync.Blocked {
+			if rules.Replaces(b.Expectation, h.Purpose) {
+				hazards[i].Remedy = rules.RemedyNone
+				hazards[i].Explanation += fmt.Sprintf("; the provider keeps it because the %s that would replace it would "+
+					"conflict with rule %s (%s): change or delete that rule", s.describeRule(b.Expectation.Rule(s.Layout), b.Expectation.Purpose),
+					b.Conflict.ID, s.describeRule(b.Conflict, rules.PurposeUser))
+			}
+		}
+	}
+	return hazards
 }
 
 // runScale calls scaleKubernetesCluster once and waits for it. It returns

@@ -43,9 +43,15 @@ func (s *Snapshot) Nodes() []Node {
 // Direct reports whether the cluster's network carries no CKS rules.
 func (s *Snapshot) Direct() bool { return s.Layout.Network == rules.NetworkDirect }
 
-// InSync reports whether the SSH rules are the provider's layout, apart
-// from rules a user rule blocks (which no apply can create).
-func (s *Snapshot) InSync() bool { return s.Direct() || s.Sync.Empty() }
+// InSync reports whether the SSH rules, as read, are the provider's
+// layout: nothing to change, and nothing a user rule keeps from being
+// created.
+func (s *Snapshot) InSync() bool { return s.Direct() || (s.Sync.Empty() && len(s.Sync.Blocked) == 0) }
+
+// OnlyBlocked reports whether the only difference from the provider's
+// layout is rules a user rule keeps from being created: no apply can change
+// that until the user's rule changes.
+func (s *Snapshot) OnlyBlocked() bool { return !s.Direct() && s.Sync.Empty() && len(s.Sync.Blocked) > 0 }
 
 // Firewalls returns the firewall rules in the order CloudStack listed them.
 func (s *Snapshot) Firewalls() []rules.Rule {

@@ -1,6 +1,7 @@
 package clusterops
 
 import (
+	"context"
 	"strconv"
 	"strings"
 )
@@ -16,6 +17,22 @@ func PortlessRuleBreaksScale(version string) bool {
 		return true
 	}
 	return !less(v, [4]int{4, 21, 0, 0}) && less(v, [4]int{4, 22, 1, 0})
+}
+
+// CSIUnsupported returns the CloudStack version when it has no CKS CSI
+// driver support and would ignore enablecsi: the CSI driver and the
+// cluster's csi_enabled column came with 4.22.0 (apache/cloudstack#11419,
+// KubernetesClusterManagerImpl.createManagedKubernetesCluster). It returns
+// "" when the version supports it or cannot be read (the create then tells).
+func (e *Engine) CSIUnsupported(ctx context.Context) string {
+	version, err := e.cloudStackVersion(ctx)
+	if err != nil {
+		return ""
+	}
+	if v, ok := parseVersion(version); ok && less(v, [4]int{4, 22, 0, 0}) {
+		return version
+	}
+	return ""
 }
 
 func parseVersion(s string) ([4]int, bool) {

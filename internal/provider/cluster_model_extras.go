@@ -43,10 +43,20 @@ func (m clusterExtrasModel) clusterExtras() cloudstack.ClusterExtras {
 	}
 }
 
-// refreshReturned sets the inputs CloudStack reports.
+// refreshReturned sets the inputs CloudStack reports. A field the response
+// leaves out says nothing (servers before 4.22 have no csienabled, and a
+// server may not echo the CNI configuration): the value is kept, never
+// read as false or null, which would replace the cluster.
 func (m *clusterExtrasModel) refreshReturned(c *cloudstack.Cluster) {
-	m.CNIConfigurationID = stringOrNull(c.CNIConfigurationID)
-	m.EnableCSI = types.BoolValue(c.CSIEnabled)
+	if c.CNIConfigurationID != "" || !known(m.CNIConfigurationID) {
+		m.CNIConfigurationID = stringOrNull(c.CNIConfigurationID)
+	}
+	switch {
+	case c.CSIReported:
+		m.EnableCSI = types.BoolValue(c.CSIEnabled)
+	case m.EnableCSI.IsUnknown():
+		m.EnableCSI = types.BoolNull()
+	}
 	// Never in the state, whatever the plan held.
 	m.DockerRegistryPassword = types.StringNull()
 }

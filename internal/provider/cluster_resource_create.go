@@ -414,6 +414,13 @@ func (r *clusterResource) modifyCreatePlan(ctx context.Context, req resource.Mod
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	if plan.EnableCSI.ValueBool() {
+		if version := r.engine().CSIUnsupported(ctx); version != "" {
+			resp.Diagnostics.AddAttributeError(path.Root("enable_csi"), "CSI Not Supported",
+				fmt.Sprintf("enable_csi = true needs CloudStack 4.22 or later, whose CKS sets up its CSI driver; this management "+
+					"server is %s, which would ignore it and create the cluster without one. Remove enable_csi.", version))
+		}
+	}
 	as, asKnown, diags := autoscalingOf(ctx, plan.Autoscaling)
 	resp.Diagnostics.Append(diags...)
 	if !asKnown || !as.enabled() || !known(plan.ZoneID) || !known(plan.KubernetesVersionID) || !known(plan.ControlNodes) {

@@ -97,7 +97,10 @@ func unmetPlan(planned clusterResourceModel, got *clusterResourceModel, cfg clus
 		{name: "size", planned: planned.Size, got: got.Size, intent: true},
 		{name: "kubernetes_version_id", planned: planned.KubernetesVersionID, got: got.KubernetesVersionID, intent: true},
 		{name: "autoscaling", planned: planned.Autoscaling, got: got.Autoscaling, intent: true},
-		{name: "ssh_rules_in_sync", planned: planned.SSHRulesInSync, got: got.SSHRulesInSync, intent: true},
+		// Rules in sync when the plan expected a user's rule in the way
+		// (it was changed meanwhile) are good news, not a failure.
+		{name: "ssh_rules_in_sync", planned: planned.SSHRulesInSync, got: got.SSHRulesInSync, intent: planned.SSHRulesInSync.ValueBool(),
+			keep: func() { got.SSHRulesInSync = planned.SSHRulesInSync }},
 		{name: "service_offering_id", planned: planned.ServiceOfferingID, got: got.ServiceOfferingID,
 			intent: !cfg.ServiceOfferingID.IsNull(), keep: func() { got.ServiceOfferingID = planned.ServiceOfferingID }},
 	}

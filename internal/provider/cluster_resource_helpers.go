@@ -71,10 +71,12 @@ func refreshModel(ctx context.Context, m *clusterResourceModel, obs *clusterops.
 	switch {
 	case obs.RulesRead:
 		m.SSHRulesInSync = types.BoolValue(obs.RulesInSync)
-	case obs.Network == rules.NetworkDirect || !clusterstate.Settled(c.State) || m.SSHRulesInSync.IsNull() || m.SSHRulesInSync.IsUnknown():
-		// No rules, rules in flux, or not known to be out of sync: a guess
-		// of false would plan an update on every run.
+	case obs.Network == rules.NetworkDirect || !clusterstate.Settled(c.State):
+		// No rules, or rules in flux while an operation runs.
 		m.SSHRulesInSync = types.BoolValue(true)
+	case m.SSHRulesInSync.IsUnknown():
+		// Never read: not known to be in sync. A later refresh reads them.
+		m.SSHRulesInSync = types.BoolNull()
 	}
 	diags.Append(savePrivate(ctx, next, obs)...)
 	as, d := refreshedAutoscaling(ctx, m.Autoscaling, c)

@@ -23,6 +23,12 @@ import (
 // reads), says which SSH rules apply will change and with which CIDRs,
 // handles a cluster whose VM map disagrees with its size, and decides which
 // computed values may change.
+//
+// What it refuses it refuses as a warning: Terraform plans a destroy, and
+// a -replace, after a normal plan of the same configuration (the
+// pre-destroy refresh), which an error would fail, although none of these
+// checks concerns a destroy or a replacement. Update makes the same checks
+// again and refuses with errors before changing anything.
 func (r *clusterResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	if req.Plan.Raw.IsNull() {
 		return // destroy: nothing to add
@@ -44,20 +50,15 @@ func (r *clusterResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 	if cfg.AllowRestartForRecovery.ValueBool() {
 		resp.Diagnostics.AddAttributeWarning(pathAllowRestart, "Attribute Has No Effect", allowRestartNoEffect)
 	}
-	as, asKnown, diags := autoscalingOf(ctx, plan.Autoscaling)
-	resp.Diagnostics.Append(diags...)
-	bad := recordedInconsistency(ctx, req.Private)
-	if bad != nil {
-		planInconsistent(plan, as, bad, &resp.Diagnostics)
-	}
-	ch := planChangesOf(&plan, &state, &cfg)
-	scaleWanted := ch.size && known(plan.Size) && asKnown && !as.enabled() && bad == nil
-	scale := r.checkPlanReads(ctx, ch, scaleWanted, &plan, &state, req.Private, &resp.Diagnostics)
+	var refusals diag.Diagnostics
+	u := r.checkUpdate(ctx, &plan, &state, &cfg, req.Private, &refusals)
+	resp.Diagnostics.Append(refusalsAsWarnings(refusals)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	ch, bad, as, asKnown := u.changes, u.bad, u.autoscaling, u.autoscalingKnown
 	if ch.size && bad == nil && (!asKnown || !as.enabled()) {
-		planScaleOfferings(scale, &plan, &state, &cfg, &resp.Diagnostics)
+		planScaleOfferings(u.scale, &plan, &state, &cfg, &resp.Diagnostics)
 	}
 	switch {
 	case ch.nodesMayChange(bad) || ch.unknownInputs(&plan, &cfg):
@@ -70,6 +71,57 @@ func (r *clusterResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 		plan.Nodes = state.Nodes
 	}
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+}
+
+// updateCheck is what checkUpdate found of an update.
+type updateCheck struct {
+	changes          planChanges
+	bad              *vmmap.Inconsistency
+	autoscaling      autoscalingModel
+	autoscalingKnown bool
+	// scale is the pre-flight of the size change, nil when none was read.
+	scale *clusterops.ScaleCheck
+}
+
+// checkUpdate judges an update of the cluster against what CloudStack has:
+// a size change of a cluster whose VM map disagrees with its size, the
+// size change's pre-flight, the version upgrade, and the SSH rule changes.
+// What the update may not do is added to refusals as errors; plan is
+// completed with ssh_rules_in_sync.
+func (r *clusterResource) checkUpdate(ctx context.Context, plan, state, cfg *clusterResourceModel, prior privateState,
+	refusals *diag.Diagnostics,
+) updateCheck {
+	var u updateCheck
+	var diags diag.Diagnostics
+	u.autoscaling, u.autoscalingKnown, diags = autoscalingOf(ctx, plan.Autoscaling)
+	refusals.Append(diags...)
+	u.bad = recordedInconsistency(ctx, prior)
+	if u.bad != nil {
+		planInconsistent(*plan, u.autoscaling, u.bad, refusals)
+	}
+	u.changes = planChangesOf(plan, state, cfg)
+	scaleWanted := u.changes.size && known(plan.Size) && u.autoscalingKnown && !u.autoscaling.enabled() && u.bad == nil
+	u.scale = r.checkPlanReads(ctx, u.changes, scaleWanted, plan, state, prior, refusals)
+	return u
+}
+
+// refusalsAsWarnings turns the refusals of checkUpdate into warnings for a
+// plan, saying that apply refuses the change.
+func refusalsAsWarnings(refusals diag.Diagnostics) diag.Diagnostics {
+	var out diag.Diagnostics
+	for _, d := range refusals {
+		if d.Severity() != diag.SeverityError {
+			out.Append(d)
+			continue
+		}
+		detail := d.Detail() + " Apply refuses this change before changing anything; a destroy or a replacement of the cluster is not affected."
+		if wp, ok := d.(diag.DiagnosticWithPath); ok {
+			out.AddAttributeWarning(wp.Path(), d.Summary(), detail)
+		} else {
+			out.AddWarning(d.Summary(), detail)
+		}
+	}
+	return out
 }
 
 // planReplacement replaces a cluster in Error or Destroying: CloudStack
@@ -158,9 +210,13 @@ func (r *clusterResource) checkPlanReads(ctx context.Context, ch planChanges, sc
 	if !rulesChange || plan.SSHCIDRs.IsUnknown() {
 		return scale // in sync, or CIDRs known only at apply
 	}
-	plan.SSHRulesInSync = types.BoolValue(true)
-	if scale == nil && configured {
-		r.describeRuleSync(ctx, plan, state, prior, diags)
+	switch {
+	case scale != nil:
+		plan.SSHRulesInSync = types.BoolValue(true)
+	case configured:
+		plan.SSHRulesInSync = r.describeRuleSync(ctx, plan, state, prior, diags)
+	default:
+		plan.SSHRulesInSync = types.BoolUnknown()
 	}
 	return scale
 }
@@ -188,8 +244,10 @@ func (r *clusterResource) checkScale(ctx context.Context, plan, state *clusterRe
 	diags.Append(d...)
 	check, err := r.engine().CheckScale(ctx, state.ID.ValueString(), plan.Size.ValueInt64(), in)
 	if err != nil {
-		diags.AddAttributeError(path.Root("size"), "Unable to Check Cluster Scale",
-			"Reading the cluster's network rules to check the size change failed: "+err.Error())
+		// Not a refusal: the scale makes the same checks itself.
+		diags.AddAttributeWarning(path.Root("size"), "Unable to Check Cluster Scale",
+			"Reading the cluster's network rules to check the size change failed: "+err.Error()+
+				". The scale checks them again before it changes anything.")
 		return nil
 	}
 	var herr *clusterops.HazardError
@@ -213,23 +271,33 @@ func (r *clusterResource) checkScale(ctx context.Context, plan, state *clusterRe
 }
 
 // describeRuleSync says at plan time which SSH rules apply will create or
-// delete, with their CIDRs.
-func (r *clusterResource) describeRuleSync(ctx context.Context, plan, state *clusterResourceModel, prior privateState, diags *diag.Diagnostics) {
+// delete, with their CIDRs, and returns the ssh_rules_in_sync the apply
+// leaves: true, false when a rule of the user's blocks the layout and apply
+// can change nothing (so that the plan stays empty), unknown when the
+// rules cannot be read now.
+func (r *clusterResource) describeRuleSync(ctx context.Context, plan, state *clusterResourceModel, prior privateState, diags *diag.Diagnostics) types.Bool {
 	in, d := intentOf(ctx, plan, state, cachedNetwork(ctx, prior))
 	diags.Append(d...)
 	s, err := r.engine().Snapshot(ctx, state.ID.ValueString(), in)
 	if err != nil {
 		diags.AddAttributeWarning(path.Root("ssh_rules_in_sync"), "Cluster SSH Rules Out of Sync",
 			"Apply will bring the cluster's SSH rules to the provider's layout; reading them now to say how failed: "+err.Error())
-		return
+		return types.BoolUnknown()
 	}
 	lines := s.DescribePlan(s.Sync)
-	if len(lines) == 0 {
-		return
+	if s.OnlyBlocked() {
+		diags.AddAttributeWarning(path.Root("ssh_rules_in_sync"), "Cluster SSH Rules Blocked",
+			fmt.Sprintf("The SSH rules of cluster %s are not in the provider's layout, and apply can change nothing: a rule of "+
+				"yours is in the way. Change or delete it, and the next plan brings the rules back:\n- %s",
+				state.ID.ValueString(), strings.Join(lines, "\n- ")))
+		return types.BoolValue(false)
 	}
-	diags.AddAttributeWarning(path.Root("ssh_rules_in_sync"), "Cluster SSH Rules Will Change",
-		fmt.Sprintf("Apply will change the SSH rules of cluster %s; your own rules are not touched:\n- %s",
-			state.ID.ValueString(), strings.Join(lines, "\n- ")))
+	if len(lines) > 0 {
+		diags.AddAttributeWarning(path.Root("ssh_rules_in_sync"), "Cluster SSH Rules Will Change",
+			fmt.Sprintf("Apply will change the SSH rules of cluster %s; your own rules are not touched:\n- %s",
+				state.ID.ValueString(), strings.Join(lines, "\n- ")))
+	}
+	return types.BoolValue(len(s.Sync.Blocked) == 0)
 }
 
 // checkVersionUpgrade applies CKS's upgrade rule to a change of
@@ -239,7 +307,9 @@ func (r *clusterResource) checkVersionUpgrade(ctx context.Context, state, plan c
 	check, err := r.engine().CheckUpgrade(ctx, state.ZoneID.ValueString(), state.KubernetesVersionID.ValueString(),
 		plan.KubernetesVersionID.ValueString())
 	if err != nil {
-		diags.AddAttributeError(attr, "Unable to Check Kubernetes Version Upgrade", sentence(err.Error()))
+		// Not a refusal: CloudStack applies the same rule to the upgrade.
+		diags.AddAttributeWarning(attr, "Unable to Check Kubernetes Version Upgrade", sentence(err.Error())+
+			" CloudStack applies the same upgrade rule when it upgrades.")
 		return
 	}
 	switch check.Verdict {

@@ -120,8 +120,11 @@ func clusterExtraAttributes() map[string]schema.Attribute {
 			Computed: true,
 			Default:  booldefault.StaticBool(false),
 			MarkdownDescription: "Whether CloudStack sets up its CSI driver in the cluster (CloudStack 4.22+), default " +
-				"`false`. CloudStack returns it (`csienabled`), so it survives an import. Changing it replaces the cluster.",
-			PlanModifiers: []planmodifier.Bool{boolplanmodifier.RequiresReplace()},
+				"`false`. CloudStack returns it (`csienabled`), so it survives an import; `true` is refused at plan on a server " +
+				"before 4.22, which has no CSI driver and would ignore it. A server that does not report it leaves the value as " +
+				"it was (null after an import, then only recorded). Changing it replaces the cluster.",
+			PlanModifiers: []planmodifier.Bool{boolplanmodifier.RequiresReplaceIf(replaceBoolUnlessImported,
+				replaceUnlessImportedDescription, replaceUnlessImportedDescription)},
 		},
 		"external_load_balancer_ip": schema.StringAttribute{
 			Optional: true,

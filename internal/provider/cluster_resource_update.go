@@ -50,6 +50,15 @@ func (r *clusterResource) Update(ctx context.Context, req resource.UpdateRequest
 		resp.Diagnostics.AddAttributeWarning(pathAllowRestart, "Attribute Has No Effect", allowRestartNoEffect)
 	}
 
+	// The plan showed what the update may not do as warnings (see
+	// ModifyPlan); the same checks refuse it now, before any change.
+	var refusals diag.Diagnostics
+	planCopy, priorCopy := plan, prior
+	r.checkUpdate(ctx, &planCopy, &priorCopy, &cfg, req.Private, &refusals)
+	if refusals.HasError() {
+		resp.Diagnostics.Append(refusals.Errors()...)
+		return
+	}
 	upd, diags := updateRequest(ctx, &plan, &prior, cachedNetwork(ctx, req.Private))
 	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
@@ -85,6 +94,13 @@ func (r *clusterResource) Update(ctx context.Context, req resource.UpdateRequest
 	}
 	resp.Diagnostics.Append(refreshModel(ctx, &plan, obs, resp.Private)...)
 	if err != nil {
+		if !plan.SSHRulesInSync.Equal(types.BoolValue(true)) {
+			// The rules are not in the new CIDRs' layout (a narrowing that
+			// failed half-way): the state keeps the CIDRs the rules had,
+			// so that the next plan shows the change again and knows the
+			// rules of the old CIDRs as the cluster's.
+			plan.SSHCIDRs = prior.SSHCIDRs
+		}
 		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 		addFailure(&resp.Diagnostics, err, "The state now holds the cluster as CloudStack reports it; the next plan shows what is left to do.")
 		return

@@ -10,9 +10,10 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 )
 
-// TestAccCluster_versionRules checks CKS's upgrade rule at plan time: a jump
-// of two minor versions and a downgrade are refused naming
-// kubernetes_version_id, with only reads made; a one-minor upgrade applies.
+// TestAccCluster_versionRules checks CKS's upgrade rule: a jump of two minor
+// versions and a downgrade are refused naming kubernetes_version_id (a
+// warning at plan, an error at apply before any change), with only reads
+// made; a one-minor upgrade applies.
 func TestAccCluster_versionRules(t *testing.T) {
 	t.Parallel()
 	env := newSimEnv(t)
@@ -23,7 +24,7 @@ func TestAccCluster_versionRules(t *testing.T) {
 	onlyReads := func() {
 		for command, n := range env.Sim.CallCounts() {
 			if !strings.HasPrefix(command, "list") && !strings.HasPrefix(command, "query") && !strings.HasPrefix(command, "get") {
-				t.Errorf("a refused plan made %d %s call(s)", n, command)
+				t.Errorf("a refused upgrade made %d %s call(s)", n, command)
 			}
 		}
 	}
@@ -34,7 +35,6 @@ func TestAccCluster_versionRules(t *testing.T) {
 			{
 				PreConfig:   resetCalls,
 				Config:      config("1.34.2"),
-				PlanOnly:    true,
 				ExpectError: errorFragments("Invalid Kubernetes Version Upgrade", "kubernetes_version_id", "from 1.32.9", "to 1.34.2", "can be upgraded between next minor or patch version releases"),
 			},
 			{
@@ -47,13 +47,11 @@ func TestAccCluster_versionRules(t *testing.T) {
 			{
 				PreConfig:   resetCalls,
 				Config:      config("1.32.9"),
-				PlanOnly:    true,
 				ExpectError: errorFragments("Invalid Kubernetes Version Upgrade", "kubernetes_version_id", "from 1.33.13", "to 1.32.9", "can not be downgraded"),
 			},
 			{
 				PreConfig:   onlyReads,
 				Config:      strings.Replace(config("1.33.13"), env.VersionID("1.33.13"), env.Info.DisabledKubernetesVersions["1.35.0"], 1),
-				PlanOnly:    true,
 				ExpectError: errorFragments("Kubernetes Version Not Usable", "1.35.0", "is Disabled"),
 			},
 		},

@@ -266,7 +266,7 @@ func identifyFirewall(l Layout, r Rule, owned func(Purpose, int) ClassifiedRule,
 		}
 		return user(fmt.Sprintf("source CIDRs %v: the node SSH range has %s", cidrs(r), cidrText(l.sshCIDRs())))
 	}
-	if from, to, ok := l.etcdRange(); ok && r.StartPort == from && endPort(r) == to && l.ownsSSHCIDRs(r) {
+	if l.isEtcdRange(r) && l.ownsSSHCIDRs(r) {
 		return owned(PurposeEtcdSSHRange, 0)
 	}
 	port, single := singlePublicPort(r)
@@ -437,7 +437,7 @@ func (x *expectationIndex) mismatch(e Expectation, r Rule) string {
 		if e.Purpose == PurposeEtcdSSHRange {
 			what = "etcd SSH firewall range"
 		}
-		if endPort(r) != e.EndPort {
+		if !slices.Contains(e.spans(), portSpan{r.StartPort, endPort(r)}) {
 			return fmt.Sprintf("%s is %s, expected %s", what,
 				portRange(r.StartPort, endPort(r)), portRange(e.StartPort, e.EndPort))
 		}

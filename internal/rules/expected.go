@@ -74,6 +74,17 @@ type Expectation struct {
 	// form (the API LB versus the VPC API forward, which depends on the
 	// network offering's conserve mode). They are never reported missing.
 	Optional bool
+	// alternates are other port ranges that fulfil the expectation, tried
+	// in order when StartPort..EndPort cannot be created.
+	alternates []portSpan
+}
+
+// portSpan is a public port range.
+type portSpan struct{ start, end int }
+
+// spans are the port ranges that fulfil the expectation, its own first.
+func (e Expectation) spans() []portSpan {
+	return append([]portSpan{{e.StartPort, e.EndPort}}, e.alternates...)
 }
 
 // Rule returns the rule to create for the expectation on the layout's IP.
@@ -165,22 +176,38 @@ func expectedIsolated(l Layout) []Expectation {
 	for j, n := range l.etcdNodes() {
 		out = append(out, forwardExpectation(PurposeEtcdForward, j, n.ID, start+j, SSHPort))
 	}
-	if from, to, ok := l.etcdRange(); ok {
-		out = append(out, firewallExpectation(PurposeEtcdSSHRange, 0, "", from, to, l.sshCIDRs()))
+	if spans := l.etcdRanges(); len(spans) > 0 {
+		e := firewallExpectation(PurposeEtcdSSHRange, 0, "", spans[0].start, spans[0].end, l.sshCIDRs())
+		e.alternates = spans[1:]
+		out = append(out, e)
 	}
 	return out
 }
 
-// etcdRange returns the ports of the merged etcd SSH firewall rule:
-// S..S+E-1, or S..S+1 for one etcd node, because a single-port rule would
-// have the exact ports of its forward and match CloudStack's selector.
-func (l Layout) etcdRange() (start, end int, ok bool) {
+// etcdRanges returns the ports the merged etcd SSH firewall rule may take:
+// S..S+E-1, or for one etcd node S..S+1 and else S-1..S, because a
+// single-port rule would have the exact ports of its forward and match
+// CloudStack's selector, and neither two-port range is a forward's.
+func (l Layout) etcdRanges() []portSpan {
 	e := len(l.etcdNodes())
 	if e == 0 {
-		return 0, 0, false
+		return nil
 	}
-	start = l.etcdStart()
-	return start, start + max(e-1, 1), true
+	start := l.etcdStart()
+	if e > 1 {
+		return []portSpan{{start, start + e - 1}}
+	}
+	return []portSpan{{start, start + 1}, {start - 1, start}}
+}
+
+// isEtcdRange reports whether a rule has the ports of an etcd SSH range.
+func (l Layout) isEtcdRange(r Rule) bool {
+	for _, s := range l.etcdRanges() {
+		if r.StartPort == s.start && endPort(r) == s.end {
+			return true
+		}
+	}
+	return false
 }
 
 func expectedVPC(l Layout) []Expectation {

@@ -72,22 +72,59 @@ var syncable = map[Purpose]bool{
 // and the API rules are never touched, and a create that would conflict
 // with a rule that stays is left out, as Blocked.
 //
+// No change is half-done by design: a stale rule is deleted only when what
+// replaces it can be created, so the stale rules an expected rule replaces
+// (CKS's single-port etcd rules for the etcd SSH range, a node's old
+// forward for its new one) stay when that rule is blocked. The conflict
+// check knows every rule of the IP, in any order.
+//
 // The waves keep every SSH path open as long as the server allows: a stale
 // rule is deleted before the create only when it would conflict with it
 // (same CIDRs and overlapping ports, as for CKS's single-port etcd rules
 // and the merged range that replaces them: one job of SSH gap), and after
 // it otherwise (a node range re-narrowed to other CIDRs: no gap).
 func PlanSync(l Layout, c Classification) Plan {
-	stale, remaining := splitStale(c)
+	stale, nonStale := splitStale(c)
+	kept := map[string]bool{}
+	for {
+		p, blocked := planCreates(l, c.Missing, stale, nonStale, kept)
+		grown := false
+		for _, cr := range stale {
+			if !kept[cr.Rule.ID] && slices.ContainsFunc(blocked, func(e Expectation) bool { return replaces(e, cr) }) {
+				kept[cr.Rule.ID], grown = true, true
+			}
+		}
+		if !grown {
+			return p
+		}
+	}
+}
+
+// planCreates plans the creates of the missing rules against the rules
+// that stay (those not stale, and the stale ones kept), and the deletes of
+// the stale rules not kept. It returns the expectations it had to leave
+// out.
+func planCreates(l Layout, missing []Expectation, stale []ClassifiedRule, nonStale []Rule, kept map[string]bool) (Plan, []Expectation) {
+	remaining := slices.Clone(nonStale)
+	var deleted []ClassifiedRule
+	for _, cr := range stale {
+		if kept[cr.Rule.ID] {
+			remaining = append(remaining, cr.Rule)
+		} else {
+			deleted = append(deleted, cr)
+		}
+	}
 	var p Plan
+	var blocked []Expectation
 	early := map[string]bool{}
 	var creates []Action
-	for _, e := range c.Missing {
+	for _, e := range missing {
 		if !syncable[e.Purpose] {
 			continue
 		}
-		candidate := forwardPort(l, e, e.Rule(l), remaining)
-		if conflict, ok := DetectConflict(remaining, candidate); ok {
+		candidate, conflict, ok := creatable(l, e, remaining)
+		if !ok {
+			blocked = append(blocked, e)
 			p.Blocked = append(p.Blocked, Blocked{
 				Expectation: e, Conflict: conflict,
 				Reason: fmt.Sprintf("%s would conflict with rule %s (%s %s)", e, conflict.ID, conflict.Kind,
@@ -95,7 +132,7 @@ func PlanSync(l Layout, c Classification) Plan {
 			})
 			continue
 		}
-		for _, cr := range stale {
+		for _, cr := range deleted {
 			if conflicts(cr.Rule, candidate) {
 				early[cr.Rule.ID] = true
 			}
@@ -103,16 +140,62 @@ func PlanSync(l Layout, c Classification) Plan {
 		remaining = append(remaining, candidate)
 		creates = append(creates, Action{Op: OpCreate, Rule: candidate, Purpose: e.Purpose, Reason: "missing: " + e.String()})
 	}
-	before, after := deletesAround(stale, early)
+	before, after := deletesAround(deleted, early)
 	for _, w := range [][]Action{before, creates, after} {
 		if len(w) > 0 {
 			p.Waves = append(p.Waves, w)
 		}
 	}
-	return p
+	return p, blocked
 }
 
-// splitStale separates the stale CKS SSH rules the sync deletes from the
+// creatable returns the rule to create for a missing expectation: its own
+// ports, or else an alternate range, or else, for a forward, another free
+// port of its range. It reports the rule in the way when none can be made.
+func creatable(l Layout, e Expectation, remaining []Rule) (Rule, Rule, bool) {
+	var firstConflict Rule
+	for i, span := range e.spans() {
+		candidate := e.Rule(l)
+		candidate.StartPort, candidate.EndPort = span.start, span.end
+		candidate = forwardPort(l, e, candidate, remaining)
+		conflict, busy := DetectConflict(remaining, candidate)
+		if !busy {
+			return candidate, Rule{}, true
+		}
+		if i == 0 {
+			firstConflict = conflict
+		}
+	}
+	return Rule{}, firstConflict, false
+}
+
+// replaces tells whether a stale rule serves what an expected rule would:
+// it stays while that rule cannot be created.
+func replaces(e Expectation, cr ClassifiedRule) bool {
+	switch e.Purpose {
+	case PurposeExternalSSHFirewall:
+		return cr.Purpose == PurposeExternalSSHFirewall && cr.Index == e.Index
+	case PurposeNodeSSHForward, PurposeEtcdForward:
+		return cr.Rule.Kind == KindPortForward && cr.Rule.VMID == e.VMID
+	}
+	return Replaces(e, cr.Purpose)
+}
+
+// Replaces tells whether the firewall rules of a purpose serve what an
+// expected firewall range would: CKS's single-port etcd rules and an old
+// etcd SSH range for the etcd SSH range, an old node range for the node
+// range.
+func Replaces(e Expectation, p Purpose) bool {
+	switch e.Purpose {
+	case PurposeEtcdSSHRange:
+		return p == PurposeEtcdFirewall || p == PurposeEtcdSSHRange
+	case PurposeNodeSSHRange:
+		return p == PurposeNodeSSHRange
+	}
+	return false
+}
+
+// splitStale separates the stale CKS SSH rules the sync may delete from the
 // rules that stay.
 func splitStale(c Classification) (stale []ClassifiedRule, remaining []Rule) {
 	for _, cr := range c.Rules {

@@ -377,6 +377,14 @@ func (s *Simulator) FailNextCalls(command string, n, code int, text string) {
 	s.faults.setAPIFailure(command, n, code, text)
 }
 
+// LoseNextResponses makes the answers to the next n calls of an API
+// command get lost: the command runs (an async command's job is queued and
+// runs), and the client gets a proxy's 504 instead of the answer. n <= 0
+// clears it.
+func (s *Simulator) LoseNextResponses(command string, n int) {
+	s.faults.setLostResponses(command, n)
+}
+
 // FailJobStep makes the next n jobs of an operation fail at a named step
 // (see JobSteps), with the failure the server reports there (state
 // transitions included), or with message when it is not empty.

@@ -127,6 +127,18 @@ var adminRoutes = []adminRoute{
 			s.FailNextCalls(a.str("command"), n, code, a.str("text"))
 			return nil, nil
 		}},
+	{AdminRoute{"POST", "fault/lost", []string{"command", "count"}, "run the next count calls of a command but answer them with a proxy's 504"},
+		func(s *Simulator, a adminArgs) (any, error) {
+			n, err := a.integer("count", 1)
+			if err != nil {
+				return nil, err
+			}
+			if a.str("command") == "" {
+				return nil, errors.New("command is required")
+			}
+			s.LoseNextResponses(a.str("command"), n)
+			return nil, nil
+		}},
 	{AdminRoute{"POST", "fault/job", []string{"op", "step", "count", "message"}, "make the next count jobs of op fail at step (see GET jobsteps)"},
 		func(s *Simulator, a adminArgs) (any, error) {
 			n, err := a.integer("count", 1)

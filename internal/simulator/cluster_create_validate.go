@@ -47,7 +47,9 @@ func (s *Simulator) parseCreate(c *caller, p params) (*createRequest, *apiError)
 	if req.clusterType == "" {
 		req.clusterType = "CloudManaged"
 	}
-	req.csi, _ = p.boolean("enablecsi")
+	if !s.profile.noCSI {
+		req.csi, _ = p.boolean("enablecsi")
+	}
 	if err := s.parseExtras(p, req); err != nil {
 		return nil, err
 	}

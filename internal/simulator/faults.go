@@ -11,6 +11,7 @@ import (
 type faults struct {
 	mu      sync.Mutex
 	apiFail map[string]*apiFault     // lowercased command
+	lost    map[string]int           // lowercased command: answers to lose
 	latency map[string]time.Duration // lowercased command, or "*"
 	jobFail []*jobFault
 }
@@ -28,7 +29,33 @@ type jobFault struct {
 }
 
 func newFaults() *faults {
-	return &faults{apiFail: map[string]*apiFault{}, latency: map[string]time.Duration{}}
+	return &faults{apiFail: map[string]*apiFault{}, lost: map[string]int{}, latency: map[string]time.Duration{}}
+}
+
+func (f *faults) setLostResponses(command string, n int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if n <= 0 {
+		delete(f.lost, strings.ToLower(command))
+		return
+	}
+	f.lost[strings.ToLower(command)] = n
+}
+
+// takeLostResponse reports whether the answer to this call of command is
+// to be lost.
+func (f *faults) takeLostResponse(command string) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	key := strings.ToLower(command)
+	if f.lost[key] <= 0 {
+		return false
+	}
+	f.lost[key]--
+	if f.lost[key] == 0 {
+		delete(f.lost, key)
+	}
+	return true
 }
 
 func (f *faults) setAPIFailure(command string, n, code int, text string) {
@@ -103,6 +130,7 @@ func (f *faults) clear() {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.apiFail = map[string]*apiFault{}
+	f.lost = map[string]int{}
 	f.latency = map[string]time.Duration{}
 	f.jobFail = nil
 }

@@ -2,6 +2,7 @@ package simulator
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -24,6 +25,13 @@ const (
 	// to the port-forward-to-22 match; the port-forward cleanup that follows
 	// is still unbounded ([2222, end of the picked rule], network-wide).
 	ProfilePR14165 = "pr14165"
+	// Profile42100 is CloudStack 4.21.0.0, the first release with separate
+	// etcd nodes: no CSI support (createManagedKubernetesCluster has no
+	// csi_enabled column before 4.22, apache/cloudstack#11419, so enablecsi
+	// is ignored and the response has no csienabled), and the 4.22.0 scale
+	// worker otherwise. It is not in Profiles(): the matrix runs the 4.22
+	// builds.
+	Profile42100 = "4.21.0.0"
 	// ProfileFixed is an alias of ProfilePR14165, kept for existing callers.
 	// The bounded port-forward cleanup it once stood for exists in no
 	// upstream build.
@@ -47,12 +55,20 @@ type profile struct {
 	// the workers after subList(controlNodeCount + size - 1) (4.22.1 removes
 	// the last node_count - size workers, getWorkerNodesToRemove, #12302).
 	before4221 bool
+	// noCSI is a server before 4.22: enablecsi is ignored and the cluster
+	// response has no csienabled.
+	noCSI bool
 }
 
 var profiles = []profile{
 	{name: Profile42211, cloudStackVersion: "4.22.1.1"},
 	{name: Profile42200, cloudStackVersion: "4.22.0.0", portlessRuleNPE: true, before4221: true},
 	{name: ProfilePR14165, cloudStackVersion: "4.22.2.0", preferNodeSSHRule: true},
+}
+
+// otherProfiles are selectable by name but not in the default matrix.
+var otherProfiles = []profile{
+	{name: Profile42100, cloudStackVersion: "4.21.0.0", portlessRuleNPE: true, before4221: true, noCSI: true},
 }
 
 // Profiles returns the name of every behaviour profile (aliases excluded),
@@ -72,7 +88,7 @@ func profileByName(name string) (profile, error) {
 	case ProfileFixed:
 		name = ProfilePR14165
 	}
-	for _, p := range profiles {
+	for _, p := range append(slices.Clone(profiles), otherProfiles...) {
 		if p.name == name {
 			return p, nil
 		}

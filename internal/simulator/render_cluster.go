@@ -87,6 +87,12 @@ func (s *Simulator) renderCluster(c *cluster, who *caller) map[string]any {
 		vms = append(vms, r)
 	}
 	out["virtualmachines"] = orderList(s, vms)
+	if s.profile.noCSI {
+		delete(out, "csienabled")
+	}
+	for _, f := range s.opts.ClusterResponseOmits {
+		delete(out, f)
+	}
 	return out
 }
 

@@ -92,6 +92,14 @@ func (s *Simulator) serveAPI(w http.ResponseWriter, r *http.Request) {
 	s.lock()
 	body, err := handler(s, c, p)
 	s.unlock()
+	if s.faults.takeLostResponse(command) {
+		// The command ran (an async one has its job queued), but a proxy
+		// in front of the server times out and answers for it.
+		w.Header().Set("Content-Type", "text/html")
+		w.WriteHeader(http.StatusGatewayTimeout)
+		_, _ = w.Write([]byte("<html><body><h1>504 Gateway Time-out</h1></body></html>\n"))
+		return
+	}
 	if err != nil {
 		writeError(w, respKey, err)
 		return

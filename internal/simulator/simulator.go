@@ -62,6 +62,10 @@ type Options struct {
 	// ExperimentalFeatures is cloud.kubernetes.cluster.experimental.features.enabled
 	// (default false), which a private docker registry needs.
 	ExperimentalFeatures bool
+	// ClusterResponseOmits names fields of the cluster response that the
+	// server leaves out, as a server of another version or build may (for
+	// example cniconfigurationid); the model is unchanged.
+	ClusterResponseOmits []string
 	// Logf receives the simulator's log lines (what the management server
 	// would log). Nil discards them. Secrets are never logged.
 	Logf func(format string, args ...any)
