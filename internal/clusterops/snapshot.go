@@ -51,7 +51,9 @@ func (s *Snapshot) InSync() bool { return s.Direct() || (s.Sync.Empty() && len(s
 // OnlyBlocked reports whether the only difference from the provider's
 // layout is rules a user rule keeps from being created: no apply can change
 // that until the user's rule changes.
-func (s *Snapshot) OnlyBlocked() bool { return !s.Direct() && s.Sync.Empty() && len(s.Sync.Blocked) > 0 }
+func (s *Snapshot) OnlyBlocked() bool {
+	return !s.Direct() && s.Sync.Empty() && len(s.Sync.Blocked) > 0
+}
 
 // Firewalls returns the firewall rules in the order CloudStack listed them.
 func (s *Snapshot) Firewalls() []rules.Rule {
