@@ -22,6 +22,7 @@ type API interface {
 	NetworkReader
 	CatalogReader
 	JobQuerier
+	JobLister
 }
 
 // ClusterReader reads CKS clusters.
@@ -84,6 +85,23 @@ type CatalogReader interface {
 	ListServiceOfferings(ctx context.Context) ([]ServiceOffering, error)
 	// CloudStackVersion is listCapabilities' cloudstackversion, e.g. "4.22.1.1".
 	CloudStackVersion(ctx context.Context) (string, error)
+}
+
+// JobLister lists async jobs. *Client implements it.
+type JobLister interface {
+	ListAsyncJobs(ctx context.Context) ([]AsyncJob, error)
+}
+
+// AsyncJob is one job of listAsyncJobs.
+type AsyncJob struct {
+	ID      string
+	Command string
+	// InstanceType and InstanceID name the object the job works on, such
+	// as KubernetesCluster and the cluster's id.
+	InstanceType string
+	InstanceID   string
+	// Status is 0 while pending, 1 on success and 2 on failure.
+	Status int
 }
 
 // JobStatus is one poll of queryAsyncJobResult.

@@ -76,6 +76,33 @@ func (c *Client) CloudStackVersion(ctx context.Context) (string, error) {
 	return v, nil
 }
 
+// ListAsyncJobs lists the async jobs the caller can see (listAsyncJobs
+// with listall: every account's for an administrator, the caller's own
+// otherwise), all pages.
+func (c *Client) ListAsyncJobs(ctx context.Context) ([]AsyncJob, error) {
+	const command = "listAsyncJobs"
+	return collectPages(ctx, command, c.pageSize, func(j AsyncJob) string { return j.ID },
+		func(ctx context.Context, page, pageSize int) ([]AsyncJob, int, error) {
+			r, _, err := call(ctx, c, command, callOpts{read: true},
+				func(cs *csgo.CloudStackClient) (*csgo.ListAsyncJobsResponse, error) {
+					lp := cs.Asyncjob.NewListAsyncJobsParams()
+					lp.SetListall(true)
+					lp.SetPage(page)
+					lp.SetPagesize(pageSize)
+					return cs.Asyncjob.ListAsyncJobs(lp)
+				})
+			if err != nil {
+				return nil, 0, err
+			}
+			out := make([]AsyncJob, 0, len(r.AsyncJobs))
+			for _, j := range r.AsyncJobs {
+				out = append(out, AsyncJob{ID: j.JobID, Command: j.Cmd, InstanceType: j.Jobinstancetype,
+					InstanceID: j.Jobinstanceid, Status: j.Jobstatus})
+			}
+			return out, r.Count, nil
+		})
+}
+
 // QueryAsyncJob polls a job once (queryAsyncJobResult).
 func (c *Client) QueryAsyncJob(ctx context.Context, jobID string) (JobStatus, error) {
 	st, _, err := call(ctx, c, "queryAsyncJobResult", callOpts{read: true},

@@ -14,4 +14,5 @@ type API interface {
 	cloudstack.NetworkReader
 	cloudstack.CatalogReader
 	cloudstack.JobQuerier
+	cloudstack.JobLister
 }

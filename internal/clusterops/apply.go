@@ -21,6 +21,34 @@ const maxRuleJobs = 4
 // caller's deadline falling between a delete and the create that replaces
 // it would leave an SSH path closed.
 func (e *Engine) applySync(ctx context.Context, s *Snapshot, p rules.Plan, rep *Report) error {
+	e.reportBlocked(ctx, s, p, rep)
+	if p.Empty() {
+		return nil
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if err := checkPlanCIDRs(s, p); err != nil {
+		return err
+	}
+	ctx, cancel := detached(ctx)
+	defer cancel()
+	cur := slices.Clone(s.Rules)
+	deleted := map[rules.Purpose][]rules.Rule{}
+	for _, wave := range p.Waves {
+		var err error
+		if cur, err = e.runWave(ctx, s, wave, cur, deleted, rep); err != nil {
+			return err
+		}
+	}
+	s.Rules = cur
+	s.reclassify()
+	return nil
+}
+
+// reportBlocked reports each rule of the plan that a rule in its way keeps
+// from being created.
+func (e *Engine) reportBlocked(ctx context.Context, s *Snapshot, p rules.Plan, rep *Report) {
 	for _, b := range p.Blocked {
 		purpose, why := rules.PurposeUser, "which is not CKS's to delete"
 		if cr, ok := s.Classification.Lookup(b.Conflict.ID); ok && cr.Owned() {
@@ -30,56 +58,57 @@ func (e *Engine) applySync(ctx context.Context, s *Snapshot, p rules.Plan, rep *
 			s.describeRule(b.Expectation.Rule(s.Layout), b.Expectation.Purpose), b.Conflict.ID,
 			s.describeRule(b.Conflict, purpose), why))
 	}
-	if p.Empty() {
-		return nil
-	}
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	ctx, cancel := detached(ctx)
-	defer cancel()
-	cur := slices.Clone(s.Rules)
-	deleted := map[rules.Purpose][]rules.Rule{}
-	for _, wave := range p.Waves {
-		results := make([]ruleResult, len(wave))
-		var wg sync.WaitGroup
-		sem := make(chan struct{}, maxRuleJobs)
-		for i, a := range wave {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				sem <- struct{}{}
-				defer func() { <-sem }()
-				results[i] = e.applyAction(ctx, s, cur, a)
-			}()
-		}
-		wg.Wait()
-		var errs []error
-		for i, a := range wave {
-			res := results[i]
-			if res.err != nil {
-				errs = append(errs, res.err)
-				if a.Op == rules.OpCreate {
-					cur = e.restoreReplaced(ctx, s, cur, a, deleted, rep)
-				}
-				continue
+}
+
+// checkPlanCIDRs refuses, before any change, a plan whose firewall rules
+// have source CIDRs of another address family than the IP.
+func checkPlanCIDRs(s *Snapshot, p rules.Plan) error {
+	for _, a := range p.Actions() {
+		if a.Op == rules.OpCreate && a.Rule.Kind == rules.KindFirewall {
+			if err := CheckCIDRFamily(s.PublicIP, a.Rule.CIDRs); err != nil {
+				return err
 			}
-			switch a.Op {
-			case rules.OpDelete:
-				cur = withoutRule(cur, a.Rule.ID)
-				deleted[a.Purpose] = append(deleted[a.Purpose], a.Rule)
-			case rules.OpCreate:
-				cur = append(cur, res.rule)
-			}
-			e.reportAction(ctx, s, a, res, deleted, rep)
-		}
-		if err := errors.Join(errs...); err != nil {
-			return err
 		}
 	}
-	s.Rules = cur
-	s.reclassify()
 	return nil
+}
+
+// runWave runs the actions of one wave concurrently and returns the IP's
+// rules after it. A create that fails has what it was to replace restored.
+func (e *Engine) runWave(ctx context.Context, s *Snapshot, wave []rules.Action, cur []rules.Rule,
+	deleted map[rules.Purpose][]rules.Rule, rep *Report,
+) ([]rules.Rule, error) {
+	results := make([]ruleResult, len(wave))
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, maxRuleJobs)
+	for i, a := range wave {
+		wg.Go(func() {
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			results[i] = e.applyAction(ctx, s, cur, a)
+		})
+	}
+	wg.Wait()
+	var errs []error
+	for i, a := range wave {
+		res := results[i]
+		if res.err != nil {
+			errs = append(errs, res.err)
+			if a.Op == rules.OpCreate {
+				cur = e.restoreReplaced(ctx, s, cur, a, deleted, rep)
+			}
+			continue
+		}
+		switch a.Op {
+		case rules.OpDelete:
+			cur = withoutRule(cur, a.Rule.ID)
+			deleted[a.Purpose] = append(deleted[a.Purpose], a.Rule)
+		case rules.OpCreate:
+			cur = append(cur, res.rule)
+		}
+		e.reportAction(ctx, s, a, res, deleted, rep)
+	}
+	return cur, errors.Join(errs...)
 }
 
 // restoreReplaced re-creates the rules this sync deleted to make room for

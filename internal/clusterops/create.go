@@ -93,7 +93,29 @@ func (e *Engine) Create(ctx context.Context, req CreateRequest) (CreateResult, e
 		return res, err
 	}
 	e.setUp(ctx, req, &res)
+	res.Twins = e.twinsAfter(ctx, p, res.ClusterID, known)
 	return res, nil
+}
+
+// twinsAfter lists, after a create, the other live clusters of the same
+// name in the owner scope that were not there before it: a second apply
+// with its own state can pass the provider's same-name check at the same
+// time, CloudStack does not check names
+// (KubernetesClusterManagerImpl.validateKubernetesClusterCreateParameters
+// refuses only an empty one), and no client can close that race. A
+// failure to list is no finding.
+func (e *Engine) twinsAfter(ctx context.Context, p cloudstack.CreateClusterParams, ours string, before map[string]bool) []cloudstack.Cluster {
+	now, err := e.sameName(ctx, p)
+	if err != nil {
+		return nil
+	}
+	var out []cloudstack.Cluster
+	for _, c := range now {
+		if c.ID != ours && !before[c.ID] && c.State != clusterstate.Destroying && c.State != clusterstate.Destroyed {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // CreateRequest is what a create asks.
@@ -168,6 +190,9 @@ type CreateResult struct {
 	// Healed are step failures that a retry in the same create cured, or
 	// that the end state no longer shows.
 	Healed []error
+	// Twins are clusters of the same name that another client created
+	// while this create ran.
+	Twins []cloudstack.Cluster
 }
 
 // NameTakenError is a create refused because clusters of the same name
@@ -180,7 +205,7 @@ type NameTakenError struct {
 
 func (e *NameTakenError) Error() string {
 	return fmt.Sprintf("a Kubernetes cluster named %q already exists in this owner scope (%s), so no other was created: a "+
-		"create whose answer was lost or that was interrupted may have made it", e.Name, describeClusters(e.Clusters))
+		"create whose answer was lost or that was interrupted may have made it", e.Name, DescribeClusters(e.Clusters))
 }
 
 // CreatePrecheckError is a create not sent because the clusters of the
@@ -254,7 +279,7 @@ func (e *LostCreateError) Error() string {
 		fmt.Fprintf(&b, "looking for the cluster it may have made failed too: %v", e.LookupErr)
 	case len(e.Matching) > 1:
 		fmt.Fprintf(&b, "%d new clusters named %q match every parameter of the create (%s), so which one it made cannot be told",
-			len(e.Matching), e.Name, describeClusters(e.Matching))
+			len(e.Matching), e.Name, DescribeClusters(e.Matching))
 	case len(e.Others) > 0:
 		fmt.Fprintf(&b, "the new clusters named %q differ from the create's parameters, so none is adopted:", e.Name)
 		for _, c := range e.Others {
@@ -638,7 +663,8 @@ func (e *Engine) endObservation(ctx context.Context, id string, rep Report, in I
 }
 
 // describeClusters names clusters for messages.
-func describeClusters(cs []cloudstack.Cluster) string {
+// DescribeClusters names clusters by id, zone, state and creation time.
+func DescribeClusters(cs []cloudstack.Cluster) string {
 	parts := make([]string, 0, len(cs))
 	for _, c := range cs {
 		parts = append(parts, describeCluster(c))

@@ -2,6 +2,7 @@ package clusterops
 
 import (
 	"fmt"
+	"net/netip"
 	"strings"
 	"time"
 
@@ -70,4 +71,41 @@ func (e *AlertError) Error() string {
 	return fmt.Sprintf("Kubernetes cluster %s is in Alert: CloudStack scales and upgrades only Running clusters; its state "+
 		"scanner usually returns a healthy cluster to Running within 30 seconds, and apply waits up to %s for that",
 		e.ClusterID, alertWait)
+}
+
+// CIDRFamilyError is a list of source CIDRs of another address family than
+// the cluster's public IP, on which CloudStack would create the SSH rules:
+// the rules would admit no client, and SSH would close. Nothing was
+// changed.
+type CIDRFamilyError struct {
+	IP    string
+	CIDRs []string
+}
+
+func (e *CIDRFamilyError) Error() string {
+	family := "IPv4"
+	if a, err := netip.ParseAddr(e.IP); err == nil && a.Is6() {
+		family = "IPv6"
+	}
+	return fmt.Sprintf("the SSH rules are on the cluster's public IP %s, an %s address, so source CIDRs %s of the other "+
+		"address family would admit no client and close SSH; nothing was changed", e.IP, family, strings.Join(e.CIDRs, ", "))
+}
+
+// CheckCIDRFamily returns a *CIDRFamilyError when a CIDR is of another
+// address family than ip; it says nothing when ip is not an address.
+func CheckCIDRFamily(ip string, cidrs []string) error {
+	addr, _ := netip.ParseAddr(strings.TrimSpace(ip))
+	if !addr.IsValid() {
+		return nil
+	}
+	var wrong []string
+	for _, c := range cidrs {
+		if p, err := netip.ParsePrefix(strings.TrimSpace(c)); err == nil && p.Addr().Is4() != addr.Unmap().Is4() {
+			wrong = append(wrong, c)
+		}
+	}
+	if len(wrong) > 0 {
+		return &CIDRFamilyError{IP: ip, CIDRs: wrong}
+	}
+	return nil
 }

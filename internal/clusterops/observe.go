@@ -2,9 +2,11 @@ package clusterops
 
 import (
 	"context"
+	"slices"
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/clusterstate"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/naming"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/rules"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/vmmap"
 )
@@ -30,8 +32,14 @@ type Observation struct {
 	// NetworkGuessed is set when the network could not be read and Network
 	// comes from the cluster's own fields.
 	NetworkGuessed bool
+	// Stuck is set for a cluster CloudStack left mid-operation, with no
+	// job of it running (see StuckError).
+	Stuck *StuckError
 	// ports are the SSH ports the forwards really give each VM.
 	ports map[string]int
+	// etcdFirewall: a firewall rule opens the etcd nodes' SSH ports (the
+	// etcd SSH range, or CKS's single-port rules).
+	etcdFirewall bool
 }
 
 // Nodes returns the VM map with roles and SSH ports: the port each node's
@@ -62,6 +70,9 @@ func (e *Engine) ObserveCluster(ctx context.Context, c *cloudstack.Cluster, in I
 func (e *Engine) observe(ctx context.Context, c *cloudstack.Cluster, in Intent) (*Observation, error) {
 	o := &Observation{Cluster: *c, Network: in.Network, EtcdStartPort: e.opts.EtcdSSHStartPort, Inconsistency: InconsistentMap(c)}
 	o.readRules(ctx, e, in)
+	if stuck, err := e.Stuck(ctx, c); err == nil && stuck {
+		o.Stuck = &StuckError{ClusterID: c.ID, State: c.State}
+	}
 	return o, nil
 }
 
@@ -103,6 +114,9 @@ func (o *Observation) fromSnapshot(s *Snapshot) {
 	}
 	o.RulesInSync = s.InSync()
 	o.Sync = s.Sync
+	o.etcdFirewall = slices.ContainsFunc(s.Classification.Rules, func(cr rules.ClassifiedRule) bool {
+		return cr.Purpose == rules.PurposeEtcdFirewall || cr.Purpose == rules.PurposeEtcdSSHRange
+	})
 	if s.Layout.EtcdStartPort > 0 {
 		o.EtcdStartPort = s.Layout.EtcdStartPort
 	}
@@ -123,4 +137,47 @@ func guessNetwork(c *cloudstack.Cluster) rules.NetworkKind {
 		return rules.NetworkIsolated
 	}
 	return rules.NetworkDirect
+}
+
+// ClosedSSH names the nodes whose SSH path is closed, as read: a node
+// without its forward, or whose firewall range (the node SSH range, or the
+// etcd SSH range and CKS's single etcd rules) is missing. Empty when the
+// rules were not read or every path is open.
+func (o *Observation) ClosedSSH() []string {
+	if !o.RulesRead {
+		return nil
+	}
+	closed := map[string]bool{}
+	missing := func(e rules.Expectation) {
+		switch e.Purpose {
+		case rules.PurposeNodeSSHForward, rules.PurposeEtcdForward:
+			closed[e.VMID] = true
+		case rules.PurposeNodeSSHRange:
+			for _, n := range o.Nodes() {
+				closed[n.ID] = closed[n.ID] || n.Role != naming.RoleEtcd
+			}
+		case rules.PurposeEtcdSSHRange:
+			if !o.etcdFirewall {
+				for _, n := range o.Nodes() {
+					closed[n.ID] = closed[n.ID] || n.Role == naming.RoleEtcd
+				}
+			}
+		}
+	}
+	for _, a := range o.Sync.Actions() {
+		if a.Op == rules.OpCreate {
+			missing(rules.Expectation{Purpose: a.Purpose, VMID: a.Rule.VMID})
+		}
+	}
+	for _, b := range o.Sync.Blocked {
+		missing(b.Expectation)
+	}
+	var out []string
+	for _, n := range o.Nodes() {
+		if closed[n.ID] {
+			out = append(out, n.Name)
+		}
+	}
+	slices.Sort(out)
+	return out
 }

@@ -2,6 +2,7 @@ package clusterops
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -57,7 +58,11 @@ func (e *StepError) Unwrap() error { return e.Err }
 // do. The report ends with the cluster and its rules as read last.
 func (e *Engine) Update(ctx context.Context, clusterID string, req UpdateRequest) (Report, error) {
 	rep := Report{ClusterID: clusterID}
-	c, err := e.WaitSettled(ctx, clusterID, clusterstate.Settled)
+	c, err := e.WaitActionable(ctx, clusterID, clusterstate.Settled)
+	var stuck *StuckError
+	if errors.As(err, &stuck) && req.Stopped {
+		c, err = e.stopStuck(ctx, stuck, &rep)
+	}
 	if err != nil {
 		return rep, &StepError{Step: "Reading cluster " + clusterID, Err: err}
 	}
@@ -83,6 +88,33 @@ func (e *Engine) Update(ctx context.Context, clusterID string, req UpdateRequest
 	}
 	u.finish(ctx)
 	return rep, nil
+}
+
+// stopStuck stops a cluster CloudStack left mid-operation, as the
+// configuration asks: the stop ends Scaling or Upgrading in Running with
+// the VMs stopped (KubernetesClusterStopWorker.stop: StopRequested has no
+// transition from those states, OperationSucceeded moves them to Running),
+// so a second stop brings it to Stopped.
+func (e *Engine) stopStuck(ctx context.Context, stuck *StuckError, rep *Report) (*cloudstack.Cluster, error) {
+	for range 2 {
+		ref, err := e.api.StopKubernetesCluster(ctx, stuck.ClusterID)
+		if err == nil {
+			_, err = e.wait(ctx, "stopKubernetesCluster", ref.JobID)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("stopping cluster %s, which CloudStack left in %s: %w", stuck.ClusterID, stuck.State, err)
+		}
+		c, err := e.api.GetKubernetesCluster(ctx, stuck.ClusterID)
+		if err != nil {
+			return nil, err
+		}
+		if clusterstate.Settled(c.State) && c.State != clusterstate.Running {
+			e.step(ctx, rep, StepNote, fmt.Sprintf("stopped cluster %s, which CloudStack had left in %s with no job running "+
+				"(now %s)", stuck.ClusterID, stuck.State, c.State))
+			return c, nil
+		}
+	}
+	return nil, fmt.Errorf("cluster %s, which CloudStack left in %s, did not stop", stuck.ClusterID, stuck.State)
 }
 
 // update is one run of Update on a consistent cluster.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"os"
 
-	"github.com/hashicorp/terraform-plugin-framework-timetypes/timetypes"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -17,13 +16,13 @@ import (
 // driftOptionsModel is the part of the configuration both data sources
 // share; their models embed it.
 type driftOptionsModel struct {
-	NodeSource        types.String         `tfsdk:"node_source"`
-	SSH               types.Object         `tfsdk:"ssh"`
-	GracePeriod       timetypes.GoDuration `tfsdk:"grace_period"`
-	CheckNetworkRules types.Bool           `tfsdk:"check_network_rules"`
-	SSHCIDRs          types.List           `tfsdk:"ssh_cidrs"`
-	FailOnDrift       types.Bool           `tfsdk:"fail_on_drift"`
-	AllowIncomplete   types.Bool           `tfsdk:"allow_incomplete"`
+	NodeSource        types.String  `tfsdk:"node_source"`
+	SSH               types.Object  `tfsdk:"ssh"`
+	GracePeriod       durationValue `tfsdk:"grace_period"`
+	CheckNetworkRules types.Bool    `tfsdk:"check_network_rules"`
+	SSHCIDRs          types.List    `tfsdk:"ssh_cidrs"`
+	FailOnDrift       types.Bool    `tfsdk:"fail_on_drift"`
+	AllowIncomplete   types.Bool    `tfsdk:"allow_incomplete"`
 }
 
 // setEffective writes the options the check used back, defaults included.
@@ -78,7 +77,7 @@ func (m *driftResultModel) setResult(res drift.Result) diag.Diagnostics {
 type driftSettings struct {
 	opts        driftcheck.Options
 	nodeSource  string
-	gracePeriod timetypes.GoDuration
+	gracePeriod durationValue
 	checkRules  bool
 	gate        driftGate
 }
@@ -99,7 +98,7 @@ func (g driftGate) failsIncomplete() bool { return g.failOnDrift && !g.allowInco
 // these errors repeat it for configurations that bypassed it.
 func resolveDriftSettings(ctx context.Context, m driftOptionsModel) (driftSettings, diag.Diagnostics) {
 	var diags diag.Diagnostics
-	s := driftSettings{gracePeriod: timetypes.NewGoDurationValueFromStringMust(defaultDriftGracePeriod), checkRules: true}
+	s := driftSettings{gracePeriod: newDuration(defaultDriftGracePeriod), checkRules: true}
 	sshModel, hasSSH, d := decodeDriftSSH(ctx, m.SSH)
 	diags.Append(d...)
 

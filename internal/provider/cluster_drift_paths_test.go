@@ -52,11 +52,11 @@ func TestDriftValidation_pointsAtTheAttribute(t *testing.T) {
 		want     string
 	}{
 		{"grace period not a duration", "cks_cluster_drift", map[string]tftypes.Value{"grace_period": str("soon")}, nil,
-			"grace_period: Invalid Time Duration String Value"},
+			"grace_period: Invalid Duration"},
 		{"negative grace period", "cks_clusters_drift", map[string]tftypes.Value{"grace_period": str("-5m")}, nil,
 			"grace_period: Invalid Duration"},
 		{"ssh timeout not a duration", "cks_cluster_drift", nil, withKey(map[string]tftypes.Value{"timeout": str("soon")}),
-			"ssh.timeout: Invalid Time Duration String Value"},
+			"ssh.timeout: Invalid Duration"},
 		{"zero ssh timeout", "cks_clusters_drift", nil, withKey(map[string]tftypes.Value{"timeout": str("0s")}),
 			"ssh.timeout: Invalid Duration"},
 		{"known_hosts unparsable", "cks_cluster_drift", nil,

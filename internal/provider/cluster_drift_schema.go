@@ -1,7 +1,6 @@
 package provider
 
 import (
-	"github.com/hashicorp/terraform-plugin-framework-timetypes/timetypes"
 	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
@@ -86,7 +85,7 @@ func driftOptionAttributes() map[string]schema.Attribute {
 			Validators: []validator.String{stringvalidator.OneOf(driftcheck.NodeSources()...)},
 		},
 		"grace_period": schema.StringAttribute{
-			CustomType:  timetypes.GoDurationType{},
+			CustomType:  durationType{},
 			Optional:    true,
 			Computed:    true,
 			Description: "How long a new VM may be unmapped, or running without being a Kubernetes node, before it is reported.",

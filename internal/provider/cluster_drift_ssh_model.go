@@ -4,7 +4,6 @@ import (
 	"context"
 	"strings"
 
-	"github.com/hashicorp/terraform-plugin-framework-timetypes/timetypes"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
@@ -14,14 +13,14 @@ import (
 
 // driftSSHModel is the ssh attribute of cks_clusters_drift.
 type driftSSHModel struct {
-	PrivateKey            types.String         `tfsdk:"private_key"`
-	PrivateKeyFile        types.String         `tfsdk:"private_key_file"`
-	User                  types.String         `tfsdk:"user"`
-	Port                  types.Int64          `tfsdk:"port"`
-	HostKey               types.String         `tfsdk:"host_key"`
-	KnownHosts            types.String         `tfsdk:"known_hosts"`
-	InsecureIgnoreHostKey types.Bool           `tfsdk:"insecure_ignore_host_key"`
-	Timeout               timetypes.GoDuration `tfsdk:"timeout"`
+	PrivateKey            types.String  `tfsdk:"private_key"`
+	PrivateKeyFile        types.String  `tfsdk:"private_key_file"`
+	User                  types.String  `tfsdk:"user"`
+	Port                  types.Int64   `tfsdk:"port"`
+	HostKey               types.String  `tfsdk:"host_key"`
+	KnownHosts            types.String  `tfsdk:"known_hosts"`
+	InsecureIgnoreHostKey types.Bool    `tfsdk:"insecure_ignore_host_key"`
+	Timeout               durationValue `tfsdk:"timeout"`
 }
 
 // driftSSHWithHostModel is the ssh attribute of cks_cluster_drift, which

@@ -1,7 +1,6 @@
 package provider
 
 import (
-	"github.com/hashicorp/terraform-plugin-framework-timetypes/timetypes"
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
@@ -61,7 +60,7 @@ func driftSSHAttribute(withHost bool) schema.SingleNestedAttribute {
 				"machine in the middle could answer for control node 1.",
 		},
 		"timeout": schema.StringAttribute{
-			CustomType: timetypes.GoDurationType{},
+			CustomType: durationType{},
 			Optional:   true,
 			MarkdownDescription: "Bound on each of connecting, the SSH handshake and the kubectl command, as a Go duration such " +
 				"as `30s`, longer than zero. Defaults to 10 s, 10 s and 60 s, as CloudStack's own SSH helper.",

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hashicorp/terraform-plugin-framework-timetypes/timetypes"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -51,7 +50,7 @@ func TestDriftValidationWarnings(t *testing.T) {
 		}
 		values["private_key"] = types.StringValue(key)
 		values["insecure_ignore_host_key"] = types.BoolValue(insecure)
-		values["timeout"] = timetypes.NewGoDurationValueFromStringMust("30s")
+		values["timeout"] = newDuration("30s")
 		obj, diags := types.ObjectValue(attrTypes, values)
 		if diags.HasError() {
 			t.Fatal(diags)

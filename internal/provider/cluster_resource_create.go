@@ -159,6 +159,13 @@ func (r *clusterResource) reportCreate(ctx context.Context, plan tfsdk.Plan, m *
 		resp.Diagnostics.AddWarning("Cluster Created Despite a Failed Job", fmt.Sprintf("The create job of cluster %s "+
 			"reported a failure (%s), but the cluster came up (state %s), so it is kept.", res.ClusterID, res.WaitErr, stateOf(res)))
 	}
+	if len(res.Twins) > 0 {
+		resp.Diagnostics.AddAttributeWarning(path.Root("name"), "Another Cluster Has This Name",
+			fmt.Sprintf("Cluster %s was created as %q, and CloudStack now also has %s of that name, which another client "+
+				"created meanwhile (two applies with separate states, for instance). Nothing was deleted: keep one of them "+
+				"and delete the other, or import it into the state that should own it.", res.ClusterID, m.Name.ValueString(),
+				clusterops.DescribeClusters(res.Twins)))
+	}
 	for _, healed := range res.Healed {
 		resp.Diagnostics.AddWarning("Cluster Set-Up Step Retried", fmt.Sprintf("While setting up cluster %s a step "+
 			"failed, and trying it again cured it (the cluster now shows it done): %s. Nothing is left to do.", res.ClusterID, healed))
@@ -219,6 +226,11 @@ func setUpIncompleteText(res clusterops.CreateResult, kept []string) string {
 	_, failure := describeFailure(step, err)
 	text := fmt.Sprintf("Cluster %s was created and is kept, not tainted. %s Replacing the cluster would not help: a new "+
 		"one would need the same step. ", res.ClusterID, failure)
+	if res.Observation != nil {
+		if closed := res.Observation.ClosedSSH(); len(closed) > 0 {
+			text += fmt.Sprintf("SSH does not reach these nodes now: %s. ", strings.Join(closed, ", "))
+		}
+	}
 	if len(kept) > 0 {
 		text += fmt.Sprintf("The state keeps the configuration's %s until the next refresh, which records what CloudStack "+
 			"reports, ", strings.Join(kept, ", "))
@@ -413,6 +425,15 @@ func (r *clusterResource) modifyCreatePlan(ctx context.Context, req resource.Mod
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	if resp.Diagnostics.HasError() {
 		return
+	}
+	if plan.NetworkID.IsNull() {
+		// CKS creates an isolated network: its rules are on the network's
+		// source NAT address, an IPv4 address.
+		if cidrs, _ := stringList(ctx, plan.SSHCIDRs); clusterops.CheckCIDRFamily("0.0.0.0", cidrs) != nil {
+			resp.Diagnostics.AddAttributeError(path.Root("ssh_cidrs"), "Invalid SSH CIDRs", "CloudStack creates an isolated "+
+				"network for this cluster and keeps its SSH rules on the network's source NAT address, an IPv4 address: "+
+				"IPv6 source CIDRs would admit no client and close SSH. Use IPv4 CIDRs.")
+		}
 	}
 	if plan.EnableCSI.ValueBool() {
 		if version := r.engine().CSIUnsupported(ctx); version != "" {

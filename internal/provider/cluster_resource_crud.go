@@ -78,6 +78,10 @@ func (r *clusterResource) Read(ctx context.Context, req resource.ReadRequest, re
 	}
 	resp.Diagnostics.Append(adoptImported(ctx, &state, obs, req.Private, resp.Private)...)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+	if obs.Stuck != nil {
+		resp.Diagnostics.AddAttributeWarning(path.Root("cloudstack_state"), "Cluster Stuck in "+obs.Stuck.State,
+			sentence(obs.Stuck.Error())+" Until then an apply that changes it, and a destroy, stop with this message.")
+	}
 }
 
 // Delete deletes the cluster and waits until CloudStack has destroyed it,
@@ -117,7 +121,7 @@ func (r *clusterResource) Delete(ctx context.Context, req resource.DeleteRequest
 func (r *clusterResource) deleteCluster(ctx context.Context, m *clusterResourceModel, id string, prior privateState, diags *diag.Diagnostics) error {
 	eng := r.engine()
 	deletable := func(state string) bool { return state == clusterstate.Destroying || clusterstate.Settled(state) }
-	if _, err := eng.WaitSettled(ctx, id, deletable); err != nil {
+	if _, err := eng.WaitActionable(ctx, id, deletable); err != nil {
 		if cloudstack.IsNotFound(err) {
 			return nil
 		}

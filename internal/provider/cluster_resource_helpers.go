@@ -121,7 +121,12 @@ func addReportWarnings(diags *diag.Diagnostics, rep clusterops.Report) {
 func describeFailure(what string, err error) (summary, detail string) {
 	var hazard *clusterops.HazardError
 	var inconsistent *vmmap.Inconsistency
+	var stuck *clusterops.StuckError
 	switch {
+	case errors.As(err, &stuck):
+		return "Cluster Stuck in " + stuck.State, sentence(stuck.Error())
+	case errors.As(err, new(*clusterops.CIDRFamilyError)):
+		return "Invalid SSH CIDRs", sentence(fmt.Sprintf("%s failed: %s", what, err))
 	case errors.As(err, &hazard):
 		return "Unsafe Cluster Scale", hazardText(hazard)
 	case errors.As(err, &inconsistent):

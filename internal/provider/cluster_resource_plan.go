@@ -15,6 +15,7 @@ import (
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/clusterops"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/clusterstate"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/naming"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/rules"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/vmmap"
 )
 
@@ -98,6 +99,11 @@ func (r *clusterResource) checkUpdate(ctx context.Context, plan, state, cfg *clu
 	u.bad = recordedInconsistency(ctx, prior)
 	if u.bad != nil {
 		planInconsistent(*plan, u.autoscaling, u.bad, refusals)
+	}
+	if cidrs, _ := stringList(ctx, plan.SSHCIDRs); len(cidrs) > 0 && cachedNetwork(ctx, prior) != rules.NetworkDirect {
+		if err := clusterops.CheckCIDRFamily(knownString(state.IPAddress), cidrs); err != nil {
+			refusals.AddAttributeError(path.Root("ssh_cidrs"), "Invalid SSH CIDRs", sentence(err.Error()))
+		}
 	}
 	u.changes = planChangesOf(plan, state, cfg)
 	scaleWanted := u.changes.size && known(plan.Size) && u.autoscalingKnown && !u.autoscaling.enabled() && u.bad == nil

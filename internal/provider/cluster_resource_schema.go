@@ -277,6 +277,12 @@ func clusterTimeouts(ctx context.Context) schema.Attribute {
 		return attr
 	}
 	nested.Validators = append(nested.Validators, positiveTimeouts())
+	for name, a := range nested.Attributes {
+		if s, ok := a.(schema.StringAttribute); ok {
+			s.Validators = nil // positiveTimeouts checks the syntax too, naming the timeout
+			nested.Attributes[name] = s
+		}
+	}
 	nested.MarkdownDescription = fmt.Sprintf("How long to wait for create, update and delete, as Go durations such as "+
 		"`90m`. Each defaults to `%dm`, like the server's own CKS job timeouts (3600 s). Every CloudStack job wait is bounded by them.",
 		int(defaultClusterTimeout.Minutes()))

@@ -69,7 +69,7 @@ func clusterExtraAttributes() map[string]schema.Attribute {
 			MarkdownDescription: "Id of a CNI configuration registered in CloudStack (`registerCniConfiguration`, CloudStack " +
 				"4.21+), appended to the nodes' user data. CloudStack returns it (`cniconfigurationid`), so it survives an " +
 				"import. Changing it replaces the cluster.",
-			Validators:    []validator.String{stringvalidator.LengthAtLeast(1)},
+			Validators:    []validator.String{stringvalidator.LengthAtLeast(1), notBlank()},
 			PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
 		},
 		"cni_config_details": schema.MapAttribute{
@@ -110,9 +110,12 @@ func clusterExtraAttributes() map[string]schema.Attribute {
 			Optional:  true,
 			Sensitive: true,
 			WriteOnly: true,
-			MarkdownDescription: "Password for `docker_registry_url`. Write-only (Terraform 1.11+): sent on create and " +
-				"never stored in the state or the plan. CloudStack cannot change it after create and the provider cannot " +
-				"see it, so changing it later does nothing: replace the cluster (for example with `-replace`) to use a new one.",
+			MarkdownDescription: "Password for `docker_registry_url`. Write-only (Terraform 1.11+, OpenTofu 1.11+): sent on " +
+				"create and never stored in the state or the plan. A value from a plain input variable is still recorded in a " +
+				"saved plan, under `variables`: declare the variable ephemeral (Terraform 1.10+, OpenTofu 1.11+), and it is " +
+				"recorded nowhere:\n\n```hcl\nvariable \"registry_password\" {\n  type      = string\n  sensitive = true\n" +
+				"  ephemeral = true\n}\n```\n\nCloudStack cannot change it after create and the provider cannot see it, so " +
+				"changing it later does nothing: replace the cluster (for example with `-replace`) to use a new one.",
 			Validators: []validator.String{stringvalidator.LengthAtLeast(1), stringvalidator.AlsoRequires(dockerPeers("docker_registry_password")...)},
 		},
 		"enable_csi": schema.BoolAttribute{

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/hashicorp/terraform-plugin-framework-timetypes/timetypes"
 	"github.com/hashicorp/terraform-plugin-framework/attr/xattr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -68,7 +67,7 @@ func durationSignProblem(d time.Duration, allowZero bool) string {
 
 // checkedDuration is the duration of a known value, with the diagnostics
 // of the type's validation and of rule when it is bad.
-func checkedDuration(ctx context.Context, v timetypes.GoDuration, at path.Path, rule validator.String) (time.Duration, diag.Diagnostics) {
+func checkedDuration(ctx context.Context, v durationValue, at path.Path, rule validator.String) (time.Duration, diag.Diagnostics) {
 	var typeCheck xattr.ValidateAttributeResponse
 	v.ValidateAttribute(ctx, xattr.ValidateAttributeRequest{Path: at}, &typeCheck)
 	var ruleCheck validator.StringResponse

@@ -10,11 +10,12 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 )
 
-// positiveTimeouts refuses, at plan time, a timeouts value of zero or below:
-// terraform-plugin-framework-timeouts checks that each
-// value parses as a Go duration, and "0s" or "-5m" do, but a wait bounded by
-// them ends before it starts, after the create, update or delete request
-// was sent. Each problem is reported against timeouts.<operation>.
+// positiveTimeouts refuses, at plan time, a timeouts value that is not a
+// Go duration, or is zero or below ("0s" and "-5m" parse, but a wait
+// bounded by them ends before it starts, after the create, update or
+// delete request was sent). Each problem is reported against
+// timeouts.<operation> and names it; the timeouts package's own validator,
+// whose message names no timeout, is left out of the schema.
 //
 // The cks_cluster resource's schema adds it to the timeouts attribute.
 // Hand-written: the timeouts package takes no validators for its nested
@@ -45,7 +46,10 @@ func (positiveTimeoutsValidator) ValidateObject(_ context.Context, req validator
 		}
 		d, err := time.ParseDuration(strings.TrimSpace(value.ValueString()))
 		if err != nil {
-			continue // the timeouts package's own validator explains the syntax
+			resp.Diagnostics.AddAttributeError(req.Path.AtName(name), "Invalid Timeout",
+				fmt.Sprintf("timeouts.%s is %q, which is not a duration: use a number with a unit, such as \"90m\" or "+
+					"\"1h30m\" (units: h, m, s). Or remove it to use the default.", name, value.ValueString()))
+			continue
 		}
 		if problem := durationSignProblem(d, false); problem != "" {
 			resp.Diagnostics.AddAttributeError(req.Path.AtName(name), "Invalid Timeout",

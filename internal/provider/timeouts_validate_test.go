@@ -28,7 +28,7 @@ func TestPositiveTimeouts(t *testing.T) {
 		{"zero and negative", obj(types.StringValue("0s"), types.StringValue("-5m"), types.StringValue("90m")),
 			[]string{"timeouts.create", "timeouts.update"}},
 		{"all positive", obj(types.StringValue("1s"), types.StringNull(), types.StringValue("2h")), nil},
-		{"unparsable is left to the timeouts package", obj(types.StringValue("soon"), types.StringNull(), types.StringNull()), nil},
+		{"unparsable", obj(types.StringValue("soon"), types.StringNull(), types.StringNull()), []string{"timeouts.create"}},
 		{"unknown", obj(types.StringUnknown(), types.StringNull(), types.StringValue("0m")), []string{"timeouts.delete"}},
 		{"null object", types.ObjectNull(attrTypes), nil},
 	} {

@@ -106,6 +106,23 @@ func (s *Simulator) renderVersion(v *k8sVersion) map[string]any {
 	return out
 }
 
+// cmdListAsyncJobs is ListAsyncJobsCmd (QueryManagerImpl.searchForAsyncJobs):
+// the jobs of the caller's account, or with listall every account's for an
+// admin, oldest first.
+func cmdListAsyncJobs(s *Simulator, c *caller, p params) (map[string]any, *apiError) {
+	scope, err := s.listScope(c, p)
+	if err != nil {
+		return nil, err
+	}
+	items := []map[string]any{}
+	for _, j := range s.st.jobs {
+		if scope(j.accountID) {
+			items = append(items, s.renderJob(j))
+		}
+	}
+	return s.listBody(p, "asyncjobs", items)
+}
+
 func cmdQueryAsyncJobResult(s *Simulator, c *caller, p params) (map[string]any, *apiError) {
 	if _, err := p.require("jobid"); err != nil {
 		return nil, err

@@ -458,7 +458,8 @@ func TestProfiles(t *testing.T) {
 	if got := Profiles(); !slices.Equal(got, []string{Profile42211, Profile42200, ProfilePR14165}) {
 		t.Fatalf("Profiles() = %v", got)
 	}
-	versions := map[string]string{"": "4.22.1.1", Profile42211: "4.22.1.1", Profile42200: "4.22.0.0", ProfilePR14165: "4.22.2.0", ProfileFixed: "4.22.2.0"}
+	versions := map[string]string{"": "4.22.1.1", Profile42211: "4.22.1.1", Profile42200: "4.22.0.0", ProfilePR14165: "4.22.2.0",
+		ProfileFixed: "4.22.2.0", Profile42100: "4.21.0.0"}
 	for name, version := range versions {
 		e := newEnv(t, Options{Profile: name, DisableScanner: true})
 		caps, err := e.cs.Configuration.ListCapabilities(e.cs.Configuration.NewListCapabilitiesParams())
@@ -469,7 +470,10 @@ func TestProfiles(t *testing.T) {
 			t.Fatalf("profile %q reported as %q, want %q", name, e.info.Profile, want)
 		}
 	}
-	if _, err := New(Options{Profile: "4.21.0.0"}); err == nil || !strings.Contains(err.Error(), "unknown profile") {
+	if slices.Contains(Profiles(), Profile42100) {
+		t.Errorf("Profiles() = %v: 4.21.0.0 is selectable by name, not in the matrix", Profiles())
+	}
+	if _, err := New(Options{Profile: "4.20.0.0"}); err == nil || !strings.Contains(err.Error(), "unknown profile") {
 		t.Fatalf("unknown profile: %v", err)
 	}
 }

@@ -25,6 +25,7 @@ func init() {
 		"getKubernetesClusterConfig":      cmdGetKubernetesClusterConfig,
 		"listKubernetesSupportedVersions": cmdListKubernetesSupportedVersions,
 		"queryAsyncJobResult":             cmdQueryAsyncJobResult,
+		"listAsyncJobs":                   cmdListAsyncJobs,
 		"listVirtualMachines":             cmdListVirtualMachines,
 		"listFirewallRules":               cmdListFirewallRules,
 		"createFirewallRule":              cmdCreateFirewallRule,

@@ -1,0 +1,98 @@
+package clusterops
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/clusterstate"
+)
+
+// StuckError is a cluster that CloudStack left in the middle of an
+// operation: its state is transitional, and no job of it is pending. A job
+// that throws past its worker's transitions leaves the cluster so (4.21.0
+// to 4.22.0.x: a scale that meets a TCP firewall rule without ports stays
+// in Scaling; autoscaleCluster's failures always do). CloudStack refuses
+// to scale, upgrade or delete a cluster in such a state, so waiting for it
+// never ends.
+type StuckError struct {
+	ClusterID, State string
+}
+
+func (e *StuckError) Error() string {
+	return fmt.Sprintf("Kubernetes cluster %s is in %s and no CloudStack job of it is running (listAsyncJobs, as these "+
+		"credentials see the jobs): a job that failed left it there, and CloudStack refuses to scale, upgrade or delete a "+
+		"cluster in %s. A stop ends it: stopKubernetesCluster runs in any state (KubernetesClusterManagerImpl."+
+		"stopKubernetesCluster) and moves a cluster in Scaling or Upgrading back to Running with its VMs stopped "+
+		"(`cmk stop kubernetescluster id=%s`, or state = \"Stopped\" here); start or delete it after. If a job of "+
+		"another account is running on it, wait for that job instead", e.ClusterID, e.State, e.State, e.ClusterID)
+}
+
+// stoppable are the transitional states a stop ends: the state machine of
+// KubernetesCluster.State moves Scaling and Upgrading to Running on the
+// stop worker's OperationSucceeded, and Starting, through Stopping, to
+// Stopped.
+func stoppable(state string) bool {
+	switch state {
+	case clusterstate.Scaling, clusterstate.Upgrading, clusterstate.Starting, clusterstate.ScalingStoppedCluster:
+		return true
+	}
+	return false
+}
+
+// Stuck reports whether the cluster is in a transitional state that a
+// stop ends while no job of it is pending among the jobs the credentials
+// can see (an administrator's see every account's).
+func (e *Engine) Stuck(ctx context.Context, c *cloudstack.Cluster) (bool, error) {
+	if !stoppable(c.State) {
+		return false, nil
+	}
+	jobs, err := e.api.ListAsyncJobs(ctx)
+	if err != nil {
+		return false, fmt.Errorf("listing the async jobs of cluster %s: %w", c.ID, err)
+	}
+	for _, j := range jobs {
+		if j.Status == cloudstack.JobPending && strings.EqualFold(j.InstanceID, c.ID) {
+			return false, nil
+		}
+	}
+	return true, nil
+}
+
+// stuckConfirmations is how many reads in a row, a poll interval apart,
+// must find a cluster stuck before it counts as stuck: a job that has just
+// ended and moved the cluster on is then seen.
+const stuckConfirmations = 2
+
+// WaitActionable is WaitSettled for an operation that needs the cluster
+// out of its transitional state, which gives up at once with a
+// *StuckError when no job of the cluster is running.
+func (e *Engine) WaitActionable(ctx context.Context, clusterID string, done func(state string) bool) (*cloudstack.Cluster, error) {
+	start := time.Now()
+	var interval time.Duration
+	seenStuck := 0
+	for {
+		c, err := e.api.GetKubernetesCluster(ctx, clusterID)
+		if err != nil {
+			return nil, err
+		}
+		if done(c.State) {
+			return c, nil
+		}
+		if stuck, err := e.Stuck(ctx, c); err == nil && stuck {
+			if seenStuck++; seenStuck >= stuckConfirmations {
+				return c, &StuckError{ClusterID: clusterID, State: c.State}
+			}
+		} else {
+			seenStuck = 0
+		}
+		e.logf(ctx, "waiting for the cluster to settle", map[string]any{"cluster_id": clusterID, "state": c.State,
+			"elapsed": time.Since(start).Round(time.Second).String()})
+		interval = e.opts.Wait.NextInterval(time.Since(start), interval)
+		if !cloudstack.Sleep(ctx, interval) {
+			return c, fmt.Errorf("gave up waiting for cluster %s to leave state %s: %w", clusterID, c.State, ctx.Err())
+		}
+	}
+}
