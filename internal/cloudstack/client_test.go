@@ -281,14 +281,16 @@ func TestRequestTimeoutIsRetriedForReads(t *testing.T) {
 		}
 		return 200, `{}`
 	})
-	c := newTestClient(t, fake.start().URL, func(cfg *Config) { cfg.RequestTimeout = 20 * time.Millisecond })
+	// Long enough for every attempt to reach the server on a loaded
+	// machine: an attempt that times out before it does is not counted.
+	c := newTestClient(t, fake.start().URL, func(cfg *Config) { cfg.RequestTimeout = 250 * time.Millisecond })
 
 	_, err := c.ListZones(t.Context())
 	if !IsTransient(err) || !IsRequestTimeout(err) {
 		t.Fatalf("err = %v, want a transient request timeout", err)
 	}
 	// The per-request timeout is not the caller's deadline.
-	if errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "per-request timeout of 20ms") {
+	if errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "per-request timeout of 250ms") {
 		t.Fatalf("err = %v, want it told apart from the caller's deadline", err)
 	}
 	if d := DeliveryOf(err); d != DeliverySentUnanswered {

@@ -48,6 +48,12 @@ func (e *Engine) CheckScale(ctx context.Context, clusterID string, size int64, i
 		return ScaleCheck{ClusterID: clusterID}, err
 	}
 	check := ScaleCheck{ClusterID: clusterID, State: s.Cluster.State, Network: s.Layout.Network, Sync: s.Sync, snap: s}
+	if clusterstate.Transitional(s.Cluster.State) {
+		// Update waits for the operation to end, or stops at once when no
+		// job of the cluster runs (WaitActionable): nothing to judge yet.
+		check.Waits = fmt.Sprintf("cluster %s is in %s: the apply waits for that to end before it checks and scales", clusterID, s.Cluster.State)
+		return check, nil
+	}
 	check.err = scalable(s)
 	var alert *AlertError
 	if errors.As(check.err, &alert) {

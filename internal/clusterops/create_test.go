@@ -402,3 +402,26 @@ func TestCheckCreate(t *testing.T) {
 		t.Fatalf("version without autoscaler support: %+v %v", probs, err)
 	}
 }
+
+// A cluster of the same name that another client creates while the create
+// runs is reported, and nothing is deleted.
+func TestCreateReportsATwinMadeMeanwhile(t *testing.T) {
+	t.Parallel()
+	env := newEnv(t, simulator.Profile42211)
+	var twin string
+	a := &createAPI{afterCreate: func() {
+		twin = env.createClusterWith(cloudstack.CreateClusterParams{Name: "twinned", Size: 1})
+	}}
+	res, err := env.createEngine(a).Create(env.ctx(), env.createRequest("twinned", 0))
+	if err != nil || res.Outcome != CreateDone {
+		t.Fatalf("Create = %+v, %v", res, err)
+	}
+	if len(res.Twins) != 1 || res.Twins[0].ID != twin || res.ClusterID == twin {
+		t.Fatalf("twins %+v, want the other client's %s", res.Twins, twin)
+	}
+	for _, id := range []string{res.ClusterID, twin} {
+		if c := env.Cluster(id); c.State != "Running" {
+			t.Errorf("cluster %s is %s, want both kept running", id, c.State)
+		}
+	}
+}

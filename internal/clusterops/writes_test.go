@@ -115,3 +115,29 @@ func TestAutoscalerKeepsEveryNodeOffering(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// ClosedSSH names the nodes whose forward, or whose firewall range, is
+// missing, and not those CKS's single-port etcd rules still open.
+func TestClosedSSH(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, simulator.Profile42211)
+	id := e.createCluster("closed", 1, 1)
+	eng := e.engine()
+	obs, err := eng.Observe(e.ctx(), id, Intent{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if closed := obs.ClosedSSH(); len(closed) != 0 {
+		t.Fatalf("CKS's own layout: closed %v, want none (the single-port etcd rule still opens the etcd node)", closed)
+	}
+	c := e.Cluster(id)
+	worker := e.NthWorker(c, 0)
+	e.DeleteForward(c, 2223)
+	obs, err = eng.Observe(e.ctx(), id, Intent{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if closed := obs.ClosedSSH(); len(closed) != 1 || closed[0] != worker.Name {
+		t.Fatalf("closed %v, want the worker %s whose forward is gone", closed, worker.Name)
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
+	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
@@ -426,7 +427,9 @@ func (r *clusterResource) modifyCreatePlan(ctx context.Context, req resource.Mod
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if plan.NetworkID.IsNull() {
+	var networkID types.String
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("network_id"), &networkID)...)
+	if networkID.IsNull() {
 		// CKS creates an isolated network: its rules are on the network's
 		// source NAT address, an IPv4 address.
 		if cidrs, _ := stringList(ctx, plan.SSHCIDRs); clusterops.CheckCIDRFamily("0.0.0.0", cidrs) != nil {

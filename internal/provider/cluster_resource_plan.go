@@ -267,7 +267,7 @@ func (r *clusterResource) checkScale(ctx context.Context, plan, state *clusterRe
 		diags.AddAttributeError(path.Root("size"), "Cluster Cannot Be Scaled", sentence(err.Error()))
 	}
 	if check.Waits != "" {
-		diags.AddAttributeWarning(path.Root("size"), "Cluster In Alert", sentence(check.Waits))
+		diags.AddAttributeWarning(path.Root("size"), "Cluster In "+check.State, sentence(check.Waits))
 	}
 	if lines := check.Describe(); len(lines) > 0 {
 		diags.AddAttributeWarning(path.Root("ssh_rules_in_sync"), "Cluster SSH Rules Will Change",

@@ -71,3 +71,12 @@ func (v durationValue) ValidateAttribute(_ context.Context, req xattr.ValidateAt
 func newDuration(s string) durationValue {
 	return durationValue{GoDuration: timetypes.NewGoDurationValueFromStringMust(s)}
 }
+
+// StringSemanticEquals is GoDuration's: "60m" equals "1h".
+func (v durationValue) StringSemanticEquals(ctx context.Context, newValuable basetypes.StringValuable) (bool, diag.Diagnostics) {
+	other, ok := newValuable.(durationValue)
+	if !ok {
+		return false, nil
+	}
+	return v.GoDuration.StringSemanticEquals(ctx, other.GoDuration)
+}

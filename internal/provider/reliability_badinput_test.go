@@ -170,6 +170,8 @@ func relBadInputs(t *testing.T) []relBadInput {
 			want: []string{"Missing Compute Offering", "missing: etcd_offering_id"}},
 		{name: "cks_cluster: empty kubernetes_version_id (new)", config: strings.Replace(relClusterBlockWithOffering("  size = 1"), `kubernetes_version_id = "v"`, `kubernetes_version_id = ""`, 1),
 			want: []string{"Invalid Attribute Value Length", `kubernetes_version_id = ""`, "Attribute kubernetes_version_id string length must be at least 1, got: 0"}},
+		{name: "cks_cluster: blank cni_configuration_id (new)", config: relClusterBlockWithOffering("  size = 1\n  cni_configuration_id = \" \""),
+			want: []string{"Invalid Attribute Value Match", `cni_configuration_id = " "`, "must not be blank"}},
 		{name: "cks_cluster: empty keypair (new)", config: relClusterBlockWithOffering("  size = 1\n  keypair = \"\""),
 			want: []string{"Invalid Attribute Value Length", `keypair = ""`, "Attribute keypair string length must be at least 1, got: 0"}},
 		{name: "cks_cluster: timeout not a duration (new)", config: relClusterBlockWithOffering("  size = 1\n  timeouts = {\n    create = \"soon\"\n  }"),
