@@ -237,10 +237,11 @@ func (r *clusterResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 				"operation, re-opened by a scale while `ssh_cidrs` is set), and for a cluster still in CKS's own layout " +
 				"(single-port etcd rules, after an import). The plan then shows an in-place update that sets it back to " +
 				"`true` and says which rules it will create or delete; apply makes those changes and reports each one. Your " +
-				"own rules are never touched, and the API rules and an expected rule that one of yours blocks (which apply " +
-				"could not create; the warning names it) are not counted. Always `true` on directly accessed (shared or " +
-				"routed) networks, which carry no CKS rules, and while an operation runs on the cluster. If the rules cannot " +
-				"be read, the previous value is kept and a warning is logged.",
+				"own rules are never touched, and the API rules are not counted. When a rule of yours is in the way of one the " +
+				"layout needs, it stays `false` (the rule the layout would replace stays too, so no SSH path closes), the plan " +
+				"is empty and names your rule. Always `true` on directly accessed (shared or routed) networks, which carry no " +
+				"CKS rules, and while an operation runs on the cluster. If the rules cannot be read, the previous value is " +
+				"kept (null if they were never read) and a warning is logged.",
 		},
 		"endpoint": computedStable("Kubernetes API endpoint, `https://<address>:6443/`."),
 		"ip_address": computedStable("Public address of the cluster (the source NAT address on an isolated network, the " +
