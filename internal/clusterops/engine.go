@@ -37,6 +37,11 @@ type Intent struct {
 	// FormerSSHCIDRs are CIDR lists used before SSHCIDRs (from the prior
 	// state), whose rules are still the cluster's.
 	FormerSSHCIDRs [][]string
+	// APICIDRs are the source CIDRs of the API firewall rule (6443); empty
+	// leaves the rule as CloudStack made it, unless FormerAPICIDRs says the
+	// provider narrowed it before (then it is opened again).
+	APICIDRs       []string
+	FormerAPICIDRs [][]string
 	// MoveUserRules lets a scale delete the user rules that would make it go
 	// wrong (a firewall rule CloudStack's selector would revoke, a forward
 	// its cleanup would delete, a port-less rule) and re-create them with

@@ -87,8 +87,8 @@ func (e *CIDRFamilyError) Error() string {
 	if a, err := netip.ParseAddr(e.IP); err == nil && a.Is6() {
 		family = "IPv6"
 	}
-	return fmt.Sprintf("the SSH rules are on the cluster's public IP %s, an %s address, so source CIDRs %s of the other "+
-		"address family would admit no client and close SSH; nothing was changed", e.IP, family, strings.Join(e.CIDRs, ", "))
+	return fmt.Sprintf("the rules are on the cluster's public IP %s, an %s address, so source CIDRs %s of the other "+
+		"address family would admit no client; nothing was changed", e.IP, family, strings.Join(e.CIDRs, ", "))
 }
 
 // CheckCIDRFamily returns a *CIDRFamilyError when a CIDR is of another

@@ -97,6 +97,8 @@ func (e *Engine) snapshotOf(ctx context.Context, c *cloudstack.Cluster, in Inten
 	s.Layout.IPAddressID = ipID
 	s.Layout.SSHCIDRs = in.SSHCIDRs
 	s.Layout.FormerSSHCIDRs = in.FormerSSHCIDRs
+	s.Layout.APICIDRs = in.APICIDRs
+	s.Layout.FormerAPICIDRs = in.FormerAPICIDRs
 	if kind == rules.NetworkDirect {
 		s.Classification = rules.Classify(s.Layout, nil)
 		return s, nil

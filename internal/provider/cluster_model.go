@@ -60,6 +60,7 @@ type clusterResourceModel struct {
 
 	Autoscaling             types.Object `tfsdk:"autoscaling"`
 	SSHCIDRs                types.List   `tfsdk:"ssh_cidrs"`
+	APICIDRs                types.List   `tfsdk:"api_cidrs"`
 	RecreateUserHazardRules types.Bool   `tfsdk:"recreate_user_hazard_rules"`
 	AllowRestartForRecovery types.Bool   `tfsdk:"allow_restart_for_recovery"`
 	// CloudStackState is the state CloudStack reports; State is the desired

@@ -31,15 +31,27 @@ const (
 func intentOf(ctx context.Context, m, prior *clusterResourceModel, network rules.NetworkKind) (clusterops.Intent, diag.Diagnostics) {
 	var diags diag.Diagnostics
 	in := clusterops.Intent{MoveUserRules: m.RecreateUserHazardRules.ValueBool(), Network: network}
-	in.SSHCIDRs, diags = stringList(ctx, m.SSHCIDRs)
-	if prior != nil {
-		former, d := stringList(ctx, prior.SSHCIDRs)
-		diags.Append(d...)
-		if len(former) > 0 && !slices.Equal(former, in.SSHCIDRs) {
-			in.FormerSSHCIDRs = [][]string{former}
-		}
-	}
+	var d diag.Diagnostics
+	in.SSHCIDRs, in.FormerSSHCIDRs, d = cidrsOf(ctx, m.SSHCIDRs, prior, func(p *clusterResourceModel) types.List { return p.SSHCIDRs })
+	diags.Append(d...)
+	in.APICIDRs, in.FormerAPICIDRs, d = cidrsOf(ctx, m.APICIDRs, prior, func(p *clusterResourceModel) types.List { return p.APICIDRs })
+	diags.Append(d...)
 	return in, diags
+}
+
+// cidrsOf reads a CIDR list and, from the prior state, the list the rules
+// had before when it differs.
+func cidrsOf(ctx context.Context, l types.List, prior *clusterResourceModel, of func(*clusterResourceModel) types.List) ([]string, [][]string, diag.Diagnostics) {
+	cidrs, diags := stringList(ctx, l)
+	if prior == nil {
+		return cidrs, nil, diags
+	}
+	former, d := stringList(ctx, of(prior))
+	diags.Append(d...)
+	if len(former) > 0 && !slices.Equal(former, cidrs) {
+		return cidrs, [][]string{former}, diags
+	}
+	return cidrs, nil, diags
 }
 
 func stringList(ctx context.Context, l types.List) ([]string, diag.Diagnostics) {

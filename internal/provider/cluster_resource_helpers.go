@@ -126,7 +126,7 @@ func describeFailure(what string, err error) (summary, detail string) {
 	case errors.As(err, &stuck):
 		return "Cluster Stuck in " + stuck.State, sentence(stuck.Error())
 	case errors.As(err, new(*clusterops.CIDRFamilyError)):
-		return "Invalid SSH CIDRs", sentence(fmt.Sprintf("%s failed: %s", what, err))
+		return "Invalid CIDRs", sentence(fmt.Sprintf("%s failed: %s", what, err))
 	case errors.As(err, &hazard):
 		return "Unsafe Cluster Scale", hazardText(hazard)
 	case errors.As(err, &inconsistent):

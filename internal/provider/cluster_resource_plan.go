@@ -100,10 +100,20 @@ func (r *clusterResource) checkUpdate(ctx context.Context, plan, state, cfg *clu
 	if u.bad != nil {
 		planInconsistent(*plan, u.autoscaling, u.bad, refusals)
 	}
-	if cidrs, _ := stringList(ctx, plan.SSHCIDRs); len(cidrs) > 0 && cachedNetwork(ctx, prior) != rules.NetworkDirect {
-		if err := clusterops.CheckCIDRFamily(knownString(state.IPAddress), cidrs); err != nil {
-			refusals.AddAttributeError(path.Root("ssh_cidrs"), "Invalid SSH CIDRs", sentence(err.Error()))
+	for _, a := range []struct {
+		name string
+		list types.List
+	}{{"ssh_cidrs", plan.SSHCIDRs}, {"api_cidrs", plan.APICIDRs}} {
+		if cidrs, _ := stringList(ctx, a.list); len(cidrs) > 0 && cachedNetwork(ctx, prior) != rules.NetworkDirect {
+			if err := clusterops.CheckCIDRFamily(knownString(state.IPAddress), cidrs); err != nil {
+				refusals.AddAttributeError(path.Root(a.name), "Invalid CIDRs", sentence(err.Error()))
+			}
 		}
+	}
+	if network := cachedNetwork(ctx, prior); known(plan.APICIDRs) && (network == rules.NetworkVPC || network == rules.NetworkDirect) {
+		refusals.AddAttributeWarning(path.Root("api_cidrs"), "Attribute Has No Effect", fmt.Sprintf("api_cidrs has no effect on "+
+			"this cluster's %s network: CKS keeps no API firewall rule there (a VPC tier's network ACL, or nothing on a "+
+			"shared network, decides who reaches the API).", network))
 	}
 	u.changes = planChangesOf(plan, state, cfg)
 	scaleWanted := u.changes.size && known(plan.Size) && u.autoscalingKnown && !u.autoscaling.enabled() && u.bad == nil
@@ -172,7 +182,7 @@ func planChangesOf(plan, state, cfg *clusterResourceModel) planChanges {
 	ch.size = plan.Size.IsUnknown() || !plan.Size.Equal(state.Size)
 	ch.state = !plan.State.Equal(state.State)
 	ch.autoscaling = !plan.Autoscaling.Equal(state.Autoscaling)
-	ch.cidrs = !plan.SSHCIDRs.Equal(state.SSHCIDRs)
+	ch.cidrs = !plan.SSHCIDRs.Equal(state.SSHCIDRs) || !plan.APICIDRs.Equal(state.APICIDRs)
 	return ch
 }
 
@@ -213,7 +223,7 @@ func (r *clusterResource) checkPlanReads(ctx context.Context, ch planChanges, sc
 		scale = r.checkScale(ctx, plan, state, prior, diags)
 	}
 	rulesChange := state.SSHRulesInSync.Equal(types.BoolValue(false)) || ch.cidrs
-	if !rulesChange || plan.SSHCIDRs.IsUnknown() {
+	if !rulesChange || plan.SSHCIDRs.IsUnknown() || plan.APICIDRs.IsUnknown() {
 		return scale // in sync, or CIDRs known only at apply
 	}
 	switch {

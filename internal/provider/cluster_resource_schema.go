@@ -207,6 +207,21 @@ func (r *clusterResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 				"is not affected.",
 			Validators: []validator.List{listvalidator.SizeAtLeast(1), listvalidator.ValueStringsAre(cidrValidator())},
 		},
+		"api_cidrs": schema.ListAttribute{
+			ElementType: types.StringType,
+			Optional:    true,
+			MarkdownDescription: "Source CIDRs of the cluster's API firewall rule (6443), which CloudStack opens to `0.0.0.0/0` " +
+				"(apache/cloudstack#14212). With this set, the provider creates the rule with these CIDRs before it deletes the " +
+				"open one (the API never closes) and keeps it so through scales, by any client, upgrades and stops and starts, " +
+				"which leave it alone; a rule someone widens shows as `ssh_rules_in_sync = false` and the next apply narrows it " +
+				"again. Removing it opens the rule to `0.0.0.0/0` again. Only on isolated networks: a VPC tier's API access is " +
+				"its network ACL's, and a shared network has no rules.\n\n~> The CIDRs must admit every client of the API: " +
+				"the CloudStack management servers (CKS checks the API through the cluster's public IP when it starts, scales, " +
+				"upgrades and recovers a cluster), the machine that runs Terraform when the drift data sources use " +
+				"`node_source = \"kubeconfig\"` or the kubernetes and helm providers use the kubeconfig, and your users. The " +
+				"same holds for `ssh_cidrs` and the management servers, which reach the nodes over SSH through the public IP.",
+			Validators: []validator.List{listvalidator.SizeAtLeast(1), listvalidator.ValueStringsAre(cidrValidator())},
+		},
 		"recreate_user_hazard_rules": schema.BoolAttribute{
 			Optional: true,
 			Computed: true,

@@ -99,7 +99,7 @@ func (r *clusterResource) Update(ctx context.Context, req resource.UpdateRequest
 			// failed half-way): the state keeps the CIDRs the rules had,
 			// so that the next plan shows the change again and knows the
 			// rules of the old CIDRs as the cluster's.
-			plan.SSHCIDRs = prior.SSHCIDRs
+			plan.SSHCIDRs, plan.APICIDRs = prior.SSHCIDRs, prior.APICIDRs
 		}
 		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 		addFailure(&resp.Diagnostics, err, "The state now holds the cluster as CloudStack reports it; the next plan shows what is left to do.")

@@ -343,13 +343,13 @@ func TestAccHonest_cidrFamily(t *testing.T) {
 			{
 				Config:      env.etcdClusterConfig(1, 1, v6),
 				PlanOnly:    true,
-				ExpectError: errorFragments("Invalid SSH CIDRs", "ssh_cidrs", "IPv4"),
+				ExpectError: errorFragments("Invalid CIDRs", "ssh_cidrs", "IPv4"),
 			},
 			{Config: env.etcdClusterConfig(1, 1, "")},
 			{
 				PreConfig:   env.Sim.ResetCallCounts,
 				Config:      env.etcdClusterConfig(1, 1, v6),
-				ExpectError: errorFragments("Invalid SSH CIDRs", "ssh_cidrs", "an IPv4 address", "::/0"),
+				ExpectError: errorFragments("Invalid CIDRs", "ssh_cidrs", "an IPv4 address", "::/0"),
 			},
 			{
 				PreConfig: func() {

@@ -270,6 +270,9 @@ func identifyFirewall(l Layout, r Rule, owned func(Purpose, int) ClassifiedRule,
 		return owned(PurposeEtcdSSHRange, 0)
 	}
 	port, single := singlePublicPort(r)
+	if single && port == APIPort && l.ownsAPICIDRs(r) {
+		return owned(PurposeAPIFirewall, 0)
+	}
 	if !single || !isAnyCIDROnly(r) {
 		if r.StartPort >= NodeSSHStartPort && !isAnyCIDROnly(r) {
 			return user(fmt.Sprintf("source CIDRs %v, CKS uses only %s", cidrs(r), AnyCIDR))
@@ -432,11 +435,9 @@ func (x *expectationIndex) unexpectedReason(cr ClassifiedRule) string {
 // its expectation, or returns "".
 func (x *expectationIndex) mismatch(e Expectation, r Rule) string {
 	switch e.Purpose {
-	case PurposeNodeSSHRange, PurposeEtcdSSHRange:
-		what := "node SSH firewall range"
-		if e.Purpose == PurposeEtcdSSHRange {
-			what = "etcd SSH firewall range"
-		}
+	case PurposeNodeSSHRange, PurposeEtcdSSHRange, PurposeAPIFirewall:
+		what := map[Purpose]string{PurposeNodeSSHRange: "node SSH firewall range", PurposeEtcdSSHRange: "etcd SSH firewall range",
+			PurposeAPIFirewall: "API firewall rule"}[e.Purpose]
 		if !slices.Contains(e.spans(), portSpan{r.StartPort, endPort(r)}) {
 			return fmt.Sprintf("%s is %s, expected %s", what,
 				portRange(r.StartPort, endPort(r)), portRange(e.StartPort, e.EndPort))

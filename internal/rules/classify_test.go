@@ -313,3 +313,60 @@ func TestClassifyForwardsWhateverTheMapOrder(t *testing.T) {
 		t.Fatalf("after the plan: control on %d, missing %v, stale %+v", port, purposes(after.Missing), after.Stale)
 	}
 }
+
+// API CIDRs make the API firewall rule the provider's to keep: a rule with
+// them, or open, or with former ones is CKS's; the sync creates the narrowed
+// rule before it deletes the open one, so the API never closes. Without
+// them the API rule is left alone.
+func TestAPICIDRs(t *testing.T) {
+	t.Parallel()
+	l := etcdLayout("w1")
+	l.APICIDRs = []string{"10.0.0.0/8"}
+	l.FormerAPICIDRs = [][]string{{"192.0.2.0/24"}}
+	for _, tc := range []struct {
+		rule    Rule
+		purpose Purpose
+		status  Status
+	}{
+		{firewall("api-narrow", 6443, 6443, "10.0.0.0/8"), PurposeAPIFirewall, StatusMatched},
+		{firewall("api-open", 6443, 6443), PurposeAPIFirewall, StatusStale},
+		{firewall("api-former", 6443, 6443, "192.0.2.0/24"), PurposeAPIFirewall, StatusStale},
+		{firewall("api-someone-elses", 6443, 6443, "198.51.100.0/24"), PurposeUser, StatusUser},
+	} {
+		cr := classifyOne(t, l, []Rule{tc.rule}, tc.rule.ID)
+		if cr.Purpose != tc.purpose || cr.Status != tc.status {
+			t.Errorf("%s: got %s/%s, want %s/%s", tc.rule.ID, cr.Purpose, cr.Status, tc.purpose, tc.status)
+		}
+	}
+
+	s := newServer(100)
+	open := etcdLayout("w1")
+	s.provisionCKS(t, open)
+	if p := s.sync(t, open); slices.ContainsFunc(p.Actions(), func(a Action) bool { return a.Purpose == PurposeAPIFirewall }) {
+		t.Fatalf("without API CIDRs the sync touches the API rule: %v", waveTexts(p))
+	}
+	p := s.sync(t, l)
+	var createWave, deleteWave int
+	for i, w := range p.Waves {
+		for _, a := range w {
+			switch {
+			case a.Purpose == PurposeAPIFirewall && a.Op == OpCreate:
+				createWave = i
+			case a.Purpose == PurposeAPIFirewall && a.Op == OpDelete:
+				deleteWave = i
+			}
+		}
+	}
+	if createWave >= deleteWave {
+		t.Fatalf("the narrowed API rule must come before the open one goes: %v", waveTexts(p))
+	}
+	var api []string
+	for _, r := range s.onIP(open.IPAddressID) {
+		if r.StartPort == APIPort && r.Kind == KindFirewall {
+			api = append(api, strings.Join(r.CIDRs, ","))
+		}
+	}
+	if !slices.Equal(api, []string{"10.0.0.0/8"}) {
+		t.Fatalf("API firewall rules after the sync: %v", api)
+	}
+}

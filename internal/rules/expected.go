@@ -163,7 +163,7 @@ func expectedIsolated(l Layout) []Expectation {
 		out = append(out, firewallExpectation(PurposeExternalSSHFirewall, i, nodes[i].ID, port, port, []string{AnyCIDR}))
 	}
 	if len(nodes) > 0 {
-		api := firewallExpectation(PurposeAPIFirewall, 0, "", APIPort, APIPort, []string{AnyCIDR})
+		api := firewallExpectation(PurposeAPIFirewall, 0, "", APIPort, APIPort, l.apiCIDRs())
 		out = append(out, api)
 	}
 	out = append(out, nodeForwards(nodes)...)

@@ -55,7 +55,8 @@ func (p Plan) Actions() []Action {
 
 // syncable are the purposes PlanSync restores. The API rules are left
 // alone: re-opening or re-routing the API is not a decision to take
-// silently.
+// silently, except the API firewall rule when the provider keeps its
+// CIDRs (syncs).
 var syncable = map[Purpose]bool{
 	PurposeNodeSSHRange:        true,
 	PurposeExternalSSHFirewall: true,
@@ -84,7 +85,7 @@ var syncable = map[Purpose]bool{
 // and the merged range that replaces them: one job of SSH gap), and after
 // it otherwise (a node range re-narrowed to other CIDRs: no gap).
 func PlanSync(l Layout, c Classification) Plan {
-	stale, nonStale := splitStale(c)
+	stale, nonStale := splitStale(l, c)
 	kept := map[string]bool{}
 	for {
 		p, blocked := planCreates(l, c.Missing, stale, nonStale, kept)
@@ -119,7 +120,7 @@ func planCreates(l Layout, missing []Expectation, stale []ClassifiedRule, nonSta
 	early := map[string]bool{}
 	var creates []Action
 	for _, e := range missing {
-		if !syncable[e.Purpose] {
+		if !syncs(l, e.Purpose) {
 			continue
 		}
 		candidate, conflict, ok := creatable(l, e, remaining)
@@ -195,11 +196,16 @@ func Replaces(e Expectation, p Purpose) bool {
 	return false
 }
 
+// syncs tells whether PlanSync restores the rules of a purpose.
+func syncs(l Layout, p Purpose) bool {
+	return syncable[p] || (p == PurposeAPIFirewall && l.keepsAPIRule())
+}
+
 // splitStale separates the stale CKS SSH rules the sync may delete from the
 // rules that stay.
-func splitStale(c Classification) (stale []ClassifiedRule, remaining []Rule) {
+func splitStale(l Layout, c Classification) (stale []ClassifiedRule, remaining []Rule) {
 	for _, cr := range c.Rules {
-		if cr.Status == StatusStale && syncable[cr.Purpose] {
+		if cr.Status == StatusStale && syncs(l, cr.Purpose) {
 			stale = append(stale, cr)
 		} else {
 			remaining = append(remaining, cr.Rule)

@@ -94,6 +94,12 @@ type Layout struct {
 	// SSHCIDRs; SSH firewall rules with them are still CKS's, to be
 	// re-created with SSHCIDRs.
 	FormerSSHCIDRs [][]string
+	// APICIDRs are the source CIDRs of the API firewall rule (6443) the
+	// provider keeps; empty means 0.0.0.0/0, as CKS makes it, and then
+	// the API rule is left as it is.
+	APICIDRs []string
+	// FormerAPICIDRs are CIDR lists the provider gave the API rule before.
+	FormerAPICIDRs [][]string
 	// IPAddressID and NetworkID are copied into the rules a plan creates.
 	IPAddressID string
 	NetworkID   string
@@ -176,14 +182,26 @@ func isAnyCIDROnly(r Rule) bool {
 
 // NarrowsSSH tells whether the layout asks for SSH source CIDRs narrower
 // than the open rules CloudStack makes.
-func (l Layout) NarrowsSSH() bool {
-	c := l.sshCIDRs()
-	return len(c) != 1 || c[0] != AnyCIDR
-}
+func (l Layout) NarrowsSSH() bool { return narrows(l.sshCIDRs()) }
+
+// NarrowsAPI tells whether the layout asks for API source CIDRs narrower
+// than the open rule CloudStack makes.
+func (l Layout) NarrowsAPI() bool { return narrows(l.apiCIDRs()) }
+
+// keepsAPIRule tells whether the provider keeps the API firewall rule:
+// when it narrows it, or narrowed it before and must open it again.
+func (l Layout) keepsAPIRule() bool { return l.NarrowsAPI() || len(l.FormerAPICIDRs) > 0 }
+
+func narrows(c []string) bool { return len(c) != 1 || c[0] != AnyCIDR }
 
 // sshCIDRs returns the CIDRs the provider gives its SSH firewall rules.
-func (l Layout) sshCIDRs() []string {
-	if out := normalCIDRs(l.SSHCIDRs); len(out) > 0 {
+func (l Layout) sshCIDRs() []string { return effectiveCIDRs(l.SSHCIDRs) }
+
+// apiCIDRs returns the CIDRs the provider gives the API firewall rule.
+func (l Layout) apiCIDRs() []string { return effectiveCIDRs(l.APICIDRs) }
+
+func effectiveCIDRs(list []string) []string {
+	if out := normalCIDRs(list); len(out) > 0 {
 		return out
 	}
 	return []string{AnyCIDR}
@@ -191,13 +209,18 @@ func (l Layout) sshCIDRs() []string {
 
 // ownsSSHCIDRs reports whether an SSH firewall rule with these CIDRs can be
 // CKS's: the CIDRs CKS hard-codes, the provider's, or ones it used before.
-func (l Layout) ownsSSHCIDRs(r Rule) bool {
+func (l Layout) ownsSSHCIDRs(r Rule) bool { return ownsCIDRs(r, l.sshCIDRs(), l.FormerSSHCIDRs) }
+
+// ownsAPICIDRs is ownsSSHCIDRs for the API firewall rule.
+func (l Layout) ownsAPICIDRs(r Rule) bool { return ownsCIDRs(r, l.apiCIDRs(), l.FormerAPICIDRs) }
+
+func ownsCIDRs(r Rule, current []string, former [][]string) bool {
 	got := normalCIDRs(cidrs(r))
-	if slices.Equal(got, []string{AnyCIDR}) || slices.Equal(got, l.sshCIDRs()) {
+	if slices.Equal(got, []string{AnyCIDR}) || slices.Equal(got, current) {
 		return true
 	}
-	for _, former := range l.FormerSSHCIDRs {
-		if slices.Equal(got, normalCIDRs(former)) {
+	for _, f := range former {
+		if slices.Equal(got, normalCIDRs(f)) {
 			return true
 		}
 	}
