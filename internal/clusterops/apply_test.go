@@ -190,8 +190,8 @@ func TestBlockedStepNamesWhoseRuleIsInTheWay(t *testing.T) {
 		conflict string
 		want     string
 	}{
-		{"the port CKS gives w2 is the user's", []int{0, 2, 1}, "user", "(user port forward 2224→8080 to VM full-control-1932a7a3b01 (c)), which is not CKS's to delete"},
-		{"the port CKS gives w2 serves w1", []int{0, 1, 2}, "ssh-w1", "(node SSH port forward 2223→22 to VM full-node-1932a7a3b02 (w1)), which CKS needs too"},
+		{"the port CKS gives w2 is the user's", []int{0, 2, 1}, "user", "(user port forward 2224→8080 to control VM full-control-1932a7a3b01 (c)), which is not CKS's to delete"},
+		{"the port CKS gives w2 serves w1", []int{0, 1, 2}, "ssh-w1", "(node SSH port forward 2223→22 to worker VM full-node-1932a7a3b02 (w1)), which CKS needs too"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

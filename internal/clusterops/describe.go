@@ -37,10 +37,23 @@ func (s *Snapshot) describeRule(r rules.Rule, purpose rules.Purpose) string {
 		case rules.PurposeUser:
 			what = "user port forward"
 		}
-		return fmt.Sprintf("%s %s→%s to VM %s", what, ports, portRange(r.PrivatePort, r.PrivateEndPort), s.vmName(r.VMID))
+		return fmt.Sprintf("%s %s→%s to %sVM %s", what, ports, portRange(r.PrivatePort, r.PrivateEndPort), s.roleOf(r.VMID), s.vmName(r.VMID))
 	default:
 		return fmt.Sprintf("load balancer rule %s→%s", ports, portRange(r.PrivatePort, r.PrivateEndPort))
 	}
+}
+
+// roleOf is "control ", "worker " or "etcd " for a VM of the cluster's
+// map, "" for any other.
+func (s *Snapshot) roleOf(id string) string {
+	if s != nil {
+		for _, n := range s.Layout.Nodes {
+			if n.ID == id && n.Role != "" {
+				return string(n.Role) + " "
+			}
+		}
+	}
+	return ""
 }
 
 // vmName names a VM of the cluster as "name (id)", or by id alone.

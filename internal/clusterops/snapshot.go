@@ -40,6 +40,24 @@ func (s *Snapshot) Nodes() []Node {
 	return NodesOf(&s.Cluster, s.Layout.Network, s.Layout.EtcdStartPort)
 }
 
+// NodesAfterSync returns the nodes as a refresh will read them once the
+// sync plan has run: each node's SSH port is the one of the forward the
+// plan creates for it, else its forward's, else the one CKS gives.
+func (s *Snapshot) NodesAfterSync() []Node {
+	ports := map[string]int{}
+	for _, n := range s.Layout.Nodes {
+		if p, ok := s.Classification.ForwardPort(n.ID); ok {
+			ports[n.ID] = p
+		}
+	}
+	for _, a := range s.Sync.Actions() {
+		if a.Op == rules.OpCreate && (a.Purpose == rules.PurposeNodeSSHForward || a.Purpose == rules.PurposeEtcdForward) {
+			ports[a.Rule.VMID] = a.Rule.StartPort
+		}
+	}
+	return nodesWithPorts(&s.Cluster, s.Layout.Network, s.Layout.EtcdStartPort, ports)
+}
+
 // Direct reports whether the cluster's network carries no CKS rules.
 func (s *Snapshot) Direct() bool { return s.Layout.Network == rules.NetworkDirect }
 

@@ -139,6 +139,14 @@ func (m *clusterObservedModel) refresh(ctx context.Context, c *cloudstack.Cluste
 	m.IPAddressID = stringOrNull(c.IPAddressID)
 	m.Created = stringOrNull(c.Created)
 
+	list, diags := nodesList(ctx, nodes, network)
+	m.Nodes = list
+	return diags
+}
+
+// nodesList is the nodes attribute of a list of nodes. CKS forwards no SSH
+// port on a directly accessed network, so ssh_port is null there.
+func nodesList(ctx context.Context, nodes []clusterops.Node, network rules.NetworkKind) (types.List, diag.Diagnostics) {
 	elems := make([]nodeModel, 0, len(nodes))
 	for _, n := range nodes {
 		port := types.Int64Null()
@@ -153,9 +161,7 @@ func (m *clusterObservedModel) refresh(ctx context.Context, c *cloudstack.Cluste
 			SSHPort: port,
 		})
 	}
-	list, diags := types.ListValueFrom(ctx, nodeObjectType, elems)
-	m.Nodes = list
-	return diags
+	return types.ListValueFrom(ctx, nodeObjectType, elems)
 }
 
 // clusterAddress is the public address CKS uses for the cluster: ipaddress

@@ -66,7 +66,9 @@ func (r *clusterResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 		plan.Nodes = plannedNodes(ctx, ch, &plan, &state, bad)
 		plan.CloudStackState = types.StringUnknown()
 	case repairsRules(&plan, &state):
-		// Ports may come back, and the nodes are listed by port.
+		// Ports may come back, and the nodes are listed by port:
+		// describeRuleSync planned them from the rules it read.
+	case plan.SSHRulesInSync.IsUnknown():
 		plan.Nodes = types.ListUnknown(nodeObjectType)
 	default:
 		plan.Nodes = state.Nodes
@@ -298,6 +300,7 @@ func (r *clusterResource) describeRuleSync(ctx context.Context, plan, state *clu
 	if err != nil {
 		diags.AddAttributeWarning(path.Root("ssh_rules_in_sync"), "Cluster SSH Rules Out of Sync",
 			"Apply will bring the cluster's SSH rules to the provider's layout; reading them now to say how failed: "+err.Error())
+		plan.Nodes = types.ListUnknown(nodeObjectType)
 		return types.BoolUnknown()
 	}
 	lines := s.DescribePlan(s.Sync)
@@ -312,6 +315,11 @@ func (r *clusterResource) describeRuleSync(ctx context.Context, plan, state *clu
 		diags.AddAttributeWarning(path.Root("ssh_rules_in_sync"), "Cluster SSH Rules Will Change",
 			fmt.Sprintf("Apply will change the SSH rules of cluster %s; your own rules are not touched:\n- %s",
 				state.ID.ValueString(), strings.Join(lines, "\n- ")))
+	}
+	// The nodes the repair leaves: only the SSH ports of the forwards it
+	// creates change, so a reviewer sees which.
+	if nodes, d := nodesList(ctx, s.NodesAfterSync(), s.Layout.Network); !d.HasError() {
+		plan.Nodes = nodes
 	}
 	return types.BoolValue(len(s.Sync.Blocked) == 0)
 }

@@ -1,7 +1,9 @@
 package provider
 
 import (
+	"context"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -117,4 +119,69 @@ func (e *simEnv) deleteClusterRules(t *testing.T, match func(simulator.DumpRule)
 	if deleted != 2 {
 		t.Fatalf("deleted %d rules, want 2", deleted)
 	}
+}
+
+// expectOnlyChanged is a plan check: the resource's planned values differ
+// from its prior ones in exactly these attributes, and none is unknown.
+type expectOnlyChanged struct {
+	addr  string
+	attrs []string
+}
+
+func (c expectOnlyChanged) CheckPlan(_ context.Context, req plancheck.CheckPlanRequest, resp *plancheck.CheckPlanResponse) {
+	for _, rc := range req.Plan.ResourceChanges {
+		if rc.Address != c.addr {
+			continue
+		}
+		before, _ := rc.Change.Before.(map[string]any)
+		after, _ := rc.Change.After.(map[string]any)
+		if unknown, _ := rc.Change.AfterUnknown.(map[string]any); len(unknown) > 0 {
+			resp.Error = fmt.Errorf("%s: unknown after apply: %v", c.addr, unknown)
+			return
+		}
+		var changed []string
+		for k, v := range after {
+			if !reflect.DeepEqual(before[k], v) {
+				changed = append(changed, k)
+			}
+		}
+		slices.Sort(changed)
+		if !slices.Equal(changed, c.attrs) {
+			resp.Error = fmt.Errorf("%s: changed %v, want only %v", c.addr, changed, c.attrs)
+		}
+		return
+	}
+	resp.Error = fmt.Errorf("%s is not in the plan", c.addr)
+}
+
+// TestAccCluster_repairPlanNamesOnlyWhatChanges: one etcd SSH forward is
+// deleted out of band; the plan that repairs it keeps every node known and
+// as it is (the forward comes back on its port), and changes nothing but
+// ssh_rules_in_sync.
+func TestAccCluster_repairPlanNamesOnlyWhatChanges(t *testing.T) {
+	t.Parallel()
+	env := newSimEnv(t)
+	var id string
+	accTest(t, resource.TestCase{
+		CheckDestroy: env.expectNothingLeft,
+		Steps: []resource.TestStep{
+			{
+				Config: env.etcdClusterConfig(3, 1, ""),
+				Check: func(s *terraform.State) error {
+					var err error
+					id, err = clusterID(s)
+					return err
+				},
+			},
+			{
+				PreConfig: func() { env.DeleteForward(env.Cluster(id), 50001) },
+				Config:    env.etcdClusterConfig(3, 1, ""),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply:             []plancheck.PlanCheck{expectOnlyChanged{clusterAddr, []string{"ssh_rules_in_sync"}}},
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				Check: env.checkCluster(t, 1, etcdFirewalls(1, 3)),
+			},
+		},
+	})
 }
