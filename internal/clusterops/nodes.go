@@ -2,7 +2,6 @@ package clusterops
 
 import (
 	"cmp"
-	"math"
 	"slices"
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
@@ -32,26 +31,19 @@ func NodesOf(c *cloudstack.Cluster, network rules.NetworkKind, etcdStartPort int
 	return nodesWithPorts(c, network, etcdStartPort, nil)
 }
 
-// portKey sorts nodes without an SSH port after those with one.
-func portKey(n Node) int {
-	if n.SSHPort == 0 {
-		return math.MaxInt
-	}
-	return n.SSHPort
-}
-
-// nodesWithPorts is NodesOf with the ports the forwards really give, where
-// known.
+// nodesWithPorts is NodesOf with the ports the forwards really give when
+// they were read (observed not nil): a node without a forward then has no
+// port (0), whatever CKS would give it.
 func nodesWithPorts(c *cloudstack.Cluster, network rules.NetworkKind, etcdStartPort int, observed map[string]int) []Node {
 	layout := layoutFor(c, network, etcdStartPort)
 	ports := sshPorts(layout)
+	if observed != nil && network != rules.NetworkDirect {
+		ports = observed
+	}
 	out := make([]Node, 0, len(c.VirtualMachines))
 	for i, vm := range c.VirtualMachines {
 		n := layout.Nodes[i]
 		port := ports[vm.ID]
-		if p, ok := observed[vm.ID]; ok {
-			port = p
-		}
 		out = append(out, Node{ID: vm.ID, Name: vm.Name, State: vm.State, Role: n.Role, External: n.External, SSHPort: port})
 	}
 	SortNodes(out)
@@ -59,20 +51,15 @@ func nodesWithPorts(c *cloudstack.Cluster, network rules.NetworkKind, etcdStartP
 }
 
 // SortNodes orders nodes etcd first, then control, then workers, each role
-// by SSH port (nodes without one last), then name. This is the order the
-// management server's VM map has on a healthy cluster, but it does not
-// depend on the order the API lists the map in, which it does not
-// guarantee.
+// by name, then id. CKS names a node after its creation time (and an etcd
+// node after its index too), so this is the order the management server's
+// VM map, and the SSH ports it gives, have on a healthy cluster; it depends
+// neither on the order the API lists the map in, which it does not
+// guarantee, nor on the ports, so a repaired forward moves no node.
 func SortNodes(nodes []Node) {
 	rank := map[naming.Role]int{naming.RoleEtcd: 0, naming.RoleControl: 1, naming.RoleWorker: 2}
 	slices.SortStableFunc(nodes, func(a, b Node) int {
-		if c := cmp.Compare(rank[a.Role], rank[b.Role]); c != 0 {
-			return c
-		}
-		if c := cmp.Compare(portKey(a), portKey(b)); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.Name, b.Name)
+		return cmp.Or(cmp.Compare(rank[a.Role], rank[b.Role]), cmp.Compare(a.Name, b.Name), cmp.Compare(a.ID, b.ID))
 	})
 }
 

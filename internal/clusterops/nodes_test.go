@@ -58,15 +58,21 @@ func TestNodesOfUnknownNamesFillTheControlSlots(t *testing.T) {
 		{ID: "x", Name: "external", IsExternalNode: true},
 	}}
 	got := NodesOf(c, rules.NetworkIsolated, 0)
-	roles := []naming.Role{naming.RoleControl, naming.RoleControl, naming.RoleWorker, naming.RoleWorker}
-	ports := []int{2222, 2223, 2224, 2225}
-	for i, n := range got {
-		if n.Role != roles[i] || n.SSHPort != ports[i] {
-			t.Errorf("node %s = %s on %d, want %s on %d", n.Name, n.Role, n.SSHPort, roles[i], ports[i])
+	want := map[string]Node{
+		"first": {Role: naming.RoleControl, SSHPort: 2222}, "second": {Role: naming.RoleControl, SSHPort: 2223},
+		"third": {Role: naming.RoleWorker, SSHPort: 2224}, "external": {Role: naming.RoleWorker, SSHPort: 2225, External: true},
+	}
+	var names []string
+	for _, n := range got {
+		names = append(names, n.Name)
+		if w := want[n.Name]; n.Role != w.Role || n.SSHPort != w.SSHPort || n.External != w.External {
+			t.Errorf("node %s = %s on %d (external %t), want %s on %d (external %t)", n.Name, n.Role, n.SSHPort, n.External,
+				w.Role, w.SSHPort, w.External)
 		}
 	}
-	if !got[3].External {
-		t.Errorf("external flag lost: %+v", got[3])
+	// Each role in name order.
+	if !slices.Equal(names, []string{"first", "second", "external", "third"}) {
+		t.Errorf("order %v", names)
 	}
 }
 

@@ -266,16 +266,17 @@ func (r *clusterResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 		"nodes": schema.ListNestedAttribute{
 			Computed: true,
 			MarkdownDescription: "The cluster's node VMs as CloudStack reports them: etcd nodes, control nodes, then " +
-				"workers, each role by SSH port (the order of CloudStack's VM map on a healthy cluster, whatever order the " +
-				"API lists it in).",
+				"workers, each role by name (CKS names nodes after their creation time, so this is the order of CloudStack's " +
+				"VM map on a healthy cluster, whatever order the API lists it in, and a repaired forward moves no node).",
 			NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
 				"id":    schema.StringAttribute{Computed: true, MarkdownDescription: "Id of the VM."},
 				"name":  schema.StringAttribute{Computed: true, MarkdownDescription: "Name of the VM."},
 				"role":  schema.StringAttribute{Computed: true, MarkdownDescription: "`control`, `worker` or `etcd`, from `isetcdnode` and CKS's naming rules."},
 				"state": schema.StringAttribute{Computed: true, MarkdownDescription: "State of the VM, such as `Running`."},
 				"ssh_port": schema.Int64Attribute{Computed: true, MarkdownDescription: "Public SSH port of the node on `ip_address`: " +
-					"`2222+i` for control and worker nodes, `etcd_ssh_start_port+j` for etcd nodes. Null on directly accessed " +
-					"(shared or routed) networks, where nodes are reached on their own address at port 22."},
+					"`2222+i` for control and worker nodes, `etcd_ssh_start_port+j` for etcd nodes, as the node's forward has it. " +
+					"Null for a node whose forward is missing (a plan that re-creates it shows the port it gets), and on directly " +
+					"accessed (shared or routed) networks, where nodes are reached on their own address at port 22."},
 			}},
 		},
 		"timeouts": clusterTimeouts(ctx),

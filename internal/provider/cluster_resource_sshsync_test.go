@@ -154,10 +154,51 @@ func (c expectOnlyChanged) CheckPlan(_ context.Context, req plancheck.CheckPlanR
 	resp.Error = fmt.Errorf("%s is not in the plan", c.addr)
 }
 
+// expectOnePortBack is a plan check: in nodes, exactly one element
+// changes, and only its ssh_port, from null to port.
+type expectOnePortBack struct {
+	addr string
+	port string
+}
+
+func (c expectOnePortBack) CheckPlan(_ context.Context, req plancheck.CheckPlanRequest, resp *plancheck.CheckPlanResponse) {
+	for _, rc := range req.Plan.ResourceChanges {
+		if rc.Address != c.addr {
+			continue
+		}
+		before, _ := rc.Change.Before.(map[string]any)["nodes"].([]any)
+		after, _ := rc.Change.After.(map[string]any)["nodes"].([]any)
+		if len(before) != len(after) {
+			resp.Error = fmt.Errorf("nodes %d -> %d", len(before), len(after))
+			return
+		}
+		changed := 0
+		for i := range before {
+			b, a := before[i].(map[string]any), after[i].(map[string]any)
+			if reflect.DeepEqual(a, b) {
+				continue
+			}
+			changed++
+			port := fmt.Sprint(a["ssh_port"]) // a json.Number
+			was := b["ssh_port"]
+			b["ssh_port"] = a["ssh_port"]
+			if was != nil || !reflect.DeepEqual(a, b) || port != c.port {
+				resp.Error = fmt.Errorf("node %d changes (ssh_port %v) %v -> %v, want only ssh_port null -> %v", i, was, b, a, c.port)
+				return
+			}
+		}
+		if changed != 1 {
+			resp.Error = fmt.Errorf("%d nodes change, want one", changed)
+		}
+		return
+	}
+	resp.Error = fmt.Errorf("%s is not in the plan", c.addr)
+}
+
 // TestAccCluster_repairPlanNamesOnlyWhatChanges: one etcd SSH forward is
-// deleted out of band; the plan that repairs it keeps every node known and
-// as it is (the forward comes back on its port), and changes nothing but
-// ssh_rules_in_sync.
+// deleted out of band; the refresh shows that node without an SSH port, and
+// the plan that repairs it keeps every node known and changes only that
+// node's port and ssh_rules_in_sync, whatever order the API lists rules in.
 func TestAccCluster_repairPlanNamesOnlyWhatChanges(t *testing.T) {
 	t.Parallel()
 	env := newSimEnv(t)
@@ -177,7 +218,10 @@ func TestAccCluster_repairPlanNamesOnlyWhatChanges(t *testing.T) {
 				PreConfig: func() { env.DeleteForward(env.Cluster(id), 50001) },
 				Config:    env.etcdClusterConfig(3, 1, ""),
 				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PreApply:             []plancheck.PlanCheck{expectOnlyChanged{clusterAddr, []string{"ssh_rules_in_sync"}}},
+					PreApply: []plancheck.PlanCheck{
+						expectOnlyChanged{clusterAddr, []string{"nodes", "ssh_rules_in_sync"}},
+						expectOnePortBack{clusterAddr, "50001"},
+					},
 					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
 				},
 				Check: env.checkCluster(t, 1, etcdFirewalls(1, 3)),
