@@ -61,10 +61,10 @@ func (d *kubernetesVersionDataSource) Schema(_ context.Context, _ datasource.Sch
 				Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
 			},
 			"semantic_version": schema.StringAttribute{
-				Optional:            true,
+				Optional: true,
 				MarkdownDescription: "Kubernetes release to look up, for example `1.33.13`. Exactly one of `semantic_version`, " +
 					"`name` and the pair `semantic_version_prefix`/`latest` must be set.",
-				Validators:          []validator.String{semanticVersionValidator()},
+				Validators: []validator.String{semanticVersionValidator()},
 			},
 			"name": schema.StringAttribute{
 				Optional:            true,
