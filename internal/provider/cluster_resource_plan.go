@@ -24,6 +24,7 @@ import (
 // handles a cluster whose VM map disagrees with its size, and decides which
 // computed values may change.
 func (r *clusterResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	defer r.refuseDeletion(ctx, req, resp) // cluster_resource_deletion_protection.go
 	if req.Plan.Raw.IsNull() {
 		return // destroy: nothing to add
 	}
