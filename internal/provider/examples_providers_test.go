@@ -88,7 +88,7 @@ func reattached(t *testing.T, servers map[string]func() tfprotov6.ProviderServer
 		go func() {
 			err := tf6server.Serve(addr, server, tf6server.WithDebug(ctx, config, closeCh),
 				tf6server.WithGoPluginLogger(hclog.New(&hclog.LoggerOptions{Output: io.Discard})),
-				tf6server.WithoutLogStderrOverride())
+				tf6server.WithoutLogStderrOverride(), tf6server.WithLoggingSink(t))
 			if err != nil {
 				t.Errorf("serving %s: %v", addr, err)
 				close(config)
