@@ -35,10 +35,10 @@ data "cks_service_offering" "any" {
 			{
 				Config: env.ProviderConfig(`
 data "cks_network" "typo" {
-  name = "sim-isolated-netwrok"
+  name = "sim-isolated-network-2"
 }
 `),
-				ExpectError: regexp.MustCompile(`(?s)Network Not Found.*no network visible to the caller is\s+named\s+"sim-isolated-netwrok".*sim-isolated-network\s+\(`),
+				ExpectError: regexp.MustCompile(`(?s)Network Not Found.*no network visible to the caller is\s+named\s+"sim-isolated-network-2".*sim-isolated-network\s+\(`),
 			},
 			{
 				Config: env.ProviderConfig(`

@@ -110,56 +110,51 @@ func replacingAttributes(ctx context.Context, s schema.Schema, req resource.Modi
 func replaces(ctx context.Context, a schema.Attribute, p path.Path, req resource.ModifyPlanRequest, diags *diag.Diagnostics) bool {
 	switch a := a.(type) {
 	case schema.StringAttribute:
-		var cfg, plan, state types.String
-		if !readValues(ctx, req, p, &cfg, &plan, &state, diags) {
-			return false
-		}
-		for _, m := range a.PlanModifiers {
+		return anyReplaces(ctx, req, p, diags, a.PlanModifiers, func(m planmodifier.String, cfg, plan, state types.String) bool {
 			r := &planmodifier.StringResponse{PlanValue: plan}
 			m.PlanModifyString(ctx, planmodifier.StringRequest{Path: p, PathExpression: p.Expression(), Config: req.Config,
 				ConfigValue: cfg, Plan: req.Plan, PlanValue: plan, State: req.State, StateValue: state, Private: req.Private}, r)
-			if r.RequiresReplace {
-				return true
-			}
-		}
+			return r.RequiresReplace
+		})
 	case schema.Int64Attribute:
-		var cfg, plan, state types.Int64
-		if !readValues(ctx, req, p, &cfg, &plan, &state, diags) {
-			return false
-		}
-		for _, m := range a.PlanModifiers {
+		return anyReplaces(ctx, req, p, diags, a.PlanModifiers, func(m planmodifier.Int64, cfg, plan, state types.Int64) bool {
 			r := &planmodifier.Int64Response{PlanValue: plan}
 			m.PlanModifyInt64(ctx, planmodifier.Int64Request{Path: p, PathExpression: p.Expression(), Config: req.Config,
 				ConfigValue: cfg, Plan: req.Plan, PlanValue: plan, State: req.State, StateValue: state, Private: req.Private}, r)
-			if r.RequiresReplace {
-				return true
-			}
-		}
+			return r.RequiresReplace
+		})
 	case schema.BoolAttribute:
-		var cfg, plan, state types.Bool
-		if !readValues(ctx, req, p, &cfg, &plan, &state, diags) {
-			return false
-		}
-		for _, m := range a.PlanModifiers {
+		return anyReplaces(ctx, req, p, diags, a.PlanModifiers, func(m planmodifier.Bool, cfg, plan, state types.Bool) bool {
 			r := &planmodifier.BoolResponse{PlanValue: plan}
 			m.PlanModifyBool(ctx, planmodifier.BoolRequest{Path: p, PathExpression: p.Expression(), Config: req.Config,
 				ConfigValue: cfg, Plan: req.Plan, PlanValue: plan, State: req.State, StateValue: state, Private: req.Private}, r)
-			if r.RequiresReplace {
-				return true
-			}
-		}
+			return r.RequiresReplace
+		})
 	case schema.MapAttribute:
-		var cfg, plan, state types.Map
-		if !readValues(ctx, req, p, &cfg, &plan, &state, diags) {
-			return false
-		}
-		for _, m := range a.PlanModifiers {
+		return anyReplaces(ctx, req, p, diags, a.PlanModifiers, func(m planmodifier.Map, cfg, plan, state types.Map) bool {
 			r := &planmodifier.MapResponse{PlanValue: plan}
 			m.PlanModifyMap(ctx, planmodifier.MapRequest{Path: p, PathExpression: p.Expression(), Config: req.Config,
 				ConfigValue: cfg, Plan: req.Plan, PlanValue: plan, State: req.State, StateValue: state, Private: req.Private}, r)
-			if r.RequiresReplace {
-				return true
-			}
+			return r.RequiresReplace
+		})
+	}
+	return false
+}
+
+// anyReplaces reads the attribute's configured, planned and prior values
+// and reports whether run finds a modifier that replaces.
+func anyReplaces[M any, V any](ctx context.Context, req resource.ModifyPlanRequest, p path.Path, diags *diag.Diagnostics,
+	modifiers []M, run func(m M, cfg, plan, state V) bool) bool {
+	if len(modifiers) == 0 {
+		return false
+	}
+	var cfg, plan, state V
+	if !readValues(ctx, req, p, &cfg, &plan, &state, diags) {
+		return false
+	}
+	for _, m := range modifiers {
+		if run(m, cfg, plan, state) {
+			return true
 		}
 	}
 	return false
