@@ -314,16 +314,20 @@ func TestReadmeQuickStart(t *testing.T) {
 	env.expectNothingLeftNow(t)
 }
 
-// The README's provider blocks, each with a look-up that makes it call the
-// API: the first with the simulator's URL for the example's, the second
-// with a cmk configuration naming the simulator, the third with the
-// simulator's TLS certificate authority for the example's file.
+// The README's provider blocks and the provider example, each with a
+// look-up that makes it call the API: the simulator's URL for the
+// examples', a cmk configuration naming the simulator for the profile, the
+// simulator's TLS certificate authority for the examples' file.
 func TestReadmeProviderBlocks(t *testing.T) {
 	t.Parallel()
 	env := newSimEnv(t)
 	tlsEnv := &simEnv{simtest.Start(t, simtest.WithTLS())}
 	r := newExampleRunner(t)
 	blocks := readmeBlocks(t)[1:]
+	providerExample, err := os.ReadFile(filepath.Join("..", "..", "examples", "provider", "provider.tf"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	if err := os.MkdirAll(filepath.Join(r.home, ".cmk"), 0o700); err != nil {
 		t.Fatal(err)
 	}
@@ -332,33 +336,74 @@ func TestReadmeProviderBlocks(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(r.home, ".cmk", "config"), []byte(cmk), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	substitutions := map[string]string{
-		"https://cloud.example.com/client/api": env.Info.APIURL,
-		"/etc/ssl/private-ca.pem":              tlsEnv.CAFile,
-	}
-	for i, block := range blocks {
-		hcl := block
-		for from, to := range substitutions {
-			hcl = strings.ReplaceAll(hcl, from, to)
-		}
-		if hcl == block && i != 1 {
-			t.Fatalf("provider block %d changed no value; the test no longer matches README.md:\n%s", i+1, block)
+	plain := []string{"TF_VAR_cloudstack_api_key=" + env.Info.APIKey, "TF_VAR_cloudstack_secret_key=" + env.Info.SecretKey}
+	tls := []string{"CLOUDSTACK_API_URL=" + tlsEnv.Info.APIURL, "CLOUDSTACK_API_KEY=" + tlsEnv.Info.APIKey,
+		"CLOUDSTACK_SECRET_KEY=" + tlsEnv.Info.SecretKey}
+	for i, c := range []struct {
+		hcl, from, to string
+		vars          []string
+	}{
+		{requiredProviders + blocks[0], "https://cloud.example.com/client/api", env.Info.APIURL, plain},
+		{requiredProviders + blocks[1], "", "", nil}, // the cmk profile names the simulator
+		{requiredProviders + blocks[2], "/etc/ssl/private-ca.pem", tlsEnv.CAFile, tls},
+		{string(providerExample), "https://cloud.example.com/client/api", env.Info.APIURL, plain},
+	} {
+		hcl := c.hcl
+		if c.from != "" {
+			if !strings.Contains(hcl, c.from) {
+				t.Fatalf("configuration %d no longer has %s; the test no longer matches it:\n%s", i+1, c.from, hcl)
+			}
+			hcl = strings.ReplaceAll(hcl, c.from, c.to)
 		}
 		hcl += declareVariables(hcl) + "data \"cks_zone\" \"probe\" {\n  name = \"sim-zone-1\"\n}\n"
 		work := t.TempDir()
-		if err := os.WriteFile(filepath.Join(work, "main.tf"), []byte(requiredProviders+hcl), 0o600); err != nil {
+		if err := os.WriteFile(filepath.Join(work, "main.tf"), []byte(hcl), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		vars := []string{"TF_VAR_cloudstack_api_key=" + env.Info.APIKey, "TF_VAR_cloudstack_secret_key=" + env.Info.SecretKey}
-		if i == 2 {
-			// api_url, api_key and secret_key from the environment.
-			vars = append(vars, "CLOUDSTACK_API_URL="+tlsEnv.Info.APIURL, "CLOUDSTACK_API_KEY="+tlsEnv.Info.APIKey,
-				"CLOUDSTACK_SECRET_KEY="+tlsEnv.Info.SecretKey)
-		}
 		r.terraform(work, nil, "init", "-input=false", "-no-color")
-		out := r.terraform(work, vars, "apply", "-auto-approve", "-input=false", "-no-color")
-		if !strings.Contains(out, "Apply complete!") {
-			t.Fatalf("provider block %d:\n%s", i+1, out)
+		out := r.terraform(work, c.vars, "apply", "-auto-approve", "-input=false", "-no-color")
+		if !strings.Contains(out, "data.cks_zone.probe: Read complete") {
+			t.Fatalf("configuration %d did not reach the API:\n%s", i+1, out)
 		}
 	}
+}
+
+// The `make demo` configuration, through its first steps: create, scale up
+// with the drift check on, destroy.
+func TestDemoConfiguration(t *testing.T) {
+	t.Parallel()
+	env := newSimEnv(t)
+	r := newExampleRunner(t)
+	work := r.copyExample(filepath.Join("..", "..", "examples", "demo"))
+	info := env.Info
+	info.PrivateKeyFile = env.KeyFile
+	data, err := json.Marshal(info)
+	if err != nil {
+		t.Fatal(err)
+	}
+	infoFile := filepath.Join(t.TempDir(), "cksim.json")
+	if err := os.WriteFile(infoFile, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	vars := []string{"TF_VAR_simulator_info_file=" + infoFile}
+	r.terraform(work, nil, "init", "-input=false", "-no-color")
+	r.terraform(work, append(vars, "TF_VAR_size=1"), "apply", "-auto-approve", "-input=false", "-no-color")
+	cluster := liveClusters(t, env)[0]
+	withDrift := append(vars, "TF_VAR_size=2", "TF_VAR_ssh_host_key="+strings.TrimSpace(string(ssh.MarshalAuthorizedKey(env.Sim.HostKey(cluster.ID)))))
+	r.terraform(work, withDrift, "apply", "-auto-approve", "-input=false", "-no-color")
+	var out struct {
+		Drift struct {
+			Value struct {
+				InSync bool `json:"in_sync"`
+			}
+		}
+	}
+	if err := json.Unmarshal([]byte(r.terraform(work, withDrift, "output", "-json")), &out); err != nil || !out.Drift.Value.InSync {
+		t.Fatalf("the demo's drift output after the scale: %+v, %v", out, err)
+	}
+	if c := env.Cluster(cluster.ID); c.Size != 2 {
+		t.Fatalf("the demo cluster has size %d after the scale", c.Size)
+	}
+	r.terraform(work, withDrift, "destroy", "-auto-approve", "-input=false", "-no-color")
+	env.expectNothingLeftNow(t)
 }
