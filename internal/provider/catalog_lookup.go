@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/datasourcevalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
@@ -82,5 +83,6 @@ func addLookupError(diags *diag.Diagnostics, err error, title string, nameRegex 
 	if errors.As(err, &le) && le.Ambiguous() {
 		summary = "Several " + title + "s Match"
 	}
-	diags.AddAttributeError(attr, summary, sentence(err.Error()))
+	detail := sentence(err.Error())
+	diags.AddAttributeError(attr, summary, strings.ToUpper(detail[:1])+detail[1:])
 }

@@ -38,7 +38,7 @@ data "cks_network" "typo" {
   name = "sim-isolated-network-2"
 }
 `),
-				ExpectError: regexp.MustCompile(`(?s)Network Not Found.*no network visible to the caller is\s+named\s+"sim-isolated-network-2".*sim-isolated-network\s+\(`),
+				ExpectError: regexp.MustCompile(`(?s)Network Not Found.*No network visible to the caller is\s+named\s+"sim-isolated-network-2".*sim-isolated-network\s+\(`),
 			},
 			{
 				Config: env.ProviderConfig(`
