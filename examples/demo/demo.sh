@@ -151,8 +151,8 @@ tfv=(-var "ssh_host_key=$HOST_KEY")
 step "Scale up to 2 workers"
 tf apply -json -auto-approve -var size=2 "${tfv[@]}" >"$WORK/apply2.log" 2>&1 || die "scale-up failed" "$WORK/apply2.log"
 diagnostics "$WORK/apply2.log"
-say "rules after the scale-up (CloudStack re-created the node SSH range; the provider then re-created the etcd"
-say "firewall rules after it, so that the next scale, by any client, picks the right rule):"
+say "rules after the scale-up (CloudStack re-created the node SSH range; the one etcd SSH range the provider made"
+say "right after the create is untouched, and no forward has its ports, so no scale, by any client, can pick it):"
 rule_table
 
 step "Scale down to 1 worker: plain CloudStack 4.22.1.1 fails here with error 530"

@@ -78,11 +78,12 @@ type NetworkReader interface {
 }
 
 // CatalogReader reads what the cloud offers: zones, service offerings,
-// Kubernetes versions and the CloudStack version itself.
+// projects, Kubernetes versions and the CloudStack version itself.
 type CatalogReader interface {
 	ListKubernetesSupportedVersions(ctx context.Context, zoneID string) ([]KubernetesVersion, error)
 	ListZones(ctx context.Context) ([]Zone, error)
-	ListServiceOfferings(ctx context.Context) ([]ServiceOffering, error)
+	ListServiceOfferings(ctx context.Context, p ListServiceOfferingsParams) ([]ServiceOffering, error)
+	ListProjects(ctx context.Context, p ListProjectsParams) ([]Project, error)
 	// CloudStackVersion is listCapabilities' cloudstackversion, e.g. "4.22.1.1".
 	CloudStackVersion(ctx context.Context) (string, error)
 }

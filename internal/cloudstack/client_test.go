@@ -412,8 +412,20 @@ func TestClientReadCalls(t *testing.T) {
 			"algorithm": "roundrobin", "publicipid": "ip-1", "publicip": "203.0.113.10", "networkid": "n-1", "state": "Active",
 		}}})
 	})
-	fake.handle("listServiceOfferings", okJSON("listServiceOfferings", map[string]any{"count": 1,
-		"serviceoffering": []map[string]any{{"id": "so-1", "name": "Medium", "cpunumber": 2, "memory": 4096}}}))
+	fake.handle("listServiceOfferings", func(_ *http.Request, p url.Values) (int, string) {
+		if p.Get("name") != "Medium" || p.Get("zoneid") != "z-1" {
+			t.Errorf("listServiceOfferings params = %v", p)
+		}
+		return 200, envelope("listServiceOfferings", map[string]any{"count": 1,
+			"serviceoffering": []map[string]any{{"id": "so-1", "name": "Medium", "cpunumber": 2, "memory": 4096}}})
+	})
+	fake.handle("listProjects", func(_ *http.Request, p url.Values) (int, string) {
+		if p.Get("name") != "team" || p.Get("listall") != "true" {
+			t.Errorf("listProjects params = %v", p)
+		}
+		return 200, envelope("listProjects", map[string]any{"count": 1,
+			"project": []map[string]any{{"id": "p-1", "name": "team", "displaytext": "Team", "state": "Active"}}})
+	})
 	fake.handle("listKubernetesSupportedVersions", func(_ *http.Request, p url.Values) (int, string) {
 		if p.Get("zoneid") != "z-1" {
 			t.Errorf("zoneid = %q", p.Get("zoneid"))
@@ -457,7 +469,7 @@ func TestClientReadCalls(t *testing.T) {
 		PrivatePort: 6443, Algorithm: "roundrobin", PublicIPID: "ip-1", PublicIP: "203.0.113.10", NetworkID: "n-1", State: "Active"}) {
 		t.Errorf("ListLoadBalancerRules = %+v, %v", lbs, err)
 	}
-	offs, err := c.ListServiceOfferings(ctx)
+	offs, err := c.ListServiceOfferings(ctx, ListServiceOfferingsParams{Name: "Medium", ZoneID: "z-1"})
 	if err != nil || len(offs) != 1 || offs[0] != (ServiceOffering{ID: "so-1", Name: "Medium", CPUNumber: 2, Memory: 4096}) {
 		t.Errorf("ListServiceOfferings = %+v, %v", offs, err)
 	}
@@ -468,6 +480,16 @@ func TestClientReadCalls(t *testing.T) {
 	}
 	if n := fake.recorded("listNetworks")[0].params.Get("listall"); n != "true" {
 		t.Errorf("listNetworks listall = %q", n)
+	}
+	prjs, err := c.ListProjects(ctx, ListProjectsParams{Name: "team"})
+	if err != nil || len(prjs) != 1 || prjs[0] != (Project{ID: "p-1", Name: "team", DisplayText: "Team", State: "Active"}) {
+		t.Errorf("ListProjects = %+v, %v", prjs, err)
+	}
+	if _, err := c.ListNetworks(ctx, ListNetworksParams{Keyword: "net", ZoneID: "z-1", ProjectID: "p-1"}); err != nil {
+		t.Fatal(err)
+	}
+	if p := fake.recorded("listNetworks")[1].params; p.Get("keyword") != "net" || p.Get("zoneid") != "z-1" || p.Get("projectid") != "p-1" {
+		t.Errorf("listNetworks params = %v", p)
 	}
 }
 

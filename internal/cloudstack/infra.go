@@ -31,13 +31,19 @@ func (c *Client) ListZones(ctx context.Context) ([]Zone, error) {
 }
 
 // ListServiceOfferings lists compute offerings, all pages.
-func (c *Client) ListServiceOfferings(ctx context.Context) ([]ServiceOffering, error) {
+func (c *Client) ListServiceOfferings(ctx context.Context, p ListServiceOfferingsParams) ([]ServiceOffering, error) {
 	const command = "listServiceOfferings"
 	return collectPages(ctx, command, c.pageSize, func(o ServiceOffering) string { return o.ID },
 		func(ctx context.Context, page, pageSize int) ([]ServiceOffering, int, error) {
 			r, _, err := call(ctx, c, command, callOpts{read: true},
 				func(cs *csgo.CloudStackClient) (*csgo.ListServiceOfferingsResponse, error) {
 					lp := cs.ServiceOffering.NewListServiceOfferingsParams()
+					if p.Name != "" {
+						lp.SetName(p.Name)
+					}
+					if p.ZoneID != "" {
+						lp.SetZoneid(p.ZoneID)
+					}
 					lp.SetPage(page)
 					lp.SetPagesize(pageSize)
 					return cs.ServiceOffering.ListServiceOfferings(lp)
@@ -48,6 +54,33 @@ func (c *Client) ListServiceOfferings(ctx context.Context) ([]ServiceOffering, e
 			out := make([]ServiceOffering, 0, len(r.ServiceOfferings))
 			for _, o := range r.ServiceOfferings {
 				out = append(out, ServiceOffering{ID: o.Id, Name: o.Name, CPUNumber: o.Cpunumber, Memory: o.Memory})
+			}
+			return out, r.Count, nil
+		})
+}
+
+// ListProjects lists projects, all pages, with listall.
+func (c *Client) ListProjects(ctx context.Context, p ListProjectsParams) ([]Project, error) {
+	const command = "listProjects"
+	return collectPages(ctx, command, c.pageSize, func(prj Project) string { return prj.ID },
+		func(ctx context.Context, page, pageSize int) ([]Project, int, error) {
+			r, _, err := call(ctx, c, command, callOpts{read: true},
+				func(cs *csgo.CloudStackClient) (*csgo.ListProjectsResponse, error) {
+					lp := cs.Project.NewListProjectsParams()
+					if p.Name != "" {
+						lp.SetName(p.Name)
+					}
+					lp.SetListall(true)
+					lp.SetPage(page)
+					lp.SetPagesize(pageSize)
+					return cs.Project.ListProjects(lp)
+				})
+			if err != nil {
+				return nil, 0, err
+			}
+			out := make([]Project, 0, len(r.Projects))
+			for _, prj := range r.Projects {
+				out = append(out, Project{ID: prj.Id, Name: prj.Name, DisplayText: prj.Displaytext, State: prj.State})
 			}
 			return out, r.Count, nil
 		})

@@ -119,6 +119,12 @@ func (c *Client) ListNetworks(ctx context.Context, p ListNetworksParams) ([]Netw
 					if p.ProjectID != "" {
 						lp.SetProjectid(p.ProjectID)
 					}
+					if p.Keyword != "" {
+						lp.SetKeyword(p.Keyword)
+					}
+					if p.ZoneID != "" {
+						lp.SetZoneid(p.ZoneID)
+					}
 					lp.SetListall(true)
 					lp.SetPage(page)
 					lp.SetPagesize(pageSize)

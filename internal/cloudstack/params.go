@@ -139,4 +139,28 @@ type ListNetworksParams struct {
 	ID string
 	// ProjectID lists a project's networks (see ListRulesParams).
 	ProjectID string
+	// Keyword is a LIKE %keyword% match on the name, on every release
+	// (NetworkServiceImpl.createNetworkSearchCriteria); the name parameter
+	// came later. Callers match names exactly themselves.
+	Keyword string
+	ZoneID  string
+}
+
+// ListServiceOfferingsParams filters listServiceOfferings. Zero values are
+// not sent.
+type ListServiceOfferingsParams struct {
+	// Name is an EQ match in SQL, so case-insensitive under CloudStack's
+	// database collation (QueryManagerImpl.searchForServiceOfferingIdsAndCount).
+	Name string
+	// ZoneID keeps the offerings usable in the zone: those restricted to it
+	// and those restricted to no zone.
+	ZoneID string
+}
+
+// ListProjectsParams filters listProjects, which is always sent with
+// listall so that an admin sees every project; a user sees the projects
+// they belong to (QueryManagerImpl.listProjectsInternal).
+type ListProjectsParams struct {
+	// Name is an EQ match in SQL (case-insensitive, as above).
+	Name string
 }

@@ -171,6 +171,14 @@ type ServiceOffering struct {
 	Memory    int
 }
 
+// Project is a CloudStack project.
+type Project struct {
+	ID          string
+	Name        string
+	DisplayText string
+	State       string
+}
+
 // AsyncRef is what an async create call returns at once: the new entity's id
 // (empty for non-create commands) and the job to wait for.
 type AsyncRef struct {

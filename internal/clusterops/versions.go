@@ -18,15 +18,28 @@ func usableVersion(v cloudstack.KubernetesVersion) bool {
 	return strings.EqualFold(v.State, "Enabled") && strings.EqualFold(v.ISOState, "Ready")
 }
 
-// FindVersion looks a usable Kubernetes version of the zone up by semantic
-// version or by name; when there is none it says why and which versions
-// could be used instead. A failure to list is returned as ListErr.
-func (e *Engine) FindVersion(ctx context.Context, zoneID, semver, name string) (cloudstack.KubernetesVersion, error) {
+// VersionQuery selects one Kubernetes version: by exact SemanticVersion or
+// Name, or among the usable versions whose semantic version starts with
+// Prefix (all when empty), the only one or, with Latest, the newest.
+type VersionQuery struct {
+	SemanticVersion string
+	Name            string
+	Prefix          string
+	Latest          bool
+}
+
+// FindVersion looks a usable Kubernetes version of the zone up; when there
+// is none it says why and which versions could be used instead. A failure
+// to list is returned as ListErr.
+func (e *Engine) FindVersion(ctx context.Context, zoneID string, q VersionQuery) (cloudstack.KubernetesVersion, error) {
 	versions, err := e.api.ListKubernetesSupportedVersions(ctx, zoneID)
 	if err != nil {
 		return cloudstack.KubernetesVersion{}, &ListError{What: "the Kubernetes versions of zone " + zoneID, Err: err}
 	}
-	return pickVersion(versions, semver, name)
+	if q.SemanticVersion != "" || q.Name != "" {
+		return pickVersion(versions, q.SemanticVersion, q.Name)
+	}
+	return selectVersion(versions, q.Prefix, q.Latest)
 }
 
 // ListError is a list call that failed, as opposed to a lookup that found

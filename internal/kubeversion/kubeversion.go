@@ -63,15 +63,63 @@ func (v Version) Compare(o Version) int {
 	return 0
 }
 
-// CheckUpgrade applies the server's rule for upgradeKubernetesCluster: same
-// major version, at most one minor release ahead, and never a downgrade. The
-// messages follow the server's own wording.
+// CheckUpgrade applies the server's rule for upgradeKubernetesCluster
+// (KubernetesVersionManagerImpl.canUpgradeKubernetesVersion): a newer
+// version, of the same major version and at most one minor release ahead.
+// The messages follow the server's own wording.
 func CheckUpgrade(from, to Version) error {
 	switch {
+	case to.Compare(from) == 0:
+		return fmt.Errorf("kubernetes clusters can not be upgraded, current version: %s, upgrade version: %s", from, to)
 	case to.Compare(from) < 0:
 		return fmt.Errorf("kubernetes clusters can not be downgraded, current version: %s, upgrade version: %s", from, to)
 	case to.Major != from.Major || to.Minor > from.Minor+1:
 		return fmt.Errorf("kubernetes clusters can be upgraded between next minor or patch version releases, current version: %s, upgrade version: %s", from, to)
 	}
 	return nil
+}
+
+// Prefix is the leading components of a version: "1" or "1.33" (or a whole
+// version), as in "the newest 1.33".
+type Prefix struct {
+	parts []int
+}
+
+// ParsePrefix reads "1", "1.33" or "1.33.13", with or without a leading v.
+func ParsePrefix(s string) (Prefix, error) {
+	trimmed := strings.TrimPrefix(strings.TrimSpace(s), "v")
+	parts := strings.Split(trimmed, ".")
+	if trimmed == "" || len(parts) > 3 {
+		return Prefix{}, fmt.Errorf("%q is not a version prefix like 1.33", s)
+	}
+	p := Prefix{parts: make([]int, len(parts))}
+	for i, part := range parts {
+		n, err := strconv.Atoi(part)
+		if err != nil || n < 0 {
+			return Prefix{}, fmt.Errorf("%q is not a version prefix like 1.33", s)
+		}
+		p.parts[i] = n
+	}
+	return p, nil
+}
+
+// Matches reports whether v starts with the prefix, component by component:
+// 1.33 matches 1.33.0 and 1.33.13, not 1.330.0.
+func (p Prefix) Matches(v Version) bool {
+	full := []int{v.Major, v.Minor, v.Patch}
+	for i, n := range p.parts {
+		if full[i] != n {
+			return false
+		}
+	}
+	return true
+}
+
+// String formats the prefix as given, without a leading v.
+func (p Prefix) String() string {
+	out := make([]string, len(p.parts))
+	for i, n := range p.parts {
+		out[i] = strconv.Itoa(n)
+	}
+	return strings.Join(out, ".")
 }

@@ -36,13 +36,14 @@ func TestCheckUpgrade(t *testing.T) {
 		}
 		return out
 	}
-	allowed := [][2]string{{"1.33.13", "1.33.14"}, {"1.33.13", "1.34.2"}, {"1.33.13", "1.34.0"}, {"1.33.13", "1.33.13"}}
+	allowed := [][2]string{{"1.33.13", "1.33.14"}, {"1.33.13", "1.34.2"}, {"1.33.13", "1.34.0"}}
 	for _, c := range allowed {
 		if err := CheckUpgrade(v(c[0]), v(c[1])); err != nil {
 			t.Errorf("%s -> %s refused: %v", c[0], c[1], err)
 		}
 	}
 	refused := map[[2]string]string{
+		{"1.33.13", "1.33.13"}: "can not be upgraded, current version: 1.33.13",
 		{"1.34.2", "1.33.13"}:  "can not be downgraded",
 		{"1.34.2", "1.34.1"}:   "can not be downgraded",
 		{"1.33.13", "1.35.0"}:  "next minor or patch",
@@ -71,4 +72,44 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("round trip of %q: %v, %v", s, again, err)
 		}
 	})
+}
+
+func TestPrefixMatchesWholeComponents(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		prefix, version string
+		want            bool
+	}{
+		{"1.33", "1.33.0", true},
+		{"1.33", "1.33.13", true},
+		{"v1.33", "1.33.13", true},
+		{"1", "1.34.2", true},
+		{"1.33", "1.330.0", false},
+		{"1.33", "1.3.3", false},
+		{"1.3", "1.33.1", false},
+		{"1.33.1", "1.33.13", false},
+		{"1.33.13", "1.33.13", true},
+		{"2", "1.33.13", false},
+	}
+	for _, c := range cases {
+		p, err := ParsePrefix(c.prefix)
+		if err != nil {
+			t.Fatalf("ParsePrefix(%q): %v", c.prefix, err)
+		}
+		v, err := Parse(c.version)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := p.Matches(v); got != c.want {
+			t.Errorf("%q matches %q = %v, want %v", c.prefix, c.version, got, c.want)
+		}
+	}
+	for _, bad := range []string{"", "v", "1.", "1.x", "1.2.3.4", "-1", "1.33-rc"} {
+		if _, err := ParsePrefix(bad); err == nil {
+			t.Errorf("ParsePrefix(%q) accepted a bad prefix", bad)
+		}
+	}
+	if p, _ := ParsePrefix(" v1.33 "); p.String() != "1.33" {
+		t.Errorf("String() = %q", p.String())
+	}
 }

@@ -63,6 +63,7 @@ type clusterResourceModel struct {
 	APICIDRs                types.List   `tfsdk:"api_cidrs"`
 	RecreateUserHazardRules types.Bool   `tfsdk:"recreate_user_hazard_rules"`
 	AllowRestartForRecovery types.Bool   `tfsdk:"allow_restart_for_recovery"`
+	DeletionProtection      types.Bool   `tfsdk:"deletion_protection"`
 	// CloudStackState is the state CloudStack reports; State is the desired
 	// one, refreshed only when CloudStack's is Running or Stopped.
 	CloudStackState types.String `tfsdk:"cloudstack_state"`

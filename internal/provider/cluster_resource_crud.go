@@ -94,6 +94,9 @@ func (r *clusterResource) Delete(ctx context.Context, req resource.DeleteRequest
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	if refuseProtectedDelete(&state, &resp.Diagnostics) {
+		return
+	}
 	if r.data == nil {
 		notConfigured(&resp.Diagnostics)
 		return

@@ -88,6 +88,9 @@ func refreshModel(ctx context.Context, m *clusterResourceModel, obs *clusterops.
 	if m.AllowRestartForRecovery.IsNull() || m.AllowRestartForRecovery.IsUnknown() {
 		m.AllowRestartForRecovery = types.BoolValue(false)
 	}
+	if m.DeletionProtection.IsNull() || m.DeletionProtection.IsUnknown() {
+		m.DeletionProtection = types.BoolValue(false) // imported or moved: the default
+	}
 	return diags
 }
 

@@ -31,6 +31,7 @@ import (
 // checks concerns a destroy or a replacement. Update makes the same checks
 // again and refuses with errors before changing anything.
 func (r *clusterResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	defer r.refuseDeletion(ctx, req, resp) // cluster_resource_deletion_protection.go
 	if req.Plan.Raw.IsNull() {
 		return // destroy: nothing to add
 	}
@@ -47,6 +48,11 @@ func (r *clusterResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 	}
 	if planReplacement(ctx, &plan, &state, resp) {
 		return
+	}
+	var s resource.SchemaResponse
+	r.Schema(ctx, resource.SchemaRequest{}, &s)
+	if len(replacingAttributes(ctx, s.Schema, req, &resp.Diagnostics)) > 0 {
+		return // a new cluster: nothing of an update applies
 	}
 	if cfg.AllowRestartForRecovery.ValueBool() {
 		resp.Diagnostics.AddAttributeWarning(pathAllowRestart, "Attribute Has No Effect", allowRestartNoEffect)

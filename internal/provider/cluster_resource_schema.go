@@ -284,6 +284,7 @@ func (r *clusterResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 	for name, a := range clusterExtraAttributes() {
 		attrs[name] = a
 	}
+	attrs["deletion_protection"] = deletionProtectionAttribute()
 	resp.Schema = schema.Schema{MarkdownDescription: clusterResourceDescription, Attributes: attrs}
 }
 

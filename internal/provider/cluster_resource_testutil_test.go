@@ -163,3 +163,12 @@ func expectAttr(attr string, check knownvalue.Check) statecheck.StateCheck {
 func regexpMust(expr string) *regexp.Regexp { return regexp.MustCompile(expr) }
 
 func tfjsonpathOf(attr string) tfjsonpath.Path { return tfjsonpath.New(attr) }
+
+// expectNothingLeftNow fails the test unless the simulator has no cluster,
+// VM or rule left.
+func (e *simEnv) expectNothingLeftNow(t *testing.T) {
+	t.Helper()
+	if err := e.expectNothingLeft(nil); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -41,3 +41,71 @@ data "cks_kubernetes_version" "missing" {
 		},
 	})
 }
+
+// The newest 1.34, the one 1.33, and what an upgrade pipeline asks: the
+// versions a cluster of 1.33.13 may be upgraded to.
+func TestAccKubernetesVersionSelection(t *testing.T) {
+	t.Parallel()
+	env := newSimEnv(t)
+	zone := `zone_id = "` + env.Info.ZoneID + `"`
+	accTest(t, resource.TestCase{
+		Steps: []resource.TestStep{
+			{
+				Config: env.ProviderConfig(`
+data "cks_kubernetes_version" "two" {
+  ` + zone + `
+  semantic_version_prefix = "1.34"
+}
+`),
+				ExpectError: regexp.MustCompile(`(?s)Several Kubernetes Versions Match.*semantic_version_prefix.*2 usable\s+Kubernetes\s+versions\s+match:\s+v1.34.4.*v1.34.2.*Set\s+latest\s+=\s+true`),
+			},
+			{
+				Config: env.ProviderConfig(`
+data "cks_kubernetes_version" "both" {
+  ` + zone + `
+  semantic_version = "1.34.2"
+  latest           = true
+}
+`),
+				ExpectError: regexp.MustCompile(`(?s)Invalid Attribute Combination`),
+			},
+			{
+				Config: env.ProviderConfig(`
+data "cks_kubernetes_version" "newest_134" {
+  ` + zone + `
+  semantic_version_prefix = "1.34"
+  latest                  = true
+}
+data "cks_kubernetes_version" "only_133" {
+  ` + zone + `
+  semantic_version_prefix = "1.33"
+}
+data "cks_kubernetes_version" "newest" {
+  ` + zone + `
+  latest = true
+}
+data "cks_kubernetes_versions" "next" {
+  ` + zone + `
+  upgradable_from = data.cks_kubernetes_version.only_133.semantic_version
+}
+data "cks_kubernetes_versions" "recent" {
+  ` + zone + `
+  min_semantic_version = "1.33"
+}
+`),
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue("data.cks_kubernetes_version.newest_134", tfjsonpath.New("id"), knownvalue.StringExact(env.VersionID("1.34.4"))),
+					statecheck.ExpectKnownValue("data.cks_kubernetes_version.only_133", tfjsonpath.New("id"), knownvalue.StringExact(env.VersionID("1.33.13"))),
+					// 1.35.0 is newer but Disabled.
+					statecheck.ExpectKnownValue("data.cks_kubernetes_version.newest", tfjsonpath.New("semantic_version"), knownvalue.StringExact("1.34.4")),
+					statecheck.ExpectKnownValue("data.cks_kubernetes_versions.next", tfjsonpath.New("ids"), knownvalue.ListExact([]knownvalue.Check{
+						knownvalue.StringExact(env.VersionID("1.34.4")), knownvalue.StringExact(env.VersionID("1.34.2")),
+					})),
+					statecheck.ExpectKnownValue("data.cks_kubernetes_versions.recent", tfjsonpath.New("versions").AtSliceIndex(2).AtMapKey("semantic_version"),
+						knownvalue.StringExact("1.33.13")),
+					statecheck.ExpectKnownValue("data.cks_kubernetes_versions.recent", tfjsonpath.New("versions"), knownvalue.ListSizeExact(3)),
+				},
+			},
+		},
+	})
+}

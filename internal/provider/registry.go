@@ -14,6 +14,11 @@ var (
 
 	dataSourceConstructors = []func() datasource.DataSource{
 		newKubernetesVersionDataSource,
+		newKubernetesVersionsDataSource,
+		newZoneDataSource,
+		newServiceOfferingDataSource,
+		newNetworkDataSource,
+		newProjectDataSource,
 		newClusterDataSource,
 		newClusterDriftDataSource,
 		newClustersDriftDataSource,

@@ -2,9 +2,14 @@ package provider
 
 import (
 	"context"
+	"os"
+	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/drift"
 
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
@@ -39,7 +44,9 @@ func TestEverySchemaElementIsDescribed(t *testing.T) {
 		schemas["ephemeral resource "+name] = s
 	}
 	for _, want := range []string{"resource cks_cluster", "data source cks_cluster_drift", "data source cks_clusters_drift",
-		"data source cks_cluster", "data source cks_kubernetes_version", "ephemeral resource cks_cluster_kubeconfig"} {
+		"data source cks_cluster", "data source cks_kubernetes_version", "ephemeral resource cks_cluster_kubeconfig",
+		"data source cks_kubernetes_versions", "data source cks_zone", "data source cks_service_offering", "data source cks_network",
+		"data source cks_project"} {
 		if schemas[want] == nil {
 			t.Errorf("the provider does not serve %s", want)
 		}
@@ -91,4 +98,37 @@ func undescribedNested(prefix string, o *tfprotov6.SchemaObject) []string {
 		}
 	}
 	return out
+}
+
+// TestDocsDescriptionsReadAsText checks the description of every generated
+// page's front matter, which registries show as plain text: tfplugindocs
+// renders a Markdown list there with its items run together, so a sentence
+// must not run into the next ("etcdnodes.The owner's") and the drift pages
+// must name every finding kind apart.
+func TestDocsDescriptionsReadAsText(t *testing.T) {
+	t.Parallel()
+	pages, err := filepath.Glob(filepath.Join("..", "..", "docs", "*", "*.md"))
+	if err != nil || len(pages) < 10 {
+		t.Fatalf("docs pages: %v, %v", pages, err)
+	}
+	glued := regexp.MustCompile(`[a-z)]\.[A-Z]`)
+	for _, page := range pages {
+		data, err := os.ReadFile(page)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, rest, _ := strings.Cut(string(data), "description: |-\n")
+		description, _, _ := strings.Cut(rest, "\n---")
+		if m := glued.FindString(description); m != "" {
+			t.Errorf("%s: the description runs sentences together (%q)", page, m)
+		}
+		if !strings.Contains(page, "data-sources") || !strings.Contains(page, "drift") {
+			continue
+		}
+		for _, kind := range drift.Kinds() {
+			if !regexp.MustCompile(`[\s,:]` + kind + `[\s,.]`).MatchString(description) {
+				t.Errorf("%s: the description does not name finding kind %s apart", page, kind)
+			}
+		}
+	}
 }

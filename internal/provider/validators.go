@@ -50,6 +50,16 @@ func semanticVersionValidator() validator.String {
 		}}
 }
 
+// versionPrefixValidator accepts the leading components of a semantic
+// version, such as 1.33.
+func versionPrefixValidator() validator.String {
+	return stringCheck{description: "value must be the leading components of a Kubernetes version, such as 1.33",
+		summary: "Invalid Version Prefix", check: func(v string) error {
+			_, err := kubeversion.ParsePrefix(v)
+			return err
+		}}
+}
+
 // cidrValidator rejects values that are not IPv4 or IPv6 CIDRs: the
 // validators module has none, and nettypes is not a dependency.
 func cidrValidator() validator.String {

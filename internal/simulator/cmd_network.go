@@ -24,7 +24,9 @@ func cmdListNetworks(s *Simulator, c *caller, p params) (map[string]any, *apiErr
 			forVPCGiven && forVPC != (n.vpcID != ""),
 			p.has("type") && !strings.EqualFold(p.str("type"), n.netType),
 			p.has("zoneid") && !strings.EqualFold(p.str("zoneid"), n.zoneID),
-			!matchesKeyword(p, n.name, n.displayText):
+			// keyword is a LIKE on the name only
+			// (NetworkServiceImpl.createNetworkSearchCriteria).
+			!matchesKeyword(p, n.name):
 			continue
 		}
 		items = append(items, s.renderNetwork(n))

@@ -1,15 +1,35 @@
-data "cks_kubernetes_version" "v133" {
-  zone_id          = var.zone_id
-  semantic_version = "1.33.13"
+# Names in, ids out: the zone, the offering, the network and the Kubernetes
+# version are looked up by name; each look-up fails, naming what it found,
+# unless exactly one matches.
+data "cks_zone" "this" {
+  name = var.zone
 }
 
-# One control node, three separate etcd nodes and two workers on an isolated
-# network that CloudStack creates for the cluster.
+data "cks_service_offering" "medium" {
+  name    = var.service_offering
+  zone_id = data.cks_zone.this.id
+}
+
+data "cks_network" "k8s" {
+  name    = var.network
+  zone_id = data.cks_zone.this.id
+}
+
+# The newest Enabled 1.33 release of the zone.
+data "cks_kubernetes_version" "v133" {
+  zone_id                 = data.cks_zone.this.id
+  semantic_version_prefix = "1.33"
+  latest                  = true
+}
+
+# One control node, three separate etcd nodes and two workers on an existing
+# isolated network.
 resource "cks_cluster" "example" {
   name                  = "example"
-  zone_id               = var.zone_id
+  zone_id               = data.cks_zone.this.id
   kubernetes_version_id = data.cks_kubernetes_version.v133.id
-  service_offering_id   = var.service_offering_id
+  service_offering_id   = data.cks_service_offering.medium.id
+  network_id            = data.cks_network.k8s.id
   keypair               = var.keypair
 
   control_nodes       = 1
@@ -17,27 +37,36 @@ resource "cks_cluster" "example" {
   size                = 2
   node_root_disk_size = 40
 
-  # A cluster left in Alert with a stale size by the CloudStack 4.21-4.22.1.1
-  # scale bug is recovered on the next apply; the recovery stops and starts
-  # the cluster, which interrupts workloads, so it needs this opt-in.
-  allow_restart_for_recovery = true
+  # A plan that would destroy or replace the cluster fails while this is true.
+  deletion_protection = var.deletion_protection
 
   timeouts = {
     create = "90m"
   }
 }
 
-variable "zone_id" {
+variable "zone" {
   type = string
 }
 
-variable "service_offering_id" {
+variable "service_offering" {
   type = string
+}
+
+variable "network" {
+  description = "Name of the isolated network the cluster joins."
+  type        = string
 }
 
 variable "keypair" {
   description = "SSH key pair whose public key CKS authorises for user cloud on every node."
   type        = string
+}
+
+variable "deletion_protection" {
+  description = "Refuse plans that would delete the cluster; set it to false and apply before a destroy."
+  type        = bool
+  default     = true
 }
 
 output "ssh_ports" {

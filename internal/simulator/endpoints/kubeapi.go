@@ -112,10 +112,17 @@ func (h *kubeAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			typeMeta:     typeMeta{Kind: "APIResourceList", APIVersion: "v1"},
 			GroupVersion: "v1",
 			Resources: []apiResource{{
+				Name: "namespaces", SingularName: "namespace", Kind: "Namespace",
+				Verbs: []string{"get", "list"}, ShortNames: []string{"ns"},
+			}, {
 				Name: "nodes", SingularName: "node", Kind: "Node",
 				Verbs: []string{"get", "list"}, ShortNames: []string{"no"},
 			}},
 		})
+	case path == "/api/v1/namespaces":
+		h.serveNamespaces(w, r, "")
+	case strings.HasPrefix(path, "/api/v1/namespaces/") && !strings.Contains(path[len("/api/v1/namespaces/"):], "/"):
+		h.serveNamespaces(w, r, path[len("/api/v1/namespaces/"):])
 	case path == "/api/v1/nodes":
 		h.serveNodes(w, r, "")
 	case strings.HasPrefix(path, "/api/v1/nodes/") && !strings.Contains(path[len("/api/v1/nodes/"):], "/"):
@@ -192,7 +199,7 @@ func (h *kubeAPI) serveNodes(w http.ResponseWriter, r *http.Request, name string
 			return
 		}
 		for _, n := range all {
-			if sel.matches(toKubeNode(h.clusterID, n, now)) {
+			if sel.matches(toKubeNode(h.clusterID, n, now).Metadata) {
 				nodes = append(nodes, n)
 			}
 		}

@@ -418,7 +418,8 @@ func TestKubeAPIDiscovery(t *testing.T) {
 	if err := json.Unmarshal(body, &resources); err != nil || resources.GroupVersion != "v1" {
 		t.Fatalf("/api/v1 = %s (%v)", body, err)
 	}
-	if len(resources.APIResources) != 1 || resources.APIResources[0].Name != "nodes" || resources.APIResources[0].Namespaced {
+	if len(resources.APIResources) != 2 || resources.APIResources[0].Name != "namespaces" || resources.APIResources[1].Name != "nodes" ||
+		resources.APIResources[0].Namespaced || resources.APIResources[1].Namespaced {
 		t.Fatalf("/api/v1 resources = %+v", resources.APIResources)
 	}
 

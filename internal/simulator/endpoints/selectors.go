@@ -68,11 +68,11 @@ func parseTerm(term string, allowExists bool) (requirement, error) {
 	return requirement{key: term, op: "exists"}, nil
 }
 
-func (s selector) matches(n kubeNode) bool {
+func (s selector) matches(m objectMeta) bool {
 	for _, r := range s {
-		value, has := n.Metadata.Labels[r.key]
+		value, has := m.Labels[r.key]
 		if r.onName {
-			value, has = n.Metadata.Name, true
+			value, has = m.Name, true
 		}
 		var ok bool
 		switch r.op {

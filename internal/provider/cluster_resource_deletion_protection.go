@@ -1,0 +1,174 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+)
+
+// deletion_protection lives only in the state: CloudStack has no such
+// setting, so a refresh keeps it and an import starts with the default.
+
+var pathDeletionProtection = path.Root("deletion_protection")
+
+func deletionProtectionAttribute() schema.Attribute {
+	return schema.BoolAttribute{
+		Optional: true,
+		Computed: true,
+		Default:  booldefault.StaticBool(false),
+		MarkdownDescription: "Default `false`. With `true`, a plan that would delete the cluster fails, naming this " +
+			"attribute: `terraform destroy`, removing the resource from the configuration, and a change that replaces the " +
+			"cluster (such as a new `name` or `zone_id`); a delete the plan could not foresee (`-replace`) fails at apply, " +
+			"before anything is deleted. It is the provider's own setting, kept in the state only: it protects against " +
+			"Terraform, not against the UI or cmk. Set it to `false` and apply before deleting the cluster. An imported " +
+			"cluster starts with `false`.",
+	}
+}
+
+// refuseDeletion, deferred at the top of ModifyPlan, fails a plan that
+// would delete a cluster whose state has deletion_protection = true: a
+// destroy (no planned state), or an update that CloudStack cannot make in
+// place, so that Terraform replaces the cluster.
+func (r *clusterResource) refuseDeletion(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if req.State.Raw.IsNull() {
+		return // create
+	}
+	var protected types.Bool
+	resp.Diagnostics.Append(req.State.GetAttribute(ctx, pathDeletionProtection, &protected)...)
+	if !protected.ValueBool() {
+		return
+	}
+	id := stateID(ctx, req)
+	if req.Plan.Raw.IsNull() {
+		resp.Diagnostics.AddAttributeError(pathDeletionProtection, "Cluster Is Protected From Deletion",
+			fmt.Sprintf("Cluster %s has deletion_protection = true, so it is not destroyed. Set deletion_protection = false "+
+				"and apply, then destroy it.", id))
+		return
+	}
+	var s resource.SchemaResponse
+	r.Schema(ctx, resource.SchemaRequest{}, &s)
+	replacing := append(replacingAttributes(ctx, s.Schema, req, &resp.Diagnostics), resp.RequiresReplace...)
+	if len(replacing) == 0 {
+		return
+	}
+	names := make([]string, 0, len(replacing))
+	for _, p := range replacing {
+		names = append(names, p.String())
+	}
+	sort.Strings(names)
+	resp.Diagnostics.AddAttributeError(pathDeletionProtection, "Cluster Is Protected From Deletion",
+		fmt.Sprintf("The change of %s replaces cluster %s, which deletes it, and it has deletion_protection = true. "+
+			"Undo the change, or set deletion_protection = false and apply first.", strings.Join(names, ", "), id))
+}
+
+// refuseProtectedDelete fails a delete of a protected cluster that no plan
+// refused, such as one forced with -replace.
+func refuseProtectedDelete(state *clusterResourceModel, diags *diag.Diagnostics) bool {
+	if !state.DeletionProtection.ValueBool() {
+		return false
+	}
+	diags.AddAttributeError(pathDeletionProtection, "Cluster Is Protected From Deletion",
+		fmt.Sprintf("Cluster %s has deletion_protection = true, so it was not deleted. Set deletion_protection = false and "+
+			"apply, then delete or replace it.", state.ID.ValueString()))
+	return true
+}
+
+func stateID(ctx context.Context, req resource.ModifyPlanRequest) string {
+	var id types.String
+	req.State.GetAttribute(ctx, path.Root("id"), &id)
+	return id.ValueString()
+}
+
+// replacingAttributes runs the plan modifiers of the schema's top-level
+// attributes on the final plan and returns those that ask for a
+// replacement. Terraform hands the resource's ModifyPlan only the
+// replacements it asks for itself, not the attributes' own; the modifiers
+// decide on values the plan already holds, so running them again gives
+// the framework's answer.
+func replacingAttributes(ctx context.Context, s schema.Schema, req resource.ModifyPlanRequest, diags *diag.Diagnostics) path.Paths {
+	var out path.Paths
+	for name, a := range s.Attributes {
+		p := path.Root(name)
+		if replaces(ctx, a, p, req, diags) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// replaces reports whether one of a's plan modifiers asks for a
+// replacement. modifiedKinds lists the kinds it evaluates.
+func replaces(ctx context.Context, a schema.Attribute, p path.Path, req resource.ModifyPlanRequest, diags *diag.Diagnostics) bool {
+	switch a := a.(type) {
+	case schema.StringAttribute:
+		return anyReplaces(ctx, req, p, diags, a.PlanModifiers, func(m planmodifier.String, cfg, plan, state types.String) bool {
+			r := &planmodifier.StringResponse{PlanValue: plan}
+			m.PlanModifyString(ctx, planmodifier.StringRequest{Path: p, PathExpression: p.Expression(), Config: req.Config,
+				ConfigValue: cfg, Plan: req.Plan, PlanValue: plan, State: req.State, StateValue: state, Private: req.Private}, r)
+			return r.RequiresReplace
+		})
+	case schema.Int64Attribute:
+		return anyReplaces(ctx, req, p, diags, a.PlanModifiers, func(m planmodifier.Int64, cfg, plan, state types.Int64) bool {
+			r := &planmodifier.Int64Response{PlanValue: plan}
+			m.PlanModifyInt64(ctx, planmodifier.Int64Request{Path: p, PathExpression: p.Expression(), Config: req.Config,
+				ConfigValue: cfg, Plan: req.Plan, PlanValue: plan, State: req.State, StateValue: state, Private: req.Private}, r)
+			return r.RequiresReplace
+		})
+	case schema.BoolAttribute:
+		return anyReplaces(ctx, req, p, diags, a.PlanModifiers, func(m planmodifier.Bool, cfg, plan, state types.Bool) bool {
+			r := &planmodifier.BoolResponse{PlanValue: plan}
+			m.PlanModifyBool(ctx, planmodifier.BoolRequest{Path: p, PathExpression: p.Expression(), Config: req.Config,
+				ConfigValue: cfg, Plan: req.Plan, PlanValue: plan, State: req.State, StateValue: state, Private: req.Private}, r)
+			return r.RequiresReplace
+		})
+	case schema.MapAttribute:
+		return anyReplaces(ctx, req, p, diags, a.PlanModifiers, func(m planmodifier.Map, cfg, plan, state types.Map) bool {
+			r := &planmodifier.MapResponse{PlanValue: plan}
+			m.PlanModifyMap(ctx, planmodifier.MapRequest{Path: p, PathExpression: p.Expression(), Config: req.Config,
+				ConfigValue: cfg, Plan: req.Plan, PlanValue: plan, State: req.State, StateValue: state, Private: req.Private}, r)
+			return r.RequiresReplace
+		})
+	}
+	return false
+}
+
+// anyReplaces reads the attribute's configured, planned and prior values
+// and reports whether run finds a modifier that replaces.
+func anyReplaces[M any, V any](ctx context.Context, req resource.ModifyPlanRequest, p path.Path, diags *diag.Diagnostics,
+	modifiers []M, run func(m M, cfg, plan, state V) bool) bool {
+	if len(modifiers) == 0 {
+		return false
+	}
+	var cfg, plan, state V
+	if !readValues(ctx, req, p, &cfg, &plan, &state, diags) {
+		return false
+	}
+	for _, m := range modifiers {
+		if run(m, cfg, plan, state) {
+			return true
+		}
+	}
+	return false
+}
+
+// modifiedKinds are the attribute kinds whose plan modifiers replaces
+// evaluates; a test fails when the schema gives modifiers to another kind.
+var modifiedKinds = []string{"String", "Int64", "Bool", "Map"}
+
+func readValues[T any](ctx context.Context, req resource.ModifyPlanRequest, p path.Path, cfg, plan, state *T, diags *diag.Diagnostics) bool {
+	var d diag.Diagnostics
+	d.Append(req.Config.GetAttribute(ctx, p, cfg)...)
+	d.Append(req.Plan.GetAttribute(ctx, p, plan)...)
+	d.Append(req.State.GetAttribute(ctx, p, state)...)
+	diags.Append(d...)
+	return !d.HasError()
+}
