@@ -174,7 +174,12 @@ func (c expectOnePortBack) CheckPlan(_ context.Context, req plancheck.CheckPlanR
 		}
 		changed := 0
 		for i := range before {
-			b, a := before[i].(map[string]any), after[i].(map[string]any)
+			b, okB := before[i].(map[string]any)
+			a, okA := after[i].(map[string]any)
+			if !okA || !okB {
+				resp.Error = fmt.Errorf("node %d is not an object", i)
+				return
+			}
 			if reflect.DeepEqual(a, b) {
 				continue
 			}
