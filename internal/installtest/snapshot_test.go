@@ -63,8 +63,8 @@ func goodSnapshot(t *testing.T) string {
 }
 
 // brokenSnapshot builds a snapshot from a copy of .goreleaser.yml in which
-// old is replaced by new, as a mistaken edit of the configuration would.
-func brokenSnapshot(t *testing.T, old, new string) string {
+// old is replaced by broken, as a mistaken edit of the configuration would.
+func brokenSnapshot(t *testing.T, old, broken string) string {
 	t.Helper()
 	root := repoRoot(t)
 	data, err := os.ReadFile(filepath.Join(root, ".goreleaser.yml"))
@@ -76,7 +76,7 @@ func brokenSnapshot(t *testing.T, old, new string) string {
 	}
 	dir := t.TempDir()
 	config := filepath.Join(dir, "goreleaser.yml")
-	if err := os.WriteFile(config, []byte(strings.Replace(string(data), old, new, 1)), 0o600); err != nil {
+	if err := os.WriteFile(config, []byte(strings.Replace(string(data), old, broken, 1)), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	dist := filepath.Join(dir, "dist")
