@@ -1,4 +1,4 @@
-# The kubeconfig never reaches the state or plan files (Terraform 1.10+).
+# The kubeconfig never reaches the state or plan files (Terraform 1.10+, OpenTofu 1.11+).
 ephemeral "cks_cluster_kubeconfig" "this" {
   cluster_id = cks_cluster.example.id
 }
