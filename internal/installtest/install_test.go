@@ -28,6 +28,9 @@ func verify(t *testing.T, dist string, c cli, sim simulator.Info) error {
 	return rel.checkManifest(t.TempDir())
 }
 
+// TestReleaseInstallsFromMirror installs the release .goreleaser.yml builds
+// with each CLI, as an air-gapped site would, and plans against the
+// simulator with it.
 func TestReleaseInstallsFromMirror(t *testing.T) {
 	t.Parallel()
 	dist := goodSnapshot(t)
