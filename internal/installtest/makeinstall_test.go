@@ -18,8 +18,10 @@ func TestMakeInstallIsSelectedByInit(t *testing.T) {
 	t.Parallel()
 	home := t.TempDir()
 	plugins := filepath.Join(home, ".terraform.d", "plugins")
-	cmd := exec.Command("make", "--no-print-directory", "-C", repoRoot(t), "install", "PLUGIN_ROOT="+plugins)
-	if out, err := cmd.CombinedOutput(); err != nil {
+	buildMu.Lock()
+	out, err := exec.Command("make", "--no-print-directory", "-C", repoRoot(t), "install", "PLUGIN_ROOT="+plugins).CombinedOutput()
+	buildMu.Unlock()
+	if err != nil {
 		t.Fatalf("make install: %v\n%s", err, out)
 	}
 	rc := filepath.Join(home, "empty.tfrc") // the implied installation: ~/.terraform.d/plugins, then the registry

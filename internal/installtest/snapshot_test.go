@@ -86,9 +86,16 @@ func brokenSnapshot(t *testing.T, old, broken string) string {
 	return dist
 }
 
+// buildMu lets one build of the provider run at a time: the first compiles
+// its packages into the Go build cache and the others only link, instead of
+// each compiling them at once on a cold cache.
+var buildMu sync.Mutex
+
 // buildSnapshot runs `make release-snapshot` with the given configuration
 // into dist.
 func buildSnapshot(root, config, dist string) error {
+	buildMu.Lock()
+	defer buildMu.Unlock()
 	cmd := exec.Command("make", "--no-print-directory", "-C", root, "release-snapshot",
 		"GORELEASER_CONFIG="+config, "RELEASE_DIST="+dist)
 	out, err := cmd.CombinedOutput()
