@@ -43,8 +43,8 @@ func (e *clusterKubeconfigEphemeral) Metadata(_ context.Context, req ephemeral.M
 func (e *clusterKubeconfigEphemeral) Schema(_ context.Context, _ ephemeral.SchemaRequest, resp *ephemeral.SchemaResponse) {
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "The kubeconfig of a CKS cluster, from `getKubernetesClusterConfig`. As an ephemeral resource " +
-			"(Terraform 1.10+) it is never written to the state or plan files: use it to configure the `kubernetes` and `helm` " +
-			"providers, either with `kubeconfig` written to a file or with `host`, `cluster_ca_certificate` and the " +
+			"(Terraform 1.10+, OpenTofu 1.11+) it is never written to the state or plan files: use it to configure the " +
+			"`kubernetes` and `helm` providers, either with `kubeconfig` written to a file or with `host`, `cluster_ca_certificate` and the " +
 			"credentials below. The kubeconfig is available once the cluster has started.",
 		Attributes: map[string]schema.Attribute{
 			"cluster_id": schema.StringAttribute{

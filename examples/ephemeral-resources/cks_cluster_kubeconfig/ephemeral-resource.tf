@@ -1,4 +1,4 @@
-# The kubeconfig never reaches the state or plan files (Terraform 1.10+).
+# The kubeconfig never reaches the state or plan files (Terraform 1.10+, OpenTofu 1.11+).
 # CKS's admin kubeconfig authenticates with a client certificate and key, so
 # pass those, with the API server's address and certificate authority; token
 # is null for it.

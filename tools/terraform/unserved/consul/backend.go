@@ -1,0 +1,10 @@
+// Package consul stands in for Terraform's "consul" backend: see ../shared.
+package consul
+
+import (
+	"github.com/hashicorp/terraform/internal/backend"
+	"github.com/hashicorp/terraform/internal/backend/remote-state/unserved"
+)
+
+// New returns a backend that refuses to be configured.
+func New() backend.Backend { return unserved.New("consul") }

@@ -1,0 +1,10 @@
+// Package cos stands in for Terraform's "cos" backend: see ../shared.
+package cos
+
+import (
+	"github.com/hashicorp/terraform/internal/backend"
+	"github.com/hashicorp/terraform/internal/backend/remote-state/unserved"
+)
+
+// New returns a backend that refuses to be configured.
+func New() backend.Backend { return unserved.New("cos") }

@@ -1,0 +1,10 @@
+// Package gcs stands in for Terraform's "gcs" backend: see ../shared.
+package gcs
+
+import (
+	"github.com/hashicorp/terraform/internal/backend"
+	"github.com/hashicorp/terraform/internal/backend/remote-state/unserved"
+)
+
+// New returns a backend that refuses to be configured.
+func New() backend.Backend { return unserved.New("gcs") }

@@ -1,0 +1,10 @@
+// Package kubernetes stands in for Terraform's "kubernetes" backend: see ../shared.
+package kubernetes
+
+import (
+	"github.com/hashicorp/terraform/internal/backend"
+	"github.com/hashicorp/terraform/internal/backend/remote-state/unserved"
+)
+
+// New returns a backend that refuses to be configured.
+func New() backend.Backend { return unserved.New("kubernetes") }

@@ -1,0 +1,10 @@
+// Package oss stands in for Terraform's "oss" backend: see ../shared.
+package oss
+
+import (
+	"github.com/hashicorp/terraform/internal/backend"
+	"github.com/hashicorp/terraform/internal/backend/remote-state/unserved"
+)
+
+// New returns a backend that refuses to be configured.
+func New() backend.Backend { return unserved.New("oss") }

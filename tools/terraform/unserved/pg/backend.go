@@ -1,0 +1,10 @@
+// Package pg stands in for Terraform's "pg" backend: see ../shared.
+package pg
+
+import (
+	"github.com/hashicorp/terraform/internal/backend"
+	"github.com/hashicorp/terraform/internal/backend/remote-state/unserved"
+)
+
+// New returns a backend that refuses to be configured.
+func New() backend.Backend { return unserved.New("pg") }

@@ -1,0 +1,5 @@
+module github.com/hashicorp/terraform/internal/backend/remote-state/unserved
+
+go 1.24.5
+
+require github.com/hashicorp/terraform v1.13.3
