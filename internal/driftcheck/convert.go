@@ -1,6 +1,7 @@
 package driftcheck
 
 import (
+	"maps"
 	"strings"
 	"time"
 
@@ -40,14 +41,33 @@ func toDriftCluster(c *cloudstack.Cluster) drift.Cluster {
 		// The semantic version from the name, so that policies need not
 		// join version ids.
 		KubernetesVersion: kubeversion.FromName(c.KubernetesVersionName),
+		ServiceOfferingID: c.ServiceOfferingID,
+		RoleOfferingIDs: map[naming.Role]string{naming.RoleControl: c.ControlOfferingID,
+			naming.RoleWorker: c.WorkerOfferingID, naming.RoleEtcd: c.EtcdOfferingID},
+		OfferingNames: offeringNames(c),
 	}
+}
+
+// offeringNames names every offering the cluster and its VMs report.
+func offeringNames(c *cloudstack.Cluster) map[string]string {
+	names := maps.Clone(c.OfferingNames)
+	if names == nil {
+		names = map[string]string{}
+	}
+	for _, vm := range c.VirtualMachines {
+		if vm.ServiceOfferingID != "" && vm.ServiceOfferingName != "" {
+			names[vm.ServiceOfferingID] = vm.ServiceOfferingName
+		}
+	}
+	return names
 }
 
 func toMap(c *cloudstack.Cluster) []drift.MappedVM {
 	roles := clusterops.Roles(c)
 	out := make([]drift.MappedVM, 0, len(c.VirtualMachines))
 	for i, vm := range c.VirtualMachines {
-		out = append(out, drift.MappedVM{ID: vm.ID, Name: vm.Name, IsEtcd: roles[i] == naming.RoleEtcd, IsExternal: vm.IsExternalNode})
+		out = append(out, drift.MappedVM{ID: vm.ID, Name: vm.Name, IsEtcd: roles[i] == naming.RoleEtcd, IsExternal: vm.IsExternalNode,
+			NodeVersion: vm.KubernetesNodeVersion, OfferingID: vm.ServiceOfferingID})
 	}
 	return out
 }
@@ -67,7 +87,7 @@ func toVMs(vms []cloudstack.VirtualMachine) []drift.VM {
 func toNodes(list []nodes.Node) []drift.Node {
 	out := make([]drift.Node, 0, len(list))
 	for _, n := range list {
-		out = append(out, drift.Node{Name: n.Name, Ready: n.Ready})
+		out = append(out, drift.Node{Name: n.Name, Ready: n.Ready, Version: n.Version})
 	}
 	return out
 }

@@ -53,8 +53,12 @@ type Fleet struct {
 	// InSync is true when every selected cluster was checked completely and
 	// is in sync: a skipped, failed or incomplete cluster makes it false.
 	InSync bool
-	// Counts adds up the findings of every cluster, every kind included.
-	Counts map[string]int
+	// Counts adds up the findings of every cluster, every kind included;
+	// IgnoredCounts the findings ignore rules accepted.
+	Counts, IgnoredCounts map[string]int
+	// RuleUses adds up what each ignore rule did over the clusters
+	// compared.
+	RuleUses []drift.RuleUse
 	// Checked counts the clusters that were compared, Drifted those of them
 	// with findings and Incomplete those with a view that could not be
 	// read (a cluster can be both); Skipped and Failed count the clusters
@@ -108,7 +112,24 @@ func (c *Checker) CheckMany(ctx context.Context, f Filter, opts Options, concurr
 		})
 	}
 	wg.Wait()
-	return summarizeFleet(reports), m.stats(start), nil
+	fleet := summarizeFleet(reports)
+	fleet.RuleUses = fleetRuleUses(reports, opts.Ignore, c.now())
+	return fleet, m.stats(start), nil
+}
+
+// fleetRuleUses adds up what each ignore rule did in the clusters that
+// were checked.
+func fleetRuleUses(reports []ClusterReport, rules []drift.IgnoreRule, now time.Time) []drift.RuleUse {
+	total := make([]drift.RuleUse, len(rules))
+	for i, r := range rules {
+		total[i].Expired = r.Expired(now)
+	}
+	for _, r := range reports {
+		if r.Err == nil {
+			total = drift.AddRuleUses(total, r.Result.RuleUses)
+		}
+	}
+	return total
 }
 
 // listFleet lists the clusters: the accounts' clusters with listall and,
@@ -235,9 +256,10 @@ func reportOf(cl *cloudstack.Cluster, res drift.Result, node NodeCheck, err erro
 
 // summarizeFleet adds the clusters up.
 func summarizeFleet(reports []ClusterReport) Fleet {
-	f := Fleet{Clusters: reports, Counts: map[string]int{}, IncompleteViews: map[string]int{}}
+	f := Fleet{Clusters: reports, Counts: map[string]int{}, IgnoredCounts: map[string]int{}, IncompleteViews: map[string]int{}}
 	for _, k := range drift.Kinds() {
 		f.Counts[k] = 0
+		f.IgnoredCounts[k] = 0
 	}
 	findings, inSync := 0, 0
 	for _, r := range reports {
@@ -263,6 +285,9 @@ func summarizeFleet(reports []ClusterReport) Fleet {
 			for k, n := range r.Result.Counts {
 				f.Counts[k] += n
 				findings += n
+			}
+			for k, n := range r.Result.IgnoredCounts {
+				f.IgnoredCounts[k] += n
 			}
 		}
 	}
@@ -302,6 +327,9 @@ func fleetSummary(f Fleet, total, inSync, findings int) string {
 	}
 	if f.Failed > 0 {
 		parts = append(parts, fmt.Sprintf("%d not checked because of errors", f.Failed))
+	}
+	if ignored := drift.IgnoredText(f.IgnoredCounts); ignored != "" {
+		parts = append(parts, ignored)
 	}
 	return fmt.Sprintf("%s: %s", plural(total, "cluster"), strings.Join(parts, ", "))
 }
