@@ -74,6 +74,19 @@ var driftFindingAttrTypes = map[string]attr.Type{
 	"message":   types.StringType,
 }
 
+// driftFindingAttributes are the attributes of one finding.
+func driftFindingAttributes() map[string]schema.Attribute {
+	return map[string]schema.Attribute{
+		"kind":      schema.StringAttribute{Computed: true, MarkdownDescription: "Finding kind, one of:" + driftKindsMarkdown},
+		"vm_id":     schema.StringAttribute{Computed: true, MarkdownDescription: "Id of the VM concerned."},
+		"vm_name":   schema.StringAttribute{Computed: true, MarkdownDescription: "Name of the VM concerned."},
+		"vm_state":  schema.StringAttribute{Computed: true, MarkdownDescription: "State of the VM concerned."},
+		"node_name": schema.StringAttribute{Computed: true, MarkdownDescription: "Name of the Kubernetes node concerned."},
+		"rule_id":   schema.StringAttribute{Computed: true, MarkdownDescription: "Id of the firewall rule or port forward concerned."},
+		"message":   schema.StringAttribute{Computed: true, MarkdownDescription: "What is wrong, in words."},
+	}
+}
+
 // driftOptionAttributes are the inputs both data sources share.
 func driftOptionAttributes() map[string]schema.Attribute {
 	return map[string]schema.Attribute{
@@ -122,12 +135,14 @@ func driftOptionAttributes() map[string]schema.Attribute {
 				"instead of errors. Findings still fail the gate, and a refused SSH host key is still an error. `in_sync` stays " +
 				"false for such a check. Defaults to `false`.",
 		},
+		"ignore":        driftIgnoreAttribute(),
+		"ignore_status": driftIgnoreStatusAttribute(),
 	}
 }
 
 // driftResultAttributes are the outputs of one cluster's check.
 func driftResultAttributes() map[string]schema.Attribute {
-	return map[string]schema.Attribute{
+	attrs := map[string]schema.Attribute{
 		"in_sync": schema.BoolAttribute{
 			Computed: true,
 			MarkdownDescription: "True only when every view asked for was compared and nothing drifted. False for a skipped " +
@@ -171,15 +186,7 @@ func driftResultAttributes() map[string]schema.Attribute {
 			Computed: true,
 			MarkdownDescription: "The findings in a stable order: by kind (in the order of the kinds above), then VM name, " +
 				"node name and rule id. Fields that do not apply to a finding are null.",
-			NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
-				"kind":      schema.StringAttribute{Computed: true, MarkdownDescription: "Finding kind, one of:" + driftKindsMarkdown},
-				"vm_id":     schema.StringAttribute{Computed: true, MarkdownDescription: "Id of the VM concerned."},
-				"vm_name":   schema.StringAttribute{Computed: true, MarkdownDescription: "Name of the VM concerned."},
-				"vm_state":  schema.StringAttribute{Computed: true, MarkdownDescription: "State of the VM concerned."},
-				"node_name": schema.StringAttribute{Computed: true, MarkdownDescription: "Name of the Kubernetes node concerned."},
-				"rule_id":   schema.StringAttribute{Computed: true, MarkdownDescription: "Id of the firewall rule or port forward concerned."},
-				"message":   schema.StringAttribute{Computed: true, MarkdownDescription: "What is wrong, in words."},
-			}},
+			NestedObject: schema.NestedAttributeObject{Attributes: driftFindingAttributes()},
 		},
 		"counts": schema.MapAttribute{
 			Computed:            true,
@@ -193,4 +200,8 @@ func driftResultAttributes() map[string]schema.Attribute {
 				"the views checked; Kubernetes nodes not checked: ...`, never `in sync`.",
 		},
 	}
+	for name, a := range driftIgnoredAttributes() {
+		attrs[name] = a
+	}
+	return attrs
 }

@@ -173,6 +173,7 @@ func (d *clustersDriftDataSource) Read(ctx context.Context, req datasource.ReadR
 	}
 
 	model.setEffective(settings)
+	resp.Diagnostics.Append(model.setIgnoreStatus(settings, fleet.RuleUses)...)
 	model.InSync = types.BoolValue(fleet.InSync)
 	model.Summary = types.StringValue(fleet.Summary)
 	var d2 diag.Diagnostics
@@ -185,6 +186,7 @@ func (d *clustersDriftDataSource) Read(ctx context.Context, req datasource.ReadR
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &model)...)
 	addFleetDiagnostics(&resp.Diagnostics, fleet, settings.opts, settings.gate)
+	addDriftIgnoreDiagnostics(&resp.Diagnostics, settings.opts.Ignore, fleet.RuleUses, fleet.Checked, fleet.Skipped+fleet.Failed)
 }
 
 // fleetClustersValue renders the per-cluster results.
@@ -209,6 +211,8 @@ func fleetClustersValue(ctx context.Context, fleet driftcheck.Fleet) (types.List
 			one.Findings, _ = driftFindingsValue(nil)
 			one.Counts, _ = driftCountsValue(nil)
 			one.IncompleteViews, _ = driftIncompleteValue(nil)
+			one.IgnoredFindings, _ = driftIgnoredValue(nil)
+			one.IgnoredCounts, _ = driftCountsValue(nil)
 			one.Summary = types.StringValue("not checked: " + c.Err.Error())
 			one.ClusterState = types.StringNull()
 			one.KubernetesVersion = types.StringNull()
@@ -226,7 +230,7 @@ func fleetClustersValue(ctx context.Context, fleet driftcheck.Fleet) (types.List
 // allow_incomplete, warnings otherwise. A refused host key is an error in
 // any case, as for one cluster.
 func addFleetDiagnostics(diags *diag.Diagnostics, fleet driftcheck.Fleet, opts driftcheck.Options, gate driftGate) {
-	var drifted, skipped, failed, incomplete, refused []string
+	var drifted, skipped, failed, incomplete, refused, ignored []string
 	for _, c := range fleet.Clusters {
 		label := driftClusterLabel(c.Name, c.ID)
 		var hostKeyErr *sshlister.HostKeyError
@@ -243,6 +247,9 @@ func addFleetDiagnostics(diags *diag.Diagnostics, fleet driftcheck.Fleet, opts d
 			}
 			if len(c.Result.Findings) > 0 {
 				drifted = append(drifted, fmt.Sprintf("\n%s: %s%s", label, c.Result.Summary, driftFindingsText(c.Result)))
+			}
+			if len(c.Result.Ignored) > 0 {
+				ignored = append(ignored, "\n"+label+":"+driftIgnoredText(c.Result.Ignored))
 			}
 		}
 	}
@@ -269,6 +276,10 @@ func addFleetDiagnostics(diags *diag.Diagnostics, fleet driftcheck.Fleet, opts d
 	notChecked("Cluster Drift Check Skipped", "These clusters are busy or not managed by CKS and were not compared:", skipped)
 	notChecked("Cluster Drift Check Incomplete", "These clusters were compared without every view asked for, so they are "+
 		"not known to be in sync:", incomplete)
+	if len(ignored) > 0 {
+		diags.AddWarning("Cluster Drift Ignored", "These findings are accepted by ignore rules and do not fail the gate:"+
+			strings.Join(ignored, "\n"))
+	}
 	if len(drifted) == 0 {
 		return
 	}
