@@ -75,7 +75,7 @@ func TestAccClusterDrift_IgnoreRulesAreValidated(t *testing.T) {
 	t.Parallel()
 	e := newDriftEnv(t)
 	cases := map[string]string{
-		`kind = "node_down", reason = "r"`:                          `ignore\[0\]\.kind[\s\S]*"node_down" is not a finding kind`,
+		`kind = "node_down", reason = "r"`:                           `ignore\[0\]\.kind[\s\S]*"node_down" is not a finding kind`,
 		`vm_name = "(", reason = "r"`:                                `ignore\[0\]\.vm_name: not a Go regular expression`,
 		`node_name = "x", cluster_name = "[", reason = "r"`:          `ignore\[0\]\.cluster_name[\s\S]*not a Go regular expression`,
 		`kind = "node_not_ready", reason = "  "`:                     `ignore\[0\]\.reason[\s\S]*a reason is mandatory`,
