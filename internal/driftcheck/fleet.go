@@ -32,6 +32,8 @@ type Filter struct {
 	ProjectID string
 	// NameRegex must match the cluster name.
 	NameRegex *regexp.Regexp
+	// ZoneID selects the clusters of one zone.
+	ZoneID string
 }
 
 // ClusterReport is the outcome for one cluster of a fleet.
@@ -165,7 +167,8 @@ func selectClusters(idx *clusterIndex, f Filter) []*cloudstack.Cluster {
 		switch {
 		case f.Account != "" && (cl.ProjectID != "" || !strings.EqualFold(cl.Account, f.Account)),
 			f.ProjectID != "" && cl.ProjectID != f.ProjectID,
-			f.NameRegex != nil && !f.NameRegex.MatchString(cl.Name):
+			f.NameRegex != nil && !f.NameRegex.MatchString(cl.Name),
+			f.ZoneID != "" && !strings.EqualFold(cl.ZoneID, f.ZoneID):
 			continue
 		}
 		out = append(out, cl)

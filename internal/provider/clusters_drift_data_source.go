@@ -34,6 +34,7 @@ type clustersDriftModel struct {
 	Account     types.String `tfsdk:"account"`
 	ProjectID   types.String `tfsdk:"project_id"`
 	NameRegex   types.String `tfsdk:"name_regex"`
+	ZoneID      types.String `tfsdk:"zone_id"`
 	Concurrency types.Int64  `tfsdk:"concurrency"`
 	driftOptionsModel
 
@@ -97,6 +98,11 @@ func (d *clustersDriftDataSource) Schema(_ context.Context, _ datasource.SchemaR
 		MarkdownDescription: "Only the clusters whose name matches this regular expression (Go RE2 syntax), e.g. `^prod-`.",
 		Validators:          []validator.String{regexpSyntaxValidator()},
 	}
+	attrs["zone_id"] = schema.StringAttribute{
+		Optional:            true,
+		MarkdownDescription: "Only the clusters of this zone (its id). With `name_regex`, `account` and `project_id`, it shards a large fleet across CI jobs.",
+		Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
+	}
 	attrs["concurrency"] = schema.Int64Attribute{
 		Optional: true,
 		MarkdownDescription: fmt.Sprintf("How many clusters are checked at once (SSH sessions and CloudStack calls in flight). "+
@@ -126,7 +132,7 @@ func (d *clustersDriftDataSource) Schema(_ context.Context, _ datasource.SchemaR
 	attrs["ssh"] = driftSSHAttribute(false)
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "Checks every CKS cluster visible to the credentials for drift, optionally filtered by account, " +
-			"project or name, with bounded concurrency, and reports per cluster and overall. The cluster list and each " +
+			"project, zone or name, with bounded concurrency, and reports per cluster and overall. The cluster list and each " +
 			"owner's VM list are read once for the whole fleet.\n\n" + driftViewsDescription + "\n\n" + driftGateDescription +
 			" With a fleet, the contract holds cluster by cluster: a cluster that could not be read (a CloudStack error), " +
 			"that was skipped, or whose nodes or rules could not be compared fails the gate unless `allow_incomplete`; " +
@@ -153,7 +159,8 @@ func (d *clustersDriftDataSource) Read(ctx context.Context, req datasource.ReadR
 	}
 	settings, diags := resolveDriftSettings(ctx, model.driftOptionsModel)
 	resp.Diagnostics.Append(diags...)
-	filter := driftcheck.Filter{Account: model.Account.ValueString(), ProjectID: model.ProjectID.ValueString()}
+	filter := driftcheck.Filter{Account: model.Account.ValueString(), ProjectID: model.ProjectID.ValueString(),
+		ZoneID: model.ZoneID.ValueString()}
 	if v := model.NameRegex.ValueString(); v != "" {
 		re, err := regexp.Compile(v)
 		if err != nil {
