@@ -64,37 +64,44 @@ func InProcessScenario(ctx context.Context, workers, accountVMs int) (ScaleScena
 // line. Stopping closes the child's stdin, which ends it.
 func ChildProcessScenario(argv ...string) ScenarioSource {
 	return func(ctx context.Context, workers, accountVMs int) (ScaleScenario, func(), error) {
-		args := slices.Concat(argv[1:], []string{strconv.Itoa(workers), strconv.Itoa(accountVMs)})
-		cmd := exec.CommandContext(ctx, argv[0], args...)
-		var stderr strings.Builder
-		cmd.Stderr = &stderr
-		stdin, err := cmd.StdinPipe()
-		if err != nil {
-			return ScaleScenario{}, nil, err
-		}
-		stdout, err := cmd.StdoutPipe()
-		if err != nil {
-			return ScaleScenario{}, nil, err
-		}
-		if err := cmd.Start(); err != nil {
-			return ScaleScenario{}, nil, err
-		}
-		stop := func() {
-			_ = stdin.Close()
-			_ = cmd.Wait()
-		}
-		line, err := bufio.NewReader(stdout).ReadBytes('\n')
-		if err != nil {
-			stop()
-			return ScaleScenario{}, nil, fmt.Errorf("scale scenario process: %w: %s", err, strings.TrimSpace(stderr.String()))
-		}
 		var sc ScaleScenario
-		if err := json.Unmarshal(line, &sc); err != nil {
-			stop()
-			return ScaleScenario{}, nil, fmt.Errorf("scale scenario process printed an unexpected line: %w", err)
-		}
-		return sc, stop, nil
+		stop, err := startChildScenario(ctx, argv, &sc, strconv.Itoa(workers), strconv.Itoa(accountVMs))
+		return sc, stop, err
 	}
+}
+
+// startChildScenario runs argv with args and decodes the scenario the child
+// prints as its first output line into sc. Stopping closes the child's
+// stdin, which ends it.
+func startChildScenario(ctx context.Context, argv []string, sc any, args ...string) (func(), error) {
+	cmd := exec.CommandContext(ctx, argv[0], slices.Concat(argv[1:], args)...)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	stop := func() {
+		_ = stdin.Close()
+		_ = cmd.Wait()
+	}
+	line, err := bufio.NewReader(stdout).ReadBytes('\n')
+	if err != nil {
+		stop()
+		return nil, fmt.Errorf("scenario process: %w: %s", err, strings.TrimSpace(stderr.String()))
+	}
+	if err := json.Unmarshal(line, sc); err != nil {
+		stop()
+		return nil, fmt.Errorf("scenario process printed an unexpected line: %w", err)
+	}
+	return stop, nil
 }
 
 // ServeScaleScenario builds the scenario from args (workers, account VMs),
