@@ -24,7 +24,9 @@ const clusterAge = time.Hour
 // startSim starts an in-process simulator whose jobs finish at once, listing
 // in the management server's own order. Its networks hold at least guestVMs
 // VMs each (0: CloudStack's default /24).
-func startSim(maxClusterSize, guestVMs int) (*simEnv, error) { return startSimWith(maxClusterSize, guestVMs) }
+func startSim(maxClusterSize, guestVMs int) (*simEnv, error) {
+	return startSimWith(maxClusterSize, guestVMs)
+}
 
 // startSimWith is startSim with more simulator options.
 func startSimWith(maxClusterSize, guestVMs int, more ...func(*simulator.Options)) (*simEnv, error) {
