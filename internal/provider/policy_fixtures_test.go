@@ -112,20 +112,20 @@ func TestAccPolicyFixtures(t *testing.T) {
 	}})
 	env.Sim.ClearFaults()
 	plan(policyFixture{"scale_safe", []string{"-var", "size=2"}, func(p planJSON) error {
-		return p.changes("cks_cluster.prod", "update")
+		return p.clusterChanges("update")
 	}})
 	plan(policyFixture{"replace", []string{"-var", "name=prod-2"}, func(p planJSON) error {
-		return p.changes("cks_cluster.prod", "delete", "create")
+		return p.clusterChanges("delete", "create")
 	}})
-	plan(policyFixture{"destroy", []string{"-destroy"}, func(p planJSON) error { return p.changes("cks_cluster.prod", "delete") }})
+	plan(policyFixture{"destroy", []string{"-destroy"}, func(p planJSON) error { return p.clusterChanges("delete") }})
 	// A second team creates a cluster open to the whole Internet, in a
 	// working directory of its own.
 	plan(policyFixture{"cidr_wide", []string{"-var", "name=edge", "-var", `ssh_cidrs=["0.0.0.0/0"]`}, func(p planJSON) error {
-		return p.changes("cks_cluster.prod", "create")
+		return p.clusterChanges("create")
 	}}, r.copyExample(filepath.Join("..", "..", "examples", "policy-gate")))
 	addHazardRules(t, env, cluster)
 	plan(policyFixture{"scale_hazard", []string{"-var", "size=2", "-var", "recreate_user_hazard_rules=true"}, func(p planJSON) error {
-		if err := p.changes("cks_cluster.prod", "update"); err != nil {
+		if err := p.clusterChanges("update"); err != nil {
 			return err
 		}
 		return p.fleetCount("scale_hazard", 1)
@@ -231,8 +231,9 @@ func (p planJSON) fleetCount(kind string, want float64) error {
 	return nil
 }
 
-// changes checks the planned actions of a resource.
-func (p planJSON) changes(address string, actions ...string) error {
+// clusterChanges checks the planned actions of the example's cluster.
+func (p planJSON) clusterChanges(actions ...string) error {
+	const address = "cks_cluster.prod"
 	for _, rc := range p.ResourceChanges {
 		if rc.Address == address {
 			if strings.Join(rc.Change.Actions, ",") != strings.Join(actions, ",") {

@@ -21,7 +21,7 @@ func (s *Simulator) SetKubeletVersion(vmID, version string) error {
 	defer s.unlock()
 	n := s.st.nodeOfVM(vmID)
 	if n == nil {
-		return fmt.Errorf("Kubernetes node of VM %s: %w", vmID, errNotFound)
+		return fmt.Errorf("the Kubernetes node of VM %s: %w", vmID, errNotFound)
 	}
 	n.version = version
 	return nil
