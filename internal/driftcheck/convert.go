@@ -1,6 +1,7 @@
 package driftcheck
 
 import (
+	"cmp"
 	"maps"
 	"strings"
 	"time"
@@ -75,14 +76,13 @@ func toMap(c *cloudstack.Cluster) []drift.MappedVM {
 func toVMs(vms []cloudstack.VirtualMachine) []drift.VM {
 	out := make([]drift.VM, 0, len(vms))
 	for _, vm := range vms {
-		name := vm.Name
-		if name == "" {
-			name = vm.DisplayName
-		}
-		out = append(out, drift.VM{ID: vm.ID, Name: name, State: vm.State, Created: parseCreated(vm.Created)})
+		out = append(out, drift.VM{ID: vm.ID, Name: vmName(vm), State: vm.State, Created: parseCreated(vm.Created)})
 	}
 	return out
 }
+
+// vmName is the VM's name, its display name when it has none.
+func vmName(vm cloudstack.VirtualMachine) string { return cmp.Or(vm.Name, vm.DisplayName) }
 
 func toNodes(list []nodes.Node) []drift.Node {
 	out := make([]drift.Node, 0, len(list))

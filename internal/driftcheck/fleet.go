@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strings"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/drift"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/naming"
 )
 
 // Fleet concurrency limits.
@@ -198,7 +200,8 @@ func (p *fleetPlan) bulkFor(cl *cloudstack.Cluster) *bulkRules {
 	return p.bulk
 }
 
-// vms is the VM source of one cluster: its owner's shared listing.
+// vms is the VM source of one cluster: from its owner's shared listing,
+// the VMs that can matter to the cluster (ownerVMs.forCluster).
 func (p *fleetPlan) vms(cl *cloudstack.Cluster) vmSource {
 	owner := ownerOf(cl)
 	shared := p.ownerVMs[ownerKey(owner)]
@@ -206,19 +209,65 @@ func (p *fleetPlan) vms(cl *cloudstack.Cluster) vmSource {
 		if shared == nil {
 			return p.fetchVMs(owner)
 		}
-		shared.once.Do(func() { shared.vms, shared.err = p.fetchVMs(owner) })
+		shared.once.Do(func() {
+			if shared.vms, shared.err = p.fetchVMs(owner); shared.err == nil {
+				shared.index()
+			}
+		})
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		return shared.vms, shared.err
+		if shared.err != nil {
+			return nil, shared.err
+		}
+		return shared.forCluster(cl), nil
 	}
 }
 
-// ownerVMs lists one owner's VMs once, for every cluster of that owner.
+// ownerVMs lists one owner's VMs once, for every cluster of that owner,
+// and indexes them, so that each cluster compares its own VMs, not the
+// owner's thousands: a fleet's cost then grows with its clusters, not with
+// clusters times VMs.
 type ownerVMs struct {
-	once sync.Once
-	vms  []cloudstack.VirtualMachine
-	err  error
+	once     sync.Once
+	vms      []cloudstack.VirtualMachine
+	err      error
+	byID     map[string]int
+	byPrefix map[string][]int
+}
+
+func (o *ownerVMs) index() {
+	o.byID = make(map[string]int, len(o.vms))
+	o.byPrefix = map[string][]int{}
+	for i, vm := range o.vms {
+		o.byID[vm.ID] = i
+		for _, p := range naming.NamePrefixes(vmName(vm)) {
+			o.byPrefix[p] = append(o.byPrefix[p], i)
+		}
+	}
+}
+
+// forCluster are the VMs the comparison of cl can look at: those of its
+// VM map, and those named with one of its prefixes (strays and nodes of
+// its own naming), in listing order. drift.Compare ignores every other VM.
+func (o *ownerVMs) forCluster(cl *cloudstack.Cluster) []cloudstack.VirtualMachine {
+	picked := map[int]bool{}
+	for _, vm := range cl.VirtualMachines {
+		if i, ok := o.byID[vm.ID]; ok {
+			picked[i] = true
+		}
+	}
+	m := naming.NewMatcher(cl.Name, cl.ID)
+	for _, p := range []string{m.Prefix(), m.LegacyPrefix(), m.EtcdPrefix()} {
+		for _, i := range o.byPrefix[p] {
+			picked[i] = true
+		}
+	}
+	out := make([]cloudstack.VirtualMachine, 0, len(picked))
+	for _, i := range slices.Sorted(maps.Keys(picked)) {
+		out = append(out, o.vms[i])
+	}
+	return out
 }
 
 func (c *Checker) planFleet(ctx context.Context, m *meter, clusters []*cloudstack.Cluster, opts Options) *fleetPlan {
