@@ -2,7 +2,6 @@ package bench
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -29,11 +28,7 @@ const (
 // FleetScaleScenario is a running simulator holding a large fleet in one
 // account, as the measuring side needs it.
 type FleetScaleScenario struct {
-	APIURL    string `json:"api_url"`
-	APIKey    string `json:"api_key"`
-	SecretKey string `json:"secret_key"`
-	// PrivateKey is the simulator's throwaway cluster key pair (PEM).
-	PrivateKey string `json:"private_key"`
+	SimAccess
 	// KnownHosts pins control node 1 of every cluster.
 	KnownHosts string `json:"known_hosts"`
 	Clusters   int    `json:"clusters"`
@@ -90,15 +85,7 @@ func ServeFleetScaleScenario(ctx context.Context, args []string, in io.Reader, o
 	}
 	defer env.close()
 	env.setLatencies(api, ssh)
-	line, err := json.Marshal(sc)
-	if err != nil {
-		return err
-	}
-	if _, err := out.Write(append(line, '\n')); err != nil {
-		return err
-	}
-	_, err = io.Copy(io.Discard, in)
-	return err
+	return serveScenario(sc, in, out)
 }
 
 // buildFleetScaleScenario creates clusters of one control node and one
@@ -160,8 +147,7 @@ func buildFleetScaleScenario(ctx context.Context, clusters, accountVMs int) (*si
 		return fail(err)
 	}
 	return env, FleetScaleScenario{
-		APIURL: env.Info.APIURL, APIKey: env.Info.APIKey, SecretKey: env.Info.SecretKey,
-		PrivateKey: string(env.Sim.PrivateKeyPEM()), KnownHosts: knownHosts,
+		SimAccess: simAccess(env), KnownHosts: knownHosts,
 		Clusters: clusters, AccountVMs: accountVMs, Drifted: fleetScaleDrifted, Setup: time.Since(start),
 	}, nil
 }

@@ -31,18 +31,29 @@ const (
 // ScaleScenario is a running simulator holding one large cluster, as the
 // measuring side needs it.
 type ScaleScenario struct {
-	APIURL    string `json:"api_url"`
-	APIKey    string `json:"api_key"`
-	SecretKey string `json:"secret_key"`
+	SimAccess
 	ClusterID string `json:"cluster_id"`
 	// HostKey is control node 1's host key as an authorized_keys line.
-	HostKey string `json:"host_key"`
-	// PrivateKey is the simulator's throwaway cluster key pair (PEM).
-	PrivateKey string `json:"private_key"`
+	HostKey    string `json:"host_key"`
 	Workers    int    `json:"workers"`
 	AccountVMs int    `json:"account_vms"`
 	// Setup is how long building the scenario took.
 	Setup time.Duration `json:"setup"`
+}
+
+// SimAccess is how the measuring side reaches a scenario's simulator.
+type SimAccess struct {
+	APIURL    string `json:"api_url"`
+	APIKey    string `json:"api_key"`
+	SecretKey string `json:"secret_key"`
+	// PrivateKey is the simulator's throwaway cluster key pair (PEM).
+	PrivateKey string `json:"private_key"`
+}
+
+// simAccess is the access to env's simulator.
+func simAccess(env *simEnv) SimAccess {
+	return SimAccess{APIURL: env.Info.APIURL, APIKey: env.Info.APIKey, SecretKey: env.Info.SecretKey,
+		PrivateKey: string(env.Sim.PrivateKeyPEM())}
 }
 
 // ScenarioSource starts the scale scenario; stop ends it.
@@ -120,6 +131,12 @@ func ServeScaleScenario(ctx context.Context, args []string, in io.Reader, out io
 		return err
 	}
 	defer env.close()
+	return serveScenario(sc, in, out)
+}
+
+// serveScenario writes the scenario as one JSON line to out and waits
+// until in reaches EOF, while the caller's simulator serves.
+func serveScenario(sc any, in io.Reader, out io.Writer) error {
 	line, err := json.Marshal(sc)
 	if err != nil {
 		return err
@@ -184,8 +201,7 @@ func buildScaleScenario(ctx context.Context, workers, accountVMs int) (*simEnv, 
 		return fail(errors.New("the simulator has no host key for the cluster"))
 	}
 	return env, ScaleScenario{
-		APIURL: env.Info.APIURL, APIKey: env.Info.APIKey, SecretKey: env.Info.SecretKey, ClusterID: cl.ID,
-		HostKey: string(ssh.MarshalAuthorizedKey(hostKey)), PrivateKey: string(env.Sim.PrivateKeyPEM()),
+		SimAccess: simAccess(env), ClusterID: cl.ID, HostKey: string(ssh.MarshalAuthorizedKey(hostKey)),
 		Workers: workers, AccountVMs: accountVMs, Setup: time.Since(start),
 	}, nil
 }

@@ -110,9 +110,7 @@ func TestAccClustersDrift_IgnoreRules(t *testing.T) {
 	body := "  name_regex = \"^ign-\"\n  node_source = \"kubeconfig\"\n" + ignoreHCL(
 		`kind = "node_not_ready", cluster_name = "^ign-a$", reason = "OPS-1"`,
 		`kind = "node_not_ready", cluster_name = "^ign-b$", reason = "OPS-2", expires = "2020-01-01"`)
-	cluster := func(i int, checks map[string]knownvalue.Check) statecheck.StateCheck {
-		return statecheck.ExpectKnownValue(fleetAddr, tfjsonpath.New("clusters").AtSliceIndex(i), knownvalue.ObjectPartial(checks))
-	}
+	cluster := expectFleetCluster
 	accTest(t, resource.TestCase{Steps: []resource.TestStep{{
 		Config: e.fleetHCL(body),
 		ConfigStateChecks: []statecheck.StateCheck{
