@@ -61,6 +61,8 @@ type FleetScaleRun struct {
 	PeakHeap, BaseHeap uint64
 	// Findings is the fleet's finding count by kind.
 	Findings map[string]int
+	// LoadAvg is the machine's load average (1, 5, 15 min) after the check.
+	LoadAvg string
 }
 
 // FleetScaleResult is the outcome of RunFleetScale.
@@ -125,7 +127,7 @@ func measureFleetCheck(ctx context.Context, checker *driftcheck.Checker, opts dr
 		return FleetScaleRun{}, err
 	}
 	return FleetScaleRun{NodeSource: opts.NodeSource, Wall: wall, CPU: cpu1 - cpu0, CPUKnown: ok0 && ok1, Stats: st,
-		PeakHeap: peak, BaseHeap: before.HeapAlloc, Findings: nonZero(fleet.Counts)}, nil
+		PeakHeap: peak, BaseHeap: before.HeapAlloc, Findings: nonZero(fleet.Counts), LoadAvg: loadAverage()}, nil
 }
 
 // fleetScaleComplete checks that the check saw the whole fleet and exactly
@@ -220,8 +222,31 @@ func (r FleetScaleResult) Section() Section {
 	}
 	for _, f := range s.Figures {
 		if f.Verdict == Miss {
-			s.Notes = append(s.Notes, fmt.Sprintf("MISS %q: %s (%s, target %s).", f.Name, f.Value, f.Reference, f.Target))
+			s.Notes = append(s.Notes, fmt.Sprintf("MISS %q: %s (%s, target %s).%s", f.Name, f.Value, f.Reference, f.Target,
+				r.missReason(f.Name)))
 		}
 	}
 	return s
+}
+
+// missReason says what a missed target of this benchmark depends on.
+func (r FleetScaleResult) missReason(figure string) string {
+	for _, run := range r.Runs {
+		label := "node_source " + string(run.NodeSource)
+		switch figure {
+		case label + ": wall time":
+			bound := time.Duration(waves(r.Scenario.Clusters, r.Options.Concurrency)) * r.Options.SSHLatency
+			if run.NodeSource == driftcheck.NodeSourceKubeconfig {
+				bound = time.Duration(waves(r.Scenario.Clusters, r.Options.Concurrency)) * r.Options.APILatency
+			}
+			return fmt.Sprintf(" The checking process used %s of CPU and the latencies alone take %s; the rest is waiting "+
+				"for the CPUs, which the simulator's child process shares, with the machine's other work: load average %s "+
+				"after the check, on %d CPUs.", cpuText(run), seconds(bound), orUnknown(run.LoadAvg), runtime.NumCPU())
+		case label + ": CloudStack calls per cluster":
+			return fmt.Sprintf(" getKubernetesClusterConfig returns one cluster's kubeconfig per call, so reading the nodes "+
+				"through the Kubernetes API costs a call per cluster; the fleet's lists cost %.3f per cluster. Over SSH "+
+				"there is no such call.", float64(run.listCalls())/float64(r.Scenario.Clusters))
+		}
+	}
+	return ""
 }
