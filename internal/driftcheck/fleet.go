@@ -14,6 +14,7 @@ import (
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/drift"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/naming"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/nodes/sshlister"
 )
 
 // Fleet concurrency limits.
@@ -85,6 +86,10 @@ func (c *Checker) CheckMany(ctx context.Context, f Filter, opts Options, concurr
 	m := newMeter()
 	if err := opts.Validate(); err != nil {
 		return Fleet{}, m.stats(start), err
+	}
+	if opts.NodeSource == NodeSourceSSH && opts.SSH.KnownHosts != "" {
+		// Read once for every cluster; Validate has checked it.
+		opts.SSH.knownHosts, _ = sshlister.ParseKnownHosts(opts.SSH.KnownHosts)
 	}
 	switch {
 	case concurrency <= 0:

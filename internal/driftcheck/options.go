@@ -56,6 +56,8 @@ type SSHOptions struct {
 	KnownHosts string
 	// InsecureIgnoreHostKey accepts any host key.
 	InsecureIgnoreHostKey bool
+	// knownHosts is KnownHosts read once for a whole fleet.
+	knownHosts *sshlister.KnownHosts
 }
 
 // Options are the settings of a check, shared by every cluster of a fleet.
