@@ -31,18 +31,29 @@ const (
 // ScaleScenario is a running simulator holding one large cluster, as the
 // measuring side needs it.
 type ScaleScenario struct {
-	APIURL    string `json:"api_url"`
-	APIKey    string `json:"api_key"`
-	SecretKey string `json:"secret_key"`
+	SimAccess
 	ClusterID string `json:"cluster_id"`
 	// HostKey is control node 1's host key as an authorized_keys line.
-	HostKey string `json:"host_key"`
-	// PrivateKey is the simulator's throwaway cluster key pair (PEM).
-	PrivateKey string `json:"private_key"`
+	HostKey    string `json:"host_key"`
 	Workers    int    `json:"workers"`
 	AccountVMs int    `json:"account_vms"`
 	// Setup is how long building the scenario took.
 	Setup time.Duration `json:"setup"`
+}
+
+// SimAccess is how the measuring side reaches a scenario's simulator.
+type SimAccess struct {
+	APIURL    string `json:"api_url"`
+	APIKey    string `json:"api_key"`
+	SecretKey string `json:"secret_key"`
+	// PrivateKey is the simulator's throwaway cluster key pair (PEM).
+	PrivateKey string `json:"private_key"`
+}
+
+// simAccess is the access to env's simulator.
+func simAccess(env *simEnv) SimAccess {
+	return SimAccess{APIURL: env.Info.APIURL, APIKey: env.Info.APIKey, SecretKey: env.Info.SecretKey,
+		PrivateKey: string(env.Sim.PrivateKeyPEM())}
 }
 
 // ScenarioSource starts the scale scenario; stop ends it.
@@ -64,37 +75,44 @@ func InProcessScenario(ctx context.Context, workers, accountVMs int) (ScaleScena
 // line. Stopping closes the child's stdin, which ends it.
 func ChildProcessScenario(argv ...string) ScenarioSource {
 	return func(ctx context.Context, workers, accountVMs int) (ScaleScenario, func(), error) {
-		args := slices.Concat(argv[1:], []string{strconv.Itoa(workers), strconv.Itoa(accountVMs)})
-		cmd := exec.CommandContext(ctx, argv[0], args...)
-		var stderr strings.Builder
-		cmd.Stderr = &stderr
-		stdin, err := cmd.StdinPipe()
-		if err != nil {
-			return ScaleScenario{}, nil, err
-		}
-		stdout, err := cmd.StdoutPipe()
-		if err != nil {
-			return ScaleScenario{}, nil, err
-		}
-		if err := cmd.Start(); err != nil {
-			return ScaleScenario{}, nil, err
-		}
-		stop := func() {
-			_ = stdin.Close()
-			_ = cmd.Wait()
-		}
-		line, err := bufio.NewReader(stdout).ReadBytes('\n')
-		if err != nil {
-			stop()
-			return ScaleScenario{}, nil, fmt.Errorf("scale scenario process: %w: %s", err, strings.TrimSpace(stderr.String()))
-		}
 		var sc ScaleScenario
-		if err := json.Unmarshal(line, &sc); err != nil {
-			stop()
-			return ScaleScenario{}, nil, fmt.Errorf("scale scenario process printed an unexpected line: %w", err)
-		}
-		return sc, stop, nil
+		stop, err := startChildScenario(ctx, argv, &sc, strconv.Itoa(workers), strconv.Itoa(accountVMs))
+		return sc, stop, err
 	}
+}
+
+// startChildScenario runs argv with args and decodes the scenario the child
+// prints as its first output line into sc. Stopping closes the child's
+// stdin, which ends it.
+func startChildScenario(ctx context.Context, argv []string, sc any, args ...string) (func(), error) {
+	cmd := exec.CommandContext(ctx, argv[0], slices.Concat(argv[1:], args)...)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	stop := func() {
+		_ = stdin.Close()
+		_ = cmd.Wait()
+	}
+	line, err := bufio.NewReader(stdout).ReadBytes('\n')
+	if err != nil {
+		stop()
+		return nil, fmt.Errorf("scenario process: %w: %s", err, strings.TrimSpace(stderr.String()))
+	}
+	if err := json.Unmarshal(line, sc); err != nil {
+		stop()
+		return nil, fmt.Errorf("scenario process printed an unexpected line: %w", err)
+	}
+	return stop, nil
 }
 
 // ServeScaleScenario builds the scenario from args (workers, account VMs),
@@ -113,6 +131,12 @@ func ServeScaleScenario(ctx context.Context, args []string, in io.Reader, out io
 		return err
 	}
 	defer env.close()
+	return serveScenario(sc, in, out)
+}
+
+// serveScenario writes the scenario as one JSON line to out and waits
+// until in reaches EOF, while the caller's simulator serves.
+func serveScenario(sc any, in io.Reader, out io.Writer) error {
 	line, err := json.Marshal(sc)
 	if err != nil {
 		return err
@@ -177,8 +201,7 @@ func buildScaleScenario(ctx context.Context, workers, accountVMs int) (*simEnv, 
 		return fail(errors.New("the simulator has no host key for the cluster"))
 	}
 	return env, ScaleScenario{
-		APIURL: env.Info.APIURL, APIKey: env.Info.APIKey, SecretKey: env.Info.SecretKey, ClusterID: cl.ID,
-		HostKey: string(ssh.MarshalAuthorizedKey(hostKey)), PrivateKey: string(env.Sim.PrivateKeyPEM()),
+		SimAccess: simAccess(env), ClusterID: cl.ID, HostKey: string(ssh.MarshalAuthorizedKey(hostKey)),
 		Workers: workers, AccountVMs: accountVMs, Setup: time.Since(start),
 	}, nil
 }

@@ -25,12 +25,22 @@ const clusterAge = time.Hour
 // in the management server's own order. Its networks hold at least guestVMs
 // VMs each (0: CloudStack's default /24).
 func startSim(maxClusterSize, guestVMs int) (*simEnv, error) {
+	return startSimWith(maxClusterSize, guestVMs)
+}
+
+// startSimWith is startSim with more simulator options.
+func startSimWith(maxClusterSize, guestVMs int, more ...func(*simulator.Options)) (*simEnv, error) {
 	prefix, err := guestCIDRPrefixFor(guestVMs)
 	if err != nil {
 		return nil, err
 	}
 	env, err := simtest.Launch(simtest.WithClusterAge(clusterAge), simtest.WithListOrder(simulator.ListOrderReal),
-		simtest.WithOptions(func(o *simulator.Options) { o.MaxClusterSize, o.GuestCIDRPrefix = maxClusterSize, prefix }))
+		simtest.WithOptions(func(o *simulator.Options) {
+			o.MaxClusterSize, o.GuestCIDRPrefix = maxClusterSize, prefix
+			for _, f := range more {
+				f(o)
+			}
+		}))
 	if err != nil {
 		return nil, fmt.Errorf("simulator: %w", err)
 	}

@@ -23,6 +23,10 @@ type rawCluster struct {
 	ControlOfferingID     string         `json:"controlofferingid"`
 	WorkerOfferingID      string         `json:"workerofferingid"`
 	EtcdOfferingID        string         `json:"etcdofferingid"`
+	ServiceOfferingName   string         `json:"serviceofferingname"`
+	ControlOfferingName   string         `json:"controlofferingname"`
+	WorkerOfferingName    string         `json:"workerofferingname"`
+	EtcdOfferingName      string         `json:"etcdofferingname"`
 	TemplateID            string         `json:"templateid"`
 	NetworkID             string         `json:"networkid"`
 	Account               string         `json:"account"`
@@ -55,6 +59,7 @@ type rawClusterVM struct {
 	Created               string   `json:"created"`
 	IPAddress             string   `json:"ipaddress"`
 	ServiceOfferingID     string   `json:"serviceofferingid"`
+	ServiceOfferingName   string   `json:"serviceofferingname"`
 	TemplateID            string   `json:"templateid"`
 	Nics                  []rawNic `json:"nic"`
 	IsEtcdNode            flexBool `json:"isetcdnode"`
@@ -107,6 +112,15 @@ func (r rawCluster) toCluster() Cluster {
 		CNIConfigurationID:    r.CNIConfigurationID,
 		Created:               r.Created,
 	}
+	for id, name := range map[string]string{r.ServiceOfferingID: r.ServiceOfferingName, r.ControlOfferingID: r.ControlOfferingName,
+		r.WorkerOfferingID: r.WorkerOfferingName, r.EtcdOfferingID: r.EtcdOfferingName} {
+		if id != "" && name != "" {
+			if c.OfferingNames == nil {
+				c.OfferingNames = map[string]string{}
+			}
+			c.OfferingNames[id] = name
+		}
+	}
 	if len(r.VirtualMachines) > 0 {
 		c.VirtualMachines = make([]ClusterVM, 0, len(r.VirtualMachines))
 		for _, vm := range r.VirtualMachines {
@@ -129,6 +143,7 @@ func (r rawClusterVM) toClusterVM() ClusterVM {
 		Created:               r.Created,
 		IPAddress:             ip,
 		ServiceOfferingID:     r.ServiceOfferingID,
+		ServiceOfferingName:   r.ServiceOfferingName,
 		TemplateID:            r.TemplateID,
 		IsEtcdNode:            bool(r.IsEtcdNode),
 		IsExternalNode:        bool(r.IsExternalNode),

@@ -13,23 +13,26 @@ type Cluster struct {
 	ControlOfferingID     string
 	WorkerOfferingID      string
 	EtcdOfferingID        string
-	TemplateID            string
-	NetworkID             string
-	Account               string
-	DomainID              string
-	ProjectID             string
-	Keypair               string
-	ControlNodes          int64
-	EtcdNodes             int64
-	Size                  int64
-	State                 string
-	Endpoint              string
-	IPAddress             string
-	IPAddressID           string
-	AutoscalingEnabled    bool
-	MinSize               int64
-	MaxSize               int64
-	ClusterType           string
+	// OfferingNames names the cluster's offerings by id, as the response
+	// names them (serviceofferingname, controlofferingname, ...).
+	OfferingNames      map[string]string
+	TemplateID         string
+	NetworkID          string
+	Account            string
+	DomainID           string
+	ProjectID          string
+	Keypair            string
+	ControlNodes       int64
+	EtcdNodes          int64
+	Size               int64
+	State              string
+	Endpoint           string
+	IPAddress          string
+	IPAddressID        string
+	AutoscalingEnabled bool
+	MinSize            int64
+	MaxSize            int64
+	ClusterType        string
 	// CSIEnabled and CNIConfigurationID are the only create-only inputs
 	// KubernetesClusterManagerImpl.createKubernetesClusterResponse reports
 	// (4.22).
@@ -55,6 +58,7 @@ type ClusterVM struct {
 	Created               string
 	IPAddress             string
 	ServiceOfferingID     string
+	ServiceOfferingName   string
 	TemplateID            string
 	IsEtcdNode            bool
 	IsExternalNode        bool

@@ -37,15 +37,18 @@ func Compare(in Input) Result {
 
 	c := newComparison(in)
 	c.compareMap()
+	c.compareOfferings()
 	c.compareUnmapped()
 	res.NodesChecked, res.NodeCheckError = c.compareNodes()
 	if res.NodeCheckError != "" {
 		res.Incomplete = append(res.Incomplete, IncompleteView{View: ViewNodes, Reason: res.NodeCheckError})
 	}
+	c.compareVersions()
 	c.compareSize()
 	if reason := c.compareRules(); reason != "" {
 		res.Incomplete = append(res.Incomplete, IncompleteView{View: ViewNetworkRules, Reason: reason})
 	}
+	c.compareState(res.NodesChecked)
 
 	sortFindings(c.findings)
 	res.Findings = c.findings
@@ -71,14 +74,16 @@ func skipReason(cl Cluster) string {
 
 // vmRef is a VM the comparison knows by id, with its role.
 type vmRef struct {
-	id       string
-	name     string
-	state    string
-	created  time.Time
-	listed   bool
-	etcd     bool
-	external bool
-	role     naming.Role
+	id          string
+	name        string
+	state       string
+	created     time.Time
+	listed      bool
+	etcd        bool
+	external    bool
+	role        naming.Role
+	nodeVersion string // the map's kubernetesnodeversion
+	offeringID  string
 }
 
 func (v vmRef) label() string {
@@ -99,6 +104,9 @@ type comparison struct {
 	mapped   []vmRef // distinct map rows, in map order
 	inMap    map[string]bool
 	unmapped []vmRef // VMs named as this cluster's nodes and in no map
+	// nodeOf is the Kubernetes node paired with each VM, by VM id, once
+	// the nodes were compared.
+	nodeOf   map[string]Node
 	findings []Finding
 }
 
@@ -109,6 +117,7 @@ func newComparison(in Input) *comparison {
 		matcher: naming.NewMatcher(in.Cluster.Name, in.Cluster.ID),
 		vms:     map[string]VM{},
 		inMap:   map[string]bool{},
+		nodeOf:  map[string]Node{},
 	}
 	if c.now.IsZero() {
 		c.now = time.Now()
@@ -128,7 +137,8 @@ func newComparison(in Input) *comparison {
 }
 
 func (c *comparison) mappedRef(row MappedVM) vmRef {
-	ref := vmRef{id: row.ID, name: row.Name, etcd: row.IsEtcd, external: row.IsExternal}
+	ref := vmRef{id: row.ID, name: row.Name, etcd: row.IsEtcd, external: row.IsExternal,
+		nodeVersion: row.NodeVersion, offeringID: row.OfferingID}
 	if vm, ok := c.vms[row.ID]; ok {
 		ref.listed = true
 		ref.state = vm.State

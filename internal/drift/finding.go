@@ -10,35 +10,44 @@ import (
 const (
 	KindMappedVMMissing          = "mapped_vm_missing"
 	KindMappedVMNotRunning       = "mapped_vm_not_running"
+	KindVMOfferingMismatch       = "vm_offering_mismatch"
 	KindUnmappedVM               = "unmapped_vm"
 	KindNodeWithoutVM            = "node_without_vm"
 	KindVMNotNode                = "vm_not_node"
 	KindVMMapInconsistent        = "vm_map_inconsistent"
 	KindNodeNotReady             = "node_not_ready"
+	KindNodeVersionSkew          = "node_version_skew"
 	KindSSHForwardMissing        = "ssh_forward_missing"
 	KindSSHForwardStale          = "ssh_forward_stale"
 	KindSSHFirewallRangeMismatch = "ssh_firewall_range_mismatch"
 	KindEtcdSSHRuleMissing       = "etcd_ssh_rule_missing"
 	KindAPIRuleMissing           = "api_rule_missing"
 	KindScaleHazard              = "scale_hazard"
+	KindClusterStateUnexpected   = "cluster_state_unexpected"
 )
 
 // kinds describes every finding kind, in report order.
 var kindTable = []struct{ name, description string }{
 	{KindMappedVMMissing, "a VM in the cluster's VM map does not exist"},
 	{KindMappedVMNotRunning, "a VM in the VM map is destroyed, expunging or in error, or stopped while the cluster runs"},
+	{KindVMOfferingMismatch, "a VM of the map runs another service offering than its role's (the cluster's control, worker " +
+		"or etcd offering, else its service offering): resized out of band, or left by a failed offering scale"},
 	{KindUnmappedVM, "a VM named as a node of the cluster is in no cluster's VM map"},
 	{KindNodeWithoutVM, "a Kubernetes node has no VM in the VM map"},
 	{KindVMNotNode, "a running control or worker VM of the map is not a Kubernetes node"},
 	{KindVMMapInconsistent, "the VM map disagrees with the cluster's size (node_count), as a failed scale leaves it; " +
 		"CloudStack refuses to scale such a cluster and only an administrator can correct the size"},
 	{KindNodeNotReady, "a Kubernetes node is not Ready"},
+	{KindNodeVersionSkew, "a control or worker node's kubelet version, or the version the VM map records for its VM, " +
+		"differs from the cluster's Kubernetes version: a half-finished upgrade, or a node upgraded by hand"},
 	{KindSSHForwardMissing, "a node's SSH port forward 2222+i is missing"},
 	{KindSSHForwardStale, "an SSH port forward of CKS goes to the wrong VM or beyond the VM map"},
 	{KindSSHFirewallRangeMismatch, "the node SSH firewall range is missing or does not cover the map's nodes"},
 	{KindEtcdSSHRuleMissing, "an etcd node's SSH port forward, or the firewall rule that opens it, is missing"},
 	{KindAPIRuleMissing, "the API firewall rule 6443 or the API load balancer rule is missing"},
 	{KindScaleHazard, "the next scale, by any client, would revoke a wrong rule or delete a forward (apache/cloudstack#14159)"},
+	{KindClusterStateUnexpected, "the cluster is in Alert, which no operation leaves behind unless it failed or CloudStack's " +
+		"state scanner found a fault; the message gives the scanner's reason as far as the views show it"},
 }
 
 // Kinds lists every finding kind in report order.
@@ -114,10 +123,17 @@ type Result struct {
 	// there.
 	Incomplete []IncompleteView
 	Findings   []Finding
-	// Counts has every kind of Kinds, zero included.
+	// Counts has every kind of Kinds, zero included. Ignored findings are
+	// not in Findings or Counts.
 	Counts map[string]int
+	// Ignored are the findings ignore rules accepted (ApplyIgnores), and
+	// IgnoredCounts counts them by kind, every kind included.
+	Ignored       []IgnoredFinding
+	IgnoredCounts map[string]int
+	// RuleUses says what each ignore rule did, rule for rule.
+	RuleUses []RuleUse
 	// InSync is true only when every view asked for was compared and
-	// nothing drifted.
+	// nothing drifted, ignored findings aside.
 	InSync  bool
 	Summary string
 }
@@ -164,7 +180,8 @@ func countFindings(fs []Finding) map[string]int {
 }
 
 // Summarize gives e.g. "3 findings: 1 size_mismatch, 2 ssh_forward_missing"
-// or "in sync", plus which views were not checked and why. A check with
+// or "in sync", plus the findings ignore rules accepted, and which views
+// were not checked and why. A check with
 // no finding but an incomplete view reads "incomplete: no finding in the
 // views checked; Kubernetes nodes not checked: ...", never "in sync".
 func Summarize(r Result) string {
@@ -186,6 +203,9 @@ func Summarize(r Result) string {
 			noun = "finding"
 		}
 		s = fmt.Sprintf("%d %s: %s", len(r.Findings), noun, strings.Join(parts, ", "))
+	}
+	if ignored := IgnoredText(r.IgnoredCounts); ignored != "" {
+		s += "; " + ignored
 	}
 	for _, v := range r.Incomplete {
 		s += "; " + ViewLabel(v.View) + " not checked: " + v.Reason

@@ -3,6 +3,7 @@ package drift
 import (
 	"time"
 
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/naming"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/rules"
 )
 
@@ -22,6 +23,15 @@ type Cluster struct {
 	// KubernetesVersion is the semantic version of the cluster's
 	// Kubernetes version, "" when unknown.
 	KubernetesVersion string
+	// ServiceOfferingID is the cluster's service offering, the one of
+	// every role that has no offering of its own.
+	ServiceOfferingID string
+	// RoleOfferingIDs are the role offerings it records (controlofferingid,
+	// workerofferingid, etcdofferingid); a missing role uses
+	// ServiceOfferingID.
+	RoleOfferingIDs map[naming.Role]string
+	// OfferingNames names the offerings by id, for messages.
+	OfferingNames map[string]string
 }
 
 // MappedVM is one row of the cluster's VM map (its virtualmachines list).
@@ -30,6 +40,11 @@ type MappedVM struct {
 	Name       string
 	IsEtcd     bool
 	IsExternal bool
+	// NodeVersion is the Kubernetes version the map records for the VM
+	// (kubernetesnodeversion), "" when the server reports none.
+	NodeVersion string
+	// OfferingID is the VM's service offering (serviceofferingid).
+	OfferingID string
 }
 
 // VM is one VM of the cluster owner, as listVirtualMachines reports it.
@@ -44,6 +59,9 @@ type VM struct {
 type Node struct {
 	Name  string
 	Ready bool
+	// Version is the kubelet's version (status.nodeInfo.kubeletVersion),
+	// e.g. "v1.33.13"; "" when unknown.
+	Version string
 }
 
 // NodeView is the result of listing the Kubernetes nodes.

@@ -36,6 +36,7 @@ func (c *comparison) compareNodes() (checked bool, checkErr string) {
 			continue
 		}
 		claimed[v.id] = true
+		c.nodeOf[v.id] = n
 		if !n.Ready {
 			c.add(Finding{Kind: KindNodeNotReady, NodeName: n.Name, VMID: v.id, VMName: v.name, VMState: v.state,
 				Message: fmt.Sprintf("Kubernetes node %s of %s is not Ready", n.Name, v.label())})

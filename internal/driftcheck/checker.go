@@ -104,7 +104,7 @@ func (c *Checker) checkCluster(ctx context.Context, m *meter, cl *cloudstack.Clu
 	}
 	node := NodeCheck{Source: opts.NodeSource}
 	if res := drift.Compare(drift.Input{Cluster: in.Cluster}); res.Skipped {
-		return res, NodeCheck{Source: NodeSourceNone}, nil
+		return drift.ApplyIgnores(res, cl.Name, opts.Ignore, in.Now), NodeCheck{Source: NodeSourceNone}, nil
 	}
 
 	ctx, cancel := context.WithCancelCause(ctx)
@@ -146,7 +146,8 @@ func (c *Checker) checkCluster(ctx context.Context, m *meter, cl *cloudstack.Clu
 		in.Nodes = &drift.NodeView{}
 	}
 	in.Rules = rulesRes.view
-	return inferHiddenMapRows(cl, drift.Compare(in)), node, nil
+	res := drift.Compare(in)
+	return drift.ApplyIgnores(res, cl.Name, opts.Ignore, in.Now), node, nil
 }
 
 func (c *Checker) now() time.Time {

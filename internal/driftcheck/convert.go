@@ -1,6 +1,8 @@
 package driftcheck
 
 import (
+	"cmp"
+	"maps"
 	"strings"
 	"time"
 
@@ -40,14 +42,33 @@ func toDriftCluster(c *cloudstack.Cluster) drift.Cluster {
 		// The semantic version from the name, so that policies need not
 		// join version ids.
 		KubernetesVersion: kubeversion.FromName(c.KubernetesVersionName),
+		ServiceOfferingID: c.ServiceOfferingID,
+		RoleOfferingIDs: map[naming.Role]string{naming.RoleControl: c.ControlOfferingID,
+			naming.RoleWorker: c.WorkerOfferingID, naming.RoleEtcd: c.EtcdOfferingID},
+		OfferingNames: offeringNames(c),
 	}
+}
+
+// offeringNames names every offering the cluster and its VMs report.
+func offeringNames(c *cloudstack.Cluster) map[string]string {
+	names := maps.Clone(c.OfferingNames)
+	if names == nil {
+		names = map[string]string{}
+	}
+	for _, vm := range c.VirtualMachines {
+		if vm.ServiceOfferingID != "" && vm.ServiceOfferingName != "" {
+			names[vm.ServiceOfferingID] = vm.ServiceOfferingName
+		}
+	}
+	return names
 }
 
 func toMap(c *cloudstack.Cluster) []drift.MappedVM {
 	roles := clusterops.Roles(c)
 	out := make([]drift.MappedVM, 0, len(c.VirtualMachines))
 	for i, vm := range c.VirtualMachines {
-		out = append(out, drift.MappedVM{ID: vm.ID, Name: vm.Name, IsEtcd: roles[i] == naming.RoleEtcd, IsExternal: vm.IsExternalNode})
+		out = append(out, drift.MappedVM{ID: vm.ID, Name: vm.Name, IsEtcd: roles[i] == naming.RoleEtcd, IsExternal: vm.IsExternalNode,
+			NodeVersion: vm.KubernetesNodeVersion, OfferingID: vm.ServiceOfferingID})
 	}
 	return out
 }
@@ -55,19 +76,18 @@ func toMap(c *cloudstack.Cluster) []drift.MappedVM {
 func toVMs(vms []cloudstack.VirtualMachine) []drift.VM {
 	out := make([]drift.VM, 0, len(vms))
 	for _, vm := range vms {
-		name := vm.Name
-		if name == "" {
-			name = vm.DisplayName
-		}
-		out = append(out, drift.VM{ID: vm.ID, Name: name, State: vm.State, Created: parseCreated(vm.Created)})
+		out = append(out, drift.VM{ID: vm.ID, Name: vmName(vm), State: vm.State, Created: parseCreated(vm.Created)})
 	}
 	return out
 }
 
+// vmName is the VM's name, its display name when it has none.
+func vmName(vm cloudstack.VirtualMachine) string { return cmp.Or(vm.Name, vm.DisplayName) }
+
 func toNodes(list []nodes.Node) []drift.Node {
 	out := make([]drift.Node, 0, len(list))
 	for _, n := range list {
-		out = append(out, drift.Node{Name: n.Name, Ready: n.Ready})
+		out = append(out, drift.Node{Name: n.Name, Ready: n.Ready, Version: n.Version})
 	}
 	return out
 }

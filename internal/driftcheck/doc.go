@@ -18,7 +18,10 @@
 // existed: listKubernetesClusters leaves such rows out. CloudStack's state
 // scanner still sees them and holds the cluster in Alert, so an Alert
 // cluster whose visible views are all clean is reported as
-// mapped_vm_missing, with the explanation.
+// cluster_state_unexpected, with the explanation.
+//
+// Options.Ignore rules move the findings a team accepts out of the
+// findings into Result.Ignored, with their reason (drift.ApplyIgnores).
 //
 // CheckMany checks a fleet with bounded concurrency and shares the cluster
 // list and each owner's VM list between the clusters, so the number of

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strings"
@@ -12,6 +13,8 @@ import (
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/drift"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/naming"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/nodes/sshlister"
 )
 
 // Fleet concurrency limits.
@@ -32,6 +35,8 @@ type Filter struct {
 	ProjectID string
 	// NameRegex must match the cluster name.
 	NameRegex *regexp.Regexp
+	// ZoneID selects the clusters of one zone.
+	ZoneID string
 }
 
 // ClusterReport is the outcome for one cluster of a fleet.
@@ -53,8 +58,12 @@ type Fleet struct {
 	// InSync is true when every selected cluster was checked completely and
 	// is in sync: a skipped, failed or incomplete cluster makes it false.
 	InSync bool
-	// Counts adds up the findings of every cluster, every kind included.
-	Counts map[string]int
+	// Counts adds up the findings of every cluster, every kind included;
+	// IgnoredCounts the findings ignore rules accepted.
+	Counts, IgnoredCounts map[string]int
+	// RuleUses adds up what each ignore rule did over the clusters
+	// compared.
+	RuleUses []drift.RuleUse
 	// Checked counts the clusters that were compared, Drifted those of them
 	// with findings and Incomplete those with a view that could not be
 	// read (a cluster can be both); Skipped and Failed count the clusters
@@ -77,6 +86,10 @@ func (c *Checker) CheckMany(ctx context.Context, f Filter, opts Options, concurr
 	m := newMeter()
 	if err := opts.Validate(); err != nil {
 		return Fleet{}, m.stats(start), err
+	}
+	if opts.NodeSource == NodeSourceSSH && opts.SSH.KnownHosts != "" {
+		// Read once for every cluster; Validate has checked it.
+		opts.SSH.knownHosts, _ = sshlister.ParseKnownHosts(opts.SSH.KnownHosts)
 	}
 	switch {
 	case concurrency <= 0:
@@ -108,7 +121,24 @@ func (c *Checker) CheckMany(ctx context.Context, f Filter, opts Options, concurr
 		})
 	}
 	wg.Wait()
-	return summarizeFleet(reports), m.stats(start), nil
+	fleet := summarizeFleet(reports)
+	fleet.RuleUses = fleetRuleUses(reports, opts.Ignore, c.now())
+	return fleet, m.stats(start), nil
+}
+
+// fleetRuleUses adds up what each ignore rule did in the clusters that
+// were checked.
+func fleetRuleUses(reports []ClusterReport, rules []drift.IgnoreRule, now time.Time) []drift.RuleUse {
+	total := make([]drift.RuleUse, len(rules))
+	for i, r := range rules {
+		total[i].Expired = r.Expired(now)
+	}
+	for _, r := range reports {
+		if r.Err == nil {
+			total = drift.AddRuleUses(total, r.Result.RuleUses)
+		}
+	}
+	return total
 }
 
 // listFleet lists the clusters: the accounts' clusters with listall and,
@@ -144,7 +174,8 @@ func selectClusters(idx *clusterIndex, f Filter) []*cloudstack.Cluster {
 		switch {
 		case f.Account != "" && (cl.ProjectID != "" || !strings.EqualFold(cl.Account, f.Account)),
 			f.ProjectID != "" && cl.ProjectID != f.ProjectID,
-			f.NameRegex != nil && !f.NameRegex.MatchString(cl.Name):
+			f.NameRegex != nil && !f.NameRegex.MatchString(cl.Name),
+			f.ZoneID != "" && !strings.EqualFold(cl.ZoneID, f.ZoneID):
 			continue
 		}
 		out = append(out, cl)
@@ -174,7 +205,8 @@ func (p *fleetPlan) bulkFor(cl *cloudstack.Cluster) *bulkRules {
 	return p.bulk
 }
 
-// vms is the VM source of one cluster: its owner's shared listing.
+// vms is the VM source of one cluster: from its owner's shared listing,
+// the VMs that can matter to the cluster (ownerVMs.forCluster).
 func (p *fleetPlan) vms(cl *cloudstack.Cluster) vmSource {
 	owner := ownerOf(cl)
 	shared := p.ownerVMs[ownerKey(owner)]
@@ -182,19 +214,65 @@ func (p *fleetPlan) vms(cl *cloudstack.Cluster) vmSource {
 		if shared == nil {
 			return p.fetchVMs(owner)
 		}
-		shared.once.Do(func() { shared.vms, shared.err = p.fetchVMs(owner) })
+		shared.once.Do(func() {
+			if shared.vms, shared.err = p.fetchVMs(owner); shared.err == nil {
+				shared.index()
+			}
+		})
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		return shared.vms, shared.err
+		if shared.err != nil {
+			return nil, shared.err
+		}
+		return shared.forCluster(cl), nil
 	}
 }
 
-// ownerVMs lists one owner's VMs once, for every cluster of that owner.
+// ownerVMs lists one owner's VMs once, for every cluster of that owner,
+// and indexes them, so that each cluster compares its own VMs, not the
+// owner's thousands: a fleet's cost then grows with its clusters, not with
+// clusters times VMs.
 type ownerVMs struct {
-	once sync.Once
-	vms  []cloudstack.VirtualMachine
-	err  error
+	once     sync.Once
+	vms      []cloudstack.VirtualMachine
+	err      error
+	byID     map[string]int
+	byPrefix map[string][]int
+}
+
+func (o *ownerVMs) index() {
+	o.byID = make(map[string]int, len(o.vms))
+	o.byPrefix = map[string][]int{}
+	for i, vm := range o.vms {
+		o.byID[vm.ID] = i
+		for _, p := range naming.NamePrefixes(vmName(vm)) {
+			o.byPrefix[p] = append(o.byPrefix[p], i)
+		}
+	}
+}
+
+// forCluster are the VMs the comparison of cl can look at: those of its
+// VM map, and those named with one of its prefixes (strays and nodes of
+// its own naming), in listing order. drift.Compare ignores every other VM.
+func (o *ownerVMs) forCluster(cl *cloudstack.Cluster) []cloudstack.VirtualMachine {
+	picked := map[int]bool{}
+	for _, vm := range cl.VirtualMachines {
+		if i, ok := o.byID[vm.ID]; ok {
+			picked[i] = true
+		}
+	}
+	m := naming.NewMatcher(cl.Name, cl.ID)
+	for _, p := range []string{m.Prefix(), m.LegacyPrefix(), m.EtcdPrefix()} {
+		for _, i := range o.byPrefix[p] {
+			picked[i] = true
+		}
+	}
+	out := make([]cloudstack.VirtualMachine, 0, len(picked))
+	for _, i := range slices.Sorted(maps.Keys(picked)) {
+		out = append(out, o.vms[i])
+	}
+	return out
 }
 
 func (c *Checker) planFleet(ctx context.Context, m *meter, clusters []*cloudstack.Cluster, opts Options) *fleetPlan {
@@ -235,9 +313,10 @@ func reportOf(cl *cloudstack.Cluster, res drift.Result, node NodeCheck, err erro
 
 // summarizeFleet adds the clusters up.
 func summarizeFleet(reports []ClusterReport) Fleet {
-	f := Fleet{Clusters: reports, Counts: map[string]int{}, IncompleteViews: map[string]int{}}
+	f := Fleet{Clusters: reports, Counts: map[string]int{}, IgnoredCounts: map[string]int{}, IncompleteViews: map[string]int{}}
 	for _, k := range drift.Kinds() {
 		f.Counts[k] = 0
+		f.IgnoredCounts[k] = 0
 	}
 	findings, inSync := 0, 0
 	for _, r := range reports {
@@ -263,6 +342,9 @@ func summarizeFleet(reports []ClusterReport) Fleet {
 			for k, n := range r.Result.Counts {
 				f.Counts[k] += n
 				findings += n
+			}
+			for k, n := range r.Result.IgnoredCounts {
+				f.IgnoredCounts[k] += n
 			}
 		}
 	}
@@ -302,6 +384,9 @@ func fleetSummary(f Fleet, total, inSync, findings int) string {
 	}
 	if f.Failed > 0 {
 		parts = append(parts, fmt.Sprintf("%d not checked because of errors", f.Failed))
+	}
+	if ignored := drift.IgnoredText(f.IgnoredCounts); ignored != "" {
+		parts = append(parts, ignored)
 	}
 	return fmt.Sprintf("%s: %s", plural(total, "cluster"), strings.Join(parts, ", "))
 }

@@ -237,3 +237,18 @@ func TestCheckManyReportsPerClusterFailures(t *testing.T) {
 		t.Fatalf("failed clusters %v: not one owner's", f)
 	}
 }
+
+// A zone filter shards a fleet by zone; the simulator has one zone.
+func TestCheckManyFiltersByZone(t *testing.T) {
+	t.Parallel()
+	e := newSimEnv(t)
+	e.NewCluster(cloudstack.CreateClusterParams{Name: "zone-a", Size: 1})
+	fleet, _ := e.mustCheckMany(e.checker(), Filter{ZoneID: e.Info.ZoneID}, 0)
+	if got := names(fleet); !slices.Equal(got, []string{"zone-a"}) {
+		t.Fatalf("clusters of the zone: %v", got)
+	}
+	fleet, st := e.mustCheckMany(e.checker(), Filter{ZoneID: "another-zone"}, 0)
+	if len(fleet.Clusters) != 0 || fleet.Summary != "no cluster matched" || st.CloudStackCalls[cmdListVMs] != 0 {
+		t.Fatalf("another zone: %+v, calls %v", fleet, st.CloudStackCalls)
+	}
+}

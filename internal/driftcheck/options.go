@@ -3,10 +3,12 @@ package driftcheck
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"golang.org/x/crypto/ssh"
 
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/drift"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/nodes/sshlister"
 )
 
@@ -54,6 +56,8 @@ type SSHOptions struct {
 	KnownHosts string
 	// InsecureIgnoreHostKey accepts any host key.
 	InsecureIgnoreHostKey bool
+	// knownHosts is KnownHosts read once for a whole fleet.
+	knownHosts *sshlister.KnownHosts
 }
 
 // Options are the settings of a check, shared by every cluster of a fleet.
@@ -74,6 +78,9 @@ type Options struct {
 	// firewall rules (the cks_cluster resource's ssh_cidrs); empty means
 	// 0.0.0.0/0, CKS's own.
 	SSHCIDRs []string
+	// Ignore are the rules that accept known findings
+	// (drift.CompileIgnore builds them).
+	Ignore []drift.IgnoreRule
 }
 
 // Request is one cluster check.
@@ -98,6 +105,11 @@ func (o Options) Validate() error {
 	}
 	if o.NodeTimeout < 0 {
 		problems = append(problems, errors.New("the node timeout must not be negative"))
+	}
+	for i, r := range o.Ignore {
+		if strings.TrimSpace(r.Reason) == "" {
+			problems = append(problems, fmt.Errorf("ignore rule %d has no reason", i))
+		}
 	}
 	return errors.Join(problems...)
 }

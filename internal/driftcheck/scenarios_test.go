@@ -178,13 +178,14 @@ func TestCheckInfersMapRowsTheAPIHides(t *testing.T) {
 
 	res, _ := e.mustCheck(e.sshRequest(cl.ID))
 
-	// The API lists neither row; the scanner holds the cluster in Alert.
-	assertKinds(t, res, drift.KindMappedVMMissing)
+	// The API lists neither row; the scanner holds the cluster in Alert,
+	// and the check gives the scanner's likely reason.
+	assertKinds(t, res, drift.KindClusterStateUnexpected)
 	if res.ClusterState != "Alert" || res.Findings[0].VMID != "" ||
 		!strings.Contains(res.Findings[0].Message, "expunged or never existed") {
 		t.Fatalf("state %s: %s", res.ClusterState, describe(res))
 	}
-	if res.Summary != "1 finding: 1 mapped_vm_missing" {
+	if res.Summary != "1 finding: 1 cluster_state_unexpected" {
 		t.Fatalf("summary %q", res.Summary)
 	}
 

@@ -1,6 +1,7 @@
 package naming
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -64,6 +65,13 @@ func FuzzPrefixes(f *testing.F) {
 		}
 		if idx, ok := m.EtcdIndex(etcd + "-7-" + hex); !ok || idx != 7 {
 			t.Fatalf("EtcdIndex for %q = %d, %v", name, idx, ok)
+		}
+		// A fleet indexes VMs by NamePrefixes: each generated name must
+		// carry the prefix it was made with.
+		for vm, p := range map[string]string{cur + "-control-" + hex: cur, legacy + "-node-" + hex: legacy, etcd + "-7-" + hex: etcd} {
+			if !slices.Contains(NamePrefixes(vm), p) {
+				t.Fatalf("NamePrefixes(%q) = %q, without %q", vm, NamePrefixes(vm), p)
+			}
 		}
 	})
 }

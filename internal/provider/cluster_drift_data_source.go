@@ -90,6 +90,7 @@ func (d *clusterDriftDataSource) Read(ctx context.Context, req datasource.ReadRe
 
 	model.setEffective(settings)
 	resp.Diagnostics.Append(model.setResult(res)...)
+	resp.Diagnostics.Append(model.setIgnoreStatus(settings, res.RuleUses)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -99,6 +100,11 @@ func (d *clusterDriftDataSource) Read(ctx context.Context, req datasource.ReadRe
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &model)...)
 	addClusterDriftDiagnostics(&resp.Diagnostics, label, res, settings.gate)
+	compared := 1
+	if res.Skipped {
+		compared = 0
+	}
+	addDriftIgnoreDiagnostics(&resp.Diagnostics, settings.opts.Ignore, res.RuleUses, compared, 1-compared)
 }
 
 // addDriftCheckError reports a check that could not run.

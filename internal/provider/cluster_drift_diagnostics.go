@@ -62,6 +62,10 @@ func addClusterDriftDiagnostics(diags *diag.Diagnostics, label string, res drift
 			diags.AddWarning("Cluster Drift Check Incomplete", detail)
 		}
 	}
+	if len(res.Ignored) > 0 {
+		diags.AddWarning("Cluster Drift Ignored", fmt.Sprintf("The drift check of %s ignored these findings, which ignore "+
+			"rules accept; they do not fail the gate:%s", label, driftIgnoredText(res.Ignored)))
+	}
 	if len(res.Findings) == 0 {
 		return
 	}

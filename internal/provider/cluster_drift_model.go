@@ -23,6 +23,8 @@ type driftOptionsModel struct {
 	SSHCIDRs          types.List    `tfsdk:"ssh_cidrs"`
 	FailOnDrift       types.Bool    `tfsdk:"fail_on_drift"`
 	AllowIncomplete   types.Bool    `tfsdk:"allow_incomplete"`
+	Ignore            types.List    `tfsdk:"ignore"`
+	IgnoreStatus      types.List    `tfsdk:"ignore_status"`
 }
 
 // setEffective writes the options the check used back, defaults included.
@@ -49,6 +51,8 @@ type driftResultModel struct {
 	Findings        types.List   `tfsdk:"findings"`
 	Counts          types.Map    `tfsdk:"counts"`
 	Summary         types.String `tfsdk:"summary"`
+	IgnoredFindings types.List   `tfsdk:"ignored_findings"`
+	IgnoredCounts   types.Map    `tfsdk:"ignored_counts"`
 }
 
 // setResult copies a check's outcome into the model.
@@ -69,6 +73,17 @@ func (m *driftResultModel) setResult(res drift.Result) diag.Diagnostics {
 	diags.Append(d...)
 	m.Counts, d = driftCountsValue(res.Counts)
 	diags.Append(d...)
+	m.IgnoredFindings, d = driftIgnoredValue(res.Ignored)
+	diags.Append(d...)
+	m.IgnoredCounts, d = driftCountsValue(res.IgnoredCounts)
+	diags.Append(d...)
+	return diags
+}
+
+// setIgnoreStatus reports what each ignore rule did.
+func (m *driftOptionsModel) setIgnoreStatus(s driftSettings, uses []drift.RuleUse) diag.Diagnostics {
+	var diags diag.Diagnostics
+	m.IgnoreStatus, diags = driftIgnoreStatusValue(s.opts.Ignore, uses)
 	return diags
 }
 
@@ -120,6 +135,8 @@ func resolveDriftSettings(ctx context.Context, m driftOptionsModel) (driftSettin
 	s.gate = driftGate{failOnDrift: m.FailOnDrift.ValueBool(), allowIncomplete: m.AllowIncomplete.ValueBool()}
 
 	s.opts = driftcheck.Options{NodeSource: driftcheck.NodeSource(s.nodeSource), GracePeriod: grace, CheckNetworkRules: s.checkRules}
+	s.opts.Ignore, d = compileDriftIgnore(ctx, m.Ignore, false)
+	diags.Append(d...)
 	if !m.SSHCIDRs.IsNull() && !m.SSHCIDRs.IsUnknown() {
 		diags.Append(m.SSHCIDRs.ElementsAs(ctx, &s.opts.SSHCIDRs, false)...)
 	}
@@ -153,21 +170,26 @@ func driftFindingsValue(fs []drift.Finding) (types.List, diag.Diagnostics) {
 	values := make([]attr.Value, 0, len(fs))
 	var diags diag.Diagnostics
 	for _, f := range fs {
-		obj, d := types.ObjectValue(driftFindingAttrTypes, map[string]attr.Value{
-			"kind":      types.StringValue(f.Kind),
-			"vm_id":     stringOrNull(f.VMID),
-			"vm_name":   stringOrNull(f.VMName),
-			"vm_state":  stringOrNull(f.VMState),
-			"node_name": stringOrNull(f.NodeName),
-			"rule_id":   stringOrNull(f.RuleID),
-			"message":   types.StringValue(f.Message),
-		})
+		obj, d := types.ObjectValue(driftFindingAttrTypes, driftFindingAttrValues(f))
 		diags.Append(d...)
 		values = append(values, obj)
 	}
 	list, d := types.ListValue(objType, values)
 	diags.Append(d...)
 	return list, diags
+}
+
+// driftFindingAttrValues are the attributes of one finding.
+func driftFindingAttrValues(f drift.Finding) map[string]attr.Value {
+	return map[string]attr.Value{
+		"kind":      types.StringValue(f.Kind),
+		"vm_id":     stringOrNull(f.VMID),
+		"vm_name":   stringOrNull(f.VMName),
+		"vm_state":  stringOrNull(f.VMState),
+		"node_name": stringOrNull(f.NodeName),
+		"rule_id":   stringOrNull(f.RuleID),
+		"message":   types.StringValue(f.Message),
+	}
 }
 
 // driftIncompleteValue maps each view that could not be compared to why;

@@ -50,7 +50,9 @@ const driftGateDescription = "**As a CI gate**: set `fail_on_drift = true` and r
 	"`in_sync = false`, and `incomplete_views` says which view is missing and why. A refused SSH host key is always an " +
 	"error, gate or not: something else may answer for control node 1. Without `fail_on_drift`, findings and incomplete " +
 	"checks show as warnings and the outputs (`in_sync`, `incomplete_views`, `counts`, `findings`) can feed a `check` " +
-	"block or a `postcondition`."
+	"block or a `postcondition`. Findings that `ignore` rules accept do not fail the gate: they are listed in " +
+	"`ignored_findings` with their reason, until the rule expires. For policies that version, test and reuse the " +
+	"gate, the provider's repository has a Rego library for OPA and conftest (`policy/`; see the CI gates guide)."
 
 // driftSecretsDescription says which inputs end up in saved plans and in
 // the state.
@@ -71,6 +73,19 @@ var driftFindingAttrTypes = map[string]attr.Type{
 	"node_name": types.StringType,
 	"rule_id":   types.StringType,
 	"message":   types.StringType,
+}
+
+// driftFindingAttributes are the attributes of one finding.
+func driftFindingAttributes() map[string]schema.Attribute {
+	return map[string]schema.Attribute{
+		"kind":      schema.StringAttribute{Computed: true, MarkdownDescription: "Finding kind, one of:" + driftKindsMarkdown},
+		"vm_id":     schema.StringAttribute{Computed: true, MarkdownDescription: "Id of the VM concerned."},
+		"vm_name":   schema.StringAttribute{Computed: true, MarkdownDescription: "Name of the VM concerned."},
+		"vm_state":  schema.StringAttribute{Computed: true, MarkdownDescription: "State of the VM concerned."},
+		"node_name": schema.StringAttribute{Computed: true, MarkdownDescription: "Name of the Kubernetes node concerned."},
+		"rule_id":   schema.StringAttribute{Computed: true, MarkdownDescription: "Id of the firewall rule or port forward concerned."},
+		"message":   schema.StringAttribute{Computed: true, MarkdownDescription: "What is wrong, in words."},
+	}
 }
 
 // driftOptionAttributes are the inputs both data sources share.
@@ -121,16 +136,19 @@ func driftOptionAttributes() map[string]schema.Attribute {
 				"instead of errors. Findings still fail the gate, and a refused SSH host key is still an error. `in_sync` stays " +
 				"false for such a check. Defaults to `false`.",
 		},
+		"ignore":        driftIgnoreAttribute(),
+		"ignore_status": driftIgnoreStatusAttribute(),
 	}
 }
 
 // driftResultAttributes are the outputs of one cluster's check.
 func driftResultAttributes() map[string]schema.Attribute {
-	return map[string]schema.Attribute{
+	attrs := map[string]schema.Attribute{
 		"in_sync": schema.BoolAttribute{
 			Computed: true,
-			MarkdownDescription: "True only when every view asked for was compared and nothing drifted. False for a skipped " +
-				"cluster, and for a check with `incomplete_views`: the view it could not read may hide drift.",
+			MarkdownDescription: "True only when every view asked for was compared and nothing drifted, findings that " +
+				"`ignore` rules accept aside. False for a skipped cluster, and for a check with `incomplete_views`: the view it " +
+				"could not read may hide drift.",
 		},
 		"incomplete_views": schema.MapAttribute{
 			Computed:    true,
@@ -170,26 +188,23 @@ func driftResultAttributes() map[string]schema.Attribute {
 			Computed: true,
 			MarkdownDescription: "The findings in a stable order: by kind (in the order of the kinds above), then VM name, " +
 				"node name and rule id. Fields that do not apply to a finding are null.",
-			NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
-				"kind":      schema.StringAttribute{Computed: true, MarkdownDescription: "Finding kind, one of:" + driftKindsMarkdown},
-				"vm_id":     schema.StringAttribute{Computed: true, MarkdownDescription: "Id of the VM concerned."},
-				"vm_name":   schema.StringAttribute{Computed: true, MarkdownDescription: "Name of the VM concerned."},
-				"vm_state":  schema.StringAttribute{Computed: true, MarkdownDescription: "State of the VM concerned."},
-				"node_name": schema.StringAttribute{Computed: true, MarkdownDescription: "Name of the Kubernetes node concerned."},
-				"rule_id":   schema.StringAttribute{Computed: true, MarkdownDescription: "Id of the firewall rule or port forward concerned."},
-				"message":   schema.StringAttribute{Computed: true, MarkdownDescription: "What is wrong, in words."},
-			}},
+			NestedObject: schema.NestedAttributeObject{Attributes: driftFindingAttributes()},
 		},
 		"counts": schema.MapAttribute{
 			Computed:            true,
 			ElementType:         types.Int64Type,
-			MarkdownDescription: "Number of findings per kind; every kind is present, zero included.",
+			MarkdownDescription: "Number of findings per kind, ignored ones left out; every kind is present, zero included.",
 		},
 		"summary": schema.StringAttribute{
 			Computed: true,
 			MarkdownDescription: "Human-readable summary, e.g. `2 findings: 1 unmapped_vm, 1 vm_map_inconsistent`, followed by " +
-				"each view that was not checked and why; an incomplete check without findings reads `incomplete: no finding in " +
-				"the views checked; Kubernetes nodes not checked: ...`, never `in sync`.",
+				"the findings `ignore` rules accepted (`in sync; 1 finding ignored (1 node_not_ready)`) and each view that was " +
+				"not checked and why; an incomplete check without findings reads `incomplete: no finding in the views checked; " +
+				"Kubernetes nodes not checked: ...`, never `in sync`.",
 		},
 	}
+	for name, a := range driftIgnoredAttributes() {
+		attrs[name] = a
+	}
+	return attrs
 }

@@ -19,6 +19,8 @@ import (
 // on other attributes' values (node_source, allow_incomplete) or parse SSH
 // formats, which no framework validator does.
 func validateDriftOptions(ctx context.Context, m driftOptionsModel, diags *diag.Diagnostics) {
+	_, ignoreDiags := compileDriftIgnore(ctx, m.Ignore, true)
+	diags.Append(ignoreDiags...)
 	sshModel, hasSSH, decodeDiags := decodeDriftSSH(ctx, m.SSH)
 	source := m.NodeSource.ValueString()
 	sourceKnown := !m.NodeSource.IsUnknown()

@@ -112,9 +112,10 @@ func TestAccClusterDrift_MapRowsWithoutVMs(t *testing.T) {
 		{
 			// The API lists neither row (it joins the map with live VMs), but
 			// CloudStack's scanner sees them and holds the cluster in Alert
-			// while every visible view is clean: that is reported.
+			// while every visible view is clean: that is reported, with the
+			// scanner's likely reason.
 			Config: e.driftHCL(cl.ID, e.sshHCL(cl.ID)),
-			ConfigStateChecks: append(expectDriftFindings(drift.KindMappedVMMissing),
+			ConfigStateChecks: append(expectDriftFindings(drift.KindClusterStateUnexpected),
 				expectDriftAttr("cluster_state", knownvalue.StringExact("Alert")),
 				expectDriftFinding(0, map[string]knownvalue.Check{
 					"vm_id":   knownvalue.Null(),

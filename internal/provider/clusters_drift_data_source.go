@@ -34,6 +34,7 @@ type clustersDriftModel struct {
 	Account     types.String `tfsdk:"account"`
 	ProjectID   types.String `tfsdk:"project_id"`
 	NameRegex   types.String `tfsdk:"name_regex"`
+	ZoneID      types.String `tfsdk:"zone_id"`
 	Concurrency types.Int64  `tfsdk:"concurrency"`
 	driftOptionsModel
 
@@ -97,6 +98,11 @@ func (d *clustersDriftDataSource) Schema(_ context.Context, _ datasource.SchemaR
 		MarkdownDescription: "Only the clusters whose name matches this regular expression (Go RE2 syntax), e.g. `^prod-`.",
 		Validators:          []validator.String{regexpSyntaxValidator()},
 	}
+	attrs["zone_id"] = schema.StringAttribute{
+		Optional:            true,
+		MarkdownDescription: "Only the clusters of this zone (its id). With `name_regex`, `account` and `project_id`, it shards a large fleet across CI jobs.",
+		Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
+	}
 	attrs["concurrency"] = schema.Int64Attribute{
 		Optional: true,
 		MarkdownDescription: fmt.Sprintf("How many clusters are checked at once (SSH sessions and CloudStack calls in flight). "+
@@ -126,7 +132,7 @@ func (d *clustersDriftDataSource) Schema(_ context.Context, _ datasource.SchemaR
 	attrs["ssh"] = driftSSHAttribute(false)
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "Checks every CKS cluster visible to the credentials for drift, optionally filtered by account, " +
-			"project or name, with bounded concurrency, and reports per cluster and overall. The cluster list and each " +
+			"project, zone or name, with bounded concurrency, and reports per cluster and overall. The cluster list and each " +
 			"owner's VM list are read once for the whole fleet.\n\n" + driftViewsDescription + "\n\n" + driftGateDescription +
 			" With a fleet, the contract holds cluster by cluster: a cluster that could not be read (a CloudStack error), " +
 			"that was skipped, or whose nodes or rules could not be compared fails the gate unless `allow_incomplete`; " +
@@ -153,7 +159,8 @@ func (d *clustersDriftDataSource) Read(ctx context.Context, req datasource.ReadR
 	}
 	settings, diags := resolveDriftSettings(ctx, model.driftOptionsModel)
 	resp.Diagnostics.Append(diags...)
-	filter := driftcheck.Filter{Account: model.Account.ValueString(), ProjectID: model.ProjectID.ValueString()}
+	filter := driftcheck.Filter{Account: model.Account.ValueString(), ProjectID: model.ProjectID.ValueString(),
+		ZoneID: model.ZoneID.ValueString()}
 	if v := model.NameRegex.ValueString(); v != "" {
 		re, err := regexp.Compile(v)
 		if err != nil {
@@ -173,6 +180,7 @@ func (d *clustersDriftDataSource) Read(ctx context.Context, req datasource.ReadR
 	}
 
 	model.setEffective(settings)
+	resp.Diagnostics.Append(model.setIgnoreStatus(settings, fleet.RuleUses)...)
 	model.InSync = types.BoolValue(fleet.InSync)
 	model.Summary = types.StringValue(fleet.Summary)
 	var d2 diag.Diagnostics
@@ -185,6 +193,7 @@ func (d *clustersDriftDataSource) Read(ctx context.Context, req datasource.ReadR
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &model)...)
 	addFleetDiagnostics(&resp.Diagnostics, fleet, settings.opts, settings.gate)
+	addDriftIgnoreDiagnostics(&resp.Diagnostics, settings.opts.Ignore, fleet.RuleUses, fleet.Checked, fleet.Skipped+fleet.Failed)
 }
 
 // fleetClustersValue renders the per-cluster results.
@@ -209,6 +218,8 @@ func fleetClustersValue(ctx context.Context, fleet driftcheck.Fleet) (types.List
 			one.Findings, _ = driftFindingsValue(nil)
 			one.Counts, _ = driftCountsValue(nil)
 			one.IncompleteViews, _ = driftIncompleteValue(nil)
+			one.IgnoredFindings, _ = driftIgnoredValue(nil)
+			one.IgnoredCounts, _ = driftCountsValue(nil)
 			one.Summary = types.StringValue("not checked: " + c.Err.Error())
 			one.ClusterState = types.StringNull()
 			one.KubernetesVersion = types.StringNull()
@@ -226,7 +237,7 @@ func fleetClustersValue(ctx context.Context, fleet driftcheck.Fleet) (types.List
 // allow_incomplete, warnings otherwise. A refused host key is an error in
 // any case, as for one cluster.
 func addFleetDiagnostics(diags *diag.Diagnostics, fleet driftcheck.Fleet, opts driftcheck.Options, gate driftGate) {
-	var drifted, skipped, failed, incomplete, refused []string
+	var drifted, skipped, failed, incomplete, refused, ignored []string
 	for _, c := range fleet.Clusters {
 		label := driftClusterLabel(c.Name, c.ID)
 		var hostKeyErr *sshlister.HostKeyError
@@ -243,6 +254,9 @@ func addFleetDiagnostics(diags *diag.Diagnostics, fleet driftcheck.Fleet, opts d
 			}
 			if len(c.Result.Findings) > 0 {
 				drifted = append(drifted, fmt.Sprintf("\n%s: %s%s", label, c.Result.Summary, driftFindingsText(c.Result)))
+			}
+			if len(c.Result.Ignored) > 0 {
+				ignored = append(ignored, "\n"+label+":"+driftIgnoredText(c.Result.Ignored))
 			}
 		}
 	}
@@ -269,6 +283,10 @@ func addFleetDiagnostics(diags *diag.Diagnostics, fleet driftcheck.Fleet, opts d
 	notChecked("Cluster Drift Check Skipped", "These clusters are busy or not managed by CKS and were not compared:", skipped)
 	notChecked("Cluster Drift Check Incomplete", "These clusters were compared without every view asked for, so they are "+
 		"not known to be in sync:", incomplete)
+	if len(ignored) > 0 {
+		diags.AddWarning("Cluster Drift Ignored", "These findings are accepted by ignore rules and do not fail the gate:"+
+			strings.Join(ignored, "\n"))
+	}
 	if len(drifted) == 0 {
 		return
 	}

@@ -23,6 +23,11 @@ func (e *driftEnv) fleetHCL(body string) string {
 	return e.ProviderConfig(fmt.Sprintf("\ndata \"cks_clusters_drift\" \"test\" {\n%s}\n", body))
 }
 
+// expectFleetCluster checks fields of the nth cluster of the fleet check.
+func expectFleetCluster(nth int, checks map[string]knownvalue.Check) statecheck.StateCheck {
+	return statecheck.ExpectKnownValue(fleetAddr, tfjsonpath.New("clusters").AtSliceIndex(nth), knownvalue.ObjectPartial(checks))
+}
+
 // knownHostsFor lists the control-node host key of every cluster, as a
 // fleet check needs.
 func (e *driftEnv) knownHostsFor(clusters ...string) string {
@@ -49,9 +54,7 @@ func TestAccClustersDrift_Fleet(t *testing.T) {
 	}
 	ssh := fmt.Sprintf("  ssh = {\n    private_key = file(%q)\n    known_hosts = %q\n  }\n", e.KeyFile,
 		e.knownHostsFor(a.ID, b.ID, c.ID, other.ID))
-	cluster := func(i int, checks map[string]knownvalue.Check) statecheck.StateCheck {
-		return statecheck.ExpectKnownValue(fleetAddr, tfjsonpath.New("clusters").AtSliceIndex(i), knownvalue.ObjectPartial(checks))
-	}
+	cluster := expectFleetCluster
 	accTest(t, resource.TestCase{Steps: []resource.TestStep{
 		{
 			Config: e.fleetHCL(ssh + "  name_regex = \"^fleet-\"\n  concurrency = 2\n  check_network_rules = false\n"),

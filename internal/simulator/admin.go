@@ -206,6 +206,11 @@ func (s *Simulator) RegisterNodeFQDN(vmID, fqdn string) error {
 func (s *Simulator) CreateStrayVM(spec StrayVM) (string, string, error) {
 	s.lock()
 	defer s.unlock()
+	return s.createStrayVM(spec)
+}
+
+// createStrayVM is CreateStrayVM for callers that hold s.mu.
+func (s *Simulator) createStrayVM(spec StrayVM) (string, string, error) {
 	c, err := s.adminCluster(spec.ClusterID)
 	if err != nil {
 		return "", "", err

@@ -64,6 +64,11 @@ var adminRoutes = []adminRoute{
 		func(s *Simulator, a adminArgs) (any, error) {
 			return nil, s.RegisterNodeFQDN(a.str("vm_id"), a.str("fqdn"))
 		}},
+	{AdminRoute{"POST", "node/version", []string{"vm_id", "version"},
+		"make a VM's kubelet report another version, as a node upgraded by hand (its map row keeps its version)"},
+		func(s *Simulator, a adminArgs) (any, error) {
+			return nil, s.SetKubeletVersion(a.str("vm_id"), a.str("version"))
+		}},
 	{AdminRoute{"POST", "vm/stray", []string{"cluster_id", "role", "name", "created", "state", "join"},
 		"create a VM named like a node of the cluster but not in its map (created: RFC 3339)"},
 		func(s *Simulator, a adminArgs) (any, error) {

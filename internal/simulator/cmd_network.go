@@ -203,7 +203,7 @@ func cmdListVirtualMachines(s *Simulator, c *caller, p params) (map[string]any, 
 		return nil, err
 	}
 	ids := p.list("ids")
-	items := []map[string]any{}
+	var matched []*vm
 	for _, v := range s.st.vms {
 		switch {
 		case v.expunged,
@@ -218,7 +218,7 @@ func cmdListVirtualMachines(s *Simulator, c *caller, p params) (map[string]any, 
 			!matchesKeyword(p, v.name):
 			continue
 		}
-		items = append(items, s.renderVM(v, c.isAdmin()))
+		matched = append(matched, v)
 	}
-	return s.listBody(p, "virtualmachine", items)
+	return listBodyOf(s, p, "virtualmachine", matched, func(v *vm) map[string]any { return s.renderVM(v, c.isAdmin()) })
 }

@@ -60,25 +60,27 @@ func (e endpointSource) AuthorizedKeys(clusterID string) []ssh.PublicKey {
 	return append([]ssh.PublicKey(nil), v.keys[clusterID]...)
 }
 
-// publishView rebuilds the endpoint view. Callers hold s.mu.
+// publishView rebuilds the endpoint view. Callers hold s.mu. It runs on
+// every unlock, so it reads the nodes once, not once per cluster: a fleet
+// of a thousand clusters would otherwise make every call quadratic.
 func (s *Simulator) publishView() {
 	v := &endpointView{nodes: map[string][]endpoints.Node{}, keys: map[string][]ssh.PublicKey{}}
+	byCluster := map[string][]endpoints.Node{}
+	for _, n := range s.st.nodes {
+		byCluster[n.clusterID] = append(byCluster[n.clusterID], endpoints.Node{
+			Name:       n.name,
+			Ready:      s.nodeReady(n),
+			Control:    n.control,
+			Version:    "v" + n.version,
+			Created:    n.created,
+			InternalIP: n.ip,
+		})
+	}
 	for _, c := range s.st.clusters {
 		if c.removed {
 			continue
 		}
-		nodes := []endpoints.Node{}
-		for _, n := range s.st.nodesOf(c.id) {
-			nodes = append(nodes, endpoints.Node{
-				Name:       n.name,
-				Ready:      s.nodeReady(n),
-				Control:    n.control,
-				Version:    "v" + n.version,
-				Created:    n.created,
-				InternalIP: n.ip,
-			})
-		}
-		v.nodes[c.id] = nodes
+		v.nodes[c.id] = append([]endpoints.Node{}, byCluster[c.id]...)
 		if c.keypair != "" {
 			if kp := s.st.keypairFor(c.accountID, c.keypair); kp != nil {
 				v.keys[c.id] = []ssh.PublicKey{kp.pub}

@@ -35,6 +35,13 @@ func writeError(w http.ResponseWriter, respKey string, e *apiError) {
 // only count. Paging applies after the order, as the database's LIMIT
 // follows its ORDER BY. Callers hold s.mu.
 func (s *Simulator) listBody(p params, objectName string, items []map[string]any) (map[string]any, *apiError) {
+	return listBodyOf(s, p, objectName, items, func(m map[string]any) map[string]any { return m })
+}
+
+// listBodyOf is listBody for items rendered only once their page is
+// returned, as the server's paged query reads one page: a list of
+// thousands of VMs then renders one page per call, not all of them.
+func listBodyOf[T any](s *Simulator, p params, objectName string, items []T, render func(T) map[string]any) (map[string]any, *apiError) {
 	items = orderList(s, items)
 	page, hasPage, err := p.long("page")
 	if err != nil {
@@ -79,7 +86,11 @@ func (s *Simulator) listBody(p params, objectName string, items []map[string]any
 	}
 	body := map[string]any{"count": len(items)}
 	if len(pageItems) > 0 {
-		body[objectName] = pageItems
+		rendered := make([]map[string]any, 0, len(pageItems))
+		for _, it := range pageItems {
+			rendered = append(rendered, render(it))
+		}
+		body[objectName] = rendered
 	}
 	return body, nil
 }

@@ -121,15 +121,17 @@ func (s *Simulator) allocAddress() (string, error) {
 			inUse[p.address] = true
 		}
 	}
-	for range lastIPHost {
-		host := s.block.next
-		s.block.next++
-		if s.block.next > lastIPHost {
-			s.block.next = 1
-		}
-		addr := fmt.Sprintf("127.%d.%d.%d", s.block.a, s.block.b, host)
-		if !inUse[addr] {
-			return addr, nil
+	for _, b := range s.publicBlocks() {
+		for range lastIPHost {
+			host := b.next
+			b.next++
+			if b.next > lastIPHost {
+				b.next = 1
+			}
+			addr := fmt.Sprintf("127.%d.%d.%d", b.a, b.b, host)
+			if !inUse[addr] {
+				return addr, nil
+			}
 		}
 	}
 	return "", serverErr("Insufficient address capacity: no free public IP addresses in the zone")

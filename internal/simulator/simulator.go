@@ -59,6 +59,11 @@ type Options struct {
 	// CloudStack's default guest CIDR size, /24 (10.1.1.0/24); a larger
 	// network (smaller prefix) holds more VMs.
 	GuestCIDRPrefix int
+	// PublicIPBlocks is how many loopback /24 blocks (253 addresses each)
+	// the zone's public IPs come from: one per isolated network's source
+	// NAT and per VPC. Zero means one, about 250 clusters on isolated
+	// networks; fleet benchmarks need more.
+	PublicIPBlocks int
 	// ExperimentalFeatures is cloud.kubernetes.cluster.experimental.features.enabled
 	// (default false), which a private docker registry needs.
 	ExperimentalFeatures bool
@@ -133,6 +138,8 @@ type Simulator struct {
 	ep          netEndpoints
 
 	block ipBlock
+	// extraBlocks are the public IP blocks beyond block (PublicIPBlocks).
+	extraBlocks []ipBlock
 	// sharedBlock is the loopback /24 of the Shared network's guest range.
 	sharedBlock ipBlock
 	keyPriv     ed25519.PrivateKey
@@ -203,15 +210,21 @@ func New(opts Options) (*Simulator, error) {
 		return nil, err
 	}
 	s.block = block
+	if err := s.reserveExtraBlocks(opts.PublicIPBlocks); err != nil {
+		block.release()
+		return nil, err
+	}
 	// Its own generator, so that the ids drawn from rng keep their values.
 	shared, err := reserveIPBlock(newRNG(sharedBlockSeed(opts.Seed)))
 	if err != nil {
 		block.release()
+		s.releaseExtraBlocks()
 		return nil, err
 	}
 	s.sharedBlock = shared
 	if err := s.generateKeyPair(); err != nil {
 		block.release()
+		s.releaseExtraBlocks()
 		shared.release()
 		return nil, err
 	}
@@ -307,6 +320,7 @@ func (s *Simulator) Close() error {
 		s.bg.Wait()
 		s.ep.Close()
 		s.block.release()
+		s.releaseExtraBlocks()
 		s.sharedBlock.release()
 	})
 	return nil

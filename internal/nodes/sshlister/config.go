@@ -52,6 +52,10 @@ type Config struct {
 	HostKey string
 	// KnownHosts is known_hosts file content; hashed and [host]:port entries are honoured.
 	KnownHosts string
+	// ParsedKnownHosts is known_hosts content ParseKnownHosts has read,
+	// for callers that make many listers with the same content (a fleet);
+	// it takes the place of KnownHosts.
+	ParsedKnownHosts *KnownHosts
 	// InsecureIgnoreHostKey accepts any host key. Use only on trusted networks.
 	InsecureIgnoreHostKey bool
 	// ConnectTimeout bounds the TCP connect; 0 means DefaultConnectTimeout.
@@ -93,7 +97,7 @@ func (c Config) withDefaults() (Config, error) {
 	if c.HostKey != "" {
 		sources++
 	}
-	if c.KnownHosts != "" {
+	if c.KnownHosts != "" || c.ParsedKnownHosts != nil {
 		sources++
 	}
 	switch {

@@ -47,9 +47,25 @@ func newHostKeyCheck(cfg Config) (hostKeyCheck, error) {
 		return hostKeyCheck{callback: ssh.InsecureIgnoreHostKey()}, nil
 	case cfg.HostKey != "":
 		return pinnedHostKey(cfg.HostKey)
+	case cfg.ParsedKnownHosts != nil:
+		return cfg.ParsedKnownHosts.check, nil
 	default:
 		return knownHostsCheck(cfg.KnownHosts)
 	}
+}
+
+// KnownHosts is known_hosts content read once, so that the listers of a
+// fleet, each verifying its own control node, do not each read a thousand
+// lines again.
+type KnownHosts struct{ check hostKeyCheck }
+
+// ParseKnownHosts reads known_hosts content for Config.ParsedKnownHosts.
+func ParseKnownHosts(content string) (*KnownHosts, error) {
+	check, err := knownHostsCheck(content)
+	if err != nil {
+		return nil, err
+	}
+	return &KnownHosts{check: check}, nil
 }
 
 func pinnedHostKey(line string) (hostKeyCheck, error) {

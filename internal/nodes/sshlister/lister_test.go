@@ -176,14 +176,14 @@ func TestListNodesKnownHosts(t *testing.T) {
 	for name, content := range accepted {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			cfg := s.config()
-			cfg.HostKey, cfg.KnownHosts = "", content
-			got, err := mustNew(t, cfg).ListNodes(t.Context())
-			if err != nil {
-				t.Fatalf("ListNodes: %v", err)
-			}
-			if !reflect.DeepEqual(got, nodeJSONNodes) {
-				t.Fatalf("ListNodes = %#v", got)
+			for _, cfg := range knownHostsConfigs(t, s.config(), content) {
+				got, err := mustNew(t, cfg).ListNodes(t.Context())
+				if err != nil {
+					t.Fatalf("ListNodes: %v", err)
+				}
+				if !reflect.DeepEqual(got, nodeJSONNodes) {
+					t.Fatalf("ListNodes = %#v", got)
+				}
 			}
 		})
 	}
@@ -210,14 +210,29 @@ func TestListNodesKnownHosts(t *testing.T) {
 	for name, tc := range refused {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			cfg := s.config()
-			cfg.HostKey, cfg.KnownHosts = "", tc.content
-			_, err := mustNew(t, cfg).ListNodes(t.Context())
-			if err == nil || !strings.Contains(err.Error(), tc.want) {
-				t.Fatalf("ListNodes error = %v, want it to contain %q", err, tc.want)
+			for _, cfg := range knownHostsConfigs(t, s.config(), tc.content) {
+				_, err := mustNew(t, cfg).ListNodes(t.Context())
+				if err == nil || !strings.Contains(err.Error(), tc.want) {
+					t.Fatalf("ListNodes error = %v, want it to contain %q", err, tc.want)
+				}
 			}
 		})
 	}
+}
+
+// knownHostsConfigs verify the host key with known_hosts content, given as
+// text and read once beforehand (ParsedKnownHosts, as a fleet does): both
+// must verify alike.
+func knownHostsConfigs(t *testing.T, cfg sshlister.Config, content string) []sshlister.Config {
+	t.Helper()
+	parsed, err := sshlister.ParseKnownHosts(content)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text, read := cfg, cfg
+	text.HostKey, text.KnownHosts = "", content
+	read.HostKey, read.ParsedKnownHosts = "", parsed
+	return []sshlister.Config{text, read}
 }
 
 func TestListNodesInsecureIgnoreHostKey(t *testing.T) {

@@ -1,0 +1,104 @@
+package drift
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/clusterstate"
+)
+
+// kindsExplainingAlert are the findings that already tell why the scanner
+// holds a cluster in Alert.
+var kindsExplainingAlert = []string{
+	KindMappedVMMissing, KindMappedVMNotRunning, KindVMMapInconsistent,
+	KindNodeNotReady, KindVMNotNode, KindNodeWithoutVM,
+}
+
+// compareState reports a cluster in Alert that no other finding explains.
+// No operation leaves a cluster
+// there unless it failed (OperationFailed), and CloudStack's state scanner
+// puts a Running cluster there when its VM map is short or a VM is not
+// Running (FaultsDetected). The scanner, every 30 s, moves an Alert cluster
+// whose VMs are all Stopped to Stopped, and returns one to Running only when
+// the map holds exactly control + workers + etcd rows, every VM runs, the
+// Ready nodes add up and the API, kubeconfig and dashboard answer
+// (KubernetesClusterManagerImpl state scanner,
+// KubernetesClusterStartWorker.reconcileAlertCluster). The scanner records
+// no reason anywhere the API shows, so the finding replays its test on
+// the views the check read: that is the reason, when it can be read.
+func (c *comparison) compareState(nodesChecked bool) {
+	cl := c.in.Cluster
+	if cl.State != clusterstate.Alert {
+		return
+	}
+	for _, f := range c.findings {
+		if slices.Contains(kindsExplainingAlert, f.Kind) {
+			return
+		}
+	}
+	reasons := c.alertReasons(nodesChecked)
+	reason := strings.Join(reasons, "; ")
+	switch {
+	case len(reasons) > 0:
+	case nodesChecked:
+		// The API lists only the map rows whose VM still exists (the response
+		// joins the map with the VM view), but the scanner counts every row.
+		reason = "every VM the API lists in its VM map runs and every node is Ready, so the scanner is most likely " +
+			"held by map rows for VMs that were expunged or never existed, which the API does not list (otherwise the " +
+			"Kubernetes API or dashboard failed its recovery check, or it has not run since the fault was fixed)"
+	default:
+		reason = "the VM map and its VMs show nothing wrong, and the Kubernetes nodes were not checked " +
+			"(node_source none), so whether the Ready nodes add up is unknown"
+	}
+	c.add(Finding{Kind: KindClusterStateUnexpected, Message: fmt.Sprintf("cluster %s is in Alert, where only a failed "+
+		"operation or CloudStack's state scanner puts a cluster; the scanner returns it to Running only when its VM map "+
+		"holds exactly %d VMs (control, workers and etcd), every VM runs and every node is Ready: %s",
+		cl.Name, cl.ControlNodes+cl.Size+cl.EtcdNodes, reason)})
+}
+
+// alertReasons are the scanner's recovery conditions the views show
+// failing.
+func (c *comparison) alertReasons(nodesChecked bool) []string {
+	cl := c.in.Cluster
+	var reasons []string
+	want := cl.ControlNodes + cl.Size + cl.EtcdNodes
+	if rows := len(c.mapped); rows != want {
+		reasons = append(reasons, fmt.Sprintf("its VM map lists %d VMs, not %d", rows, want))
+	}
+	var down []string
+	stopped := 0
+	for _, v := range c.mapped {
+		switch {
+		case !v.listed:
+			down = append(down, v.label()+" does not exist")
+		case v.state != vmRunning:
+			down = append(down, v.label())
+			if v.state == vmStopped {
+				stopped++
+			}
+		}
+	}
+	switch {
+	case len(down) > 0 && stopped == len(c.mapped):
+		reasons = append(reasons, "every VM is Stopped, so the scanner moves it to Stopped on its next pass")
+	case len(down) > 0:
+		reasons = append(reasons, "VMs not Running: "+strings.Join(down, ", "))
+	}
+	if nodesChecked {
+		ready, nodes := 0, 0
+		for _, v := range c.mapped {
+			if v.etcd {
+				continue
+			}
+			nodes++
+			if n, ok := c.nodeOf[v.id]; ok && n.Ready {
+				ready++
+			}
+		}
+		if ready < cl.ControlNodes+cl.Size || ready < nodes {
+			reasons = append(reasons, fmt.Sprintf("%d of its %d control and worker nodes are Ready", ready, cl.ControlNodes+cl.Size))
+		}
+	}
+	return reasons
+}

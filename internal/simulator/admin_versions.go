@@ -1,0 +1,28 @@
+package simulator
+
+import (
+	"fmt"
+	"strings"
+)
+
+// SetKubeletVersion makes a VM's kubelet report another version, as when an
+// operator runs the upgrade script on one node by hand or the node is
+// re-joined from another template: its Kubernetes node object reports it
+// (status.nodeInfo.kubeletVersion), while the VM's map row keeps what the
+// last upgrade wrote, since only the upgrade job updates it
+// (KubernetesClusterUtil.clusterNodeVersionMatches). The version is a
+// semantic version such as 1.33.13, with or without "v".
+func (s *Simulator) SetKubeletVersion(vmID, version string) error {
+	version = strings.TrimPrefix(strings.TrimSpace(version), "v")
+	if version == "" {
+		return fmt.Errorf("a kubelet version such as 1.33.13 is needed")
+	}
+	s.lock()
+	defer s.unlock()
+	n := s.st.nodeOfVM(vmID)
+	if n == nil {
+		return fmt.Errorf("the Kubernetes node of VM %s: %w", vmID, errNotFound)
+	}
+	n.version = version
+	return nil
+}

@@ -1,0 +1,44 @@
+package simulator
+
+import (
+	"strings"
+	"testing"
+)
+
+// With more public IP blocks the zone hands out more addresses than one
+// /24 holds: the first block first, then the next; the end of the last
+// block is the zone's capacity error.
+func TestPublicIPBlocksExtendTheZone(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, Options{PublicIPBlocks: 2})
+	s := e.sim
+	s.lock()
+	defer s.unlock()
+	first := strings.TrimSuffix(s.block.cidr(), "0/24")
+	second := strings.TrimSuffix(s.extraBlocks[0].cidr(), "0/24")
+	seen := map[string]bool{}
+	for _, p := range s.st.ips {
+		seen[p.address] = true
+	}
+	for i := len(seen); i < 2*lastIPHost; i++ {
+		addr, err := s.allocAddress()
+		if err != nil {
+			t.Fatalf("address %d: %v", i+1, err)
+		}
+		if seen[addr] {
+			t.Fatalf("address %s handed out twice", addr)
+		}
+		block := first
+		if i >= lastIPHost {
+			block = second
+		}
+		if !strings.HasPrefix(addr, block) {
+			t.Fatalf("address %d is %s, want one of %s0/24", i+1, addr, block)
+		}
+		seen[addr] = true
+		s.st.ips = append(s.st.ips, &publicIP{address: addr})
+	}
+	if _, err := s.allocAddress(); err == nil || !strings.Contains(err.Error(), "Insufficient address capacity") {
+		t.Fatalf("a full zone: %v", err)
+	}
+}
