@@ -51,7 +51,7 @@ func TestCheckReportsAHalfFinishedUpgrade(t *testing.T) {
 	if skew.VMID != control.ID || skew.NodeName != strings.ToLower(control.Name) {
 		t.Fatalf("skew finding %+v, want the control VM %s", skew, control.Name)
 	}
-	for _, want := range []string{"not on Kubernetes 1.33.13", "its kubelet reports v1.34.2 and the VM map records 1.34.2",
+	for _, want := range []string{"not on Kubernetes 1.33.13", "its kubelet reports v1.34.2 and the VM map records v1.34.2",
 		"half-finished upgrade"} {
 		if !strings.Contains(skew.Message, want) {
 			t.Errorf("message lacks %q: %s", want, skew.Message)
