@@ -22,6 +22,7 @@ const (
 	KindSSHFirewallRangeMismatch = "ssh_firewall_range_mismatch"
 	KindEtcdSSHRuleMissing       = "etcd_ssh_rule_missing"
 	KindAPIRuleMissing           = "api_rule_missing"
+	KindAPIRuleMismatch          = "api_rule_mismatch"
 	KindScaleHazard              = "scale_hazard"
 	KindClusterStateUnexpected   = "cluster_state_unexpected"
 )
@@ -45,6 +46,8 @@ var kindTable = []struct{ name, description string }{
 	{KindSSHFirewallRangeMismatch, "the node SSH firewall range is missing or does not cover the map's nodes"},
 	{KindEtcdSSHRuleMissing, "an etcd node's SSH port forward, or the firewall rule that opens it, is missing"},
 	{KindAPIRuleMissing, "the API firewall rule 6443 or the API load balancer rule is missing"},
+	{KindAPIRuleMismatch, "the API firewall rule 6443 is open to other source CIDRs than the cluster's (`api_cidrs`, else " +
+		"`0.0.0.0/0`): widened or narrowed out of band"},
 	{KindScaleHazard, "the next scale, by any client, would revoke a wrong rule or delete a forward (apache/cloudstack#14159)"},
 	{KindClusterStateUnexpected, "the cluster is in Alert, which no operation leaves behind unless it failed or CloudStack's " +
 		"state scanner found a fault; the message gives the scanner's reason as far as the views show it"},

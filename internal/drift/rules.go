@@ -2,6 +2,7 @@ package drift
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/rules"
 )
@@ -29,7 +30,7 @@ func (c *comparison) compareRules() string {
 	cl := rules.Classify(l, view.Rules)
 	cksEtcd := cksEtcdLayout(cl)
 
-	staleRange := false
+	staleRange, staleAPI := false, false
 	for _, s := range cl.Stale {
 		r := s.Rule
 		switch s.Purpose {
@@ -39,6 +40,10 @@ func (c *comparison) compareRules() string {
 		case rules.PurposeNodeSSHRange:
 			staleRange = true
 			c.add(Finding{Kind: KindSSHFirewallRangeMismatch, RuleID: r.ID,
+				Message: fmt.Sprintf("firewall rule %s: %s", r.ID, s.Reason)})
+		case rules.PurposeAPIFirewall:
+			staleAPI = true
+			c.add(Finding{Kind: KindAPIRuleMismatch, RuleID: r.ID,
 				Message: fmt.Sprintf("firewall rule %s: %s", r.ID, s.Reason)})
 		}
 	}
@@ -62,8 +67,9 @@ func (c *comparison) compareRules() string {
 			c.add(Finding{Kind: KindEtcdSSHRuleMissing, VMID: e.VMID, VMName: names[e.VMID],
 				Message: fmt.Sprintf("etcd SSH port forward %d -> %d to %s is missing", e.StartPort, e.PrivatePort, vmText(e.VMID, names))})
 		case rules.PurposeAPIFirewall:
-			c.add(Finding{Kind: KindAPIRuleMissing, Message: fmt.Sprintf("the API firewall rule %d is missing: the Kubernetes API "+
-				"of cluster %s cannot be reached from outside", e.StartPort, c.in.Cluster.Name)})
+			if !staleAPI {
+				c.reportAPIFirewall(cl, e)
+			}
 		case rules.PurposeAPILoadBalancer:
 			if view.LoadBalancersListed {
 				c.add(Finding{Kind: KindAPIRuleMissing, Message: fmt.Sprintf("the API load balancer rule %d -> %d is missing: the "+
@@ -136,6 +142,24 @@ func (c *comparison) reportEtcdFirewalls(l rules.Layout, cl rules.Classification
 		c.add(Finding{Kind: KindEtcdSSHRuleMissing, VMID: e.VMID, VMName: names[e.VMID],
 			Message: fmt.Sprintf("etcd SSH firewall rule %d for %s is missing", e.StartPort, vmText(e.VMID, names))})
 	}
+}
+
+// reportAPIFirewall reports the expected API firewall rule as missing, or,
+// when a rule the user keeps opens 6443 to other CIDRs, as a mismatch: the
+// API is then reachable from those CIDRs only.
+func (c *comparison) reportAPIFirewall(cl rules.Classification, e rules.Expectation) {
+	for _, cr := range cl.Rules {
+		r := cr.Rule
+		if cr.Owned() || r.Kind != rules.KindFirewall || r.StartPort != rules.APIPort || (r.EndPort != 0 && r.EndPort != rules.APIPort) {
+			continue
+		}
+		c.add(Finding{Kind: KindAPIRuleMismatch, RuleID: r.ID, Message: fmt.Sprintf("firewall rule %s opens %d to %s, not to %s: "+
+			"the Kubernetes API of cluster %s is open to those CIDRs instead; if the cks_cluster sets api_cidrs, give the "+
+			"check the same", r.ID, rules.APIPort, strings.Join(r.CIDRs, ","), strings.Join(e.CIDRs, ","), c.in.Cluster.Name)})
+		return
+	}
+	c.add(Finding{Kind: KindAPIRuleMissing, Message: fmt.Sprintf("the API firewall rule %d is missing: the Kubernetes API "+
+		"of cluster %s cannot be reached from outside", e.StartPort, c.in.Cluster.Name)})
 }
 
 func vmText(id string, names map[string]string) string {

@@ -78,6 +78,10 @@ type Options struct {
 	// firewall rules (the cks_cluster resource's ssh_cidrs); empty means
 	// 0.0.0.0/0, CKS's own.
 	SSHCIDRs []string
+	// APICIDRs are the source CIDRs the provider keeps on the clusters' API
+	// firewall rule (the cks_cluster resource's api_cidrs); empty means
+	// 0.0.0.0/0, CKS's own.
+	APICIDRs []string
 	// Ignore are the rules that accept known findings
 	// (drift.CompileIgnore builds them).
 	Ignore []drift.IgnoreRule

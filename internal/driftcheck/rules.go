@@ -125,7 +125,7 @@ func (c *Checker) rulesView(ctx context.Context, m *meter, cl *cloudstack.Cluste
 	}
 
 	layout := rules.Layout{Network: rules.NetworkIsolated, Nodes: clusterops.LayoutNodes(cl), EtcdStartPort: c.EtcdSSHStartPort,
-		IPAddressID: cl.IPAddressID, NetworkID: cl.NetworkID, SSHCIDRs: opts.SSHCIDRs}
+		IPAddressID: cl.IPAddressID, NetworkID: cl.NetworkID, SSHCIDRs: opts.SSHCIDRs, APICIDRs: opts.APICIDRs}
 	if !isolated {
 		net := findNetwork(networks, cl.NetworkID)
 		switch {

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -34,8 +35,10 @@ func (c cli) install(t *testing.T, rel *release, sim simulator.Info) error {
 		}
 	}
 	rc := filepath.Join(work, "cli.tfrc")
-	installation := fmt.Sprintf("provider_installation {\n  filesystem_mirror {\n    path    = %q\n    include = [%q]\n  }\n}\n",
-		mirror, c.host+"/"+namespace+"/"+providerType)
+	installation, err := readmeInstallation(mirror, c.host)
+	if err != nil {
+		return err
+	}
 	dir := filepath.Join(work, "config")
 	files := map[string]string{
 		rc:                            installation,
@@ -67,6 +70,25 @@ func (c cli) install(t *testing.T, rel *release, sim simulator.Info) error {
 		return fmt.Errorf("%s plan: the output does not show the version id %s the simulator has:\n%s", c, want, out)
 	}
 	return checkInstalledVersion(filepath.Join(dir, ".terraform", "providers", c.host, namespace, providerType, rel.version, platform()), rel.version)
+}
+
+// readmeMirror is the mirror path the README's CLI configuration names.
+const readmeMirror = "/srv/terraform-mirror"
+
+// readmeInstallation is the README's provider_installation block, which
+// users copy, with the test's mirror and the CLI's registry host.
+func readmeInstallation(mirror, host string) (string, error) {
+	data, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		return "", err
+	}
+	for _, m := range regexp.MustCompile("(?s)```hcl\n(.*?)```").FindAllStringSubmatch(string(data), -1) {
+		if block := m[1]; strings.Contains(block, "provider_installation {") && strings.Contains(block, readmeMirror) {
+			block = strings.ReplaceAll(block, readmeMirror, mirror)
+			return strings.ReplaceAll(block, registryHosts["Terraform"]+"/", host+"/"), nil
+		}
+	}
+	return "", fmt.Errorf("README.md has no provider_installation block with the mirror %s", readmeMirror)
 }
 
 // configuration pins the release's version (a pre-release is only chosen

@@ -21,6 +21,7 @@ type driftOptionsModel struct {
 	GracePeriod       durationValue `tfsdk:"grace_period"`
 	CheckNetworkRules types.Bool    `tfsdk:"check_network_rules"`
 	SSHCIDRs          types.List    `tfsdk:"ssh_cidrs"`
+	APICIDRs          types.List    `tfsdk:"api_cidrs"`
 	FailOnDrift       types.Bool    `tfsdk:"fail_on_drift"`
 	AllowIncomplete   types.Bool    `tfsdk:"allow_incomplete"`
 	Ignore            types.List    `tfsdk:"ignore"`
@@ -137,9 +138,10 @@ func resolveDriftSettings(ctx context.Context, m driftOptionsModel) (driftSettin
 	s.opts = driftcheck.Options{NodeSource: driftcheck.NodeSource(s.nodeSource), GracePeriod: grace, CheckNetworkRules: s.checkRules}
 	s.opts.Ignore, d = compileDriftIgnore(ctx, m.Ignore, false)
 	diags.Append(d...)
-	if !m.SSHCIDRs.IsNull() && !m.SSHCIDRs.IsUnknown() {
-		diags.Append(m.SSHCIDRs.ElementsAs(ctx, &s.opts.SSHCIDRs, false)...)
-	}
+	s.opts.SSHCIDRs, d = stringList(ctx, m.SSHCIDRs)
+	diags.Append(d...)
+	s.opts.APICIDRs, d = stringList(ctx, m.APICIDRs)
+	diags.Append(d...)
 	if hasSSH {
 		s.opts.SSH = sshModel.options()
 		if known(sshModel.Timeout) {

@@ -112,13 +112,22 @@ func driftOptionAttributes() map[string]schema.Attribute {
 		"check_network_rules": schema.BoolAttribute{
 			Optional:            true,
 			Computed:            true,
-			MarkdownDescription: "Compare the SSH network rules (firewall range, port forwards, etcd rules) with the VM map and report scale hazards. Defaults to `true`.",
+			MarkdownDescription: "Compare the SSH and API network rules (firewall ranges, port forwards, etcd rules, the API rules) with the VM map and report scale hazards. Defaults to `true`.",
 		},
 		"ssh_cidrs": schema.ListAttribute{
 			ElementType: types.StringType,
 			Optional:    true,
 			MarkdownDescription: "The `ssh_cidrs` of the `cks_cluster` resources checked, if they set it: SSH firewall rules " +
 				"with exactly these CIDRs (or `0.0.0.0/0`) are the clusters' own, any other is a user rule.",
+			Validators: []validator.List{listvalidator.SizeAtLeast(1), listvalidator.ValueStringsAre(cidrValidator())},
+		},
+		"api_cidrs": schema.ListAttribute{
+			ElementType: types.StringType,
+			Optional:    true,
+			MarkdownDescription: "The `api_cidrs` of the `cks_cluster` resources checked, if they set it: the API firewall " +
+				"rule (6443) is expected open to exactly these CIDRs, and one open to `0.0.0.0/0` beside or instead of it is " +
+				"reported as `api_rule_mismatch`, a widened rule. With `node_source = \"kubeconfig\"` the Terraform runner " +
+				"must be inside them.",
 			Validators: []validator.List{listvalidator.SizeAtLeast(1), listvalidator.ValueStringsAre(cidrValidator())},
 		},
 		"fail_on_drift": schema.BoolAttribute{

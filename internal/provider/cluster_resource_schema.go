@@ -214,7 +214,8 @@ func (r *clusterResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 				"(apache/cloudstack#14212). With this set, the provider creates the rule with these CIDRs before it deletes the " +
 				"open one (the API never closes) and keeps it so through scales, by any client, upgrades and stops and starts, " +
 				"which leave it alone; a rule someone widens shows as `ssh_rules_in_sync = false` and the next apply narrows it " +
-				"again. Removing it opens the rule to `0.0.0.0/0` again. Only on isolated networks: a VPC tier's API access is " +
+				"again. Give the drift data sources the same `api_cidrs`: they then report a rule on 6443 open to other CIDRs as " +
+				"`api_rule_mismatch`. Removing it opens the rule to `0.0.0.0/0` again. Only on isolated networks: a VPC tier's API access is " +
 				"its network ACL's, and a shared network has no rules.\n\n~> The CIDRs must admit every client of the API: " +
 				"the CloudStack management servers (CKS checks the API through the cluster's public IP when it starts, scales, " +
 				"upgrades and recovers a cluster), the machine that runs Terraform when the drift data sources use " +

@@ -236,7 +236,8 @@ func officialStandInServers(t *testing.T, env *simEnv) map[string]func() tfproto
 	return out
 }
 
-// readmeBlocks are the hcl blocks of README.md, in order.
+// readmeBlocks are the hcl blocks of README.md that configure Terraform, in
+// order.
 func readmeBlocks(t *testing.T) []string {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
@@ -245,6 +246,9 @@ func readmeBlocks(t *testing.T) []string {
 	}
 	var out []string
 	for _, m := range regexp.MustCompile("(?s)```hcl\n(.*?)```").FindAllStringSubmatch(string(data), -1) {
+		if strings.Contains(m[1], "provider_installation {") {
+			continue // the CLI configuration, which internal/installtest runs
+		}
 		out = append(out, m[1])
 	}
 	return out

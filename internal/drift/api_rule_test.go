@@ -1,0 +1,80 @@
+package drift
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/rules"
+)
+
+// apiClusterInput is a cluster without etcd nodes whose SSH rules all
+// match, with the API firewall rules given.
+func apiClusterInput(apiCIDRs []string, api ...rules.Rule) Input {
+	in := etcdClusterInput("Running", 1, "w1")
+	in.Map, in.VMs, in.Cluster.EtcdNodes = in.Map[3:], in.VMs[3:], 0
+	in.Rules.Layout.Nodes = in.Rules.Layout.Nodes[3:]
+	in.Rules.Layout.APICIDRs = apiCIDRs
+	setRules(&in, append([]rules.Rule{lb("lb"), fw("range", 2222, 2223), pf("f0", 2222, "control"), pf("f1", 2223, "w1")}, api...)...)
+	return in
+}
+
+func withCIDRs(r rules.Rule, cidrs ...string) rules.Rule {
+	r.CIDRs = cidrs
+	return r
+}
+
+func TestAPIRuleAsTheCheckExpectsIt(t *testing.T) {
+	t.Parallel()
+	assertKinds(t, Compare(apiClusterInput(nil, fw("api", 6443, 6443))))
+	assertKinds(t, Compare(apiClusterInput([]string{"10.0.0.0/8"}, withCIDRs(fw("api", 6443, 6443), "10.0.0.0/8"))))
+	// A narrowed rule beside CKS's open one, with no api_cidrs given: the
+	// narrowed rule is the user's and changes nothing.
+	assertKinds(t, Compare(apiClusterInput(nil, fw("api", 6443, 6443), withCIDRs(fw("user", 6443, 6443), "192.0.2.0/24"))))
+}
+
+func TestWidenedAPIRuleIsReported(t *testing.T) {
+	t.Parallel()
+	narrow := []string{"10.0.0.0/8"}
+	for name, rs := range map[string][]rules.Rule{
+		"open rule added beside the narrow one": {withCIDRs(fw("api", 6443, 6443), "10.0.0.0/8"), fw("wide", 6443, 6443)},
+		"narrow rule replaced by an open one":   {fw("wide", 6443, 6443)},
+		"narrow rule widened by another CIDR":   {withCIDRs(fw("wide", 6443, 6443), "10.0.0.0/8", "0.0.0.0/0")},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			r := Compare(apiClusterInput(narrow, rs...))
+			if name == "narrow rule widened by another CIDR" {
+				// 10.0.0.0/8 plus 0.0.0.0/0 is no CIDR list CKS or the
+				// provider writes: a user rule, and the narrow one is gone.
+				assertKinds(t, r, KindAPIRuleMismatch)
+				if f := r.Findings[0]; f.RuleID != "wide" || !strings.Contains(f.Message, "opens 6443 to 10.0.0.0/8,0.0.0.0/0, not to 10.0.0.0/8") {
+					t.Errorf("finding = %+v", f)
+				}
+				return
+			}
+			assertKinds(t, r, KindAPIRuleMismatch)
+			if f := r.Findings[0]; f.RuleID != "wide" || !strings.Contains(f.Message, "open to 0.0.0.0/0, expected 10.0.0.0/8") {
+				t.Errorf("finding = %+v", f)
+			}
+		})
+	}
+}
+
+func TestNarrowedAPIRuleUnknownToTheCheck(t *testing.T) {
+	t.Parallel()
+	r := Compare(apiClusterInput(nil, withCIDRs(fw("narrow", 6443, 6443), "10.0.0.0/8")))
+	assertKinds(t, r, KindAPIRuleMismatch)
+	if f := r.Findings[0]; f.RuleID != "narrow" || !strings.Contains(f.Message, "not to 0.0.0.0/0") ||
+		!strings.Contains(f.Message, "give the check the same") {
+		t.Errorf("finding = %+v", f)
+	}
+}
+
+func TestMissingAPIRule(t *testing.T) {
+	t.Parallel()
+	r := Compare(apiClusterInput([]string{"10.0.0.0/8"}))
+	assertKinds(t, r, KindAPIRuleMissing)
+	if f := r.Findings[0]; !strings.Contains(f.Message, "API firewall rule 6443 is missing") {
+		t.Errorf("finding = %+v", f)
+	}
+}
