@@ -117,16 +117,3 @@ func addDriftCheckError(diags *diag.Diagnostics, id string, err error) {
 	diags.AddError("Unable to Check Cluster Drift",
 		"The drift check of cluster "+driftQuote(id)+" could not read CloudStack: "+err.Error())
 }
-
-func logDriftStats(ctx context.Context, st driftcheck.Stats) {
-	fields := map[string]any{
-		"cloudstack_requests": st.CloudStackRequests(),
-		"ssh_sessions":        st.SSHSessions,
-		"kube_api_listings":   st.KubeAPIListings,
-		"elapsed_ms":          st.Elapsed.Milliseconds(),
-	}
-	if st.Node.Address != "" {
-		fields["node_address"] = st.Node.Address
-	}
-	tflog.Debug(ctx, "drift check done", fields)
-}

@@ -3,7 +3,6 @@ package provider
 import (
 	"context"
 	"net/url"
-	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
@@ -56,7 +55,7 @@ type clusterResourceModel struct {
 	NodeRootDiskSize types.Int64  `tfsdk:"node_root_disk_size"`
 	Hypervisor       types.String `tfsdk:"hypervisor"`
 
-	clusterExtrasModel
+	clusterCreateOnlyModel
 
 	Autoscaling             types.Object `tfsdk:"autoscaling"`
 	SSHCIDRs                types.List   `tfsdk:"ssh_cidrs"`
@@ -242,10 +241,3 @@ func autoscalingOf(ctx context.Context, obj types.Object) (m autoscalingModel, k
 
 // enabled reports whether the autoscaler is on.
 func (m autoscalingModel) enabled() bool { return m.Enabled.ValueBool() }
-
-func stringOrNull(s string) types.String {
-	if strings.TrimSpace(s) == "" {
-		return types.StringNull()
-	}
-	return types.StringValue(s)
-}

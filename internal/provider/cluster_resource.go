@@ -7,7 +7,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 
-	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/clusterops"
 )
 
@@ -21,10 +20,6 @@ var (
 // defaultClusterTimeout matches the server's own limits
 // (cloud.kubernetes.cluster.start/scale/upgrade.timeout, 3600 s).
 const defaultClusterTimeout = 60 * time.Minute
-
-// clusterJobWait tunes how often CKS jobs and cluster states are polled.
-// The zero value takes cloudstack's defaults; tests shorten the intervals.
-var clusterJobWait cloudstack.WaitOptions
 
 // clusterResource manages a CKS cluster.
 type clusterResource struct {
@@ -56,13 +51,3 @@ func (r *clusterResource) ImportState(ctx context.Context, req resource.ImportSt
 
 // engine returns the operations engine over the provider's client.
 func (r *clusterResource) engine() *clusterops.Engine { return r.data.engine() }
-
-// optInAttribute names the attribute that gives the engine a consent.
-func optInAttribute(o clusterops.OptIn) string {
-	switch o {
-	case clusterops.OptInMoveUserRules:
-		return "recreate_user_hazard_rules"
-	default:
-		return string(o)
-	}
-}

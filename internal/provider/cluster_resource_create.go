@@ -8,7 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
@@ -49,85 +48,36 @@ import (
 //     tries the step again in Update, which reports its error without
 //     tainting anything.
 
-// lostCreateRechecks are the pauses before looking again for the cluster
-// of a create whose answer was lost; nil takes the engine's default. Tests
-// shorten them.
-var lostCreateRechecks []time.Duration
-
-// createParams maps the plan onto createKubernetesCluster. With the
-// autoscaler on, the cluster starts with min_size workers.
-func createParams(m clusterResourceModel, as autoscalingModel) cloudstack.CreateClusterParams {
-	p := cloudstack.CreateClusterParams{
-		Ownership: cloudstack.Ownership{
-			Account:   knownString(m.Account),
-			DomainID:  knownString(m.DomainID),
-			ProjectID: knownString(m.ProjectID),
-		},
-		Name:                m.Name.ValueString(),
-		Description:         knownString(m.Description),
-		ZoneID:              m.ZoneID.ValueString(),
-		KubernetesVersionID: m.KubernetesVersionID.ValueString(),
-		ServiceOfferingID:   knownString(m.ServiceOfferingID),
-		ControlNodes:        m.ControlNodes.ValueInt64(),
-		EtcdNodes:           m.EtcdNodes.ValueInt64(),
-		NodeRootDiskSize:    m.NodeRootDiskSize.ValueInt64(),
-		Keypair:             knownString(m.Keypair),
-		NetworkID:           knownString(m.NetworkID),
-		Hypervisor:          knownString(m.Hypervisor),
-		ClusterExtras:       m.clusterExtras(),
+// Create creates the cluster through the engine (clusterops.Engine.Create:
+// no twin, the create sent once, a lost answer adopted only when provably
+// ours, a failed cluster deleted only once read and found failed, then the
+// steps after the create) and records what it made; reportCreate explains
+// which outcomes taint the cluster and why a working one never is.
+func (r *clusterResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	var plan clusterResourceModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
 	}
-	switch {
-	case known(m.Size):
-		p.Size = m.Size.ValueInt64()
-	case as.enabled():
-		p.Size = as.MinSize.ValueInt64()
+	if r.data == nil {
+		notConfigured(&resp.Diagnostics)
+		return
 	}
-	offerings := map[string]string{}
-	for role, v := range map[string]string{
-		"control": knownString(m.ControlOfferingID),
-		"worker":  knownString(m.WorkerOfferingID),
-		"etcd":    knownString(m.EtcdOfferingID),
-	} {
-		if v != "" {
-			offerings[role] = v
-		}
+	timeout, deleteTimeout, diags := createTimeouts(ctx, &plan)
+	resp.Diagnostics.Append(diags...)
+	creq, diags := createRequest(ctx, &plan, deleteTimeout)
+	resp.Diagnostics.Append(diags...)
+	// Write-only: the password is only in the configuration, never in the plan.
+	var password types.String
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("docker_registry_password"), &password)...)
+	creq.Params.DockerRegistryPassword = knownString(password)
+	if resp.Diagnostics.HasError() {
+		return
 	}
-	if len(offerings) > 0 {
-		p.NodeOfferings = offerings
-	}
-	return p
-}
-
-// createRequest maps the plan onto the engine's create: the create call's
-// parameters and the update that follows it (rule layout, autoscaler,
-// state).
-func createRequest(ctx context.Context, plan *clusterResourceModel, deleteTimeout time.Duration) (clusterops.CreateRequest, diag.Diagnostics) {
-	as, _, diags := autoscalingOf(ctx, plan.Autoscaling)
-	then, d := updateRequest(ctx, plan, plan, "")
-	diags.Append(d...)
-	then.Size = nil
-	return clusterops.CreateRequest{Params: createParams(*plan, as), Then: then, DeleteTimeout: deleteTimeout}, diags
-}
-
-// knownString is the value of a known string, else "".
-func knownString(v interface {
-	IsNull() bool
-	IsUnknown() bool
-	ValueString() string
-},
-) string {
-	if v.IsNull() || v.IsUnknown() {
-		return ""
-	}
-	return v.ValueString()
-}
-
-// createTimeouts are the plan's create and delete timeouts.
-func createTimeouts(ctx context.Context, plan *clusterResourceModel) (create, del time.Duration, diags diag.Diagnostics) {
-	create, diags = plan.Timeouts.Create(ctx, defaultClusterTimeout)
-	del, d := plan.Timeouts.Delete(ctx, defaultClusterTimeout)
-	diags.Append(d...)
-	return create, del, diags
+	opCtx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	res, err := r.engine().Create(opCtx, creq)
+	r.reportCreate(ctx, req.Plan, &plan, timeout, res, err, resp)
 }
 
 // reportCreate turns the engine's create into the state and diagnostics.
@@ -411,66 +361,4 @@ func nullUnknowns(v tftypes.Value) (tftypes.Value, error) {
 		}
 		return v, nil
 	})
-}
-
-// modifyCreatePlan checks at plan time, for a cluster to be created, what
-// would make a step after the create fail (clusterops.CheckCreate): an
-// autoscaler the Kubernetes version does not support fails the plan; an
-// autoscaler maximum above CloudStack's default cluster size limit, which
-// only an admin can read, is a warning.
-func (r *clusterResource) modifyCreatePlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	if r.data == nil {
-		return
-	}
-	var plan clusterResourceModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	var networkID types.String
-	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("network_id"), &networkID)...)
-	if networkID.IsNull() {
-		// CKS creates an isolated network: its rules are on the network's
-		// source NAT address, an IPv4 address.
-		for name, list := range map[string]types.List{"ssh_cidrs": plan.SSHCIDRs, "api_cidrs": plan.APICIDRs} {
-			if cidrs, _ := stringList(ctx, list); clusterops.CheckCIDRFamily("0.0.0.0", cidrs) != nil {
-				resp.Diagnostics.AddAttributeError(path.Root(name), "Invalid CIDRs", "CloudStack creates an isolated "+
-					"network for this cluster and keeps its rules on the network's source NAT address, an IPv4 address: "+
-					"IPv6 source CIDRs would admit no client. Use IPv4 CIDRs in "+name+".")
-			}
-		}
-	}
-	if plan.EnableCSI.ValueBool() {
-		if version := r.engine().CSIUnsupported(ctx); version != "" {
-			resp.Diagnostics.AddAttributeError(path.Root("enable_csi"), "CSI Not Supported",
-				fmt.Sprintf("enable_csi = true needs CloudStack 4.22 or later, whose CKS sets up its CSI driver; this management "+
-					"server is %s, which would ignore it and create the cluster without one. Remove enable_csi.", version))
-		}
-	}
-	as, asKnown, diags := autoscalingOf(ctx, plan.Autoscaling)
-	resp.Diagnostics.Append(diags...)
-	if !asKnown || !as.enabled() || !known(plan.ZoneID) || !known(plan.KubernetesVersionID) || !known(plan.ControlNodes) {
-		return
-	}
-	creq, diags := createRequest(ctx, &plan, 0)
-	resp.Diagnostics.Append(diags...)
-	problems, err := r.engine().CheckCreate(ctx, creq)
-	if err != nil {
-		resp.Diagnostics.AddAttributeWarning(path.Root("autoscaling"), "Unable to Check Autoscaling",
-			"Listing the Kubernetes versions to check that this one supports the autoscaler failed: "+err.Error()+
-				". CloudStack checks it when the autoscaler is configured, after the create.")
-	}
-	for _, p := range problems {
-		attr := path.Root("autoscaling")
-		if p.Field == clusterops.FieldAutoscalerMaximum {
-			attr = attr.AtName("max_size")
-		}
-		if p.Certain {
-			resp.Diagnostics.AddAttributeError(attr, "Autoscaling Not Possible", sentence(p.Message)+
-				" Remove autoscaling or pick a version that supports it.")
-			continue
-		}
-		resp.Diagnostics.AddAttributeWarning(attr, "Autoscaling Maximum May Exceed the Server Limit", sentence(p.Message)+
-			" Lower autoscaling.max_size if the limit is the default.")
-	}
 }

@@ -10,7 +10,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 )
@@ -19,20 +18,6 @@ import (
 // setting, so a refresh keeps it and an import starts with the default.
 
 var pathDeletionProtection = path.Root("deletion_protection")
-
-func deletionProtectionAttribute() schema.Attribute {
-	return schema.BoolAttribute{
-		Optional: true,
-		Computed: true,
-		Default:  booldefault.StaticBool(false),
-		MarkdownDescription: "Default `false`. With `true`, a plan that would delete the cluster fails, naming this " +
-			"attribute: `terraform destroy`, removing the resource from the configuration, and a change that replaces the " +
-			"cluster (such as a new `name` or `zone_id`); a delete the plan could not foresee (`-replace`) fails at apply, " +
-			"before anything is deleted. It is the provider's own setting, kept in the state only: it protects against " +
-			"Terraform, not against the UI or cmk. Set it to `false` and apply before deleting the cluster. An imported " +
-			"cluster starts with `false`.",
-	}
-}
 
 // refuseDeletion, deferred at the top of ModifyPlan, fails a plan that
 // would delete a cluster whose state has deletion_protection = true: a

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/cloudstack-cks/terraform-provider-cks/internal/clusterstate"
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
@@ -20,6 +19,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/clusterstate"
 )
 
 // pathAllowRestart is the deprecated attribute, and what applying it says.
@@ -282,7 +283,7 @@ func (r *clusterResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 		},
 		"timeouts": clusterTimeouts(ctx),
 	}
-	for name, a := range clusterExtraAttributes() {
+	for name, a := range createOnlyAttributes() {
 		attrs[name] = a
 	}
 	attrs["deletion_protection"] = deletionProtectionAttribute()
@@ -345,5 +346,19 @@ func computedStable(description string) schema.StringAttribute {
 		Computed:            true,
 		MarkdownDescription: description,
 		PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+	}
+}
+
+func deletionProtectionAttribute() schema.Attribute {
+	return schema.BoolAttribute{
+		Optional: true,
+		Computed: true,
+		Default:  booldefault.StaticBool(false),
+		MarkdownDescription: "Default `false`. With `true`, a plan that would delete the cluster fails, naming this " +
+			"attribute: `terraform destroy`, removing the resource from the configuration, and a change that replaces the " +
+			"cluster (such as a new `name` or `zone_id`); a delete the plan could not foresee (`-replace`) fails at apply, " +
+			"before anything is deleted. It is the provider's own setting, kept in the state only: it protects against " +
+			"Terraform, not against the UI or cmk. Set it to `false` and apply before deleting the cluster. An imported " +
+			"cluster starts with `false`.",
 	}
 }

@@ -2,7 +2,6 @@ package provider
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 
@@ -14,8 +13,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/clusterops"
-	"github.com/cloudstack-cks/terraform-provider-cks/internal/clusterstate"
-	"github.com/cloudstack-cks/terraform-provider-cks/internal/rules"
 )
 
 // Update changes the cluster in place through the engine (clusterops.
@@ -130,17 +127,6 @@ func (r *clusterResource) Update(ctx context.Context, req resource.UpdateRequest
 	}
 }
 
-// addFailure adds the error of a failed operation, naming its step.
-func addFailure(diags *diag.Diagnostics, err error, after string) {
-	step := "The update"
-	var se *clusterops.StepError
-	if errors.As(err, &se) {
-		step, err = se.Step, se.Err
-	}
-	summary, detail := describeFailure(step, err)
-	diags.AddError(summary, detail+" "+after)
-}
-
 // observationOf is the engine's last read of the cluster, if it made one.
 func observationOf(rep clusterops.Report) *clusterops.Observation {
 	if rep.Final == nil {
@@ -152,50 +138,6 @@ func observationOf(rep clusterops.Report) *clusterops.Observation {
 		obs.Inconsistency = clusterops.InconsistentMap(rep.Cluster)
 	}
 	return obs
-}
-
-// updateRequest maps the plan onto the engine's update: what differs from
-// the prior state, and the desired autoscaler and size.
-func updateRequest(ctx context.Context, plan, prior *clusterResourceModel, network rules.NetworkKind) (clusterops.UpdateRequest, diag.Diagnostics) {
-	in, diags := intentOf(ctx, plan, prior, network)
-	u := clusterops.UpdateRequest{Intent: in, Stopped: plan.State.ValueString() == clusterstate.Stopped}
-	if changedString(plan.KubernetesVersionID, prior.KubernetesVersionID) {
-		u.KubernetesVersionID = plan.KubernetesVersionID.ValueString()
-	}
-	if changedString(plan.ServiceOfferingID, prior.ServiceOfferingID) {
-		u.ServiceOfferingID = plan.ServiceOfferingID.ValueString()
-	}
-	for _, o := range []struct {
-		role        string
-		plan, prior interface {
-			IsNull() bool
-			IsUnknown() bool
-			ValueString() string
-		}
-	}{
-		{"control", plan.ControlOfferingID, prior.ControlOfferingID},
-		{"worker", plan.WorkerOfferingID, prior.WorkerOfferingID},
-		{"etcd", plan.EtcdOfferingID, prior.EtcdOfferingID},
-	} {
-		// A service offering change moves every node type to it, so the
-		// node offerings the plan knows (the configured ones) are asked
-		// for again.
-		if v := knownString(o.plan); v != "" && (v != knownString(o.prior) || u.ServiceOfferingID != "") {
-			if u.NodeOfferings == nil {
-				u.NodeOfferings = map[string]string{}
-			}
-			u.NodeOfferings[o.role] = v
-		}
-	}
-	as, _, d := autoscalingOf(ctx, plan.Autoscaling)
-	diags.Append(d...)
-	if as.enabled() {
-		u.Autoscaling = &clusterops.Autoscaling{MinSize: as.MinSize.ValueInt64(), MaxSize: as.MaxSize.ValueInt64()}
-	} else if known(plan.Size) {
-		size := plan.Size.ValueInt64()
-		u.Size = &size
-	}
-	return u, diags
 }
 
 // keepPlannedNodes is the nodes to record after an update. Each node the

@@ -8,8 +8,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64planmodifier"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 )
 
@@ -93,45 +91,18 @@ func validateOfferings(cfg clusterResourceModel, diags *diag.Diagnostics) {
 	}
 }
 
-const replaceUnlessImportedDescription = "Changing the value replaces the cluster, unless the prior value is null " +
-	"(the API does not report it, so an imported cluster has none): then the value is only recorded."
-
-// replaceUnlessImported replaces the cluster when a create-only input that
-// the API does not return changes, but not when it was unknown before (after
-// an import).
-func replaceUnlessImported(_ context.Context, req planmodifier.Int64Request, resp *int64planmodifier.RequiresReplaceIfFuncResponse) {
-	resp.RequiresReplace = !req.StateValue.IsNull()
-}
-
-// sizeFollowsAutoscaler keeps the refreshed size while the autoscaler is
-// on, so that its changes never cause a diff. When the autoscaling settings
-// change, the size is left unknown: CloudStack may adjust it.
-type sizeFollowsAutoscaler struct{}
-
-func (sizeFollowsAutoscaler) Description(context.Context) string {
-	return "While autoscaling is enabled the size is the one CloudStack reports."
-}
-
-func (m sizeFollowsAutoscaler) MarkdownDescription(ctx context.Context) string {
-	return m.Description(ctx)
-}
-
-func (sizeFollowsAutoscaler) PlanModifyInt64(ctx context.Context, req planmodifier.Int64Request, resp *planmodifier.Int64Response) {
-	if req.State.Raw.IsNull() || req.Plan.Raw.IsNull() || !req.ConfigValue.IsNull() || !req.PlanValue.IsUnknown() {
-		return
+// etcdTemplateIgnored warns that CloudStack ignores an ETCD template when the
+// cluster has no separate etcd nodes (createManagedKubernetesCluster sets
+// the etcd template only when etcdnodes > 0).
+func etcdTemplateIgnored(templates types.Map, etcdNodes types.Int64) (path.Path, string, bool) {
+	if !known(templates) || etcdNodes.IsUnknown() || etcdNodes.ValueInt64() > 0 {
+		return path.Empty(), "", false
 	}
-	var planned, prior types.Object
-	resp.Diagnostics.Append(req.Plan.GetAttribute(ctx, path.Root("autoscaling"), &planned)...)
-	resp.Diagnostics.Append(req.State.GetAttribute(ctx, path.Root("autoscaling"), &prior)...)
-	if resp.Diagnostics.HasError() {
-		return
+	for key := range templates.Elements() {
+		if strings.EqualFold(key, "ETCD") {
+			return path.Root("node_templates").AtMapKey(key), "CloudStack ignores the ETCD template of a cluster " +
+				"without separate etcd nodes; set etcd_nodes to use it.", true
+		}
 	}
-	as, known, diags := autoscalingOf(ctx, planned)
-	resp.Diagnostics.Append(diags...)
-	if !known || !as.enabled() {
-		return
-	}
-	if planned.Equal(prior) {
-		resp.PlanValue = req.StateValue
-	}
+	return path.Empty(), "", false
 }

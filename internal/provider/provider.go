@@ -27,10 +27,11 @@ var (
 
 type cksProvider struct {
 	version string
-	// env and homeDir are injectable so configuration tests do not depend on
-	// the machine they run on.
-	env     func(string) (string, bool)
-	homeDir func() (string, error)
+	configSources
+}
+
+func newProvider(version string) *cksProvider {
+	return &cksProvider{version: version, configSources: osConfigSources()}
 }
 
 // New returns a constructor for the provider at the given version.
@@ -43,6 +44,28 @@ func New(version string) func() provider.Provider {
 func (p *cksProvider) Metadata(_ context.Context, _ provider.MetadataRequest, resp *provider.MetadataResponse) {
 	resp.TypeName = "cks"
 	resp.Version = p.version
+}
+
+func (p *cksProvider) Schema(_ context.Context, _ provider.SchemaRequest, resp *provider.SchemaResponse) {
+	resp.Schema = providerSchema()
+}
+
+// ValidateConfig checks what can be checked before any value is resolved, so
+// that `terraform validate` already reports a malformed URL.
+func (p *cksProvider) ValidateConfig(ctx context.Context, req provider.ValidateConfigRequest, resp *provider.ValidateConfigResponse) {
+	var model providerModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &model)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	// Hand-written: the validators module has no URL validator.
+	if known(model.APIURL) {
+		if err := validateAPIURL(model.APIURL.ValueString()); err != nil {
+			resp.Diagnostics.AddAttributeError(path.Root("api_url"), "Invalid CloudStack API URL", err.Error())
+		}
+	}
+	// insecure = true is reported once, by Configure (insecureWarning):
+	// Terraform validates the configuration several times per run.
 }
 
 func (p *cksProvider) Configure(ctx context.Context, req provider.ConfigureRequest, resp *provider.ConfigureResponse) {

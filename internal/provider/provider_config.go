@@ -1,7 +1,6 @@
 package provider
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"net/url"
@@ -12,7 +11,6 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
-	"github.com/hashicorp/terraform-plugin-framework/provider"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/cmkconfig"
@@ -41,30 +39,20 @@ type settings struct {
 	source string
 }
 
-func newProvider(version string) *cksProvider {
-	return &cksProvider{version: version, env: os.LookupEnv, homeDir: os.UserHomeDir}
+// configSources are where the configuration falls back to: the
+// environment and the home directory (of the cmk file), injectable so that
+// configuration tests do not depend on the machine they run on.
+type configSources struct {
+	env     func(string) (string, bool)
+	homeDir func() (string, error)
 }
 
-// ValidateConfig checks what can be checked before any value is resolved, so
-// that `terraform validate` already reports a malformed URL.
-func (p *cksProvider) ValidateConfig(ctx context.Context, req provider.ValidateConfigRequest, resp *provider.ValidateConfigResponse) {
-	var model providerModel
-	resp.Diagnostics.Append(req.Config.Get(ctx, &model)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	// Hand-written: the validators module has no URL validator.
-	if known(model.APIURL) {
-		if err := validateAPIURL(model.APIURL.ValueString()); err != nil {
-			resp.Diagnostics.AddAttributeError(path.Root("api_url"), "Invalid CloudStack API URL", err.Error())
-		}
-	}
-	// insecure = true is reported once, by Configure (insecureWarning):
-	// Terraform validates the configuration several times per run.
+func osConfigSources() configSources {
+	return configSources{env: os.LookupEnv, homeDir: os.UserHomeDir}
 }
 
 // resolve applies the precedence attribute, then environment, then cmk file.
-func (p *cksProvider) resolve(m providerModel) (settings, diag.Diagnostics) {
+func (p configSources) resolve(m providerModel) (settings, diag.Diagnostics) {
 	var diags diag.Diagnostics
 	s := settings{
 		insecure:         m.Insecure.ValueBool(),
@@ -108,7 +96,7 @@ func (p *cksProvider) resolve(m providerModel) (settings, diag.Diagnostics) {
 // fillFromProfile fills what attributes and environment left empty from the
 // cmk configuration file's profile, when one is needed or named, and
 // returns where the values came from.
-func (p *cksProvider) fillFromProfile(m providerModel, s *settings) ([]string, diag.Diagnostics) {
+func (p configSources) fillFromProfile(m providerModel, s *settings) ([]string, diag.Diagnostics) {
 	configPath, configExplicit, configAttr := p.configPath(m)
 	profileName, profileAttr := p.profileName(m)
 	needFile := s.apiURL == "" || s.apiKey == "" || s.secretKey == "" || configExplicit || profileName != ""
@@ -159,7 +147,7 @@ func checkCredentials(s settings, diags *diag.Diagnostics) {
 
 // configPath returns the cmk file to consult, whether the user named it, and
 // whether the name came from the attribute (for the diagnostic path).
-func (p *cksProvider) configPath(m providerModel) (string, bool, bool) {
+func (p configSources) configPath(m providerModel) (string, bool, bool) {
 	if known(m.Config) {
 		return expandHome(m.Config.ValueString(), p.homeDir), true, true
 	}
@@ -173,7 +161,7 @@ func (p *cksProvider) configPath(m providerModel) (string, bool, bool) {
 	return filepath.Join(home, ".cmk", "config"), false, false
 }
 
-func (p *cksProvider) profileName(m providerModel) (string, bool) {
+func (p configSources) profileName(m providerModel) (string, bool) {
 	if known(m.Profile) {
 		return m.Profile.ValueString(), true
 	}
@@ -251,32 +239,4 @@ func describeFileError(err error) string {
 		}
 		return err.Error()
 	}
-}
-
-func expandHome(p string, homeDir func() (string, error)) string {
-	if p == "~" || strings.HasPrefix(p, "~/") {
-		if home, err := homeDir(); err == nil {
-			return filepath.Join(home, strings.TrimPrefix(p, "~"))
-		}
-	}
-	return p
-}
-
-func known(v interface {
-	IsNull() bool
-	IsUnknown() bool
-}) bool {
-	return !v.IsNull() && !v.IsUnknown()
-}
-
-func dedupe(in []string) []string {
-	seen := map[string]bool{}
-	out := in[:0]
-	for _, s := range in {
-		if !seen[s] {
-			seen[s] = true
-			out = append(out, s)
-		}
-	}
-	return out
 }

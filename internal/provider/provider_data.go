@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -112,3 +113,12 @@ func newEngine(client cloudstack.API, etcdSSHStartPort int) *clusterops.Engine {
 		},
 	})
 }
+
+// clusterJobWait tunes how often CKS jobs and cluster states are polled.
+// The zero value takes cloudstack's defaults; tests shorten the intervals.
+var clusterJobWait cloudstack.WaitOptions
+
+// lostCreateRechecks are the pauses before looking again for the cluster
+// of a create whose answer was lost; nil takes the engine's default. Tests
+// shorten them.
+var lostCreateRechecks []time.Duration

@@ -1,12 +1,10 @@
 package provider
 
 import (
-	"context"
 	"regexp"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
-	"github.com/hashicorp/terraform-plugin-framework/provider"
 	"github.com/hashicorp/terraform-plugin-framework/provider/schema"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -44,8 +42,8 @@ func (m providerModel) hasUnknown() bool {
 	return false
 }
 
-func (p *cksProvider) Schema(_ context.Context, _ provider.SchemaRequest, resp *provider.SchemaResponse) {
-	resp.Schema = schema.Schema{
+func providerSchema() schema.Schema {
+	return schema.Schema{
 		MarkdownDescription: "The CKS provider manages Apache CloudStack Kubernetes Service clusters and checks them for drift. " +
 			"Credentials are taken, in order of precedence, from the attributes below, then from the `CLOUDSTACK_*` environment " +
 			"variables, then from a CloudMonkey (`cmk`) configuration file profile.",

@@ -9,10 +9,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cloudstack-cks/terraform-provider-cks/internal/drift"
-
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/drift"
 )
 
 // TestEverySchemaElementIsDescribed walks the schemas Terraform receives and

@@ -21,21 +21,17 @@ import (
 // maxASNumber is the largest 4-byte AS number (RFC 6793).
 const maxASNumber = 4294967295
 
-const kubernetesVersionDescription = "Semantic Kubernetes version of the cluster, such as `1.32.1`, read from the name " +
-	"of the CKS version it references (`kubernetesversionname`, e.g. `v1.32.1`), so that policies need not look up " +
-	"version ids. Null when that name is not a version (an administrator may name versions freely)."
-
 // notReturned is appended to the description of every create-only input
 // that listKubernetesClusters does not return.
 const notReturned = " CloudStack stores it but never returns it (`createKubernetesClusterResponse`), so a refresh " +
 	"keeps the configured value and an import leaves it null; changing it replaces the cluster, except from null " +
 	"(an imported cluster), which only records the value in the state without calling CloudStack."
 
-// clusterExtraAttributes are the create-only inputs of
+// createOnlyAttributes are the create-only inputs of
 // createKubernetesCluster beyond nodes and offerings. CloudStack has no
 // update API for any of them (updateKubernetesCluster does not exist in
 // 4.22), so a change replaces the cluster.
-func clusterExtraAttributes() map[string]schema.Attribute {
+func createOnlyAttributes() map[string]schema.Attribute {
 	dockerPeers := func(self string) []path.Expression {
 		var out []path.Expression
 		for _, name := range []string{"docker_registry_url", "docker_registry_username", "docker_registry_password"} {

@@ -2,7 +2,6 @@ package provider
 
 import (
 	"context"
-	"os"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -150,48 +149,6 @@ func resolveDriftSettings(ctx context.Context, m driftOptionsModel) (driftSettin
 		}
 	}
 	return s, diags
-}
-
-// sshAgentSocket is the SSH agent's socket from SSH_AUTH_SOCK, read when
-// the check runs and never stored.
-func sshAgentSocket() string { return os.Getenv("SSH_AUTH_SOCK") }
-
-// driftKeyFilePath expands a leading ~/ of ssh.private_key_file.
-func driftKeyFilePath(p string) string {
-	if p == "" {
-		return ""
-	}
-	return expandHome(p, os.UserHomeDir)
-}
-
-func driftQuote(s string) string { return "\"" + s + "\"" }
-
-// driftFindingsValue renders findings as a list of objects; empty fields are null.
-func driftFindingsValue(fs []drift.Finding) (types.List, diag.Diagnostics) {
-	objType := types.ObjectType{AttrTypes: driftFindingAttrTypes}
-	values := make([]attr.Value, 0, len(fs))
-	var diags diag.Diagnostics
-	for _, f := range fs {
-		obj, d := types.ObjectValue(driftFindingAttrTypes, driftFindingAttrValues(f))
-		diags.Append(d...)
-		values = append(values, obj)
-	}
-	list, d := types.ListValue(objType, values)
-	diags.Append(d...)
-	return list, diags
-}
-
-// driftFindingAttrValues are the attributes of one finding.
-func driftFindingAttrValues(f drift.Finding) map[string]attr.Value {
-	return map[string]attr.Value{
-		"kind":      types.StringValue(f.Kind),
-		"vm_id":     stringOrNull(f.VMID),
-		"vm_name":   stringOrNull(f.VMName),
-		"vm_state":  stringOrNull(f.VMState),
-		"node_name": stringOrNull(f.NodeName),
-		"rule_id":   stringOrNull(f.RuleID),
-		"message":   types.StringValue(f.Message),
-	}
 }
 
 // driftIncompleteValue maps each view that could not be compared to why;

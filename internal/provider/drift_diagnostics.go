@@ -1,21 +1,19 @@
 package provider
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/drift"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/driftcheck"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/nodes/sshlister"
 )
-
-// maxListedDriftFindings keeps a diagnostic readable on a badly drifted cluster;
-// the findings output always has them all.
-const maxListedDriftFindings = 50
 
 // driftFindingsText lists the findings of one cluster, one per line.
 func driftFindingsText(res drift.Result) string {
@@ -114,4 +112,64 @@ func driftHostKeyAttr(opts driftcheck.Options) string {
 		return "known_hosts"
 	}
 	return "host_key"
+}
+
+// addDriftIgnoreDiagnostics warns about expired rules and rules that
+// matched nothing. notCompared counts the clusters whose findings were not
+// known (skipped or failed), where a rule may have matched.
+func addDriftIgnoreDiagnostics(diags *diag.Diagnostics, rules []drift.IgnoreRule, uses []drift.RuleUse, compared, notCompared int) {
+	for i, r := range rules {
+		if i >= len(uses) {
+			break
+		}
+		u, at := uses[i], path.Root("ignore").AtListIndex(i)
+		switch {
+		case u.Expired:
+			detail := fmt.Sprintf("ignore[%d] (%s) expired at %s, so it ignores nothing now", i, r.Reason, r.Expires.UTC().Format("2006-01-02T15:04:05Z"))
+			if u.ExpiredMatches > 0 {
+				detail += fmt.Sprintf(": the %d finding(s) it matches count again. Fix the drift, or extend expires if the "+
+					"reason still holds.", u.ExpiredMatches)
+			} else {
+				detail += ", and it matches no finding either: remove it."
+			}
+			diags.AddAttributeWarning(at.AtName("expires"), "Drift Ignore Rule Expired", detail)
+		case u.Matched == 0 && compared > 0:
+			detail := fmt.Sprintf("ignore[%d] (%s) matched no finding: the drift it accepted is gone, or its kind or "+
+				"name patterns are wrong. Remove it, or fix its criteria.", i, r.Reason)
+			if notCompared > 0 {
+				detail += fmt.Sprintf(" (%d cluster(s) were not compared, where it may match.)", notCompared)
+			}
+			diags.AddAttributeWarning(at, "Drift Ignore Rule Matches Nothing", detail)
+		}
+	}
+}
+
+// driftIgnoredText lists ignored findings with their reasons, one per line.
+func driftIgnoredText(ignored []drift.IgnoredFinding) string {
+	var b strings.Builder
+	for i, f := range ignored {
+		if i == maxListedDriftFindings {
+			fmt.Fprintf(&b, "\n  ... and %d more (see the ignored_findings attribute)", len(ignored)-i)
+			break
+		}
+		until := ""
+		if f.Expires != "" {
+			until = ", until " + f.Expires
+		}
+		fmt.Fprintf(&b, "\n  - %s: %s (ignore[%d]: %s%s)", f.Kind, f.Message, f.Rule, f.Reason, until)
+	}
+	return b.String()
+}
+
+func logDriftStats(ctx context.Context, st driftcheck.Stats) {
+	fields := map[string]any{
+		"cloudstack_requests": st.CloudStackRequests(),
+		"ssh_sessions":        st.SSHSessions,
+		"kube_api_listings":   st.KubeAPIListings,
+		"elapsed_ms":          st.Elapsed.Milliseconds(),
+	}
+	if st.Node.Address != "" {
+		fields["node_address"] = st.Node.Address
+	}
+	tflog.Debug(ctx, "drift check done", fields)
 }

@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"os"
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -61,4 +62,16 @@ func (m driftSSHWithHostModel) options() driftcheck.SSHOptions {
 		o.AgentSocket = sshAgentSocket()
 	}
 	return o
+}
+
+// sshAgentSocket is the SSH agent's socket from SSH_AUTH_SOCK, read when
+// the check runs and never stored.
+func sshAgentSocket() string { return os.Getenv("SSH_AUTH_SOCK") }
+
+// driftKeyFilePath expands a leading ~/ of ssh.private_key_file.
+func driftKeyFilePath(p string) string {
+	if p == "" {
+		return ""
+	}
+	return expandHome(p, os.UserHomeDir)
 }

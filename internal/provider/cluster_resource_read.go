@@ -2,20 +2,83 @@ package provider
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/clusterops"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/clusterstate"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/rules"
-	"github.com/cloudstack-cks/terraform-provider-cks/internal/vmmap"
 )
+
+// Reading a cluster: Read, and the refresh that Create and Update reuse to
+// record what CloudStack really has after they ran.
+
+// Read refreshes every attribute from CloudStack and removes the resource
+// when the cluster no longer exists.
+func (r *clusterResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	var state clusterResourceModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if r.data == nil {
+		notConfigured(&resp.Diagnostics)
+		return
+	}
+	id := state.ID.ValueString()
+	ctx = tflog.SetField(ctx, "cluster_id", id)
+	in, diags := intentOf(ctx, &state, nil, cachedNetwork(ctx, req.Private))
+	resp.Diagnostics.Append(diags...)
+	obs, err := r.engine().Observe(ctx, id, in)
+	if cloudstack.IsNotFound(err) || (err == nil && obs.Cluster.State == clusterstate.Destroyed) {
+		tflog.Warn(ctx, "cluster no longer exists; removing it from state")
+		resp.State.RemoveResource(ctx)
+		return
+	}
+	if err != nil {
+		resp.Diagnostics.AddError("Unable to Read Cluster", fmt.Sprintf("Reading cluster %s failed: %s", id, err))
+		return
+	}
+	resp.Diagnostics.Append(refreshModel(ctx, &state, obs, resp.Private)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	resp.Diagnostics.Append(adoptImported(ctx, &state, obs, req.Private, resp.Private)...)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+	if obs.Stuck != nil {
+		resp.Diagnostics.AddAttributeWarning(path.Root("cloudstack_state"), "Cluster Stuck in "+obs.Stuck.State,
+			sentence(obs.Stuck.Error())+" Until then an apply that changes it, and a destroy, stop with this message.")
+	}
+}
+
+// adoptImported fills in, on the first read after an import or a move,
+// the inputs CloudStack does not return but the cluster shows: the node
+// templates from the VM map's templates, and the external load balancer
+// address from the endpoint of a cluster on a Shared network. Without them
+// a configuration that sets them would plan a change right after the
+// import. Later reads keep the configured values, as for the other inputs
+// CloudStack does not return.
+func adoptImported(ctx context.Context, m *clusterResourceModel, obs *clusterops.Observation, prior, next privateState) diag.Diagnostics {
+	raw, diags := prior.GetKey(ctx, privateImported)
+	if len(raw) == 0 {
+		return diags
+	}
+	if m.NodeTemplates.IsNull() {
+		m.NodeTemplates = stringMapOrNull(clusterops.NodeTemplates(&obs.Cluster))
+	}
+	if m.ExternalLoadBalancerIP.IsNull() {
+		m.ExternalLoadBalancerIP = stringOrNull(clusterops.ExternalLoadBalancerIP(&obs.Cluster, obs.Network))
+	}
+	diags.Append(next.SetKey(ctx, privateImported, nil)...)
+	return diags
+}
 
 // readBackTimeout bounds the read that records the real state after an
 // operation failed or ran out of time (its own context may be over).
@@ -35,13 +98,6 @@ func (r *clusterResource) observe(ctx context.Context, m *clusterResourceModel, 
 		return nil, append(diags, diag.NewErrorDiagnostic("Unable to Read Cluster", fmt.Sprintf("Reading cluster %s failed: %s", id, err)))
 	}
 	return obs, diags
-}
-
-// privateState is the part of the framework's private state the resource
-// uses (resource responses' Private fields implement it).
-type privateState interface {
-	GetKey(ctx context.Context, key string) ([]byte, diag.Diagnostics)
-	SetKey(ctx context.Context, key string, value []byte) diag.Diagnostics
 }
 
 // refreshModel sets m's observed attributes from the observation, keeping
@@ -92,77 +148,4 @@ func refreshModel(ctx context.Context, m *clusterResourceModel, obs *clusterops.
 		m.DeletionProtection = types.BoolValue(false) // imported or moved: the default
 	}
 	return diags
-}
-
-// addReportWarnings turns what the rule engine changed into one warning.
-func addReportWarnings(diags *diag.Diagnostics, rep clusterops.Report) {
-	var changed, blocked []string
-	for _, s := range rep.Steps {
-		switch s.Kind {
-		case clusterops.StepScaled, clusterops.StepNote:
-		case clusterops.StepBlocked:
-			blocked = append(blocked, s.Message)
-		default:
-			changed = append(changed, s.Message)
-		}
-	}
-	if len(changed) > 0 {
-		diags.AddWarning("Cluster SSH Rules Changed",
-			fmt.Sprintf("While working on cluster %s the provider changed or checked its network rules:\n- %s",
-				rep.ClusterID, strings.Join(changed, "\n- ")))
-	}
-	if len(blocked) > 0 {
-		// Separate, so that what needs a person is not lost among routine changes.
-		diags.AddWarning("Cluster SSH Rules Need Attention",
-			fmt.Sprintf("While working on cluster %s the provider could not do the following; check these rules yourself:\n- %s",
-				rep.ClusterID, strings.Join(blocked, "\n- ")))
-	}
-}
-
-// describeFailure explains an operation's error for a diagnostic, naming
-// the attribute that gives the consent the engine asks for.
-func describeFailure(what string, err error) (summary, detail string) {
-	var hazard *clusterops.HazardError
-	var inconsistent *vmmap.Inconsistency
-	var stuck *clusterops.StuckError
-	switch {
-	case errors.As(err, &stuck):
-		return "Cluster Stuck in " + stuck.State, sentence(stuck.Error())
-	case errors.As(err, new(*clusterops.CIDRFamilyError)):
-		return "Invalid CIDRs", sentence(fmt.Sprintf("%s failed: %s", what, err))
-	case errors.As(err, &hazard):
-		return "Unsafe Cluster Scale", hazardText(hazard)
-	case errors.As(err, &inconsistent):
-		return "Cluster Needs an Administrator", adminText(inconsistent)
-	case errors.Is(err, context.DeadlineExceeded):
-		return "Cluster Operation Timed Out", fmt.Sprintf("%s did not finish within the configured timeout: %s. "+
-			"CloudStack may still be working on it; raise timeouts if the cluster needs longer.", what, err)
-	default:
-		return "Cluster Operation Failed", sentence(fmt.Sprintf("%s failed: %s", what, err))
-	}
-}
-
-// sentence ends s with a period, so that more sentences can follow.
-func sentence(s string) string {
-	s = strings.TrimSpace(s)
-	if strings.HasSuffix(s, ".") {
-		return s
-	}
-	return s + "."
-}
-
-// hazardText is a HazardError with the attribute that gives the consent.
-func hazardText(h *clusterops.HazardError) string {
-	text := sentence(h.Error())
-	if h.OptIn != "" {
-		text += fmt.Sprintf(" Set %s = true to give that consent.", optInAttribute(h.OptIn))
-	}
-	return text
-}
-
-// adminText explains a VM map inconsistency, with Terraform's way to
-// re-create the cluster.
-func adminText(bad *vmmap.Inconsistency) string {
-	return fmt.Sprintf("Cluster %s: %s In Terraform, re-creating it is `terraform apply -replace=<this resource's address>`.",
-		bad.ClusterID, bad.Explanation())
 }

@@ -3,12 +3,10 @@ package provider
 import (
 	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
-	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
-	"github.com/cloudstack-cks/terraform-provider-cks/internal/drift"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/driftcheck"
 )
 
@@ -37,9 +35,6 @@ var driftViewsDescription = "The check compares four views of a cluster, fetched
 	"ExternalManaged clusters are skipped. The check only reads: it never changes anything.\n\n" +
 	"Finding kinds:" + driftKindsMarkdown
 
-// driftKindsMarkdown lists the finding kinds as package drift defines them.
-var driftKindsMarkdown = drift.KindsMarkdown()
-
 // driftGateDescription explains the CI gate and its fail-closed contract.
 const driftGateDescription = "**As a CI gate**: set `fail_on_drift = true` and run `terraform plan`: any finding is an error " +
 	"diagnostic that lists the findings, so the plan exits non-zero. The gate fails closed: a check that could not " +
@@ -63,30 +58,6 @@ const driftSecretsDescription = "**What ends up in plans and state**: Terraform 
 	"the check signs through the SSH agent at `SSH_AUTH_SOCK`, as Terraform's own `connection` blocks do, and nothing " +
 	"about the key is recorded. `node_source = \"kubeconfig\"` needs no SSH key at all: the kubeconfig is fetched from " +
 	"CloudStack when the check runs and never recorded."
-
-// driftFindingAttrTypes is the object type of one finding.
-var driftFindingAttrTypes = map[string]attr.Type{
-	"kind":      types.StringType,
-	"vm_id":     types.StringType,
-	"vm_name":   types.StringType,
-	"vm_state":  types.StringType,
-	"node_name": types.StringType,
-	"rule_id":   types.StringType,
-	"message":   types.StringType,
-}
-
-// driftFindingAttributes are the attributes of one finding.
-func driftFindingAttributes() map[string]schema.Attribute {
-	return map[string]schema.Attribute{
-		"kind":      schema.StringAttribute{Computed: true, MarkdownDescription: "Finding kind, one of:" + driftKindsMarkdown},
-		"vm_id":     schema.StringAttribute{Computed: true, MarkdownDescription: "Id of the VM concerned."},
-		"vm_name":   schema.StringAttribute{Computed: true, MarkdownDescription: "Name of the VM concerned."},
-		"vm_state":  schema.StringAttribute{Computed: true, MarkdownDescription: "State of the VM concerned."},
-		"node_name": schema.StringAttribute{Computed: true, MarkdownDescription: "Name of the Kubernetes node concerned."},
-		"rule_id":   schema.StringAttribute{Computed: true, MarkdownDescription: "Id of the firewall rule or port forward concerned."},
-		"message":   schema.StringAttribute{Computed: true, MarkdownDescription: "What is wrong, in words."},
-	}
-}
 
 // driftOptionAttributes are the inputs both data sources share.
 func driftOptionAttributes() map[string]schema.Attribute {

@@ -1,0 +1,101 @@
+package provider
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/clusterops"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/vmmap"
+)
+
+// Diagnostics shared by the cks_cluster operations: what the engine changed,
+// why an operation failed, and which attribute gives the consent it asks for.
+
+// addReportWarnings turns what the rule engine changed into one warning.
+func addReportWarnings(diags *diag.Diagnostics, rep clusterops.Report) {
+	var changed, blocked []string
+	for _, s := range rep.Steps {
+		switch s.Kind {
+		case clusterops.StepScaled, clusterops.StepNote:
+		case clusterops.StepBlocked:
+			blocked = append(blocked, s.Message)
+		default:
+			changed = append(changed, s.Message)
+		}
+	}
+	if len(changed) > 0 {
+		diags.AddWarning("Cluster SSH Rules Changed",
+			fmt.Sprintf("While working on cluster %s the provider changed or checked its network rules:\n- %s",
+				rep.ClusterID, strings.Join(changed, "\n- ")))
+	}
+	if len(blocked) > 0 {
+		// Separate, so that what needs a person is not lost among routine changes.
+		diags.AddWarning("Cluster SSH Rules Need Attention",
+			fmt.Sprintf("While working on cluster %s the provider could not do the following; check these rules yourself:\n- %s",
+				rep.ClusterID, strings.Join(blocked, "\n- ")))
+	}
+}
+
+// describeFailure explains an operation's error for a diagnostic, naming
+// the attribute that gives the consent the engine asks for.
+func describeFailure(what string, err error) (summary, detail string) {
+	var hazard *clusterops.HazardError
+	var inconsistent *vmmap.Inconsistency
+	var stuck *clusterops.StuckError
+	switch {
+	case errors.As(err, &stuck):
+		return "Cluster Stuck in " + stuck.State, sentence(stuck.Error())
+	case errors.As(err, new(*clusterops.CIDRFamilyError)):
+		return "Invalid CIDRs", sentence(fmt.Sprintf("%s failed: %s", what, err))
+	case errors.As(err, &hazard):
+		return "Unsafe Cluster Scale", hazardText(hazard)
+	case errors.As(err, &inconsistent):
+		return "Cluster Needs an Administrator", adminText(inconsistent)
+	case errors.Is(err, context.DeadlineExceeded):
+		return "Cluster Operation Timed Out", fmt.Sprintf("%s did not finish within the configured timeout: %s. "+
+			"CloudStack may still be working on it; raise timeouts if the cluster needs longer.", what, err)
+	default:
+		return "Cluster Operation Failed", sentence(fmt.Sprintf("%s failed: %s", what, err))
+	}
+}
+
+// hazardText is a HazardError with the attribute that gives the consent.
+func hazardText(h *clusterops.HazardError) string {
+	text := sentence(h.Error())
+	if h.OptIn != "" {
+		text += fmt.Sprintf(" Set %s = true to give that consent.", optInAttribute(h.OptIn))
+	}
+	return text
+}
+
+// adminText explains a VM map inconsistency, with Terraform's way to
+// re-create the cluster.
+func adminText(bad *vmmap.Inconsistency) string {
+	return fmt.Sprintf("Cluster %s: %s In Terraform, re-creating it is `terraform apply -replace=<this resource's address>`.",
+		bad.ClusterID, bad.Explanation())
+}
+
+// addFailure adds the error of a failed operation, naming its step.
+func addFailure(diags *diag.Diagnostics, err error, after string) {
+	step := "The update"
+	var se *clusterops.StepError
+	if errors.As(err, &se) {
+		step, err = se.Step, se.Err
+	}
+	summary, detail := describeFailure(step, err)
+	diags.AddError(summary, detail+" "+after)
+}
+
+// optInAttribute names the attribute that gives the engine a consent.
+func optInAttribute(o clusterops.OptIn) string {
+	switch o {
+	case clusterops.OptInMoveUserRules:
+		return "recreate_user_hazard_rules"
+	default:
+		return string(o)
+	}
+}
