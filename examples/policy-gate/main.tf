@@ -27,6 +27,7 @@ resource "cks_cluster" "prod" {
   keypair                    = var.keypair
   size                       = var.size
   ssh_cidrs                  = var.ssh_cidrs
+  api_cidrs                  = var.api_cidrs
   recreate_user_hazard_rules = var.recreate_user_hazard_rules
 }
 
@@ -37,6 +38,7 @@ data "cks_clusters_drift" "fleet" {
   name_regex  = "^${var.name}$"
   node_source = "kubeconfig"
   ssh_cidrs   = var.ssh_cidrs
+  api_cidrs   = var.api_cidrs
   ignore      = var.ignore
 }
 
@@ -47,6 +49,7 @@ data "cks_cluster_drift" "prod" {
   cluster_id  = cks_cluster.prod.id
   node_source = "kubeconfig"
   ssh_cidrs   = var.ssh_cidrs
+  api_cidrs   = var.api_cidrs
   ignore      = var.ignore
 }
 
@@ -78,6 +81,12 @@ variable "size" {
 
 variable "ssh_cidrs" {
   description = "Who may reach the nodes over SSH; the CIDR policy allows private ranges only, unless told otherwise."
+  type        = list(string)
+  default     = ["10.0.0.0/8"]
+}
+
+variable "api_cidrs" {
+  description = "Who may reach the Kubernetes API on 6443; the CIDR policy allows private ranges only, unless told otherwise."
   type        = list(string)
   default     = ["10.0.0.0/8"]
 }
