@@ -54,11 +54,7 @@ func TestAccCluster_apiCIDRs(t *testing.T) {
 			{
 				Config:           config(1, "1.33.13", narrow),
 				ConfigPlanChecks: emptyPlanAfterApply,
-				Check: resource.ComposeTestCheckFunc(func(s *terraform.State) error {
-					var err error
-					id, err = clusterID(s)
-					return err
-				}, env.expectAPIRules(&id, narrowed)),
+				Check:            resource.ComposeTestCheckFunc(recordClusterID(&id), env.expectAPIRules(&id, narrowed)),
 			},
 			{Config: config(2, "1.33.13", narrow), ConfigPlanChecks: emptyPlanAfterApply, Check: env.expectAPIRules(&id, narrowed)},
 			{

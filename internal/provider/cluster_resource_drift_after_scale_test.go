@@ -6,7 +6,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
-	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/simtest"
@@ -40,11 +39,7 @@ func TestAccCluster_driftInSyncAfterEveryScale(t *testing.T) {
 				Steps: []resource.TestStep{
 					{
 						Config: env.etcdClusterConfig(3, 1, ""),
-						Check: func(s *terraform.State) error {
-							var err error
-							id, err = clusterID(s)
-							return err
-						},
+						Check:  recordClusterID(&id),
 					},
 					{
 						Config:            env.etcdClusterConfig(3, 2, "") + clusterDriftHCL,

@@ -10,11 +10,13 @@ import (
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	"github.com/hashicorp/terraform-plugin-testing/compare"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/simtest"
@@ -49,11 +51,7 @@ func TestAccCluster_scaleJobFailsAfterRemovingVM(t *testing.T) {
 		Steps: []resource.TestStep{
 			{
 				Config: env.etcdClusterConfig(3, 2, ""),
-				Check: func(s *terraform.State) error {
-					var err error
-					id, err = clusterID(s)
-					return err
-				},
+				Check:  recordClusterID(&id),
 			},
 			{
 				PreConfig: func() {
@@ -340,7 +338,7 @@ func TestAccCluster_createInterruptedKeptUntainted(t *testing.T) {
 	env := newSimEnv(t, simtest.WithJobDuration(3*time.Second))
 	proxy := newLossyProxy(t, env.Info.APIURL)
 	var stop interrupter
-	var firstID string
+	sameID := statecheck.CompareValue(compare.ValuesSame())
 	config := proxy.lossyClusterConfig(env, "interrupted", 1)
 	accTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: stop.factories(),
@@ -355,13 +353,9 @@ func TestAccCluster_createInterruptedKeptUntainted(t *testing.T) {
 				ConfigStateChecks: []statecheck.StateCheck{
 					expectAttr("cloudstack_state", knownvalue.StringRegexp(regexpMust("^(Created|Starting)$"))),
 					expectAttr("state", knownvalue.StringExact("Running")),
+					sameID.AddStateValue(clusterAddr, tfjsonpath.New("id")),
 				},
 				Check: func(s *terraform.State) error {
-					id, err := clusterID(s)
-					if err != nil {
-						return err
-					}
-					firstID = id
 					if n := env.Sim.CallCounts()["deleteKubernetesCluster"]; n != 0 {
 						return fmt.Errorf("deleteKubernetesCluster sent %d times after an interrupt", n)
 					}
@@ -383,11 +377,12 @@ func TestAccCluster_createInterruptedKeptUntainted(t *testing.T) {
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					expectNotReplaced{clusterAddr},
 				}},
-				ConfigStateChecks: []statecheck.StateCheck{expectAttr("cloudstack_state", knownvalue.StringExact("Running"))},
+				// The interrupted cluster is kept, and it is the only one.
+				ConfigStateChecks: []statecheck.StateCheck{
+					expectAttr("cloudstack_state", knownvalue.StringExact("Running")),
+					sameID.AddStateValue(clusterAddr, tfjsonpath.New("id")),
+				},
 				Check: func(s *terraform.State) error {
-					if id, err := clusterID(s); err != nil || id != firstID {
-						return fmt.Errorf("state holds %s (%v), want the interrupted cluster %s kept", id, err, firstID)
-					}
 					if n := env.liveClusters(); n != 1 {
 						return fmt.Errorf("%d clusters exist, want 1", n)
 					}

@@ -70,11 +70,7 @@ func TestAccCluster_userHazardRule(t *testing.T) {
 		Steps: []resource.TestStep{
 			{
 				Config: env.etcdClusterConfig(3, 1, ""),
-				Check: func(s *terraform.State) error {
-					var err error
-					id, err = clusterID(s)
-					return err
-				},
+				Check:  recordClusterID(&id),
 			},
 			{
 				PreConfig: func() {

@@ -152,11 +152,7 @@ func TestAccCluster_failedScaleUpKeepsTheWorkersItCreated(t *testing.T) {
 		Steps: []resource.TestStep{
 			{
 				Config: env.etcdClusterConfig(3, 1, ""),
-				Check: func(s *terraform.State) error {
-					var err error
-					id, err = clusterID(s)
-					return err
-				},
+				Check:  recordClusterID(&id),
 			},
 			{
 				PreConfig: func() {

@@ -213,11 +213,7 @@ func TestAccCluster_repairPlanNamesOnlyWhatChanges(t *testing.T) {
 		Steps: []resource.TestStep{
 			{
 				Config: env.etcdClusterConfig(3, 1, ""),
-				Check: func(s *terraform.State) error {
-					var err error
-					id, err = clusterID(s)
-					return err
-				},
+				Check:  recordClusterID(&id),
 			},
 			{
 				PreConfig: func() { env.DeleteForward(env.Cluster(id), 50001) },

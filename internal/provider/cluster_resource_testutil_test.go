@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
@@ -47,6 +48,15 @@ func clusterID(s *terraform.State) (string, error) {
 		return "", fmt.Errorf("%s is not in state", clusterAddr)
 	}
 	return rs.Primary.ID, nil
+}
+
+// recordClusterID is a Check that keeps the cluster's id for the PreConfig
+// of later steps, which inject faults into that cluster.
+func recordClusterID(id *string) resource.TestCheckFunc {
+	return func(s *terraform.State) (err error) {
+		*id, err = clusterID(s)
+		return err
+	}
 }
 
 // expectNothingLeft is a CheckDestroy: the simulator has no cluster, no VM

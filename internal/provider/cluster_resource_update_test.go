@@ -118,11 +118,7 @@ func TestAccCluster_autoscaling(t *testing.T) {
 						"enabled": knownvalue.Bool(true), "min_size": knownvalue.Int64Exact(1), "max_size": knownvalue.Int64Exact(3),
 					})),
 				},
-				Check: func(s *terraform.State) error {
-					var err error
-					id, err = clusterID(s)
-					return err
-				},
+				Check: recordClusterID(&id),
 			},
 			{
 				// The autoscaler adds a worker: the refresh records size 2
@@ -296,16 +292,14 @@ func TestAccCluster_errorStateReplaced(t *testing.T) {
 	env := newSimEnv(t)
 	config := env.clusterHCL("broken", fmt.Sprintf("  kubernetes_version_id = %q\n  size = 1\n", env.VersionID("1.33.13")))
 	var firstID string
+	newID := statecheck.CompareValue(compare.ValuesDiffer())
 	accTest(t, resource.TestCase{
 		CheckDestroy: env.expectNothingLeft,
 		Steps: []resource.TestStep{
 			{
-				Config: config,
-				Check: func(s *terraform.State) error {
-					var err error
-					firstID, err = clusterID(s)
-					return err
-				},
+				Config:            config,
+				ConfigStateChecks: []statecheck.StateCheck{newID.AddStateValue(clusterAddr, tfjsonpath.New("id"))},
+				Check:             recordClusterID(&firstID),
 			},
 			{
 				PreConfig: func() {
@@ -319,14 +313,11 @@ func TestAccCluster_errorStateReplaced(t *testing.T) {
 				}},
 				ConfigStateChecks: []statecheck.StateCheck{
 					expectAttr("state", knownvalue.StringExact("Running")),
+					newID.AddStateValue(clusterAddr, tfjsonpath.New("id")),
 				},
-				Check: func(s *terraform.State) error {
-					id, err := clusterID(s)
-					if err != nil {
-						return err
-					}
-					if id == firstID || env.liveClusters() != 1 {
-						return fmt.Errorf("want one new cluster, have %d clusters and id %s (was %s)", env.liveClusters(), id, firstID)
+				Check: func(*terraform.State) error {
+					if n := env.liveClusters(); n != 1 {
+						return fmt.Errorf("want one new cluster, have %d clusters", n)
 					}
 					return nil
 				},

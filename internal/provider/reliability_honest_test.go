@@ -243,11 +243,7 @@ func TestAccHonest_destroyNeverBlocked(t *testing.T) {
 			Steps: []resource.TestStep{
 				{
 					Config: env.etcdClusterConfig(1, 1, ""),
-					Check: func(s *terraform.State) error {
-						var err error
-						id, err = clusterID(s)
-						return err
-					},
+					Check:  recordClusterID(&id),
 				},
 				{
 					PreConfig:   env.addUserSSHRules(t, &id),
@@ -387,11 +383,7 @@ func TestAccHonest_stuckInScaling(t *testing.T) {
 		Steps: []resource.TestStep{
 			{
 				Config: env.etcdClusterConfig(1, 1, ""),
-				Check: func(s *terraform.State) error {
-					var err error
-					id, err = clusterID(s)
-					return err
-				},
+				Check:  recordClusterID(&id),
 			},
 			{
 				PreConfig:   stuck,
