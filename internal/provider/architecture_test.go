@@ -4,8 +4,6 @@ import (
 	"go/ast"
 	"go/types"
 	"testing"
-
-	"golang.org/x/tools/go/packages"
 )
 
 const cloudstackPkg = "github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
@@ -24,16 +22,7 @@ var engineAPIPkgs = map[string]bool{
 // may build one.
 func TestProviderMakesNoDirectCloudStackCalls(t *testing.T) {
 	t.Parallel()
-	cfg := &packages.Config{Mode: packages.NeedName | packages.NeedFiles | packages.NeedSyntax | packages.NeedTypes |
-		packages.NeedTypesInfo, Dir: "."}
-	pkgs, err := packages.Load(cfg, ".")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(pkgs) != 1 || len(pkgs[0].Errors) > 0 {
-		t.Fatalf("loading the provider package: %v", pkgs)
-	}
-	pkg := pkgs[0]
+	pkg := loadProviderPackage(t)
 	calls := 0
 	for _, file := range pkg.Syntax {
 		var enclosing string
