@@ -30,7 +30,19 @@ func (c *comparison) compareRules() string {
 	cl := rules.Classify(l, view.Rules)
 	cksEtcd := cksEtcdLayout(cl)
 
-	staleRange, staleAPI := false, false
+	stale := c.reportStaleRules(cl, names)
+	c.reportMissingRules(view, cl, cksEtcd, stale, names)
+	c.reportScaleHazards(view, cksEtcd, names)
+	return ""
+}
+
+// staleKinds says which expected rules were reported stale, so that the
+// same rule is not also reported missing.
+type staleKinds struct{ nodeRange, api bool }
+
+// reportStaleRules reports the rules that no longer fit the VM map.
+func (c *comparison) reportStaleRules(cl rules.Classification, names map[string]string) staleKinds {
+	var stale staleKinds
 	for _, s := range cl.Stale {
 		r := s.Rule
 		switch s.Purpose {
@@ -38,23 +50,29 @@ func (c *comparison) compareRules() string {
 			c.add(Finding{Kind: KindSSHForwardStale, RuleID: r.ID, VMID: r.VMID, VMName: names[r.VMID],
 				Message: fmt.Sprintf("SSH port forward %s (%d -> %d): %s", r.ID, r.StartPort, r.PrivatePort, s.Reason)})
 		case rules.PurposeNodeSSHRange:
-			staleRange = true
+			stale.nodeRange = true
 			c.add(Finding{Kind: KindSSHFirewallRangeMismatch, RuleID: r.ID,
 				Message: fmt.Sprintf("firewall rule %s: %s", r.ID, s.Reason)})
 		case rules.PurposeAPIFirewall:
-			staleAPI = true
+			stale.api = true
 			c.add(Finding{Kind: KindAPIRuleMismatch, RuleID: r.ID,
 				Message: fmt.Sprintf("firewall rule %s: %s", r.ID, s.Reason)})
 		}
 	}
 
+	return stale
+}
+
+// reportMissingRules reports the expected rules that do not exist.
+func (c *comparison) reportMissingRules(view *RulesView, cl rules.Classification, cksEtcd bool, stale staleKinds, names map[string]string) {
+	l := view.Layout
 	for _, e := range cl.Missing {
 		switch e.Purpose {
 		case rules.PurposeNodeSSHForward:
 			c.add(Finding{Kind: KindSSHForwardMissing, VMID: e.VMID, VMName: names[e.VMID],
 				Message: fmt.Sprintf("SSH port forward %d -> %d to %s is missing", e.StartPort, e.PrivatePort, vmText(e.VMID, names))})
 		case rules.PurposeNodeSSHRange:
-			if !staleRange {
+			if !stale.nodeRange {
 				c.add(Finding{Kind: KindSSHFirewallRangeMismatch,
 					Message: fmt.Sprintf("node SSH firewall range %d-%d is missing", e.StartPort, e.EndPort)})
 			}
@@ -67,7 +85,7 @@ func (c *comparison) compareRules() string {
 			c.add(Finding{Kind: KindEtcdSSHRuleMissing, VMID: e.VMID, VMName: names[e.VMID],
 				Message: fmt.Sprintf("etcd SSH port forward %d -> %d to %s is missing", e.StartPort, e.PrivatePort, vmText(e.VMID, names))})
 		case rules.PurposeAPIFirewall:
-			if !staleAPI {
+			if !stale.api {
 				c.reportAPIFirewall(cl, e)
 			}
 		case rules.PurposeAPILoadBalancer:
@@ -78,6 +96,12 @@ func (c *comparison) compareRules() string {
 		}
 	}
 
+}
+
+// reportScaleHazards reports the rules that would make the next scale, by
+// any client, go wrong.
+func (c *comparison) reportScaleHazards(view *RulesView, cksEtcd bool, names map[string]string) {
+	l := view.Layout
 	armed, known := true, true
 	if cksEtcd {
 		armed, known = rules.ArmedEtcdRules(l, view.Firewalls())
@@ -96,7 +120,6 @@ func (c *comparison) compareRules() string {
 		}
 		c.add(f)
 	}
-	return ""
 }
 
 // cksEtcdLayout reports whether the etcd SSH firewall rules are CKS's own:
