@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/clusterview"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/rules"
 )
 
@@ -104,7 +105,7 @@ func (e *Engine) server(ctx context.Context, s *Snapshot) rules.Server {
 		// Unknown: assume the worst, a version that breaks on it.
 		return rules.Server{PortlessRuleBreaksScale: true}
 	}
-	return rules.Server{PortlessRuleBreaksScale: PortlessRuleBreaksScale(version)}
+	return rules.Server{PortlessRuleBreaksScale: clusterview.PortlessRuleBreaksScale(version)}
 }
 
 // cloudStackVersion is the management server's version, read once.
