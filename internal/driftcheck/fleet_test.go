@@ -23,10 +23,10 @@ func (e *simEnv) fleetOptions() Options {
 }
 
 func (e *simEnv) mustCheckMany(c *Checker, f Filter, concurrency int) (Fleet, Stats) {
-	e.t.Helper()
+	e.T().Helper()
 	fleet, st, err := c.CheckMany(context.Background(), f, e.fleetOptions(), concurrency)
 	if err != nil {
-		e.t.Fatalf("CheckMany: %v", err)
+		e.T().Fatalf("CheckMany: %v", err)
 	}
 	return fleet, st
 }

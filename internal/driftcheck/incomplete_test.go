@@ -2,9 +2,6 @@ package driftcheck
 
 import (
 	"context"
-	"crypto/ed25519"
-	"crypto/rand"
-	"encoding/pem"
 	"errors"
 	"fmt"
 	"net"
@@ -18,6 +15,7 @@ import (
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/drift"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/nodes/sshlister"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/testutil"
 )
 
 // The drift check fails closed: a view that was asked for and could not be
@@ -168,7 +166,7 @@ func TestCheckWithPrivateKeyFile(t *testing.T) {
 func TestOptionsValidateCredentialsAndKnownHosts(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	keyPEM, hostKey := testKeys(t)
+	keyPEM, hostKey := testutil.NewKeyPair(t)
 	keyFile := filepath.Join(dir, "key")
 	if err := os.WriteFile(keyFile, keyPEM, 0o600); err != nil {
 		t.Fatal(err)
@@ -207,22 +205,4 @@ func TestOptionsValidateCredentialsAndKnownHosts(t *testing.T) {
 			t.Errorf("%s: the error quotes the key file: %v", tc.name, err)
 		}
 	}
-}
-
-// testKeys returns a fresh PEM private key and a host key line.
-func testKeys(t *testing.T) ([]byte, string) {
-	t.Helper()
-	pub, priv, err := ed25519.GenerateKey(rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	block, err := ssh.MarshalPrivateKey(priv, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	sshPub, err := ssh.NewPublicKey(pub)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return pem.EncodeToMemory(block), string(ssh.MarshalAuthorizedKey(sshPub))
 }

@@ -13,6 +13,7 @@ import (
 	"golang.org/x/crypto/ssh"
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/nodes/sshlister"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/testutil"
 )
 
 func splitAddr(t *testing.T, addr string) (string, int) {
@@ -30,11 +31,11 @@ func splitAddr(t *testing.T, addr string) (string, int) {
 
 func validConfig(t *testing.T) sshlister.Config {
 	t.Helper()
-	keyPEM, _ := newClientKey(t)
+	keyPEM, _ := testutil.NewKey(t)
 	return sshlister.Config{
 		Host:       "127.20.0.1",
 		PrivateKey: keyPEM,
-		HostKey:    string(ssh.MarshalAuthorizedKey(newSigner(t).PublicKey())),
+		HostKey:    string(ssh.MarshalAuthorizedKey(testutil.NewSigner(t).PublicKey())),
 	}
 }
 
@@ -104,7 +105,7 @@ func TestNewDefaults(t *testing.T) {
 
 func TestNewBadPrivateKeyIsNotEchoed(t *testing.T) {
 	t.Parallel()
-	goodPEM, _ := newClientKey(t)
+	goodPEM, _ := testutil.NewKey(t)
 	body := strings.Split(strings.TrimSpace(string(goodPEM)), "\n")
 	corrupted := strings.Join(append(append([]string{body[0]}, body[1:3]...), body[len(body)-1]), "\n")
 
@@ -124,7 +125,7 @@ func TestNewBadPrivateKeyIsNotEchoed(t *testing.T) {
 	}{
 		"not PEM":        {key: "this-is-not-a-key-but-a-secret-value", wantErr: "PrivateKey is not a valid PEM-encoded SSH private key"},
 		"truncated body": {key: corrupted, wantErr: "PrivateKey is not a valid PEM-encoded SSH private key"},
-		"public key":     {key: string(ssh.MarshalAuthorizedKey(newSigner(t).PublicKey())), wantErr: "PrivateKey is not a valid"},
+		"public key":     {key: string(ssh.MarshalAuthorizedKey(testutil.NewSigner(t).PublicKey())), wantErr: "PrivateKey is not a valid"},
 		"passphrase":     {key: encrypted, wantErr: "PrivateKey is protected by a passphrase"},
 	}
 	for name, tc := range tests {
