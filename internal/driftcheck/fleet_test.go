@@ -18,7 +18,7 @@ import (
 // fleetOptions reach every cluster over SSH with the seeded key pair,
 // trusting the simulator's host keys (each cluster has its own).
 func (e *simEnv) fleetOptions() Options {
-	return Options{NodeSource: NodeSourceSSH, SSH: SSHOptions{PrivateKey: e.Sim.PrivateKeyPEM(), InsecureIgnoreHostKey: true},
+	return Options{NodeSource: NodeSourceSSH, SSH: sshlister.Config{PrivateKey: e.Sim.PrivateKeyPEM(), InsecureIgnoreHostKey: true},
 		GracePeriod: drift.DefaultGracePeriod, CheckNetworkRules: true, NodeTimeout: 10 * time.Second}
 }
 

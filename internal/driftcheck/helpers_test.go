@@ -9,6 +9,7 @@ import (
 	"golang.org/x/crypto/ssh"
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/drift"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/nodes/sshlister"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/simtest"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/testutil"
 )
@@ -33,9 +34,9 @@ func (e *simEnv) checker() *Checker { return &Checker{API: e.API} }
 
 // sshOptions reach the cluster's control node with the seeded key pair and
 // its pinned host key.
-func (e *simEnv) sshOptions(clusterID string) SSHOptions {
+func (e *simEnv) sshOptions(clusterID string) sshlister.Config {
 	e.T().Helper()
-	return SSHOptions{PrivateKey: e.Sim.PrivateKeyPEM(), HostKey: string(ssh.MarshalAuthorizedKey(e.HostKey(clusterID)))}
+	return sshlister.Config{PrivateKey: e.Sim.PrivateKeyPEM(), HostKey: string(ssh.MarshalAuthorizedKey(e.HostKey(clusterID)))}
 }
 
 // sshRequest is a full check of the cluster over SSH with rules.

@@ -175,7 +175,7 @@ func TestOptionsValidateCredentialsAndKnownHosts(t *testing.T) {
 	if err := os.WriteFile(garbage, []byte("secret-ish"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	withSSH := func(s SSHOptions) Options {
+	withSSH := func(s sshlister.Config) Options {
 		if s.HostKey == "" && s.KnownHosts == "" {
 			s.HostKey = hostKey
 		}
@@ -186,14 +186,14 @@ func TestOptionsValidateCredentialsAndKnownHosts(t *testing.T) {
 		opts Options
 		want string
 	}{
-		{"key file", withSSH(SSHOptions{PrivateKeyFile: keyFile}), ""},
-		{"agent", withSSH(SSHOptions{AgentSocket: "/run/agent.sock"}), ""},
-		{"no credential", withSSH(SSHOptions{}), "a private key, a private key file or an SSH agent"},
-		{"key and key file", withSSH(SSHOptions{PrivateKey: keyPEM, PrivateKeyFile: keyFile}), "set only one of"},
-		{"key file and agent", withSSH(SSHOptions{PrivateKeyFile: keyFile, AgentSocket: "/run/agent.sock"}), "set only one of"},
-		{"missing key file", withSSH(SSHOptions{PrivateKeyFile: filepath.Join(dir, "nope")}), "no such file"},
-		{"key file not a key", withSSH(SSHOptions{PrivateKeyFile: garbage}), "is not a PEM-encoded SSH private key"},
-		{"known_hosts unparsable", withSSH(SSHOptions{PrivateKeyFile: keyFile, KnownHosts: "garbage\n"}), "the SSH known_hosts is not valid: line 1"},
+		{"key file", withSSH(sshlister.Config{PrivateKeyFile: keyFile}), ""},
+		{"agent", withSSH(sshlister.Config{AgentSocket: "/run/agent.sock"}), ""},
+		{"no credential", withSSH(sshlister.Config{}), "ssh needs the private key of the cluster's key pair"},
+		{"key and key file", withSSH(sshlister.Config{PrivateKey: keyPEM, PrivateKeyFile: keyFile}), "Set only one of ssh.private_key, ssh.private_key_file"},
+		{"key file and agent", withSSH(sshlister.Config{PrivateKeyFile: keyFile, AgentSocket: "/run/agent.sock"}), "Set only one of ssh.private_key, ssh.private_key_file"},
+		{"missing key file", withSSH(sshlister.Config{PrivateKeyFile: filepath.Join(dir, "nope")}), "no such file"},
+		{"key file not a key", withSSH(sshlister.Config{PrivateKeyFile: garbage}), "is not a PEM-encoded SSH private key"},
+		{"known_hosts unparsable", withSSH(sshlister.Config{PrivateKeyFile: keyFile, KnownHosts: "garbage\n"}), "one per line: line 1"},
 	} {
 		err := tc.opts.Validate()
 		switch {

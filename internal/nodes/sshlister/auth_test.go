@@ -107,9 +107,9 @@ func TestNewCredentialChoices(t *testing.T) {
 		wantErr string
 	}{
 		"key and key file": {func(c *sshlister.Config) { c.PrivateKeyFile = keyFile },
-			"set only one of PrivateKey, PrivateKeyFile and AgentSocket"},
+			"Set only one of ssh.private_key, ssh.private_key_file and the SSH agent"},
 		"key and agent": {func(c *sshlister.Config) { c.AgentSocket = "/tmp/agent.sock" },
-			"set only one of PrivateKey, PrivateKeyFile and AgentSocket"},
+			"Set only one of ssh.private_key, ssh.private_key_file and the SSH agent"},
 		"missing key file": {func(c *sshlister.Config) { c.PrivateKey, c.PrivateKeyFile = nil, filepath.Join(dir, "nope") },
 			"reading the private key file: open " + filepath.Join(dir, "nope") + ": no such file or directory"},
 		"key file not a key": {func(c *sshlister.Config) { c.PrivateKey, c.PrivateKeyFile = nil, notAKey },
