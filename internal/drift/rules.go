@@ -30,23 +30,7 @@ func (c *comparison) compareRules() string {
 	cl := rules.Classify(l, view.Rules)
 	cksEtcd := cksEtcdLayout(cl)
 
-	staleRange, staleAPI := false, false
-	for _, s := range cl.Stale {
-		r := s.Rule
-		switch s.Purpose {
-		case rules.PurposeNodeSSHForward, rules.PurposeEtcdForward:
-			c.add(Finding{Kind: KindSSHForwardStale, RuleID: r.ID, VMID: r.VMID, VMName: names[r.VMID],
-				Message: fmt.Sprintf("SSH port forward %s (%d -> %d): %s", r.ID, r.StartPort, r.PrivatePort, s.Reason)})
-		case rules.PurposeNodeSSHRange:
-			staleRange = true
-			c.add(Finding{Kind: KindSSHFirewallRangeMismatch, RuleID: r.ID,
-				Message: fmt.Sprintf("firewall rule %s: %s", r.ID, s.Reason)})
-		case rules.PurposeAPIFirewall:
-			staleAPI = true
-			c.add(Finding{Kind: KindAPIRuleMismatch, RuleID: r.ID,
-				Message: fmt.Sprintf("firewall rule %s: %s", r.ID, s.Reason)})
-		}
-	}
+	staleRange, staleAPI := c.reportStale(cl, names)
 
 	for _, e := range cl.Missing {
 		switch e.Purpose {
@@ -78,11 +62,41 @@ func (c *comparison) compareRules() string {
 		}
 	}
 
+	c.reportHazards(view, cksEtcd, names)
+	return ""
+}
+
+// reportStale reports the SSH and API rules that no longer fit the layout,
+// and whether the node SSH range and the API rule were among them (then
+// their missing counterparts are not reported again).
+func (c *comparison) reportStale(cl rules.Classification, names map[string]string) (staleRange, staleAPI bool) {
+	for _, s := range cl.Stale {
+		r := s.Rule
+		switch s.Purpose {
+		case rules.PurposeNodeSSHForward, rules.PurposeEtcdForward:
+			c.add(Finding{Kind: KindSSHForwardStale, RuleID: r.ID, VMID: r.VMID, VMName: names[r.VMID],
+				Message: fmt.Sprintf("SSH port forward %s (%d -> %d): %s", r.ID, r.StartPort, r.PrivatePort, s.Reason)})
+		case rules.PurposeNodeSSHRange:
+			staleRange = true
+			c.add(Finding{Kind: KindSSHFirewallRangeMismatch, RuleID: r.ID,
+				Message: fmt.Sprintf("firewall rule %s: %s", r.ID, s.Reason)})
+		case rules.PurposeAPIFirewall:
+			staleAPI = true
+			c.add(Finding{Kind: KindAPIRuleMismatch, RuleID: r.ID,
+				Message: fmt.Sprintf("firewall rule %s: %s", r.ID, s.Reason)})
+		}
+	}
+	return staleRange, staleAPI
+}
+
+// reportHazards reports the rules that would make the next scale go wrong.
+// CKS's own single-port etcd rules count only once a scale has armed them.
+func (c *comparison) reportHazards(view *RulesView, cksEtcd bool, names map[string]string) {
 	armed, known := true, true
 	if cksEtcd {
-		armed, known = rules.ArmedEtcdRules(l, view.Firewalls())
+		armed, known = rules.ArmedEtcdRules(view.Layout, view.Firewalls())
 	}
-	for _, h := range rules.Preflight(l, view.Rules, view.NetworkForwards, view.Server) {
+	for _, h := range rules.Preflight(view.Layout, view.Rules, view.NetworkForwards, view.Server) {
 		if h.Purpose == rules.PurposeEtcdFirewall && h.Owner == rules.OwnerCKS && !armed {
 			continue // CKS's own layout that no scale touched: its next scale is safe
 		}
@@ -96,7 +110,6 @@ func (c *comparison) compareRules() string {
 		}
 		c.add(f)
 	}
-	return ""
 }
 
 // cksEtcdLayout reports whether the etcd SSH firewall rules are CKS's own:
