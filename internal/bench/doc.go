@@ -3,5 +3,5 @@
 // GetAsyncJobResult, the drift check against its critical-path lower bound,
 // fleet drift growth, and the drift comparison at scale. Figures are
 // reported, never asserted: the machine is noisy. The runner is
-// internal/bench/cmd/cksbench (make bench).
+// internal/cmd/cksbench (make bench).
 package bench

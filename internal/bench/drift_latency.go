@@ -89,9 +89,11 @@ func RunDriftLatency(ctx context.Context, opts DriftLatencyOptions) (DriftLatenc
 	if hostKey == nil {
 		return DriftLatencyResult{}, errors.New("the simulator has no host key for the cluster")
 	}
-	sshOpts := driftcheck.SSHOptions{PrivateKey: env.Sim.PrivateKeyPEM(), HostKey: string(ssh.MarshalAuthorizedKey(hostKey))}
+	sshOpts := sshlister.Config{PrivateKey: env.Sim.PrivateKeyPEM(), HostKey: string(ssh.MarshalAuthorizedKey(hostKey))}
 	req := driftcheck.Request{ClusterID: cl.ID, Options: fullCheckOptions(sshOpts, 30*time.Second)}
-	lister, err := sshlister.New(sshlister.Config{Host: cl.IPAddress, Port: 2222, PrivateKey: sshOpts.PrivateKey, HostKey: sshOpts.HostKey})
+	direct := sshOpts
+	direct.Host, direct.Port = cl.IPAddress, 2222
+	lister, err := sshlister.New(direct)
 	if err != nil {
 		return DriftLatencyResult{}, err
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/driftcheck"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/nodes/sshlister"
 )
 
 // fleetMaxFlatGrowth is our reading of "close to flat up to the
@@ -106,7 +107,7 @@ func RunFleetDrift(ctx context.Context, opts FleetOptions) (FleetResult, error) 
 	}
 	res := FleetResult{Options: opts, Setup: time.Since(setupStart)}
 
-	checkOpts := fullCheckOptions(driftcheck.SSHOptions{PrivateKey: env.Sim.PrivateKeyPEM(), KnownHosts: knownHosts}, 30*time.Second)
+	checkOpts := fullCheckOptions(sshlister.Config{PrivateKey: env.Sim.PrivateKeyPEM(), KnownHosts: knownHosts}, 30*time.Second)
 	env.setLatencies(opts.APILatency, opts.SSHLatency)
 	checker := &driftcheck.Checker{API: env.API}
 

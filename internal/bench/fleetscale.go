@@ -9,6 +9,7 @@ import (
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/drift"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/driftcheck"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/nodes/sshlister"
 )
 
 // Fleet scale targets on 2 cores: a whole fleet check under 30 s, under
@@ -95,7 +96,7 @@ func RunFleetScale(ctx context.Context, opts FleetScaleOptions) (FleetScaleResul
 		checkOpts := driftcheck.Options{NodeSource: source, GracePeriod: drift.DefaultGracePeriod, CheckNetworkRules: true,
 			NodeTimeout: fleetScaleNodeTimeout}
 		if source == driftcheck.NodeSourceSSH {
-			checkOpts.SSH = driftcheck.SSHOptions{PrivateKey: []byte(sc.PrivateKey), KnownHosts: sc.KnownHosts}
+			checkOpts.SSH = sshlister.Config{PrivateKey: []byte(sc.PrivateKey), KnownHosts: sc.KnownHosts}
 		}
 		run, err := measureFleetCheck(ctx, checker, checkOpts, opts.Concurrency)
 		if err != nil {

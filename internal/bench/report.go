@@ -74,7 +74,7 @@ func WriteTable(w io.Writer, figs []Figure) error {
 func WriteMarkdown(w io.Writer, r Report) error {
 	var b strings.Builder
 	b.WriteString("# Benchmarks\n\n")
-	b.WriteString("Latest results of `make bench` (`go run ./internal/bench/cmd/cksbench`). The runner rewrites this file. ")
+	b.WriteString("Latest results of `make bench` (`go run ./internal/cmd/cksbench`). The runner rewrites this file. ")
 	b.WriteString("Each figure is compared with a reference measured in the same run; figures are never asserted in tests ")
 	b.WriteString("because the machine is noisy.\n\n")
 

@@ -11,6 +11,7 @@ import (
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/drift"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/driftcheck"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/nodes/sshlister"
 )
 
 // Scale targets: under 1 s of CPU and under 100 MB.
@@ -93,7 +94,7 @@ func RunScale(ctx context.Context, opts ScaleOptions) (ScaleResult, error) {
 	listers := &replayListers{live: driftcheck.DefaultListers{}}
 	checker := &driftcheck.Checker{API: api, Listers: listers}
 	req := driftcheck.Request{ClusterID: sc.ClusterID, Options: fullCheckOptions(
-		driftcheck.SSHOptions{PrivateKey: []byte(sc.PrivateKey), HostKey: sc.HostKey}, time.Minute)}
+		sshlister.Config{PrivateKey: []byte(sc.PrivateKey), HostKey: sc.HostKey}, time.Minute)}
 	check := func() (drift.Result, error) {
 		res, _, err := checker.Check(ctx, req)
 		if err == nil && !res.NodesChecked {

@@ -10,6 +10,7 @@ import (
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/drift"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/driftcheck"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/nodes/sshlister"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/simtest"
 )
@@ -104,7 +105,7 @@ func (e *simEnv) setLatencies(api, ssh time.Duration) {
 
 // fullCheckOptions are the options of the checks the benchmarks time: every
 // view, nodes over SSH, the default grace period.
-func fullCheckOptions(ssh driftcheck.SSHOptions, nodeTimeout time.Duration) driftcheck.Options {
+func fullCheckOptions(ssh sshlister.Config, nodeTimeout time.Duration) driftcheck.Options {
 	return driftcheck.Options{NodeSource: driftcheck.NodeSourceSSH, SSH: ssh, NodeTimeout: nodeTimeout,
 		GracePeriod: drift.DefaultGracePeriod, CheckNetworkRules: true}
 }

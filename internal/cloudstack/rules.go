@@ -38,43 +38,83 @@ func applyRulesFilter(lp rulesFilter, p ListRulesParams, page, pageSize int) {
 	lp.SetPagesize(pageSize)
 }
 
-// ListFirewallRules lists ingress firewall rules, all pages.
-func (c *Client) ListFirewallRules(ctx context.Context, p ListRulesParams) ([]FirewallRule, error) {
-	const command = "listFirewallRules"
-	return collectPages(ctx, command, c.pageSize, func(r FirewallRule) string { return r.ID },
-		func(ctx context.Context, page, pageSize int) ([]FirewallRule, int, error) {
+// listRules lists one kind of rule, all pages, as a read (retried): list
+// fetches one page of CloudStack's rules and the total count it reports,
+// and convert turns each into ours. Firewall rules, port forwards and load
+// balancer rules differ only in those two.
+func listRules[Raw, Rule any](ctx context.Context, c *Client, command string, id func(Rule) string,
+	list func(cs *csgo.CloudStackClient, page, pageSize int) ([]Raw, int, error), convert func(Raw) Rule,
+) ([]Rule, error) {
+	type listed struct {
+		rules []Raw
+		count int
+	}
+	return collectPages(ctx, command, c.pageSize, id,
+		func(ctx context.Context, page, pageSize int) ([]Rule, int, error) {
 			r, _, err := call(ctx, c, command, callOpts{read: true},
-				func(cs *csgo.CloudStackClient) (*csgo.ListFirewallRulesResponse, error) {
-					lp := cs.Firewall.NewListFirewallRulesParams()
-					applyRulesFilter(lp, p, page, pageSize)
-					return cs.Firewall.ListFirewallRules(lp)
+				func(cs *csgo.CloudStackClient) (listed, error) {
+					rules, count, err := list(cs, page, pageSize)
+					return listed{rules: rules, count: count}, err
 				})
 			if err != nil {
 				return nil, 0, err
 			}
-			out := make([]FirewallRule, 0, len(r.FirewallRules))
-			for _, fw := range r.FirewallRules {
-				out = append(out, FirewallRule{
-					ID:          fw.Id,
-					Protocol:    fw.Protocol,
-					StartPort:   fw.Startport,
-					EndPort:     fw.Endport,
-					CIDRList:    splitCIDRs(fw.Cidrlist),
-					IPAddressID: fw.Ipaddressid,
-					IPAddress:   fw.Ipaddress,
-					NetworkID:   fw.Networkid,
-					State:       fw.State,
-				})
+			out := make([]Rule, 0, len(r.rules))
+			for _, raw := range r.rules {
+				out = append(out, convert(raw))
 			}
-			return out, r.Count, nil
+			return out, r.count, nil
+		})
+}
+
+// startRuleJob sends a command that creates or deletes a rule and so
+// starts an async job. It is a write: it is sent once.
+func startRuleJob[Resp any](ctx context.Context, c *Client, command string,
+	send func(cs *csgo.CloudStackClient) (Resp, error), ref func(Resp) AsyncRef,
+) (AsyncRef, error) {
+	out, _, err := call(ctx, c, command, callOpts{},
+		func(cs *csgo.CloudStackClient) (AsyncRef, error) {
+			r, err := send(cs)
+			if err != nil {
+				return AsyncRef{}, err
+			}
+			return ref(r), nil
+		})
+	return out, err
+}
+
+// ListFirewallRules lists ingress firewall rules, all pages.
+func (c *Client) ListFirewallRules(ctx context.Context, p ListRulesParams) ([]FirewallRule, error) {
+	return listRules(ctx, c, "listFirewallRules", func(r FirewallRule) string { return r.ID },
+		func(cs *csgo.CloudStackClient, page, pageSize int) ([]*csgo.FirewallRule, int, error) {
+			lp := cs.Firewall.NewListFirewallRulesParams()
+			applyRulesFilter(lp, p, page, pageSize)
+			r, err := cs.Firewall.ListFirewallRules(lp)
+			if err != nil {
+				return nil, 0, err
+			}
+			return r.FirewallRules, r.Count, nil
+		},
+		func(fw *csgo.FirewallRule) FirewallRule {
+			return FirewallRule{
+				ID:          fw.Id,
+				Protocol:    fw.Protocol,
+				StartPort:   fw.Startport,
+				EndPort:     fw.Endport,
+				CIDRList:    splitCIDRs(fw.Cidrlist),
+				IPAddressID: fw.Ipaddressid,
+				IPAddress:   fw.Ipaddress,
+				NetworkID:   fw.Networkid,
+				State:       fw.State,
+			}
 		})
 }
 
 // CreateFirewallRule starts a create job. A conflicting rule fails at once
 // with 537 (KindConflict).
 func (c *Client) CreateFirewallRule(ctx context.Context, p CreateFirewallRuleParams) (AsyncRef, error) {
-	ref, _, err := call(ctx, c, "createFirewallRule", callOpts{},
-		func(cs *csgo.CloudStackClient) (AsyncRef, error) {
+	return startRuleJob(ctx, c, "createFirewallRule",
+		func(cs *csgo.CloudStackClient) (*csgo.CreateFirewallRuleResponse, error) {
 			cp := cs.Firewall.NewCreateFirewallRuleParams(p.IPAddressID, p.Protocol)
 			if p.StartPort != 0 {
 				cp.SetStartport(p.StartPort)
@@ -85,70 +125,57 @@ func (c *Client) CreateFirewallRule(ctx context.Context, p CreateFirewallRulePar
 			if len(p.CIDRList) > 0 {
 				cp.SetCidrlist(p.CIDRList)
 			}
-			r, err := cs.Firewall.CreateFirewallRule(cp)
-			if err != nil {
-				return AsyncRef{}, err
-			}
-			return AsyncRef{ID: r.Id, JobID: r.JobID}, nil
-		})
-	return ref, err
+			return cs.Firewall.CreateFirewallRule(cp)
+		},
+		func(r *csgo.CreateFirewallRuleResponse) AsyncRef { return AsyncRef{ID: r.Id, JobID: r.JobID} })
 }
 
 // DeleteFirewallRule starts a delete job.
 func (c *Client) DeleteFirewallRule(ctx context.Context, id string) (AsyncRef, error) {
-	ref, _, err := call(ctx, c, "deleteFirewallRule", callOpts{},
-		func(cs *csgo.CloudStackClient) (AsyncRef, error) {
-			r, err := cs.Firewall.DeleteFirewallRule(cs.Firewall.NewDeleteFirewallRuleParams(id))
-			if err != nil {
-				return AsyncRef{}, err
-			}
-			return AsyncRef{JobID: r.JobID}, nil
-		})
-	return ref, err
+	return startRuleJob(ctx, c, "deleteFirewallRule",
+		func(cs *csgo.CloudStackClient) (*csgo.DeleteFirewallRuleResponse, error) {
+			return cs.Firewall.DeleteFirewallRule(cs.Firewall.NewDeleteFirewallRuleParams(id))
+		},
+		func(r *csgo.DeleteFirewallRuleResponse) AsyncRef { return AsyncRef{JobID: r.JobID} })
 }
 
 // ListPortForwardingRules lists port-forwarding rules, all pages. CloudStack
 // sends the ports as strings; they are converted here.
 func (c *Client) ListPortForwardingRules(ctx context.Context, p ListRulesParams) ([]PortForwardingRule, error) {
-	const command = "listPortForwardingRules"
-	return collectPages(ctx, command, c.pageSize, func(r PortForwardingRule) string { return r.ID },
-		func(ctx context.Context, page, pageSize int) ([]PortForwardingRule, int, error) {
-			r, _, err := call(ctx, c, command, callOpts{read: true},
-				func(cs *csgo.CloudStackClient) (*csgo.ListPortForwardingRulesResponse, error) {
-					lp := cs.Firewall.NewListPortForwardingRulesParams()
-					applyRulesFilter(lp, p, page, pageSize)
-					return cs.Firewall.ListPortForwardingRules(lp)
-				})
+	return listRules(ctx, c, "listPortForwardingRules", func(r PortForwardingRule) string { return r.ID },
+		func(cs *csgo.CloudStackClient, page, pageSize int) ([]*csgo.PortForwardingRule, int, error) {
+			lp := cs.Firewall.NewListPortForwardingRulesParams()
+			applyRulesFilter(lp, p, page, pageSize)
+			r, err := cs.Firewall.ListPortForwardingRules(lp)
 			if err != nil {
 				return nil, 0, err
 			}
-			out := make([]PortForwardingRule, 0, len(r.PortForwardingRules))
-			for _, pf := range r.PortForwardingRules {
-				out = append(out, PortForwardingRule{
-					ID:                 pf.Id,
-					Protocol:           pf.Protocol,
-					PublicPort:         atoiOrZero(pf.Publicport),
-					PublicEndPort:      atoiOrZero(pf.Publicendport),
-					PrivatePort:        atoiOrZero(pf.Privateport),
-					PrivateEndPort:     atoiOrZero(pf.Privateendport),
-					VirtualMachineID:   pf.Virtualmachineid,
-					VirtualMachineName: pf.Virtualmachinename,
-					VMGuestIP:          pf.Vmguestip,
-					CIDRList:           splitCIDRs(pf.Cidrlist),
-					IPAddressID:        pf.Ipaddressid,
-					IPAddress:          pf.Ipaddress,
-					NetworkID:          pf.Networkid,
-					State:              pf.State,
-				})
+			return r.PortForwardingRules, r.Count, nil
+		},
+		func(pf *csgo.PortForwardingRule) PortForwardingRule {
+			return PortForwardingRule{
+				ID:                 pf.Id,
+				Protocol:           pf.Protocol,
+				PublicPort:         atoiOrZero(pf.Publicport),
+				PublicEndPort:      atoiOrZero(pf.Publicendport),
+				PrivatePort:        atoiOrZero(pf.Privateport),
+				PrivateEndPort:     atoiOrZero(pf.Privateendport),
+				VirtualMachineID:   pf.Virtualmachineid,
+				VirtualMachineName: pf.Virtualmachinename,
+				VMGuestIP:          pf.Vmguestip,
+				CIDRList:           splitCIDRs(pf.Cidrlist),
+				IPAddressID:        pf.Ipaddressid,
+				IPAddress:          pf.Ipaddress,
+				NetworkID:          pf.Networkid,
+				State:              pf.State,
 			}
-			return out, r.Count, nil
 		})
 }
 
 // CreatePortForwardingRule starts a create job; openfirewall is always sent.
 func (c *Client) CreatePortForwardingRule(ctx context.Context, p CreatePortForwardingRuleParams) (AsyncRef, error) {
-	ref, _, err := call(ctx, c, "createPortForwardingRule", callOpts{},
-		func(cs *csgo.CloudStackClient) (AsyncRef, error) {
+	return startRuleJob(ctx, c, "createPortForwardingRule",
+		func(cs *csgo.CloudStackClient) (*csgo.CreatePortForwardingRuleResponse, error) {
 			cp := cs.Firewall.NewCreatePortForwardingRuleParams(p.IPAddressID, p.PrivatePort, p.Protocol,
 				p.PublicPort, p.VirtualMachineID)
 			if p.PrivateEndPort != 0 {
@@ -164,74 +191,61 @@ func (c *Client) CreatePortForwardingRule(ctx context.Context, p CreatePortForwa
 				cp.SetCidrlist(p.CIDRList)
 			}
 			cp.SetOpenfirewall(p.OpenFirewall)
-			r, err := cs.Firewall.CreatePortForwardingRule(cp)
-			if err != nil {
-				return AsyncRef{}, err
-			}
-			return AsyncRef{ID: r.Id, JobID: r.JobID}, nil
-		})
-	return ref, err
+			return cs.Firewall.CreatePortForwardingRule(cp)
+		},
+		func(r *csgo.CreatePortForwardingRuleResponse) AsyncRef { return AsyncRef{ID: r.Id, JobID: r.JobID} })
 }
 
 // DeletePortForwardingRule starts a delete job.
 func (c *Client) DeletePortForwardingRule(ctx context.Context, id string) (AsyncRef, error) {
-	ref, _, err := call(ctx, c, "deletePortForwardingRule", callOpts{},
-		func(cs *csgo.CloudStackClient) (AsyncRef, error) {
-			r, err := cs.Firewall.DeletePortForwardingRule(cs.Firewall.NewDeletePortForwardingRuleParams(id))
-			if err != nil {
-				return AsyncRef{}, err
-			}
-			return AsyncRef{JobID: r.JobID}, nil
-		})
-	return ref, err
+	return startRuleJob(ctx, c, "deletePortForwardingRule",
+		func(cs *csgo.CloudStackClient) (*csgo.DeletePortForwardingRuleResponse, error) {
+			return cs.Firewall.DeletePortForwardingRule(cs.Firewall.NewDeletePortForwardingRuleParams(id))
+		},
+		func(r *csgo.DeletePortForwardingRuleResponse) AsyncRef { return AsyncRef{JobID: r.JobID} })
 }
 
 // ListLoadBalancerRules lists load balancer rules, all pages. IPAddressID
 // filters on the rule's public IP (publicipid).
 func (c *Client) ListLoadBalancerRules(ctx context.Context, p ListRulesParams) ([]LoadBalancerRule, error) {
-	const command = "listLoadBalancerRules"
-	return collectPages(ctx, command, c.pageSize, func(r LoadBalancerRule) string { return r.ID },
-		func(ctx context.Context, page, pageSize int) ([]LoadBalancerRule, int, error) {
-			r, _, err := call(ctx, c, command, callOpts{read: true},
-				func(cs *csgo.CloudStackClient) (*csgo.ListLoadBalancerRulesResponse, error) {
-					lp := cs.LoadBalancer.NewListLoadBalancerRulesParams()
-					if p.ID != "" {
-						lp.SetId(p.ID)
-					}
-					if p.IPAddressID != "" {
-						lp.SetPublicipid(p.IPAddressID)
-					}
-					if p.NetworkID != "" {
-						lp.SetNetworkid(p.NetworkID)
-					}
-					if p.ProjectID != "" {
-						lp.SetProjectid(p.ProjectID)
-					}
-					if p.ListAll {
-						lp.SetListall(true)
-					}
-					lp.SetPage(page)
-					lp.SetPagesize(pageSize)
-					return cs.LoadBalancer.ListLoadBalancerRules(lp)
-				})
+	return listRules(ctx, c, "listLoadBalancerRules", func(r LoadBalancerRule) string { return r.ID },
+		func(cs *csgo.CloudStackClient, page, pageSize int) ([]*csgo.LoadBalancerRule, int, error) {
+			lp := cs.LoadBalancer.NewListLoadBalancerRulesParams()
+			if p.ID != "" {
+				lp.SetId(p.ID)
+			}
+			if p.IPAddressID != "" {
+				lp.SetPublicipid(p.IPAddressID)
+			}
+			if p.NetworkID != "" {
+				lp.SetNetworkid(p.NetworkID)
+			}
+			if p.ProjectID != "" {
+				lp.SetProjectid(p.ProjectID)
+			}
+			if p.ListAll {
+				lp.SetListall(true)
+			}
+			lp.SetPage(page)
+			lp.SetPagesize(pageSize)
+			r, err := cs.LoadBalancer.ListLoadBalancerRules(lp)
 			if err != nil {
 				return nil, 0, err
 			}
-			out := make([]LoadBalancerRule, 0, len(r.LoadBalancerRules))
-			for _, lb := range r.LoadBalancerRules {
-				out = append(out, LoadBalancerRule{
-					ID:          lb.Id,
-					Name:        lb.Name,
-					Protocol:    lb.Protocol,
-					PublicPort:  atoiOrZero(lb.Publicport),
-					PrivatePort: atoiOrZero(lb.Privateport),
-					Algorithm:   lb.Algorithm,
-					PublicIPID:  lb.Publicipid,
-					PublicIP:    lb.Publicip,
-					NetworkID:   lb.Networkid,
-					State:       lb.State,
-				})
+			return r.LoadBalancerRules, r.Count, nil
+		},
+		func(lb *csgo.LoadBalancerRule) LoadBalancerRule {
+			return LoadBalancerRule{
+				ID:          lb.Id,
+				Name:        lb.Name,
+				Protocol:    lb.Protocol,
+				PublicPort:  atoiOrZero(lb.Publicport),
+				PrivatePort: atoiOrZero(lb.Privateport),
+				Algorithm:   lb.Algorithm,
+				PublicIPID:  lb.Publicipid,
+				PublicIP:    lb.Publicip,
+				NetworkID:   lb.Networkid,
+				State:       lb.State,
 			}
-			return out, r.Count, nil
 		})
 }

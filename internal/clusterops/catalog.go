@@ -43,48 +43,6 @@ func (m NameMatch) phrase(plural bool) string {
 	}
 }
 
-// LookupError is a look-up that found no entry or more than one. It lists
-// what it found, sorted, since CloudStack returns lists in no promised order.
-type LookupError struct {
-	// Kind is what was looked up, such as "zone".
-	Kind string
-	// Match is the query.
-	Match NameMatch
-	// Scope narrows the query in words, such as "in zone z1"; may be "".
-	Scope string
-	// Matches are "name (id)" of every entry found, sorted; empty when none.
-	Matches []string
-	// Others are "name (id)" of the entries visible in the scope that did
-	// not match, sorted, to help fix a typo; only when nothing matched.
-	Others []string
-}
-
-// othersShown bounds the entries a not-found error lists.
-const othersShown = 25
-
-func (e *LookupError) Error() string {
-	where := ""
-	if e.Scope != "" {
-		where = " " + e.Scope
-	}
-	if len(e.Matches) > 1 {
-		return fmt.Sprintf("%d %ss%s %s: %s. CloudStack does not keep names unique: use a narrower match or the id",
-			len(e.Matches), e.Kind, where, e.Match.phrase(true), strings.Join(e.Matches, ", "))
-	}
-	msg := fmt.Sprintf("no %s%s visible to the caller %s", e.Kind, where, e.Match.phrase(false))
-	switch n := len(e.Others); {
-	case n == 0:
-		return msg + "; none is visible there at all"
-	case n > othersShown:
-		return fmt.Sprintf("%s. Visible there: %s and %d more", msg, strings.Join(e.Others[:othersShown], ", "), n-othersShown)
-	default:
-		return fmt.Sprintf("%s. Visible there: %s", msg, strings.Join(e.Others, ", "))
-	}
-}
-
-// Ambiguous reports whether the look-up found more than one entry.
-func (e *LookupError) Ambiguous() bool { return len(e.Matches) > 1 }
-
 // pickOne returns the one item whose name matches m. All items are what
 // the scope shows; the error lists the matches, or the others when none
 // matched.

@@ -13,7 +13,7 @@ import (
 // one that looks like an etcd rule of a fourth etcd VM. Both must survive
 // the cluster. It returns their ids.
 func (e *testEnv) userRulesOn(ipID string) []string {
-	e.t.Helper()
+	e.T().Helper()
 	ctx := e.ctx()
 	var ids []string
 	for _, p := range []cloudstack.CreateFirewallRuleParams{
@@ -22,10 +22,10 @@ func (e *testEnv) userRulesOn(ipID string) []string {
 	} {
 		ref, err := e.API.CreateFirewallRule(ctx, p)
 		if err != nil {
-			e.t.Fatalf("createFirewallRule %d: %v", p.StartPort, err)
+			e.T().Fatalf("createFirewallRule %d: %v", p.StartPort, err)
 		}
 		if _, err := cloudstack.WaitForJob(ctx, e.API, ref.JobID, fastWait); err != nil {
-			e.t.Fatal(err)
+			e.T().Fatal(err)
 		}
 		ids = append(ids, ref.ID)
 	}

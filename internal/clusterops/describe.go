@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/rules"
 )
 
@@ -106,4 +107,21 @@ func (s *Snapshot) DescribePlan(p rules.Plan) []string {
 		out = append(out, fmt.Sprintf("not create %s: %s", s.describeRule(b.Expectation.Rule(s.Layout), b.Expectation.Purpose), b.Reason))
 	}
 	return out
+}
+
+// DescribeClusters names clusters by id, zone, state and creation time.
+func DescribeClusters(cs []cloudstack.Cluster) string {
+	parts := make([]string, 0, len(cs))
+	for _, c := range cs {
+		parts = append(parts, describeCluster(c))
+	}
+	return strings.Join(parts, "; ")
+}
+
+func describeCluster(c cloudstack.Cluster) string {
+	s := fmt.Sprintf("id %s, zone %s, state %s", c.ID, c.ZoneID, c.State)
+	if c.Created != "" {
+		s += ", created " + c.Created
+	}
+	return s
 }

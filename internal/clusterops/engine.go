@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/clusterview"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/rules"
 )
 
@@ -104,11 +105,27 @@ func (e *Engine) server(ctx context.Context, s *Snapshot) rules.Server {
 		// Unknown: assume the worst, a version that breaks on it.
 		return rules.Server{PortlessRuleBreaksScale: true}
 	}
-	return rules.Server{PortlessRuleBreaksScale: PortlessRuleBreaksScale(version)}
+	return rules.Server{PortlessRuleBreaksScale: clusterview.PortlessRuleBreaksScale(version)}
 }
 
 // cloudStackVersion is the management server's version, read once.
 func (e *Engine) cloudStackVersion(ctx context.Context) (string, error) {
 	e.versionOnce.Do(func() { e.version, e.versionErr = e.api.CloudStackVersion(ctx) })
 	return e.version, e.versionErr
+}
+
+// CSIUnsupported returns the CloudStack version when it has no CKS CSI
+// driver support and would ignore enablecsi: the CSI driver and the
+// cluster's csi_enabled column came with 4.22.0 (apache/cloudstack#11419,
+// KubernetesClusterManagerImpl.createManagedKubernetesCluster). It returns
+// "" when the version supports it or cannot be read (the create then tells).
+func (e *Engine) CSIUnsupported(ctx context.Context) string {
+	version, err := e.cloudStackVersion(ctx)
+	if err != nil {
+		return ""
+	}
+	if clusterview.LacksCSI(version) {
+		return version
+	}
+	return ""
 }

@@ -19,10 +19,7 @@ import (
 )
 
 // testEnv is a started simulator with a client for its admin account.
-type testEnv struct {
-	*simtest.Env
-	t *testing.T
-}
+type testEnv struct{ *simtest.Env }
 
 var fastWait = simtest.FastWait
 
@@ -34,7 +31,7 @@ func newEnv(t *testing.T, profile string) *testEnv {
 // newEnvWithJobs starts a simulator whose jobs each take jobDuration.
 func newEnvWithJobs(t *testing.T, profile string, jobDuration time.Duration) *testEnv {
 	t.Helper()
-	return &testEnv{Env: simtest.Start(t, simtest.WithProfile(profile), simtest.WithJobDuration(jobDuration)), t: t}
+	return &testEnv{Env: simtest.Start(t, simtest.WithProfile(profile), simtest.WithJobDuration(jobDuration))}
 }
 
 func (e *testEnv) engine() *Engine {
@@ -42,21 +39,21 @@ func (e *testEnv) engine() *Engine {
 }
 
 func (e *testEnv) ctx() context.Context {
-	ctx, cancel := context.WithTimeout(e.t.Context(), 60*time.Second)
-	e.t.Cleanup(cancel)
+	ctx, cancel := context.WithTimeout(e.T().Context(), 60*time.Second)
+	e.T().Cleanup(cancel)
 	return ctx
 }
 
 // createCluster creates 1 control + etcd etcd VMs + size workers through the
 // API (not the engine) and waits for it: CKS's own rule layout.
 func (e *testEnv) createCluster(name string, etcd, size int64) string {
-	e.t.Helper()
+	e.T().Helper()
 	return e.createClusterIn(name, "", etcd, size)
 }
 
 // createClusterIn is createCluster on a given network ("" lets CKS create one).
 func (e *testEnv) createClusterIn(name, networkID string, etcd, size int64) string {
-	e.t.Helper()
+	e.T().Helper()
 	return e.createClusterWith(cloudstack.CreateClusterParams{Name: name, NetworkID: networkID, EtcdNodes: etcd, Size: size})
 }
 
@@ -64,7 +61,7 @@ func (e *testEnv) createClusterIn(name, networkID string, etcd, size int64) stri
 // offering, version and key pair, and one control node unless p says
 // otherwise, as the engine's createRequest does.
 func (e *testEnv) createClusterWith(p cloudstack.CreateClusterParams) string {
-	e.t.Helper()
+	e.T().Helper()
 	p.Description = p.Name
 	p.NodeRootDiskSize, p.Hypervisor = 80, "kvm"
 	return e.NewCluster(p).ID
@@ -81,7 +78,7 @@ func firewallShape(fws []cloudstack.FirewallRule) []string {
 }
 
 // forwardTargets maps each forward's public port to its VM.
-func forwardTargets(t *testing.T, pfs []cloudstack.PortForwardingRule) map[int]string {
+func forwardTargets(t testing.TB, pfs []cloudstack.PortForwardingRule) map[int]string {
 	t.Helper()
 	out := map[int]string{}
 	for _, pf := range pfs {
@@ -100,7 +97,7 @@ func forwardTargets(t *testing.T, pfs []cloudstack.PortForwardingRule) map[int]s
 // map, whatever order the API lists the map in: 2222 reaches the control
 // node, every other node has one port of 2223.., every etcd VM one port of
 // 50000... It returns the ports.
-func checkTargets(t *testing.T, c *cloudstack.Cluster, got map[int]string) []int {
+func checkTargets(t testing.TB, c *cloudstack.Cluster, got map[int]string) []int {
 	t.Helper()
 	var nodes, etcd []string
 	control := ""
@@ -141,7 +138,7 @@ func checkTargets(t *testing.T, c *cloudstack.Cluster, got map[int]string) []int
 // one etcd SSH range (when it has etcd nodes), every forward to its VM, no
 // hazard and nothing left to sync.
 func (e *testEnv) assertHardened(id string, cidrs ...string) *cloudstack.Cluster {
-	e.t.Helper()
+	e.T().Helper()
 	c := e.Cluster(id)
 	if len(cidrs) == 0 {
 		cidrs = []string{"0.0.0.0/0"}
@@ -153,9 +150,9 @@ func (e *testEnv) assertHardened(id string, cidrs ...string) *cloudstack.Cluster
 	}
 	slices.Sort(wantFW)
 	if got := firewallShape(e.FirewallRulesOn(c.IPAddressID)); !slices.Equal(got, wantFW) {
-		e.t.Errorf("firewall rules = %v, want %v", got, wantFW)
+		e.T().Errorf("firewall rules = %v, want %v", got, wantFW)
 	}
-	checkTargets(e.t, c, forwardTargets(e.t, e.ForwardsOn(c.IPAddressID)))
+	checkTargets(e.T(), c, forwardTargets(e.T(), e.ForwardsOn(c.IPAddressID)))
 	e.assertSafe(id, cidrs...)
 	return c
 }
@@ -163,17 +160,17 @@ func (e *testEnv) assertHardened(id string, cidrs ...string) *cloudstack.Cluster
 // assertSafe checks that the next scale by any client would revoke the
 // node range and nothing else, and that the rules need no change.
 func (e *testEnv) assertSafe(id string, cidrs ...string) {
-	e.t.Helper()
+	e.T().Helper()
 	eng := New(e.API, Options{Wait: fastWait})
 	s, err := eng.Snapshot(e.ctx(), id, Intent{SSHCIDRs: cidrs})
 	if err != nil {
-		e.t.Fatalf("Snapshot: %v", err)
+		e.T().Fatalf("Snapshot: %v", err)
 	}
 	for _, h := range rules.Preflight(s.Layout, s.Rules, s.NetworkForwards, rules.Server{PortlessRuleBreaksScale: true}) {
-		e.t.Errorf("hazard left: %s", h.Explanation)
+		e.T().Errorf("hazard left: %s", h.Explanation)
 	}
 	if !s.InSync() {
-		e.t.Errorf("rules not in the provider's layout: %+v", s.Sync.Actions())
+		e.T().Errorf("rules not in the provider's layout: %+v", s.Sync.Actions())
 	}
 }
 
@@ -182,15 +179,15 @@ func (e *testEnv) assertSafe(id string, cidrs ...string) {
 // The simulated nodes cannot tell who they are, so the target of each port
 // is checked through the API instead (assertHardened).
 func (e *testEnv) assertSSH(id string, c *cloudstack.Cluster) {
-	e.t.Helper()
+	e.T().Helper()
 	hostKey := e.HostKey(id)
 	out, status, err := e.RunSSH(net.JoinHostPort(c.IPAddress, "2222"), hostKey, "sudo /opt/bin/kubectl get nodes -o name")
 	if wantNodes := int(c.ControlNodes + MapWorkerCount(c)); err != nil || status != 0 || len(strings.Fields(out)) != wantNodes {
-		e.t.Errorf("kubectl get nodes over SSH to %s:2222 = %q, status %d, %v; want %d nodes", c.IPAddress, out, status, err, wantNodes)
+		e.T().Errorf("kubectl get nodes over SSH to %s:2222 = %q, status %d, %v; want %d nodes", c.IPAddress, out, status, err, wantNodes)
 	}
-	for _, port := range checkTargets(e.t, c, forwardTargets(e.t, e.ForwardsOn(c.IPAddressID))) {
+	for _, port := range checkTargets(e.T(), c, forwardTargets(e.T(), e.ForwardsOn(c.IPAddressID))) {
 		if _, _, err := e.RunSSH(net.JoinHostPort(c.IPAddress, strconv.Itoa(port)), hostKey, "true"); err != nil {
-			e.t.Errorf("SSH to %s:%d: %v", c.IPAddress, port, err)
+			e.T().Errorf("SSH to %s:%d: %v", c.IPAddress, port, err)
 		}
 	}
 }
@@ -302,14 +299,14 @@ func (e *testEnv) countingEngine() (*Engine, *countingAPI) {
 // took port 2224 for a forward to the control VM, which a scale to 1
 // deletes. It returns the cluster and the forward's id.
 func (e *testEnv) collateralCluster(name string, cidrs ...string) (*cloudstack.Cluster, string) {
-	e.t.Helper()
+	e.T().Helper()
 	ctx := e.ctx()
 	id := e.createCluster(name, 0, 2)
 	c := e.Cluster(id)
 	for _, pf := range e.ForwardsOn(c.IPAddressID) {
 		if pf.PublicPort == 2224 {
 			if err := e.Sim.DeleteRule(pf.ID); err != nil {
-				e.t.Fatal(err)
+				e.T().Fatal(err)
 			}
 		}
 	}
@@ -317,10 +314,10 @@ func (e *testEnv) collateralCluster(name string, cidrs ...string) (*cloudstack.C
 		Protocol: "tcp", PublicPort: 2224, PrivatePort: 8080, VirtualMachineID: vmNamed(c, "-control-"), NetworkID: c.NetworkID,
 		CIDRList: cidrs})
 	if err != nil {
-		e.t.Fatalf("createPortForwardingRule: %v", err)
+		e.T().Fatalf("createPortForwardingRule: %v", err)
 	}
 	if _, err := cloudstack.WaitForJob(ctx, e.API, ref.JobID, fastWait); err != nil {
-		e.t.Fatal(err)
+		e.T().Fatal(err)
 	}
 	return c, ref.ID
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/clusterview"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/rules"
 )
 
@@ -43,8 +44,8 @@ func NodeTemplates(c *cloudstack.Cluster) map[string]string {
 // VM's address is the load balancer's. "" when there is none or it cannot
 // be told.
 func ExternalLoadBalancerIP(c *cloudstack.Cluster, network rules.NetworkKind) string {
-	host, err := netip.ParseAddr(EndpointHost(c))
-	if network != rules.NetworkDirect || err != nil || IsNodeAddress(c, host.String()) {
+	host, err := netip.ParseAddr(clusterview.EndpointHost(c))
+	if network != rules.NetworkDirect || err != nil || clusterview.IsNodeAddress(c, host.String()) {
 		return ""
 	}
 	return host.String()

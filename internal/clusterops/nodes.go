@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/clusterview"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/naming"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/rules"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/vmmap"
@@ -79,18 +80,7 @@ func MapWorkerCount(c *cloudstack.Cluster) int64 {
 // layoutFor builds the rules.Layout of a cluster from its VM map, with the
 // roles Roles tells.
 func layoutFor(c *cloudstack.Cluster, network rules.NetworkKind, etcdStartPort int) rules.Layout {
-	return rules.Layout{Network: network, EtcdStartPort: etcdStartPort, NetworkID: c.NetworkID, Nodes: LayoutNodes(c)}
-}
-
-// LayoutNodes is the VM map as the rule planner sees it: each VM with the
-// role Roles tells, in the order the API listed the map.
-func LayoutNodes(c *cloudstack.Cluster) []rules.Node {
-	roles := Roles(c)
-	out := make([]rules.Node, 0, len(c.VirtualMachines))
-	for i, vm := range c.VirtualMachines {
-		out = append(out, rules.Node{ID: vm.ID, Name: vm.Name, Role: roles[i], External: vm.IsExternalNode})
-	}
-	return out
+	return rules.Layout{Network: network, EtcdStartPort: etcdStartPort, NetworkID: c.NetworkID, Nodes: clusterview.LayoutNodes(c)}
 }
 
 // sshPorts maps VM ids to the public SSH port CKS gives them on the layout.

@@ -110,20 +110,6 @@ func TestInconsistentMap(t *testing.T) {
 	}
 }
 
-func TestEndpointHost(t *testing.T) {
-	t.Parallel()
-	for in, want := range map[string]string{
-		"https://10.1.1.5:6443/":  "10.1.1.5",
-		"https://[fd00::5]:6443/": "fd00::5",
-		"https://10.1.1.5/":       "10.1.1.5",
-		"":                        "",
-	} {
-		if got := EndpointHost(&cloudstack.Cluster{Endpoint: in}); got != want {
-			t.Errorf("EndpointHost(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
 func TestKindOfNetwork(t *testing.T) {
 	t.Parallel()
 	isolated := &cloudstack.Cluster{IPAddressID: "ip", Endpoint: "https://10.0.0.1:6443/"}

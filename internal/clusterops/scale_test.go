@@ -172,18 +172,6 @@ func TestScaleProjectCluster(t *testing.T) {
 	}
 }
 
-func TestPortlessRuleBreaksScaleByVersion(t *testing.T) {
-	t.Parallel()
-	for v, want := range map[string]bool{
-		"4.20.1.0": false, "4.21.0.0": true, "4.22.0.0": true, "4.22.0.1-SNAPSHOT": true,
-		"4.22.1.0": false, "4.22.1.1": false, "4.23.0.0": false, "": true, "garbage": true,
-	} {
-		if got := PortlessRuleBreaksScale(v); got != want {
-			t.Errorf("PortlessRuleBreaksScale(%q) = %v, want %v", v, got, want)
-		}
-	}
-}
-
 // A role whose VMs run different offerings (after an interrupted offering
 // change) takes the cluster's own offering for that role, whatever order
 // the map lists the VMs in; a role whose VMs agree keeps theirs.

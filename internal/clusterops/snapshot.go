@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/clusterview"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/rules"
 )
 
@@ -244,7 +245,7 @@ func (e *Engine) vpcClusterIP(ctx context.Context, c *cloudstack.Cluster) (id, i
 	if c.IPAddressID != "" {
 		return c.IPAddressID, c.IPAddress, nil
 	}
-	host := EndpointHost(c)
+	host := clusterview.EndpointHost(c)
 	if host == "" {
 		return "", "", nil
 	}
@@ -278,11 +279,4 @@ func forwardRule(pf cloudstack.PortForwardingRule) rules.Rule {
 	return rules.Rule{ID: pf.ID, Kind: rules.KindPortForward, Protocol: pf.Protocol, StartPort: pf.PublicPort,
 		EndPort: pf.PublicEndPort, PrivatePort: pf.PrivatePort, PrivateEndPort: pf.PrivateEndPort,
 		VMID: pf.VirtualMachineID, CIDRs: pf.CIDRList, IPAddressID: pf.IPAddressID, NetworkID: pf.NetworkID}
-}
-
-// LoadBalancerRule converts a listed load balancer rule.
-func LoadBalancerRule(lb cloudstack.LoadBalancerRule) rules.Rule {
-	return rules.Rule{ID: lb.ID, Kind: rules.KindLoadBalancer, Protocol: lb.Protocol, StartPort: lb.PublicPort,
-		EndPort: lb.PublicPort, PrivatePort: lb.PrivatePort, PrivateEndPort: lb.PrivatePort,
-		IPAddressID: lb.PublicIPID, NetworkID: lb.NetworkID}
 }

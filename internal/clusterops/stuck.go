@@ -10,26 +10,6 @@ import (
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/clusterstate"
 )
 
-// StuckError is a cluster that CloudStack left in the middle of an
-// operation: its state is transitional, and no job of it is pending. A job
-// that throws past its worker's transitions leaves the cluster so (4.21.0
-// to 4.22.0.x: a scale that meets a TCP firewall rule without ports stays
-// in Scaling; autoscaleCluster's failures always do). CloudStack refuses
-// to scale, upgrade or delete a cluster in such a state, so waiting for it
-// never ends.
-type StuckError struct {
-	ClusterID, State string
-}
-
-func (e *StuckError) Error() string {
-	return fmt.Sprintf("Kubernetes cluster %s is in %s and no CloudStack job of it is running (listAsyncJobs, as these "+
-		"credentials see the jobs): a job that failed left it there, and CloudStack refuses to scale, upgrade or delete a "+
-		"cluster in %s. A stop ends it: stopKubernetesCluster runs in any state (KubernetesClusterManagerImpl."+
-		"stopKubernetesCluster) and moves a cluster in Scaling or Upgrading back to Running with its VMs stopped "+
-		"(`cmk stop kubernetescluster id=%s`, or state = \"Stopped\" here); start or delete it after. If a job of "+
-		"another account is running on it, wait for that job instead", e.ClusterID, e.State, e.State, e.ClusterID)
-}
-
 // stoppable are the transitional states a stop ends: the state machine of
 // KubernetesCluster.State moves Scaling and Upgrading to Running on the
 // stop worker's OperationSucceeded, and Starting, through Stopping, to

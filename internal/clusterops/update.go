@@ -38,17 +38,6 @@ type Autoscaling struct {
 	MinSize, MaxSize int64
 }
 
-// StepError is an update step that failed, after the steps before it took
-// effect.
-type StepError struct {
-	// Step names the step, e.g. "Upgrading cluster X to Kubernetes version Y".
-	Step string
-	Err  error
-}
-
-func (e *StepError) Error() string { return fmt.Sprintf("%s: %s", e.Step, e.Err) }
-func (e *StepError) Unwrap() error { return e.Err }
-
 // Update changes the cluster in place, in this order: the rules (brought to
 // the provider's layout when they are not), start or stop, offerings,
 // Kubernetes version, autoscaler off, size, autoscaler on, and a stop that

@@ -14,7 +14,7 @@ import (
 // on its own timer, to return the cluster to Running, then scales it.
 func TestUpdateWaitsForTheScannerToEndAlert(t *testing.T) {
 	t.Parallel()
-	e := &testEnv{Env: simtest.Start(t, simtest.WithJobDuration(3*time.Millisecond), simtest.WithScannerTimer(200*time.Millisecond)), t: t}
+	e := &testEnv{Env: simtest.Start(t, simtest.WithJobDuration(3*time.Millisecond), simtest.WithScannerTimer(200*time.Millisecond))}
 	id := e.createCluster("alert-wait", 0, 1)
 	if err := e.Sim.SetClusterState(id, "Alert"); err != nil {
 		t.Fatal(err)

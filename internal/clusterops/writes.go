@@ -2,10 +2,6 @@ package clusterops
 
 import (
 	"cmp"
-	"fmt"
-	"maps"
-	"slices"
-	"strings"
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
 )
@@ -33,26 +29,6 @@ func scaleOfferingWrites(p cloudstack.ScaleClusterParams) OfferingWrites {
 		return nil
 	}
 	return OfferingWrites{"worker": p.NodeOfferings["worker"]}
-}
-
-// PlannedWritesError is a scale whose call would now write other offering
-// columns than the plan showed: the workers' offering changed since the
-// plan. Nothing was changed.
-type PlannedWritesError struct {
-	ClusterID string
-	Planned   OfferingWrites
-	Now       OfferingWrites
-}
-
-func (e *PlannedWritesError) Error() string {
-	var diffs []string
-	for _, role := range slices.Sorted(maps.Keys(e.Planned)) {
-		if e.Planned[role] != e.Now[role] {
-			diffs = append(diffs, fmt.Sprintf("the %s offering %q (planned %q)", role, e.Now[role], e.Planned[role]))
-		}
-	}
-	return fmt.Sprintf("scaling Kubernetes cluster %s: the scale would now record %s, because the nodes' offerings "+
-		"changed since the plan; nothing was changed, plan again", e.ClusterID, strings.Join(diffs, ", "))
 }
 
 // checkPlannedWrites refuses a scale that would leave other node offering

@@ -1,12 +1,14 @@
 package drift
 
 import (
+	"fmt"
 	"slices"
 	"testing"
 	"time"
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/naming"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/rules"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/testutil"
 )
 
 var testNow = time.Date(2026, 11, 10, 21, 0, 0, 0, time.UTC)
@@ -56,12 +58,7 @@ func kinds(r Result) []string {
 
 func assertKinds(t *testing.T, r Result, want ...string) {
 	t.Helper()
-	if got := kinds(r); !slices.Equal(got, want) {
-		t.Fatalf("findings = %v, want %v\n%+v", got, want, r.Findings)
-	}
-	if r.InSync != (len(want) == 0) {
-		t.Fatalf("InSync = %v with %d findings", r.InSync, len(want))
-	}
+	testutil.AssertKinds(t, kinds(r), r.InSync, fmt.Sprintf("%+v", r.Findings), want...)
 }
 
 func removeMapRow(in *Input, id string) {

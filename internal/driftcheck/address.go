@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
-	"github.com/cloudstack-cks/terraform-provider-cks/internal/clusterops"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/clusterview"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/naming"
 )
 
@@ -31,9 +31,9 @@ func sshAddress(c *cloudstack.Cluster) (host string, port int) {
 	if c.IPAddress != "" {
 		return c.IPAddress, forwardedSSHPort
 	}
-	endpoint := clusterops.EndpointHost(c)
+	endpoint := clusterview.EndpointHost(c)
 	switch {
-	case endpoint != "" && !clusterops.IsNodeAddress(c, endpoint):
+	case endpoint != "" && !clusterview.IsNodeAddress(c, endpoint):
 		return endpoint, forwardedSSHPort
 	case endpoint != "":
 		return endpoint, directSSHPort
@@ -45,12 +45,12 @@ func sshAddress(c *cloudstack.Cluster) (host string, port int) {
 }
 
 // firstControlIP is the private IP of control node 1: of the VMs that are
-// neither etcd nor external nodes, a control VM (clusterops.Roles) before a
+// neither etcd nor external nodes, a control VM (clusterview.Roles) before a
 // worker, then the one whose name sorts first (CKS names control VMs
 // <cluster>-control-<creation time in hex>), whatever order the map is
 // listed in.
 func firstControlIP(c *cloudstack.Cluster) string {
-	roles := clusterops.Roles(c)
+	roles := clusterview.Roles(c)
 	type candidate struct {
 		worker   bool
 		name, ip string

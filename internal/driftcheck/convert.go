@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
-	"github.com/cloudstack-cks/terraform-provider-cks/internal/clusterops"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/clusterview"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/drift"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/kubeversion"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/naming"
@@ -64,7 +64,7 @@ func offeringNames(c *cloudstack.Cluster) map[string]string {
 }
 
 func toMap(c *cloudstack.Cluster) []drift.MappedVM {
-	roles := clusterops.Roles(c)
+	roles := clusterview.Roles(c)
 	out := make([]drift.MappedVM, 0, len(c.VirtualMachines))
 	for i, vm := range c.VirtualMachines {
 		out = append(out, drift.MappedVM{ID: vm.ID, Name: vm.Name, IsEtcd: roles[i] == naming.RoleEtcd, IsExternal: vm.IsExternalNode,

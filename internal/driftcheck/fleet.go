@@ -89,7 +89,7 @@ func (c *Checker) CheckMany(ctx context.Context, f Filter, opts Options, concurr
 	}
 	if opts.NodeSource == NodeSourceSSH && opts.SSH.KnownHosts != "" {
 		// Read once for every cluster; Validate has checked it.
-		opts.SSH.knownHosts, _ = sshlister.ParseKnownHosts(opts.SSH.KnownHosts)
+		opts.SSH.ParsedKnownHosts, _ = sshlister.ParseKnownHosts(opts.SSH.KnownHosts)
 	}
 	switch {
 	case concurrency <= 0:

@@ -18,15 +18,15 @@ import (
 // fleetOptions reach every cluster over SSH with the seeded key pair,
 // trusting the simulator's host keys (each cluster has its own).
 func (e *simEnv) fleetOptions() Options {
-	return Options{NodeSource: NodeSourceSSH, SSH: SSHOptions{PrivateKey: e.Sim.PrivateKeyPEM(), InsecureIgnoreHostKey: true},
+	return Options{NodeSource: NodeSourceSSH, SSH: sshlister.Config{PrivateKey: e.Sim.PrivateKeyPEM(), InsecureIgnoreHostKey: true},
 		GracePeriod: drift.DefaultGracePeriod, CheckNetworkRules: true, NodeTimeout: 10 * time.Second}
 }
 
 func (e *simEnv) mustCheckMany(c *Checker, f Filter, concurrency int) (Fleet, Stats) {
-	e.t.Helper()
+	e.T().Helper()
 	fleet, st, err := c.CheckMany(context.Background(), f, e.fleetOptions(), concurrency)
 	if err != nil {
-		e.t.Fatalf("CheckMany: %v", err)
+		e.T().Fatalf("CheckMany: %v", err)
 	}
 	return fleet, st
 }

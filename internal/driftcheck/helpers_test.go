@@ -2,7 +2,6 @@ package driftcheck
 
 import (
 	"context"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -10,15 +9,14 @@ import (
 	"golang.org/x/crypto/ssh"
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/drift"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/nodes/sshlister"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/simtest"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/testutil"
 )
 
 // simEnv is an in-process simulator and a client for its admin account,
 // which tries every call once so that a check sees each injected failure.
-type simEnv struct {
-	*simtest.Env
-	t *testing.T
-}
+type simEnv struct{ *simtest.Env }
 
 // clusterAge is how long before the test the simulated clusters were
 // created: well past the 15-minute grace period, like the clusters of a
@@ -28,7 +26,7 @@ const clusterAge = 40 * time.Minute
 func newSimEnv(t *testing.T, opts ...simtest.Option) *simEnv {
 	t.Helper()
 	opts = append([]simtest.Option{simtest.WithClusterAge(clusterAge), simtest.WithoutRetries()}, opts...)
-	return &simEnv{Env: simtest.Start(t, opts...), t: t}
+	return &simEnv{Env: simtest.Start(t, opts...)}
 }
 
 // checker is a Checker on the simulator.
@@ -36,9 +34,9 @@ func (e *simEnv) checker() *Checker { return &Checker{API: e.API} }
 
 // sshOptions reach the cluster's control node with the seeded key pair and
 // its pinned host key.
-func (e *simEnv) sshOptions(clusterID string) SSHOptions {
-	e.t.Helper()
-	return SSHOptions{PrivateKey: e.Sim.PrivateKeyPEM(), HostKey: string(ssh.MarshalAuthorizedKey(e.HostKey(clusterID)))}
+func (e *simEnv) sshOptions(clusterID string) sshlister.Config {
+	e.T().Helper()
+	return sshlister.Config{PrivateKey: e.Sim.PrivateKeyPEM(), HostKey: string(ssh.MarshalAuthorizedKey(e.HostKey(clusterID)))}
 }
 
 // sshRequest is a full check of the cluster over SSH with rules.
@@ -48,10 +46,10 @@ func (e *simEnv) sshRequest(clusterID string) Request {
 }
 
 func (e *simEnv) mustCheck(req Request) (drift.Result, Stats) {
-	e.t.Helper()
+	e.T().Helper()
 	res, st, err := e.checker().Check(context.Background(), req)
 	if err != nil {
-		e.t.Fatalf("Check: %v", err)
+		e.T().Fatalf("Check: %v", err)
 	}
 	return res, st
 }
@@ -66,12 +64,7 @@ func findingKinds(r drift.Result) []string {
 
 func assertKinds(t *testing.T, r drift.Result, want ...string) {
 	t.Helper()
-	if got := findingKinds(r); !slices.Equal(got, want) {
-		t.Fatalf("findings %v, want %v\n%s", got, want, describe(r))
-	}
-	if r.InSync != (len(want) == 0) {
-		t.Fatalf("InSync = %v with findings %v", r.InSync, want)
-	}
+	testutil.AssertKinds(t, findingKinds(r), r.InSync, describe(r), want...)
 }
 
 func describe(r drift.Result) string {

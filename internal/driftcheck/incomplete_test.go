@@ -2,9 +2,6 @@ package driftcheck
 
 import (
 	"context"
-	"crypto/ed25519"
-	"crypto/rand"
-	"encoding/pem"
 	"errors"
 	"fmt"
 	"net"
@@ -18,6 +15,7 @@ import (
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/drift"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/nodes/sshlister"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/testutil"
 )
 
 // The drift check fails closed: a view that was asked for and could not be
@@ -168,7 +166,7 @@ func TestCheckWithPrivateKeyFile(t *testing.T) {
 func TestOptionsValidateCredentialsAndKnownHosts(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	keyPEM, hostKey := testKeys(t)
+	keyPEM, hostKey := testutil.NewKeyPair(t)
 	keyFile := filepath.Join(dir, "key")
 	if err := os.WriteFile(keyFile, keyPEM, 0o600); err != nil {
 		t.Fatal(err)
@@ -177,7 +175,7 @@ func TestOptionsValidateCredentialsAndKnownHosts(t *testing.T) {
 	if err := os.WriteFile(garbage, []byte("secret-ish"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	withSSH := func(s SSHOptions) Options {
+	withSSH := func(s sshlister.Config) Options {
 		if s.HostKey == "" && s.KnownHosts == "" {
 			s.HostKey = hostKey
 		}
@@ -188,14 +186,14 @@ func TestOptionsValidateCredentialsAndKnownHosts(t *testing.T) {
 		opts Options
 		want string
 	}{
-		{"key file", withSSH(SSHOptions{PrivateKeyFile: keyFile}), ""},
-		{"agent", withSSH(SSHOptions{AgentSocket: "/run/agent.sock"}), ""},
-		{"no credential", withSSH(SSHOptions{}), "a private key, a private key file or an SSH agent"},
-		{"key and key file", withSSH(SSHOptions{PrivateKey: keyPEM, PrivateKeyFile: keyFile}), "set only one of"},
-		{"key file and agent", withSSH(SSHOptions{PrivateKeyFile: keyFile, AgentSocket: "/run/agent.sock"}), "set only one of"},
-		{"missing key file", withSSH(SSHOptions{PrivateKeyFile: filepath.Join(dir, "nope")}), "no such file"},
-		{"key file not a key", withSSH(SSHOptions{PrivateKeyFile: garbage}), "is not a PEM-encoded SSH private key"},
-		{"known_hosts unparsable", withSSH(SSHOptions{PrivateKeyFile: keyFile, KnownHosts: "garbage\n"}), "the SSH known_hosts is not valid: line 1"},
+		{"key file", withSSH(sshlister.Config{PrivateKeyFile: keyFile}), ""},
+		{"agent", withSSH(sshlister.Config{AgentSocket: "/run/agent.sock"}), ""},
+		{"no credential", withSSH(sshlister.Config{}), "ssh needs the private key of the cluster's key pair"},
+		{"key and key file", withSSH(sshlister.Config{PrivateKey: keyPEM, PrivateKeyFile: keyFile}), "Set only one of ssh.private_key, ssh.private_key_file"},
+		{"key file and agent", withSSH(sshlister.Config{PrivateKeyFile: keyFile, AgentSocket: "/run/agent.sock"}), "Set only one of ssh.private_key, ssh.private_key_file"},
+		{"missing key file", withSSH(sshlister.Config{PrivateKeyFile: filepath.Join(dir, "nope")}), "no such file"},
+		{"key file not a key", withSSH(sshlister.Config{PrivateKeyFile: garbage}), "is not a PEM-encoded SSH private key"},
+		{"known_hosts unparsable", withSSH(sshlister.Config{PrivateKeyFile: keyFile, KnownHosts: "garbage\n"}), "one per line: line 1"},
 	} {
 		err := tc.opts.Validate()
 		switch {
@@ -207,22 +205,4 @@ func TestOptionsValidateCredentialsAndKnownHosts(t *testing.T) {
 			t.Errorf("%s: the error quotes the key file: %v", tc.name, err)
 		}
 	}
-}
-
-// testKeys returns a fresh PEM private key and a host key line.
-func testKeys(t *testing.T) ([]byte, string) {
-	t.Helper()
-	pub, priv, err := ed25519.GenerateKey(rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	block, err := ssh.MarshalPrivateKey(priv, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	sshPub, err := ssh.NewPublicKey(pub)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return pem.EncodeToMemory(block), string(ssh.MarshalAuthorizedKey(sshPub))
 }

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
-	"github.com/cloudstack-cks/terraform-provider-cks/internal/clusterops"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/clusterview"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/drift"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/simtest"
 )
@@ -23,7 +23,7 @@ func TestCheckVPCClusterUsesItsOwnPublicIP(t *testing.T) {
 	res, st := e.mustCheck(e.sshRequest(cl.ID))
 
 	assertKinds(t, res)
-	if want := clusterops.EndpointHost(cl) + ":2222"; st.Node.Address != want || !res.NodesChecked {
+	if want := clusterview.EndpointHost(cl) + ":2222"; st.Node.Address != want || !res.NodesChecked {
 		t.Fatalf("nodes via %q (checked %v: %s), want %s", st.Node.Address, res.NodesChecked, res.NodeCheckError, want)
 	}
 	if st.CloudStackCalls["listNetworks"] != 1 || st.CloudStackCalls["listFirewallRules"] != 0 {

@@ -8,7 +8,6 @@ import (
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/drift"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/nodes"
-	"github.com/cloudstack-cks/terraform-provider-cks/internal/nodes/sshlister"
 )
 
 // nodeView lists the cluster's Kubernetes nodes. It never fails: an error
@@ -49,21 +48,10 @@ func (c *Checker) sshLister(cl *cloudstack.Cluster, opts Options) (nodes.Lister,
 			"(no public IP, endpoint or control VM address); set ssh.host")
 	}
 	address := joinHostPort(host, port)
-	lister, err := c.listers().SSH(sshlister.Config{
-		Host:                  host,
-		Port:                  port,
-		User:                  opts.SSH.User,
-		PrivateKey:            opts.SSH.PrivateKey,
-		PrivateKeyFile:        opts.SSH.PrivateKeyFile,
-		AgentSocket:           opts.SSH.AgentSocket,
-		HostKey:               opts.SSH.HostKey,
-		KnownHosts:            opts.SSH.KnownHosts,
-		ParsedKnownHosts:      opts.SSH.knownHosts,
-		InsecureIgnoreHostKey: opts.SSH.InsecureIgnoreHostKey,
-		ConnectTimeout:        opts.NodeTimeout,
-		HandshakeTimeout:      opts.NodeTimeout,
-		CommandTimeout:        opts.NodeTimeout,
-	})
+	cfg := opts.SSH
+	cfg.Host, cfg.Port = host, port
+	cfg.ConnectTimeout, cfg.HandshakeTimeout, cfg.CommandTimeout = opts.NodeTimeout, opts.NodeTimeout, opts.NodeTimeout
+	lister, err := c.listers().SSH(cfg)
 	return lister, address, err
 }
 

@@ -1,32 +1,17 @@
 package driftcheck
 
 import (
-	"crypto/ed25519"
-	"crypto/rand"
-	"encoding/pem"
 	"strings"
 	"testing"
 
-	"golang.org/x/crypto/ssh"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/nodes/sshlister"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/testutil"
 )
 
 func TestOptionsValidate(t *testing.T) {
 	t.Parallel()
-	pub, priv, err := ed25519.GenerateKey(rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	block, err := ssh.MarshalPrivateKey(priv, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	key := pem.EncodeToMemory(block)
-	sshPub, err := ssh.NewPublicKey(pub)
-	if err != nil {
-		t.Fatal(err)
-	}
-	hostKey := string(ssh.MarshalAuthorizedKey(sshPub))
-	good := SSHOptions{PrivateKey: key, HostKey: hostKey}
+	key, hostKey := testutil.NewKeyPair(t)
+	good := sshlister.Config{PrivateKey: key, HostKey: hostKey}
 
 	cases := []struct {
 		name string
@@ -37,12 +22,12 @@ func TestOptionsValidate(t *testing.T) {
 		{"none needs nothing", Options{NodeSource: NodeSourceNone}, ""},
 		{"kubeconfig needs nothing", Options{NodeSource: NodeSourceKubeconfig}, ""},
 		{"unknown source", Options{NodeSource: "scp"}, `node source "scp"`},
-		{"no private key", Options{NodeSource: NodeSourceSSH, SSH: SSHOptions{HostKey: hostKey}}, "needs the private key"},
-		{"bad private key", Options{NodeSource: NodeSourceSSH, SSH: SSHOptions{PrivateKey: []byte("secret-ish"), HostKey: hostKey}}, "not a valid PEM"},
-		{"no host key", Options{NodeSource: NodeSourceSSH, SSH: SSHOptions{PrivateKey: key}}, "needs a host key"},
-		{"both host key sources", Options{NodeSource: NodeSourceSSH, SSH: SSHOptions{PrivateKey: key, HostKey: hostKey, KnownHosts: "h " + hostKey}}, "only one"},
-		{"insecure and pinned", Options{NodeSource: NodeSourceSSH, SSH: SSHOptions{PrivateKey: key, HostKey: hostKey, InsecureIgnoreHostKey: true}}, "conflicts"},
-		{"bad port", Options{NodeSource: NodeSourceSSH, SSH: SSHOptions{PrivateKey: key, InsecureIgnoreHostKey: true, Port: 70000}}, "out of range"},
+		{"no private key", Options{NodeSource: NodeSourceSSH, SSH: sshlister.Config{HostKey: hostKey}}, "needs the private key"},
+		{"bad private key", Options{NodeSource: NodeSourceSSH, SSH: sshlister.Config{PrivateKey: []byte("secret-ish"), HostKey: hostKey}}, "not a PEM private key"},
+		{"no host key", Options{NodeSource: NodeSourceSSH, SSH: sshlister.Config{PrivateKey: key}}, "needs a host key"},
+		{"both host key sources", Options{NodeSource: NodeSourceSSH, SSH: sshlister.Config{PrivateKey: key, HostKey: hostKey, KnownHosts: "h " + hostKey}}, "only one"},
+		{"insecure and pinned", Options{NodeSource: NodeSourceSSH, SSH: sshlister.Config{PrivateKey: key, HostKey: hostKey, InsecureIgnoreHostKey: true}}, "Conflicting Host Key Settings"},
+		{"bad port", Options{NodeSource: NodeSourceSSH, SSH: sshlister.Config{PrivateKey: key, InsecureIgnoreHostKey: true, Port: 70000}}, "out of range"},
 		{"negative grace", Options{NodeSource: NodeSourceNone, GracePeriod: -1}, "grace period"},
 		{"negative timeout", Options{NodeSource: NodeSourceNone, NodeTimeout: -1}, "timeout"},
 	}

@@ -8,7 +8,7 @@ import (
 	"sync"
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
-	"github.com/cloudstack-cks/terraform-provider-cks/internal/clusterops"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/clusterview"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/drift"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/rules"
 )
@@ -124,7 +124,7 @@ func (c *Checker) rulesView(ctx context.Context, m *meter, cl *cloudstack.Cluste
 		return rulesResult{}, err
 	}
 
-	layout := rules.Layout{Network: rules.NetworkIsolated, Nodes: clusterops.LayoutNodes(cl), EtcdStartPort: c.EtcdSSHStartPort,
+	layout := rules.Layout{Network: rules.NetworkIsolated, Nodes: clusterview.LayoutNodes(cl), EtcdStartPort: c.EtcdSSHStartPort,
 		IPAddressID: cl.IPAddressID, NetworkID: cl.NetworkID, SSHCIDRs: opts.SSHCIDRs, APICIDRs: opts.APICIDRs}
 	if !isolated {
 		net := findNetwork(networks, cl.NetworkID)
@@ -136,7 +136,7 @@ func (c *Checker) rulesView(ctx context.Context, m *meter, cl *cloudstack.Cluste
 			return rulesResult{}, nil
 		}
 		layout.Network = rules.NetworkVPC
-		layout.IPAddressID = vpcAddressID(forwards, clusterops.EndpointHost(cl))
+		layout.IPAddressID = vpcAddressID(forwards, clusterview.EndpointHost(cl))
 	}
 
 	networkForwards := forwardRules(forwards)
@@ -148,7 +148,7 @@ func (c *Checker) rulesView(ctx context.Context, m *meter, cl *cloudstack.Cluste
 		}
 	}
 	for _, lb := range lbs {
-		view.Rules = append(view.Rules, clusterops.LoadBalancerRule(lb))
+		view.Rules = append(view.Rules, clusterview.LoadBalancerRule(lb))
 	}
 	if start, ok := rules.DetectEtcdStartPort(layout, view.Rules); ok {
 		view.Layout.EtcdStartPort = start
@@ -156,7 +156,7 @@ func (c *Checker) rulesView(ctx context.Context, m *meter, cl *cloudstack.Cluste
 	if hasPortlessTCPRule(view.Rules) {
 		m.call(cmdCapabilities)
 		version, err := c.API.CloudStackVersion(ctx)
-		view.Server.PortlessRuleBreaksScale = err != nil || clusterops.PortlessRuleBreaksScale(version)
+		view.Server.PortlessRuleBreaksScale = err != nil || clusterview.PortlessRuleBreaksScale(version)
 	}
 	return rulesResult{view: view}, nil
 }

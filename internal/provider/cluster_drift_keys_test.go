@@ -4,9 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -18,6 +15,7 @@ import (
 	"golang.org/x/crypto/ssh/agent"
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/testutil"
 )
 
 // Keeping the SSH private key out of plans: with ssh.private_key_file or the
@@ -106,38 +104,6 @@ func TestAccClusterDrift_PrivateKeyFileKeepsTheKeyOutOfPlans(t *testing.T) {
 	}})
 }
 
-// serveTestAgent serves keyring on a unix socket, as ssh-agent does.
-func serveTestAgent(t *testing.T, keyring agent.Agent) string {
-	t.Helper()
-	dir := t.TempDir()
-	if len(dir) > 80 { // unix socket paths are limited to about 104 bytes
-		var err error
-		if dir, err = os.MkdirTemp("/tmp", "cks-agent-"); err != nil { //nolint:usetesting // t.TempDir() is too long here
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { _ = os.RemoveAll(dir) })
-	}
-	socket := filepath.Join(dir, "agent.sock")
-	ln, err := net.Listen("unix", socket)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = ln.Close() })
-	go func() {
-		for {
-			conn, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				defer func() { _ = conn.Close() }()
-				_ = agent.ServeAgent(keyring, conn)
-			}()
-		}
-	}()
-	return socket
-}
-
 // TestAccClusterDrift_SSHAgentSignsForTheCheck is not parallel: it sets
 // SSH_AUTH_SOCK, which the in-process provider reads.
 func TestAccClusterDrift_SSHAgentSignsForTheCheck(t *testing.T) {
@@ -151,7 +117,7 @@ func TestAccClusterDrift_SSHAgentSignsForTheCheck(t *testing.T) {
 	if err := withKey.Add(agent.AddedKey{PrivateKey: raw, Comment: "cks"}); err != nil {
 		t.Fatal(err)
 	}
-	agentSocket, emptySocket := serveTestAgent(t, withKey), serveTestAgent(t, agent.NewKeyring())
+	agentSocket, emptySocket := testutil.ServeAgent(t, withKey), testutil.ServeAgent(t, agent.NewKeyring())
 	t.Setenv("SSH_AUTH_SOCK", agentSocket)
 	key := keyLines(e.Sim.PrivateKeyPEM())
 	config := e.driftHCL(cl.ID, fmt.Sprintf("  fail_on_drift = true\n  ssh = {\n    host_key = %q\n  }\n", e.HostKeyLine(cl.ID)))

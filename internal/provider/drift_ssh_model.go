@@ -9,7 +9,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
 
-	"github.com/cloudstack-cks/terraform-provider-cks/internal/driftcheck"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/nodes/sshlister"
 )
 
 // driftSSHModel is the ssh attribute of cks_clusters_drift.
@@ -45,8 +45,8 @@ func decodeDriftSSH(ctx context.Context, obj types.Object) (m driftSSHWithHostMo
 }
 
 // options are the SSH options of the check; the timeout is resolved apart.
-func (m driftSSHWithHostModel) options() driftcheck.SSHOptions {
-	o := driftcheck.SSHOptions{
+func (m driftSSHWithHostModel) options() sshlister.Config {
+	o := sshlister.Config{
 		PrivateKey:            []byte(m.PrivateKey.ValueString()),
 		PrivateKeyFile:        driftKeyFilePath(m.PrivateKeyFile.ValueString()),
 		User:                  m.User.ValueString(),

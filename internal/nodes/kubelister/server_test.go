@@ -7,14 +7,13 @@ import (
 	"fmt"
 	"io"
 	"log"
-	mathrand "math/rand/v2"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
 	"sync"
 	"testing"
 
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/testutil"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -41,25 +40,10 @@ func newAPIServer(t *testing.T, nodes ...corev1.Node) *apiServer {
 	// Rejected handshakes are expected in some tests; keep them out of the test output.
 	a.srv.Config.ErrorLog = log.New(io.Discard, "", 0)
 	_ = a.srv.Listener.Close()
-	a.srv.Listener = listenLoopback(t)
+	a.srv.Listener = testutil.ListenLoopback(t)
 	a.srv.StartTLS()
 	t.Cleanup(a.srv.Close)
 	return a
-}
-
-func listenLoopback(t *testing.T) net.Listener {
-	t.Helper()
-	var lastErr error
-	for range 20 {
-		ip := net.IPv4(127, byte(16+mathrand.IntN(235)), byte(mathrand.IntN(256)), byte(1+mathrand.IntN(254)))
-		l, err := net.Listen("tcp", net.JoinHostPort(ip.String(), "0"))
-		if err == nil {
-			return l
-		}
-		lastErr = err
-	}
-	t.Fatalf("no loopback address to listen on: %v", lastErr)
-	return nil
 }
 
 func (a *apiServer) serve(w http.ResponseWriter, r *http.Request) {

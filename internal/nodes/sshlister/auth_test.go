@@ -1,7 +1,6 @@
 package sshlister_test
 
 import (
-	"net"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -12,48 +11,8 @@ import (
 	"golang.org/x/crypto/ssh/agent"
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/nodes/sshlister"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/testutil"
 )
-
-// serveAgent serves keyring on a unix socket in a temporary directory, as
-// ssh-agent does, and returns the socket's path.
-func serveAgent(t *testing.T, keyring agent.Agent) string {
-	t.Helper()
-	socket := filepath.Join(socketDir(t), "agent.sock")
-	ln, err := net.Listen("unix", socket)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = ln.Close() })
-	go func() {
-		for {
-			conn, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				defer func() { _ = conn.Close() }()
-				_ = agent.ServeAgent(keyring, conn)
-			}()
-		}
-	}()
-	return socket
-}
-
-// socketDir is a temporary directory whose path leaves room for a socket
-// name: unix socket paths are limited to about 104 bytes, which a test's
-// own temporary directory can exceed (macOS's TMPDIR is long).
-func socketDir(t *testing.T) string {
-	t.Helper()
-	if dir := t.TempDir(); len(dir) < 80 {
-		return dir
-	}
-	dir, err := os.MkdirTemp("/tmp", "cks-agent-") //nolint:usetesting // see above: t.TempDir() is too long here
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = os.RemoveAll(dir) })
-	return dir
-}
 
 func TestListNodesWithPrivateKeyFile(t *testing.T) {
 	t.Parallel()
@@ -85,7 +44,7 @@ func TestListNodesThroughTheSSHAgent(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg := s.config()
-	cfg.PrivateKey, cfg.AgentSocket = nil, serveAgent(t, keyring)
+	cfg.PrivateKey, cfg.AgentSocket = nil, testutil.ServeAgent(t, keyring)
 	l := mustNew(t, cfg)
 	for range 2 {
 		got, err := l.ListNodes(t.Context())
@@ -102,7 +61,7 @@ func TestListNodesThroughTheSSHAgent(t *testing.T) {
 func TestListNodesAgentProblems(t *testing.T) {
 	t.Parallel()
 	s := newTestServer(t, replyWith(nodeJSON, "", 0))
-	strangerPEM, _ := newClientKey(t)
+	strangerPEM, _ := testutil.NewKey(t)
 	stranger, err := ssh.ParseRawPrivateKey(strangerPEM)
 	if err != nil {
 		t.Fatal(err)
@@ -115,8 +74,8 @@ func TestListNodesAgentProblems(t *testing.T) {
 		socket  string
 		wantErr string
 	}{
-		"agent holds no key":    {serveAgent(t, agent.NewKeyring()), "the SSH agent (SSH_AUTH_SOCK) holds no key"},
-		"agent holds other key": {serveAgent(t, wrongKey), "unable to authenticate"},
+		"agent holds no key":    {testutil.ServeAgent(t, agent.NewKeyring()), "the SSH agent (SSH_AUTH_SOCK) holds no key"},
+		"agent holds other key": {testutil.ServeAgent(t, wrongKey), "unable to authenticate"},
 		"no agent at socket":    {filepath.Join(t.TempDir(), "gone.sock"), "connecting to the SSH agent (SSH_AUTH_SOCK)"},
 	} {
 		t.Run(name, func(t *testing.T) {
@@ -133,7 +92,7 @@ func TestListNodesAgentProblems(t *testing.T) {
 
 func TestNewCredentialChoices(t *testing.T) {
 	t.Parallel()
-	keyPEM, _ := newClientKey(t)
+	keyPEM, _ := testutil.NewKey(t)
 	dir := t.TempDir()
 	keyFile := filepath.Join(dir, "key")
 	notAKey := filepath.Join(dir, "not-a-key")
@@ -148,9 +107,9 @@ func TestNewCredentialChoices(t *testing.T) {
 		wantErr string
 	}{
 		"key and key file": {func(c *sshlister.Config) { c.PrivateKeyFile = keyFile },
-			"set only one of PrivateKey, PrivateKeyFile and AgentSocket"},
+			"Set only one of ssh.private_key, ssh.private_key_file and the SSH agent"},
 		"key and agent": {func(c *sshlister.Config) { c.AgentSocket = "/tmp/agent.sock" },
-			"set only one of PrivateKey, PrivateKeyFile and AgentSocket"},
+			"Set only one of ssh.private_key, ssh.private_key_file and the SSH agent"},
 		"missing key file": {func(c *sshlister.Config) { c.PrivateKey, c.PrivateKeyFile = nil, filepath.Join(dir, "nope") },
 			"reading the private key file: open " + filepath.Join(dir, "nope") + ": no such file or directory"},
 		"key file not a key": {func(c *sshlister.Config) { c.PrivateKey, c.PrivateKeyFile = nil, notAKey },
@@ -176,7 +135,7 @@ func TestNewCredentialChoices(t *testing.T) {
 
 func TestValidateKnownHosts(t *testing.T) {
 	t.Parallel()
-	key := strings.TrimSpace(string(ssh.MarshalAuthorizedKey(newSigner(t).PublicKey())))
+	key := strings.TrimSpace(string(ssh.MarshalAuthorizedKey(testutil.NewSigner(t).PublicKey())))
 	good := "# control nodes\n[10.0.0.1]:2222 " + key + "\n|1|F1E1KeoE/eEWhi10WpGv4OdiO6Y=|3988QV0VE8wmZL7suNrYQLITLCg= " + key + "\n" +
 		"@cert-authority *.example.com " + key + "\n"
 	if err := sshlister.ValidateKnownHosts(good); err != nil {

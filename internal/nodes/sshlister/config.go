@@ -7,7 +7,10 @@ package sshlister
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"time"
+
+	"golang.org/x/crypto/ssh"
 )
 
 // Defaults follow CKS's own SshHelper settings (10 s connect, 10 s key
@@ -66,60 +69,170 @@ type Config struct {
 	CommandTimeout time.Duration
 }
 
+// Problem is a setting of a Config that can never work, found before any
+// connection. Settings are named in snake case, as the ssh attribute of the
+// drift data sources names them.
+type Problem struct {
+	// Field is the setting at fault (private_key, private_key_file,
+	// agent_socket, port, host_key, known_hosts, insecure_ignore_host_key,
+	// timeout), or "" when the settings as a whole lack a way to verify the
+	// host key.
+	Field string
+	// With is, when two settings conflict, the other one.
+	With string
+	// Summary names the problem in a few words.
+	Summary string
+	// Detail explains it and how to fix it. It never quotes the private key.
+	Detail string
+}
+
+func (p Problem) Error() string { return p.Summary + ": " + p.Detail }
+
+// Validate lists the settings that can never work, without connecting: the
+// credentials (exactly one of PrivateKey, PrivateKeyFile and AgentSocket, a
+// key that parses, a file that holds one), the port, the host key
+// verification (exactly one of HostKey, KnownHosts and
+// InsecureIgnoreHostKey, each parsable) and the timeouts. Host is not
+// required here: a drift check fills it from the cluster when empty.
+func (c Config) Validate() []Problem {
+	problems := c.credentialProblems()
+	if c.Port < 0 || c.Port > 65535 {
+		problems = append(problems, Problem{Field: "port", Summary: "Invalid SSH Port",
+			Detail: fmt.Sprintf("ssh.port %d is out of range 1-65535.", c.Port)})
+	}
+	problems = append(problems, c.hostKeyProblems()...)
+	for _, d := range []struct {
+		name string
+		val  time.Duration
+	}{{"connect", c.ConnectTimeout}, {"handshake", c.HandshakeTimeout}, {"command", c.CommandTimeout}} {
+		if d.val < 0 {
+			problems = append(problems, Problem{Field: "timeout", Summary: "Invalid SSH Timeout",
+				Detail: fmt.Sprintf("The SSH %s timeout (ssh.timeout) must not be negative.", d.name)})
+		}
+	}
+	return problems
+}
+
+// credentialProblems checks that exactly one credential is set and that a
+// key or key file is usable.
+func (c Config) credentialProblems() []Problem {
+	var set []string
+	for _, cred := range []struct {
+		field string
+		set   bool
+	}{{"private_key", len(c.PrivateKey) > 0}, {"private_key_file", c.PrivateKeyFile != ""}, {"agent_socket", c.AgentSocket != ""}} {
+		if cred.set {
+			set = append(set, cred.field)
+		}
+	}
+	switch {
+	case len(set) == 0:
+		return []Problem{{Field: "private_key_file", Summary: "Missing SSH Private Key",
+			Detail: "ssh needs the private key of the cluster's key pair, which CKS authorises for user cloud on " +
+				"every node: set ssh.private_key_file (its path: only the path is kept in plans and state), or run an " +
+				"SSH agent that holds it (SSH_AUTH_SOCK is not set), or set ssh.private_key (which Terraform keeps in " +
+				"plans and state)."}}
+	case len(set) > 1:
+		return []Problem{{Field: set[0], With: set[1], Summary: "Conflicting SSH Private Key Settings",
+			Detail: "Set only one of ssh.private_key, ssh.private_key_file and the SSH agent (SSH_AUTH_SOCK)."}}
+	case set[0] == "private_key":
+		if err := privateKeyProblem(c.PrivateKey); err != nil {
+			return []Problem{{Field: "private_key", Summary: "Invalid SSH Private Key", Detail: "ssh.private_key: " + err.Error()}}
+		}
+	case set[0] == "private_key_file":
+		if _, err := ReadPrivateKeyFile(c.PrivateKeyFile); err != nil {
+			return []Problem{{Field: "private_key_file", Summary: "Invalid SSH Private Key File",
+				Detail: "ssh.private_key_file must name a readable, unencrypted PEM private key file: " +
+					strings.TrimPrefix(err.Error(), "sshlister: ")}}
+		}
+	}
+	return nil
+}
+
+// privateKeyProblem explains an unusable private key without quoting it.
+func privateKeyProblem(pemKey []byte) error {
+	_, err := ssh.ParsePrivateKey(pemKey)
+	var passErr *ssh.PassphraseMissingError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &passErr):
+		return errors.New("the private key is protected by a passphrase, which is not supported; supply an unencrypted key")
+	default:
+		// x/crypto describes the format problem, never the key material.
+		return errors.New("the value is not a PEM private key (" + err.Error() + ")")
+	}
+}
+
+// hostKeyProblems checks that the host key is verified one way, or that
+// InsecureIgnoreHostKey opts out, and that the way given parses.
+func (c Config) hostKeyProblems() []Problem {
+	var problems []Problem
+	var sources []string
+	if c.HostKey != "" {
+		sources = append(sources, "host_key")
+		if _, _, _, _, err := ssh.ParseAuthorizedKey([]byte(c.HostKey)); err != nil {
+			problems = append(problems, Problem{Field: "host_key", Summary: "Invalid SSH Host Key",
+				Detail: "ssh.host_key must be one public key as an authorized_keys line, for example \"ssh-ed25519 AAAA...\" " +
+					"(ssh-keyscan prints it): " + err.Error()})
+		}
+	}
+	if c.KnownHosts != "" || c.ParsedKnownHosts != nil {
+		sources = append(sources, "known_hosts")
+	}
+	if c.KnownHosts != "" && c.ParsedKnownHosts == nil { // parsed content was checked when it was parsed
+		if err := ValidateKnownHosts(c.KnownHosts); err != nil {
+			problems = append(problems, Problem{Field: "known_hosts", Summary: "Invalid SSH known_hosts",
+				Detail: "ssh.known_hosts must hold known_hosts entries such as \"[10.0.0.1]:2222 ssh-ed25519 AAAA...\" " +
+					"(ssh-keyscan -p 2222 10.0.0.1 prints them), one per line: " + err.Error()})
+		}
+	}
+	if len(sources) > 1 {
+		problems = append(problems, Problem{Field: "host_key", With: "known_hosts", Summary: "Conflicting Host Key Settings",
+			Detail: "Set only one of ssh.host_key and ssh.known_hosts."})
+	}
+	switch {
+	case len(sources) > 0 && c.InsecureIgnoreHostKey:
+		problems = append(problems, Problem{Field: "insecure_ignore_host_key", With: sources[0],
+			Summary: "Conflicting Host Key Settings",
+			Detail: "ssh.insecure_ignore_host_key = true skips the host key verification that ssh.host_key or " +
+				"ssh.known_hosts asks for; set only one."})
+	case len(sources) == 0 && !c.InsecureIgnoreHostKey:
+		problems = append(problems, Problem{Summary: "Missing SSH Host Key Verification",
+			Detail: "ssh needs a host key verification: set ssh.host_key (an authorized_keys line) or ssh.known_hosts to " +
+				"verify control node 1, or set ssh.insecure_ignore_host_key = true to skip the verification explicitly."})
+	}
+	return problems
+}
+
 // withDefaults returns a copy with zero values replaced by defaults, or an
-// error naming the first invalid field. It never mentions the private key's content.
+// error listing what Validate finds. It never mentions the private key's
+// content.
 func (c Config) withDefaults() (Config, error) {
 	if c.Host == "" {
 		return c, errors.New("sshlister: Host is required")
 	}
+	var errs []error
+	for _, p := range c.Validate() {
+		if p.Field == "" {
+			errs = append(errs, ErrNoHostKeySource)
+			continue
+		}
+		errs = append(errs, fmt.Errorf("sshlister: %w", p))
+	}
+	if len(errs) > 0 {
+		return c, errors.Join(errs...)
+	}
 	if c.Port == 0 {
 		c.Port = DefaultPort
-	}
-	if c.Port < 1 || c.Port > 65535 {
-		return c, fmt.Errorf("sshlister: Port %d is out of range 1-65535", c.Port)
 	}
 	if c.User == "" {
 		c.User = DefaultUser
 	}
-	credentials := 0
-	for _, set := range []bool{len(c.PrivateKey) > 0, c.PrivateKeyFile != "", c.AgentSocket != ""} {
-		if set {
-			credentials++
-		}
-	}
-	switch {
-	case credentials == 0:
-		return c, errors.New("sshlister: PrivateKey is required (or PrivateKeyFile, or AgentSocket)")
-	case credentials > 1:
-		return c, errors.New("sshlister: set only one of PrivateKey, PrivateKeyFile and AgentSocket")
-	}
-	sources := 0
-	if c.HostKey != "" {
-		sources++
-	}
-	if c.KnownHosts != "" || c.ParsedKnownHosts != nil {
-		sources++
-	}
-	switch {
-	case sources == 0 && !c.InsecureIgnoreHostKey:
-		return c, ErrNoHostKeySource
-	case sources > 1:
-		return c, errors.New("sshlister: set only one of HostKey and KnownHosts")
-	case sources == 1 && c.InsecureIgnoreHostKey:
-		return c, errors.New("sshlister: InsecureIgnoreHostKey conflicts with HostKey/KnownHosts; unset one")
-	}
 	for _, d := range []struct {
-		name string
-		val  *time.Duration
-		def  time.Duration
-	}{
-		{"ConnectTimeout", &c.ConnectTimeout, DefaultConnectTimeout},
-		{"HandshakeTimeout", &c.HandshakeTimeout, DefaultHandshakeTimeout},
-		{"CommandTimeout", &c.CommandTimeout, DefaultCommandTimeout},
-	} {
-		if *d.val < 0 {
-			return c, fmt.Errorf("sshlister: %s must not be negative", d.name)
-		}
+		val *time.Duration
+		def time.Duration
+	}{{&c.ConnectTimeout, DefaultConnectTimeout}, {&c.HandshakeTimeout, DefaultHandshakeTimeout}, {&c.CommandTimeout, DefaultCommandTimeout}} {
 		if *d.val == 0 {
 			*d.val = d.def
 		}

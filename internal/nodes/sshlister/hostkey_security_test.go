@@ -18,6 +18,7 @@ import (
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/nodes/sshlister"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/endpoints"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/testutil"
 )
 
 // lister_test.go shows that a wrong pinned key or known_hosts entry gives a
@@ -86,7 +87,7 @@ func (imp *impostor) address() string { return imp.listener.Addr().String() }
 func listerFor(t *testing.T, address string, mutate func(*sshlister.Config)) *sshlister.Lister {
 	t.Helper()
 	host, port := splitAddr(t, address)
-	keyPEM, _ := newClientKey(t)
+	keyPEM, _ := testutil.NewKey(t)
 	cfg := sshlister.Config{Host: host, Port: port, PrivateKey: keyPEM, HandshakeTimeout: 10 * time.Second}
 	mutate(&cfg)
 	return mustNew(t, cfg)
@@ -107,8 +108,8 @@ func newECDSASigner(t *testing.T) ssh.Signer {
 
 func TestHostKeyMismatchNeverAuthenticates(t *testing.T) {
 	t.Parallel()
-	expected := newSigner(t).PublicKey() // the real cluster's key
-	imp := startImpostor(t, listenLoopback(t), newSigner(t), newECDSASigner(t))
+	expected := testutil.NewSigner(t).PublicKey() // the real cluster's key
+	imp := startImpostor(t, testutil.ListenLoopback(t), testutil.NewSigner(t), newECDSASigner(t))
 
 	cases := map[string]func(*sshlister.Config){
 		"pinned host key": func(c *sshlister.Config) { c.HostKey = string(ssh.MarshalAuthorizedKey(expected)) },
@@ -142,8 +143,8 @@ func TestHostKeyMismatchNeverAuthenticates(t *testing.T) {
 // key of another type: negotiation fails instead of falling back.
 func TestHostKeyOfAnotherTypeIsRefused(t *testing.T) {
 	t.Parallel()
-	expected := newSigner(t).PublicKey()
-	imp := startImpostor(t, listenLoopback(t), newECDSASigner(t))
+	expected := testutil.NewSigner(t).PublicKey()
+	imp := startImpostor(t, testutil.ListenLoopback(t), newECDSASigner(t))
 
 	_, err := listerFor(t, imp.address(), func(c *sshlister.Config) {
 		c.HostKey = string(ssh.MarshalAuthorizedKey(expected))
@@ -176,7 +177,7 @@ func (s simSource) AuthorizedKeys(clusterID string) []ssh.PublicKey { return s.k
 // server although the same key pair would be authorized by it.
 func TestHostKeyCheckedOnEveryConnectionAgainstSimulatorEndpoints(t *testing.T) {
 	t.Parallel()
-	keyPEM, clientSigner := newClientKey(t)
+	keyPEM, clientSigner := testutil.NewKey(t)
 	created := time.Now().Add(-time.Hour)
 	src := simSource{
 		nodes: map[string][]endpoints.Node{
@@ -242,7 +243,7 @@ func openOnFreeLoopback(t *testing.T, m *endpoints.Manager, clusterID string) st
 	t.Helper()
 	var lastErr error
 	for range 20 {
-		ln := listenLoopback(t) // proves the address is usable, then frees it
+		ln := testutil.ListenLoopback(t) // proves the address is usable, then frees it
 		host, _ := splitAddr(t, ln.Addr().String())
 		_ = ln.Close()
 		err := m.AddCluster(clusterID, host)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/nodes"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/nodes/sshlister"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/testutil"
 )
 
 // nodeJSON is what `kubectl get nodes -o json` prints for a control node and
@@ -137,7 +138,7 @@ func TestListNodesHappyPath(t *testing.T) {
 func TestListNodesWrongHostKeyRefused(t *testing.T) {
 	t.Parallel()
 	s := newTestServer(t, replyWith(nodeJSON, "", 0))
-	other := newSigner(t).PublicKey()
+	other := testutil.NewSigner(t).PublicKey()
 	cfg := s.config()
 	cfg.HostKey = string(ssh.MarshalAuthorizedKey(other))
 
@@ -160,7 +161,7 @@ func TestListNodesKnownHosts(t *testing.T) {
 	t.Parallel()
 	s := newTestServer(t, replyWith(nodeJSON, "", 0))
 	hostKey := s.hostSigner.PublicKey()
-	other := newSigner(t).PublicKey()
+	other := testutil.NewSigner(t).PublicKey()
 	bracketed := knownhosts.Normalize(s.address())
 	if !strings.HasPrefix(bracketed, "[") {
 		t.Fatalf("Normalize(%q) = %q, want the [host]:port form", s.address(), bracketed)
@@ -254,7 +255,7 @@ func TestListNodesInsecureIgnoreHostKey(t *testing.T) {
 func TestListNodesUnauthorizedKeyOrUser(t *testing.T) {
 	t.Parallel()
 	s := newTestServer(t, replyWith(nodeJSON, "", 0))
-	strangerPEM, _ := newClientKey(t)
+	strangerPEM, _ := testutil.NewKey(t)
 
 	for name, mutate := range map[string]func(*sshlister.Config){
 		"key not in authorized_keys": func(c *sshlister.Config) { c.PrivateKey = strangerPEM },
@@ -427,7 +428,7 @@ func TestListNodesCommandTimeout(t *testing.T) {
 func TestListNodesHandshakeTimeout(t *testing.T) {
 	t.Parallel()
 	// A TCP listener that accepts but never speaks SSH.
-	l := listenLoopback(t)
+	l := testutil.ListenLoopback(t)
 	var (
 		mu       sync.Mutex
 		accepted []net.Conn
@@ -463,7 +464,7 @@ func TestListNodesHandshakeTimeout(t *testing.T) {
 
 func TestListNodesConnectionRefused(t *testing.T) {
 	t.Parallel()
-	l := listenLoopback(t)
+	l := testutil.ListenLoopback(t)
 	addr := l.Addr().String()
 	_ = l.Close()
 	cfg := validConfig(t)

@@ -1,12 +1,8 @@
 package sshlister_test
 
 import (
-	"crypto/ed25519"
-	"crypto/rand"
-	"encoding/pem"
 	"errors"
 	"fmt"
-	mathrand "math/rand/v2"
 	"net"
 	"strconv"
 	"sync"
@@ -16,6 +12,7 @@ import (
 	"golang.org/x/crypto/ssh"
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/nodes/sshlister"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/testutil"
 )
 
 // exec is one exec request as the test server's handler sees it.
@@ -49,10 +46,10 @@ type testServer struct {
 
 func newTestServer(t *testing.T, handler execHandler) *testServer {
 	t.Helper()
-	hostSigner := newSigner(t)
-	clientPEM, clientSigner := newClientKey(t)
+	hostSigner := testutil.NewSigner(t)
+	clientPEM, clientSigner := testutil.NewKey(t)
 	s := &testServer{hostSigner: hostSigner, clientPEM: clientPEM, handler: handler}
-	s.listener = listenLoopback(t)
+	s.listener = testutil.ListenLoopback(t)
 	addr, ok := s.listener.Addr().(*net.TCPAddr)
 	if !ok {
 		t.Fatalf("listener address %v is not TCP", s.listener.Addr())
@@ -77,23 +74,6 @@ func newTestServer(t *testing.T, handler execHandler) *testServer {
 		s.wg.Wait()
 	})
 	return s
-}
-
-// listenLoopback listens on a random 127.A.B.C (A in 16..250) so that parallel
-// test packages do not collide, retrying on the rare address already in use.
-func listenLoopback(t *testing.T) net.Listener {
-	t.Helper()
-	var lastErr error
-	for range 20 {
-		ip := net.IPv4(127, byte(16+mathrand.IntN(235)), byte(mathrand.IntN(256)), byte(1+mathrand.IntN(254)))
-		l, err := net.Listen("tcp", net.JoinHostPort(ip.String(), "0"))
-		if err == nil {
-			return l
-		}
-		lastErr = err
-	}
-	t.Fatalf("no loopback address to listen on: %v", lastErr)
-	return nil
 }
 
 func (s *testServer) acceptLoop(config *ssh.ServerConfig) {
@@ -180,30 +160,6 @@ func (s *testServer) config() sshlister.Config {
 		PrivateKey: s.clientPEM,
 		HostKey:    string(ssh.MarshalAuthorizedKey(s.hostSigner.PublicKey())),
 	}
-}
-
-// newSigner is a fresh ed25519 key, as a host key or a stranger's key.
-func newSigner(t *testing.T) ssh.Signer {
-	t.Helper()
-	_, signer := newClientKey(t)
-	return signer
-}
-
-func newClientKey(t *testing.T) ([]byte, ssh.Signer) {
-	t.Helper()
-	_, priv, err := ed25519.GenerateKey(rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	block, err := ssh.MarshalPrivateKey(priv, "cks-test")
-	if err != nil {
-		t.Fatal(err)
-	}
-	signer, err := ssh.NewSignerFromKey(priv)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return pem.EncodeToMemory(block), signer
 }
 
 // replyWith returns a handler that prints stdout and stderr and exits with status.

@@ -10,6 +10,7 @@ import (
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/nodes"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/nodes/sshlister"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/endpoints"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/testutil"
 )
 
 // The lister reads the simulator's `kubectl get nodes -o json`: a Ready
@@ -17,7 +18,7 @@ import (
 // names, readiness, roles and versions kubectl's table would show.
 func TestListNodesAgainstSimulatorEndpoints(t *testing.T) {
 	t.Parallel()
-	keyPEM, clientSigner := newClientKey(t)
+	keyPEM, clientSigner := testutil.NewKey(t)
 	created := time.Now().Add(-time.Hour)
 	src := simSource{
 		nodes: map[string][]endpoints.Node{

@@ -2,11 +2,7 @@ package endpoints
 
 import (
 	"bytes"
-	"crypto/ed25519"
-	"crypto/rand"
 	"errors"
-	"fmt"
-	"math/big"
 	"net"
 	"strconv"
 	"sync"
@@ -14,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/testutil"
 	"golang.org/x/crypto/ssh"
 )
 
@@ -74,39 +71,12 @@ func newTestManager(t *testing.T, src Source) *Manager {
 	return m
 }
 
-func newSigner(t *testing.T) ssh.Signer {
-	t.Helper()
-	_, key, err := ed25519.GenerateKey(rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	signer, err := ssh.NewSignerFromKey(key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return signer
-}
-
-// randomLoopbackIP picks 127.A.B.C with A in 16..250, away from 127.0.0.1
-// and from the blocks other parallel test processes are likely to use.
-func randomLoopbackIP(t *testing.T) string {
-	t.Helper()
-	n := func(lo, hi int64) int64 {
-		v, err := rand.Int(rand.Reader, big.NewInt(hi-lo+1))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return lo + v.Int64()
-	}
-	return fmt.Sprintf("127.%d.%d.%d", n(16, 250), n(0, 255), n(1, 254))
-}
-
 // withFreeIP runs setup on random loopback addresses until it does not fail
 // with "address already in use", so parallel test processes never collide.
 func withFreeIP(t *testing.T, setup func(ip string) error) string {
 	t.Helper()
 	for range 50 {
-		ip := randomLoopbackIP(t)
+		ip := testutil.LoopbackIP()
 		err := setup(ip)
 		if err == nil {
 			return ip
@@ -142,7 +112,7 @@ func newTestCluster(t *testing.T) *testCluster {
 
 func addTestCluster(t *testing.T, m *Manager, src *fakeSource, id string) *testCluster {
 	t.Helper()
-	c := &testCluster{id: id, src: src, m: m, key: newSigner(t)}
+	c := &testCluster{id: id, src: src, m: m, key: testutil.NewSigner(t)}
 	src.setNodes(id, sampleNodes()...)
 	src.addKey(id, c.key.PublicKey())
 	c.ip = withFreeIP(t, func(ip string) error {

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/testutil"
 	"golang.org/x/crypto/ssh"
 )
 
@@ -114,7 +115,7 @@ func TestSSHRefusesWrongUserOrKey(t *testing.T) {
 	if _, err := c.dial(controlPort, "root", c.key); err == nil || !strings.Contains(err.Error(), "unable to authenticate") {
 		t.Fatalf("user root: err = %v, want authentication failure", err)
 	}
-	stranger := newSigner(t)
+	stranger := testutil.NewSigner(t)
 	if _, err := c.dial(controlPort, "cloud", stranger); err == nil || !strings.Contains(err.Error(), "unable to authenticate") {
 		t.Fatalf("unknown key: err = %v, want authentication failure", err)
 	}

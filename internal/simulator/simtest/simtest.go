@@ -134,6 +134,10 @@ func Launch(opts ...Option) (*Env, error) {
 	return e, err
 }
 
+// T is the test the Env was started for (nil for an Env made by Launch),
+// so that a package's helpers on Env need not keep it again.
+func (e *Env) T() testing.TB { return e.t }
+
 // Close stops the simulator and its TLS endpoint.
 func (e *Env) Close() {
 	for i := len(e.closers) - 1; i >= 0; i-- {

@@ -1,7 +1,6 @@
-package clusterops
+package clusterview
 
 import (
-	"context"
 	"strconv"
 	"strings"
 )
@@ -19,20 +18,12 @@ func PortlessRuleBreaksScale(version string) bool {
 	return !less(v, [4]int{4, 21, 0, 0}) && less(v, [4]int{4, 22, 1, 0})
 }
 
-// CSIUnsupported returns the CloudStack version when it has no CKS CSI
-// driver support and would ignore enablecsi: the CSI driver and the
-// cluster's csi_enabled column came with 4.22.0 (apache/cloudstack#11419,
-// KubernetesClusterManagerImpl.createManagedKubernetesCluster). It returns
-// "" when the version supports it or cannot be read (the create then tells).
-func (e *Engine) CSIUnsupported(ctx context.Context) string {
-	version, err := e.cloudStackVersion(ctx)
-	if err != nil {
-		return ""
-	}
-	if v, ok := parseVersion(version); ok && less(v, [4]int{4, 22, 0, 0}) {
-		return version
-	}
-	return ""
+// LacksCSI reports whether a CloudStack version is known to have no CKS CSI
+// driver support: the CSI driver came with 4.22.0 (apache/cloudstack#11419).
+// An unparsable version is not known to lack it.
+func LacksCSI(version string) bool {
+	v, ok := parseVersion(version)
+	return ok && less(v, [4]int{4, 22, 0, 0})
 }
 
 func parseVersion(s string) ([4]int, bool) {

@@ -5,11 +5,95 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"sort"
 	"strings"
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/kubeversion"
 )
+
+// usableVersion is a version CKS can create or upgrade a cluster with:
+// Enabled, with its ISO Ready in the zone
+// (KubernetesClusterManagerImpl.validateKubernetesClusterCreateParameters).
+func usableVersion(v cloudstack.KubernetesVersion) bool {
+	return strings.EqualFold(v.State, "Enabled") && strings.EqualFold(v.ISOState, "Ready")
+}
+
+// VersionQuery selects one Kubernetes version: by exact SemanticVersion or
+// Name, or among the usable versions whose semantic version starts with
+// Prefix (all when empty), the only one or, with Latest, the newest.
+type VersionQuery struct {
+	SemanticVersion string
+	Name            string
+	Prefix          string
+	Latest          bool
+}
+
+// FindVersion looks a usable Kubernetes version of the zone up; when there
+// is none it says why and which versions could be used instead. A failure
+// to list is returned as ListErr.
+func (e *Engine) FindVersion(ctx context.Context, zoneID string, q VersionQuery) (cloudstack.KubernetesVersion, error) {
+	versions, err := e.api.ListKubernetesSupportedVersions(ctx, zoneID)
+	if err != nil {
+		return cloudstack.KubernetesVersion{}, &ListError{What: "the Kubernetes versions of zone " + zoneID, Err: err}
+	}
+	if q.SemanticVersion != "" || q.Name != "" {
+		return pickVersion(versions, q.SemanticVersion, q.Name)
+	}
+	return selectVersion(versions, q.Prefix, q.Latest)
+}
+
+func pickVersion(versions []cloudstack.KubernetesVersion, semver, name string) (cloudstack.KubernetesVersion, error) {
+	var usable []string
+	var reason string
+	var found []cloudstack.KubernetesVersion
+	for _, v := range versions {
+		matches := (semver != "" && sameSemver(v.SemanticVersion, semver)) || (name != "" && v.Name == name)
+		ok := usableVersion(v)
+		if matches && ok && !slices.ContainsFunc(found, func(f cloudstack.KubernetesVersion) bool { return f.ID == v.ID }) {
+			found = append(found, v)
+		}
+		if matches {
+			reason = fmt.Sprintf("version %s (%s) exists but is %s with ISO state %q", v.SemanticVersion, v.ID, v.State, v.ISOState)
+		}
+		if ok {
+			usable = append(usable, fmt.Sprintf("%s (%s)", v.SemanticVersion, v.Name))
+		}
+	}
+	switch {
+	case len(found) == 1:
+		return found[0], nil
+	case len(found) > 1:
+		// Which one the list shows first is not guaranteed; say so
+		// instead of picking by position.
+		var names []string
+		for _, v := range found {
+			names = append(names, fmt.Sprintf("%s (%s, %s)", v.Name, v.SemanticVersion, v.ID))
+		}
+		sort.Strings(names)
+		return cloudstack.KubernetesVersion{}, fmt.Errorf("%d usable Kubernetes versions match: %s; give the version by id or name",
+			len(found), strings.Join(names, ", "))
+	}
+	sort.Strings(usable)
+	wanted := semver
+	if wanted == "" {
+		wanted = name
+	}
+	if reason == "" {
+		reason = fmt.Sprintf("no Kubernetes version %q is registered in the zone", wanted)
+	}
+	available := "none"
+	if len(usable) > 0 {
+		available = strings.Join(usable, ", ")
+	}
+	return cloudstack.KubernetesVersion{}, fmt.Errorf("%s. Versions that are Enabled with a Ready ISO: %s", reason, available)
+}
+
+func sameSemver(a, b string) bool {
+	va, errA := kubeversion.Parse(a)
+	vb, errB := kubeversion.Parse(b)
+	return errA == nil && errB == nil && va == vb
+}
 
 // VersionFilter narrows the usable Kubernetes versions of a zone. Zero
 // values filter nothing.
@@ -102,24 +186,6 @@ func (f VersionFilter) predicate() (func(kubeversion.Version) bool, error) {
 		}
 		return true
 	}, nil
-}
-
-// VersionChoiceError is a selection by prefix or newest that found several
-// usable versions and so cannot pick one.
-type VersionChoiceError struct {
-	// Candidates are "name (semantic version, id)", newest first.
-	Candidates []string
-	// Newest: the candidates share the newest semantic version, so asking
-	// for the newest cannot tell them apart either.
-	Newest bool
-}
-
-func (e *VersionChoiceError) Error() string {
-	what := "usable Kubernetes versions match"
-	if e.Newest {
-		what = "usable Kubernetes versions share the newest semantic version"
-	}
-	return fmt.Sprintf("%d %s: %s", len(e.Candidates), what, strings.Join(e.Candidates, ", "))
 }
 
 // selectVersion picks among the usable versions matching prefix (all when

@@ -1,4 +1,4 @@
-package clusterops
+package clusterview
 
 import (
 	"net/netip"

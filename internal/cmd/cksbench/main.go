@@ -1,7 +1,7 @@
 // Command cksbench runs the provider's benchmarks, prints a table of figures
 // with their same-run ratios and targets, and writes docs/benchmarks.md.
 //
-//	go run ./internal/bench/cmd/cksbench [-out docs/benchmarks.md] [-only jobwait,latency,fleet,resize,scale,fleetscale]
+//	go run ./internal/cmd/cksbench [-out docs/benchmarks.md] [-only jobwait,latency,fleet,resize,scale,fleetscale]
 package main
 
 import (
