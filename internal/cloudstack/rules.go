@@ -7,7 +7,7 @@ import (
 )
 
 // rulesFilter is implemented by the list params of firewall and
-// port-forwarding rules.
+// port-forwarding rules, and by loadBalancerRulesFilter.
 type rulesFilter interface {
 	SetId(string)
 	SetIpaddressid(string)
@@ -18,6 +18,7 @@ type rulesFilter interface {
 	SetPagesize(int)
 }
 
+// applyRulesFilter sets the filters p holds, and the page to fetch.
 func applyRulesFilter(lp rulesFilter, p ListRulesParams, page, pageSize int) {
 	if p.ID != "" {
 		lp.SetId(p.ID)
@@ -37,6 +38,14 @@ func applyRulesFilter(lp rulesFilter, p ListRulesParams, page, pageSize int) {
 	lp.SetPage(page)
 	lp.SetPagesize(pageSize)
 }
+
+// loadBalancerRulesFilter filters load balancer rules on their public IP
+// (publicipid), which the other rule lists call ipaddressid.
+type loadBalancerRulesFilter struct {
+	*csgo.ListLoadBalancerRulesParams
+}
+
+func (f loadBalancerRulesFilter) SetIpaddressid(id string) { f.SetPublicipid(id) }
 
 // listRules lists one kind of rule, all pages, as a read (retried): list
 // fetches one page of CloudStack's rules and the total count it reports,
@@ -211,23 +220,7 @@ func (c *Client) ListLoadBalancerRules(ctx context.Context, p ListRulesParams) (
 	return listRules(ctx, c, "listLoadBalancerRules", func(r LoadBalancerRule) string { return r.ID },
 		func(cs *csgo.CloudStackClient, page, pageSize int) ([]*csgo.LoadBalancerRule, int, error) {
 			lp := cs.LoadBalancer.NewListLoadBalancerRulesParams()
-			if p.ID != "" {
-				lp.SetId(p.ID)
-			}
-			if p.IPAddressID != "" {
-				lp.SetPublicipid(p.IPAddressID)
-			}
-			if p.NetworkID != "" {
-				lp.SetNetworkid(p.NetworkID)
-			}
-			if p.ProjectID != "" {
-				lp.SetProjectid(p.ProjectID)
-			}
-			if p.ListAll {
-				lp.SetListall(true)
-			}
-			lp.SetPage(page)
-			lp.SetPagesize(pageSize)
+			applyRulesFilter(loadBalancerRulesFilter{lp}, p, page, pageSize)
 			r, err := cs.LoadBalancer.ListLoadBalancerRules(lp)
 			if err != nil {
 				return nil, 0, err
