@@ -81,7 +81,8 @@ output "cluster" {
     state      = cks_cluster.demo.state
     size       = cks_cluster.demo.size
     ip_address = cks_cluster.demo.ip_address
-    nodes      = [for n in cks_cluster.demo.nodes : "${n.role} ${n.name} ssh:${n.ssh_port}"]
+    # A node whose SSH forward is gone has no ssh_port.
+    nodes = [for n in cks_cluster.demo.nodes : "${n.role} ${n.name} ssh:${n.ssh_port == null ? "no forward" : n.ssh_port}"]
   }
 }
 

@@ -44,7 +44,7 @@ func TestAccCluster_sshRulesRepairedOnHealthyCluster(t *testing.T) {
 					env.deleteClusterRules(t, func(r simulator.DumpRule) bool {
 						return r.Purpose == "PortForwarding" && r.StartPort == 50001 ||
 							r.Purpose == "Firewall" && r.StartPort == 2222 && r.EndPort == 2223
-					})
+					}, 2)
 				},
 				Config: config,
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
@@ -103,8 +103,8 @@ func (e *simEnv) clusterRuleSignatures(s *terraform.State) ([]string, error) {
 }
 
 // deleteClusterRules deletes every rule of the dump that match selects, as a
-// user outside CKS would, and fails unless it deleted two.
-func (e *simEnv) deleteClusterRules(t *testing.T, match func(simulator.DumpRule) bool) {
+// user outside CKS would, and fails unless it deleted want.
+func (e *simEnv) deleteClusterRules(t *testing.T, match func(simulator.DumpRule) bool, want int) {
 	t.Helper()
 	deleted := 0
 	for _, r := range e.Sim.DumpState().Rules {
@@ -116,8 +116,8 @@ func (e *simEnv) deleteClusterRules(t *testing.T, match func(simulator.DumpRule)
 		}
 		deleted++
 	}
-	if deleted != 2 {
-		t.Fatalf("deleted %d rules, want 2", deleted)
+	if deleted != want {
+		t.Fatalf("deleted %d rules, want %d", deleted, want)
 	}
 }
 

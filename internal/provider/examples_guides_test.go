@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"golang.org/x/crypto/ssh"
 
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/simtest"
 )
 
@@ -372,8 +373,9 @@ func TestReadmeProviderBlocks(t *testing.T) {
 	}
 }
 
-// The `make demo` configuration, through its first steps: create, scale up
-// with the drift check on, destroy.
+// The `make demo` configuration, through its steps: create, scale up with
+// the drift check on, the drift the demo injects seen by a refresh-only
+// plan, destroy.
 func TestDemoConfiguration(t *testing.T) {
 	t.Parallel()
 	env := newSimEnv(t)
@@ -407,6 +409,28 @@ func TestDemoConfiguration(t *testing.T) {
 	}
 	if c := env.Cluster(cluster.ID); c.Size != 2 {
 		t.Fatalf("the demo cluster has size %d after the scale", c.Size)
+	}
+	// The drift the demo injects: etcd node 2's SSH forward deleted. The
+	// refresh-only plan evaluates every output with a node that has no
+	// ssh_port.
+	env.deleteClusterRules(t, func(rule simulator.DumpRule) bool {
+		return rule.Purpose == "PortForwarding" && rule.StartPort == 50001
+	}, 1)
+	planFile := filepath.Join(t.TempDir(), "drift.tfplan")
+	r.terraform(work, withDrift, "plan", "-refresh-only", "-input=false", "-no-color", "-out="+planFile)
+	var plan struct {
+		OutputChanges map[string]struct {
+			After json.RawMessage `json:"after"`
+		} `json:"output_changes"`
+	}
+	if err := json.Unmarshal([]byte(r.terraform(work, withDrift, "show", "-json", planFile)), &plan); err != nil {
+		t.Fatal(err)
+	}
+	if after := string(plan.OutputChanges["cluster"].After); !strings.Contains(after, "ssh:no forward") {
+		t.Fatalf("the demo's cluster output after the forward was deleted: %s", after)
+	}
+	if after := string(plan.OutputChanges["drift"].After); !strings.Contains(after, "etcd_ssh_rule_missing") {
+		t.Fatalf("the demo's drift output after the forward was deleted: %s", after)
 	}
 	r.terraform(work, withDrift, "destroy", "-auto-approve", "-input=false", "-no-color")
 	env.expectNothingLeftNow(t)
