@@ -1,8 +1,6 @@
 package cloudstack
 
 import (
-	"crypto/tls"
-	"crypto/x509"
 	"errors"
 	"fmt"
 	"net"
@@ -113,16 +111,7 @@ func neverSent(err error) bool {
 	if errors.Is(err, syscall.ECONNREFUSED) {
 		return true
 	}
-	var (
-		unknownAuthority x509.UnknownAuthorityError
-		hostnameErr      x509.HostnameError
-		certInvalid      x509.CertificateInvalidError
-		verifyErr        *tls.CertificateVerificationError
-		recordErr        tls.RecordHeaderError
-		alertErr         tls.AlertError
-	)
-	return errors.As(err, &unknownAuthority) || errors.As(err, &hostnameErr) || errors.As(err, &certInvalid) ||
-		errors.As(err, &verifyErr) || errors.As(err, &recordErr) || errors.As(err, &alertErr)
+	return isTLSFailure(err)
 }
 
 // errRequestNotBuilt marks a request that failed before the transport got

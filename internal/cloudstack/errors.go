@@ -334,17 +334,8 @@ func isTransientTransportError(err error) bool {
 	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, ErrRequestTimeout) {
 		return true
 	}
-	var (
-		unknownAuthority x509.UnknownAuthorityError
-		hostnameErr      x509.HostnameError
-		certInvalid      x509.CertificateInvalidError
-		verifyErr        *tls.CertificateVerificationError
-		recordErr        tls.RecordHeaderError
-		alertErr         tls.AlertError
-	)
 	// TLS failures are configuration problems; retrying cannot fix them.
-	if errors.As(err, &unknownAuthority) || errors.As(err, &hostnameErr) || errors.As(err, &certInvalid) ||
-		errors.As(err, &verifyErr) || errors.As(err, &recordErr) || errors.As(err, &alertErr) {
+	if isTLSFailure(err) {
 		return false
 	}
 	var dnsErr *net.DNSError
@@ -361,6 +352,21 @@ func isTransientTransportError(err error) bool {
 	}
 	return errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) ||
 		errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE)
+}
+
+// isTLSFailure reports whether err is a failed TLS handshake: a
+// certificate refused, or a peer that does not speak TLS or alerts.
+func isTLSFailure(err error) bool {
+	var (
+		unknownAuthority x509.UnknownAuthorityError
+		hostnameErr      x509.HostnameError
+		certInvalid      x509.CertificateInvalidError
+		verifyErr        *tls.CertificateVerificationError
+		recordErr        tls.RecordHeaderError
+		alertErr         tls.AlertError
+	)
+	return errors.As(err, &unknownAuthority) || errors.As(err, &hostnameErr) || errors.As(err, &certInvalid) ||
+		errors.As(err, &verifyErr) || errors.As(err, &recordErr) || errors.As(err, &alertErr)
 }
 
 // sanitizeError removes the query string (apiKey, signature) from URLs in
