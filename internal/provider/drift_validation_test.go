@@ -20,28 +20,35 @@ func testSSHKeys(t *testing.T) (string, string) {
 	return string(key), hostKey
 }
 
+// driftSSHObject is an ssh attribute value with the given settings, the
+// others null.
+func driftSSHObject(t *testing.T, set map[string]attr.Value) types.Object {
+	t.Helper()
+	objType, ok := driftSSHAttribute(true).GetType().(types.ObjectType)
+	if !ok {
+		t.Fatal("ssh is not an object")
+	}
+	values := map[string]attr.Value{}
+	for name, typ := range objType.AttrTypes {
+		values[name] = typ.ValueType(context.Background()) // the zero value is null
+	}
+	for name, v := range set {
+		values[name] = v
+	}
+	obj, diags := types.ObjectValue(objType.AttrTypes, values)
+	if diags.HasError() {
+		t.Fatal(diags)
+	}
+	return obj
+}
+
 func TestDriftValidationWarnings(t *testing.T) {
 	t.Parallel()
 	key, _ := testSSHKeys(t)
 	ctx := context.Background()
 	sshObject := func(insecure bool) types.Object {
-		objType, ok := driftSSHAttribute(true).GetType().(types.ObjectType)
-		if !ok {
-			t.Fatal("ssh is not an object")
-		}
-		attrTypes := objType.AttrTypes
-		values := map[string]attr.Value{}
-		for name, typ := range attrTypes {
-			values[name] = typ.ValueType(ctx) // the zero value is null
-		}
-		values["private_key"] = types.StringValue(key)
-		values["insecure_ignore_host_key"] = types.BoolValue(insecure)
-		values["timeout"] = newDuration("30s")
-		obj, diags := types.ObjectValue(attrTypes, values)
-		if diags.HasError() {
-			t.Fatal(diags)
-		}
-		return obj
+		return driftSSHObject(t, map[string]attr.Value{"private_key": types.StringValue(key),
+			"insecure_ignore_host_key": types.BoolValue(insecure), "timeout": newDuration("30s")})
 	}
 	var diags diag.Diagnostics
 	validateDriftOptions(ctx, driftOptionsModel{NodeSource: types.StringNull(), SSH: sshObject(true)}, &diags)
@@ -53,6 +60,29 @@ func TestDriftValidationWarnings(t *testing.T) {
 	validateDriftOptions(ctx, driftOptionsModel{NodeSource: types.StringValue("kubeconfig"), SSH: sshObject(true)}, &diags)
 	if summaries := summariesOf(diags.Warnings()); summaries != "SSH Settings Ignored; SSH Host Key Not Verified" {
 		t.Fatalf("kubeconfig with ssh set: %s", summaries)
+	}
+}
+
+// TestDriftValidationEmptySSHStrings: an empty private_key, host_key or
+// known_hosts counts as not set at plan time, as the check reads it at
+// apply time; without an SSH agent, the plan names what is missing.
+func TestDriftValidationEmptySSHStrings(t *testing.T) {
+	t.Setenv("SSH_AUTH_SOCK", "")
+	empty := types.StringValue("")
+	ssh := driftSSHObject(t, map[string]attr.Value{"private_key": empty, "host_key": empty, "known_hosts": empty})
+	var diags diag.Diagnostics
+	validateDriftOptions(context.Background(), driftOptionsModel{NodeSource: types.StringValue("ssh"), SSH: ssh}, &diags)
+	var got []string
+	for _, d := range diags.Errors() {
+		withPath, ok := d.(diag.DiagnosticWithPath)
+		if !ok {
+			t.Fatalf("%q has no attribute path", d.Summary())
+		}
+		got = append(got, withPath.Path().String()+": "+d.Summary())
+	}
+	want := "ssh.private_key_file: Missing SSH Private Key; ssh: Missing SSH Host Key Verification"
+	if strings.Join(got, "; ") != want || len(diags.Warnings()) != 0 {
+		t.Fatalf("errors %q, want %q; warnings %v", got, want, diags.Warnings())
 	}
 }
 
