@@ -30,6 +30,13 @@ func detached(ctx context.Context) (context.Context, context.CancelFunc) {
 // holds, logging progress, and returns it; at ctx's end it returns the
 // cluster as last read with the context's error.
 func (e *Engine) WaitSettled(ctx context.Context, clusterID string, done func(state string) bool) (*cloudstack.Cluster, error) {
+	return e.waitState(ctx, clusterID, done, nil)
+}
+
+// waitState is WaitSettled's loop; giveUp, when set, looks at each read that
+// is not done and ends the wait with its error.
+func (e *Engine) waitState(ctx context.Context, clusterID string, done func(state string) bool,
+	giveUp func(*cloudstack.Cluster) error) (*cloudstack.Cluster, error) {
 	start := time.Now()
 	var interval time.Duration
 	for {
@@ -39,6 +46,11 @@ func (e *Engine) WaitSettled(ctx context.Context, clusterID string, done func(st
 		}
 		if done(c.State) {
 			return c, nil
+		}
+		if giveUp != nil {
+			if err := giveUp(c); err != nil {
+				return c, err
+			}
 		}
 		e.logf(ctx, "waiting for the cluster to settle", map[string]any{"cluster_id": clusterID, "state": c.State,
 			"elapsed": time.Since(start).Round(time.Second).String()})

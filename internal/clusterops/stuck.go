@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/clusterstate"
@@ -50,29 +49,15 @@ const stuckConfirmations = 2
 // out of its transitional state, which gives up at once with a
 // *StuckError when no job of the cluster is running.
 func (e *Engine) WaitActionable(ctx context.Context, clusterID string, done func(state string) bool) (*cloudstack.Cluster, error) {
-	start := time.Now()
-	var interval time.Duration
 	seenStuck := 0
-	for {
-		c, err := e.api.GetKubernetesCluster(ctx, clusterID)
-		if err != nil {
-			return nil, err
-		}
-		if done(c.State) {
-			return c, nil
-		}
+	return e.waitState(ctx, clusterID, done, func(c *cloudstack.Cluster) error {
 		if stuck, err := e.Stuck(ctx, c); err == nil && stuck {
 			if seenStuck++; seenStuck >= stuckConfirmations {
-				return c, &StuckError{ClusterID: clusterID, State: c.State}
+				return &StuckError{ClusterID: clusterID, State: c.State}
 			}
 		} else {
 			seenStuck = 0
 		}
-		e.logf(ctx, "waiting for the cluster to settle", map[string]any{"cluster_id": clusterID, "state": c.State,
-			"elapsed": time.Since(start).Round(time.Second).String()})
-		interval = e.opts.Wait.NextInterval(time.Since(start), interval)
-		if !cloudstack.Sleep(ctx, interval) {
-			return c, fmt.Errorf("gave up waiting for cluster %s to leave state %s: %w", clusterID, c.State, ctx.Err())
-		}
-	}
+		return nil
+	})
 }
