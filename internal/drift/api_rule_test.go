@@ -78,3 +78,22 @@ func TestMissingAPIRule(t *testing.T) {
 		t.Errorf("finding = %+v", f)
 	}
 }
+
+// Two user rules open 6443 where the check expects the open rule: each is
+// reported, in whichever order the API lists them.
+func TestEveryForeignAPIRuleIsReported(t *testing.T) {
+	t.Parallel()
+	a := withCIDRs(fw("a", 6443, 6443), "10.0.0.0/8")
+	b := withCIDRs(fw("b", 6443, 6443), "192.0.2.0/24")
+	for _, order := range [][]rules.Rule{{a, b}, {b, a}} {
+		r := Compare(apiClusterInput(nil, order...))
+		assertKinds(t, r, KindAPIRuleMismatch, KindAPIRuleMismatch)
+		ids := map[string]bool{}
+		for _, f := range r.Findings {
+			ids[f.RuleID] = true
+		}
+		if !ids["a"] || !ids["b"] {
+			t.Errorf("order %s,%s: findings %+v, want one for each rule", order[0].ID, order[1].ID, r.Findings)
+		}
+	}
+}

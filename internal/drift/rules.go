@@ -168,9 +168,11 @@ func (c *comparison) reportEtcdFirewalls(l rules.Layout, cl rules.Classification
 }
 
 // reportAPIFirewall reports the expected API firewall rule as missing, or,
-// when a rule the user keeps opens 6443 to other CIDRs, as a mismatch: the
-// API is then reachable from those CIDRs only.
+// when rules the user keeps open 6443 to other CIDRs, each of them as a
+// mismatch: the API is then reachable from those CIDRs only. Each such rule
+// is reported, so that the findings do not depend on the list's order.
 func (c *comparison) reportAPIFirewall(cl rules.Classification, e rules.Expectation) {
+	foreign := false
 	for _, cr := range cl.Rules {
 		r := cr.Rule
 		if cr.Owned() || r.Kind != rules.KindFirewall || r.StartPort != rules.APIPort || (r.EndPort != 0 && r.EndPort != rules.APIPort) {
@@ -179,6 +181,9 @@ func (c *comparison) reportAPIFirewall(cl rules.Classification, e rules.Expectat
 		c.add(Finding{Kind: KindAPIRuleMismatch, RuleID: r.ID, Message: fmt.Sprintf("firewall rule %s opens %d to %s, not to %s: "+
 			"the Kubernetes API of cluster %s is open to those CIDRs instead; if the cks_cluster sets api_cidrs, give the "+
 			"check the same", r.ID, rules.APIPort, strings.Join(r.CIDRs, ","), strings.Join(e.CIDRs, ","), c.in.Cluster.Name)})
+		foreign = true
+	}
+	if foreign {
 		return
 	}
 	c.add(Finding{Kind: KindAPIRuleMissing, Message: fmt.Sprintf("the API firewall rule %d is missing: the Kubernetes API "+
