@@ -142,12 +142,16 @@ func (p *lossyProxy) handle(w http.ResponseWriter, r *http.Request) {
 	if strings.EqualFold(command, "listKubernetesClusters") && p.refuse.CompareAndSwap(true, false) {
 		// The listener closes before the answer goes out, so the client
 		// cannot dial the create while it is still open (the kernel would
-		// accept that connection, then reset it).
+		// accept that connection, then reset it). A connection the client's
+		// transport dialed ahead of need and keeps idle, still in the
+		// listener's backlog, is reset by that close; the pause lets the
+		// transport see the reset and drop it before the create picks it.
 		rec := httptest.NewRecorder()
 		rp.ServeHTTP(rec, r)
 		p.mu.Lock()
 		_ = p.ln.Close()
 		p.mu.Unlock()
+		time.Sleep(200 * time.Millisecond)
 		writeRecorded(w, rec, rec.Body.Bytes())
 		return
 	}
