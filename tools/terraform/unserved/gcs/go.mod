@@ -3,6 +3,6 @@ module github.com/hashicorp/terraform/internal/backend/remote-state/gcs
 go 1.24.5
 
 require (
-	github.com/hashicorp/terraform v1.13.3
+	github.com/hashicorp/terraform v1.15.0
 	github.com/hashicorp/terraform/internal/backend/remote-state/unserved v0.0.0
 )

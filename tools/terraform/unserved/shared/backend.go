@@ -37,8 +37,17 @@ func (b unserved) Configure(cty.Value) tfdiags.Diagnostics {
 	return diags.Append(b.err())
 }
 
-func (b unserved) StateMgr(string) (statemgr.Full, error) { return nil, b.err() }
+func (b unserved) StateMgr(string) (statemgr.Full, tfdiags.Diagnostics) {
+	var diags tfdiags.Diagnostics
+	return nil, diags.Append(b.err())
+}
 
-func (b unserved) DeleteWorkspace(string, bool) error { return b.err() }
+func (b unserved) DeleteWorkspace(string, bool) tfdiags.Diagnostics {
+	var diags tfdiags.Diagnostics
+	return diags.Append(b.err())
+}
 
-func (b unserved) Workspaces() ([]string, error) { return nil, b.err() }
+func (b unserved) Workspaces() ([]string, tfdiags.Diagnostics) {
+	var diags tfdiags.Diagnostics
+	return nil, diags.Append(b.err())
+}

@@ -2,4 +2,4 @@ module github.com/hashicorp/terraform/internal/backend/remote-state/unserved
 
 go 1.24.5
 
-require github.com/hashicorp/terraform v1.13.3
+require github.com/hashicorp/terraform v1.15.0
