@@ -315,14 +315,19 @@ func (e *LookupError) Error() string {
 // Ambiguous reports whether the look-up found more than one entry.
 func (e *LookupError) Ambiguous() bool { return len(e.Matches) > 1 }
 
-// VersionChoiceError is a selection by prefix or newest that found several
-// usable versions and so cannot pick one.
+// VersionChoiceError is a selection that found several usable versions
+// and so cannot pick one: by prefix or newest, or by an exact semantic
+// version or name that several versions share.
 type VersionChoiceError struct {
-	// Candidates are "name (semantic version, id)", newest first.
+	// Candidates are "name (semantic version, id)", newest first (sorted
+	// for an exact match).
 	Candidates []string
 	// Newest: the candidates share the newest semantic version, so asking
 	// for the newest cannot tell them apart either.
 	Newest bool
+	// Exact: the candidates share the exact semantic version or name asked
+	// for (CloudStack keeps neither unique), so only the id tells them apart.
+	Exact bool
 }
 
 func (e *VersionChoiceError) Error() string {
@@ -330,7 +335,11 @@ func (e *VersionChoiceError) Error() string {
 	if e.Newest {
 		what = "usable Kubernetes versions share the newest semantic version"
 	}
-	return fmt.Sprintf("%d %s: %s", len(e.Candidates), what, strings.Join(e.Candidates, ", "))
+	msg := fmt.Sprintf("%d %s: %s", len(e.Candidates), what, strings.Join(e.Candidates, ", "))
+	if e.Exact {
+		msg += "; CloudStack keeps neither names nor semantic versions unique, so only the id tells them apart"
+	}
+	return msg
 }
 
 // ListError is a list call that failed, as opposed to a lookup that found
