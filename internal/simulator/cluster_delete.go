@@ -138,8 +138,9 @@ func (s *Simulator) cleanupClusterNetwork(c *cluster, n *network, vmIDs []string
 }
 
 // deleteIsolatedClusterRules is KubernetesClusterDestroyWorker.
-// deleteKubernetesClusterNetworkRules, the user-network cleanup: the api-lb,
-// the 6443 firewall rule (removeApiFirewallRule), ONE SSH firewall rule
+// deleteKubernetesClusterIsolatedNetworkRules, the user-network cleanup: the
+// owner's load balancers on 6443 of the network (removeLoadBalancingRule),
+// ONE 6443 firewall rule (removeApiFirewallRule), ONE SSH firewall rule
 // picked by removeSshFirewallRule (etcd firewall rules leak, or the node
 // range when an etcd rule is picked) and the PFs of the removed VMs.
 func (s *Simulator) deleteIsolatedClusterRules(c *cluster, n *network, vmIDs []string) error {
@@ -148,20 +149,30 @@ func (s *Simulator) deleteIsolatedClusterRules(c *cluster, n *network, vmIDs []s
 		return nil
 	}
 	for _, r := range s.rulesOnIP(ip.id, purposeLB) {
-		if r.start == clusterAPIPort {
+		if r.networkID == n.id && r.accountID == c.accountID && r.start == clusterAPIPort && r.end == clusterAPIPort {
 			s.revokeRule(r)
 		}
 	}
-	for _, r := range s.rulesOnIP(ip.id, purposeFirewall) {
-		if r.hasPorts && r.start == clusterAPIPort && r.end == clusterAPIPort {
-			s.revokeRule(r)
-			break
-		}
-	}
+	s.removeApiFirewallRule(ip)
 	if _, err := s.removeSshFirewallRule(ip, n); err != nil {
 		return err
 	}
 	s.removeVMPortForwards(vmIDs)
+	return nil
+}
+
+// removeApiFirewallRule is KubernetesClusterResourceModifierActionWorker.
+// removeApiFirewallRule: the first TCP firewall rule of the IP whose ports
+// are exactly 6443-6443, in the order the DAO returns them (no ORDER BY),
+// whoever made it. A user's rule on 6443 is as likely to go as CKS's.
+func (s *Simulator) removeApiFirewallRule(ip *publicIP) *rule {
+	for _, r := range s.tcpFirewallRules(ip) {
+		if r.hasPorts && r.start == clusterAPIPort && r.end == clusterAPIPort {
+			s.logf("The API firewall rule [%s] with the id [%d] was revoked", javaString(r.name), r.internalID)
+			s.revokeRule(r)
+			return r
+		}
+	}
 	return nil
 }
 

@@ -312,6 +312,53 @@ func createScenarios() []ledgerScenario {
 	}
 }
 
+// userNetworkDelete deletes a cluster with an etcd node on the seeded
+// isolated network, which a user's TCP rule on 6443 (from 10.0.0.0/8)
+// shares with CKS's (from 0.0.0.0/0): the destroy revokes the one of the
+// two that the DAO returns first, gone, and leaves the other, kept, and the
+// etcd SSH rule.
+func userNetworkDelete(order, gone, kept string) ledgerScenario {
+	return ledgerScenario{op: "delete-user-network", name: "rules read " + cmp.Or(order, "ascending"),
+		opts: Options{WorkerRuleOrder: order},
+		setup: func(e *testEnv) string {
+			id := e.ledgerCluster(1, 1, func(p *cloudstack.CreateKubernetesClusterParams) { p.SetNetworkid(e.info.IsolatedNetworkID) })
+			status, body := e.adminCall("createFirewallRule", url.Values{"ipaddressid": {e.cluster(id).Ipaddressid},
+				"protocol": {"tcp"}, "startport": {"6443"}, "endport": {"6443"}, "cidrlist": {"10.0.0.0/8"}})
+			if status != 200 {
+				e.t.Fatalf("createFirewallRule: %d %v", status, body)
+			}
+			e.mustSucceed(asStr(e.t, inner(e.t, body, "createfirewallruleresponse")["jobid"]))
+			return id
+		},
+		run: func(e *testEnv, id string) string {
+			r, err := e.cs.Kubernetes.DeleteKubernetesCluster(e.cs.Kubernetes.NewDeleteKubernetesClusterParams(id))
+			if err != nil {
+				e.t.Fatal(err)
+			}
+			e.mustSucceed(r.JobID)
+			return id
+		},
+		writes: func(*testEnv, string) map[string]ledgerCheck {
+			firewalls := func(c ledgerChange) error {
+				for _, want := range []string{"tcp 6443-6443 [" + kept + "]", "tcp 50000-50000 [0.0.0.0/0]"} {
+					if !strings.Contains(c.after, want) {
+						return fmt.Errorf("firewall rules after the destroy %q lack %q", c.after, want)
+					}
+				}
+				if strings.Contains(c.after, "tcp 6443-6443 ["+gone+"]") || strings.Contains(c.after, "2222-") {
+					return fmt.Errorf("firewall rules after the destroy %q keep the 6443 rule from %s or the node range", c.after, gone)
+				}
+				return nil
+			}
+			w := map[string]ledgerCheck{"state": states(stRunning, stDestroying, stDestroyed), "vm.removed": is("3"),
+				"rules.Firewall": firewalls, "rules.PortForwarding": cleared, "rules.LoadBalancing": cleared}
+			for _, f := range append(clusterCreatedFields, "etcdips") {
+				w["cluster."+f] = cleared
+			}
+			return w
+		}}
+}
+
 func scaleScenarios() []ledgerScenario {
 	cluster := func(size int64) func(e *testEnv) string {
 		return func(e *testEnv) string { return e.ledgerCluster(size, 1, nil) }
@@ -473,6 +520,8 @@ func lifecycleScenarios() []ledgerScenario {
 				}
 				return w
 			}},
+		userNetworkDelete(WorkerRuleOrderAscending, "0.0.0.0/0", "10.0.0.0/8"),
+		userNetworkDelete(WorkerRuleOrderDescending, "10.0.0.0/8", "0.0.0.0/0"),
 		{op: "scanner", name: "Running to Alert", setup: func(e *testEnv) string {
 			id := cluster(e)
 			if err := e.sim.SetVMState(e.workerIDs(id)[0], vmStopped); err != nil {
