@@ -1,12 +1,15 @@
 package clusterops
 
 import (
+	"cmp"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/simtest"
 )
 
 // userRulesOn adds two user firewall rules on the IP: one from a user CIDR,
@@ -117,5 +120,140 @@ func TestDeleteOnCKSNetwork(t *testing.T) {
 	}
 	if _, err := eng.Delete(env.ctx(), id, Intent{}); !cloudstack.IsNotFound(err) {
 		t.Errorf("Delete of a deleted cluster = %v, want NotFound", err)
+	}
+}
+
+// newEnvWithWorkerOrder starts a simulator whose workers read firewall
+// rules in the given order (simulator.Options.WorkerRuleOrder).
+func newEnvWithWorkerOrder(t *testing.T, order string) *testEnv {
+	t.Helper()
+	return &testEnv{Env: simtest.Start(t, simtest.WithJobDuration(3*time.Millisecond),
+		simtest.WithOptions(func(o *simulator.Options) { o.WorkerRuleOrder = order }))}
+}
+
+// On a user network the destroy revokes the first TCP rule of exactly 6443,
+// in an order nothing promises: with the provider's API rule re-created for
+// api_cidrs after a user's 6443 rule, it takes the user's rule when it reads
+// rules oldest first. Delete re-creates the user's rule, with its CIDRs, and
+// says so; in the other order it has nothing to restore. Either way only the
+// user's rule is left on 6443.
+func TestDeleteRestoresTheUserRuleTheDestroyTook(t *testing.T) {
+	t.Parallel()
+	for _, order := range []string{simulator.WorkerRuleOrderAscending, simulator.WorkerRuleOrderDescending} {
+		t.Run(cmp.Or(order, "ascending"), func(t *testing.T) {
+			t.Parallel()
+			env := newEnvWithWorkerOrder(t, order)
+			id := env.createClusterIn("user-api", env.Info.IsolatedNetworkID, 1, 1)
+			ipID := env.Cluster(id).IPAddressID
+			user := cloudstack.CreateFirewallRuleParams{IPAddressID: ipID, Protocol: "tcp", StartPort: 6443, EndPort: 6443,
+				CIDRList: []string{"10.0.0.0/8"}}
+			ref, err := env.API.CreateFirewallRule(env.ctx(), user)
+			if err == nil {
+				err = env.WaitJob(ref.JobID)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			in := Intent{APICIDRs: []string{"127.0.0.1/32"}}
+			if rep, err := env.engine().Sync(env.ctx(), id, in); err != nil {
+				t.Fatalf("Sync: %v\n%s", err, rep)
+			}
+
+			rep, err := env.engine().Delete(env.ctx(), id, in)
+			if err != nil {
+				t.Fatalf("Delete: %v\n%s", err, rep)
+			}
+			if got := firewallShape(env.FirewallRulesOn(ipID)); !slices.Equal(got, []string{"tcp 6443 [10.0.0.0/8]"}) {
+				t.Fatalf("firewall rules left %v, want only the user's 6443 rule\n%s", got, rep)
+			}
+			restored := rep.StepsOf(StepRestored)
+			if order == simulator.WorkerRuleOrderAscending {
+				if len(restored) != 1 || restored[0].PreviousRuleID != ref.ID || restored[0].RuleID == "" ||
+					!strings.Contains(restored[0].Message, "re-created your firewall rule tcp 6443 from 10.0.0.0/8") {
+					t.Fatalf("restored %+v\n%s", restored, rep)
+				}
+			} else if len(restored) != 0 || len(rep.StepsOf(StepBlocked)) != 0 {
+				t.Fatalf("the destroy took the provider's rule, yet:\n%s", rep)
+			}
+			if len(rep.UserRulesAtRisk) != 1 || rep.UserRulesAtRisk[0].ID != ref.ID {
+				t.Fatalf("rules at risk %+v", rep.UserRulesAtRisk)
+			}
+		})
+	}
+}
+
+// A destroy that fails after its revokes leaves the cluster in Destroying
+// and may have taken the user's rule: Delete re-creates it then too, and
+// reports it at risk for the next attempt, which restores it again if its
+// destroy takes it once more.
+func TestDeleteRestoresTheUserRuleAfterAFailedDestroy(t *testing.T) {
+	t.Parallel()
+	env := newEnvWithWorkerOrder(t, simulator.WorkerRuleOrderAscending)
+	id := env.createClusterIn("user-api-fail", env.Info.IsolatedNetworkID, 0, 1)
+	ipID := env.Cluster(id).IPAddressID
+	in := Intent{APICIDRs: []string{"127.0.0.1/32"}}
+	user := cloudstack.CreateFirewallRuleParams{IPAddressID: ipID, Protocol: "tcp", StartPort: 6443, EndPort: 6443,
+		CIDRList: []string{"10.0.0.0/8"}}
+	ref, err := env.API.CreateFirewallRule(env.ctx(), user)
+	if err == nil {
+		err = env.WaitJob(ref.JobID)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep, err := env.engine().Sync(env.ctx(), id, in); err != nil {
+		t.Fatalf("Sync: %v\n%s", err, rep)
+	}
+	if err := env.Sim.FailJobStep("delete", "forwards", 1, ""); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := env.engine().Delete(env.ctx(), id, in)
+	if !cloudstack.IsJobFailure(err) {
+		t.Fatalf("Delete = %v, want the job's failure\n%s", err, rep)
+	}
+	if len(rep.StepsOf(StepRestored)) != 1 || !slices.Contains(firewallShape(env.FirewallRulesOn(ipID)), "tcp 6443 [10.0.0.0/8]") {
+		t.Fatalf("after the failed destroy: %v\n%s", firewallShape(env.FirewallRulesOn(ipID)), rep)
+	}
+	if env.Cluster(id).State != "Destroying" {
+		t.Fatalf("state %s", env.Cluster(id).State)
+	}
+	// The next attempt knows the rule from the first one.
+	in.UserRulesAtRisk = rep.UserRulesAtRisk
+	rep, err = env.engine().Delete(env.ctx(), id, in)
+	if err != nil {
+		t.Fatalf("Delete again: %v\n%s", err, rep)
+	}
+	if got := firewallShape(env.FirewallRulesOn(ipID)); !slices.Equal(got, []string{"tcp 6443 [10.0.0.0/8]"}) {
+		t.Fatalf("firewall rules left %v\n%s", got, rep)
+	}
+}
+
+// Re-creating the rule the destroy took fails for good: the warning names
+// it with what it takes to create it again, and the delete still succeeds.
+func TestDeleteSaysWhichUserRuleItCouldNotRestore(t *testing.T) {
+	t.Parallel()
+	env := newEnvWithWorkerOrder(t, simulator.WorkerRuleOrderAscending)
+	id := env.createClusterIn("user-api-lost", env.Info.IsolatedNetworkID, 0, 1)
+	ipID := env.Cluster(id).IPAddressID
+	in := Intent{APICIDRs: []string{"127.0.0.1/32"}}
+	ref, err := env.API.CreateFirewallRule(env.ctx(), cloudstack.CreateFirewallRuleParams{IPAddressID: ipID, Protocol: "tcp",
+		StartPort: 6443, EndPort: 6443, CIDRList: []string{"10.0.0.0/8"}})
+	if err == nil {
+		err = env.WaitJob(ref.JobID)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep, err := env.engine().Sync(env.ctx(), id, in); err != nil {
+		t.Fatalf("Sync: %v\n%s", err, rep)
+	}
+	env.Sim.FailNextCalls("createFirewallRule", restoreAttempts, 530, "")
+	rep, err := env.engine().Delete(env.ctx(), id, in)
+	if err != nil {
+		t.Fatalf("Delete: %v\n%s", err, rep)
+	}
+	blocked := rep.StepsOf(StepBlocked)
+	if len(blocked) != 1 || !strings.Contains(blocked[0].Message, "could not re-create your firewall rule tcp 6443 from 10.0.0.0/8 (was rule "+ref.ID) {
+		t.Fatalf("blocked %+v\n%s", blocked, rep)
 	}
 }

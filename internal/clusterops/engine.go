@@ -51,6 +51,10 @@ type Intent struct {
 	// Network is the cluster's network kind when already known (it never
 	// changes), which saves a listNetworks call; "" means look it up.
 	Network rules.NetworkKind
+	// UserRulesAtRisk are, for a delete, the user rules an earlier delete
+	// of the cluster reported at risk (Report.UserRulesAtRisk): that
+	// attempt's destroy may have taken them, and Delete re-creates them.
+	UserRulesAtRisk []rules.Rule
 }
 
 // Engine runs cluster operations against one CloudStack API.

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/rules"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/vmmap"
 )
 
@@ -29,6 +30,9 @@ const (
 	// StepMoved is a user rule deleted before a scale that would go wrong
 	// with it, or would delete it, and re-created after the scale (opt-in).
 	StepMoved StepKind = "moved"
+	// StepRestored is a user rule that CloudStack's destroy took in the
+	// place of CKS's, re-created by the engine.
+	StepRestored StepKind = "restored"
 	// StepScaled is a scaleKubernetesCluster job, successful or not.
 	StepScaled StepKind = "scaled"
 	// StepNote is information without a change.
@@ -62,6 +66,11 @@ type Report struct {
 	// Admin is set when the cluster's VM map disagrees with its size, which
 	// only an administrator can correct.
 	Admin *vmmap.Inconsistency
+	// UserRulesAtRisk are, for a delete, the user firewall rules the
+	// destroy may take in the place of CKS's (rules.DestroyCandidates):
+	// while the cluster exists (a delete that failed), the caller keeps them
+	// for the next attempt (Intent.UserRulesAtRisk).
+	UserRulesAtRisk []rules.Rule
 }
 
 // Changed reports whether the operation changed anything.

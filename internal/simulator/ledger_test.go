@@ -687,6 +687,27 @@ func failureScenarios() []ledgerScenario {
 			writes: func(*testEnv, string) map[string]ledgerCheck {
 				return map[string]ledgerCheck{"state": states(stStopped, stStarting, stAlert), "vm.state": written}
 			}},
+		{op: "delete-user-network", name: "fails removing the forwards", setup: func(e *testEnv) string {
+			id := userNetworkDelete("", "", "").setup(e)
+			failStep("delete", "forwards")(e)
+			return id
+		},
+			run: func(e *testEnv, id string) string {
+				r, err := e.cs.Kubernetes.DeleteKubernetesCluster(e.cs.Kubernetes.NewDeleteKubernetesClusterParams(id))
+				if err != nil {
+					e.t.Fatal(err)
+				}
+				if code, text := e.mustFail(r.JobID); code != 530 || text != "Failed to remove network rules of Kubernetes cluster : ledger" {
+					e.t.Fatalf("delete job: %d %q", code, text)
+				}
+				return id
+			},
+			writes: func(*testEnv, string) map[string]ledgerCheck {
+				// Both revokes came before the failure; expunging the VMs
+				// removed their forwards.
+				return map[string]ledgerCheck{"state": states(stRunning, stDestroying), "vm.removed": is("3"),
+					"rules.Firewall": written, "rules.LoadBalancing": cleared, "rules.PortForwarding": cleared, "cluster.etcdips": cleared}
+			}},
 		{op: "delete", name: "fails destroying the network", setup: func(e *testEnv) string {
 			id := cluster(e)
 			failStep("delete", "network")(e)
