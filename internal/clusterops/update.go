@@ -273,7 +273,11 @@ func (u *update) scale(ctx context.Context, size int64) error {
 	if sub.Final == nil {
 		u.rep.Final = nil
 	}
-	if err != nil {
+	var before *StepError
+	switch {
+	case errors.As(err, &before):
+		return err // a step before the scale, which names itself
+	case err != nil:
 		return &StepError{Step: step, Err: err}
 	}
 	return nil

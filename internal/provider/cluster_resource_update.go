@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/clusterops"
@@ -49,6 +50,9 @@ func (r *clusterResource) Update(ctx context.Context, req resource.UpdateRequest
 
 	// The plan showed what the update may not do as warnings (see
 	// ModifyPlan); the same checks refuse it now, before any change.
+	if recordOnly(ctx, req.Plan.Raw, &plan, &prior, &cfg, resp) {
+		return
+	}
 	var refusals diag.Diagnostics
 	planCopy, priorCopy := plan, prior
 	r.checkUpdate(ctx, &planCopy, &priorCopy, &cfg, req.Private, &refusals)
@@ -56,7 +60,9 @@ func (r *clusterResource) Update(ctx context.Context, req resource.UpdateRequest
 		resp.Diagnostics.Append(refusals.Errors()...)
 		return
 	}
-	upd, diags := updateRequest(ctx, &plan, &prior, cachedNetwork(ctx, req.Private))
+	upd, diags := updateRequest(ctx, &plan, &prior, req.Private)
+	resp.Diagnostics.Append(diags...)
+	history, diags := recordCIDRsBeforeChanges(ctx, &plan, &prior, req.Private, resp.Private)
 	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
 		return
@@ -110,6 +116,7 @@ func (r *clusterResource) Update(ctx context.Context, req resource.UpdateRequest
 		plan.Size = planned.Size
 	}
 	unmet, derived := unmetPlan(planned, &plan, cfg)
+	resp.Diagnostics.Append(forgetUnusedCIDRs(ctx, history, &plan, obs, resp.Private)...)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 	if len(derived) > 0 {
 		resp.Diagnostics.AddWarning("CloudStack Derived Other Values", fmt.Sprintf("The update of cluster %s succeeded, "+
@@ -125,6 +132,32 @@ func (r *clusterResource) Update(ctx context.Context, req resource.UpdateRequest
 			"but CloudStack now reports %s. The state holds what CloudStack reports; the next plan shows what is left to do.",
 			id, what))
 	}
+}
+
+// recordOnly records, without a call to CloudStack, an update that asks
+// nothing of it (localOnly), and one that turns deletion_protection off on
+// a cluster CloudStack only allows deleting (planReplacement deferred the
+// replacement): the state takes the attributes that live only in it. Any
+// other change planned for such a cluster is not made, and the error says
+// the next apply replaces it. It reports whether it handled the update.
+func recordOnly(ctx context.Context, planned tftypes.Value, plan, prior, cfg *clusterResourceModel, resp *resource.UpdateResponse) bool {
+	deferred := liftsProtection(plan, prior) && mustBeReplaced(prior)
+	planCopy := *plan
+	if !deferred && !localOnly(planChangesOf(&planCopy, prior, cfg), &planCopy, prior, cfg) {
+		return false
+	}
+	rec := withLocalValues(prior, plan)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &rec)...)
+	if !deferred {
+		return true
+	}
+	if waiting := differingAttributes(planned, resp.State.Raw); len(waiting) > 0 {
+		resp.Diagnostics.AddError("Cluster Replacement Deferred", fmt.Sprintf("Cluster %s is in state %s, from which "+
+			"CloudStack only allows deleting it. This apply recorded deletion_protection = false and nothing else, so the "+
+			"change of %s was not made: the next apply replaces the cluster, with them.", prior.ID.ValueString(),
+			prior.CloudStackState.ValueString(), strings.Join(waiting, ", ")))
+	}
+	return true
 }
 
 // observationOf is the engine's last read of the cluster, if it made one.
