@@ -32,13 +32,14 @@ import (
 // SSH selector accepts) may go instead of CKS's, and a rule the provider
 // re-created for api_cidrs is younger than a user rule made before it, so
 // no order of creation makes them safe. Delete therefore records the user
-// rules at risk (rules.DestroyCandidates, and Intent.UserRulesAtRisk that
-// an earlier attempt reported) and re-creates, with their protocol, ports
+// rules at risk (rules.DestroyCandidates, and those an earlier attempt
+// reported) and re-creates, with their protocol, ports
 // and CIDRs, those the destroy took, after the job succeeded and after a
 // job that failed (the cluster stays in Destroying, the rules may be gone
 // already); each is a StepRestored, or a StepBlocked when it cannot be
-// re-created. Report.UserRulesAtRisk lists them for the caller to keep
-// while the cluster exists.
+// re-created. Report.Memo lists them, with the CKS rules, for the caller to
+// keep while the cluster exists: a destroy that failed after destroying
+// the VMs leaves no VM map to tell CKS's rules by (Intent.EarlierDelete).
 //
 // A cluster that does not exist gives an error for which
 // cloudstack.IsNotFound holds. A delete job that fails is returned with no
@@ -70,7 +71,7 @@ func (e *Engine) Delete(ctx context.Context, clusterID string, in Intent) (Repor
 			"so the rules CloudStack leaves behind were not looked for: %v", err))
 		s = nil
 	}
-	rep.UserRulesAtRisk = userRulesAtRisk(s, in.UserRulesAtRisk)
+	rep.Memo = memoOf(s, in.EarlierDelete)
 
 	e.logf(ctx, "deleting Kubernetes cluster", map[string]any{"cluster_id": clusterID, "state": c.State})
 	ref, err := e.api.DeleteKubernetesCluster(ctx, clusterID)
@@ -82,7 +83,7 @@ func (e *Engine) Delete(ctx context.Context, clusterID string, in Intent) (Repor
 			// The destroy may have revoked rules before it failed.
 			cleanup, cancel := detached(ctx)
 			defer cancel()
-			e.afterDestroy(cleanup, s, rep.UserRulesAtRisk, false, &rep)
+			e.afterDestroy(cleanup, s, rep.Memo, false, &rep)
 		}
 		return rep, fmt.Errorf("deleting Kubernetes cluster %s: %w", clusterID, err)
 	}
@@ -90,35 +91,49 @@ func (e *Engine) Delete(ctx context.Context, clusterID string, in Intent) (Repor
 	if s != nil {
 		cleanup, cancel := detached(ctx)
 		defer cancel()
-		e.afterDestroy(cleanup, s, rep.UserRulesAtRisk, true, &rep)
+		e.afterDestroy(cleanup, s, rep.Memo, true, &rep)
 	}
 	return rep, nil
 }
 
-// userRulesAtRisk are the user rules the destroy may take: those of the
-// snapshot, and those an earlier attempt reported, once each.
-func userRulesAtRisk(s *Snapshot, earlier []rules.Rule) []rules.Rule {
-	var out []rules.Rule
+// memoOf records the CKS rules and the user rules at risk of the snapshot
+// and of an earlier attempt, once each: after a destroy that failed past
+// the VMs, the snapshot knows neither.
+func memoOf(s *Snapshot, earlier DeleteMemo) DeleteMemo {
+	var m DeleteMemo
 	if s != nil {
-		out = rules.DestroyCandidates(s.Classification, s.NetworkForwards)
-	}
-	for _, r := range earlier {
-		if _, ok := findEquivalent(out, r); !ok {
-			out = append(out, r)
+		m.UserRulesAtRisk = rules.DestroyCandidates(s.Classification, s.NetworkForwards)
+		for _, cr := range s.Classification.Rules {
+			if cr.Owned() {
+				m.ClusterRules = append(m.ClusterRules, cr)
+			}
 		}
 	}
-	return out
+	for _, r := range earlier.UserRulesAtRisk {
+		if _, ok := findEquivalent(m.UserRulesAtRisk, r); !ok {
+			m.UserRulesAtRisk = append(m.UserRulesAtRisk, r)
+		}
+	}
+	for _, cr := range earlier.ClusterRules {
+		if !slices.ContainsFunc(m.ClusterRules, func(x rules.ClassifiedRule) bool { return x.Rule.ID == cr.Rule.ID }) {
+			m.ClusterRules = append(m.ClusterRules, cr)
+		}
+	}
+	slices.SortStableFunc(m.ClusterRules, func(a, b rules.ClassifiedRule) int {
+		return cmp.Or(cmp.Compare(a.Rule.Kind, b.Rule.Kind), cmp.Compare(a.Rule.StartPort, b.Rule.StartPort))
+	})
+	return m
 }
 
 // afterDestroy reads the IP's rules once the destroy job has ended: it
 // deletes the CKS rules left behind when the cluster is gone, then
 // re-creates the user rules at risk that the destroy took.
-func (e *Engine) afterDestroy(ctx context.Context, s *Snapshot, atRisk []rules.Rule, gone bool, rep *Report) {
+func (e *Engine) afterDestroy(ctx context.Context, s *Snapshot, m DeleteMemo, gone bool, rep *Report) {
 	var owned []rules.ClassifiedRule
 	if gone {
-		owned = ownedRules(s)
+		owned = m.ClusterRules
 	}
-	if len(owned) == 0 && len(atRisk) == 0 {
+	if len(owned) == 0 && len(m.UserRulesAtRisk) == 0 {
 		return
 	}
 	now, err := e.rulesOnIP(ctx, s.projectID(), s.PublicIPID)
@@ -128,26 +143,11 @@ func (e *Engine) afterDestroy(ctx context.Context, s *Snapshot, atRisk []rules.R
 		// cluster's own address), and its rules with it.
 		return
 	case err != nil:
-		e.reportUnchecked(ctx, s, owned, atRisk, err, rep)
+		e.reportUnchecked(ctx, s, owned, m.UserRulesAtRisk, err, rep)
 		return
 	}
 	now = e.removeLeftovers(ctx, s, owned, now, rep)
-	e.restoreTaken(ctx, s, atRisk, now, rep)
-}
-
-// ownedRules are the CKS rules of the snapshot, in port order whatever
-// order CloudStack listed them in.
-func ownedRules(s *Snapshot) []rules.ClassifiedRule {
-	var owned []rules.ClassifiedRule
-	for _, cr := range s.Classification.Rules {
-		if cr.Owned() {
-			owned = append(owned, cr)
-		}
-	}
-	slices.SortStableFunc(owned, func(a, b rules.ClassifiedRule) int {
-		return cmp.Or(cmp.Compare(a.Rule.Kind, b.Rule.Kind), cmp.Compare(a.Rule.StartPort, b.Rule.StartPort))
-	})
-	return owned
+	e.restoreTaken(ctx, s, m.UserRulesAtRisk, now, rep)
 }
 
 // reportUnchecked names each rule whose fate after the destroy could not

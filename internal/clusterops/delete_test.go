@@ -175,21 +175,22 @@ func TestDeleteRestoresTheUserRuleTheDestroyTook(t *testing.T) {
 			} else if len(restored) != 0 || len(rep.StepsOf(StepBlocked)) != 0 {
 				t.Fatalf("the destroy took the provider's rule, yet:\n%s", rep)
 			}
-			if len(rep.UserRulesAtRisk) != 1 || rep.UserRulesAtRisk[0].ID != ref.ID {
-				t.Fatalf("rules at risk %+v", rep.UserRulesAtRisk)
+			if len(rep.Memo.UserRulesAtRisk) != 1 || rep.Memo.UserRulesAtRisk[0].ID != ref.ID {
+				t.Fatalf("rules at risk %+v", rep.Memo.UserRulesAtRisk)
 			}
 		})
 	}
 }
 
-// A destroy that fails after its revokes leaves the cluster in Destroying
-// and may have taken the user's rule: Delete re-creates it then too, and
-// reports it at risk for the next attempt, which restores it again if its
-// destroy takes it once more.
+// A destroy that fails after its revokes leaves the cluster in Destroying,
+// its VM map gone, and may have taken the user's rule: Delete re-creates it
+// then too, and its memo lets the next attempt remove the CKS rules left
+// (the etcd SSH range, which no VM map tells as CKS's any more) and restore
+// the user's rule again if its destroy takes it once more.
 func TestDeleteRestoresTheUserRuleAfterAFailedDestroy(t *testing.T) {
 	t.Parallel()
 	env := newEnvWithWorkerOrder(t, simulator.WorkerRuleOrderAscending)
-	id := env.createClusterIn("user-api-fail", env.Info.IsolatedNetworkID, 0, 1)
+	id := env.createClusterIn("user-api-fail", env.Info.IsolatedNetworkID, 1, 1)
 	ipID := env.Cluster(id).IPAddressID
 	in := Intent{APICIDRs: []string{"127.0.0.1/32"}}
 	user := cloudstack.CreateFirewallRuleParams{IPAddressID: ipID, Protocol: "tcp", StartPort: 6443, EndPort: 6443,
@@ -214,11 +215,14 @@ func TestDeleteRestoresTheUserRuleAfterAFailedDestroy(t *testing.T) {
 	if len(rep.StepsOf(StepRestored)) != 1 || !slices.Contains(firewallShape(env.FirewallRulesOn(ipID)), "tcp 6443 [10.0.0.0/8]") {
 		t.Fatalf("after the failed destroy: %v\n%s", firewallShape(env.FirewallRulesOn(ipID)), rep)
 	}
-	if env.Cluster(id).State != "Destroying" {
-		t.Fatalf("state %s", env.Cluster(id).State)
+	if c := env.Cluster(id); c.State != "Destroying" || len(c.VirtualMachines) != 0 {
+		t.Fatalf("state %s, VMs %d", c.State, len(c.VirtualMachines))
+	}
+	if len(rep.Memo.ClusterRules) == 0 {
+		t.Fatalf("memo without the cluster's rules: %+v", rep.Memo)
 	}
 	// The next attempt knows the rule from the first one.
-	in.UserRulesAtRisk = rep.UserRulesAtRisk
+	in.EarlierDelete = rep.Memo
 	rep, err = env.engine().Delete(env.ctx(), id, in)
 	if err != nil {
 		t.Fatalf("Delete again: %v\n%s", err, rep)

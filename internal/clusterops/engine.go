@@ -51,10 +51,11 @@ type Intent struct {
 	// Network is the cluster's network kind when already known (it never
 	// changes), which saves a listNetworks call; "" means look it up.
 	Network rules.NetworkKind
-	// UserRulesAtRisk are, for a delete, the user rules an earlier delete
-	// of the cluster reported at risk (Report.UserRulesAtRisk): that
-	// attempt's destroy may have taken them, and Delete re-creates them.
-	UserRulesAtRisk []rules.Rule
+	// EarlierDelete is, for a delete, the memo of an earlier attempt that
+	// failed (Report.Memo): the CKS rules it saw, which Delete removes when
+	// they are left, and the user rules its destroy may have taken, which it
+	// re-creates.
+	EarlierDelete DeleteMemo
 }
 
 // Engine runs cluster operations against one CloudStack API.

@@ -66,12 +66,27 @@ type Report struct {
 	// Admin is set when the cluster's VM map disagrees with its size, which
 	// only an administrator can correct.
 	Admin *vmmap.Inconsistency
-	// UserRulesAtRisk are, for a delete, the user firewall rules the
-	// destroy may take in the place of CKS's (rules.DestroyCandidates):
-	// while the cluster exists (a delete that failed), the caller keeps them
-	// for the next attempt (Intent.UserRulesAtRisk).
-	UserRulesAtRisk []rules.Rule
+	// Memo is, for a delete, what the next attempt needs to know when this
+	// one fails: the caller keeps it while the cluster exists
+	// (Intent.EarlierDelete).
+	Memo DeleteMemo
 }
+
+// DeleteMemo is what a delete knows of the rules on the cluster's IP before
+// its destroy, which a later attempt could not learn again: a destroy that
+// fails after it destroyed the VMs leaves the VM map empty, and with it the
+// way to tell CKS's rules, and the user rules it took are gone.
+type DeleteMemo struct {
+	// ClusterRules are the CKS rules, to delete when CloudStack leaves them.
+	ClusterRules []rules.ClassifiedRule `json:"cluster_rules,omitempty"`
+	// UserRulesAtRisk are the user firewall rules the destroy may take in
+	// the place of CKS's (rules.DestroyCandidates), to re-create when it
+	// does.
+	UserRulesAtRisk []rules.Rule `json:"user_rules_at_risk,omitempty"`
+}
+
+// Empty reports whether the memo holds nothing.
+func (m DeleteMemo) Empty() bool { return len(m.ClusterRules) == 0 && len(m.UserRulesAtRisk) == 0 }
 
 // Changed reports whether the operation changed anything.
 func (r Report) Changed() bool {

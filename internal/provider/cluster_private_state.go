@@ -27,15 +27,15 @@ type privateState interface {
 // reads what an import has no other way to learn (node_templates).
 //
 // privateRuleCIDRs is every CIDR list the provider has given the cluster's
-// SSH and API firewall rules (ruleCIDRHistory), and privateUserRulesAtRisk
-// the user rules a failed delete of the cluster may have lost
-// (clusterops.Report.UserRulesAtRisk), for the next attempt.
+// SSH and API firewall rules (ruleCIDRHistory), and privateDeleteMemo what
+// a failed delete of the cluster knew of its rules (clusterops.DeleteMemo),
+// for the next attempt.
 const (
-	privateNetworkKind     = "network_kind"
-	privateVMMap           = "vm_map_inconsistency"
-	privateImported        = "imported"
-	privateRuleCIDRs       = "rule_cidrs"
-	privateUserRulesAtRisk = "user_rules_at_risk"
+	privateNetworkKind = "network_kind"
+	privateVMMap       = "vm_map_inconsistency"
+	privateImported    = "imported"
+	privateRuleCIDRs   = "rule_cidrs"
+	privateDeleteMemo  = "delete_memo"
 )
 
 // cachedNetwork reads the network kind a previous refresh cached.
@@ -163,27 +163,27 @@ func (h ruleCIDRHistory) save(ctx context.Context, next privateState) diag.Diagn
 	return next.SetKey(ctx, privateRuleCIDRs, raw)
 }
 
-// userRulesAtRisk reads the user rules a failed delete reported.
-func userRulesAtRisk(ctx context.Context, prior privateState) []rules.Rule {
+// deleteMemo reads what a failed delete recorded.
+func deleteMemo(ctx context.Context, prior privateState) clusterops.DeleteMemo {
+	var m clusterops.DeleteMemo
 	if prior == nil {
-		return nil
+		return m
 	}
-	raw, _ := prior.GetKey(ctx, privateUserRulesAtRisk)
-	var out []rules.Rule
-	if len(raw) == 0 || json.Unmarshal(raw, &out) != nil {
-		return nil
+	raw, _ := prior.GetKey(ctx, privateDeleteMemo)
+	if len(raw) > 0 && json.Unmarshal(raw, &m) != nil {
+		return clusterops.DeleteMemo{}
 	}
-	return out
+	return m
 }
 
-// saveUserRulesAtRisk records them for the next delete.
-func saveUserRulesAtRisk(ctx context.Context, next privateState, list []rules.Rule) diag.Diagnostics {
+// saveDeleteMemo records it for the next delete.
+func saveDeleteMemo(ctx context.Context, next privateState, m clusterops.DeleteMemo) diag.Diagnostics {
 	if next == nil {
 		return nil
 	}
-	raw := []byte("[]")
-	if b, err := json.Marshal(list); err == nil && len(list) > 0 {
-		raw = b
+	raw, err := json.Marshal(m)
+	if err != nil {
+		return nil
 	}
-	return next.SetKey(ctx, privateUserRulesAtRisk, raw)
+	return next.SetKey(ctx, privateDeleteMemo, raw)
 }

@@ -63,20 +63,20 @@ func (r *clusterResource) deleteCluster(ctx context.Context, m *clusterResourceM
 	}
 	in, d := intentOf(ctx, m, nil, prior)
 	diags.Append(d...)
-	in.UserRulesAtRisk = userRulesAtRisk(ctx, prior)
+	in.EarlierDelete = deleteMemo(ctx, prior)
 	rep, err := eng.Delete(ctx, id, in)
 	addReportWarnings(diags, rep)
 	if cloudstack.IsNotFound(err) {
 		return nil
 	}
 	if err != nil {
-		// The cluster stays: the next attempt must know which user rules
-		// this one's destroy may have taken.
-		atRisk := rep.UserRulesAtRisk
-		if atRisk == nil {
-			atRisk = in.UserRulesAtRisk // the delete stopped before it looked
+		// The cluster stays: the next attempt must know the rules this
+		// one saw, which its destroy may have made unrecognisable or taken.
+		memo := rep.Memo
+		if memo.Empty() {
+			memo = in.EarlierDelete // the delete stopped before it looked
 		}
-		diags.Append(saveUserRulesAtRisk(ctx, next, atRisk)...)
+		diags.Append(saveDeleteMemo(ctx, next, memo)...)
 	}
 	return err
 }
