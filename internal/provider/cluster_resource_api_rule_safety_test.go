@@ -46,9 +46,9 @@ func (e *simEnv) expectAPIRuleSet(id *string, want ...string) resource.TestCheck
 
 // apiCIDRsConfig is a cluster with api_cidrs and, with a drift check, a
 // cks_cluster_drift given the same CIDRs.
-func (e *simEnv) apiCIDRsConfig(name, cidrs, extra string, withDrift bool) string {
-	hcl := e.clusterHCL(name, fmt.Sprintf("  kubernetes_version_id = %q\n  size = 1\n  keypair = %q\n  api_cidrs = %s\n%s",
-		e.VersionID("1.33.13"), e.Info.Keypair, cidrs, extra))
+func (e *simEnv) apiCIDRsConfig(name, cidrs string, withDrift bool) string {
+	hcl := e.clusterHCL(name, fmt.Sprintf("  kubernetes_version_id = %q\n  size = 1\n  keypair = %q\n  api_cidrs = %s\n",
+		e.VersionID("1.33.13"), e.Info.Keypair, cidrs))
 	if withDrift {
 		hcl += fmt.Sprintf("\ndata \"cks_cluster_drift\" \"test\" {\n  cluster_id  = cks_cluster.test.id\n  node_source = \"none\"\n"+
 			"  api_cidrs   = %s\n}\n", cidrs)
@@ -67,7 +67,7 @@ func TestAccCluster_apiCIDRsChangeBlockedByAUserRule(t *testing.T) {
 	env := newSimEnv(t)
 	rec := &diagRecorder{}
 	var id, userRule string
-	config := func(cidrs string) string { return env.apiCIDRsConfig("api-blocked", cidrs, "", false) }
+	config := func(cidrs string) string { return env.apiCIDRsConfig("api-blocked", cidrs, false) }
 	wanted := `["10.0.0.0/8", "127.0.0.2/32"]`
 	accTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: rec.factories(),
@@ -135,18 +135,18 @@ func TestAccCluster_apiCIDRsFailedNarrowingThenRevert(t *testing.T) {
 	reverted := `["127.0.0.1/32"]`
 	// The fleet check names no resource, so the plan reads it even while
 	// the cluster has a change pending.
-	revertedWithDrift := env.apiCIDRsConfig("api-revert", reverted, "", false) + "\ndata \"cks_clusters_drift\" \"test\" {\n" +
+	revertedWithDrift := env.apiCIDRsConfig("api-revert", reverted, false) + "\ndata \"cks_clusters_drift\" \"test\" {\n" +
 		"  name_regex  = \"^api-revert$\"\n  node_source = \"none\"\n  api_cidrs   = " + reverted + "\n}\n"
 	accTest(t, resource.TestCase{
 		CheckDestroy: env.expectNothingLeft,
 		Steps: []resource.TestStep{
 			{
-				Config: env.apiCIDRsConfig("api-revert", reverted, "", false),
+				Config: env.apiCIDRsConfig("api-revert", reverted, false),
 				Check:  resource.ComposeTestCheckFunc(recordClusterID(&id), env.expectAPIRuleSet(&id, "[127.0.0.1/32]")),
 			},
 			{
 				PreConfig:   func() { env.Sim.FailNextCalls("deleteFirewallRule", 5, 530, "") },
-				Config:      env.apiCIDRsConfig("api-revert", `["127.0.0.0/8"]`, "", false),
+				Config:      env.apiCIDRsConfig("api-revert", `["127.0.0.0/8"]`, false),
 				ExpectError: errorFragments("Cluster Operation Failed", "deleting API firewall rule 6443"),
 			},
 			{
@@ -190,7 +190,7 @@ func TestAccCluster_foreignAPIRulesWiderThanAPICIDRs(t *testing.T) {
 	env := newSimEnv(t)
 	rec := &diagRecorder{}
 	var id, foreign string
-	config := env.apiCIDRsConfig("api-foreign", `["127.0.0.1/32"]`, "", true)
+	config := env.apiCIDRsConfig("api-foreign", `["127.0.0.1/32"]`, true)
 	replaceForeign := func(cidrs ...string) func() {
 		return func() {
 			if foreign != "" {

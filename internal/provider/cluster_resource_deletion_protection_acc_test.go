@@ -143,3 +143,36 @@ func TestAccCluster_deletionProtectionLiftedInEveryState(t *testing.T) {
 		},
 	})
 }
+
+// TestAccCluster_deletionProtectionLiftedWithoutRefresh: with
+// -refresh=false the state still says Running while the cluster is in
+// Destroying. The lift is an update that asks nothing of CloudStack, so it
+// does not wait on the cluster; the refresh after it finds Destroying and
+// plans the replacement, and the destroy deletes the cluster.
+func TestAccCluster_deletionProtectionLiftedWithoutRefresh(t *testing.T) {
+	t.Parallel()
+	env := newSimEnv(t)
+	var id string
+	accTest(t, resource.TestCase{
+		CheckDestroy:         env.expectNothingLeft,
+		AdditionalCLIOptions: &resource.AdditionalCLIOptions{Plan: resource.PlanOptions{NoRefresh: true}},
+		Steps: []resource.TestStep{
+			{Config: env.etcdClusterConfig(0, 1, "  deletion_protection   = true\n"), Check: recordClusterID(&id)},
+			{
+				PreConfig: func() {
+					if err := env.Sim.SetClusterState(id, clusterstate.Destroying); err != nil {
+						t.Fatal(err)
+					}
+					env.Sim.ResetCallCounts()
+				},
+				Config: env.etcdClusterConfig(0, 1, "  deletion_protection   = false\n"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(clusterAddr, plancheck.ResourceActionUpdate),
+					plancheck.ExpectKnownValue(clusterAddr, tfjsonpathOf("cloudstack_state"), knownvalue.StringExact("Running")),
+				}},
+				Check:              env.expectNoWriteCall,
+				ExpectNonEmptyPlan: true, // the refresh after it finds Destroying: a replacement
+			},
+		},
+	})
+}

@@ -48,16 +48,7 @@ func (r *clusterResource) Update(ctx context.Context, req resource.UpdateRequest
 		resp.Diagnostics.AddAttributeWarning(pathAllowRestart, "Attribute Has No Effect", allowRestartNoEffect)
 	}
 
-	// The plan showed what the update may not do as warnings (see
-	// ModifyPlan); the same checks refuse it now, before any change.
-	if recordOnly(ctx, req.Plan.Raw, &plan, &prior, &cfg, resp) {
-		return
-	}
-	var refusals diag.Diagnostics
-	planCopy, priorCopy := plan, prior
-	r.checkUpdate(ctx, &planCopy, &priorCopy, &cfg, req.Private, &refusals)
-	if refusals.HasError() {
-		resp.Diagnostics.Append(refusals.Errors()...)
+	if recordOnly(ctx, req.Plan.Raw, &plan, &prior, &cfg, resp) || r.refused(ctx, plan, prior, &cfg, req.Private, &resp.Diagnostics) {
 		return
 	}
 	upd, diags := updateRequest(ctx, &plan, &prior, req.Private)
@@ -78,7 +69,7 @@ func (r *clusterResource) Update(ctx context.Context, req resource.UpdateRequest
 	obs := observationOf(rep)
 	if obs == nil {
 		var d diag.Diagnostics
-		obs, d = r.observe(ctx, &plan, id, req.Private)
+		obs, d = r.observe(ctx, &plan, id, resp.Private) // with the CIDR lists this update recorded
 		if err == nil {
 			resp.Diagnostics.Append(d...)
 		}
@@ -132,6 +123,17 @@ func (r *clusterResource) Update(ctx context.Context, req resource.UpdateRequest
 			"but CloudStack now reports %s. The state holds what CloudStack reports; the next plan shows what is left to do.",
 			id, what))
 	}
+}
+
+// refused makes the checks the plan showed as warnings (see ModifyPlan)
+// again, and reports whether one refuses the update, before any change.
+func (r *clusterResource) refused(ctx context.Context, plan, prior clusterResourceModel, cfg *clusterResourceModel, p privateState,
+	diags *diag.Diagnostics,
+) bool {
+	var refusals diag.Diagnostics
+	r.checkUpdate(ctx, &plan, &prior, cfg, p, &refusals)
+	diags.Append(refusals.Errors()...)
+	return refusals.HasError()
 }
 
 // recordOnly records, without a call to CloudStack, an update that asks

@@ -118,7 +118,7 @@ func openedPorts(r Rule, spans []portSpan) string {
 
 // sourceCIDRs are a firewall rule's source CIDRs; none means 0.0.0.0/0, the
 // default CloudStack gives a rule created without a cidrlist
-// (FirewallManagerImpl.createIngressFirewallRule).
+// (CreateFirewallRuleCmd.getSourceCidrList).
 func sourceCIDRs(r Rule) []string {
 	if c := cidrs(r); len(c) > 0 {
 		return c
