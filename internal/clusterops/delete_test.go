@@ -123,6 +123,27 @@ func TestDeleteOnCKSNetwork(t *testing.T) {
 	}
 }
 
+// userAPIRuleThenNarrowed adds a user's TCP rule on 6443 from 10.0.0.0/8 to
+// the cluster's IP, then has the engine narrow the cluster's API rule to
+// 127.0.0.1/32, which makes the provider's rule the younger. It returns the
+// user rule's id and the intent.
+func (e *testEnv) userAPIRuleThenNarrowed(t *testing.T, id string) (string, Intent) {
+	t.Helper()
+	ref, err := e.API.CreateFirewallRule(e.ctx(), cloudstack.CreateFirewallRuleParams{IPAddressID: e.Cluster(id).IPAddressID,
+		Protocol: "tcp", StartPort: 6443, EndPort: 6443, CIDRList: []string{"10.0.0.0/8"}})
+	if err == nil {
+		err = e.WaitJob(ref.JobID)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := Intent{APICIDRs: []string{"127.0.0.1/32"}}
+	if rep, err := e.engine().Sync(e.ctx(), id, in); err != nil {
+		t.Fatalf("Sync: %v\n%s", err, rep)
+	}
+	return ref.ID, in
+}
+
 // newEnvWithWorkerOrder starts a simulator whose workers read firewall
 // rules in the given order (simulator.Options.WorkerRuleOrder).
 func newEnvWithWorkerOrder(t *testing.T, order string) *testEnv {
@@ -145,19 +166,7 @@ func TestDeleteRestoresTheUserRuleTheDestroyTook(t *testing.T) {
 			env := newEnvWithWorkerOrder(t, order)
 			id := env.createClusterIn("user-api", env.Info.IsolatedNetworkID, 1, 1)
 			ipID := env.Cluster(id).IPAddressID
-			user := cloudstack.CreateFirewallRuleParams{IPAddressID: ipID, Protocol: "tcp", StartPort: 6443, EndPort: 6443,
-				CIDRList: []string{"10.0.0.0/8"}}
-			ref, err := env.API.CreateFirewallRule(env.ctx(), user)
-			if err == nil {
-				err = env.WaitJob(ref.JobID)
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			in := Intent{APICIDRs: []string{"127.0.0.1/32"}}
-			if rep, err := env.engine().Sync(env.ctx(), id, in); err != nil {
-				t.Fatalf("Sync: %v\n%s", err, rep)
-			}
+			userRule, in := env.userAPIRuleThenNarrowed(t, id)
 
 			rep, err := env.engine().Delete(env.ctx(), id, in)
 			if err != nil {
@@ -168,14 +177,14 @@ func TestDeleteRestoresTheUserRuleTheDestroyTook(t *testing.T) {
 			}
 			restored := rep.StepsOf(StepRestored)
 			if order == simulator.WorkerRuleOrderAscending {
-				if len(restored) != 1 || restored[0].PreviousRuleID != ref.ID || restored[0].RuleID == "" ||
+				if len(restored) != 1 || restored[0].PreviousRuleID != userRule || restored[0].RuleID == "" ||
 					!strings.Contains(restored[0].Message, "re-created your firewall rule tcp 6443 from 10.0.0.0/8") {
 					t.Fatalf("restored %+v\n%s", restored, rep)
 				}
 			} else if len(restored) != 0 || len(rep.StepsOf(StepBlocked)) != 0 {
 				t.Fatalf("the destroy took the provider's rule, yet:\n%s", rep)
 			}
-			if len(rep.Memo.UserRulesAtRisk) != 1 || rep.Memo.UserRulesAtRisk[0].ID != ref.ID {
+			if len(rep.Memo.UserRulesAtRisk) != 1 || rep.Memo.UserRulesAtRisk[0].ID != userRule {
 				t.Fatalf("rules at risk %+v", rep.Memo.UserRulesAtRisk)
 			}
 		})
@@ -192,19 +201,7 @@ func TestDeleteRestoresTheUserRuleAfterAFailedDestroy(t *testing.T) {
 	env := newEnvWithWorkerOrder(t, simulator.WorkerRuleOrderAscending)
 	id := env.createClusterIn("user-api-fail", env.Info.IsolatedNetworkID, 1, 1)
 	ipID := env.Cluster(id).IPAddressID
-	in := Intent{APICIDRs: []string{"127.0.0.1/32"}}
-	user := cloudstack.CreateFirewallRuleParams{IPAddressID: ipID, Protocol: "tcp", StartPort: 6443, EndPort: 6443,
-		CIDRList: []string{"10.0.0.0/8"}}
-	ref, err := env.API.CreateFirewallRule(env.ctx(), user)
-	if err == nil {
-		err = env.WaitJob(ref.JobID)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	if rep, err := env.engine().Sync(env.ctx(), id, in); err != nil {
-		t.Fatalf("Sync: %v\n%s", err, rep)
-	}
+	_, in := env.userAPIRuleThenNarrowed(t, id)
 	if err := env.Sim.FailJobStep("delete", "forwards", 1, ""); err != nil {
 		t.Fatal(err)
 	}
@@ -238,26 +235,14 @@ func TestDeleteSaysWhichUserRuleItCouldNotRestore(t *testing.T) {
 	t.Parallel()
 	env := newEnvWithWorkerOrder(t, simulator.WorkerRuleOrderAscending)
 	id := env.createClusterIn("user-api-lost", env.Info.IsolatedNetworkID, 0, 1)
-	ipID := env.Cluster(id).IPAddressID
-	in := Intent{APICIDRs: []string{"127.0.0.1/32"}}
-	ref, err := env.API.CreateFirewallRule(env.ctx(), cloudstack.CreateFirewallRuleParams{IPAddressID: ipID, Protocol: "tcp",
-		StartPort: 6443, EndPort: 6443, CIDRList: []string{"10.0.0.0/8"}})
-	if err == nil {
-		err = env.WaitJob(ref.JobID)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	if rep, err := env.engine().Sync(env.ctx(), id, in); err != nil {
-		t.Fatalf("Sync: %v\n%s", err, rep)
-	}
+	userRule, in := env.userAPIRuleThenNarrowed(t, id)
 	env.Sim.FailNextCalls("createFirewallRule", restoreAttempts, 530, "")
 	rep, err := env.engine().Delete(env.ctx(), id, in)
 	if err != nil {
 		t.Fatalf("Delete: %v\n%s", err, rep)
 	}
 	blocked := rep.StepsOf(StepBlocked)
-	if len(blocked) != 1 || !strings.Contains(blocked[0].Message, "could not re-create your firewall rule tcp 6443 from 10.0.0.0/8 (was rule "+ref.ID) {
+	if len(blocked) != 1 || !strings.Contains(blocked[0].Message, "could not re-create your firewall rule tcp 6443 from 10.0.0.0/8 (was rule "+userRule) {
 		t.Fatalf("blocked %+v\n%s", blocked, rep)
 	}
 }

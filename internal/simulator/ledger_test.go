@@ -330,14 +330,7 @@ func userNetworkDelete(order, gone, kept string) ledgerScenario {
 			e.mustSucceed(asStr(e.t, inner(e.t, body, "createfirewallruleresponse")["jobid"]))
 			return id
 		},
-		run: func(e *testEnv, id string) string {
-			r, err := e.cs.Kubernetes.DeleteKubernetesCluster(e.cs.Kubernetes.NewDeleteKubernetesClusterParams(id))
-			if err != nil {
-				e.t.Fatal(err)
-			}
-			e.mustSucceed(r.JobID)
-			return id
-		},
+		run: func(e *testEnv, id string) string { e.mustSucceed(e.deleteClusterJob(id)); return id },
 		writes: func(*testEnv, string) map[string]ledgerCheck {
 			firewalls := func(c ledgerChange) error {
 				for _, want := range []string{"tcp 6443-6443 [" + kept + "]", "tcp 50000-50000 [0.0.0.0/0]"} {
@@ -357,6 +350,15 @@ func userNetworkDelete(order, gone, kept string) ledgerScenario {
 			}
 			return w
 		}}
+}
+
+// deleteClusterJob sends deleteKubernetesCluster and returns its job id.
+func (e *testEnv) deleteClusterJob(id string) string {
+	r, err := e.cs.Kubernetes.DeleteKubernetesCluster(e.cs.Kubernetes.NewDeleteKubernetesClusterParams(id))
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return r.JobID
 }
 
 func scaleScenarios() []ledgerScenario {
@@ -504,14 +506,7 @@ func lifecycleScenarios() []ledgerScenario {
 				return map[string]ledgerCheck{"state": states(stStopped, stStarting, stRunning), "vm.state": written}
 			}},
 		{op: "delete", name: "own network", setup: cluster,
-			run: func(e *testEnv, id string) string {
-				r, err := e.cs.Kubernetes.DeleteKubernetesCluster(e.cs.Kubernetes.NewDeleteKubernetesClusterParams(id))
-				if err != nil {
-					e.t.Fatal(err)
-				}
-				e.mustSucceed(r.JobID)
-				return id
-			},
+			run: func(e *testEnv, id string) string { e.mustSucceed(e.deleteClusterJob(id)); return id },
 			writes: func(*testEnv, string) map[string]ledgerCheck {
 				w := map[string]ledgerCheck{"state": states(stRunning, stDestroying, stDestroyed), "vm.removed": is("3"),
 					"rules.Firewall": cleared, "rules.PortForwarding": cleared, "rules.LoadBalancing": cleared}
@@ -693,11 +688,7 @@ func failureScenarios() []ledgerScenario {
 			return id
 		},
 			run: func(e *testEnv, id string) string {
-				r, err := e.cs.Kubernetes.DeleteKubernetesCluster(e.cs.Kubernetes.NewDeleteKubernetesClusterParams(id))
-				if err != nil {
-					e.t.Fatal(err)
-				}
-				if code, text := e.mustFail(r.JobID); code != 530 || text != "Failed to remove network rules of Kubernetes cluster : ledger" {
+				if code, text := e.mustFail(e.deleteClusterJob(id)); code != 530 || text != "Failed to remove network rules of Kubernetes cluster : ledger" {
 					e.t.Fatalf("delete job: %d %q", code, text)
 				}
 				return id
@@ -713,14 +704,7 @@ func failureScenarios() []ledgerScenario {
 			failStep("delete", "network")(e)
 			return id
 		},
-			run: func(e *testEnv, id string) string {
-				r, err := e.cs.Kubernetes.DeleteKubernetesCluster(e.cs.Kubernetes.NewDeleteKubernetesClusterParams(id))
-				if err != nil {
-					e.t.Fatal(err)
-				}
-				e.mustFail(r.JobID)
-				return id
-			},
+			run: func(e *testEnv, id string) string { e.mustFail(e.deleteClusterJob(id)); return id },
 			writes: func(*testEnv, string) map[string]ledgerCheck {
 				// Expunging a VM removes its port forwards, which etcdips
 				// is built from.
