@@ -109,8 +109,15 @@ func (r *clusterResource) Update(ctx context.Context, req resource.UpdateRequest
 	unmet, derived := unmetPlan(planned, &plan, cfg)
 	resp.Diagnostics.Append(forgetUnusedCIDRs(ctx, history, &plan, obs, resp.Private)...)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	addUnmetPlan(&resp.Diagnostics, id, unmet, derived, nodesAsPlanned)
+}
+
+// addUnmetPlan says, after an update whose every step succeeded, which
+// planned values CloudStack reports otherwise: derived ones (a warning) and
+// those the configuration asks for, or other nodes (an error).
+func addUnmetPlan(diags *diag.Diagnostics, id string, unmet, derived []plannedValue, nodesAsPlanned bool) {
 	if len(derived) > 0 {
-		resp.Diagnostics.AddWarning("CloudStack Derived Other Values", fmt.Sprintf("The update of cluster %s succeeded, "+
+		diags.AddWarning("CloudStack Derived Other Values", fmt.Sprintf("The update of cluster %s succeeded, "+
 			"and CloudStack now reports %s, which the configuration does not set and the plan did not foresee. The state "+
 			"keeps the planned values until the next refresh records CloudStack's; nothing is left to do.", id, describeValues(derived)))
 	}
@@ -119,7 +126,7 @@ func (r *clusterResource) Update(ctx context.Context, req resource.UpdateRequest
 		if !nodesAsPlanned {
 			what = strings.TrimPrefix(what+", other nodes than the plan showed (see nodes)", ", ")
 		}
-		resp.Diagnostics.AddError("Cluster Not As Planned", fmt.Sprintf("Every step of the update of cluster %s succeeded, "+
+		diags.AddError("Cluster Not As Planned", fmt.Sprintf("Every step of the update of cluster %s succeeded, "+
 			"but CloudStack now reports %s. The state holds what CloudStack reports; the next plan shows what is left to do.",
 			id, what))
 	}
