@@ -246,3 +246,40 @@ func TestDeleteSaysWhichUserRuleItCouldNotRestore(t *testing.T) {
 		t.Fatalf("blocked %+v\n%s", blocked, rep)
 	}
 }
+
+// The destroy's SSH pick takes the first rule its selector accepts: a
+// user's rule that starts at 2222 (from other CIDRs than the node range, so
+// CloudStack lets it be), read newest first, goes instead of the node
+// range. Delete re-creates the user's rule and removes the node range
+// CloudStack left. (A user rule with a forward to port 22 of a cluster VM
+// is not at risk there: the destroy expunges the VMs, and their forwards
+// with them, before it picks.)
+func TestDeleteRestoresTheUserSSHRuleTheDestroyTook(t *testing.T) {
+	t.Parallel()
+	env := newEnvWithWorkerOrder(t, simulator.WorkerRuleOrderDescending)
+	ctx := env.ctx()
+	id := env.createClusterIn("user-ssh", env.Info.IsolatedNetworkID, 0, 1)
+	c := env.Cluster(id)
+	ref, err := env.API.CreateFirewallRule(ctx, cloudstack.CreateFirewallRuleParams{IPAddressID: c.IPAddressID,
+		Protocol: "tcp", StartPort: 2222, EndPort: 2222, CIDRList: []string{userCIDR}})
+	if err == nil {
+		err = env.WaitJob(ref.JobID)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := env.engine().Delete(ctx, id, Intent{})
+	if err != nil {
+		t.Fatalf("Delete: %v\n%s", err, rep)
+	}
+	if got := firewallShape(env.FirewallRulesOn(c.IPAddressID)); !slices.Equal(got, []string{"tcp 2222 [" + userCIDR + "]"}) {
+		t.Fatalf("firewall rules left %v, want only the user's rule 2222\n%s", got, rep)
+	}
+	restored := rep.StepsOf(StepRestored)
+	if len(restored) != 1 || restored[0].PreviousRuleID != ref.ID || !strings.Contains(restored[0].Message, "its SSH rule pick") {
+		t.Fatalf("restored %+v\n%s", restored, rep)
+	}
+	if removed := rep.StepsOf(StepRemoved); len(removed) != 1 || !strings.Contains(removed[0].Message, "node SSH firewall range 2222-2223") {
+		t.Fatalf("removed %+v\n%s", removed, rep)
+	}
+}

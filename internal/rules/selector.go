@@ -147,7 +147,9 @@ func DetectEtcdStartPort(l Layout, forwards []Rule) (int, bool) {
 // whatever its age: the provider's own re-created API rule is younger than
 // a user rule made before it, and no order is promised anyway.
 // networkForwards are the port forwards of the whole network, which the SSH
-// selector's twin test looks at.
+// selector's twin test looks at (the destroy expunges the cluster's VMs,
+// and their forwards, before it picks, so a rule whose twin reaches a
+// cluster VM is listed though it is rarely taken).
 func DestroyCandidates(c Classification, networkForwards []Rule) []Rule {
 	var out []Rule
 	for _, cr := range c.Rules {
