@@ -3,7 +3,7 @@
 # Denies every finding of a drift check the plan ran (cks_cluster_drift,
 # cks_clusters_drift), so that a drifted cluster fails the gate. Findings
 # that the checks' ignore rules accept are not findings: they are listed as
-# warnings with their reason, as are expired and stale rules.
+# warnings with their reason, as are expired, stale and shadowed rules.
 package main
 
 import data.lib.cks
@@ -25,11 +25,12 @@ warn contains msg if {
 warn contains msg if {
 	some r in cks.checks_read
 	some i, s in object.get(r.values, "ignore_status", [])
-	s.status in {"stale", "expired"}
+	s.status in {"stale", "shadowed", "expired"}
 	msg := sprintf("[ignore] %s: ignore[%d] (%s) is %s: %s", [r.address, i, s.reason, s.status, ignore_advice[s.status]])
 }
 
 ignore_advice := {
 	"stale": "it matched no finding; remove it or fix its criteria",
+	"shadowed": "an earlier rule takes every finding it matches; remove it or move it before that rule",
 	"expired": "it ignores nothing any more; fix the drift or extend its expiry",
 }

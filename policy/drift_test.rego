@@ -34,3 +34,9 @@ test_expired_ignore_rule_denies_again_and_says_so if {
 	some m in warned("ignore", fixture("ignore_expired"))
 	contains(m, "ignore[0] (OPS-42: kubelet under repair) is expired")
 }
+
+test_shadowed_ignore_rule_passes_and_says_so if {
+	count(denied("drift", fixture("ignore_shadowed"))) == 0
+	some m in warned("ignore", fixture("ignore_shadowed"))
+	contains(m, "ignore[1] (OPS-43: any NotReady node) is shadowed")
+}

@@ -54,9 +54,9 @@ func (e *Engine) reportBlocked(ctx context.Context, s *Snapshot, p rules.Plan, r
 		if cr, ok := s.Classification.Lookup(b.Conflict.ID); ok && cr.Owned() {
 			purpose, why = cr.Purpose, "which CKS needs too, and no other port of the range is free"
 		}
-		e.step(ctx, rep, StepBlocked, fmt.Sprintf("could not create missing %s: it would conflict with rule %s (%s), %s",
+		e.step(ctx, rep, StepBlocked, fmt.Sprintf("could not create missing %s: it would conflict with rule %s (%s), %s%s",
 			s.describeRule(b.Expectation.Rule(s.Layout), b.Expectation.Purpose), b.Conflict.ID,
-			s.describeRule(b.Conflict, purpose), why))
+			s.describeRule(b.Conflict, purpose), why, s.keptText(b)))
 	}
 }
 

@@ -104,9 +104,32 @@ func (s *Snapshot) DescribePlan(p rules.Plan) []string {
 		}
 	}
 	for _, b := range p.Blocked {
-		out = append(out, fmt.Sprintf("not create %s: %s", s.describeRule(b.Expectation.Rule(s.Layout), b.Expectation.Purpose), b.Reason))
+		out = append(out, fmt.Sprintf("not create %s: %s%s", s.describeRule(b.Expectation.Rule(s.Layout), b.Expectation.Purpose),
+			b.Reason, s.keptText(b)))
 	}
 	return out
+}
+
+// keptText says which rules a blocked rule leaves in place, so that
+// nothing it would replace closes: "; rule 84 (API firewall rule 6443 from
+// 127.0.0.1/32) stays until then".
+func (s *Snapshot) keptText(b rules.Blocked) string {
+	if len(b.Kept) == 0 {
+		return ""
+	}
+	parts := make([]string, 0, len(b.Kept))
+	for _, r := range b.Kept {
+		what := s.describeRule(r, b.Expectation.Purpose)
+		if r.Kind == rules.KindFirewall {
+			what += " from " + cidrText(r.CIDRs)
+		}
+		parts = append(parts, fmt.Sprintf("rule %s (%s)", r.ID, what))
+	}
+	verb := "stays"
+	if len(parts) > 1 {
+		verb = "stay"
+	}
+	return fmt.Sprintf("; %s %s until then, so nothing it serves closes", strings.Join(parts, ", "), verb)
 }
 
 // DescribeClusters names clusters by id, zone, state and creation time.

@@ -51,6 +51,11 @@ type Intent struct {
 	// Network is the cluster's network kind when already known (it never
 	// changes), which saves a listNetworks call; "" means look it up.
 	Network rules.NetworkKind
+	// EarlierDelete is, for a delete, the memo of an earlier attempt that
+	// failed (Report.Memo): the CKS rules it saw, which Delete removes when
+	// they are left, and the user rules its destroy may have taken, which it
+	// re-creates.
+	EarlierDelete DeleteMemo
 }
 
 // Engine runs cluster operations against one CloudStack API.

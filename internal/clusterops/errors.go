@@ -245,21 +245,24 @@ func (e *CreateFailedError) Kept() bool { return !e.Deleted && !e.Gone }
 // operation: its state is transitional, and no job of it is pending. A job
 // that throws past its worker's transitions leaves the cluster so (4.21.0
 // to 4.22.0.x: a scale that meets a TCP firewall rule without ports stays
-// in Scaling; autoscaleCluster's failures always do). CloudStack refuses
-// to scale, upgrade or delete a cluster in such a state, so waiting for it
-// never ends.
+// in Scaling; autoscaleCluster's failures always do), and so does a
+// management server that stops while a job runs. CloudStack refuses to
+// scale, upgrade or delete a cluster in such a state (a delete excepted in
+// Destroying), so waiting for it never ends. Its message says, state by
+// state, what moves the cluster on (stuckRemedy).
 type StuckError struct {
 	ClusterID, State string
 }
 
 func (e *StuckError) Error() string {
 	return fmt.Sprintf("Kubernetes cluster %s is in %s and no CloudStack job of it is running (listAsyncJobs, as these "+
-		"credentials see the jobs): a job that failed left it there, and CloudStack refuses to scale, upgrade or delete a "+
-		"cluster in %s. A stop ends it: stopKubernetesCluster runs in any state (KubernetesClusterManagerImpl."+
-		"stopKubernetesCluster) and moves a cluster in Scaling or Upgrading back to Running with its VMs stopped "+
-		"(`cmk stop kubernetescluster id=%s`, or state = \"Stopped\" here); start or delete it after. If a job of "+
-		"another account is running on it, wait for that job instead", e.ClusterID, e.State, e.State, e.ClusterID)
+		"credentials see the jobs): a job that failed or was cut short left it there, and waiting does not move it on. "+
+		"%s. If a job of another account is running on it, wait for that job instead", e.ClusterID, e.State,
+		stuckRemedy(e.ClusterID, e.State))
 }
+
+// Stoppable reports whether a stop ends the cluster's stuck state.
+func (e *StuckError) Stoppable() bool { return stoppable(e.State) }
 
 // StepError is an update step that failed, after the steps before it took
 // effect.
@@ -315,14 +318,19 @@ func (e *LookupError) Error() string {
 // Ambiguous reports whether the look-up found more than one entry.
 func (e *LookupError) Ambiguous() bool { return len(e.Matches) > 1 }
 
-// VersionChoiceError is a selection by prefix or newest that found several
-// usable versions and so cannot pick one.
+// VersionChoiceError is a selection that found several usable versions
+// and so cannot pick one: by prefix or newest, or by an exact semantic
+// version or name that several versions share.
 type VersionChoiceError struct {
-	// Candidates are "name (semantic version, id)", newest first.
+	// Candidates are "name (semantic version, id)", newest first (sorted
+	// for an exact match).
 	Candidates []string
 	// Newest: the candidates share the newest semantic version, so asking
 	// for the newest cannot tell them apart either.
 	Newest bool
+	// Exact: the candidates share the exact semantic version or name asked
+	// for (CloudStack keeps neither unique), so only the id tells them apart.
+	Exact bool
 }
 
 func (e *VersionChoiceError) Error() string {
@@ -330,7 +338,11 @@ func (e *VersionChoiceError) Error() string {
 	if e.Newest {
 		what = "usable Kubernetes versions share the newest semantic version"
 	}
-	return fmt.Sprintf("%d %s: %s", len(e.Candidates), what, strings.Join(e.Candidates, ", "))
+	msg := fmt.Sprintf("%d %s: %s", len(e.Candidates), what, strings.Join(e.Candidates, ", "))
+	if e.Exact {
+		msg += "; CloudStack keeps neither names nor semantic versions unique, so only the id tells them apart"
+	}
+	return msg
 }
 
 // ListError is a list call that failed, as opposed to a lookup that found

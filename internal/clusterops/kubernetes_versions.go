@@ -71,8 +71,7 @@ func pickVersion(versions []cloudstack.KubernetesVersion, semver, name string) (
 			names = append(names, fmt.Sprintf("%s (%s, %s)", v.Name, v.SemanticVersion, v.ID))
 		}
 		sort.Strings(names)
-		return cloudstack.KubernetesVersion{}, fmt.Errorf("%d usable Kubernetes versions match: %s; give the version by id or name",
-			len(found), strings.Join(names, ", "))
+		return cloudstack.KubernetesVersion{}, &VersionChoiceError{Candidates: names, Exact: true}
 	}
 	sort.Strings(usable)
 	wanted := semver

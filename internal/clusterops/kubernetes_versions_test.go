@@ -17,8 +17,15 @@ func TestPickVersionRefusesAnAmbiguousMatch(t *testing.T) {
 	b := cloudstack.KubernetesVersion{ID: "v-b", Name: "v1.33.1-b", SemanticVersion: "1.33.1", State: "Enabled", ISOState: "Ready"}
 	for _, list := range [][]cloudstack.KubernetesVersion{{a, b}, {b, a}} {
 		_, err := pickVersion(list, "1.33.1", "")
-		if err == nil || !strings.Contains(err.Error(), "v1.33.1-a (1.33.1, v-a), v1.33.1-b (1.33.1, v-b)") {
+		var choice *VersionChoiceError
+		if !errors.As(err, &choice) || !choice.Exact || !strings.Contains(err.Error(), "v1.33.1-a (1.33.1, v-a), v1.33.1-b (1.33.1, v-b)") {
 			t.Fatalf("ambiguous semantic version: %v", err)
+		}
+		twin := b
+		twin.ID, twin.Name = "v-c", a.Name
+		_, err = pickVersion(append(list, twin), "", a.Name)
+		if !errors.As(err, &choice) || !choice.Exact || !strings.Contains(err.Error(), "only the id tells them apart") {
+			t.Fatalf("two versions of one name: %v", err)
 		}
 		got, err := pickVersion(list, "", "v1.33.1-b")
 		if err != nil || got.ID != "v-b" {

@@ -35,6 +35,13 @@ type Observation struct {
 	// Stuck is set for a cluster CloudStack left mid-operation, with no
 	// job of it running (see StuckError).
 	Stuck *StuckError
+	// OwnedCIDRs are the CIDR lists (rules.NormalCIDRs) of the firewall
+	// rules the layout counts as CKS's, once each, when the rules were read:
+	// the lists a caller must go on knowing as the cluster's.
+	OwnedCIDRs [][]string
+	// Exposures are rules of others that open a narrowed port wider than
+	// the configured CIDRs (rules.Exposures), when the rules were read.
+	Exposures []rules.Exposure
 	// ports are the SSH ports the forwards really give each VM.
 	ports map[string]int
 	// etcdFirewall: a firewall rule opens the etcd nodes' SSH ports (the
@@ -114,12 +121,30 @@ func (o *Observation) fromSnapshot(s *Snapshot) {
 	}
 	o.RulesInSync = s.InSync()
 	o.Sync = s.Sync
+	o.OwnedCIDRs = ownedCIDRs(s.Classification)
+	o.Exposures = rules.Exposures(s.Layout, s.Classification)
 	o.etcdFirewall = slices.ContainsFunc(s.Classification.Rules, func(cr rules.ClassifiedRule) bool {
 		return cr.Purpose == rules.PurposeEtcdFirewall || cr.Purpose == rules.PurposeEtcdSSHRange
 	})
 	if s.Layout.EtcdStartPort > 0 {
 		o.EtcdStartPort = s.Layout.EtcdStartPort
 	}
+}
+
+// ownedCIDRs are the CIDR lists of the classification's CKS firewall rules,
+// once each.
+func ownedCIDRs(c rules.Classification) [][]string {
+	var out [][]string
+	for _, cr := range c.Rules {
+		if !cr.Owned() || cr.Rule.Kind != rules.KindFirewall {
+			continue
+		}
+		list := rules.NormalCIDRs(cr.Rule.CIDRs)
+		if !slices.ContainsFunc(out, func(l []string) bool { return slices.Equal(l, list) }) {
+			out = append(out, list)
+		}
+	}
+	return out
 }
 
 // ObservationOf is the observation of a snapshot the engine already holds.

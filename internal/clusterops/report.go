@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/rules"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/vmmap"
 )
 
@@ -29,6 +30,9 @@ const (
 	// StepMoved is a user rule deleted before a scale that would go wrong
 	// with it, or would delete it, and re-created after the scale (opt-in).
 	StepMoved StepKind = "moved"
+	// StepRestored is a user rule that CloudStack's destroy took in the
+	// place of CKS's, re-created by the engine.
+	StepRestored StepKind = "restored"
 	// StepScaled is a scaleKubernetesCluster job, successful or not.
 	StepScaled StepKind = "scaled"
 	// StepNote is information without a change.
@@ -62,7 +66,27 @@ type Report struct {
 	// Admin is set when the cluster's VM map disagrees with its size, which
 	// only an administrator can correct.
 	Admin *vmmap.Inconsistency
+	// Memo is, for a delete, what the next attempt needs to know when this
+	// one fails: the caller keeps it while the cluster exists
+	// (Intent.EarlierDelete).
+	Memo DeleteMemo
 }
+
+// DeleteMemo is what a delete knows of the rules on the cluster's IP before
+// its destroy, which a later attempt could not learn again: a destroy that
+// fails after it destroyed the VMs leaves the VM map empty, and with it the
+// way to tell CKS's rules, and the user rules it took are gone.
+type DeleteMemo struct {
+	// ClusterRules are the CKS rules, to delete when CloudStack leaves them.
+	ClusterRules []rules.ClassifiedRule `json:"cluster_rules,omitempty"`
+	// UserRulesAtRisk are the user firewall rules the destroy may take in
+	// the place of CKS's (rules.DestroyCandidates), to re-create when it
+	// does.
+	UserRulesAtRisk []rules.Rule `json:"user_rules_at_risk,omitempty"`
+}
+
+// Empty reports whether the memo holds nothing.
+func (m DeleteMemo) Empty() bool { return len(m.ClusterRules) == 0 && len(m.UserRulesAtRisk) == 0 }
 
 // Changed reports whether the operation changed anything.
 func (r Report) Changed() bool {

@@ -78,11 +78,13 @@ func (e *Engine) scaleSnapshot(ctx context.Context, s *Snapshot, size int64, in 
 		return rep, err
 	}
 	if err := e.applySync(ctx, s, s.Sync, &rep); err != nil {
-		return rep, err
+		return rep, &StepError{Step: fmt.Sprintf("Bringing the rules of cluster %s to the provider's layout before scaling it "+
+			"(no scale was sent)", s.Cluster.ID), Err: err}
 	}
 	moved, err := e.moveAside(ctx, s, prep, &rep)
 	if err != nil {
-		return rep, errors.Join(err, e.restoreMoved(ctx, s, moved, &rep))
+		return rep, &StepError{Step: fmt.Sprintf("Moving your rules out of the way of the scale of cluster %s (no scale was "+
+			"sent)", s.Cluster.ID), Err: errors.Join(err, e.restoreMoved(ctx, s, moved, &rep))}
 	}
 	rep.Final = nil // known again once verifyAfterScale has read the rules
 	c, pendingJob, jobErr := e.runScale(ctx, s, size, &rep)

@@ -49,7 +49,7 @@ func (e *Engine) Update(ctx context.Context, clusterID string, req UpdateRequest
 	rep := Report{ClusterID: clusterID}
 	c, err := e.WaitActionable(ctx, clusterID, clusterstate.Settled)
 	var stuck *StuckError
-	if errors.As(err, &stuck) && req.Stopped {
+	if errors.As(err, &stuck) && req.Stopped && stuck.Stoppable() {
 		c, err = e.stopStuck(ctx, stuck, &rep)
 	}
 	if err != nil {
@@ -80,10 +80,11 @@ func (e *Engine) Update(ctx context.Context, clusterID string, req UpdateRequest
 }
 
 // stopStuck stops a cluster CloudStack left mid-operation, as the
-// configuration asks: the stop ends Scaling or Upgrading in Running with
-// the VMs stopped (KubernetesClusterStopWorker.stop: StopRequested has no
-// transition from those states, OperationSucceeded moves them to Running),
-// so a second stop brings it to Stopped.
+// configuration asks: the stop ends Scaling, Upgrading, Importing,
+// RemovingNodes or Recovering in Running with the VMs stopped
+// (KubernetesClusterStopWorker.stop: StopRequested has no transition from
+// those states, OperationSucceeded moves them to Running), so a second stop
+// brings it to Stopped; Starting and ScalingStoppedCluster end in Stopped.
 func (e *Engine) stopStuck(ctx context.Context, stuck *StuckError, rep *Report) (*cloudstack.Cluster, error) {
 	for range 2 {
 		ref, err := e.api.StopKubernetesCluster(ctx, stuck.ClusterID)
@@ -272,7 +273,11 @@ func (u *update) scale(ctx context.Context, size int64) error {
 	if sub.Final == nil {
 		u.rep.Final = nil
 	}
-	if err != nil {
+	var before *StepError
+	switch {
+	case errors.As(err, &before):
+		return err // a step before the scale, which names itself
+	case err != nil:
 		return &StepError{Step: step, Err: err}
 	}
 	return nil

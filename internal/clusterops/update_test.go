@@ -62,3 +62,23 @@ func hasStep(rep Report, kind StepKind, fragment string) bool {
 	}
 	return false
 }
+
+// A rule change the scale needs first fails: the error names that step and
+// says no scale was sent, and none was.
+func TestUpdateSaysNoScaleWasSentWhenTheRulesBeforeItFail(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, "")
+	id := e.createCluster("rules-first", 1, 1) // CKS's single etcd rule: the scale replaces it with the etcd range first
+	e.Sim.FailNextCalls("createFirewallRule", 5, 530, "")
+	e.Sim.ResetCallCounts()
+	size := int64(2)
+	_, err := e.engine().Update(e.ctx(), id, UpdateRequest{Size: &size})
+	var step *StepError
+	if !errors.As(err, &step) || !strings.Contains(step.Step, "before scaling it (no scale was sent)") ||
+		strings.Contains(step.Step, "to 2 workers") {
+		t.Fatalf("Update = %v, want the rule step named", err)
+	}
+	if n := e.Sim.CallCounts()["scaleKubernetesCluster"]; n != 0 {
+		t.Fatalf("%d scale call(s) sent", n)
+	}
+}

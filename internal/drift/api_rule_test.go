@@ -97,3 +97,55 @@ func TestEveryForeignAPIRuleIsReported(t *testing.T) {
 		}
 	}
 }
+
+// A rule of someone else's beside the narrowed API rule is reported when it
+// admits any address outside api_cidrs, whatever its string: width is
+// address space. One that admits nothing more is not.
+func TestForeignAPIRuleWiderThanAPICIDRs(t *testing.T) {
+	t.Parallel()
+	narrow := []string{"127.0.0.1/32"}
+	ours := withCIDRs(fw("api", 6443, 6443), "127.0.0.1/32")
+	for _, tc := range []struct {
+		name    string
+		foreign rules.Rule
+		outside string // "" when not reported
+	}{
+		{"open and a /8", withCIDRs(fw("user", 6443, 6443), "0.0.0.0/0", "10.0.0.0/8"), "0.0.0.0/2"},
+		{"two halves", withCIDRs(fw("user", 6443, 6443), "0.0.0.0/1", "128.0.0.0/1"), "0.0.0.0/2"},
+		{"a /8 around the /32", withCIDRs(fw("user", 6443, 6443), "127.0.0.0/8"), "127.0.0.0/32"},
+		{"a range over 6443", withCIDRs(fw("user", 6000, 7000), "192.0.2.0/24"), "192.0.2.0/24"},
+		{"the same address", withCIDRs(fw("user", 6443, 6443), "127.0.0.1"), ""},
+		{"another port", withCIDRs(fw("user", 8443, 8443), "0.0.0.0/0", "10.0.0.0/8"), ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			for _, order := range [][]rules.Rule{{ours, tc.foreign}, {tc.foreign, ours}} {
+				r := Compare(apiClusterInput(narrow, order...))
+				if tc.outside == "" {
+					assertKinds(t, r)
+					continue
+				}
+				assertKinds(t, r, KindAPIRuleMismatch)
+				if f := r.Findings[0]; f.RuleID != "user" || !strings.Contains(f.Message, "which admits "+tc.outside+", outside api_cidrs 127.0.0.1/32") {
+					t.Errorf("finding = %+v", f)
+				}
+			}
+		})
+	}
+}
+
+// The same for the SSH ports when ssh_cidrs narrows them: a foreign rule
+// that opens a node or etcd SSH port wider is an SSH finding.
+func TestForeignSSHRuleWiderThanSSHCIDRs(t *testing.T) {
+	t.Parallel()
+	in := apiClusterInput(nil, fw("api", 6443, 6443))
+	in.Rules.Layout.SSHCIDRs = []string{"10.0.0.0/8"}
+	setRules(&in, lb("lb"), withCIDRs(fw("range", 2222, 2223), "10.0.0.0/8"), pf("f0", 2222, "control"), pf("f1", 2223, "w1"),
+		fw("api", 6443, 6443), withCIDRs(fw("user", 2223, 2300), "10.0.0.0/8", "203.0.113.0/24"))
+	r := Compare(in)
+	assertKinds(t, r, KindSSHFirewallRangeMismatch)
+	if f := r.Findings[0]; f.RuleID != "user" || !strings.Contains(f.Message, "opens SSH port(s) 2223 of cluster") ||
+		!strings.Contains(f.Message, "which admits 203.0.113.0/24, outside ssh_cidrs 10.0.0.0/8") {
+		t.Errorf("finding = %+v", f)
+	}
+}

@@ -43,11 +43,13 @@ var kindTable = []struct{ name, description string }{
 		"differs from the cluster's Kubernetes version: a half-finished upgrade, or a node upgraded by hand"},
 	{KindSSHForwardMissing, "a node's SSH port forward 2222+i is missing"},
 	{KindSSHForwardStale, "an SSH port forward of CKS goes to the wrong VM or beyond the VM map"},
-	{KindSSHFirewallRangeMismatch, "the node SSH firewall range is missing or does not cover the map's nodes"},
+	{KindSSHFirewallRangeMismatch, "the node SSH firewall range is missing or does not cover the map's nodes, or, with " +
+		"`ssh_cidrs`, a rule of someone else's opens a node or etcd SSH port to addresses outside them"},
 	{KindEtcdSSHRuleMissing, "an etcd node's SSH port forward, or the firewall rule that opens it, is missing"},
 	{KindAPIRuleMissing, "the API firewall rule 6443 or the API load balancer rule is missing"},
 	{KindAPIRuleMismatch, "the API firewall rule 6443 is open to other source CIDRs than the cluster's (`api_cidrs`, else " +
-		"`0.0.0.0/0`): widened or narrowed out of band"},
+		"`0.0.0.0/0`): widened or narrowed out of band, or, with `api_cidrs`, a rule of someone else's opens 6443 to any " +
+		"address outside them, whatever its CIDR strings"},
 	{KindScaleHazard, "the next scale, by any client, would revoke a wrong rule or delete a forward (apache/cloudstack#14159)"},
 	{KindClusterStateUnexpected, "the cluster is in Alert, which no operation leaves behind unless it failed or CloudStack's " +
 		"state scanner found a fault; the message gives the scanner's reason as far as the views show it"},

@@ -63,11 +63,32 @@ type RuleUse struct {
 	// ExpiredMatches counts the findings the rule matches but no longer
 	// ignores because it expired (and no other rule ignored).
 	ExpiredMatches int
+	// Shadowed counts the findings the rule matches that an earlier rule
+	// ignored, the first rule that matches taking a finding; ShadowedBy is
+	// the index of the earliest such rule (meaningful only when Shadowed
+	// is not zero).
+	Shadowed   int
+	ShadowedBy int
 }
 
 // Stale tells whether the rule ignored nothing and, expired or not,
-// matched nothing: a rule a team wants to hear about.
-func (u RuleUse) Stale() bool { return u.Matched == 0 && u.ExpiredMatches == 0 }
+// matched nothing, not even findings an earlier rule took: a rule a team
+// wants to hear about.
+func (u RuleUse) Stale() bool { return u.Matched == 0 && u.ExpiredMatches == 0 && u.Shadowed == 0 }
+
+// noteShadowed counts, for each live rule after the one that took f, that
+// it matches f too.
+func noteShadowed(uses []RuleUse, rules []IgnoreRule, taker int, f Finding, cluster string) {
+	for j := taker + 1; j < len(rules); j++ {
+		if uses[j].Expired || !rules[j].matches(f, cluster) {
+			continue
+		}
+		if uses[j].Shadowed == 0 || taker < uses[j].ShadowedBy {
+			uses[j].ShadowedBy = taker
+		}
+		uses[j].Shadowed++
+	}
+}
 
 // ApplyIgnores moves the findings the rules ignore out of res.Findings into
 // res.Ignored and recomputes the counts, in_sync and the summary from what
@@ -101,6 +122,7 @@ func ApplyIgnores(res Result, cluster string, rules []IgnoreRule, now time.Time)
 			continue
 		}
 		res.RuleUses[rule].Matched++
+		noteShadowed(res.RuleUses, rules, rule, f, cluster)
 		res.Ignored = append(res.Ignored, IgnoredFinding{Finding: f, Rule: rule, Reason: rules[rule].Reason,
 			Expires: rules[rule].ExpiresText})
 	}
@@ -137,6 +159,9 @@ func countMatches(r IgnoreRule, fs []Finding, cluster string) int {
 // expressions, the expiry as an RFC 3339 date or date-time.
 type IgnoreSpec struct {
 	Kind, VMName, NodeName, ClusterName, Reason, Expires string
+	// ExpiresSet tells that an expiry was written, so that an empty one is
+	// refused instead of read as "never" (which is leaving it out).
+	ExpiresSet bool
 }
 
 // Fields of an IgnoreSpec, as IgnoreFieldError names them.
@@ -190,7 +215,7 @@ func CompileIgnore(spec IgnoreSpec) (IgnoreRule, []IgnoreFieldError) {
 	if r.Reason == "" {
 		bad(IgnoreFieldReason, errors.New("a reason is mandatory: say why the finding is accepted (a ticket, an owner)"))
 	}
-	if spec.Expires != "" {
+	if spec.Expires != "" || spec.ExpiresSet {
 		t, err := ParseExpiry(spec.Expires)
 		if err != nil {
 			bad(IgnoreFieldExpires, err)
@@ -207,6 +232,9 @@ func CompileIgnore(spec IgnoreSpec) (IgnoreRule, []IgnoreFieldError) {
 // ParseExpiry reads an RFC 3339 date-time, or a date, which expires at its
 // start (00:00 UTC): "2026-12-31" ignores until the end of 30 December.
 func ParseExpiry(s string) (time.Time, error) {
+	if strings.TrimSpace(s) == "" {
+		return time.Time{}, errors.New("an empty expiry is no date: leave expires out for a rule that never expires")
+	}
 	if t, err := time.Parse(time.DateOnly, s); err == nil {
 		return t, nil
 	}
@@ -226,6 +254,10 @@ func AddRuleUses(total, uses []RuleUse) []RuleUse {
 		total[i].Matched += u.Matched
 		total[i].ExpiredMatches += u.ExpiredMatches
 		total[i].Expired = total[i].Expired || u.Expired
+		if u.Shadowed > 0 && (total[i].Shadowed == 0 || u.ShadowedBy < total[i].ShadowedBy) {
+			total[i].ShadowedBy = u.ShadowedBy
+		}
+		total[i].Shadowed += u.Shadowed
 	}
 	return total
 }

@@ -155,3 +155,41 @@ func TestCompileIgnoreNamesEachProblem(t *testing.T) {
 		t.Fatalf("rule %+v", r)
 	}
 }
+
+// A rule whose every finding an earlier rule takes ignores nothing, and is
+// not stale either: it is shadowed, by the earliest rule that took one.
+func TestIgnoreRuleShadowedByAnEarlierOne(t *testing.T) {
+	t.Parallel()
+	rules := []IgnoreRule{
+		mustIgnore(t, IgnoreSpec{Kind: KindNodeNotReady, Reason: "OPS-1 every NotReady node"}),
+		mustIgnore(t, IgnoreSpec{NodeName: "-node-", Reason: "OPS-2 the worker"}),
+		mustIgnore(t, IgnoreSpec{Kind: KindScaleHazard, Reason: "nothing of the kind"}),
+	}
+	r := ApplyIgnores(Compare(notReadyInput()), "test", rules, testNow)
+	want := []RuleUse{{Matched: 1}, {Shadowed: 1, ShadowedBy: 0}, {}}
+	if !slices.Equal(r.RuleUses, want) {
+		t.Fatalf("uses %+v, want %+v", r.RuleUses, want)
+	}
+	if r.RuleUses[1].Stale() || !r.RuleUses[2].Stale() {
+		t.Fatalf("stale: shadowed %v, matching nothing %v", r.RuleUses[1].Stale(), r.RuleUses[2].Stale())
+	}
+	// Added up over a fleet, the earliest rule that shadowed it is kept.
+	total := AddRuleUses(make([]RuleUse, 3), []RuleUse{{}, {Shadowed: 2, ShadowedBy: 3}, {}})
+	total = AddRuleUses(total, r.RuleUses)
+	if total[1].Shadowed != 3 || total[1].ShadowedBy != 0 {
+		t.Fatalf("total %+v", total[1])
+	}
+}
+
+// An expiry written as "" is no date: it is refused rather than read as
+// "never", which is what leaving it out says.
+func TestCompileIgnoreRefusesAnEmptyExpiry(t *testing.T) {
+	t.Parallel()
+	_, problems := CompileIgnore(IgnoreSpec{Kind: KindNodeNotReady, Reason: "r", Expires: "", ExpiresSet: true})
+	if len(problems) != 1 || problems[0].Field != IgnoreFieldExpires || !strings.Contains(problems[0].Error(), "leave expires out") {
+		t.Fatalf("problems %v", problems)
+	}
+	if r := mustIgnore(t, IgnoreSpec{Kind: KindNodeNotReady, Reason: "r"}); !r.Expires.IsZero() {
+		t.Fatalf("a rule without expires expires at %v", r.Expires)
+	}
+}

@@ -31,7 +31,8 @@ func (c *comparison) compareRules() string {
 	cksEtcd := cksEtcdLayout(cl)
 
 	stale := c.reportStaleRules(cl, names)
-	c.reportMissingRules(view, cl, cksEtcd, stale, names)
+	foreign := c.reportMissingRules(view, cl, cksEtcd, stale, names)
+	c.reportExposures(l, cl, foreign)
 	c.reportScaleHazards(view, cksEtcd, names)
 	return ""
 }
@@ -63,9 +64,14 @@ func (c *comparison) reportStaleRules(cl rules.Classification, names map[string]
 	return stale
 }
 
-// reportMissingRules reports the expected rules that do not exist.
-func (c *comparison) reportMissingRules(view *RulesView, cl rules.Classification, cksEtcd bool, stale staleKinds, names map[string]string) {
+// reportMissingRules reports the expected rules that do not exist. It
+// returns the ids of the user rules it reported in the place of a missing
+// API rule.
+func (c *comparison) reportMissingRules(view *RulesView, cl rules.Classification, cksEtcd bool, stale staleKinds,
+	names map[string]string,
+) map[string]bool {
 	l := view.Layout
+	foreign := map[string]bool{}
 	for _, e := range cl.Missing {
 		switch e.Purpose {
 		case rules.PurposeNodeSSHForward:
@@ -86,7 +92,7 @@ func (c *comparison) reportMissingRules(view *RulesView, cl rules.Classification
 				Message: fmt.Sprintf("etcd SSH port forward %d -> %d to %s is missing", e.StartPort, e.PrivatePort, vmText(e.VMID, names))})
 		case rules.PurposeAPIFirewall:
 			if !stale.api {
-				c.reportAPIFirewall(cl, e)
+				c.reportAPIFirewall(cl, e, foreign)
 			}
 		case rules.PurposeAPILoadBalancer:
 			if view.LoadBalancersListed {
@@ -95,7 +101,35 @@ func (c *comparison) reportMissingRules(view *RulesView, cl rules.Classification
 			}
 		}
 	}
+	return foreign
+}
 
+// reportExposures reports the rules of others that open the API port, or
+// an SSH port of the layout, to addresses the configured api_cidrs or
+// ssh_cidrs do not admit, whatever the strings of their CIDRs
+// (rules.Exposures compares address space). A rule already reported in the
+// place of a missing API rule is not reported again.
+func (c *comparison) reportExposures(l rules.Layout, cl rules.Classification, reported map[string]bool) {
+	for _, e := range rules.Exposures(l, cl) {
+		r := e.Rule
+		source := strings.Join(r.CIDRs, ",")
+		if source == "" {
+			source = rules.AnyCIDR
+		}
+		if e.API {
+			if reported[r.ID] {
+				continue
+			}
+			c.add(Finding{Kind: KindAPIRuleMismatch, RuleID: r.ID, Message: fmt.Sprintf("firewall rule %s opens %s to %s, "+
+				"which admits %s, outside api_cidrs %s: the Kubernetes API of cluster %s is open beyond them; it is not the "+
+				"cluster's rule, so only its owner can narrow or delete it", r.ID, e.Ports, source, e.Outside,
+				strings.Join(e.Allowed, ","), c.in.Cluster.Name)})
+			continue
+		}
+		c.add(Finding{Kind: KindSSHFirewallRangeMismatch, RuleID: r.ID, Message: fmt.Sprintf("firewall rule %s opens SSH "+
+			"port(s) %s of cluster %s to %s, which admits %s, outside ssh_cidrs %s; it is not the cluster's rule, so only "+
+			"its owner can narrow or delete it", r.ID, e.Ports, c.in.Cluster.Name, source, e.Outside, strings.Join(e.Allowed, ","))})
+	}
 }
 
 // reportScaleHazards reports the rules that would make the next scale, by
@@ -171,7 +205,7 @@ func (c *comparison) reportEtcdFirewalls(l rules.Layout, cl rules.Classification
 // when rules the user keeps open 6443 to other CIDRs, each of them as a
 // mismatch: the API is then reachable from those CIDRs only. Each such rule
 // is reported, so that the findings do not depend on the list's order.
-func (c *comparison) reportAPIFirewall(cl rules.Classification, e rules.Expectation) {
+func (c *comparison) reportAPIFirewall(cl rules.Classification, e rules.Expectation, reported map[string]bool) {
 	foreign := false
 	for _, cr := range cl.Rules {
 		r := cr.Rule
@@ -181,6 +215,7 @@ func (c *comparison) reportAPIFirewall(cl rules.Classification, e rules.Expectat
 		c.add(Finding{Kind: KindAPIRuleMismatch, RuleID: r.ID, Message: fmt.Sprintf("firewall rule %s opens %d to %s, not to %s: "+
 			"the Kubernetes API of cluster %s is open to those CIDRs instead; if the cks_cluster sets api_cidrs, give the "+
 			"check the same", r.ID, rules.APIPort, strings.Join(r.CIDRs, ","), strings.Join(e.CIDRs, ","), c.in.Cluster.Name)})
+		reported[r.ID] = true
 		foreign = true
 	}
 	if foreign {

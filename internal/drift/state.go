@@ -8,12 +8,15 @@ import (
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/clusterstate"
 )
 
-// kindsExplainingAlert are the findings that already tell why the scanner
-// holds a cluster in Alert.
-var kindsExplainingAlert = []string{
-	KindMappedVMMissing, KindMappedVMNotRunning, KindVMMapInconsistent,
-	KindNodeNotReady, KindVMNotNode, KindNodeWithoutVM,
-}
+// mapKindsExplainingAlert are the findings that tell on their own why the
+// scanner holds a cluster in Alert: a short map or a VM not running.
+var mapKindsExplainingAlert = []string{KindMappedVMMissing, KindMappedVMNotRunning, KindVMMapInconsistent}
+
+// nodeKindsExplainingAlert tell it only when the Ready nodes do not add up
+// to the scanner's count: a NotReady node of a VM, a VM without a node, a
+// Ready node of no VM. A stale NotReady registration of no VM, for one,
+// changes nothing the scanner counts.
+var nodeKindsExplainingAlert = []string{KindNodeNotReady, KindVMNotNode, KindNodeWithoutVM}
 
 // compareState reports a cluster in Alert that no other finding explains.
 // No operation leaves a cluster
@@ -29,24 +32,26 @@ var kindsExplainingAlert = []string{
 // the views the check read: that is the reason, when it can be read.
 func (c *comparison) compareState(nodesChecked bool) {
 	cl := c.in.Cluster
-	if cl.State != clusterstate.Alert {
+	if cl.State != clusterstate.Alert || c.hasFinding(mapKindsExplainingAlert) {
 		return
 	}
-	for _, f := range c.findings {
-		if slices.Contains(kindsExplainingAlert, f.Kind) {
-			return
-		}
+	if nodesChecked && c.readyNodes() != cl.ControlNodes+cl.Size && c.hasFinding(nodeKindsExplainingAlert) {
+		return
 	}
 	reasons := c.alertReasons(nodesChecked)
 	reason := strings.Join(reasons, "; ")
 	switch {
 	case len(reasons) > 0:
 	case nodesChecked:
-		// The API lists only the map rows whose VM still exists (the response
-		// joins the map with the VM view), but the scanner counts every row.
-		reason = "every VM the API lists in its VM map runs and every node is Ready, so the scanner is most likely " +
-			"held by map rows for VMs that were expunged or never existed, which the API does not list (otherwise the " +
-			"Kubernetes API or dashboard failed its recovery check, or it has not run since the fault was fixed)"
+		// A failed operation leaves a healthy cluster in Alert until the
+		// scanner's next pass. The API lists only the map rows whose VM
+		// still exists (the response joins the map with the VM view), but
+		// the scanner counts every row.
+		reason = "every VM the API lists in its VM map runs and is a Ready node, so either a failed operation (a " +
+			"scale, upgrade, start or stop) or a fault since fixed left it there and the scanner's next pass, every 30 " +
+			"seconds, returns it to Running once its Kubernetes API, kubeconfig and dashboard answer; or, if it stays in " +
+			"Alert, the scanner is held by map rows for VMs that were expunged or never existed, which the API does not " +
+			"list, or by a Kubernetes API or dashboard that fails its recovery check"
 	default:
 		reason = "the VM map and its VMs show nothing wrong, and the Kubernetes nodes were not checked " +
 			"(node_source none), so whether the Ready nodes add up is unknown"
@@ -96,9 +101,35 @@ func (c *comparison) alertReasons(nodesChecked bool) []string {
 				ready++
 			}
 		}
-		if ready < cl.ControlNodes+cl.Size || ready < nodes {
-			reasons = append(reasons, fmt.Sprintf("%d of its %d control and worker nodes are Ready", ready, cl.ControlNodes+cl.Size))
+		want := cl.ControlNodes + cl.Size
+		switch all := c.readyNodes(); {
+		case ready < want || ready < nodes:
+			reasons = append(reasons, fmt.Sprintf("%d of its %d control and worker nodes are Ready", ready, want))
+		case all != want:
+			reasons = append(reasons, fmt.Sprintf("%d Kubernetes nodes are Ready, and the scanner wants exactly %d, its "+
+				"control and worker nodes", all, want))
 		}
 	}
 	return reasons
+}
+
+// readyNodes counts the Ready Kubernetes nodes, those of no VM too: the
+// scanner compares kubectl's whole Ready count with the cluster's node
+// count (KubernetesClusterStartWorker.reconcileAlertCluster,
+// KubernetesClusterUtil.getKubernetesClusterReadyNodesCount).
+func (c *comparison) readyNodes() int {
+	n := 0
+	if c.in.Nodes != nil {
+		for _, node := range c.in.Nodes.Nodes {
+			if node.Ready {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// hasFinding tells whether a finding of one of the kinds was made.
+func (c *comparison) hasFinding(kinds []string) bool {
+	return slices.ContainsFunc(c.findings, func(f Finding) bool { return slices.Contains(kinds, f.Kind) })
 }

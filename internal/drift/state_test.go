@@ -78,3 +78,33 @@ func TestAlertExplainedOrNotAlert(t *testing.T) {
 		assertKinds(t, Compare(in))
 	}
 }
+
+// A failed operation leaves a healthy cluster in Alert until the scanner's
+// next pass: the finding says so before it suspects hidden map rows.
+func TestAlertAfterAFailedOperationSaysTheScannerReturnsIt(t *testing.T) {
+	t.Parallel()
+	msg := Compare(alertInput()).Findings[0].Message
+	for _, want := range []string{"a failed operation (a scale, upgrade, start or stop)", "returns it to Running",
+		"if it stays in Alert"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("message lacks %q: %s", want, msg)
+		}
+	}
+	if strings.Contains(msg, "most likely held by map rows") {
+		t.Errorf("message blames hidden map rows first: %s", msg)
+	}
+}
+
+// A node finding hides the state finding only when the scanner's Ready
+// count is off: a stale NotReady registration of no VM changes nothing the
+// scanner counts, while a Ready node of no VM makes the count too high.
+func TestAlertNodeFindingsThatDoNotExplainIt(t *testing.T) {
+	t.Parallel()
+	in := alertInput()
+	in.Nodes.Nodes = append(in.Nodes.Nodes, Node{Name: "test-node-1a1c6e00000", Ready: false})
+	assertKinds(t, Compare(in), KindNodeWithoutVM, KindClusterStateUnexpected)
+
+	in = alertInput()
+	in.Nodes.Nodes = append(in.Nodes.Nodes, Node{Name: "test-node-1a1c6e00000", Ready: true})
+	assertKinds(t, Compare(in), KindNodeWithoutVM)
+}

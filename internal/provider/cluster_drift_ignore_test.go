@@ -83,6 +83,7 @@ func TestAccClusterDrift_IgnoreRulesAreValidated(t *testing.T) {
 		`reason = "everything"`:                                      `ignore\[0\][\s\S]*at least one of kind, vm_name, node_name`,
 		`kind = "node_not_ready", node_name = "a", vm_name = "b"`:    `attribute "reason"\s+is\s+required`,
 		`kind = "node_not_ready", reason = "r", expires = "2026-13"`: `ignore\[0\]\.expires`,
+		`kind = "node_not_ready", reason = "r", expires = ""`:        `ignore\[0\]\.expires[\s\S]*leave expires out`,
 	}
 	var steps []resource.TestStep
 	for rule, pattern := range cases {
@@ -109,7 +110,8 @@ func TestAccClustersDrift_IgnoreRules(t *testing.T) {
 	}
 	body := "  name_regex = \"^ign-\"\n  node_source = \"kubeconfig\"\n" + ignoreHCL(
 		`kind = "node_not_ready", cluster_name = "^ign-a$", reason = "OPS-1"`,
-		`kind = "node_not_ready", cluster_name = "^ign-b$", reason = "OPS-2", expires = "2020-01-01"`)
+		`kind = "node_not_ready", cluster_name = "^ign-b$", reason = "OPS-2", expires = "2020-01-01"`,
+		`node_name = ".", cluster_name = "^ign-a$", reason = "OPS-3 shadowed by OPS-1"`)
 	cluster := expectFleetCluster
 	accTest(t, resource.TestCase{Steps: []resource.TestStep{{
 		Config: e.fleetHCL(body),
@@ -126,6 +128,8 @@ func TestAccClustersDrift_IgnoreRules(t *testing.T) {
 				knownvalue.ObjectPartial(map[string]knownvalue.Check{"status": knownvalue.StringExact("active"), "matched": knownvalue.Int64Exact(1)}),
 				knownvalue.ObjectPartial(map[string]knownvalue.Check{"status": knownvalue.StringExact("expired"),
 					"expired_matches": knownvalue.Int64Exact(1)}),
+				knownvalue.ObjectPartial(map[string]knownvalue.Check{"status": knownvalue.StringExact("shadowed"),
+					"matched": knownvalue.Int64Exact(0)}),
 			})),
 		},
 	}}})

@@ -115,6 +115,15 @@ func planChangesOf(plan, state, cfg *clusterResourceModel) planChanges {
 	return ch
 }
 
+// localOnly tells whether applying the plan asks nothing of CloudStack:
+// no change planChanges sees, no value known only at apply, and no rules
+// to bring back to the layout. Only attributes that live in the state
+// (deletion_protection, timeouts, the consents) change.
+func localOnly(ch planChanges, plan, state, cfg *clusterResourceModel) bool {
+	return !ch.offering && !ch.version && !ch.size && !ch.state && !ch.autoscaling && !ch.cidrs &&
+		!ch.unknownInputs(plan, cfg) && !state.SSHRulesInSync.Equal(types.BoolValue(false))
+}
+
 // nodesMayChange tells whether the apply may change the nodes; a size
 // change of a cluster whose VM map disagrees with its size makes none.
 func (ch planChanges) nodesMayChange(bad *vmmap.Inconsistency) bool {
@@ -185,7 +194,7 @@ func planInconsistent(plan clusterResourceModel, as autoscalingModel, bad *vmmap
 // which rules the scale will change first. It returns the pre-flight, nil
 // when the rules could not be read.
 func (r *clusterResource) checkScale(ctx context.Context, plan, state *clusterResourceModel, prior privateState, diags *diag.Diagnostics) *clusterops.ScaleCheck {
-	in, d := intentOf(ctx, plan, state, cachedNetwork(ctx, prior))
+	in, d := intentOf(ctx, plan, state, prior)
 	diags.Append(d...)
 	check, err := r.engine().CheckScale(ctx, state.ID.ValueString(), plan.Size.ValueInt64(), in)
 	if err != nil {
@@ -221,7 +230,7 @@ func (r *clusterResource) checkScale(ctx context.Context, plan, state *clusterRe
 // can change nothing (so that the plan stays empty), unknown when the
 // rules cannot be read now.
 func (r *clusterResource) describeRuleSync(ctx context.Context, plan, state *clusterResourceModel, prior privateState, diags *diag.Diagnostics) types.Bool {
-	in, d := intentOf(ctx, plan, state, cachedNetwork(ctx, prior))
+	in, d := intentOf(ctx, plan, state, prior)
 	diags.Append(d...)
 	s, err := r.engine().Snapshot(ctx, state.ID.ValueString(), in)
 	if err != nil {
@@ -233,14 +242,14 @@ func (r *clusterResource) describeRuleSync(ctx context.Context, plan, state *clu
 	lines := s.DescribePlan(s.Sync)
 	if s.OnlyBlocked() {
 		diags.AddAttributeWarning(path.Root("ssh_rules_in_sync"), "Cluster SSH Rules Blocked",
-			fmt.Sprintf("The SSH rules of cluster %s are not in the provider's layout, and apply can change nothing: a rule of "+
+			fmt.Sprintf("The SSH or API rules of cluster %s are not in the provider's layout, and apply can change nothing: a rule of "+
 				"yours is in the way. Change or delete it, and the next plan brings the rules back:\n- %s",
 				state.ID.ValueString(), strings.Join(lines, "\n- ")))
 		return types.BoolValue(false)
 	}
 	if len(lines) > 0 {
 		diags.AddAttributeWarning(path.Root("ssh_rules_in_sync"), "Cluster SSH Rules Will Change",
-			fmt.Sprintf("Apply will change the SSH rules of cluster %s; your own rules are not touched:\n- %s",
+			fmt.Sprintf("Apply will change the SSH or API rules of cluster %s; your own rules are not touched:\n- %s",
 				state.ID.ValueString(), strings.Join(lines, "\n- ")))
 	}
 	// The nodes the repair leaves: only the SSH ports of the forwards it

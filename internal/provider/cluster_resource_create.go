@@ -71,6 +71,8 @@ func (r *clusterResource) Create(ctx context.Context, req resource.CreateRequest
 	var password types.String
 	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("docker_registry_password"), &password)...)
 	creq.Params.DockerRegistryPassword = knownString(password)
+	history, diags := recordCIDRsBeforeChanges(ctx, &plan, nil, nil, resp.Private)
+	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -78,6 +80,9 @@ func (r *clusterResource) Create(ctx context.Context, req resource.CreateRequest
 	defer cancel()
 	res, err := r.engine().Create(opCtx, creq)
 	r.reportCreate(ctx, req.Plan, &plan, timeout, res, err, resp)
+	if err == nil && res.SetupErr == nil {
+		resp.Diagnostics.Append(forgetUnusedCIDRs(ctx, history, &plan, res.Observation, resp.Private)...)
+	}
 }
 
 // reportCreate turns the engine's create into the state and diagnostics.

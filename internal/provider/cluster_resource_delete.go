@@ -39,7 +39,7 @@ func (r *clusterResource) Delete(ctx context.Context, req resource.DeleteRequest
 	defer cancel()
 	id := state.ID.ValueString()
 	ctx = tflog.SetField(ctx, "cluster_id", id)
-	if err := r.deleteCluster(ctx, &state, id, req.Private, &resp.Diagnostics); err != nil {
+	if err := r.deleteCluster(ctx, &state, id, req.Private, resp.Private, &resp.Diagnostics); err != nil {
 		summary, detail := describeFailure("Deleting cluster "+id, err)
 		resp.Diagnostics.AddError(summary, detail)
 	}
@@ -50,7 +50,9 @@ func (r *clusterResource) Delete(ctx context.Context, req resource.DeleteRequest
 // failed delete leaves behind) through the engine, which waits for the job
 // and removes the CKS rules CloudStack leaves behind; what it removed
 // becomes a warning.
-func (r *clusterResource) deleteCluster(ctx context.Context, m *clusterResourceModel, id string, prior privateState, diags *diag.Diagnostics) error {
+func (r *clusterResource) deleteCluster(ctx context.Context, m *clusterResourceModel, id string, prior, next privateState,
+	diags *diag.Diagnostics,
+) error {
 	eng := r.engine()
 	deletable := func(state string) bool { return state == clusterstate.Destroying || clusterstate.Settled(state) }
 	if _, err := eng.WaitActionable(ctx, id, deletable); err != nil {
@@ -59,12 +61,22 @@ func (r *clusterResource) deleteCluster(ctx context.Context, m *clusterResourceM
 		}
 		return err
 	}
-	in, d := intentOf(ctx, m, nil, cachedNetwork(ctx, prior))
+	in, d := intentOf(ctx, m, nil, prior)
 	diags.Append(d...)
+	in.EarlierDelete = deleteMemo(ctx, prior)
 	rep, err := eng.Delete(ctx, id, in)
 	addReportWarnings(diags, rep)
 	if cloudstack.IsNotFound(err) {
 		return nil
+	}
+	if err != nil {
+		// The cluster stays: the next attempt must know the rules this
+		// one saw, which its destroy may have made unrecognisable or taken.
+		memo := rep.Memo
+		if memo.Empty() {
+			memo = in.EarlierDelete // the delete stopped before it looked
+		}
+		diags.Append(saveDeleteMemo(ctx, next, memo)...)
 	}
 	return err
 }

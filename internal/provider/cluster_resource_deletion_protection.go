@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -12,6 +13,9 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
+
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/clusterstate"
 )
 
 // deletion_protection lives only in the state: CloudStack has no such
@@ -50,9 +54,19 @@ func (r *clusterResource) refuseDeletion(ctx context.Context, req resource.Modif
 		names = append(names, p.String())
 	}
 	sort.Strings(names)
+	var planned types.Bool
+	resp.Diagnostics.Append(req.Plan.GetAttribute(ctx, pathDeletionProtection, &planned)...)
+	how := "Undo the change, or set deletion_protection = false and apply first."
+	if planned.Equal(types.BoolValue(false)) {
+		// The configuration already lifts it, but only an apply records
+		// that, and this plan's apply would delete first.
+		how = fmt.Sprintf("deletion_protection = false in the configuration takes effect once an apply records it, and "+
+			"this plan would replace the cluster first. Undo the change of %s for one apply, which records "+
+			"deletion_protection = false and changes nothing else, then make the change again.", strings.Join(names, ", "))
+	}
 	resp.Diagnostics.AddAttributeError(pathDeletionProtection, "Cluster Is Protected From Deletion",
-		fmt.Sprintf("The change of %s replaces cluster %s, which deletes it, and it has deletion_protection = true. "+
-			"Undo the change, or set deletion_protection = false and apply first.", strings.Join(names, ", "), id))
+		fmt.Sprintf("The change of %s replaces cluster %s, which deletes it, and it has deletion_protection = true. %s",
+			strings.Join(names, ", "), id, how))
 }
 
 // refuseProtectedDelete fails a delete of a protected cluster that no plan
@@ -156,4 +170,46 @@ func readValues[T any](ctx context.Context, req resource.ModifyPlanRequest, p pa
 	d.Append(req.State.GetAttribute(ctx, p, state)...)
 	diags.Append(d...)
 	return !d.HasError()
+}
+
+// liftsProtection tells whether the plan turns off the deletion_protection
+// the state has on.
+func liftsProtection(plan, state *clusterResourceModel) bool {
+	return state.DeletionProtection.ValueBool() && known(plan.DeletionProtection) && !plan.DeletionProtection.ValueBool()
+}
+
+// mustBeReplaced tells whether the cluster is in a state from which
+// CloudStack only allows deleting it: Error (KubernetesCluster.State has
+// only DestroyRequested from it), or Destroying after a failed delete.
+func mustBeReplaced(state *clusterResourceModel) bool {
+	s := state.CloudStackState.ValueString()
+	return s == clusterstate.Error || s == clusterstate.Destroying
+}
+
+// withLocalValues is the prior state with the plan's values of the
+// attributes that live only in the state and ask nothing of CloudStack.
+func withLocalValues(prior, plan *clusterResourceModel) clusterResourceModel {
+	rec := *prior
+	rec.DeletionProtection = plan.DeletionProtection
+	rec.RecreateUserHazardRules = plan.RecreateUserHazardRules
+	rec.AllowRestartForRecovery = plan.AllowRestartForRecovery
+	rec.Timeouts = plan.Timeouts
+	return rec
+}
+
+// differingAttributes names the top-level attributes whose planned value
+// is known and differs from the state's.
+func differingAttributes(planned, state tftypes.Value) []string {
+	var want, got map[string]tftypes.Value
+	if planned.As(&want) != nil || state.As(&got) != nil {
+		return nil
+	}
+	var out []string
+	for name, p := range want {
+		if p.IsFullyKnown() && !p.Equal(got[name]) {
+			out = append(out, name)
+		}
+	}
+	slices.Sort(out)
+	return out
 }

@@ -15,17 +15,27 @@ import (
 // Diagnostics shared by the cks_cluster operations: what the engine changed,
 // why an operation failed, and which attribute gives the consent it asks for.
 
-// addReportWarnings turns what the rule engine changed into one warning.
+// addReportWarnings turns what the rule engine changed into one warning,
+// what it could not do into another, and the user rules it had to
+// re-create into a third.
 func addReportWarnings(diags *diag.Diagnostics, rep clusterops.Report) {
-	var changed, blocked []string
+	var changed, blocked, restored []string
 	for _, s := range rep.Steps {
 		switch s.Kind {
 		case clusterops.StepScaled, clusterops.StepNote:
 		case clusterops.StepBlocked:
 			blocked = append(blocked, s.Message)
+		case clusterops.StepRestored:
+			restored = append(restored, s.Message)
 		default:
 			changed = append(changed, s.Message)
 		}
+	}
+	if len(restored) > 0 {
+		diags.AddWarning("Your Firewall Rules Re-Created",
+			fmt.Sprintf("CloudStack's delete of cluster %s revoked rules of yours in the place of the cluster's, and the "+
+				"provider created them again with the same protocol, ports and CIDRs (they have new ids, and were absent "+
+				"for a moment):\n- %s", rep.ClusterID, strings.Join(restored, "\n- ")))
 	}
 	if len(changed) > 0 {
 		diags.AddWarning("Cluster SSH Rules Changed",

@@ -11,7 +11,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/clusterops"
-	"github.com/cloudstack-cks/terraform-provider-cks/internal/clusterstate"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/naming"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/vmmap"
 )
@@ -71,6 +70,10 @@ func (r *clusterResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 	case repairsRules(&plan, &state):
 		// Ports may come back, and the nodes are listed by port:
 		// describeRuleSync planned them from the rules it read.
+	case localOnly(ch, &plan, &state, &cfg):
+		// Nothing for CloudStack to do (deletion_protection, timeouts):
+		// what it reports stays as the state has it.
+		plan.CloudStackState, plan.SSHRulesInSync, plan.Nodes = state.CloudStackState, state.SSHRulesInSync, state.Nodes
 	case plan.SSHRulesInSync.IsUnknown():
 		plan.Nodes = types.ListUnknown(nodeObjectType)
 	default:
@@ -81,11 +84,23 @@ func (r *clusterResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 
 // planReplacement replaces a cluster in Error or Destroying: CloudStack
 // only allows deleting a cluster in Error, and a failed delete leaves it
-// Destroying.
+// Destroying. When the plan turns off the deletion_protection the state
+// has on, the replacement waits: this plan records deletion_protection =
+// false and nothing else, which is what lets the next plan replace it.
 func planReplacement(ctx context.Context, plan, state *clusterResourceModel, resp *resource.ModifyPlanResponse) bool {
-	s := state.CloudStackState.ValueString()
-	if s != clusterstate.Error && s != clusterstate.Destroying {
+	if !mustBeReplaced(state) {
 		return false
+	}
+	s := state.CloudStackState.ValueString()
+	if liftsProtection(plan, state) {
+		plan.CloudStackState, plan.Nodes, plan.SSHRulesInSync = state.CloudStackState, state.Nodes, state.SSHRulesInSync
+		resp.Diagnostics.Append(resp.Plan.Set(ctx, plan)...)
+		resp.Diagnostics.AddAttributeWarning(pathDeletionProtection, "Cluster Replacement Deferred",
+			fmt.Sprintf("Cluster %s is in state %s, from which CloudStack only allows deleting it, and the state still has "+
+				"deletion_protection = true. This apply records deletion_protection = false and changes nothing in CloudStack; "+
+				"the next plan replaces the cluster. Any other change in this plan waits for that replacement (the apply "+
+				"names it in an error).", state.ID.ValueString(), s))
+		return true
 	}
 	plan.CloudStackState = types.StringUnknown()
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, plan)...)

@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -34,7 +35,7 @@ func (r *clusterResource) Read(ctx context.Context, req resource.ReadRequest, re
 	}
 	id := state.ID.ValueString()
 	ctx = tflog.SetField(ctx, "cluster_id", id)
-	in, diags := intentOf(ctx, &state, nil, cachedNetwork(ctx, req.Private))
+	in, diags := intentOf(ctx, &state, nil, req.Private)
 	resp.Diagnostics.Append(diags...)
 	obs, err := r.engine().Observe(ctx, id, in)
 	if cloudstack.IsNotFound(err) || (err == nil && obs.Cluster.State == clusterstate.Destroyed) {
@@ -56,6 +57,40 @@ func (r *clusterResource) Read(ctx context.Context, req resource.ReadRequest, re
 		resp.Diagnostics.AddAttributeWarning(path.Root("cloudstack_state"), "Cluster Stuck in "+obs.Stuck.State,
 			sentence(obs.Stuck.Error())+" Until then an apply that changes it, and a destroy, stop with this message.")
 	}
+	addExposureWarnings(&resp.Diagnostics, id, obs.Exposures)
+}
+
+// addExposureWarnings names each rule of someone else's that opens the API
+// port, or an SSH port, to addresses api_cidrs or ssh_cidrs do not admit:
+// the narrowing does not hold while it exists, and the provider never
+// deletes a rule that is not the cluster's.
+func addExposureWarnings(diags *diag.Diagnostics, id string, exposures []rules.Exposure) {
+	for _, e := range exposures {
+		attr, what := "ssh_cidrs", "SSH port(s) "+e.Ports
+		if e.API {
+			attr, what = "api_cidrs", "the Kubernetes API port "+e.Ports
+		}
+		source := strings.Join(e.Rule.CIDRs, ",")
+		if source == "" {
+			source = rules.AnyCIDR
+		}
+		diags.AddAttributeWarning(path.Root(attr), "Cluster Open Beyond "+attr, fmt.Sprintf("Firewall rule %s (%s %s from %s) "+
+			"on the public IP of cluster %s opens %s to addresses outside %s = [%s] (%s, for one), so the narrowing does not "+
+			"hold. It is not the cluster's rule, and the provider never deletes it: narrow or delete it yourself, or add its "+
+			"CIDRs to %s if they are meant to be let in.", e.Rule.ID, strings.ToLower(e.Rule.Protocol),
+			rulePorts(e.Rule), source, id, what, attr, strings.Join(e.Allowed, ", "), e.Outside, attr))
+	}
+}
+
+// rulePorts words a firewall rule's ports.
+func rulePorts(r rules.Rule) string {
+	switch {
+	case r.StartPort <= 0:
+		return "all ports"
+	case r.EndPort == 0 || r.EndPort == r.StartPort:
+		return fmt.Sprint(r.StartPort)
+	}
+	return fmt.Sprintf("%d-%d", r.StartPort, r.EndPort)
 }
 
 // adoptImported fills in, on the first read after an import or a move,
@@ -92,7 +127,7 @@ func (r *clusterResource) observe(ctx context.Context, m *clusterResourceModel, 
 		defer cancel()
 		ctx = fresh
 	}
-	in, diags := intentOf(ctx, m, nil, cachedNetwork(ctx, prior))
+	in, diags := intentOf(ctx, m, nil, prior)
 	obs, err := r.engine().Observe(ctx, id, in)
 	if err != nil {
 		return nil, append(diags, diag.NewErrorDiagnostic("Unable to Read Cluster", fmt.Sprintf("Reading cluster %s failed: %s", id, err)))

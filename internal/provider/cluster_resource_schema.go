@@ -215,8 +215,14 @@ func (r *clusterResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 				"(apache/cloudstack#14212). With this set, the provider creates the rule with these CIDRs before it deletes the " +
 				"open one (the API never closes) and keeps it so through scales, by any client, upgrades and stops and starts, " +
 				"which leave it alone; a rule someone widens shows as `ssh_rules_in_sync = false` and the next apply narrows it " +
-				"again. Give the drift data sources the same `api_cidrs`: they then report a rule on 6443 open to other CIDRs as " +
-				"`api_rule_mismatch`. Removing it opens the rule to `0.0.0.0/0` again. Only on isolated networks: a VPC tier's API access is " +
+				"again. A change that a rule of yours is in the way of keeps the working rule and changes nothing (the plan " +
+				"names your rule), as for the SSH ranges; a rule the provider made with earlier CIDRs stays the cluster's after " +
+				"a failed change or a revert, and the next apply removes it. A rule of yours that opens 6443 to any address " +
+				"outside these CIDRs, whatever its CIDR strings, is named in a warning at every refresh; the provider never " +
+				"deletes it. On a network you supplied, CloudStack's delete of the cluster may revoke a 6443 rule of yours in " +
+				"the place of the cluster's: the provider creates it again and says so. Give the drift data sources the same " +
+				"`api_cidrs`: they then report a rule on 6443 open to other CIDRs as `api_rule_mismatch`. Removing it opens " +
+				"the rule to `0.0.0.0/0` again. Only on isolated networks: a VPC tier's API access is " +
 				"its network ACL's, and a shared network has no rules.\n\n~> The CIDRs must admit every client of the API: " +
 				"the CloudStack management servers (CKS checks the API through the cluster's public IP when it starts, scales, " +
 				"upgrades and recovers a cluster), the machine that runs Terraform when the drift data sources use " +
@@ -248,17 +254,21 @@ func (r *clusterResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 		},
 		"ssh_rules_in_sync": schema.BoolAttribute{
 			Computed: true,
-			MarkdownDescription: "Whether the cluster's SSH rules are in the provider's layout, read at every refresh: the " +
+			MarkdownDescription: "Whether the cluster's rules are exactly the provider's layout, read at every refresh: the " +
 				"node SSH range (with `ssh_cidrs`), a forward `2222+i` to each node, each etcd node's forward and one etcd SSH " +
-				"range. `false` when one is missing or stale (deleted or changed out of band, left behind by a failed " +
-				"operation, re-opened by a scale while `ssh_cidrs` is set), and for a cluster still in CKS's own layout " +
-				"(single-port etcd rules, after an import). The plan then shows an in-place update that sets it back to " +
-				"`true` and says which rules it will create or delete; apply makes those changes and reports each one. Your " +
-				"own rules are never touched, and the API rules are not counted. When a rule of yours is in the way of one the " +
-				"layout needs, it stays `false` (the rule the layout would replace stays too, so no SSH path closes), the plan " +
-				"is empty and names your rule. Always `true` on directly accessed (shared or routed) networks, which carry no " +
-				"CKS rules, and while an operation runs on the cluster. If the rules cannot be read, the previous value is " +
-				"kept (null if they were never read) and a warning is logged.",
+				"range, and, when `api_cidrs` is set or was set, the API firewall rule on 6443 with those CIDRs (despite the " +
+				"name, which is kept so that policies and outputs reading it go on working). `false` when one is missing or " +
+				"stale (deleted or changed out of band, left behind by a failed operation or by a change reverted since, " +
+				"re-opened by a scale while `ssh_cidrs` is set), and for a cluster still in CKS's own layout (single-port " +
+				"etcd rules, after an import). The plan then shows an in-place update that sets it back to `true` and says " +
+				"which rules it will create or delete; apply makes those changes and reports each one. The provider knows as " +
+				"the cluster's every rule with CIDRs it gave the rules, whatever happened since, and never touches your own " +
+				"rules. When a rule of yours is in the way of one the layout needs, it stays `false` (the rule the layout " +
+				"would replace stays too, so no SSH or API path closes), the plan is empty and names your rule. A rule of " +
+				"yours that opens these ports wider than `ssh_cidrs` or `api_cidrs` is not the cluster's and does not make " +
+				"it `false`: every refresh warns about it instead. Always `true` on directly accessed (shared or routed) " +
+				"networks, which carry no CKS rules, and while an operation runs on the cluster. If the rules cannot be read, " +
+				"the previous value is kept (null if they were never read) and a warning is logged.",
 		},
 		"endpoint": computedStable("Kubernetes API endpoint, `https://<address>:6443/`."),
 		"ip_address": computedStable("Public address of the cluster (the source NAT address on an isolated network, the " +
@@ -358,7 +368,9 @@ func deletionProtectionAttribute() schema.Attribute {
 			"attribute: `terraform destroy`, removing the resource from the configuration, and a change that replaces the " +
 			"cluster (such as a new `name` or `zone_id`); a delete the plan could not foresee (`-replace`) fails at apply, " +
 			"before anything is deleted. It is the provider's own setting, kept in the state only: it protects against " +
-			"Terraform, not against the UI or cmk. Set it to `false` and apply before deleting the cluster. An imported " +
-			"cluster starts with `false`.",
+			"Terraform, not against the UI or cmk. Set it to `false` and apply before deleting the cluster: an apply that " +
+			"only turns it off makes no CloudStack call, in any state of the cluster, and for a cluster in `Error` or " +
+			"`Destroying`, which only a replacement can follow, it records `false` and leaves the replacement to the next " +
+			"plan. An imported cluster starts with `false`.",
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/clusterops"
@@ -47,16 +48,12 @@ func (r *clusterResource) Update(ctx context.Context, req resource.UpdateRequest
 		resp.Diagnostics.AddAttributeWarning(pathAllowRestart, "Attribute Has No Effect", allowRestartNoEffect)
 	}
 
-	// The plan showed what the update may not do as warnings (see
-	// ModifyPlan); the same checks refuse it now, before any change.
-	var refusals diag.Diagnostics
-	planCopy, priorCopy := plan, prior
-	r.checkUpdate(ctx, &planCopy, &priorCopy, &cfg, req.Private, &refusals)
-	if refusals.HasError() {
-		resp.Diagnostics.Append(refusals.Errors()...)
+	if recordOnly(ctx, req.Plan.Raw, &plan, &prior, &cfg, resp) || r.refused(ctx, plan, prior, &cfg, req.Private, &resp.Diagnostics) {
 		return
 	}
-	upd, diags := updateRequest(ctx, &plan, &prior, cachedNetwork(ctx, req.Private))
+	upd, diags := updateRequest(ctx, &plan, &prior, req.Private)
+	resp.Diagnostics.Append(diags...)
+	history, diags := recordCIDRsBeforeChanges(ctx, &plan, &prior, req.Private, resp.Private)
 	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
 		return
@@ -72,7 +69,7 @@ func (r *clusterResource) Update(ctx context.Context, req resource.UpdateRequest
 	obs := observationOf(rep)
 	if obs == nil {
 		var d diag.Diagnostics
-		obs, d = r.observe(ctx, &plan, id, req.Private)
+		obs, d = r.observe(ctx, &plan, id, resp.Private) // with the CIDR lists this update recorded
 		if err == nil {
 			resp.Diagnostics.Append(d...)
 		}
@@ -110,9 +107,17 @@ func (r *clusterResource) Update(ctx context.Context, req resource.UpdateRequest
 		plan.Size = planned.Size
 	}
 	unmet, derived := unmetPlan(planned, &plan, cfg)
+	resp.Diagnostics.Append(forgetUnusedCIDRs(ctx, history, &plan, obs, resp.Private)...)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	addUnmetPlan(&resp.Diagnostics, id, unmet, derived, nodesAsPlanned)
+}
+
+// addUnmetPlan says, after an update whose every step succeeded, which
+// planned values CloudStack reports otherwise: derived ones (a warning) and
+// those the configuration asks for, or other nodes (an error).
+func addUnmetPlan(diags *diag.Diagnostics, id string, unmet, derived []plannedValue, nodesAsPlanned bool) {
 	if len(derived) > 0 {
-		resp.Diagnostics.AddWarning("CloudStack Derived Other Values", fmt.Sprintf("The update of cluster %s succeeded, "+
+		diags.AddWarning("CloudStack Derived Other Values", fmt.Sprintf("The update of cluster %s succeeded, "+
 			"and CloudStack now reports %s, which the configuration does not set and the plan did not foresee. The state "+
 			"keeps the planned values until the next refresh records CloudStack's; nothing is left to do.", id, describeValues(derived)))
 	}
@@ -121,10 +126,47 @@ func (r *clusterResource) Update(ctx context.Context, req resource.UpdateRequest
 		if !nodesAsPlanned {
 			what = strings.TrimPrefix(what+", other nodes than the plan showed (see nodes)", ", ")
 		}
-		resp.Diagnostics.AddError("Cluster Not As Planned", fmt.Sprintf("Every step of the update of cluster %s succeeded, "+
+		diags.AddError("Cluster Not As Planned", fmt.Sprintf("Every step of the update of cluster %s succeeded, "+
 			"but CloudStack now reports %s. The state holds what CloudStack reports; the next plan shows what is left to do.",
 			id, what))
 	}
+}
+
+// refused makes the checks the plan showed as warnings (see ModifyPlan)
+// again, and reports whether one refuses the update, before any change.
+func (r *clusterResource) refused(ctx context.Context, plan, prior clusterResourceModel, cfg *clusterResourceModel, p privateState,
+	diags *diag.Diagnostics,
+) bool {
+	var refusals diag.Diagnostics
+	r.checkUpdate(ctx, &plan, &prior, cfg, p, &refusals)
+	diags.Append(refusals.Errors()...)
+	return refusals.HasError()
+}
+
+// recordOnly records, without a call to CloudStack, an update that asks
+// nothing of it (localOnly), and one that turns deletion_protection off on
+// a cluster CloudStack only allows deleting (planReplacement deferred the
+// replacement): the state takes the attributes that live only in it. Any
+// other change planned for such a cluster is not made, and the error says
+// the next apply replaces it. It reports whether it handled the update.
+func recordOnly(ctx context.Context, planned tftypes.Value, plan, prior, cfg *clusterResourceModel, resp *resource.UpdateResponse) bool {
+	deferred := liftsProtection(plan, prior) && mustBeReplaced(prior)
+	planCopy := *plan
+	if !deferred && !localOnly(planChangesOf(&planCopy, prior, cfg), &planCopy, prior, cfg) {
+		return false
+	}
+	rec := withLocalValues(prior, plan)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &rec)...)
+	if !deferred {
+		return true
+	}
+	if waiting := differingAttributes(planned, resp.State.Raw); len(waiting) > 0 {
+		resp.Diagnostics.AddError("Cluster Replacement Deferred", fmt.Sprintf("Cluster %s is in state %s, from which "+
+			"CloudStack only allows deleting it. This apply recorded deletion_protection = false and nothing else, so the "+
+			"change of %s was not made: the next apply replaces the cluster, with them.", prior.ID.ValueString(),
+			prior.CloudStackState.ValueString(), strings.Join(waiting, ", ")))
+	}
+	return true
 }
 
 // observationOf is the engine's last read of the cluster, if it made one.

@@ -133,6 +133,11 @@ func addDriftIgnoreDiagnostics(diags *diag.Diagnostics, rules []drift.IgnoreRule
 				detail += ", and it matches no finding either: remove it."
 			}
 			diags.AddAttributeWarning(at.AtName("expires"), "Drift Ignore Rule Expired", detail)
+		case u.Matched == 0 && u.Shadowed > 0:
+			diags.AddAttributeWarning(at, "Drift Ignore Rule Shadowed", fmt.Sprintf("ignore[%d] (%s) matches %d finding(s), but "+
+				"ignore[%d], earlier in the list, takes them: the first rule that matches takes a finding, so this one ignores "+
+				"nothing. Remove it if ignore[%d] says the same, or move it before ignore[%d] to have its reason reported.",
+				i, r.Reason, u.Shadowed, u.ShadowedBy, u.ShadowedBy, u.ShadowedBy))
 		case u.Matched == 0 && compared > 0:
 			detail := fmt.Sprintf("ignore[%d] (%s) matched no finding: the drift it accepted is gone, or its kind or "+
 				"name patterns are wrong. Remove it, or fix its criteria.", i, r.Reason)

@@ -33,7 +33,8 @@ func (m driftIgnoreModel) known() bool {
 
 func (m driftIgnoreModel) spec() drift.IgnoreSpec {
 	return drift.IgnoreSpec{Kind: m.Kind.ValueString(), VMName: m.VMName.ValueString(), NodeName: m.NodeName.ValueString(),
-		ClusterName: m.ClusterName.ValueString(), Reason: m.Reason.ValueString(), Expires: m.Expires.ValueString()}
+		ClusterName: m.ClusterName.ValueString(), Reason: m.Reason.ValueString(), Expires: m.Expires.ValueString(),
+		ExpiresSet: !m.Expires.IsNull()}
 }
 
 // driftIgnoreFieldPaths names the attribute of each field of a rule.
@@ -122,6 +123,8 @@ func ignoreStatus(u drift.RuleUse) string {
 	switch {
 	case u.Expired:
 		return ignoreStatusExpired
+	case u.Matched == 0 && u.Shadowed > 0:
+		return ignoreStatusShadowed
 	case u.Matched == 0:
 		return ignoreStatusStale
 	}

@@ -16,8 +16,8 @@ const driftIgnoreDescription = "Accepted findings, as driftctl's `.driftignore` 
 	"unanchored: write `^...$` for an exact name) moves from `findings` to `ignored_findings`, with the rule's `reason`, " +
 	"and no longer fails `fail_on_drift` or makes `in_sync` false; the summary counts it. A rule needs at least one " +
 	"criterion and a `reason`. With `expires`, it stops ignoring at that time: the findings it matched count again, " +
-	"and the plan warns about the expired rule; it also warns about a rule that matches no finding (stale). The first " +
-	"rule in the list that matches takes a finding. Incomplete and skipped checks are not findings and cannot be ignored."
+	"and the plan warns about the expired rule; it also warns about a rule that matches no finding (stale), and about one " +
+	"whose findings an earlier rule takes (shadowed). The first rule in the list that matches takes a finding. Incomplete and skipped checks are not findings and cannot be ignored."
 
 // driftIgnoreAttribute is the ignore input.
 func driftIgnoreAttribute() schema.ListNestedAttribute {
@@ -37,7 +37,7 @@ func driftIgnoreAttribute() schema.ListNestedAttribute {
 				MarkdownDescription: "Why the finding is accepted, e.g. a ticket and an owner. Mandatory; reported with each ignored finding."},
 			"expires": schema.StringAttribute{Optional: true,
 				MarkdownDescription: "When the rule stops ignoring: an RFC 3339 date-time such as `2026-12-31T18:00:00Z`, or a date " +
-					"such as `2026-12-31`, which expires at its start (00:00 UTC). Never, when not set."},
+					"such as `2026-12-31`, which expires at its start (00:00 UTC). Never, when not set; an empty string is refused."},
 		}},
 	}
 }
@@ -83,9 +83,10 @@ var driftIgnoreStatusAttrTypes = map[string]attr.Type{
 
 // Statuses of an ignore rule.
 const (
-	ignoreStatusActive  = "active"
-	ignoreStatusStale   = "stale"
-	ignoreStatusExpired = "expired"
+	ignoreStatusActive   = "active"
+	ignoreStatusStale    = "stale"
+	ignoreStatusShadowed = "shadowed"
+	ignoreStatusExpired  = "expired"
 )
 
 // driftIgnoreStatusAttribute reports what each rule did.
@@ -94,10 +95,11 @@ func driftIgnoreStatusAttribute() schema.ListNestedAttribute {
 		Computed: true,
 		MarkdownDescription: "What each `ignore` rule did, rule for rule (over every cluster checked, for a fleet). `status` " +
 			"is `" + ignoreStatusActive + "` (it ignored findings), `" + ignoreStatusStale + "` (it matched nothing: the drift " +
-			"it accepted is gone, or its criteria are wrong) or `" + ignoreStatusExpired + "`; `matched` counts the findings it " +
-			"ignored, `expired_matches` those it matches but no longer ignores because it expired.",
+			"it accepted is gone, or its criteria are wrong), `" + ignoreStatusShadowed + "` (every finding it matches was " +
+			"taken by an earlier rule) or `" + ignoreStatusExpired + "`; `matched` counts the findings it ignored, " +
+			"`expired_matches` those it matches but no longer ignores because it expired.",
 		NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
-			"status":          schema.StringAttribute{Computed: true, MarkdownDescription: "`active`, `stale` or `expired`."},
+			"status":          schema.StringAttribute{Computed: true, MarkdownDescription: "`active`, `stale`, `shadowed` or `expired`."},
 			"matched":         schema.Int64Attribute{Computed: true, MarkdownDescription: "Findings the rule ignored."},
 			"expired_matches": schema.Int64Attribute{Computed: true, MarkdownDescription: "Findings the rule matches but no longer ignores."},
 			"reason":          schema.StringAttribute{Computed: true, MarkdownDescription: "The rule's reason."},

@@ -89,16 +89,19 @@ func driftOptionAttributes() map[string]schema.Attribute {
 			ElementType: types.StringType,
 			Optional:    true,
 			MarkdownDescription: "The `ssh_cidrs` of the `cks_cluster` resources checked, if they set it: SSH firewall rules " +
-				"with exactly these CIDRs (or `0.0.0.0/0`) are the clusters' own, any other is a user rule.",
+				"with exactly these CIDRs (or `0.0.0.0/0`) are the clusters' own, any other is a user rule; a user rule that " +
+				"opens a node or etcd SSH port to any address outside them (compared as address space, not as strings) is " +
+				"reported as `ssh_firewall_range_mismatch`.",
 			Validators: []validator.List{listvalidator.SizeAtLeast(1), listvalidator.ValueStringsAre(cidrValidator())},
 		},
 		"api_cidrs": schema.ListAttribute{
 			ElementType: types.StringType,
 			Optional:    true,
 			MarkdownDescription: "The `api_cidrs` of the `cks_cluster` resources checked, if they set it: the API firewall " +
-				"rule (6443) is expected open to exactly these CIDRs, and one open to `0.0.0.0/0` beside or instead of it is " +
-				"reported as `api_rule_mismatch`, a widened rule. With `node_source = \"kubeconfig\"` the Terraform runner " +
-				"must be inside them.",
+				"rule (6443) is expected open to exactly these CIDRs, and one open to `0.0.0.0/0` beside or instead of it, or " +
+				"any rule on 6443 that admits an address outside them (compared as address space: `0.0.0.0/1` and " +
+				"`128.0.0.0/1` together admit everyone), is reported as `api_rule_mismatch`, a widened rule. With " +
+				"`node_source = \"kubeconfig\"` the Terraform runner must be inside them.",
 			Validators: []validator.List{listvalidator.SizeAtLeast(1), listvalidator.ValueStringsAre(cidrValidator())},
 		},
 		"fail_on_drift": schema.BoolAttribute{

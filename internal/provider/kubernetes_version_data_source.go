@@ -157,10 +157,14 @@ func addVersionLookupError(diags *diag.Diagnostics, err error, model *kubernetes
 	detail := sentence(err.Error())
 	var choice *clusterops.VersionChoiceError
 	if errors.As(err, &choice) {
-		if !choice.Newest {
-			detail += " Set latest = true to take the newest, or give a longer semantic_version_prefix."
-		} else {
+		switch {
+		case choice.Exact:
+			detail += " Use the id of the one you mean (kubernetes_version_id of cks_cluster takes it), or have an " +
+				"administrator rename or disable the other."
+		case choice.Newest:
 			detail += " Give the version by name."
+		default:
+			detail += " Set latest = true to take the newest, or give a longer semantic_version_prefix."
 		}
 		diags.AddAttributeError(path.Root(attr), "Several Kubernetes Versions Match", detail)
 		return

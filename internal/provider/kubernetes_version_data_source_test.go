@@ -2,12 +2,17 @@ package provider
 
 import (
 	"regexp"
+	"strings"
 	"testing"
 
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/clusterops"
 )
 
 func TestAccKubernetesVersionDataSource(t *testing.T) {
@@ -108,4 +113,22 @@ data "cks_kubernetes_versions" "recent" {
 			},
 		},
 	})
+}
+
+// Two versions of the name asked for are several matches, not a version
+// that is not usable, and the error says how to tell them apart.
+func TestVersionLookupOfADuplicateName(t *testing.T) {
+	t.Parallel()
+	var diags diag.Diagnostics
+	model := kubernetesVersionModel{Name: types.StringValue("v1.33.13"), SemanticVersion: types.StringNull(),
+		Prefix: types.StringNull(), Latest: types.BoolNull()}
+	addVersionLookupError(&diags, &clusterops.VersionChoiceError{Candidates: []string{"v1.33.13 (1.33.13, a)", "v1.33.13 (1.33.13, b)"},
+		Exact: true}, &model)
+	if len(diags) != 1 || diags[0].Summary() != "Several Kubernetes Versions Match" ||
+		!strings.Contains(diags[0].Detail(), "Use the id of the one you mean") {
+		t.Fatalf("diagnostics %v", diags)
+	}
+	if p, ok := diags[0].(diag.DiagnosticWithPath); !ok || p.Path().String() != "name" {
+		t.Fatalf("diagnostic not on name: %v", diags[0])
+	}
 }

@@ -102,6 +102,11 @@ func TestAccPolicyFixtures(t *testing.T) {
 	}})
 	plan(policyFixture{"ignore_expired", refreshOnly("-var", fmt.Sprintf(notReady, `, expires = "2020-01-01"`)),
 		func(p planJSON) error { return p.driftSummaries("1 finding: 1 node_not_ready") }})
+	shadowed := fmt.Sprintf(`ignore=[{kind = "node_not_ready", node_name = "^%s$", reason = "OPS-42: kubelet under repair"}, `+
+		`{kind = "node_not_ready", reason = "OPS-43: any NotReady node"}]`, node)
+	plan(policyFixture{"ignore_shadowed", refreshOnly("-var", shadowed), func(p planJSON) error {
+		return p.driftSummaries("in sync; 1 finding ignored (1 node_not_ready)")
+	}})
 	if err := env.Sim.StartKubelet(worker.ID); err != nil {
 		t.Fatal(err)
 	}

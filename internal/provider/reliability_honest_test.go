@@ -393,7 +393,7 @@ func TestAccHonest_stuckInScaling(t *testing.T) {
 			{
 				Config:      env.etcdClusterConfig(1, 2, ""),
 				Destroy:     true,
-				ExpectError: errorFragments("Cluster Stuck in Scaling", "stopKubernetesCluster runs in any state"),
+				ExpectError: errorFragments("Cluster Stuck in Scaling", "stopKubernetesCluster runs in Scaling"),
 			},
 			{
 				Config:            stopped,

@@ -444,7 +444,7 @@ func (x *expectationIndex) mismatch(e Expectation, r Rule) string {
 		}
 		if !sameCIDRSet(r.CIDRs, e.CIDRs) {
 			return fmt.Sprintf("%s %s is open to %s, expected %s", what, portRange(r.StartPort, endPort(r)),
-				cidrText(normalCIDRs(cidrs(r))), cidrText(normalCIDRs(e.CIDRs)))
+				cidrText(NormalCIDRs(cidrs(r))), cidrText(NormalCIDRs(e.CIDRs)))
 		}
 	case PurposeNodeSSHForward, PurposeEtcdForward, PurposeAPIForward:
 		if r.VMID != e.VMID {
@@ -456,5 +456,5 @@ func (x *expectationIndex) mismatch(e Expectation, r Rule) string {
 }
 
 func sameCIDRSet(a, b []string) bool {
-	return slices.Equal(normalCIDRs(a), normalCIDRs(b))
+	return slices.Equal(NormalCIDRs(a), NormalCIDRs(b))
 }

@@ -3,6 +3,7 @@ package rules
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -368,5 +369,43 @@ func TestAPICIDRs(t *testing.T) {
 	}
 	if !slices.Equal(api, []string{"10.0.0.0/8"}) {
 		t.Fatalf("API firewall rules after the sync: %v", api)
+	}
+}
+
+// A blocked change of the API CIDRs is no half-done change, as for the SSH
+// ranges: the API rule of the former CIDRs serves what the blocked one
+// would, so it stays (and the plan says so) until the rule in the way goes.
+func TestAPICIDRsBlockedChangeKeepsTheWorkingRule(t *testing.T) {
+	t.Parallel()
+	s := newServer(100)
+	l := etcdLayout("w1")
+	s.provisionCKS(t, l)
+	l.APICIDRs = []string{"127.0.0.1/32"}
+	s.sync(t, l)
+	user := firewall("", 6443, 6443, "10.0.0.0/8")
+	if err := s.create(user); err != nil {
+		t.Fatal(err)
+	}
+	userID := strconv.Itoa(s.next - 1)
+
+	changed := l
+	changed.APICIDRs = []string{"10.0.0.0/8", "127.0.0.2/32"}
+	changed.FormerAPICIDRs = [][]string{{"127.0.0.1/32"}}
+	p := PlanSync(changed, Classify(changed, s.onIP(snatIP)))
+	if !p.Empty() {
+		t.Fatalf("a blocked API change changes rules: %v", waveTexts(p))
+	}
+	if len(p.Blocked) != 1 || p.Blocked[0].Conflict.ID != userID || p.Blocked[0].Expectation.Purpose != PurposeAPIFirewall {
+		t.Fatalf("blocked = %+v, want the API rule blocked by user rule %s", p.Blocked, userID)
+	}
+	if kept := p.Blocked[0].Kept; len(kept) != 1 || !slices.Equal(kept[0].CIDRs, []string{"127.0.0.1/32"}) {
+		t.Fatalf("kept = %+v, want the API rule from 127.0.0.1/32", kept)
+	}
+
+	// The rule in the way goes: the change is made, the new rule first.
+	s.delete(userID)
+	p = s.sync(t, changed)
+	if len(p.Blocked) != 0 || len(p.Waves) != 2 || p.Waves[0][0].Op != OpCreate || p.Waves[1][0].Op != OpDelete {
+		t.Fatalf("plan once the user rule is gone: %v, blocked %+v", waveTexts(p), p.Blocked)
 	}
 }

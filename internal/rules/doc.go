@@ -10,7 +10,9 @@
 // range, a port-less rule on 4.21.0-4.22.0.x, a user forward the forward
 // cleanup deletes), and how to reach the expected set without touching user
 // rules (PlanSync). DetectConflict mirrors the server's rule conflict test so
-// plans never run into an HTTP 537.
+// plans never run into an HTTP 537. Exposures names the rules of others
+// that open a port the layout narrows to more addresses than its CIDRs
+// admit, comparing address space (Outside), not strings.
 //
 // Nothing here depends on the order in which CloudStack lists or evaluates
 // rules, except ArmedEtcdRules, which judges CKS's own single-port etcd

@@ -250,7 +250,7 @@ func describeRule(cr ClassifiedRule) string {
 	if r.StartPort > 0 {
 		ports = portRange(r.StartPort, endPort(r))
 	}
-	return fmt.Sprintf("%s %s (tcp %s from %s)", what, r.ID, ports, cidrText(normalCIDRs(cidrs(r))))
+	return fmt.Sprintf("%s %s (tcp %s from %s)", what, r.ID, ports, cidrText(NormalCIDRs(cidrs(r))))
 }
 
 // cleanupEnd is the end of the forward range a scale cleans up: the node

@@ -260,7 +260,7 @@ func ownedShape(l Layout, rules []Rule) []string {
 	for _, cr := range Classify(l, rules).Rules {
 		if cr.Owned() {
 			r := cr.Rule
-			out = append(out, fmt.Sprintf("%s %s %d-%d->%d %s %v", cr.Purpose, r.Kind, r.StartPort, endPort(r), r.PrivatePort, r.VMID, normalCIDRs(r.CIDRs)))
+			out = append(out, fmt.Sprintf("%s %s %d-%d->%d %s %v", cr.Purpose, r.Kind, r.StartPort, endPort(r), r.PrivatePort, r.VMID, NormalCIDRs(r.CIDRs)))
 		}
 	}
 	slices.Sort(out)
@@ -271,7 +271,7 @@ func expectedShape(l Layout) []string {
 	var out []string
 	for _, e := range Expected(l) {
 		r := e.Rule(l)
-		out = append(out, fmt.Sprintf("%s %s %d-%d->%d %s %v", e.Purpose, r.Kind, r.StartPort, endPort(r), r.PrivatePort, r.VMID, normalCIDRs(r.CIDRs)))
+		out = append(out, fmt.Sprintf("%s %s %d-%d->%d %s %v", e.Purpose, r.Kind, r.StartPort, endPort(r), r.PrivatePort, r.VMID, NormalCIDRs(r.CIDRs)))
 	}
 	slices.Sort(out)
 	return out

@@ -32,6 +32,10 @@ type Blocked struct {
 	Expectation Expectation
 	Conflict    Rule
 	Reason      string
+	// Kept are the stale rules that serve what the expected rule would, and
+	// that the plan therefore keeps until it can be created (Replaces): the
+	// old API rule, node range or CKS's single-port etcd rules.
+	Kept []Rule
 }
 
 // Plan is a set of rule changes in waves: the actions of one wave are
@@ -56,7 +60,7 @@ func (p Plan) Actions() []Action {
 // syncable are the purposes PlanSync restores. The API rules are left
 // alone: re-opening or re-routing the API is not a decision to take
 // silently, except the API firewall rule when the provider keeps its
-// CIDRs (syncs).
+// CIDRs (syncs), which then goes through the same rules as the SSH ranges.
 var syncable = map[Purpose]bool{
 	PurposeNodeSSHRange:        true,
 	PurposeExternalSSHFirewall: true,
@@ -66,18 +70,20 @@ var syncable = map[Purpose]bool{
 	PurposeEtcdSSHRange:        true,
 }
 
-// PlanSync returns the changes that bring the SSH rules CKS owns to the
-// layout's Expected set: stale CKS SSH rules (a node range of the wrong
+// PlanSync returns the changes that bring the SSH rules CKS owns, and the
+// API firewall rule when the provider keeps its CIDRs, to the layout's
+// Expected set: stale CKS rules (a node range or API rule of the wrong
 // length or CIDRs, a forward to the wrong VM or beyond the map, CKS's
 // single-port etcd rules) are deleted and missing ones created. User rules
-// and the API rules are never touched, and a create that would conflict
-// with a rule that stays is left out, as Blocked.
+// and the other API rules are never touched, and a create that would
+// conflict with a rule that stays is left out, as Blocked.
 //
 // No change is half-done by design: a stale rule is deleted only when what
 // replaces it can be created, so the stale rules an expected rule replaces
 // (CKS's single-port etcd rules for the etcd SSH range, a node's old
-// forward for its new one) stay when that rule is blocked. The conflict
-// check knows every rule of the IP, in any order.
+// forward for its new one, the API rule of former CIDRs for the API rule
+// of the current ones) stay when that rule is blocked. The conflict check
+// knows every rule of the IP, in any order.
 //
 // The waves keep every SSH path open as long as the server allows: a stale
 // rule is deleted before the create only when it would conflict with it
@@ -96,6 +102,7 @@ func PlanSync(l Layout, c Classification) Plan {
 			}
 		}
 		if !grown {
+			noteKept(&p, stale, kept)
 			return p
 		}
 	}
@@ -150,6 +157,18 @@ func planCreates(l Layout, missing []Expectation, stale []ClassifiedRule, nonSta
 	return p, blocked
 }
 
+// noteKept records, on each blocked expectation, the stale rules kept for
+// it.
+func noteKept(p *Plan, stale []ClassifiedRule, kept map[string]bool) {
+	for i, b := range p.Blocked {
+		for _, cr := range stale {
+			if kept[cr.Rule.ID] && replaces(b.Expectation, cr) {
+				p.Blocked[i].Kept = append(p.Blocked[i].Kept, cr.Rule)
+			}
+		}
+	}
+}
+
 // creatable returns the rule to create for a missing expectation: its own
 // ports, or else an alternate range, or else, for a forward, another free
 // port of its range. It reports the rule in the way when none can be made.
@@ -183,15 +202,15 @@ func replaces(e Expectation, cr ClassifiedRule) bool {
 }
 
 // Replaces tells whether the firewall rules of a purpose serve what an
-// expected firewall range would: CKS's single-port etcd rules and an old
+// expected firewall rule would: CKS's single-port etcd rules and an old
 // etcd SSH range for the etcd SSH range, an old node range for the node
-// range.
+// range, the API rule of other CIDRs for the API rule.
 func Replaces(e Expectation, p Purpose) bool {
 	switch e.Purpose {
 	case PurposeEtcdSSHRange:
 		return p == PurposeEtcdFirewall || p == PurposeEtcdSSHRange
-	case PurposeNodeSSHRange:
-		return p == PurposeNodeSSHRange
+	case PurposeNodeSSHRange, PurposeAPIFirewall:
+		return p == e.Purpose
 	}
 	return false
 }

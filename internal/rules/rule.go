@@ -201,7 +201,7 @@ func (l Layout) sshCIDRs() []string { return effectiveCIDRs(l.SSHCIDRs) }
 func (l Layout) apiCIDRs() []string { return effectiveCIDRs(l.APICIDRs) }
 
 func effectiveCIDRs(list []string) []string {
-	if out := normalCIDRs(list); len(out) > 0 {
+	if out := NormalCIDRs(list); len(out) > 0 {
 		return out
 	}
 	return []string{AnyCIDR}
@@ -215,21 +215,21 @@ func (l Layout) ownsSSHCIDRs(r Rule) bool { return ownsCIDRs(r, l.sshCIDRs(), l.
 func (l Layout) ownsAPICIDRs(r Rule) bool { return ownsCIDRs(r, l.apiCIDRs(), l.FormerAPICIDRs) }
 
 func ownsCIDRs(r Rule, current []string, former [][]string) bool {
-	got := normalCIDRs(cidrs(r))
+	got := NormalCIDRs(cidrs(r))
 	if slices.Equal(got, []string{AnyCIDR}) || slices.Equal(got, current) {
 		return true
 	}
 	for _, f := range former {
-		if slices.Equal(got, normalCIDRs(f)) {
+		if slices.Equal(got, NormalCIDRs(f)) {
 			return true
 		}
 	}
 	return false
 }
 
-// normalCIDRs trims, drops blanks and sorts, so that CIDR lists compare as
-// sets.
-func normalCIDRs(in []string) []string {
+// NormalCIDRs trims, drops blanks and duplicates, and sorts, so that CIDR
+// lists compare as sets.
+func NormalCIDRs(in []string) []string {
 	var out []string
 	for _, c := range in {
 		if c = strings.TrimSpace(c); c != "" && !slices.Contains(out, c) {

@@ -136,3 +136,31 @@ func DetectEtcdStartPort(l Layout, forwards []Rule) (int, bool) {
 	}
 	return from, true
 }
+
+// DestroyCandidates are the user firewall rules of the classification that
+// the destroy worker on a network the user gave may revoke in the place of
+// CKS's: KubernetesClusterDestroyWorker.
+// deleteKubernetesClusterIsolatedNetworkRules revokes the first TCP rule of
+// the IP whose ports are exactly 6443-6443 (removeApiFirewallRule) and the
+// first the SSH selector accepts (removeSshFirewallRule), both in the DAO's
+// order, which has no ORDER BY. So every such rule of the user is at risk,
+// whatever its age: the provider's own re-created API rule is younger than
+// a user rule made before it, and no order is promised anyway.
+// networkForwards are the port forwards of the whole network, which the SSH
+// selector's twin test looks at (the destroy expunges the cluster's VMs,
+// and their forwards, before it picks, so a rule whose twin reaches a
+// cluster VM is listed though it is rarely taken).
+func DestroyCandidates(c Classification, networkForwards []Rule) []Rule {
+	var out []Rule
+	for _, cr := range c.Rules {
+		r := cr.Rule
+		if cr.Owned() || r.Kind != KindFirewall || !isTCP(r) || r.StartPort <= 0 {
+			continue
+		}
+		api := r.StartPort == APIPort && endPort(r) == APIPort
+		if api || r.StartPort == NodeSSHStartPort || anyForwardToSSH(networkForwards, r) {
+			out = append(out, r)
+		}
+	}
+	return out
+}

@@ -83,3 +83,33 @@ func TestDetectEtcdStartPortReadsTheForwards(t *testing.T) {
 		t.Fatal("detected a start port for a cluster without etcd nodes")
 	}
 }
+
+// The user rules the destroy worker may take: TCP rules of exactly
+// 6443-6443, and those the SSH selector accepts; never CKS's own, never a
+// rule of another protocol, wider ports or no ports.
+func TestDestroyCandidates(t *testing.T) {
+	t.Parallel()
+	l := etcdLayout("w1")
+	l.APICIDRs = []string{"127.0.0.1/32"}
+	udp := firewall("udp-6443", 6443, 6443, "10.0.0.0/8")
+	udp.Protocol = "udp"
+	rules := []Rule{
+		firewall("range", 2222, 2223),
+		firewall("api", 6443, 6443, "127.0.0.1/32"),
+		firewall("user-api", 6443, 6443, "10.0.0.0/8"),
+		firewall("user-wide", 6000, 7000, "10.0.0.0/8"),
+		firewall("user-2222", 2222, 2222, "192.0.2.0/24"),
+		firewall("user-twin", 22, 22, "192.0.2.0/24"),
+		firewall("user-portless", 0, 0, "192.0.2.0/24"),
+		firewall("user-other", 8080, 8080),
+		udp,
+	}
+	forwards := []Rule{forward("pf-22", 22, 22, "w1")}
+	var got []string
+	for _, r := range DestroyCandidates(Classify(l, append(rules, forwards...)), forwards) {
+		got = append(got, r.ID)
+	}
+	if want := []string{"user-api", "user-2222", "user-twin"}; !slices.Equal(got, want) {
+		t.Fatalf("candidates %v, want %v", got, want)
+	}
+}

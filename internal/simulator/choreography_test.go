@@ -1,6 +1,7 @@
 package simulator
 
 import (
+	"cmp"
 	"fmt"
 	"net/url"
 	"regexp"
@@ -414,6 +415,63 @@ func TestScaleWithoutNodeSSHRule(t *testing.T) {
 			}
 			if !slices.Contains(ranges, "2222-2224") {
 				t.Fatalf("firewall rules %v: want the node range 2222-2224 back", ranges)
+			}
+		})
+	}
+}
+
+// TestDestroyRevokesTheFirstTCPRuleOn6443: on a network the user gave, the
+// destroy worker revokes ONE TCP firewall rule whose ports are exactly
+// 6443-6443, the first the DAO returns, whoever made it
+// (removeApiFirewallRule); rules of other protocols or wider ports are not
+// candidates. Which one goes depends on the order the database reads them
+// in, which nothing promises.
+func TestDestroyRevokesTheFirstTCPRuleOn6443(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		order string
+		gone  string // the CIDRs of the 6443 rule the destroy takes
+	}{{WorkerRuleOrderAscending, "0.0.0.0/0"}, {WorkerRuleOrderDescending, "10.0.0.0/8"}} {
+		t.Run("order "+cmp.Or(tc.order, "ascending"), func(t *testing.T) {
+			t.Parallel()
+			e := newEnv(t, Options{WorkerRuleOrder: tc.order})
+			p := e.createParams("apipick", 1)
+			p.SetNetworkid(e.info.IsolatedNetworkID)
+			id := e.createCluster(p)
+			ipID := e.cluster(id).Ipaddressid
+			for _, r := range []url.Values{
+				{"protocol": {"tcp"}, "startport": {"6443"}, "endport": {"6443"}, "cidrlist": {"10.0.0.0/8"}},
+				{"protocol": {"tcp"}, "startport": {"6000"}, "endport": {"7000"}, "cidrlist": {"198.51.100.0/24"}},
+				{"protocol": {"udp"}, "startport": {"6443"}, "endport": {"6443"}, "cidrlist": {"192.0.2.0/24"}},
+			} {
+				r.Set("ipaddressid", ipID)
+				status, body := e.adminCall("createFirewallRule", r)
+				if status != 200 {
+					t.Fatalf("createFirewallRule %v: %d %v", r, status, body)
+				}
+				e.mustSucceed(asStr(t, inner(t, body, "createfirewallruleresponse")["jobid"]))
+			}
+			r, err := e.cs.Kubernetes.DeleteKubernetesCluster(e.cs.Kubernetes.NewDeleteKubernetesClusterParams(id))
+			if err != nil {
+				t.Fatal(err)
+			}
+			e.mustSucceed(r.JobID)
+			var on6443 []string
+			for _, fw := range e.firewallRules(ipID) {
+				if fw.Startport == 6443 || fw.Endport >= 6443 && fw.Startport <= 6443 {
+					on6443 = append(on6443, fmt.Sprintf("%s %d-%d %s", fw.Protocol, fw.Startport, fw.Endport, fw.Cidrlist))
+				}
+			}
+			slices.Sort(on6443)
+			want := []string{"tcp 6000-7000 198.51.100.0/24", "udp 6443-6443 192.0.2.0/24"}
+			if tc.gone == "0.0.0.0/0" {
+				want = append(want, "tcp 6443-6443 10.0.0.0/8")
+			} else {
+				want = append(want, "tcp 6443-6443 0.0.0.0/0")
+			}
+			slices.Sort(want)
+			if !slices.Equal(on6443, want) {
+				t.Fatalf("rules on 6443 after the destroy: %v, want %v", on6443, want)
 			}
 		})
 	}

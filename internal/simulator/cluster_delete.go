@@ -64,7 +64,7 @@ func (s *Simulator) destroyCluster(jr *jobRun, c *cluster) *apiError {
 		}
 		return internalError("%s", failText(err, msg))
 	}
-	if err := s.cleanupClusterNetwork(c, n, vmIDs); err != nil {
+	if err := s.cleanupClusterNetwork(c, n, vmIDs, step); err != nil {
 		return err
 	}
 	for _, node := range s.st.nodesOf(c.id) {
@@ -117,8 +117,9 @@ func (s *Simulator) destroyClusterVMs(c *cluster) []string {
 
 // cleanupClusterNetwork removes the network CKS created for the cluster,
 // or else the cluster's rules on the network it was given. Its error is an
-// exception the worker does not catch: no gc flag.
-func (s *Simulator) cleanupClusterNetwork(c *cluster, n *network, vmIDs []string) *apiError {
+// exception the worker does not catch (no gc flag), except a failure to
+// remove the forwards (step "forwards"), which it catches and flags.
+func (s *Simulator) cleanupClusterNetwork(c *cluster, n *network, vmIDs []string, step func(string) error) *apiError {
 	switch {
 	case n == nil || n.removed:
 	case c.networkCleanup:
@@ -130,38 +131,54 @@ func (s *Simulator) cleanupClusterNetwork(c *cluster, n *network, vmIDs []string
 	case isVPCTier(n):
 		s.deleteVPCClusterRules(c, vmIDs)
 	default:
-		if err := s.deleteIsolatedClusterRules(c, n, vmIDs); err != nil {
-			return internalError("%s", err.Error())
-		}
+		return s.deleteIsolatedClusterRules(c, n, vmIDs, step)
 	}
 	return nil
 }
 
 // deleteIsolatedClusterRules is KubernetesClusterDestroyWorker.
-// deleteKubernetesClusterNetworkRules, the user-network cleanup: the api-lb,
-// the 6443 firewall rule (removeApiFirewallRule), ONE SSH firewall rule
+// deleteKubernetesClusterIsolatedNetworkRules, the user-network cleanup: the
+// owner's load balancers on 6443 of the network (removeLoadBalancingRule),
+// ONE 6443 firewall rule (removeApiFirewallRule), ONE SSH firewall rule
 // picked by removeSshFirewallRule (etcd firewall rules leak, or the node
-// range when an etcd rule is picked) and the PFs of the removed VMs.
-func (s *Simulator) deleteIsolatedClusterRules(c *cluster, n *network, vmIDs []string) error {
+// range when an etcd rule is picked) and the PFs of the removed VMs. A
+// failure to remove the forwards (ResourceUnavailableException, step
+// "forwards") comes after both revokes: the worker catches it, flags the
+// cluster for the garbage collector and leaves it in Destroying.
+func (s *Simulator) deleteIsolatedClusterRules(c *cluster, n *network, vmIDs []string, step func(string) error) *apiError {
 	ip := s.clusterIP(c)
 	if ip == nil {
 		return nil
 	}
 	for _, r := range s.rulesOnIP(ip.id, purposeLB) {
-		if r.start == clusterAPIPort {
+		if r.networkID == n.id && r.accountID == c.accountID && r.start == clusterAPIPort && r.end == clusterAPIPort {
 			s.revokeRule(r)
 		}
 	}
-	for _, r := range s.rulesOnIP(ip.id, purposeFirewall) {
-		if r.hasPorts && r.start == clusterAPIPort && r.end == clusterAPIPort {
-			s.revokeRule(r)
-			break
-		}
-	}
+	s.removeApiFirewallRule(ip)
 	if _, err := s.removeSshFirewallRule(ip, n); err != nil {
-		return err
+		return internalError("%s", err.Error())
+	}
+	if err := step("forwards"); err != nil {
+		c.gc = true
+		return internalError("%s", failText(err, fmt.Sprintf("Failed to remove network rules of Kubernetes cluster : %s", c.name)))
 	}
 	s.removeVMPortForwards(vmIDs)
+	return nil
+}
+
+// removeApiFirewallRule is KubernetesClusterResourceModifierActionWorker.
+// removeApiFirewallRule: the first TCP firewall rule of the IP whose ports
+// are exactly 6443-6443, in the order the DAO returns them (no ORDER BY),
+// whoever made it. A user's rule on 6443 is as likely to go as CKS's.
+func (s *Simulator) removeApiFirewallRule(ip *publicIP) *rule {
+	for _, r := range s.tcpFirewallRules(ip) {
+		if r.hasPorts && r.start == clusterAPIPort && r.end == clusterAPIPort {
+			s.logf("The API firewall rule [%s] with the id [%d] was revoked", javaString(r.name), r.internalID)
+			s.revokeRule(r)
+			return r
+		}
+	}
 	return nil
 }
 

@@ -165,12 +165,7 @@ var errPortlessRuleNPE = &javaException{msg: `Cannot invoke "java.lang.Integer.i
 // 4.22.0.0) reaching one throws a NullPointerException. PR #14165 (profile
 // pr14165) first looks for the rule starting at 2222.
 func (s *Simulator) removeSshFirewallRule(ip *publicIP, n *network) (*rule, error) {
-	var fws []*rule
-	for _, r := range s.rulesOnIP(ip.id, purposeFirewall) {
-		if r.protocol == "tcp" {
-			fws = append(fws, r)
-		}
-	}
+	fws := s.tcpFirewallRules(ip)
 	var pick *rule
 	if s.profile.preferNodeSSHRule {
 		pick = nodeRangeFirewallRule(fws)
@@ -186,6 +181,20 @@ func (s *Simulator) removeSshFirewallRule(ip *publicIP, n *network) (*rule, erro
 		s.revokeRule(pick)
 	}
 	return pick, nil
+}
+
+// tcpFirewallRules are the not-revoked TCP firewall rules of the IP in the
+// order the workers read them:
+// firewallRulesDao.listByIpPurposeProtocolAndNotRevoked(ip, Firewall, TCP),
+// hidden (fordisplay=false) rules included.
+func (s *Simulator) tcpFirewallRules(ip *publicIP) []*rule {
+	var fws []*rule
+	for _, r := range s.rulesOnIP(ip.id, purposeFirewall) {
+		if r.protocol == "tcp" {
+			fws = append(fws, r)
+		}
+	}
+	return s.workerOrder(fws)
 }
 
 // nodeRangeFirewallRule is PR #14165's first look: the rule starting at

@@ -86,7 +86,8 @@
 //	upgrade           node (before each non-etcd node is upgraded)
 //	start             vms, api, kubeconfig
 //	stop              vms
-//	delete            vms, network
+//	delete            vms, network, forwards (on a user network, after the API and
+//	                  SSH rule revokes)
 //	rule              apply (create/delete firewall and port-forwarding rule jobs)
 //
 // A failure at a step has the consequences the server's failure there has

@@ -312,6 +312,55 @@ func createScenarios() []ledgerScenario {
 	}
 }
 
+// userNetworkDelete deletes a cluster with an etcd node on the seeded
+// isolated network, which a user's TCP rule on 6443 (from 10.0.0.0/8)
+// shares with CKS's (from 0.0.0.0/0): the destroy revokes the one of the
+// two that the DAO returns first, gone, and leaves the other, kept, and the
+// etcd SSH rule.
+func userNetworkDelete(order, gone, kept string) ledgerScenario {
+	return ledgerScenario{op: "delete-user-network", name: "rules read " + cmp.Or(order, "ascending"),
+		opts: Options{WorkerRuleOrder: order},
+		setup: func(e *testEnv) string {
+			id := e.ledgerCluster(1, 1, func(p *cloudstack.CreateKubernetesClusterParams) { p.SetNetworkid(e.info.IsolatedNetworkID) })
+			status, body := e.adminCall("createFirewallRule", url.Values{"ipaddressid": {e.cluster(id).Ipaddressid},
+				"protocol": {"tcp"}, "startport": {"6443"}, "endport": {"6443"}, "cidrlist": {"10.0.0.0/8"}})
+			if status != 200 {
+				e.t.Fatalf("createFirewallRule: %d %v", status, body)
+			}
+			e.mustSucceed(asStr(e.t, inner(e.t, body, "createfirewallruleresponse")["jobid"]))
+			return id
+		},
+		run: func(e *testEnv, id string) string { e.mustSucceed(e.deleteClusterJob(id)); return id },
+		writes: func(*testEnv, string) map[string]ledgerCheck {
+			firewalls := func(c ledgerChange) error {
+				for _, want := range []string{"tcp 6443-6443 [" + kept + "]", "tcp 50000-50000 [0.0.0.0/0]"} {
+					if !strings.Contains(c.after, want) {
+						return fmt.Errorf("firewall rules after the destroy %q lack %q", c.after, want)
+					}
+				}
+				if strings.Contains(c.after, "tcp 6443-6443 ["+gone+"]") || strings.Contains(c.after, "2222-") {
+					return fmt.Errorf("firewall rules after the destroy %q keep the 6443 rule from %s or the node range", c.after, gone)
+				}
+				return nil
+			}
+			w := map[string]ledgerCheck{"state": states(stRunning, stDestroying, stDestroyed), "vm.removed": is("3"),
+				"rules.Firewall": firewalls, "rules.PortForwarding": cleared, "rules.LoadBalancing": cleared}
+			for _, f := range append(clusterCreatedFields, "etcdips") {
+				w["cluster."+f] = cleared
+			}
+			return w
+		}}
+}
+
+// deleteClusterJob sends deleteKubernetesCluster and returns its job id.
+func (e *testEnv) deleteClusterJob(id string) string {
+	r, err := e.cs.Kubernetes.DeleteKubernetesCluster(e.cs.Kubernetes.NewDeleteKubernetesClusterParams(id))
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return r.JobID
+}
+
 func scaleScenarios() []ledgerScenario {
 	cluster := func(size int64) func(e *testEnv) string {
 		return func(e *testEnv) string { return e.ledgerCluster(size, 1, nil) }
@@ -457,14 +506,7 @@ func lifecycleScenarios() []ledgerScenario {
 				return map[string]ledgerCheck{"state": states(stStopped, stStarting, stRunning), "vm.state": written}
 			}},
 		{op: "delete", name: "own network", setup: cluster,
-			run: func(e *testEnv, id string) string {
-				r, err := e.cs.Kubernetes.DeleteKubernetesCluster(e.cs.Kubernetes.NewDeleteKubernetesClusterParams(id))
-				if err != nil {
-					e.t.Fatal(err)
-				}
-				e.mustSucceed(r.JobID)
-				return id
-			},
+			run: func(e *testEnv, id string) string { e.mustSucceed(e.deleteClusterJob(id)); return id },
 			writes: func(*testEnv, string) map[string]ledgerCheck {
 				w := map[string]ledgerCheck{"state": states(stRunning, stDestroying, stDestroyed), "vm.removed": is("3"),
 					"rules.Firewall": cleared, "rules.PortForwarding": cleared, "rules.LoadBalancing": cleared}
@@ -473,6 +515,8 @@ func lifecycleScenarios() []ledgerScenario {
 				}
 				return w
 			}},
+		userNetworkDelete(WorkerRuleOrderAscending, "0.0.0.0/0", "10.0.0.0/8"),
+		userNetworkDelete(WorkerRuleOrderDescending, "10.0.0.0/8", "0.0.0.0/0"),
 		{op: "scanner", name: "Running to Alert", setup: func(e *testEnv) string {
 			id := cluster(e)
 			if err := e.sim.SetVMState(e.workerIDs(id)[0], vmStopped); err != nil {
@@ -638,19 +682,29 @@ func failureScenarios() []ledgerScenario {
 			writes: func(*testEnv, string) map[string]ledgerCheck {
 				return map[string]ledgerCheck{"state": states(stStopped, stStarting, stAlert), "vm.state": written}
 			}},
+		{op: "delete-user-network", name: "fails removing the forwards", setup: func(e *testEnv) string {
+			id := userNetworkDelete("", "", "").setup(e)
+			failStep("delete", "forwards")(e)
+			return id
+		},
+			run: func(e *testEnv, id string) string {
+				if code, text := e.mustFail(e.deleteClusterJob(id)); code != 530 || text != "Failed to remove network rules of Kubernetes cluster : ledger" {
+					e.t.Fatalf("delete job: %d %q", code, text)
+				}
+				return id
+			},
+			writes: func(*testEnv, string) map[string]ledgerCheck {
+				// Both revokes came before the failure; expunging the VMs
+				// removed their forwards.
+				return map[string]ledgerCheck{"state": states(stRunning, stDestroying), "vm.removed": is("3"),
+					"rules.Firewall": written, "rules.LoadBalancing": cleared, "rules.PortForwarding": cleared, "cluster.etcdips": cleared}
+			}},
 		{op: "delete", name: "fails destroying the network", setup: func(e *testEnv) string {
 			id := cluster(e)
 			failStep("delete", "network")(e)
 			return id
 		},
-			run: func(e *testEnv, id string) string {
-				r, err := e.cs.Kubernetes.DeleteKubernetesCluster(e.cs.Kubernetes.NewDeleteKubernetesClusterParams(id))
-				if err != nil {
-					e.t.Fatal(err)
-				}
-				e.mustFail(r.JobID)
-				return id
-			},
+			run: func(e *testEnv, id string) string { e.mustFail(e.deleteClusterJob(id)); return id },
 			writes: func(*testEnv, string) map[string]ledgerCheck {
 				// Expunging a VM removes its port forwards, which etcdips
 				// is built from.

@@ -82,3 +82,22 @@ func orderList[T any](s *Simulator, items []T) []T {
 	}
 	return out
 }
+
+// Worker rule orders (Options.WorkerRuleOrder).
+const (
+	// WorkerRuleOrderAscending reads rules by id, as MySQL answers a query
+	// without ORDER BY on the firewall_rules table in practice.
+	WorkerRuleOrderAscending = ""
+	// WorkerRuleOrderDescending reads them newest first.
+	WorkerRuleOrderDescending = "descending"
+)
+
+// workerOrder puts rules listed in id order into the order the CKS workers
+// read them in (Options.WorkerRuleOrder). It returns a new slice.
+func (s *Simulator) workerOrder(rules []*rule) []*rule {
+	out := slices.Clone(rules)
+	if s.opts.WorkerRuleOrder == WorkerRuleOrderDescending {
+		slices.Reverse(out)
+	}
+	return out
+}

@@ -44,6 +44,14 @@ type Options struct {
 	// permutation on every call). The last two check that a client does not
 	// depend on an order the server does not promise.
 	ListOrder string
+	// WorkerRuleOrder is the order in which the CKS workers read the
+	// firewall rules of a public IP when they pick one by its ports: the
+	// DAO query behind the scale's and the destroy's picks
+	// (FirewallRulesDaoImpl.listByIpPurposeProtocolAndNotRevoked) has no
+	// ORDER BY, so the database decides. WorkerRuleOrderAscending ("", by
+	// id, what MySQL returns in practice) or WorkerRuleOrderDescending
+	// ("descending"), for checking that a client does not depend on it.
+	WorkerRuleOrder string
 	// ScannerInterval is the period of the cluster state scanner, which runs
 	// on a timer as the management server's KubernetesClusterStatusScanner
 	// does, never because of an API call. Zero means
@@ -186,6 +194,10 @@ func New(opts Options) (*Simulator, error) {
 	}
 	if err := validListOrder(opts.ListOrder); err != nil {
 		return nil, err
+	}
+	if opts.WorkerRuleOrder != WorkerRuleOrderAscending && opts.WorkerRuleOrder != WorkerRuleOrderDescending {
+		return nil, fmt.Errorf("simulator: unknown worker rule order %q (want %q or %q)", opts.WorkerRuleOrder,
+			WorkerRuleOrderAscending, WorkerRuleOrderDescending)
 	}
 	if opts.ScannerInterval < 0 {
 		return nil, errors.New("simulator: ScannerInterval must not be negative")
