@@ -58,12 +58,19 @@ func toVirtualMachine(vm *csgo.VirtualMachine) VirtualMachine {
 		ProjectID:   vm.Projectid,
 		ZoneID:      vm.Zoneid,
 		IPAddress:   vm.Ipaddress,
+
+		TemplateID:        vm.Templateid,
+		TemplateName:      vm.Templatename,
+		ServiceOfferingID: vm.Serviceofferingid,
 	}
 	nics := make([]rawNic, 0, len(vm.Nic))
 	for _, n := range vm.Nic {
 		nics = append(nics, rawNic{IPAddress: n.Ipaddress, NetworkID: n.Networkid, IsDefault: flexBool(n.Isdefault)})
 		if n.Networkid != "" {
 			out.NetworkIDs = append(out.NetworkIDs, n.Networkid)
+		}
+		if n.Isdefault && out.DefaultNetworkID == "" {
+			out.DefaultNetworkID = n.Networkid
 		}
 	}
 	if out.IPAddress == "" {

@@ -133,7 +133,8 @@ func (l Layout) sshNodes() []Node {
 	return append(append(controls, workers...), external...)
 }
 
-// internalCount is C+W, the size of the node SSH firewall range.
+// internalCount is C+W, the size of CKS's own node SSH firewall range
+// (the provider's range covers the external nodes too: len(sshNodes())).
 func (l Layout) internalCount() int {
 	n := 0
 	for _, node := range l.Nodes {
