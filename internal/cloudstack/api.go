@@ -51,6 +51,11 @@ type ClusterWriter interface {
 type NodeWriter interface {
 	AddNodesToKubernetesCluster(ctx context.Context, p AddNodesParams) (AsyncRef, error)
 	RemoveNodesFromKubernetesCluster(ctx context.Context, clusterID string, vmIDs []string) (AsyncRef, error)
+	// TagVirtualMachine and UntagVirtualMachine add and delete a VM's
+	// resource tags, which record what CloudStack's API does not show of an
+	// external node (how it was joined).
+	TagVirtualMachine(ctx context.Context, vmID string, tags map[string]string) (AsyncRef, error)
+	UntagVirtualMachine(ctx context.Context, vmID string, keys []string) (AsyncRef, error)
 }
 
 // NodeReader reads the VM to join and its template. Both return an *Error

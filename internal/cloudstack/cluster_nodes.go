@@ -114,3 +114,36 @@ func (c *Client) GetTemplate(ctx context.Context, id string) (*Template, error) 
 	}
 	return nil, NewNotFoundError(command, "template", id)
 }
+
+// TagVirtualMachine starts the job that adds resource tags to a VM.
+func (c *Client) TagVirtualMachine(ctx context.Context, vmID string, tags map[string]string) (AsyncRef, error) {
+	ref, _, err := call(ctx, c, "createTags", callOpts{},
+		func(cs *csgo.CloudStackClient) (AsyncRef, error) {
+			r, err := cs.Resourcetags.CreateTags(cs.Resourcetags.NewCreateTagsParams([]string{vmID}, "UserVm", tags))
+			if err != nil {
+				return AsyncRef{}, err
+			}
+			return AsyncRef{JobID: r.JobID}, nil
+		})
+	return ref, err
+}
+
+// UntagVirtualMachine starts the job that deletes a VM's resource tags with
+// the given keys, whatever their values.
+func (c *Client) UntagVirtualMachine(ctx context.Context, vmID string, keys []string) (AsyncRef, error) {
+	ref, _, err := call(ctx, c, "deleteTags", callOpts{},
+		func(cs *csgo.CloudStackClient) (AsyncRef, error) {
+			p := cs.Resourcetags.NewDeleteTagsParams([]string{vmID}, "UserVm")
+			tags := map[string]string{}
+			for _, k := range keys {
+				tags[k] = ""
+			}
+			p.SetTags(tags)
+			r, err := cs.Resourcetags.DeleteTags(p)
+			if err != nil {
+				return AsyncRef{}, err
+			}
+			return AsyncRef{JobID: r.JobID}, nil
+		})
+	return ref, err
+}

@@ -73,6 +73,12 @@ func toVirtualMachine(vm *csgo.VirtualMachine) VirtualMachine {
 			out.DefaultNetworkID = n.Networkid
 		}
 	}
+	for _, t := range vm.Tags {
+		if out.Tags == nil {
+			out.Tags = map[string]string{}
+		}
+		out.Tags[t.Key] = t.Value
+	}
 	if out.IPAddress == "" {
 		out.IPAddress = primaryNicIP(nics)
 	}

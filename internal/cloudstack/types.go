@@ -102,6 +102,8 @@ type VirtualMachine struct {
 	TemplateID        string
 	TemplateName      string
 	ServiceOfferingID string
+	// Tags are the VM's resource tags.
+	Tags map[string]string
 }
 
 // Template is a template as listTemplates reports it with details=all.

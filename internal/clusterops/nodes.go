@@ -126,7 +126,7 @@ func InconsistentMap(c *cloudstack.Cluster) *vmmap.Inconsistency {
 func NodesAfterResize(nodes []Node, from, to int64) (keep []int, added int64, ok bool) {
 	var workers []int
 	for i, n := range nodes {
-		if n.Role == naming.RoleWorker {
+		if n.Role == naming.RoleWorker && !n.External {
 			workers = append(workers, i)
 		} else {
 			keep = append(keep, i)

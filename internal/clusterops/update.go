@@ -132,7 +132,7 @@ func (u *update) changes() changes {
 	c := u.cluster()
 	ch := changes{
 		version:     u.req.KubernetesVersionID != "" && u.req.KubernetesVersionID != c.KubernetesVersionID,
-		size:        u.req.Size != nil && *u.req.Size != c.Size,
+		size:        u.req.Size != nil && *u.req.Size != c.ManagedWorkers(),
 		autoscaling: u.autoscalingChanged(),
 	}
 	ch.needsRunning = ch.version || ch.size || ch.autoscaling

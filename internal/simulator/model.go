@@ -215,6 +215,8 @@ type vm struct {
 	hostName     string // hypervisor host
 	expunged     bool
 	userVM       bool // deployed by a user (vmtype User), not by CKS
+	// tags are the VM's resource tags (createTags, resourcetype UserVm).
+	tags map[string]string
 }
 
 // Cluster states (KubernetesCluster.State).

@@ -48,6 +48,8 @@ func init() {
 		"deployVirtualMachine":             cmdDeployVirtualMachine,
 		"destroyVirtualMachine":            cmdDestroyVirtualMachine,
 		"listTemplates":                    cmdListTemplates,
+		"createTags":                       cmdCreateTags,
+		"deleteTags":                       cmdDeleteTags,
 	}
 }
 

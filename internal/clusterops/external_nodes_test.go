@@ -1,0 +1,98 @@
+package clusterops
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator"
+)
+
+// External nodes through the engine: a join refused before any call when
+// CloudStack would drop or skip the VM, a join that keeps the provider's
+// layout, scales around external nodes (joined by the engine or by another
+// client) that keep every SSH path, and a removal.
+
+func TestJoinRefusesWhatCloudStackWouldDrop(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, "")
+	id := e.createCluster("join-checks", 1, 1)
+	c := e.Cluster(id)
+	plain := e.DeployVM(c.NetworkID, "plain", false)
+	elsewhere := e.DeployVM(e.Info.IsolatedNetworkID, "elsewhere", true)
+	stopped := e.DeployVM(c.NetworkID, "stopped", true)
+	if err := e.Sim.SetVMState(stopped, "Stopped"); err != nil {
+		t.Fatal(err)
+	}
+	worker := e.NthWorker(c, 0).ID
+	for vm, want := range map[string]string{plain: "not marked for CKS", elsewhere: "default NIC", stopped: "is Stopped",
+		worker: "a worker node it made"} {
+		problems, err := e.engine().CheckJoin(e.ctx(), JoinRequest{ClusterID: id, VMID: vm})
+		if err != nil || len(problems) != 1 || problems[0].Field != FieldVM || !strings.Contains(problems[0].Message, want) {
+			t.Errorf("VM %s: problems %+v, %v; want one about %q", vm, problems, err, want)
+		}
+		before := e.Sim.CallCounts()["addNodesToKubernetesCluster"]
+		_, err = e.engine().JoinNode(e.ctx(), JoinRequest{ClusterID: id, VMID: vm})
+		var refused *JoinError
+		if !errors.As(err, &refused) || e.Sim.CallCounts()["addNodesToKubernetesCluster"] != before {
+			t.Errorf("VM %s: JoinNode = %v with an add call: want a refusal before any call", vm, err)
+		}
+	}
+}
+
+// everyProfile runs a test on each profile of the matrix.
+func everyProfile(t *testing.T, f func(t *testing.T, profile string)) {
+	t.Helper()
+	for _, p := range simulator.Profiles() {
+		t.Run(p, func(t *testing.T) {
+			t.Parallel()
+			f(t, p)
+		})
+	}
+}
+
+func TestScaleAroundExternalNodesKeepsEverySSHPath(t *testing.T) {
+	t.Parallel()
+	everyProfile(t, func(t *testing.T, profile string) {
+		e := newEnv(t, profile)
+		id := e.createCluster("external", 3, 1)
+		c := e.Cluster(id)
+		ours := e.DeployVM(c.NetworkID, "gpu-ours", true)
+		theirs := e.DeployVM(c.NetworkID, "gpu-theirs", true)
+		eng := e.engine()
+		if _, err := eng.JoinNode(e.ctx(), JoinRequest{ClusterID: id, VMID: ours, ManualUpgrade: true}); err != nil {
+			t.Fatalf("JoinNode: %v", err)
+		}
+		e.assertHardened(id)
+		if err := e.JoinVM(id, theirs, false); err != nil {
+			t.Fatalf("another client's join: %v", err)
+		}
+		for _, size := range []int64{2, 1, 2, 3, 1} {
+			if _, err := eng.Scale(e.ctx(), id, size, Intent{}); err != nil {
+				t.Fatalf("Scale to %d: %v", size, err)
+			}
+			c := e.assertHardened(id)
+			if c.ManagedWorkers() != size || c.ExternalNodes() != 2 || c.State != "Running" {
+				t.Fatalf("after scaling to %d: %d workers, %d external, %s", size, c.ManagedWorkers(), c.ExternalNodes(), c.State)
+			}
+			e.assertSSH(id, c)
+		}
+		// Another client's scale on the provider's layout succeeds, and the
+		// next sync brings the layout back.
+		if err := e.Scale(id, e.Cluster(id).Size+1); err != nil {
+			t.Fatalf("another client's scale-up: %v", err)
+		}
+		if _, err := eng.Sync(e.ctx(), id, Intent{}); err != nil {
+			t.Fatalf("Sync: %v", err)
+		}
+		e.assertHardened(id)
+		if _, err := eng.RemoveNode(e.ctx(), id, ours); err != nil {
+			t.Fatalf("RemoveNode: %v", err)
+		}
+		c = e.assertHardened(id)
+		if c.ExternalNodes() != 1 || c.ManagedWorkers() != 2 {
+			t.Errorf("after the removal: %d external, %d workers", c.ExternalNodes(), c.ManagedWorkers())
+		}
+		e.assertSSH(id, c)
+	})
+}
