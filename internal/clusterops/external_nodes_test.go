@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator"
 )
@@ -57,6 +58,7 @@ func TestScaleAroundExternalNodesKeepsEverySSHPath(t *testing.T) {
 		e := newEnv(t, profile)
 		id := e.createCluster("external", 3, 1)
 		c := e.Cluster(id)
+		e.Sim.AdvanceClock(2 * time.Second) // the VMs come after the cluster's own
 		ours := e.DeployVM(c.NetworkID, "gpu-ours", true)
 		theirs := e.DeployVM(c.NetworkID, "gpu-theirs", true)
 		eng := e.engine()
@@ -64,9 +66,11 @@ func TestScaleAroundExternalNodesKeepsEverySSHPath(t *testing.T) {
 			t.Fatalf("JoinNode: %v", err)
 		}
 		e.assertHardened(id)
+		seen := SightExternalNodes(e.Cluster(id), nil)
 		if err := e.JoinVM(id, theirs, false); err != nil {
 			t.Fatalf("another client's join: %v", err)
 		}
+		seen = SightExternalNodes(e.Cluster(id), seen)
 		for _, size := range []int64{2, 1, 2, 3, 1} {
 			if _, err := eng.Scale(e.ctx(), id, size, Intent{}); err != nil {
 				t.Fatalf("Scale to %d: %v", size, err)
@@ -81,6 +85,30 @@ func TestScaleAroundExternalNodesKeepsEverySSHPath(t *testing.T) {
 		// next sync brings the layout back.
 		if err := e.Scale(id, e.Cluster(id).Size+1); err != nil {
 			t.Fatalf("another client's scale-up: %v", err)
+		}
+		if _, err := eng.Sync(e.ctx(), id, Intent{}); err != nil {
+			t.Fatalf("Sync: %v", err)
+		}
+		e.assertHardened(id)
+		// The upgrade skips our node (manual_upgrade) and reaches theirs,
+		// whose map row comes before the workers made since, through the
+		// forward the engine points at it.
+		to := e.VersionID("1.34.2")
+		if _, err := eng.Update(e.ctx(), id, UpdateRequest{KubernetesVersionID: to, ExternalSeen: seen}); err != nil {
+			t.Fatalf("upgrade: %v", err)
+		}
+		c = e.Cluster(id)
+		for _, vm := range c.VirtualMachines {
+			want := "1.34.2"
+			if vm.ID == ours || vm.IsEtcdNode {
+				want = "1.33.13"
+			}
+			if vm.IsEtcdNode {
+				continue
+			}
+			if strings.TrimPrefix(vm.KubernetesNodeVersion, "v") != want {
+				t.Errorf("VM %s on %s after the upgrade, want %s", vm.Name, vm.KubernetesNodeVersion, want)
+			}
 		}
 		if _, err := eng.Sync(e.ctx(), id, Intent{}); err != nil {
 			t.Fatalf("Sync: %v", err)
