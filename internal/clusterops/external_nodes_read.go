@@ -70,3 +70,35 @@ func (e *Engine) RecordManualUpgrade(ctx context.Context, clusterID, vmID string
 	}
 	return e.tagJoined(ctx, JoinRequest{ClusterID: clusterID, VMID: vmID, ManualUpgrade: manual})
 }
+
+// ExternalNodeRef is an external node of a cluster, and whether the
+// provider's cks_cluster_node joined it to this cluster (its tag says so).
+type ExternalNodeRef struct {
+	ID, Name string
+	Managed  bool
+}
+
+// ExternalNodesOf lists a cluster's external nodes, for its deletion:
+// CloudStack destroys and expunges them with a cluster on a network the user
+// supplied, and refuses to delete a cluster on the network it created while
+// any remains.
+func (e *Engine) ExternalNodesOf(ctx context.Context, clusterID string) ([]ExternalNodeRef, error) {
+	c, err := e.api.GetKubernetesCluster(ctx, clusterID)
+	if err != nil {
+		return nil, err
+	}
+	var out []ExternalNodeRef
+	for _, vm := range c.VirtualMachines {
+		if !vm.IsExternalNode {
+			continue
+		}
+		ref := ExternalNodeRef{ID: vm.ID, Name: vm.Name}
+		v, err := e.api.GetVirtualMachine(ctx, vm.ID)
+		if err != nil && !cloudstack.IsNotFound(err) {
+			return nil, fmt.Errorf("reading external node %s: %w", vm.ID, err)
+		}
+		ref.Managed = v != nil && v.Tags[TagJoinedCluster] == clusterID
+		out = append(out, ref)
+	}
+	return out, nil
+}
