@@ -101,10 +101,15 @@ func (r *clusterNodeResource) Schema(ctx context.Context, _ resource.SchemaReque
 		"kubernetes_version": schema.StringAttribute{Computed: true,
 			MarkdownDescription: "Kubernetes version CloudStack records for the node (`kubernetesnodeversion`): the cluster's " +
 				"at the join, then each upgrade's that takes the node."},
-		"timeouts": timeouts.Attributes(ctx, timeouts.Opts{Create: true, Delete: true,
-			CreateDescription: fmt.Sprintf("How long to wait for the join, default %dm.", int(defaultNodeTimeout.Minutes())),
-			DeleteDescription: fmt.Sprintf("How long to wait for the removal, default %dm.", int(defaultNodeTimeout.Minutes()))}),
+		"timeouts": nodeTimeouts(ctx),
 	}}
+}
+
+// nodeTimeouts are the join's and the removal's timeouts.
+func nodeTimeouts(ctx context.Context) schema.Attribute {
+	return checkedTimeouts(ctx, timeouts.Opts{Create: true, Delete: true}, fmt.Sprintf("How long to wait for the join "+
+		"(create) and the removal (delete), as Go durations such as `90m`; each defaults to `%dm`, like CloudStack's own "+
+		"add and remove node timeouts (3600 s).", int(defaultNodeTimeout.Minutes())))
 }
 
 // ImportState imports a node by "<cluster_id>/<vm_id>".

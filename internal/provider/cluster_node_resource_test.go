@@ -137,7 +137,9 @@ func TestAccClusterNode_externalNodesThroughEveryChange(t *testing.T) {
 					ConfigVariables:  vars,
 					ConfigPlanChecks: emptyPlanAfterApply,
 					Check: resource.ComposeTestCheckFunc(
-						func(s *terraform.State) error { return env.externalCheck(t, &id, int64(size), external(), findings...)(s) },
+						func(s *terraform.State) error {
+							return env.externalCheck(t, &id, int64(size), external(), findings...)(s)
+						},
 						resource.TestCheckResourceAttr(clusterAddr, "size", fmt.Sprint(size)),
 						resource.TestCheckResourceAttr(nodeAddr, "manual_upgrade", "true"),
 						resource.TestCheckResourceAttrSet(nodeAddr, "ssh_port")),

@@ -294,22 +294,9 @@ func (r *clusterResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 }
 
 func clusterTimeouts(ctx context.Context) schema.Attribute {
-	attr := timeouts.Attributes(ctx, timeouts.Opts{Create: true, Update: true, Delete: true})
-	nested, ok := attr.(schema.SingleNestedAttribute)
-	if !ok {
-		return attr
-	}
-	nested.Validators = append(nested.Validators, positiveTimeouts())
-	for name, a := range nested.Attributes {
-		if s, ok := a.(schema.StringAttribute); ok {
-			s.Validators = nil // positiveTimeouts checks the syntax too, naming the timeout
-			nested.Attributes[name] = s
-		}
-	}
-	nested.MarkdownDescription = fmt.Sprintf("How long to wait for create, update and delete, as Go durations such as "+
-		"`90m`. Each defaults to `%dm`, like the server's own CKS job timeouts (3600 s). Every CloudStack job wait is bounded by them.",
-		int(defaultClusterTimeout.Minutes()))
-	return nested
+	return checkedTimeouts(ctx, timeouts.Opts{Create: true, Update: true, Delete: true}, fmt.Sprintf("How long to wait "+
+		"for create, update and delete, as Go durations such as `90m`. Each defaults to `%dm`, like the server's own CKS job "+
+		"timeouts (3600 s). Every CloudStack job wait is bounded by them.", int(defaultClusterTimeout.Minutes())))
 }
 
 func requiredReplacedID(description string) schema.StringAttribute {
