@@ -131,7 +131,7 @@ func (e *Engine) prepareScale(ctx context.Context, s *Snapshot, size int64, in I
 	optIn := false
 	// After the scale CKS forwards the ports of its new node range and, after
 	// them, those of the external nodes (addFirewallRulesForNodes).
-	newEnd := rules.NodeSSHStartPort + internalCount(s.Layout) + int(size-MapWorkerCount(&s.Cluster)) +
+	newEnd := rules.NodeSSHStartPort + s.Layout.InternalCount() + int(size-MapWorkerCount(&s.Cluster)) +
 		int(s.Cluster.ExternalNodes()) - 1
 	for _, h := range hazards {
 		switch {
@@ -367,15 +367,4 @@ func (e *Engine) readBackAfter(ctx context.Context, id string, reported *cloudst
 		return c
 	}
 	return nil
-}
-
-// internalCount is the number of control and worker VMs in the map.
-func internalCount(l rules.Layout) int {
-	n := 0
-	for _, node := range l.Nodes {
-		if node.Role != naming.RoleEtcd && !node.External {
-			n++
-		}
-	}
-	return n
 }

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/cloudstack-cks/terraform-provider-cks/internal/naming"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/rules"
 )
 
@@ -56,7 +55,7 @@ func (c *comparison) reportStaleRules(l rules.Layout, cl rules.Classification, n
 				Message: fmt.Sprintf("SSH port forward %s (%d -> %d): %s", r.ID, r.StartPort, r.PrivatePort, s.Reason)})
 		case rules.PurposeNodeSSHRange:
 			stale.nodeRange = true
-			if cksExternal && r.StartPort == rules.NodeSSHStartPort && r.EndPort == rules.NodeSSHStartPort+internalNodes(l)-1 {
+			if cksExternal && r.StartPort == rules.NodeSSHStartPort && r.EndPort == rules.NodeSSHStartPort+l.InternalCount()-1 {
 				continue
 			}
 			c.add(Finding{Kind: KindSSHFirewallRangeMismatch, RuleID: r.ID,
@@ -143,18 +142,6 @@ func cksExternalLayout(l rules.Layout, cl rules.Classification) bool {
 		}
 	}
 	return external > 0 && singles > 0
-}
-
-// internalNodes counts the control and worker VMs CKS made: the ports of
-// its own node range.
-func internalNodes(l rules.Layout) int {
-	n := 0
-	for _, node := range l.Nodes {
-		if node.Role != naming.RoleEtcd && !node.External {
-			n++
-		}
-	}
-	return n
 }
 
 // cksEtcdLayout reports whether the etcd SSH firewall rules are CKS's own:

@@ -50,6 +50,21 @@ func addJoinProblems(diags *diag.Diagnostics, problems []clusterops.NodeProblem)
 	}
 }
 
+// loadNode reads the node's model from a plan or a state (get), and
+// refuses an operation of a provider that is not configured.
+func (r *clusterNodeResource) loadNode(ctx context.Context, get func(context.Context, any) diag.Diagnostics, diags *diag.Diagnostics) (clusterNodeModel, bool) {
+	var m clusterNodeModel
+	diags.Append(get(ctx, &m)...)
+	if diags.HasError() {
+		return m, false
+	}
+	if r.data == nil {
+		notConfigured(diags)
+		return m, false
+	}
+	return m, true
+}
+
 func (m *clusterNodeModel) joinRequest() clusterops.JoinRequest {
 	return clusterops.JoinRequest{ClusterID: m.ClusterID.ValueString(), VMID: m.VMID.ValueString(),
 		ManualUpgrade: m.ManualUpgrade.ValueBool(), MountCKSISOOnVR: m.MountCKSISOOnVR.ValueBool()}
@@ -59,13 +74,8 @@ func (m *clusterNodeModel) joinRequest() clusterops.JoinRequest {
 // failed (its tags, the cluster's rules), the node is recorded with the
 // error, so that the state holds what CloudStack has.
 func (r *clusterNodeResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	var plan clusterNodeModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	if r.data == nil {
-		notConfigured(&resp.Diagnostics)
+	plan, ok := r.loadNode(ctx, req.Plan.Get, &resp.Diagnostics)
+	if !ok {
 		return
 	}
 	timeout, diags := plan.Timeouts.Create(ctx, defaultNodeTimeout)
@@ -116,13 +126,8 @@ func (m *clusterNodeModel) refresh(n *clusterops.ExternalNode) {
 // Read removes the node from state when the cluster is gone or the VM is
 // no longer an external node of it.
 func (r *clusterNodeResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	var state clusterNodeModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	if r.data == nil {
-		notConfigured(&resp.Diagnostics)
+	state, ok := r.loadNode(ctx, req.State.Get, &resp.Diagnostics)
+	if !ok {
 		return
 	}
 	node, err := r.engine().ReadExternalNode(ctx, state.ClusterID.ValueString(), state.VMID.ValueString())
@@ -173,13 +178,8 @@ func (r *clusterNodeResource) Update(ctx context.Context, req resource.UpdateReq
 // Delete takes the VM out of the cluster; the VM keeps running. A node that
 // is already gone is not an error.
 func (r *clusterNodeResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	var state clusterNodeModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	if r.data == nil {
-		notConfigured(&resp.Diagnostics)
+	state, ok := r.loadNode(ctx, req.State.Get, &resp.Diagnostics)
+	if !ok {
 		return
 	}
 	timeout, diags := state.Timeouts.Delete(ctx, defaultNodeTimeout)

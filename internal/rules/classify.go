@@ -306,7 +306,7 @@ func identifyFirewall(l Layout, vms clusterVMs, r Rule, owned func(Purpose, int)
 		return user("")
 	}
 	nodes := l.sshNodes()
-	if i := port - NodeSSHStartPort; i >= l.internalCount() && (i < len(nodes) || vms.externalPorts[port]) {
+	if i := port - NodeSSHStartPort; i >= l.InternalCount() && (i < len(nodes) || vms.externalPorts[port]) {
 		return owned(PurposeExternalSSHFirewall, i)
 	}
 	if port == APIPort {

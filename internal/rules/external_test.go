@@ -30,7 +30,7 @@ func externalLayout(workers []string, external ...string) Layout {
 // it, all open to 0.0.0.0/0.
 func cksNodeRules(l Layout) []Rule {
 	nodes := l.sshNodes()
-	internal := l.internalCount()
+	internal := l.InternalCount()
 	var out []Rule
 	if internal > 0 {
 		out = append(out, firewall("", NodeSSHStartPort, NodeSSHStartPort+internal-1))
@@ -155,29 +155,5 @@ func TestProviderLayoutMakesEveryScaleWithExternalNodesSafe(t *testing.T) {
 				}
 			}
 		}
-	}
-}
-
-// orderedPick is a selector reading the firewall rules in the order of
-// their positions.
-func orderedPick(order []int, pick func([]Rule) (Rule, bool)) func([]Rule) (Rule, bool) {
-	return func(all []Rule) (Rule, bool) {
-		var fws []Rule
-		for _, r := range all {
-			if r.Kind == KindFirewall {
-				fws = append(fws, r)
-			}
-		}
-		rest := slices.DeleteFunc(slices.Clone(all), func(r Rule) bool { return r.Kind == KindFirewall })
-		var ordered []Rule
-		for _, i := range order {
-			if i < len(fws) {
-				ordered = append(ordered, fws[i])
-			}
-		}
-		for i := len(order); i < len(fws); i++ {
-			ordered = append(ordered, fws[i])
-		}
-		return pick(append(ordered, rest...))
 	}
 }

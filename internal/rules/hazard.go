@@ -184,7 +184,7 @@ func wrongPicks(others []ClassifiedRule) []Hazard {
 // layoutHazards is a missing node range.
 func layoutHazards(l Layout, nodeRange *Rule) []Hazard {
 	var out []Hazard
-	if nodeRange == nil && l.internalCount() > 0 {
+	if nodeRange == nil && l.InternalCount() > 0 {
 		out = append(out, Hazard{Kind: HazardNoNodeRange, Owner: OwnerCKS, Purpose: PurposeNodeSSHRange, Remedy: RemedySync,
 			Explanation: "the cluster has no node SSH firewall range (2222-…): CloudStack's scale fails with \"Firewall rule for " +
 				"node SSH access can't be provisioned\", or revokes another rule the selector accepts"})
@@ -250,7 +250,7 @@ func cleanupEnd(l Layout, nodeRange *Rule) (int, bool) {
 	if nodeRange != nil {
 		return endPort(*nodeRange), true
 	}
-	if n := l.internalCount(); n > 0 {
+	if n := l.InternalCount(); n > 0 {
 		return NodeSSHStartPort + n - 1, true
 	}
 	return 0, false
