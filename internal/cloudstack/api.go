@@ -55,7 +55,7 @@ type NodeWriter interface {
 	// resource tags, which record what CloudStack's API does not show of an
 	// external node (how it was joined).
 	TagVirtualMachine(ctx context.Context, vmID string, tags map[string]string) (AsyncRef, error)
-	UntagVirtualMachine(ctx context.Context, vmID string, keys []string) (AsyncRef, error)
+	UntagVirtualMachine(ctx context.Context, vmID string, tags map[string]string) (AsyncRef, error)
 }
 
 // NodeReader reads the VM to join and its template. Both return an *Error

@@ -128,16 +128,13 @@ func (c *Client) TagVirtualMachine(ctx context.Context, vmID string, tags map[st
 	return ref, err
 }
 
-// UntagVirtualMachine starts the job that deletes a VM's resource tags with
-// the given keys, whatever their values.
-func (c *Client) UntagVirtualMachine(ctx context.Context, vmID string, keys []string) (AsyncRef, error) {
+// UntagVirtualMachine starts the job that deletes a VM's resource tags
+// with the given keys and values. The values are sent as they are: a tag
+// named without one would depend on how the server reads an empty value.
+func (c *Client) UntagVirtualMachine(ctx context.Context, vmID string, tags map[string]string) (AsyncRef, error) {
 	ref, _, err := call(ctx, c, "deleteTags", callOpts{},
 		func(cs *csgo.CloudStackClient) (AsyncRef, error) {
 			p := cs.Resourcetags.NewDeleteTagsParams([]string{vmID}, "UserVm")
-			tags := map[string]string{}
-			for _, k := range keys {
-				tags[k] = ""
-			}
 			p.SetTags(tags)
 			r, err := cs.Resourcetags.DeleteTags(p)
 			if err != nil {

@@ -221,12 +221,14 @@ func (e *Engine) externalNodePort(ctx context.Context, c *cloudstack.Cluster) in
 // portProblem refuses a join whose port a rule holds: CloudStack's firewall
 // rule for it would conflict, and the revert that follows "finds" by the
 // exact ports whatever rule has them, a user's included, and revokes it.
+// The cluster's own node SSH range does not count: the join settles it
+// first (nodeRangeInTheWay).
 func portProblem(s *Snapshot, port int) *NodeProblem {
 	candidate := rules.Rule{Kind: rules.KindFirewall, Protocol: rules.ProtocolTCP, StartPort: port, EndPort: port,
 		CIDRs: []string{rules.AnyCIDR}, IPAddressID: s.PublicIPID, NetworkID: s.Cluster.NetworkID}
 	var in []rules.Rule
 	if s.Layout.Network == rules.NetworkIsolated {
-		in = s.Rules
+		in = slices.DeleteFunc(slices.Clone(s.Rules), s.isNodeRange)
 	}
 	for _, r := range append(slices.Clone(in), s.NetworkForwards...) {
 		if r.StartPort == port && (r.EndPort == port || r.EndPort == 0) {
@@ -242,10 +244,30 @@ func portProblem(s *Snapshot, port int) *NodeProblem {
 	return nil
 }
 
+// isNodeRange tells whether a rule is the cluster's own node SSH range.
+func (s *Snapshot) isNodeRange(r rules.Rule) bool {
+	cr, ok := s.Classification.Lookup(r.ID)
+	return ok && cr.Owned() && cr.Purpose == rules.PurposeNodeSSHRange
+}
+
+// nodeRangeInTheWay tells whether the cluster's own node SSH range covers
+// the port CloudStack gives the new node: a removal by another client
+// leaves the range the provider widened over the node it removed, and
+// CloudStack's rule for the new node would conflict with it.
+func nodeRangeInTheWay(s *Snapshot, port int) bool {
+	for _, r := range s.Rules {
+		if s.isNodeRange(r) && r.StartPort <= port && port <= r.EndPort {
+			return true
+		}
+	}
+	return false
+}
+
 // JoinNode joins a VM to a cluster as an external node, once (an add is
 // never sent twice), and reads the VM map to learn whether CloudStack took
-// it. The VM gets the provider's tags, and the cluster's SSH rules their
-// layout again (CloudStack gives the node a single-port rule, which the
+// it. A node SSH range the provider widened over a node another client
+// removed is brought back to the map first. The VM gets the provider's
+// tags, and the cluster's SSH rules their layout again (CloudStack gives the node a single-port rule, which the
 // node range then covers), with the CIDRs the node range has. A VM
 // CloudStack skipped has its leftover rules deleted and gives an error.
 func (e *Engine) JoinNode(ctx context.Context, req JoinRequest) (Report, error) {
@@ -256,6 +278,11 @@ func (e *Engine) JoinNode(ctx context.Context, req JoinRequest) (Report, error) 
 	}
 	if len(problems) > 0 {
 		return rep, &JoinError{ClusterID: req.ClusterID, VMID: req.VMID, Problems: problems}
+	}
+	if nodeRangeInTheWay(t.snap, t.port) {
+		if err := e.settleNodeRules(ctx, &t.snap.Cluster, &rep); err != nil {
+			return rep, err
+		}
 	}
 	e.logf(ctx, "joining a VM to the Kubernetes cluster", map[string]any{"cluster_id": req.ClusterID, "vm_id": req.VMID, "port": t.port})
 	ref, err := e.api.AddNodesToKubernetesCluster(ctx, cloudstack.AddNodesParams{ClusterID: req.ClusterID,
@@ -334,8 +361,11 @@ func sameID(r rules.Rule) func(rules.Rule) bool {
 }
 
 // tagJoined records on the VM which cluster the provider joined it to and
-// whether its upgrades are manual.
+// whether its upgrades are manual, replacing the tags an earlier join left.
 func (e *Engine) tagJoined(ctx context.Context, req JoinRequest) error {
+	if err := e.untag(ctx, req.VMID); err != nil {
+		return err
+	}
 	tags := map[string]string{TagJoinedCluster: req.ClusterID, TagManualUpgrade: fmt.Sprint(req.ManualUpgrade)}
 	ref, err := e.api.TagVirtualMachine(ctx, req.VMID, tags)
 	if err == nil {

@@ -65,9 +65,6 @@ func (e *Engine) ReadExternalNode(ctx context.Context, clusterID, vmID string) (
 // CloudStack shows it nowhere, and its upgrades skip the node when it was
 // joined with manualupgrade.
 func (e *Engine) RecordManualUpgrade(ctx context.Context, clusterID, vmID string, manual bool) error {
-	if err := e.untag(ctx, vmID); err != nil {
-		return err
-	}
 	return e.tagJoined(ctx, JoinRequest{ClusterID: clusterID, VMID: vmID, ManualUpgrade: manual})
 }
 

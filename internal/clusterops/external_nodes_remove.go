@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/rules"
@@ -98,8 +100,8 @@ func (e *Engine) removeProblem(ctx context.Context, c *cloudstack.Cluster, vmID 
 	return nil
 }
 
-// untag deletes the provider's tags from a VM that is no longer joined; a
-// VM that is gone needs none.
+// untag deletes the provider's tags from a VM, with the values it has
+// (createTags refuses a key the VM has); a VM that is gone needs none.
 func (e *Engine) untag(ctx context.Context, vmID string) error {
 	vm, err := e.api.GetVirtualMachine(ctx, vmID)
 	if cloudstack.IsNotFound(err) {
@@ -108,21 +110,21 @@ func (e *Engine) untag(ctx context.Context, vmID string) error {
 	if err != nil {
 		return fmt.Errorf("reading VM %s: %w", vmID, err)
 	}
-	var keys []string
+	tags := map[string]string{}
 	for _, k := range []string{TagJoinedCluster, TagManualUpgrade} {
-		if _, ok := vm.Tags[k]; ok {
-			keys = append(keys, k)
+		if v, ok := vm.Tags[k]; ok {
+			tags[k] = v
 		}
 	}
-	if len(keys) == 0 {
+	if len(tags) == 0 {
 		return nil
 	}
-	ref, err := e.api.UntagVirtualMachine(ctx, vmID, keys)
+	ref, err := e.api.UntagVirtualMachine(ctx, vmID, tags)
 	if err == nil {
 		_, err = e.wait(ctx, "deleteTags", ref.JobID)
 	}
 	if err != nil {
-		return fmt.Errorf("deleting the tags %v of VM %s: %w", keys, vmID, err)
+		return fmt.Errorf("deleting the tags %v of VM %s: %w", slices.Sorted(maps.Keys(tags)), vmID, err)
 	}
 	return nil
 }

@@ -124,3 +124,45 @@ func TestScaleAroundExternalNodesKeepsEverySSHPath(t *testing.T) {
 		e.assertSSH(id, c)
 	})
 }
+
+// A VM another client took out of the cluster keeps the provider's tags of
+// its earlier join, and the cluster the node range the provider widened
+// over it, which the port CloudStack gives the next node lies in: joining
+// it again narrows the range first, replaces the tags (createTags refuses
+// a key the VM has) and keeps every SSH path; its removal deletes the tags.
+func TestRejoinReplacesTheTagsOfAnEarlierJoin(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, "")
+	id := e.createCluster("rejoin", 1, 1)
+	vm := e.DeployVM(e.Cluster(id).NetworkID, "gpu-1", true)
+	tags := func() map[string]string {
+		t.Helper()
+		v, err := e.API.GetVirtualMachine(e.ctx(), vm)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v.Tags
+	}
+	if _, err := e.engine().JoinNode(e.ctx(), JoinRequest{ClusterID: id, VMID: vm}); err != nil {
+		t.Fatalf("join: %v", err)
+	}
+	if err := e.RemoveVM(id, vm); err != nil {
+		t.Fatalf("another client's removal: %v", err)
+	}
+	if got := tags()[TagManualUpgrade]; got != "false" {
+		t.Fatalf("tag %s = %q after another client's removal, want the earlier join's false", TagManualUpgrade, got)
+	}
+	if _, err := e.engine().JoinNode(e.ctx(), JoinRequest{ClusterID: id, VMID: vm, ManualUpgrade: true}); err != nil {
+		t.Fatalf("join again: %v", err)
+	}
+	if got := tags(); got[TagManualUpgrade] != "true" || got[TagJoinedCluster] != id {
+		t.Fatalf("tags after the second join %v", got)
+	}
+	e.assertSSH(id, e.assertHardened(id))
+	if _, err := e.engine().RemoveNode(e.ctx(), id, vm); err != nil {
+		t.Fatalf("remove: %v", err)
+	}
+	if got := tags(); len(got) != 0 {
+		t.Fatalf("tags after the removal %v, want none", got)
+	}
+}

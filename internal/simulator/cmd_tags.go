@@ -51,14 +51,19 @@ func cmdCreateTags(s *Simulator, c *caller, p params) (map[string]any, *apiError
 	if len(tags) == 0 {
 		return nil, missingParam("createTags", "tags")
 	}
-	for _, v := range vms {
-		for k := range tags {
-			if _, ok := v.tags[k]; ok {
-				return nil, invalidParam("tag %s already on UserVm %s", k, v.id)
+	// The job checks each key in one transaction: an empty value or a key
+	// the VM has fails it, and nothing is written.
+	j := s.startJob(c, cmdPkgTag+"CreateTagsCmd", "", "", 1, func(jr *jobRun) (any, *apiError) {
+		for _, k := range slices.Sorted(maps.Keys(tags)) {
+			if tags[k] == "" {
+				return nil, invalidParam("Value for the key %s is either null or empty", k)
+			}
+			for _, v := range vms {
+				if _, ok := v.tags[k]; ok {
+					return nil, internalError("tag %s already on UserVm with id %s", k, v.id)
+				}
 			}
 		}
-	}
-	j := s.startJob(c, cmdPkgTag+"CreateTagsCmd", "", "", 1, func(jr *jobRun) (any, *apiError) {
 		for _, v := range vms {
 			if v.tags == nil {
 				v.tags = map[string]string{}
@@ -82,7 +87,7 @@ func cmdDeleteTags(s *Simulator, c *caller, p params) (map[string]any, *apiError
 		for _, v := range vms {
 			maps.DeleteFunc(v.tags, func(k, val string) bool {
 				return len(want) == 0 || slices.ContainsFunc(want, func(e map[string]string) bool {
-					return e["key"] == k && (e["value"] == "" || e["value"] == val)
+					return strings.EqualFold(e["key"], k) && (e["value"] == "" || strings.EqualFold(e["value"], val))
 				})
 			})
 		}
