@@ -15,6 +15,8 @@ import (
 type API interface {
 	ClusterReader
 	ClusterWriter
+	NodeWriter
+	NodeReader
 	KubeconfigReader
 	VMReader
 	RuleReader
@@ -42,6 +44,25 @@ type ClusterWriter interface {
 	StartKubernetesCluster(ctx context.Context, id string) (AsyncRef, error)
 	StopKubernetesCluster(ctx context.Context, id string) (AsyncRef, error)
 	DeleteKubernetesCluster(ctx context.Context, id string) (AsyncRef, error)
+}
+
+// NodeWriter starts the async jobs that join VMs to a cluster as external
+// nodes and take them out again (CloudStack 4.21+).
+type NodeWriter interface {
+	AddNodesToKubernetesCluster(ctx context.Context, p AddNodesParams) (AsyncRef, error)
+	RemoveNodesFromKubernetesCluster(ctx context.Context, clusterID string, vmIDs []string) (AsyncRef, error)
+	// TagVirtualMachine and UntagVirtualMachine add and delete a VM's
+	// resource tags, which record what CloudStack's API does not show of an
+	// external node (how it was joined).
+	TagVirtualMachine(ctx context.Context, vmID string, tags map[string]string) (AsyncRef, error)
+	UntagVirtualMachine(ctx context.Context, vmID string, tags map[string]string) (AsyncRef, error)
+}
+
+// NodeReader reads the VM to join and its template. Both return an *Error
+// of kind KindNotFound when the object does not exist.
+type NodeReader interface {
+	GetVirtualMachine(ctx context.Context, id string) (*VirtualMachine, error)
+	GetTemplate(ctx context.Context, id string) (*Template, error)
 }
 
 // KubeconfigReader reads a cluster's kubeconfig.

@@ -446,7 +446,7 @@ func TestClientReadCalls(t *testing.T) {
 	}
 	vms, err := c.ListVirtualMachines(ctx, ListVMsParams{IDs: []string{"vm-1", "vm-2"}, Ownership: Ownership{ProjectID: "p-1"}})
 	wantVM := VirtualMachine{ID: "vm-1", Name: "prod-node-1", DisplayName: "prod-node-1", State: "Running", VMType: "cksnode",
-		Account: "admin", DomainID: "d-1", ProjectID: "p-1", ZoneID: "z-1", IPAddress: "10.0.0.5"}
+		Account: "admin", DomainID: "d-1", ProjectID: "p-1", ZoneID: "z-1", IPAddress: "10.0.0.5", DefaultNetworkID: "n-1"}
 	if err != nil || len(vms) != 1 || strings.Join(vms[0].NetworkIDs, ",") != "n-1,n-2" {
 		t.Fatalf("ListVirtualMachines = %+v, %v", vms, err)
 	}

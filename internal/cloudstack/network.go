@@ -58,6 +58,10 @@ func toVirtualMachine(vm *csgo.VirtualMachine) VirtualMachine {
 		ProjectID:   vm.Projectid,
 		ZoneID:      vm.Zoneid,
 		IPAddress:   vm.Ipaddress,
+
+		TemplateID:        vm.Templateid,
+		TemplateName:      vm.Templatename,
+		ServiceOfferingID: vm.Serviceofferingid,
 	}
 	nics := make([]rawNic, 0, len(vm.Nic))
 	for _, n := range vm.Nic {
@@ -65,6 +69,15 @@ func toVirtualMachine(vm *csgo.VirtualMachine) VirtualMachine {
 		if n.Networkid != "" {
 			out.NetworkIDs = append(out.NetworkIDs, n.Networkid)
 		}
+		if n.Isdefault && out.DefaultNetworkID == "" {
+			out.DefaultNetworkID = n.Networkid
+		}
+	}
+	for _, t := range vm.Tags {
+		if out.Tags == nil {
+			out.Tags = map[string]string{}
+		}
+		out.Tags[t.Key] = t.Value
 	}
 	if out.IPAddress == "" {
 		out.IPAddress = primaryNicIP(nics)

@@ -48,6 +48,23 @@ type Cluster struct {
 	VirtualMachines []ClusterVM
 }
 
+// ExternalNodes counts the external nodes of the VM map: VMs joined with
+// addNodesToKubernetesCluster.
+func (c *Cluster) ExternalNodes() int64 {
+	var n int64
+	for _, vm := range c.VirtualMachines {
+		if vm.IsExternalNode {
+			n++
+		}
+	}
+	return n
+}
+
+// ManagedWorkers is the number of workers CKS made and scales: Size
+// (node_count) counts the external nodes too, which
+// addNodesToKubernetesCluster adds to it and a scale must keep.
+func (c *Cluster) ManagedWorkers() int64 { return c.Size - c.ExternalNodes() }
+
 // ClusterVM is one row of a cluster's VM map. IsEtcdNode and IsExternalNode
 // are decoded by this package because cloudstack-go's VirtualMachine drops them.
 type ClusterVM struct {
@@ -79,6 +96,23 @@ type VirtualMachine struct {
 	ZoneID      string
 	IPAddress   string
 	NetworkIDs  []string
+	// DefaultNetworkID is the network of the VM's default NIC, "" when no
+	// NIC says it is the default.
+	DefaultNetworkID  string
+	TemplateID        string
+	TemplateName      string
+	ServiceOfferingID string
+	// Tags are the VM's resource tags.
+	Tags map[string]string
+}
+
+// Template is a template as listTemplates reports it with details=all.
+type Template struct {
+	ID   string
+	Name string
+	// ForCKS is the template's for_cks flag: only VMs of such templates can
+	// join a CKS cluster (KubernetesClusterManagerImpl.validateNodes).
+	ForCKS bool
 }
 
 // FirewallRule is an ingress firewall rule on a public IP.

@@ -143,7 +143,7 @@ func (e *testEnv) assertHardened(id string, cidrs ...string) *cloudstack.Cluster
 	if len(cidrs) == 0 {
 		cidrs = []string{"0.0.0.0/0"}
 	}
-	nodes := int(MapWorkerCount(c) + c.ControlNodes)
+	nodes := int(MapWorkerCount(c) + c.ControlNodes + c.ExternalNodes())
 	wantFW := []string{fmt.Sprintf("tcp %s %v", portRange(2222, 2222+nodes-1), cidrs), "tcp 6443 [0.0.0.0/0]"}
 	if c.EtcdNodes > 0 {
 		wantFW = append(wantFW, fmt.Sprintf("tcp 50000-%d %v", 50000+max(int(c.EtcdNodes)-1, 1), cidrs))
@@ -182,7 +182,7 @@ func (e *testEnv) assertSSH(id string, c *cloudstack.Cluster) {
 	e.T().Helper()
 	hostKey := e.HostKey(id)
 	out, status, err := e.RunSSH(net.JoinHostPort(c.IPAddress, "2222"), hostKey, "sudo /opt/bin/kubectl get nodes -o name")
-	if wantNodes := int(c.ControlNodes + MapWorkerCount(c)); err != nil || status != 0 || len(strings.Fields(out)) != wantNodes {
+	if wantNodes := int(c.ControlNodes + MapWorkerCount(c) + c.ExternalNodes()); err != nil || status != 0 || len(strings.Fields(out)) != wantNodes {
 		e.T().Errorf("kubectl get nodes over SSH to %s:2222 = %q, status %d, %v; want %d nodes", c.IPAddress, out, status, err, wantNodes)
 	}
 	for _, port := range checkTargets(e.T(), c, forwardTargets(e.T(), e.ForwardsOn(c.IPAddressID))) {

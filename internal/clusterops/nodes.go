@@ -51,16 +51,21 @@ func nodesWithPorts(c *cloudstack.Cluster, network rules.NetworkKind, etcdStartP
 	return out
 }
 
-// SortNodes orders nodes etcd first, then control, then workers, each role
-// by name, then id. CKS names a node after its creation time (and an etcd
+// SortNodes orders nodes etcd first, then control, then workers, then
+// external nodes, each role by name, then id. CKS names a node after its creation time (and an etcd
 // node after its index too), so this is the order the management server's
 // VM map, and the SSH ports it gives, have on a healthy cluster; it depends
 // neither on the order the API lists the map in, which it does not
 // guarantee, nor on the ports, so a repaired forward moves no node.
 func SortNodes(nodes []Node) {
-	rank := map[naming.Role]int{naming.RoleEtcd: 0, naming.RoleControl: 1, naming.RoleWorker: 2}
+	rank := func(n Node) int {
+		if n.External {
+			return 3
+		}
+		return map[naming.Role]int{naming.RoleEtcd: 0, naming.RoleControl: 1, naming.RoleWorker: 2}[n.Role]
+	}
 	slices.SortStableFunc(nodes, func(a, b Node) int {
-		return cmp.Or(cmp.Compare(rank[a.Role], rank[b.Role]), cmp.Compare(a.Name, b.Name), cmp.Compare(a.ID, b.ID))
+		return cmp.Or(cmp.Compare(rank(a), rank(b)), cmp.Compare(a.Name, b.Name), cmp.Compare(a.ID, b.ID))
 	})
 }
 
@@ -126,7 +131,7 @@ func InconsistentMap(c *cloudstack.Cluster) *vmmap.Inconsistency {
 func NodesAfterResize(nodes []Node, from, to int64) (keep []int, added int64, ok bool) {
 	var workers []int
 	for i, n := range nodes {
-		if n.Role == naming.RoleWorker {
+		if n.Role == naming.RoleWorker && !n.External {
 			workers = append(workers, i)
 		} else {
 			keep = append(keep, i)

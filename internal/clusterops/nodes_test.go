@@ -53,7 +53,7 @@ func TestNodesOfRolesAndPorts(t *testing.T) {
 // slots in name order; their SSH ports follow the map, as CKS gives them.
 func TestNodesOfUnknownNamesFillTheControlSlots(t *testing.T) {
 	t.Parallel()
-	c := &cloudstack.Cluster{ID: "id", Name: "prod", ControlNodes: 2, Size: 1, VirtualMachines: []cloudstack.ClusterVM{
+	c := &cloudstack.Cluster{ID: "id", Name: "prod", ControlNodes: 2, Size: 2, VirtualMachines: []cloudstack.ClusterVM{
 		{ID: "a", Name: "first"}, {ID: "b", Name: "second"}, {ID: "c", Name: "third"},
 		{ID: "x", Name: "external", IsExternalNode: true},
 	}}
@@ -70,8 +70,8 @@ func TestNodesOfUnknownNamesFillTheControlSlots(t *testing.T) {
 				w.Role, w.SSHPort, w.External)
 		}
 	}
-	// Each role in name order.
-	if !slices.Equal(names, []string{"first", "second", "external", "third"}) {
+	// Each role in name order, external nodes last.
+	if !slices.Equal(names, []string{"first", "second", "third", "external"}) {
 		t.Errorf("order %v", names)
 	}
 }

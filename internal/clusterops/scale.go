@@ -49,7 +49,7 @@ func (e *Engine) Scale(ctx context.Context, clusterID string, size int64, in Int
 // offering columns the plan showed after the scale (nil: none promised).
 func (e *Engine) scaleSnapshot(ctx context.Context, s *Snapshot, size int64, in Intent, planned OfferingWrites) (Report, error) {
 	rep := Report{ClusterID: s.Cluster.ID, Cluster: &s.Cluster, Final: s}
-	if size == s.Cluster.Size {
+	if size == s.Cluster.ManagedWorkers() {
 		err := e.applySync(ctx, s, s.Sync, &rep)
 		return rep, err
 	}
@@ -131,7 +131,10 @@ func (e *Engine) prepareScale(ctx context.Context, s *Snapshot, size int64, in I
 	hazards := e.hazardsAfterSync(ctx, s)
 	var refused []rules.Hazard
 	optIn := false
-	newEnd := rules.NodeSSHStartPort + internalCount(s.Layout) + int(size-MapWorkerCount(&s.Cluster)) - 1
+	// After the scale CKS forwards the ports of its new node range and, after
+	// them, those of the external nodes (addFirewallRulesForNodes).
+	newEnd := rules.NodeSSHStartPort + s.Layout.InternalCount() + int(size-MapWorkerCount(&s.Cluster)) +
+		int(s.Cluster.ExternalNodes()) - 1
 	for _, h := range hazards {
 		switch {
 		case h.Remedy != rules.RemedyAroundScale:
@@ -194,21 +197,22 @@ func (e *Engine) hazardsAfterSync(ctx context.Context, s *Snapshot) []rules.Haza
 func (e *Engine) runScale(ctx context.Context, s *Snapshot, size int64, rep *Report) (*cloudstack.Cluster, string, error) {
 	c := &s.Cluster
 	params, how := scaleParams(s, size)
-	e.logf(ctx, "scaling Kubernetes cluster", map[string]any{"cluster_id": c.ID, "from": c.Size, "to": size})
+	from := c.ManagedWorkers()
+	e.logf(ctx, "scaling Kubernetes cluster", map[string]any{"cluster_id": c.ID, "from": from, "to": size})
 	ref, err := e.api.ScaleKubernetesCluster(ctx, params)
 	var res json.RawMessage
 	if err == nil {
 		res, err = e.wait(ctx, "scaleKubernetesCluster", ref.JobID)
 	}
 	if err != nil {
-		e.step(ctx, rep, StepScaled, fmt.Sprintf("scaling the cluster from %d to %d worker(s)%s failed: %v", c.Size, size, how, err))
+		e.step(ctx, rep, StepScaled, fmt.Sprintf("scaling the cluster from %d to %d worker(s)%s failed: %v", from, size, how, err))
 		var pending string
 		if cloudstack.IsJobOutcomeUnknown(err) {
 			pending = ref.JobID
 		}
-		return nil, pending, fmt.Errorf("scaling Kubernetes cluster %s from %d to %d workers: %w", c.ID, c.Size, size, err)
+		return nil, pending, fmt.Errorf("scaling Kubernetes cluster %s from %d to %d workers: %w", c.ID, from, size, err)
 	}
-	e.step(ctx, rep, StepScaled, fmt.Sprintf("scaled the cluster from %d to %d worker(s)%s", c.Size, size, how))
+	e.step(ctx, rep, StepScaled, fmt.Sprintf("scaled the cluster from %d to %d worker(s)%s", from, size, how))
 	// The job succeeded: an undecodable result only means reading the
 	// cluster again (a nil cluster).
 	scaled, _ := cloudstack.DecodeClusterJobResult(res)
@@ -223,10 +227,13 @@ func (e *Engine) runScale(ctx context.Context, s *Snapshot, size int64, rep *Rep
 // have another offering would get an offering change, which KVM refuses for
 // running VMs. The worker entry alone keeps DEFAULT out of the map, and the
 // scale worker then skips the control and etcd roles. serviceofferingid is
-// never sent. A scale-down of a cluster with several control nodes names
-// the workers to remove (nodeids, with only control and etcd entries, which
-// is all the server accepts with nodeids), because the server's own pick is
-// offset by the control node count.
+// never sent. A scale-down of a cluster with several control nodes, or
+// with external nodes, names the workers to remove (nodeids, with only
+// control and etcd entries, which is all the server accepts with nodeids),
+// because the server's own pick is offset by the control node count and by
+// the external nodes that size counts. size is the number of workers CKS
+// manages; the size sent counts the external nodes too, as node_count does
+// (KubernetesClusterAddWorker.updateKubernetesCluster adds them to it).
 func scaleParams(s *Snapshot, size int64) (cloudstack.ScaleClusterParams, string) {
 	c := &s.Cluster
 	p := cloudstack.ScaleClusterParams{ID: c.ID}
@@ -239,7 +246,8 @@ func scaleParams(s *Snapshot, size int64) (cloudstack.ScaleClusterParams, string
 		}
 		return p, fmt.Sprintf(" by removing the newest worker VM(s) %v", remove)
 	}
-	p.Size = &size
+	apiSize := size + c.ExternalNodes()
+	p.Size = &apiSize
 	if w := offerings["worker"]; w != "" {
 		p.NodeOfferings = map[string]string{"worker": w}
 	}
@@ -267,16 +275,19 @@ func roleOfferings(c *cloudstack.Cluster) map[string]string {
 }
 
 // workersToRemove returns the workers a scale-down of a cluster with
-// several control nodes must name: KubernetesClusterScaleWorker.
-// scaleDownKubernetesClusterSize cuts its worker-only list at
-// controlNodeCount + newSize - 1, so with C > 1 it would remove too few
-// workers or fail. The newest workers go first, as the server's own pick
-// does; newest by creation time and name (whose hex suffix is the creation
-// time in milliseconds), not by the map order, which the API does not
-// guarantee. Nil means "send size".
+// several control nodes, or with external nodes, must name:
+// KubernetesClusterScaleWorker.scaleDownKubernetesClusterSize cuts its
+// worker-only list (external nodes left out) at controlNodeCount + newSize
+// - 1 (4.22.0) or newSize (4.22.1), so with C > 1 it would remove too few
+// workers or fail, and with external nodes, which newSize counts, too few
+// or none (the cluster then stays in Scaling). The newest workers go first,
+// as the server's own pick does; newest by creation time and name (whose
+// hex suffix is the creation time in milliseconds), not by the map order,
+// which the API does not guarantee. Nil means "send size".
 func workersToRemove(s *Snapshot, size int64) []string {
 	c := &s.Cluster
-	if c.ControlNodes <= 1 || size >= c.Size || c.State != clusterstate.Running {
+	managed := c.ManagedWorkers()
+	if (c.ControlNodes <= 1 && c.ExternalNodes() == 0) || size >= managed || c.State != clusterstate.Running {
 		return nil
 	}
 	var workers []cloudstack.ClusterVM
@@ -285,7 +296,7 @@ func workersToRemove(s *Snapshot, size int64) []string {
 			workers = append(workers, c.VirtualMachines[i])
 		}
 	}
-	k := int(c.Size - size)
+	k := int(managed - size)
 	if k > len(workers) {
 		return nil
 	}
@@ -358,15 +369,4 @@ func (e *Engine) readBackAfter(ctx context.Context, id string, reported *cloudst
 		return c
 	}
 	return nil
-}
-
-// internalCount is the number of control and worker VMs in the map.
-func internalCount(l rules.Layout) int {
-	n := 0
-	for _, node := range l.Nodes {
-		if node.Role != naming.RoleEtcd && !node.External {
-			n++
-		}
-	}
-	return n
 }

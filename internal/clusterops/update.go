@@ -31,6 +31,10 @@ type UpdateRequest struct {
 	// leaves to CloudStack. A scale that would leave another value (the
 	// nodes' offerings changed since the plan) stops before any change.
 	PlannedOfferings OfferingWrites
+	// ExternalSeen holds, for each external node, the control and worker
+	// VMs the cluster had when the provider first saw the node in its map,
+	// for the upgrade's node order (see CheckUpgradeOrder).
+	ExternalSeen map[string][]string
 }
 
 // Autoscaling is the cluster autoscaler's range.
@@ -133,7 +137,7 @@ func (u *update) changes() changes {
 	c := u.cluster()
 	ch := changes{
 		version:     u.req.KubernetesVersionID != "" && u.req.KubernetesVersionID != c.KubernetesVersionID,
-		size:        u.req.Size != nil && *u.req.Size != c.Size,
+		size:        u.req.Size != nil && *u.req.Size != c.ManagedWorkers(),
 		autoscaling: u.autoscalingChanged(),
 	}
 	ch.needsRunning = ch.version || ch.size || ch.autoscaling
@@ -219,10 +223,39 @@ func (u *update) upgrade(ctx context.Context, ch changes) error {
 		return nil
 	}
 	step := fmt.Sprintf("Upgrading cluster %s to Kubernetes version %s", u.id, u.req.KubernetesVersionID)
+	if err := u.alignForUpgrade(ctx); err != nil {
+		return &StepError{Step: step, Err: err}
+	}
 	upgrade := func(ctx context.Context, id string) (cloudstack.AsyncRef, error) {
 		return u.e.api.UpgradeKubernetesCluster(ctx, id, u.req.KubernetesVersionID)
 	}
 	return u.job(ctx, step, "upgradeKubernetesCluster", upgrade)
+}
+
+// alignForUpgrade points the forwards of a cluster with external nodes at
+// the nodes CloudStack's upgrade will reach through them, before any
+// change refusing an upgrade whose node order cannot be known.
+func (u *update) alignForUpgrade(ctx context.Context) error {
+	if u.cluster().ExternalNodes() == 0 {
+		return nil
+	}
+	s := u.snap
+	if s == nil {
+		var err error
+		if s, err = u.e.snapshotOf(ctx, u.cluster(), u.req.Intent); err != nil {
+			return err
+		}
+	}
+	if s.Direct() {
+		return nil
+	}
+	p, err := u.e.upgradePlan(ctx, s, u.req.ExternalSeen)
+	if err != nil {
+		return err
+	}
+	err = u.e.alignForUpgrade(ctx, s, p, u.rep)
+	u.snap = nil
+	return err
 }
 
 // disableAutoscaler comes before a size change: CloudStack does not take a

@@ -54,3 +54,13 @@ func less(a, b [4]int) bool {
 	}
 	return false
 }
+
+// ExternalPortCountsEtcd reports whether a CloudStack version gives a new
+// external node the port 2222 + C + node_count + E (the etcd nodes counted,
+// as the KubernetesClusterAddWorker revision read for 4.21 does) rather than
+// 2222 + C + node_count (later revisions subtract getEtcdNodeCount()). An
+// unparsable version is taken to be a later one.
+func ExternalPortCountsEtcd(version string) bool {
+	v, ok := parseVersion(version)
+	return ok && !less(v, [4]int{4, 21, 0, 0}) && less(v, [4]int{4, 22, 0, 0})
+}

@@ -87,13 +87,17 @@ type vmRef struct {
 }
 
 func (v vmRef) label() string {
+	what := "VM"
+	if v.external {
+		what = "external node VM"
+	}
 	switch {
 	case v.name != "" && v.state != "":
-		return fmt.Sprintf("VM %s (%s, %s)", v.name, v.id, v.state)
+		return fmt.Sprintf("%s %s (%s, %s)", what, v.name, v.id, v.state)
 	case v.name != "":
-		return fmt.Sprintf("VM %s (%s)", v.name, v.id)
+		return fmt.Sprintf("%s %s (%s)", what, v.name, v.id)
 	}
-	return "VM " + v.id
+	return what + " " + v.id
 }
 
 type comparison struct {

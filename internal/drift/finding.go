@@ -17,6 +17,7 @@ const (
 	KindVMMapInconsistent        = "vm_map_inconsistent"
 	KindNodeNotReady             = "node_not_ready"
 	KindNodeVersionSkew          = "node_version_skew"
+	KindManualUpgradePending     = "manual_upgrade_pending"
 	KindSSHForwardMissing        = "ssh_forward_missing"
 	KindSSHForwardStale          = "ssh_forward_stale"
 	KindSSHFirewallRangeMismatch = "ssh_firewall_range_mismatch"
@@ -41,6 +42,8 @@ var kindTable = []struct{ name, description string }{
 	{KindNodeNotReady, "a Kubernetes node is not Ready"},
 	{KindNodeVersionSkew, "a control or worker node's kubelet version, or the version the VM map records for its VM, " +
 		"differs from the cluster's Kubernetes version: a half-finished upgrade, or a node upgraded by hand"},
+	{KindManualUpgradePending, "an external node runs an older Kubernetes version than the cluster: CloudStack's upgrade " +
+		"skipped it (joined with manual_upgrade) and its owner upgrades it by hand"},
 	{KindSSHForwardMissing, "a node's SSH port forward 2222+i is missing"},
 	{KindSSHForwardStale, "an SSH port forward of CKS goes to the wrong VM or beyond the VM map"},
 	{KindSSHFirewallRangeMismatch, "the node SSH firewall range is missing or does not cover the map's nodes, or, with " +

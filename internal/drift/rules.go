@@ -30,7 +30,7 @@ func (c *comparison) compareRules() string {
 	cl := rules.Classify(l, view.Rules)
 	cksEtcd := cksEtcdLayout(cl)
 
-	stale := c.reportStaleRules(cl, names)
+	stale := c.reportStaleRules(l, cl, names)
 	foreign := c.reportMissingRules(view, cl, cksEtcd, stale, names)
 	c.reportExposures(l, cl, foreign)
 	c.reportScaleHazards(view, cksEtcd, names)
@@ -41,9 +41,13 @@ func (c *comparison) compareRules() string {
 // same rule is not also reported missing.
 type staleKinds struct{ nodeRange, api bool }
 
-// reportStaleRules reports the rules that no longer fit the VM map.
-func (c *comparison) reportStaleRules(cl rules.Classification, names map[string]string) staleKinds {
+// reportStaleRules reports the rules that no longer fit the VM map. CKS's
+// own node range beside its single-port external node rules is not
+// reported: every SSH path works, and the scale hazards those rules are
+// (reportScaleHazards) say what is wrong with them.
+func (c *comparison) reportStaleRules(l rules.Layout, cl rules.Classification, names map[string]string) staleKinds {
 	var stale staleKinds
+	cksExternal := cksExternalLayout(l, cl)
 	for _, s := range cl.Stale {
 		r := s.Rule
 		switch s.Purpose {
@@ -52,6 +56,9 @@ func (c *comparison) reportStaleRules(cl rules.Classification, names map[string]
 				Message: fmt.Sprintf("SSH port forward %s (%d -> %d): %s", r.ID, r.StartPort, r.PrivatePort, s.Reason)})
 		case rules.PurposeNodeSSHRange:
 			stale.nodeRange = true
+			if cksExternal && r.StartPort == rules.NodeSSHStartPort && r.EndPort == rules.NodeSSHStartPort+l.InternalCount()-1 {
+				continue
+			}
 			c.add(Finding{Kind: KindSSHFirewallRangeMismatch, RuleID: r.ID,
 				Message: fmt.Sprintf("firewall rule %s: %s", r.ID, s.Reason)})
 		case rules.PurposeAPIFirewall:
@@ -82,9 +89,6 @@ func (c *comparison) reportMissingRules(view *RulesView, cl rules.Classification
 				c.add(Finding{Kind: KindSSHFirewallRangeMismatch,
 					Message: fmt.Sprintf("node SSH firewall range %d-%d is missing", e.StartPort, e.EndPort)})
 			}
-		case rules.PurposeExternalSSHFirewall:
-			c.add(Finding{Kind: KindSSHFirewallRangeMismatch, VMID: e.VMID, VMName: names[e.VMID],
-				Message: fmt.Sprintf("SSH firewall port %d for external node %s is missing", e.StartPort, vmText(e.VMID, names))})
 		case rules.PurposeEtcdSSHRange:
 			c.reportEtcdFirewalls(l, cl, cksEtcd, names)
 		case rules.PurposeEtcdForward:
@@ -154,6 +158,24 @@ func (c *comparison) reportScaleHazards(view *RulesView, cksEtcd bool, names map
 		}
 		c.add(f)
 	}
+}
+
+// cksExternalLayout reports whether the external nodes have CKS's own
+// single-port SSH firewall rules.
+func cksExternalLayout(l rules.Layout, cl rules.Classification) bool {
+	external := 0
+	for _, n := range l.Nodes {
+		if n.External {
+			external++
+		}
+	}
+	singles := 0
+	for _, cr := range cl.Rules {
+		if cr.Purpose == rules.PurposeExternalSSHFirewall {
+			singles++
+		}
+	}
+	return external > 0 && singles > 0
 }
 
 // cksEtcdLayout reports whether the etcd SSH firewall rules are CKS's own:

@@ -61,6 +61,16 @@ func (c *comparison) compareVersions() {
 		}
 		f.Message = fmt.Sprintf("%s is not on Kubernetes %s, the version of cluster %s: %s%s", subject, want,
 			c.in.Cluster.Name, strings.Join(diffs, " and "), skewHint(ahead, behind))
+		if v.external && behind && !ahead {
+			// The cluster's version moves only once every node the upgrade
+			// takes is upgraded: an external node left behind is one it
+			// skipped, joined with manual_upgrade.
+			f.Kind = KindManualUpgradePending
+			f.Message = fmt.Sprintf("%s is an external node on an older version than cluster %s (%s): %s. CloudStack's "+
+				"upgrade skips the external nodes joined with manual_upgrade (filterOutManualUpgradeNodesFromClusterUpgrade) "+
+				"and changes the cluster's version only once every other node is upgraded, so this node waits for its owner "+
+				"to upgrade it", subject, c.in.Cluster.Name, want, strings.Join(diffs, " and "))
+		}
 		c.add(f)
 	}
 }

@@ -127,7 +127,7 @@ func (m *clusterObservedModel) refresh(ctx context.Context, c *cloudstack.Cluste
 	m.EtcdOfferingID = stringOrNull(clusterops.NodeOffering(c, "etcd"))
 	m.ControlNodes = types.Int64Value(c.ControlNodes)
 	m.EtcdNodes = types.Int64Value(c.EtcdNodes)
-	m.Size = types.Int64Value(c.Size)
+	m.Size = types.Int64Value(c.ManagedWorkers())
 	m.Keypair = stringOrNull(c.Keypair)
 	m.NetworkID = stringOrNull(c.NetworkID)
 	m.Account = stringOrNull(c.Account)
@@ -144,6 +144,9 @@ func (m *clusterObservedModel) refresh(ctx context.Context, c *cloudstack.Cluste
 	return diags
 }
 
+// roleExternal is the role of an external node in the nodes attribute.
+const roleExternal = "external"
+
 // nodesList is the nodes attribute of a list of nodes. CKS forwards no SSH
 // port on a directly accessed network, so ssh_port is null there.
 func nodesList(ctx context.Context, nodes []clusterops.Node, network rules.NetworkKind) (types.List, diag.Diagnostics) {
@@ -153,10 +156,14 @@ func nodesList(ctx context.Context, nodes []clusterops.Node, network rules.Netwo
 		if network != rules.NetworkDirect && n.SSHPort > 0 {
 			port = types.Int64Value(int64(n.SSHPort))
 		}
+		role := string(n.Role)
+		if n.External {
+			role = roleExternal
+		}
 		elems = append(elems, nodeModel{
 			ID:      types.StringValue(n.ID),
 			Name:    types.StringValue(n.Name),
-			Role:    types.StringValue(string(n.Role)),
+			Role:    types.StringValue(role),
 			State:   stringOrNull(n.State),
 			SSHPort: port,
 		})

@@ -30,13 +30,32 @@ type privateState interface {
 // SSH and API firewall rules (ruleCIDRHistory), and privateDeleteMemo what
 // a failed delete of the cluster knew of its rules (clusterops.DeleteMemo),
 // for the next attempt.
+//
+// privateExternalSeen holds, for each external node, the control and worker
+// VMs the cluster had when a refresh first saw the node in its map: the
+// upgrade needs it to tell where the node's row lies in CloudStack's VM map,
+// which the API does not show (clusterops.CheckUpgradeOrder).
 const (
-	privateNetworkKind = "network_kind"
-	privateVMMap       = "vm_map_inconsistency"
-	privateImported    = "imported"
-	privateRuleCIDRs   = "rule_cidrs"
-	privateDeleteMemo  = "delete_memo"
+	privateNetworkKind  = "network_kind"
+	privateVMMap        = "vm_map_inconsistency"
+	privateImported     = "imported"
+	privateRuleCIDRs    = "rule_cidrs"
+	privateDeleteMemo   = "delete_memo"
+	privateExternalSeen = "external_nodes_seen"
 )
+
+// externalSeen reads what the refreshes saw of the external nodes.
+func externalSeen(ctx context.Context, prior privateState) map[string][]string {
+	if prior == nil {
+		return nil
+	}
+	raw, _ := prior.GetKey(ctx, privateExternalSeen)
+	var seen map[string][]string
+	if len(raw) == 0 || json.Unmarshal(raw, &seen) != nil {
+		return nil
+	}
+	return seen
+}
 
 // cachedNetwork reads the network kind a previous refresh cached.
 func cachedNetwork(ctx context.Context, prior privateState) rules.NetworkKind {
@@ -81,6 +100,10 @@ func savePrivate(ctx context.Context, next privateState, obs *clusterops.Observa
 		}
 	}
 	diags.Append(next.SetKey(ctx, privateVMMap, raw)...)
+	seen := clusterops.SightExternalNodes(&obs.Cluster, externalSeen(ctx, next))
+	if b, err := json.Marshal(seen); err == nil {
+		diags.Append(next.SetKey(ctx, privateExternalSeen, b)...)
+	}
 	return diags
 }
 

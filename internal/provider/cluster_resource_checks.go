@@ -155,6 +155,7 @@ func (r *clusterResource) checkPlanReads(ctx context.Context, ch planChanges, sc
 	configured := r.data != nil
 	if ch.version && configured {
 		r.checkVersionUpgrade(ctx, *state, *plan, diags)
+		r.checkUpgradeOrder(ctx, state.ID.ValueString(), prior, diags)
 	}
 	var scale *clusterops.ScaleCheck
 	if scaleWanted && configured {
@@ -281,5 +282,27 @@ func (r *clusterResource) checkVersionUpgrade(ctx context.Context, state, plan c
 		diags.AddAttributeWarning(attr, "Current Kubernetes Version Unknown", check.Message)
 	case clusterops.UpgradeRefused:
 		diags.AddAttributeError(attr, "Invalid Kubernetes Version Upgrade", check.Message)
+	}
+}
+
+// checkUpgradeOrder refuses the upgrade of a cluster with external nodes
+// whose place in CloudStack's VM map cannot be told (the upgrade reaches
+// its nodes by that order), and says which external nodes are taken to be
+// upgraded because nothing says they were joined with manual_upgrade.
+func (r *clusterResource) checkUpgradeOrder(ctx context.Context, id string, prior privateState, diags *diag.Diagnostics) {
+	attr := path.Root("kubernetes_version_id")
+	p, err := r.engine().CheckUpgradeOrder(ctx, id, externalSeen(ctx, prior))
+	var order *clusterops.UpgradeOrderError
+	switch {
+	case errors.As(err, &order):
+		diags.AddAttributeError(attr, "Upgrade Order Unknown", sentence(order.Error()))
+	case err != nil:
+		diags.AddAttributeWarning(attr, "Unable to Check the Upgrade's Node Order", sentence(err.Error())+
+			" The apply checks it again before the upgrade.")
+	case p != nil && len(p.Assumed) > 0:
+		diags.AddAttributeWarning(attr, "External Nodes Taken to Be Upgraded", fmt.Sprintf("CloudStack's API does not show "+
+			"whether an external node was joined with manual_upgrade, and no cks_cluster_node tag says so for %s: they are taken "+
+			"to be joined without it (CloudStack's default), so the upgrade reaches them. If one was joined with manualupgrade, "+
+			"tag its VM %s=true first.", strings.Join(p.Assumed, ", "), clusterops.TagManualUpgrade))
 	}
 }

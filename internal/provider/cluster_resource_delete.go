@@ -39,6 +39,9 @@ func (r *clusterResource) Delete(ctx context.Context, req resource.DeleteRequest
 	defer cancel()
 	id := state.ID.ValueString()
 	ctx = tflog.SetField(ctx, "cluster_id", id)
+	if r.refuseDeleteWithExternalNodes(ctx, id, &resp.Diagnostics) {
+		return
+	}
 	if err := r.deleteCluster(ctx, &state, id, req.Private, resp.Private, &resp.Diagnostics); err != nil {
 		summary, detail := describeFailure("Deleting cluster "+id, err)
 		resp.Diagnostics.AddError(summary, detail)

@@ -29,7 +29,8 @@ import (
 func (r *clusterResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	defer r.refuseDeletion(ctx, req, resp) // cluster_resource_deletion_protection.go
 	if req.Plan.Raw.IsNull() {
-		return // destroy: nothing to add
+		r.planDestroyExternalNodes(ctx, req, &resp.Diagnostics) // cluster_resource_external_nodes.go
+		return
 	}
 	if req.State.Raw.IsNull() {
 		r.modifyCreatePlan(ctx, req, resp)
@@ -126,6 +127,11 @@ func plannedNodes(ctx context.Context, ch planChanges, plan, state *clusterResou
 	}
 	nodes := make([]clusterops.Node, 0, len(models))
 	for _, m := range models {
+		if m.Role.ValueString() == roleExternal {
+			// CloudStack's scale gives the external nodes the ports after
+			// its new node range: theirs change with any size change.
+			return unknown
+		}
 		nodes = append(nodes, clusterops.Node{ID: m.ID.ValueString(), Name: m.Name.ValueString(),
 			Role: naming.Role(m.Role.ValueString()), SSHPort: int(m.SSHPort.ValueInt64())})
 	}

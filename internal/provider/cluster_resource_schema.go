@@ -116,7 +116,9 @@ func (r *clusterResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 		"size": schema.Int64Attribute{
 			Optional: true,
 			Computed: true,
-			MarkdownDescription: "Number of worker nodes, at least 1. Required unless `autoscaling` is enabled, and not allowed " +
+			MarkdownDescription: "Number of worker nodes CKS makes and scales, at least 1; external nodes (VMs joined with " +
+				"`cks_cluster_node`, or by another client) are not counted, and a scale never removes them (CloudStack's " +
+				"node count counts them too, and the provider sends it with them). Required unless `autoscaling` is enabled, and not allowed " +
 				"with it: while the autoscaler is on it owns the size, so the value is read from CloudStack and never causes a " +
 				"diff. `control_nodes + size` must not exceed the server's `cloud.kubernetes.cluster.max.size` (10 by default; " +
 				"CloudStack enforces it and its error is shown). Changing it scales the cluster in place as described above: " +
@@ -277,13 +279,14 @@ func (r *clusterResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 		"created":       computedStable("Creation time as CloudStack reports it."),
 		"nodes": schema.ListNestedAttribute{
 			Computed: true,
-			MarkdownDescription: "The cluster's node VMs as CloudStack reports them: etcd nodes, control nodes, then " +
-				"workers, each role by name (CKS names nodes after their creation time, so this is the order of CloudStack's " +
+			MarkdownDescription: "The cluster's node VMs as CloudStack reports them: etcd nodes, control nodes, " +
+				"workers, then external nodes, each role by name (CKS names nodes after their creation time, so this is the order of CloudStack's " +
 				"VM map on a healthy cluster, whatever order the API lists it in, and a repaired forward moves no node).",
 			NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
-				"id":    schema.StringAttribute{Computed: true, MarkdownDescription: "Id of the VM."},
-				"name":  schema.StringAttribute{Computed: true, MarkdownDescription: "Name of the VM."},
-				"role":  schema.StringAttribute{Computed: true, MarkdownDescription: "`control`, `worker` or `etcd`, from `isetcdnode` and CKS's naming rules."},
+				"id":   schema.StringAttribute{Computed: true, MarkdownDescription: "Id of the VM."},
+				"name": schema.StringAttribute{Computed: true, MarkdownDescription: "Name of the VM."},
+				"role": schema.StringAttribute{Computed: true, MarkdownDescription: "`control`, `worker` or `etcd`, from `isetcdnode` " +
+					"and CKS's naming rules, or `external` for a VM joined with `addNodesToKubernetesCluster` (`isexternalnode`)."},
 				"state": schema.StringAttribute{Computed: true, MarkdownDescription: "State of the VM, such as `Running`."},
 				"ssh_port": schema.Int64Attribute{Computed: true, MarkdownDescription: "Public SSH port of the node on `ip_address`: " +
 					"`2222+i` for control and worker nodes, `etcd_ssh_start_port+j` for etcd nodes, as the node's forward has it. " +
@@ -301,22 +304,9 @@ func (r *clusterResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 }
 
 func clusterTimeouts(ctx context.Context) schema.Attribute {
-	attr := timeouts.Attributes(ctx, timeouts.Opts{Create: true, Update: true, Delete: true})
-	nested, ok := attr.(schema.SingleNestedAttribute)
-	if !ok {
-		return attr
-	}
-	nested.Validators = append(nested.Validators, positiveTimeouts())
-	for name, a := range nested.Attributes {
-		if s, ok := a.(schema.StringAttribute); ok {
-			s.Validators = nil // positiveTimeouts checks the syntax too, naming the timeout
-			nested.Attributes[name] = s
-		}
-	}
-	nested.MarkdownDescription = fmt.Sprintf("How long to wait for create, update and delete, as Go durations such as "+
-		"`90m`. Each defaults to `%dm`, like the server's own CKS job timeouts (3600 s). Every CloudStack job wait is bounded by them.",
-		int(defaultClusterTimeout.Minutes()))
-	return nested
+	return checkedTimeouts(ctx, timeouts.Opts{Create: true, Update: true, Delete: true}, fmt.Sprintf("How long to wait "+
+		"for create, update and delete, as Go durations such as `90m`. Each defaults to `%dm`, like the server's own CKS job "+
+		"timeouts (3600 s). Every CloudStack job wait is bounded by them.", int(defaultClusterTimeout.Minutes())))
 }
 
 func requiredReplacedID(description string) schema.StringAttribute {

@@ -59,6 +59,7 @@ func (r *clusterResource) Update(ctx context.Context, req resource.UpdateRequest
 		return
 	}
 	upd.PlannedOfferings = plannedOfferings(&plan, &cfg)
+	upd.ExternalSeen = externalSeen(ctx, req.Private)
 	rep, err := r.engine().Update(ctx, id, upd)
 	addReportWarnings(&resp.Diagnostics, rep)
 	if rep.Admin != nil {

@@ -10,6 +10,7 @@ import (
 var (
 	resourceConstructors = []func() resource.Resource{
 		newClusterResource,
+		newClusterNodeResource,
 	}
 
 	dataSourceConstructors = []func() datasource.DataSource{

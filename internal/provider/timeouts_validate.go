@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 )
@@ -58,4 +60,24 @@ func (positiveTimeoutsValidator) ValidateObject(_ context.Context, req validator
 					name, value.ValueString(), problem))
 		}
 	}
+}
+
+// checkedTimeouts is the framework's timeouts block with its description
+// and positiveTimeouts in place of the per-field syntax check, so that a
+// bad value is named by the timeout it is in.
+func checkedTimeouts(ctx context.Context, opts timeouts.Opts, description string) schema.Attribute {
+	attr := timeouts.Attributes(ctx, opts)
+	nested, ok := attr.(schema.SingleNestedAttribute)
+	if !ok {
+		return attr
+	}
+	nested.Validators = append(nested.Validators, positiveTimeouts())
+	for name, a := range nested.Attributes {
+		if s, ok := a.(schema.StringAttribute); ok {
+			s.Validators = nil // positiveTimeouts checks the syntax too, naming the timeout
+			nested.Attributes[name] = s
+		}
+	}
+	nested.MarkdownDescription = description
+	return nested
 }

@@ -82,6 +82,7 @@ func Classify(l Layout, rules []Rule) Classification {
 	vms := newClusterVMs(l)
 	idx := newExpectationIndex(expected, vms)
 
+	vms.externalPorts = externalForwardPorts(l, vms, rules)
 	c := Classification{Rules: make([]ClassifiedRule, 0, len(rules))}
 	for _, r := range rules {
 		c.Rules = append(c.Rules, identify(l, vms, r))
@@ -201,15 +202,40 @@ type clusterVMs struct {
 	sshIndex  map[string]int // SSH node index i of non-etcd VMs
 	etcdIndex map[string]int // 0-based etcd index j
 	control   map[string]bool
+	external  map[string]bool
 	names     map[string]string
+	// externalPorts are the public ports of the SSH forwards to external
+	// nodes in the node port region.
+	externalPorts map[int]bool
+}
+
+// externalForwardPorts returns the public ports of the TCP forwards to port
+// 22 of external nodes, in the node port region: CKS gives each external
+// node a single-port firewall rule with its forward's port, wherever the
+// forward landed (a scale-down rebuilds them in map order, and CKS's
+// cleanup leaves the older ones).
+func externalForwardPorts(l Layout, vms clusterVMs, rules []Rule) map[int]bool {
+	out := map[int]bool{}
+	for _, r := range rules {
+		public, single := singlePublicPort(r)
+		if r.Kind == KindPortForward && single && isTCP(r) && vms.external[r.VMID] && privateSinglePort(r) == SSHPort &&
+			public >= NodeSSHStartPort && public < l.nodePortLimit() {
+			out[public] = true
+		}
+	}
+	return out
 }
 
 func newClusterVMs(l Layout) clusterVMs {
-	v := clusterVMs{sshIndex: map[string]int{}, etcdIndex: map[string]int{}, control: map[string]bool{}, names: map[string]string{}}
+	v := clusterVMs{sshIndex: map[string]int{}, etcdIndex: map[string]int{}, control: map[string]bool{},
+		external: map[string]bool{}, names: map[string]string{}}
 	for i, n := range l.sshNodes() {
 		v.sshIndex[n.ID] = i
 		if n.Role == naming.RoleControl {
 			v.control[n.ID] = true
+		}
+		if n.External {
+			v.external[n.ID] = true
 		}
 	}
 	for j, n := range l.etcdNodes() {
@@ -245,7 +271,7 @@ func identify(l Layout, vms clusterVMs, r Rule) ClassifiedRule {
 	}
 	switch r.Kind {
 	case KindFirewall:
-		return identifyFirewall(l, r, owned, user)
+		return identifyFirewall(l, vms, r, owned, user)
 	case KindPortForward:
 		return identifyForward(l, vms, r, owned, user)
 	case KindLoadBalancer:
@@ -256,7 +282,7 @@ func identify(l Layout, vms clusterVMs, r Rule) ClassifiedRule {
 	return user("")
 }
 
-func identifyFirewall(l Layout, r Rule, owned func(Purpose, int) ClassifiedRule, user func(string) ClassifiedRule) ClassifiedRule {
+func identifyFirewall(l Layout, vms clusterVMs, r Rule, owned func(Purpose, int) ClassifiedRule, user func(string) ClassifiedRule) ClassifiedRule {
 	if l.Network != NetworkIsolated {
 		return user("CKS keeps no firewall rules on a VPC tier")
 	}
@@ -280,7 +306,7 @@ func identifyFirewall(l Layout, r Rule, owned func(Purpose, int) ClassifiedRule,
 		return user("")
 	}
 	nodes := l.sshNodes()
-	if i := port - NodeSSHStartPort; i >= l.internalCount() && i < len(nodes) {
+	if i := port - NodeSSHStartPort; i >= l.InternalCount() && (i < len(nodes) || vms.externalPorts[port]) {
 		return owned(PurposeExternalSSHFirewall, i)
 	}
 	if port == APIPort {
@@ -422,6 +448,10 @@ func (x *expectationIndex) unexpectedReason(cr ClassifiedRule) string {
 	case PurposeEtcdFirewall:
 		return fmt.Sprintf("single-port etcd SSH firewall rule %d: its forward %d -> 22 has the same ports, so CloudStack's "+
 			"scale can revoke it instead of the node SSH range (#14159); one etcd SSH range replaces these rules", cr.Rule.StartPort, cr.Rule.StartPort)
+	case PurposeExternalSSHFirewall:
+		return fmt.Sprintf("single-port external node SSH firewall rule %d: its forward %d -> 22 has the same ports, so "+
+			"CloudStack's scale can revoke it instead of the node SSH range (#14159), and a scale-up's new node range would "+
+			"conflict with it; the node SSH range covers the external nodes instead", cr.Rule.StartPort, cr.Rule.StartPort)
 	case PurposeNodeSSHForward:
 		return fmt.Sprintf("port %d is beyond the VM map's nodes", cr.Rule.StartPort)
 	case PurposeEtcdForward:

@@ -212,29 +212,66 @@ func TestClassifyVPC(t *testing.T) {
 	}
 }
 
+// CKS gives each external node a single-port rule after its node range;
+// the provider keeps one node range over every node's forward instead.
 func TestClassifyExternalNodes(t *testing.T) {
 	t.Parallel()
 	l := Layout{Network: NetworkIsolated, Nodes: []Node{
 		node("control", naming.RoleControl),
 		{ID: "ext1", Role: naming.RoleWorker, External: true},
 	}}
-	rules := []Rule{
+	cks := []Rule{
 		firewall("range", 2222, 2222),
 		firewall("ext-fw", 2223, 2223),
 		forward("pf0", 2222, 22, "control"),
 		forward("pf1", 2223, 22, "ext1"),
 		firewall("old-ext-fw", 2224, 2224),
 	}
-	c := Classify(l, rules)
-	if got := purposes(c.Missing); !slices.Equal(got, []string{"APIFirewall/0", "APILoadBalancer/0"}) {
+	c := Classify(l, cks)
+	if got := purposes(c.Missing); !slices.Equal(got, []string{"NodeSSHRange/0", "APIFirewall/0", "APILoadBalancer/0"}) {
 		t.Fatalf("missing = %v", got)
 	}
-	if cr, _ := c.Lookup("ext-fw"); cr.Purpose != PurposeExternalSSHFirewall || cr.Status != StatusMatched {
-		t.Errorf("external firewall = %s/%s", cr.Purpose, cr.Status)
+	for _, id := range []string{"range", "ext-fw"} {
+		if cr, _ := c.Lookup(id); !cr.Owned() || cr.Status != StatusStale {
+			t.Errorf("%s = %s/%s, want a stale CKS rule", id, cr.Purpose, cr.Status)
+		}
 	}
-	// A leftover single port that no external node needs is not claimed.
+	if cr, _ := c.Lookup("ext-fw"); cr.Purpose != PurposeExternalSSHFirewall || !strings.Contains(cr.Reason, "covers the external nodes") {
+		t.Errorf("external firewall = %s: %s", cr.Purpose, cr.Reason)
+	}
+	// A leftover single port that no external node's forward has is not claimed.
 	if cr, _ := c.Lookup("old-ext-fw"); cr.Owned() {
 		t.Errorf("old external port classified %s", cr.Purpose)
+	}
+	// The sync deletes CKS's range and the external rule, which the wider
+	// range would conflict with, then creates it.
+	p := PlanSync(l, c)
+	if got := waveTexts(p); len(got) != 2 || !slices.Equal(got[1], []string{"Create NodeSSHRange 2222-2223 "}) ||
+		!slices.Contains(got[0], "Delete ExternalSSHFirewall 2223 ") || !slices.Contains(got[0], "Delete NodeSSHRange 2222 ") {
+		t.Fatalf("plan %v", got)
+	}
+
+	provider := []Rule{firewall("range", 2222, 2223), forward("pf0", 2222, 22, "control"), forward("pf1", 2223, 22, "ext1")}
+	if c := Classify(l, provider); len(c.Stale) != 0 || !slices.Equal(purposes(c.Missing), []string{"APIFirewall/0", "APILoadBalancer/0"}) {
+		t.Errorf("provider layout: stale %v, missing %v", c.Stale, purposes(c.Missing))
+	}
+}
+
+// A scale-down rebuilds the forwards in map order, so a worker added after
+// an external node may get the single-port rule after the range: it is
+// still the external layout's rule, found by its twin forward's port.
+func TestClassifyExternalRuleFoundByItsForward(t *testing.T) {
+	t.Parallel()
+	l := Layout{Network: NetworkIsolated, Nodes: []Node{
+		node("control", naming.RoleControl), {ID: "ext1", Role: naming.RoleWorker, External: true}, node("w1", naming.RoleWorker),
+	}}
+	c := Classify(l, []Rule{firewall("range", 2222, 2223), firewall("single", 2224, 2224), firewall("dup", 2226, 2226),
+		forward("pf0", 2222, 22, "control"), forward("pf1", 2223, 22, "ext1"), forward("pf2", 2224, 22, "w1"),
+		forward("pf3", 2226, 22, "ext1")})
+	for _, id := range []string{"single", "dup"} {
+		if cr, _ := c.Lookup(id); cr.Purpose != PurposeExternalSSHFirewall || cr.Status != StatusStale {
+			t.Errorf("%s = %s/%s, want a stale external rule", id, cr.Purpose, cr.Status)
+		}
 	}
 }
 

@@ -8,10 +8,18 @@ type Purpose string
 // Purposes of the rules CKS provisions, and User for everything else.
 const (
 	PurposeUser Purpose = "User"
-	// PurposeNodeSSHRange is the firewall range 2222..2222+C+W-1.
+	// PurposeNodeSSHRange is the firewall range 2222..2222+C+W-1, which the
+	// provider widens to 2222..2222+C+W+X-1 over the forwards of the X
+	// external nodes.
 	PurposeNodeSSHRange Purpose = "NodeSSHRange"
-	// PurposeExternalSSHFirewall is the single-port firewall rule of an
-	// external node, right after the node range.
+	// PurposeExternalSSHFirewall is CKS's single-port firewall rule of an
+	// external node, right after the node range
+	// (KubernetesClusterAddWorker.validateAndSetupNode,
+	// KubernetesClusterResourceModifierActionWorker.addFirewallRulesForNodes).
+	// It has the exact ports of its forward to port 22, so CloudStack's SSH
+	// rule selector matches it (#14159), and it sits where a scale-up
+	// rebuilds the node range, which then conflicts with it: the provider
+	// replaces these rules with a node range over the external nodes too.
 	PurposeExternalSSHFirewall Purpose = "ExternalSSHFirewall"
 	// PurposeNodeSSHForward is the forward 2222+i -> 22 of node i.
 	PurposeNodeSSHForward Purpose = "NodeSSHForward"
@@ -126,11 +134,13 @@ func (e Expectation) String() string {
 // CKS creates them (KubernetesClusterStartWorker.startKubernetesClusterOnCreate
 // for isolated networks, setupKubernetesClusterVpcTierRules for VPC tiers):
 //
-//   - isolated: node SSH firewall range 2222..2222+C+W-1 (with SSHCIDRs),
-//     one firewall port per external node, API firewall 6443, a forward
-//     2222+i -> 22 per node, the API LB, a forward 50000+j -> 22 per etcd
-//     VM j, and ONE etcd SSH firewall range over those forwards' ports (with
-//     SSHCIDRs) instead of CKS's single-port etcd rules;
+//   - isolated: node SSH firewall range 2222..2222+C+W+X-1 (with SSHCIDRs)
+//     over every node's forward, the X external nodes' included, instead of
+//     CKS's range 2222..2222+C+W-1 and a single-port rule per external node;
+//     API firewall 6443, a forward 2222+i -> 22 per node, the API LB, a
+//     forward 50000+j -> 22 per etcd VM j, and ONE etcd SSH firewall range
+//     over those forwards' ports (with SSHCIDRs) instead of CKS's
+//     single-port etcd rules;
 //   - VPC: the API forward or LB (both optional), the node forwards and the
 //     etcd forwards, no firewall rules;
 //   - direct (shared, routed): nothing.
@@ -139,7 +149,14 @@ func (e Expectation) String() string {
 // CloudStack's SSH rule selector through their twin forwards, so the next
 // scale can revoke one of them instead of the node range (#14159); the
 // merged range has ports no forward has, so no scale, by any client, can
-// pick it, whatever the order the server evaluates rules in.
+// pick it, whatever the order the server evaluates rules in. The external
+// nodes' single-port rules match the selector the same way and, worse, sit
+// on the ports a scale-up rebuilds the node range over, so every scale-up
+// conflicts with them (the job fails and leaves the cluster in Alert). With
+// the node range over them instead, every scale, by any client, revokes
+// the range, deletes the forwards up to its end (the external nodes'
+// included) and rebuilds CKS's own layout without a conflict; the provider
+// widens the range again afterwards.
 func Expected(l Layout) []Expectation {
 	switch l.Network {
 	case NetworkIsolated:
@@ -154,13 +171,8 @@ func Expected(l Layout) []Expectation {
 func expectedIsolated(l Layout) []Expectation {
 	var out []Expectation
 	nodes := l.sshNodes()
-	internal := l.internalCount()
-	if internal > 0 {
-		out = append(out, firewallExpectation(PurposeNodeSSHRange, 0, "", NodeSSHStartPort, NodeSSHStartPort+internal-1, l.sshCIDRs()))
-	}
-	for i := internal; i < len(nodes); i++ {
-		port := NodeSSHStartPort + i
-		out = append(out, firewallExpectation(PurposeExternalSSHFirewall, i, nodes[i].ID, port, port, []string{AnyCIDR}))
+	if len(nodes) > 0 {
+		out = append(out, firewallExpectation(PurposeNodeSSHRange, 0, "", NodeSSHStartPort, NodeSSHStartPort+len(nodes)-1, l.sshCIDRs()))
 	}
 	if len(nodes) > 0 {
 		api := firewallExpectation(PurposeAPIFirewall, 0, "", APIPort, APIPort, l.apiCIDRs())

@@ -94,21 +94,18 @@ func TestExpectedExternalNodes(t *testing.T) {
 	}}
 	got := Expected(l)
 	want := []string{
-		"NodeSSHRange/0", "ExternalSSHFirewall/3", "APIFirewall/0",
+		"NodeSSHRange/0", "APIFirewall/0",
 		"NodeSSHForward/0", "NodeSSHForward/1", "NodeSSHForward/2", "NodeSSHForward/3", "APILoadBalancer/0",
 	}
 	if p := purposes(got); !slices.Equal(p, want) {
 		t.Fatalf("purposes = %v, want %v", p, want)
 	}
-	if got[0].EndPort != 2224 {
-		t.Errorf("range end = %d, want 2224 (externals are not in the range)", got[0].EndPort)
-	}
-	if got[1].StartPort != 2225 || got[1].EndPort != 2225 || got[1].VMID != "ext1" {
-		t.Errorf("external firewall = %+v", got[1])
+	if got[0].EndPort != 2225 {
+		t.Errorf("range end = %d, want 2225: the range covers the external node's forward", got[0].EndPort)
 	}
 	// Externals come after the map's other nodes, whatever their map position.
-	if got[5].VMID != "w2" || got[6].VMID != "ext1" || got[6].StartPort != 2225 {
-		t.Errorf("forwards 2, 3 = %+v, %+v", got[5], got[6])
+	if got[4].VMID != "w2" || got[5].VMID != "ext1" || got[5].StartPort != 2225 {
+		t.Errorf("forwards 2, 3 = %+v, %+v", got[4], got[5])
 	}
 }
 

@@ -27,10 +27,6 @@ const (
 	// port lies in the node SSH range: the scale's forward cleanup deletes
 	// it.
 	HazardCollateral HazardKind = "collateral"
-	// HazardExternalNodes is a cluster with external nodes, whose
-	// single-port firewall rules match the selector (#12633) and which
-	// CloudStack re-creates on every scale.
-	HazardExternalNodes HazardKind = "external_nodes"
 )
 
 // Owner tells who owns a rule.
@@ -175,6 +171,9 @@ func wrongPicks(others []ClassifiedRule) []Hazard {
 		if endPort(fw) < NodeSSHStartPort {
 			cleanup = "keeps the old node range, whose forwards it deletes and cannot re-create"
 		}
+		if cr.Purpose == PurposeExternalSSHFirewall {
+			cleanup += "; a scale-up's new node SSH range would also conflict with it"
+		}
 		out = append(out, hazardOf(HazardWrongPick, cr, fmt.Sprintf("%s %s, so CloudStack's scale (4.21.0 through 4.22.1.1, "+
 			"#14159) may revoke it instead of the node SSH range: the scale then fails with 530, leaves the cluster in Alert "+
 			"with a stale size and %s", describeRule(cr), why, cleanup)))
@@ -182,19 +181,13 @@ func wrongPicks(others []ClassifiedRule) []Hazard {
 	return out
 }
 
-// layoutHazards are a missing node range and external nodes.
+// layoutHazards is a missing node range.
 func layoutHazards(l Layout, nodeRange *Rule) []Hazard {
 	var out []Hazard
-	if nodeRange == nil && l.internalCount() > 0 {
+	if nodeRange == nil && l.InternalCount() > 0 {
 		out = append(out, Hazard{Kind: HazardNoNodeRange, Owner: OwnerCKS, Purpose: PurposeNodeSSHRange, Remedy: RemedySync,
 			Explanation: "the cluster has no node SSH firewall range (2222-…): CloudStack's scale fails with \"Firewall rule for " +
 				"node SSH access can't be provisioned\", or revokes another rule the selector accepts"})
-	}
-	if len(l.sshNodes()) > l.internalCount() {
-		out = append(out, Hazard{Kind: HazardExternalNodes, Owner: OwnerCKS, Purpose: PurposeExternalSSHFirewall, Remedy: RemedyNone,
-			Explanation: "the cluster has external nodes: CloudStack gives each one a single-port SSH firewall rule with a " +
-				"forward of the same port to port 22, which its scale selector accepts (#12633), and re-creates them on every " +
-				"scale, so no rule layout makes a scale of this cluster safe; the provider does not scale it"})
 	}
 	return out
 }
@@ -229,10 +222,8 @@ func hazardOf(kind HazardKind, cr ClassifiedRule, explanation string) Hazard {
 	if cr.Owned() {
 		h.Owner = OwnerCKS
 		h.Remedy = RemedySync
-		switch cr.Purpose {
-		case PurposeAPIFirewall, PurposeExternalSSHFirewall:
-			// The API rule matches only through a user's forward to port 22,
-			// and external nodes' rules come back with every scale.
+		if cr.Purpose == PurposeAPIFirewall {
+			// The API rule matches only through a user's forward to port 22.
 			h.Remedy = RemedyNone
 		}
 	}
@@ -259,7 +250,7 @@ func cleanupEnd(l Layout, nodeRange *Rule) (int, bool) {
 	if nodeRange != nil {
 		return endPort(*nodeRange), true
 	}
-	if n := l.internalCount(); n > 0 {
+	if n := l.InternalCount(); n > 0 {
 		return NodeSSHStartPort + n - 1, true
 	}
 	return 0, false

@@ -198,6 +198,12 @@ func (s *server) scaleRules(l Layout, pick func([]Rule) (Rule, bool)) error {
 // order of their positions (a permutation of the rules' indexes), for
 // checking that a layout is safe whatever order the server reads them in.
 func pickInOrder(order []int) func([]Rule) (Rule, bool) {
+	return orderedPick(order, BuggyPick)
+}
+
+// orderedPick is a selector (pick) reading the firewall rules in the given
+// order of their positions.
+func orderedPick(order []int, pick func([]Rule) (Rule, bool)) func([]Rule) (Rule, bool) {
 	return func(all []Rule) (Rule, bool) {
 		var fws []Rule
 		for _, r := range all {
@@ -215,7 +221,7 @@ func pickInOrder(order []int) func([]Rule) (Rule, bool) {
 		for i := len(order); i < len(fws); i++ {
 			ordered = append(ordered, fws[i])
 		}
-		return BuggyPick(append(ordered, rest...))
+		return pick(append(ordered, rest...))
 	}
 }
 

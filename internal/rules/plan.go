@@ -193,8 +193,6 @@ func creatable(l Layout, e Expectation, remaining []Rule) (Rule, Rule, bool) {
 // it stays while that rule cannot be created.
 func replaces(e Expectation, cr ClassifiedRule) bool {
 	switch e.Purpose {
-	case PurposeExternalSSHFirewall:
-		return cr.Purpose == PurposeExternalSSHFirewall && cr.Index == e.Index
 	case PurposeNodeSSHForward, PurposeEtcdForward:
 		return cr.Rule.Kind == KindPortForward && cr.Rule.VMID == e.VMID
 	}
@@ -203,14 +201,17 @@ func replaces(e Expectation, cr ClassifiedRule) bool {
 
 // Replaces tells whether the firewall rules of a purpose serve what an
 // expected firewall rule would: CKS's single-port etcd rules and an old
-// etcd SSH range for the etcd SSH range, an old node range for the node
-// range, the API rule of other CIDRs for the API rule.
+// etcd SSH range for the etcd SSH range, an old node range and CKS's
+// single-port external node rules for the node range, the API rule of
+// other CIDRs for the API rule.
 func Replaces(e Expectation, p Purpose) bool {
 	switch e.Purpose {
 	case PurposeEtcdSSHRange:
 		return p == PurposeEtcdFirewall || p == PurposeEtcdSSHRange
-	case PurposeNodeSSHRange, PurposeAPIFirewall:
-		return p == e.Purpose
+	case PurposeNodeSSHRange:
+		return p == PurposeNodeSSHRange || p == PurposeExternalSSHFirewall
+	case PurposeAPIFirewall:
+		return p == PurposeAPIFirewall
 	}
 	return false
 }

@@ -144,21 +144,10 @@ func TestPreflightMissingAndDuplicateNodeRange(t *testing.T) {
 	}
 }
 
-func TestPreflightRefusesExternalNodesAndUserForwardsTo22OnTheAPIPort(t *testing.T) {
+func TestPreflightRefusesUserForwardsTo22OnTheAPIPort(t *testing.T) {
 	t.Parallel()
 	l := etcdLayout("w1")
-	l.Nodes = append(l.Nodes, Node{ID: "ext1", Role: naming.RoleWorker, External: true})
 	s := hardened(t, l)
-	kinds := map[HazardKind]Remedy{}
-	for _, h := range Preflight(l, s.onIP(snatIP), s.networkForwards(), Server{}) {
-		kinds[h.Kind] = h.Remedy
-	}
-	if kinds[HazardExternalNodes] != RemedyNone || kinds[HazardWrongPick] != RemedyNone {
-		t.Fatalf("external nodes: hazards %v", kinds)
-	}
-
-	l = etcdLayout("w1")
-	s = hardened(t, l)
 	userPF := forward("user-6443", APIPort, SSHPort, "user-vm")
 	userPF.IPAddressID = otherIP
 	h := Preflight(l, s.onIP(snatIP), append(s.networkForwards(), userPF), Server{})

@@ -133,8 +133,9 @@ func (l Layout) sshNodes() []Node {
 	return append(append(controls, workers...), external...)
 }
 
-// internalCount is C+W, the size of the node SSH firewall range.
-func (l Layout) internalCount() int {
+// InternalCount is C+W, the size of CKS's own node SSH firewall range
+// (the provider's range covers the external nodes too: len(sshNodes())).
+func (l Layout) InternalCount() int {
 	n := 0
 	for _, node := range l.Nodes {
 		if node.Role != naming.RoleEtcd && !node.External {

@@ -85,7 +85,7 @@ func Exposures(l Layout, c Classification) []Exposure {
 // nodes, and the etcd forwards S..S+E-1.
 func (l Layout) sshForwardSpans() []portSpan {
 	var out []portSpan
-	if n := l.internalCount(); n > 0 {
+	if n := l.InternalCount(); n > 0 {
 		out = append(out, portSpan{NodeSSHStartPort, NodeSSHStartPort + n - 1})
 	}
 	if e := len(l.etcdNodes()); e > 0 {

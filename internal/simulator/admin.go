@@ -28,6 +28,8 @@ var jobSteps = map[string][]string{
 	"start":             {"vms", "api", "kubeconfig"},
 	"stop":              {"vms"},
 	"delete":            {"vms", "network", "forwards"},
+	"add-nodes":         {"node", "node-check"},
+	"remove-nodes":      {"node"},
 	"rule":              {"apply"},
 }
 
@@ -48,6 +50,9 @@ type MapRowSpec struct {
 	Etcd        bool   `json:"etcd"`
 	External    bool   `json:"external"`
 	NodeVersion string `json:"node_version"`
+	// ManualUpgrade is the row's manual_upgrade column; etcd rows have it
+	// whatever this says, as CKS writes them.
+	ManualUpgrade bool `json:"manual_upgrade"`
 }
 
 // StrayVM describes a VM created out of band, named like a node of a
@@ -134,7 +139,8 @@ func (s *Simulator) InsertMapRow(clusterID, vmID string, spec MapRowSpec) error 
 		version = s.versionSemverOf(c)
 	}
 	s.st.vmMap = append(s.st.vmMap, &mapRow{internalID: s.st.nextID("vmmap"), clusterID: c.id, vmID: vmID,
-		control: spec.Control, etcd: spec.Etcd, external: spec.External, nodeVersion: version})
+		control: spec.Control, etcd: spec.Etcd, external: spec.External, manualUpgrade: spec.ManualUpgrade || spec.Etcd,
+		nodeVersion: version})
 	return nil
 }
 

@@ -46,11 +46,12 @@ var adminRoutes = []adminRoute{
 		func(s *Simulator, a adminArgs) (any, error) {
 			return nil, s.RestoreMapRow(a.str("cluster_id"), a.str("vm_id"))
 		}},
-	{AdminRoute{"POST", "map/insert", []string{"cluster_id", "vm_id", "control", "etcd", "external", "node_version"},
+	{AdminRoute{"POST", "map/insert", []string{"cluster_id", "vm_id", "control", "etcd", "external", "node_version", "manual_upgrade"},
 		"insert a VM map row for any VM id (expunged or non-existent too)"},
 		func(s *Simulator, a adminArgs) (any, error) {
 			return nil, s.InsertMapRow(a.str("cluster_id"), a.str("vm_id"), MapRowSpec{Control: a.boolean("control"),
-				Etcd: a.boolean("etcd"), External: a.boolean("external"), NodeVersion: a.str("node_version")})
+				Etcd: a.boolean("etcd"), External: a.boolean("external"), NodeVersion: a.str("node_version"),
+				ManualUpgrade: a.boolean("manual_upgrade")})
 		}},
 	{AdminRoute{"POST", "kubelet/stop", []string{"vm_id"}, "stop a VM's kubelet: its node stays, NotReady"},
 		func(s *Simulator, a adminArgs) (any, error) {

@@ -76,10 +76,37 @@ func (s *Simulator) addFirewallRulesForNodes(c *cluster, ip *publicIP, n *networ
 	for i := range externalCount {
 		port := endPort + 1 + i
 		if err := s.provisionFirewallRule(ip, n.id, port, port); err != nil {
-			return serverErr(errNodeSSHFirewalls, c.name)
+			// Thrown inside the forEach lambda as a CloudRuntimeException,
+			// which neither addFirewallRulesForNodes nor the scale worker
+			// catches: no state transition.
+			s.logf("%s; caused by: %s", fmt.Sprintf(errNodeSSHFirewalls, c.name), err.text)
+			return &javaException{class: "com.cloud.utils.exception.CloudRuntimeException", msg: fmt.Sprintf(errNodeSSHFirewalls, c.name)}
 		}
 	}
 	return nil
+}
+
+// scaleUpSSHOrder is the VM order scaleUpKubernetesClusterSize passes to the
+// rule rebuild: the control and worker VMs in map order, then the external
+// ones; each gets the forward 2222+i in that order.
+func (s *Simulator) scaleUpSSHOrder(c *cluster) []*vm {
+	nodes, externals, _ := s.nodeLists(c)
+	return append(nodes, externals...)
+}
+
+// mapSSHOrder is the VM order removeNodesFromCluster (a scale-down) passes:
+// every VM of the map but the etcd ones, in map order, external nodes
+// where they stand. The first C+W of them get the forwards of the node
+// range, the rest the ports after it.
+func (s *Simulator) mapSSHOrder(c *cluster) []*vm {
+	vms, rows := s.clusterVMs(c)
+	var out []*vm
+	for i, v := range vms {
+		if !rows[i].etcd {
+			out = append(out, v)
+		}
+	}
+	return out
 }
 
 // provisionSSHPortForwards creates PF 2222+i -> 22 for each VM, in order.
@@ -267,7 +294,7 @@ func (s *Simulator) removePortForwardingRules(n *network, start, end int) {
 // node PFs again; a VPC tier (scaleKubernetesClusterVpcTierRules) gets its
 // node PFs re-created. A *javaException is an exception the worker does not
 // catch.
-func (s *Simulator) scaleNetworkRules(c *cluster) error {
+func (s *Simulator) scaleNetworkRules(c *cluster, all []*vm) error {
 	n := s.st.network(c.networkID)
 	if isDirectAccess(n) {
 		return nil // scaleKubernetesClusterNetworkRules: no rules on a directly accessed network
@@ -276,8 +303,6 @@ func (s *Simulator) scaleNetworkRules(c *cluster) error {
 	if n == nil || ip == nil {
 		return serverErr("No source NAT IP addresses found for network : %s, Kubernetes cluster : %s", c.networkID, c.name)
 	}
-	nodes, externals, _ := s.nodeLists(c)
-	all := append(nodes, externals...)
 	if isVPCTier(n) {
 		s.removePortForwardingRules(n, nodesStartSSHPort, nodesStartSSHPort+len(all)-1)
 		s.provisionSSHPortForwards(ip, n, all)

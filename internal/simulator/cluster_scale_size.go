@@ -60,7 +60,7 @@ func (w *scaleWorker) scaleSize(role nodeRole) *apiError {
 func (s *Simulator) rulesFailed(c *cluster, err error, failure func() *apiError) *apiError {
 	var je *javaException
 	if errors.As(err, &je) {
-		s.logf("Unexpected exception while executing %sScaleKubernetesClusterCmd: java.lang.NullPointerException: %s", cmdPkgKubernetes, je.msg)
+		s.logf("Unexpected exception while executing %sScaleKubernetesClusterCmd: %s: %s", cmdPkgKubernetes, je.className(), je.msg)
 		return internalError("%s", je.msg)
 	}
 	s.logf("%s: %v", s.scalingMessage(c, "unable to update network rules"), err)
@@ -97,11 +97,13 @@ func (w *scaleWorker) scaleUp(newVMs int64) *apiError {
 	if err := jr.step("network-rules"); err != nil {
 		return w.failIfScaling("%s", failText(err, rulesFailed))
 	}
-	if err := s.scaleNetworkRules(c); err != nil {
+	if err := s.scaleNetworkRules(c, s.scaleUpSSHOrder(c)); err != nil {
 		return s.rulesFailed(c, err, func() *apiError { return w.failIfScaling("%s", rulesFailed) })
 	}
-	_, externals, _ := s.nodeLists(c)
-	want := int(c.controlNodes+*w.clusterSize+c.etcdNodes) + len(externals)
+	// validateKubernetesClusterReadyNodesCount wants C + size + E ready
+	// nodes (the etcd nodes added to kubectl's count); size is node_count,
+	// which counts the external nodes.
+	want := int(c.controlNodes + *w.clusterSize + c.etcdNodes)
 	notReady := fmt.Sprintf("Scaling unsuccessful for Kubernetes cluster : %s as it does not have desired number of nodes in ready state", c.name)
 	if err := jr.step("nodes-ready"); err != nil || !s.controlSSHReachable(c) || s.readyNodeCount(c)+int(c.etcdNodes) < want {
 		return w.failIfScaling("%s", failText(err, notReady))
@@ -189,7 +191,7 @@ func (w *scaleWorker) removeNodes(rows []*mapRow) *apiError {
 	if err := jr.step("network-rules"); err != nil {
 		return s.scalingFailed(c, err, s.scalingMessage(c, "unable to update network rules"))
 	}
-	if err := s.scaleNetworkRules(c); err != nil {
+	if err := s.scaleNetworkRules(c, s.mapSSHOrder(c)); err != nil {
 		return s.rulesFailed(c, err, func() *apiError {
 			return s.scalingFailed(c, nil, s.scalingMessage(c, "unable to update network rules"))
 		})

@@ -70,7 +70,8 @@ func canUpgrade(current, target string) error {
 // runUpgrade is KubernetesClusterManagerImpl.upgradeKubernetesCluster: the
 // validation (530s, no state change), then KubernetesClusterUpgradeWorker.
 // upgradeCluster: Running -> Upgrading; for each node VM i in map order
-// (etcd VMs are marked for manual upgrade and skipped) drain it with
+// (etcd VMs, and external nodes joined with manualupgrade, are marked for
+// manual upgrade and skipped) drain it with
 // kubectl over SSH through the cluster IP's port 2222, run the upgrade
 // script over SSH through port 2222+i (the node's own forward), uncordon it
 // and check that it is Ready on the new version; then -> Running. A failure
@@ -101,7 +102,10 @@ func (s *Simulator) runUpgrade(jr *jobRun, c *cluster, target *k8sVersion, who *
 	var nodes []*vm
 	var nodeRows []*mapRow
 	for i, v := range vms {
-		if !rows[i].etcd {
+		// filterOutManualUpgradeNodesFromClusterUpgrade: etcd VMs and
+		// external nodes joined with manualupgrade are not upgraded, and the
+		// index i below (the forward 2222+i) counts only the others.
+		if !rows[i].manualUpgrade {
 			nodes = append(nodes, v)
 			nodeRows = append(nodeRows, rows[i])
 		}

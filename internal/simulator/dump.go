@@ -57,13 +57,15 @@ type DumpCluster struct {
 
 // DumpMapRow is a kubernetes_cluster_vm_map row.
 type DumpMapRow struct {
-	InternalID  int64  `json:"internal_id"`
-	ClusterID   string `json:"cluster_id"`
-	VMID        string `json:"vm_id"`
-	Control     bool   `json:"control"`
-	Etcd        bool   `json:"etcd"`
-	External    bool   `json:"external"`
-	NodeVersion string `json:"node_version"`
+	InternalID int64  `json:"internal_id"`
+	ClusterID  string `json:"cluster_id"`
+	VMID       string `json:"vm_id"`
+	Control    bool   `json:"control"`
+	Etcd       bool   `json:"etcd"`
+	External   bool   `json:"external"`
+	// ManualUpgrade is the manual_upgrade column: the upgrade skips the VM.
+	ManualUpgrade bool   `json:"manual_upgrade"`
+	NodeVersion   string `json:"node_version"`
 }
 
 // DumpVM is a VM, expunged ones included.
@@ -168,7 +170,7 @@ func (s *Simulator) dumpState() DumpState {
 	}
 	for _, r := range st.vmMap {
 		d.VMMap = append(d.VMMap, DumpMapRow{InternalID: r.internalID, ClusterID: r.clusterID, VMID: r.vmID,
-			Control: r.control, Etcd: r.etcd, External: r.external, NodeVersion: r.nodeVersion})
+			Control: r.control, Etcd: r.etcd, External: r.external, ManualUpgrade: r.manualUpgrade, NodeVersion: r.nodeVersion})
 	}
 	slices.SortFunc(d.VMMap, func(a, b DumpMapRow) int { return cmp.Compare(a.InternalID, b.InternalID) })
 	for _, v := range st.vms {

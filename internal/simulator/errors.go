@@ -119,6 +119,19 @@ func cserrorFor(code int) int {
 // NullPointerException, an IllegalArgumentException): the job dispatcher,
 // ApiAsyncJobDispatcher.runJob, fails the job with 530 and the exception's
 // message, and no state transition happens.
-type javaException struct{ msg string }
+type javaException struct {
+	// class is the exception's class; empty means
+	// java.lang.NullPointerException.
+	class string
+	msg   string
+}
 
 func (e *javaException) Error() string { return e.msg }
+
+// className is the exception's class as the job log names it.
+func (e *javaException) className() string {
+	if e.class == "" {
+		return "java.lang.NullPointerException"
+	}
+	return e.class
+}

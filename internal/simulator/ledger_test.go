@@ -279,6 +279,7 @@ func ledgerScenarios() []ledgerScenario {
 	out = append(out, lifecycleScenarios()...)
 	out = append(out, ruleScenarios()...)
 	out = append(out, failureScenarios()...)
+	out = append(out, externalNodeScenarios()...)
 	return out
 }
 

@@ -72,7 +72,10 @@ type template struct {
 	internalID  int64
 	id, name    string
 	displayText string
-	created     time.Time
+	// forCks is the template's for_cks flag (registerTemplate forcks):
+	// addNodesToKubernetesCluster joins only VMs of such templates.
+	forCks  bool
+	created time.Time
 }
 
 // userData is registered user data; registerCniConfiguration stores CNI
@@ -212,6 +215,8 @@ type vm struct {
 	hostName     string // hypervisor host
 	expunged     bool
 	userVM       bool // deployed by a user (vmtype User), not by CKS
+	// tags are the VM's resource tags (createTags, resourcetype UserVm).
+	tags map[string]string
 }
 
 // Cluster states (KubernetesCluster.State).
@@ -284,13 +289,16 @@ type cluster struct {
 }
 
 type mapRow struct {
-	internalID  int64
-	clusterID   string
-	vmID        string
-	control     bool
-	etcd        bool
-	external    bool
-	nodeVersion string
+	internalID int64
+	clusterID  string
+	vmID       string
+	control    bool
+	etcd       bool
+	external   bool
+	// manualUpgrade is the row's manual_upgrade column: the upgrade skips
+	// the VM (etcd VMs, and external nodes joined with manualupgrade).
+	manualUpgrade bool
+	nodeVersion   string
 }
 
 // kubeNode is a node object registered in a cluster's Kubernetes API.
@@ -408,6 +416,7 @@ type seedIDs struct {
 	vpcDenyTier       string
 	systemVMTemplate  string
 	nodeTemplate      string
+	plainTemplate     string
 	cniConfig         string
 	sharedNetwork     string
 	sharedOffering    string

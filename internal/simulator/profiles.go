@@ -58,6 +58,11 @@ type profile struct {
 	// noCSI is a server before 4.22: enablecsi is ignored and the cluster
 	// response has no csienabled.
 	noCSI bool
+	// externalPortCountsEtcd: addNodesToKubernetesCluster gives external
+	// node k the port 2222 + getTotalNodeCount() + k, etcd nodes included
+	// (KubernetesClusterAddWorker.validateAndSetupNode in 4.21.0; later
+	// revisions subtract getEtcdNodeCount()).
+	externalPortCountsEtcd bool
 }
 
 var profiles = []profile{
@@ -68,7 +73,8 @@ var profiles = []profile{
 
 // otherProfiles are selectable by name but not in the default matrix.
 var otherProfiles = []profile{
-	{name: Profile42100, cloudStackVersion: "4.21.0.0", portlessRuleNPE: true, before4221: true, noCSI: true},
+	{name: Profile42100, cloudStackVersion: "4.21.0.0", portlessRuleNPE: true, before4221: true, noCSI: true,
+		externalPortCountsEtcd: true},
 }
 
 // Profiles returns the name of every behaviour profile (aliases excluded),

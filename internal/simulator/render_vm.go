@@ -26,7 +26,7 @@ func (s *Simulator) renderVM(v *vm, full bool) map[string]any {
 		"arch":                  "x86_64",
 		"securitygroup":         []any{},
 		"affinitygroup":         []any{},
-		"tags":                  []any{},
+		"tags":                  s.renderTags(v),
 		"details":               map[string]string{"rootdisksize": strconv.FormatInt(v.rootDiskSize, 10)},
 		"displayvm":             true,
 		"isdynamicallyscalable": false,

@@ -20,6 +20,7 @@ const (
 	aclDefaultDeny         = "default_deny"
 	systemVMTemplateName   = "SystemVM Template (KVM)"
 	cksNodeTemplateName    = "CKS node template (KVM)"
+	plainTemplateName      = "Debian 12 (KVM)"
 	cniConfigName          = "calico-cni"
 )
 
@@ -131,13 +132,17 @@ func (s *Simulator) seed() {
 	ids.vpcTier, ids.vpcDenyTier = tier.id, deniedTier.id
 	// Seeded last, so that the ids seeded before keep their values.
 	nodeTpl := &template{internalID: st.nextID("template"), id: s.newUUID(), name: cksNodeTemplateName,
-		displayText: cksNodeTemplateName, created: now}
+		displayText: cksNodeTemplateName, forCks: true, created: now}
 	st.templates = append(st.templates, nodeTpl)
 	ids.nodeTemplate = nodeTpl.id
 	cni := &userData{internalID: st.nextID("userdata"), id: s.newUUID(), name: cniConfigName, accountID: ids.adminAccount}
 	st.userData = append(st.userData, cni)
 	ids.cniConfig = cni.id
 	s.seedSharedNetwork(z.id)
+	plain := &template{internalID: st.nextID("template"), id: s.newUUID(), name: plainTemplateName,
+		displayText: plainTemplateName, created: now}
+	st.templates = append(st.templates, plain)
+	ids.plainTemplate = plain.id
 }
 
 func (s *Simulator) seedAccount(name string, accountType int, roleType string) *account {
@@ -197,6 +202,7 @@ func (s *Simulator) infoLocked(apiURL, adminURL, keyFile string) Info {
 		TenantSecretKey:            tenant.secretKey,
 		PublicIPBlock:              s.block.cidr(),
 		NodeTemplateID:             ids.nodeTemplate,
+		PlainTemplateID:            ids.plainTemplate,
 		CNIConfigurationID:         ids.cniConfig,
 		SharedNetworkID:            ids.sharedNetwork,
 		SharedNetworkCIDR:          s.sharedBlock.cidr(),

@@ -114,8 +114,12 @@ type Info struct {
 	TenantAPIKey               string            `json:"tenant_api_key"`
 	TenantSecretKey            string            `json:"tenant_secret_key"`
 	PublicIPBlock              string            `json:"public_ip_block"`
-	// NodeTemplateID is a CKS-ready template for nodetemplates.
+	// NodeTemplateID is a CKS-ready template (for_cks) for nodetemplates
+	// and for VMs to join a cluster as external nodes.
 	NodeTemplateID string `json:"node_template_id"`
+	// PlainTemplateID is a template not marked for CKS: its VMs cannot join
+	// a cluster.
+	PlainTemplateID string `json:"plain_template_id"`
 	// CNIConfigurationID is a registered CNI configuration (user data).
 	CNIConfigurationID string `json:"cni_configuration_id"`
 	// SharedNetworkID is a zone-wide Shared network whose VMs CKS reaches

@@ -53,15 +53,17 @@ func (s *Simulator) versionSemverOf(c *cluster) string {
 }
 
 // addMapRow adds a kubernetes_cluster_vm_map row: the node version is the
-// cluster's semantic version, except for etcd nodes, which get none
-// (KubernetesClusterActionWorker.addKubernetesClusterVm).
-func (s *Simulator) addMapRow(c *cluster, v *vm) {
+// cluster's semantic version, except for etcd nodes, which get none and are
+// marked for manual upgrade (KubernetesClusterActionWorker.addKubernetesClusterVm,
+// called by provisionEtcdCluster with markForManualUpgrade).
+func (s *Simulator) addMapRow(c *cluster, v *vm) *mapRow {
 	row := &mapRow{internalID: s.st.nextID("vmmap"), clusterID: c.id, vmID: v.id,
-		control: v.role == roleControl, etcd: v.role == roleEtcd}
+		control: v.role == roleControl, etcd: v.role == roleEtcd, manualUpgrade: v.role == roleEtcd}
 	if !row.etcd {
 		row.nodeVersion = s.versionSemverOf(c)
 	}
 	s.st.vmMap = append(s.st.vmMap, row)
+	return row
 }
 
 func (s *Simulator) deleteMapRow(row *mapRow) {

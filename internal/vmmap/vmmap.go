@@ -30,37 +30,50 @@ type Inconsistency struct {
 	ClusterID   string
 	ClusterName string
 	State       string
-	// NodeCount is the cluster's size as CloudStack reports it; Workers the
-	// worker VMs its VM map really holds.
+	// NodeCount is the cluster's size as CloudStack reports it (node_count,
+	// which counts the external nodes); Workers the worker VMs CKS made that
+	// its VM map really holds, External the external nodes it holds.
 	NodeCount int64
 	Workers   int64
+	External  int64
 	// Rows is the VM map's size; Expected what C + node_count + E makes it.
 	Rows, Expected int64
 }
 
+// MapNodeCount is the node_count the VM map supports: its workers and its
+// external nodes.
+func (i *Inconsistency) MapNodeCount() int64 { return i.Workers + i.External }
+
 // Cluster is what the judgement needs of a cluster.
 type Cluster struct {
 	ID, Name, State string
-	// ControlNodes, Size (node_count) and EtcdNodes as CloudStack reports them.
+	// ControlNodes, Size (node_count) and EtcdNodes as CloudStack reports
+	// them. node_count counts the external nodes too:
+	// addNodesToKubernetesCluster adds them to it
+	// (KubernetesClusterAddWorker.updateKubernetesCluster) and
+	// removeNodesFromKubernetesCluster takes them off.
 	ControlNodes, Size, EtcdNodes int64
-	// Rows are the VM map's rows; External and Workers count the external
-	// nodes and the workers among them.
+	// Rows are the VM map's rows; External counts the external nodes among
+	// them and Workers the workers CKS made.
 	Rows, External, Workers int64
 }
 
 // Check returns the cluster's inconsistency, or nil. A cluster without VMs
 // (Created) has none yet, and a cluster in a transitional state is
-// inconsistent by design while its operation runs.
+// inconsistent by design while its operation runs. The map of a consistent
+// cluster holds C + node_count + E rows, external nodes counted once, in
+// node_count (KubernetesClusterScaleWorker and the state scanner compare
+// with getTotalNodeCount()).
 func Check(c Cluster) *Inconsistency {
 	if !clusterstate.Steady(c.State) {
 		return nil
 	}
-	expected := c.ControlNodes + c.Size + c.EtcdNodes + c.External
+	expected := c.ControlNodes + c.Size + c.EtcdNodes
 	if c.Rows == 0 || c.Rows == expected {
 		return nil
 	}
 	return &Inconsistency{ClusterID: c.ID, ClusterName: c.Name, State: c.State, NodeCount: c.Size,
-		Workers: c.Workers, Rows: c.Rows, Expected: expected}
+		Workers: c.Workers, External: c.External, Rows: c.Rows, Expected: expected}
 }
 
 // Lost reports whether the map has fewer VMs than node_count says (a failed
@@ -75,8 +88,12 @@ func (i *Inconsistency) Error() string {
 // Explanation says what happened and what only an administrator can do.
 func (i *Inconsistency) Explanation() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "its VM map holds %d VM(s) with %d worker(s), but its size (node_count) is %d, which needs %d VM(s). ",
-		i.Rows, i.Workers, i.NodeCount, i.Expected)
+	workers := fmt.Sprintf("%d worker(s)", i.Workers)
+	if i.External > 0 {
+		workers += fmt.Sprintf(" and %d external node(s)", i.External)
+	}
+	fmt.Fprintf(&b, "its VM map holds %d VM(s) with %s, but its size (node_count) is %d, which needs %d VM(s). ",
+		i.Rows, workers, i.NodeCount, i.Expected)
 	if i.Lost() {
 		b.WriteString("A failed scale removed worker VMs before CloudStack could write the new size (for example the " +
 			"scale-down with separate etcd nodes of apache/cloudstack#14159). CloudStack refuses every size change of such a " +
@@ -93,9 +110,13 @@ func (i *Inconsistency) Explanation() string {
 // AdminFix names the values and the statement an administrator runs, and
 // the alternative.
 func (i *Inconsistency) AdminFix() string {
-	return fmt.Sprintf("An administrator of the management server's database can set the size to the %d worker(s) that exist: "+
+	what := fmt.Sprintf("the %d worker(s) that exist", i.Workers)
+	if i.External > 0 {
+		what = fmt.Sprintf("the %d worker(s) and %d external node(s) that exist (external nodes count in node_count)", i.Workers, i.External)
+	}
+	return fmt.Sprintf("An administrator of the management server's database can set the size to %s: "+
 		"UPDATE cloud.kubernetes_cluster SET node_count = %d WHERE uuid = '%s' AND removed IS NULL; "+
 		"CloudStack's state scanner then returns the cluster (%s) to Running within about 30 seconds, once its SSH rules "+
 		"work, and the next apply converges. The alternative is to delete and re-create the cluster.",
-		i.Workers, i.Workers, i.ClusterID, i.ClusterName)
+		what, i.MapNodeCount(), i.ClusterID, i.ClusterName)
 }

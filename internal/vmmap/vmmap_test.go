@@ -41,9 +41,28 @@ func TestCheckFindsAFailedScaleUpAndIgnoresTransitions(t *testing.T) {
 	if Check(c) != nil {
 		t.Error("a cluster without VMs is not inconsistent")
 	}
-	c.Rows, c.External = 4, 2
-	c.Size = 1
-	if Check(Cluster{State: "Running", ControlNodes: 1, Size: 1, Rows: 4, External: 2, Workers: 1}) != nil {
-		t.Error("external nodes are part of the map")
+}
+
+// node_count counts the external nodes (addNodesToKubernetesCluster adds
+// them to it), so the map of a healthy cluster with one holds C + node_count
+// + E rows, each external node once.
+func TestCheckCountsExternalNodesOnce(t *testing.T) {
+	t.Parallel()
+	// 1 control, 1 etcd, 1 worker and 1 external node: node_count 2, 4 rows.
+	healthy := Cluster{ID: "c", Name: "gpu", State: "Running", ControlNodes: 1, Size: 2, EtcdNodes: 1, Rows: 4, External: 1, Workers: 1}
+	if bad := Check(healthy); bad != nil {
+		t.Fatalf("a healthy cluster with an external node is reported: %s", bad.Explanation())
+	}
+	// A failed scale-down took the worker: node_count 2, 3 rows.
+	lost := healthy
+	lost.State, lost.Rows, lost.Workers = "Alert", 3, 0
+	bad := Check(lost)
+	if bad == nil || !bad.Lost() || bad.Expected != 4 || bad.MapNodeCount() != 1 {
+		t.Fatalf("Check = %+v", bad)
+	}
+	for _, want := range []string{"0 worker(s) and 1 external node(s)", "SET node_count = 1 WHERE", "external nodes count in node_count"} {
+		if !strings.Contains(bad.Explanation(), want) {
+			t.Errorf("explanation lacks %q:\n%s", want, bad.Explanation())
+		}
 	}
 }

@@ -1,0 +1,255 @@
+package simulator
+
+import (
+	"fmt"
+	"slices"
+)
+
+// External nodes (4.21+): addNodesToKubernetesCluster joins existing VMs to
+// a cluster as workers. KubernetesClusterManagerImpl.addNodesToKubernetesCluster
+// validates the VMs (validateNodes), then KubernetesClusterAddWorker.
+// addNodesToCluster gives each one SSH rules and joins it. Callers hold s.mu.
+
+func cmdAddNodesToKubernetesCluster(s *Simulator, c *caller, p params) (map[string]any, *apiError) {
+	cl, vmIDs, err := s.nodesCommand(c, p)
+	if err != nil {
+		return nil, err
+	}
+	mountOnVR, _ := p.boolean("mountcksisoonvr")
+	manual, _ := p.boolean("manualupgrade")
+	return s.clusterJob(c, cl, "AddNodesToKubernetesClusterCmd", 2+2*len(vmIDs), func(jr *jobRun) (any, *apiError) {
+		return s.runAddNodes(jr, cl, vmIDs, mountOnVR, manual, c)
+	})
+}
+
+// nodesCommand resolves the id and nodeids of addNodesToKubernetesCluster
+// and removeNodesFromKubernetesCluster. nodeids name VirtualMachine
+// entities; an unknown uuid fails the call, as the API layer's conversion
+// to internal ids does.
+func (s *Simulator) nodesCommand(c *caller, p params) (*cluster, []string, *apiError) {
+	if _, err := p.require("nodeids"); err != nil {
+		return nil, nil, err
+	}
+	cl, err := s.requireCluster(c, p)
+	if err != nil {
+		return nil, nil, err
+	}
+	var ids []string
+	for _, id := range p.list("nodeids") {
+		v := s.st.vmIncludingExpunged(id)
+		if !isUUID(id) || v == nil {
+			return nil, nil, entityNotFound("nodeids", id)
+		}
+		ids = append(ids, v.id)
+	}
+	return cl, ids, nil
+}
+
+// validNodesToAdd is validateNodes for an add: it drops, without failing, a
+// VM that is gone, whose template is not marked for CKS, whose default NIC
+// is in another network or that is already in the cluster's map. Neither
+// the cluster's state nor the VM's state or owner is checked.
+func (s *Simulator) validNodesToAdd(c *cluster, ids []string) []*vm {
+	var out []*vm
+	for _, id := range ids {
+		v := s.st.vm(id)
+		switch {
+		case v == nil:
+			s.logf("Failed to find node (physical or virtual machine) with ID: %s", id)
+		case s.st.template(v.templateID) == nil || !s.st.template(v.templateID).forCks:
+			s.logf("Node: %d is deployed with a template that is not marked to be used for CKS", v.internalID)
+		case v.networkID != c.networkID:
+			s.logf("Node: %d does not have its default NIC in the kubernetes cluster network", v.internalID)
+		case s.inClusterMap(c, v.id):
+			s.logf("Node: %d is already part of the cluster %s", v.internalID, c.name)
+		default:
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+func (s *Simulator) inClusterMap(c *cluster, vmID string) bool {
+	return slices.ContainsFunc(s.st.mapRows(c.id), func(r *mapRow) bool { return r.vmID == vmID })
+}
+
+// nodeAdd is one run of KubernetesClusterAddWorker.
+type nodeAdd struct {
+	s     *Simulator
+	jr    *jobRun
+	c     *cluster
+	n     *network
+	ip    *publicIP
+	added []*vm
+	index int // nodeIndex: the nodes added so far
+}
+
+// runAddNodes is addNodesToKubernetesCluster and
+// KubernetesClusterAddWorker.addNodesToCluster: the cluster moves to
+// Importing (AddNodeRequested, from Running or Alert; from another state
+// nothing moves and the add goes on), each VM gets its rules and is joined,
+// then node_count, cores and memory grow by the VMs added and each gets a
+// map row (external, manual_upgrade as asked, the cluster's version). A VM
+// that fails is skipped: the job still succeeds
+// (AddNodesToKubernetesClusterCmd.execute ignores the worker's result),
+// and the cluster goes back to Running (OperationFailed from Importing).
+func (s *Simulator) runAddNodes(jr *jobRun, c *cluster, ids []string, _ /*mountCksIsoOnVr*/, manual bool, who *caller) (any, *apiError) {
+	jr.op = "add-nodes"
+	valid := s.validNodesToAdd(c, ids)
+	if len(valid) == 0 {
+		return nil, internalError("No valid nodes found to be added to the Kubernetes cluster")
+	}
+	a := &nodeAdd{s: s, jr: jr, c: c, n: s.st.network(c.networkID)}
+	if a.n == nil {
+		return nil, internalError("Failed to find network with id: %s", c.networkID)
+	}
+	// KubernetesClusterActionWorker.getPublicIp: a Shared network has no
+	// public IP for the nodes' SSH, so no node can be added there.
+	if a.ip = s.clusterIP(c); a.ip == nil || isDirectAccess(a.n) {
+		return nil, internalError("java.lang.RuntimeException: Failed to retrieve public IP for the network: %s ", a.n.name)
+	}
+	s.transit(c, "AddNodeRequested")
+	for _, v := range valid {
+		if err := a.setupNode(v); err != nil {
+			s.transit(c, evOperationFailed)
+			return nil, err
+		}
+	}
+	a.updateCluster(manual)
+	if len(a.added) != len(valid) {
+		s.logf("Not every node was added to the CKS cluster %s, nodes added: %d out of %d", c.id, len(a.added), len(valid))
+		s.transit(c, evOperationFailed)
+	} else {
+		s.transit(c, evOperationSucceeded)
+	}
+	return map[string]any{"kubernetescluster": s.renderCluster(c, who)}, nil
+}
+
+// externalNodePort is validateAndSetupNode's port for the node at
+// nodeIndex: 2222 + C + node_count (etcd nodes left out of
+// getTotalNodeCount), + nodeIndex; 4.21.0 counts the etcd nodes too
+// (2222 + getTotalNodeCount()).
+func (a *nodeAdd) externalNodePort() int {
+	c := a.c
+	total := c.controlNodes + c.size
+	if a.s.profile.externalPortCountsEtcd {
+		total += c.etcdNodes
+	}
+	return nodesStartSSHPort + int(total) + a.index
+}
+
+// setupNode is validateAndSetupNode: a firewall rule for the node's port
+// (conflict-checked; not on a VPC tier), a forward of it to port 22 (not
+// conflict-checked), a node check over SSH through it, then new user data
+// and a reboot, after which the node's kubelet joins the cluster. A
+// conflict or a failed check reverts the rules and skips the node; an
+// exception thrown while reverting fails the job. The returned error is
+// such a failure.
+func (a *nodeAdd) setupNode(v *vm) *apiError {
+	s, c := a.s, a.c
+	port := a.externalNodePort()
+	// The node's SSH endpoint belongs to the cluster from its forward on;
+	// a node that is not added belongs to none again.
+	previous := v.clusterID
+	v.clusterID = c.id
+	ok := false
+	defer func() {
+		if !ok {
+			v.clusterID = previous
+		}
+	}()
+	if err := a.jr.step("node"); err != nil {
+		return internalError("%s", failText(err, fmt.Sprintf("Failed to add node %s to Kubernetes cluster : %s", v.id, c.name)))
+	}
+	if !isVPCTier(a.n) {
+		if err := s.provisionFirewallRule(a.ip, a.n.id, port, port); err != nil {
+			s.logf("Failed to activate API port forwarding rules for the Kubernetes cluster : %s: %s", c.name, err.text)
+			return a.revertNetworkRules(v, port)
+		}
+	}
+	s.provisionPortForward(a.ip, a.n.id, port, defaultSSHPort, v)
+	if err := a.jr.step("node-check"); err != nil || s.sshForwardTarget(a.ip, port) != v {
+		s.logf("Failed to validate node with ID: %d", v.internalID)
+		if rerr := a.revertNetworkRules(v, port); rerr != nil {
+			// The generic catch of validateAndSetupNode reverts once more
+			// and throws.
+			if again := a.revertNetworkRules(v, port); again != nil {
+				return again
+			}
+			return rerr
+		}
+		return nil
+	}
+	// updateVirtualMachine (user data) and rebootVirtualMachine: the
+	// node's kubelet joins the cluster with the cluster's token.
+	ok = true
+	v.role = roleWorker
+	v.kubelet = true
+	s.joinNode(v)
+	a.added = append(a.added, v)
+	a.index++
+	return nil
+}
+
+// revertNetworkRules is KubernetesClusterAddWorker.revertNetworkRules: the
+// firewall rule is "found" by the network and the exact ports with no
+// purpose or state filter (FirewallRulesDaoImpl.findByNetworkIdAndPorts, a
+// findOneBy), so of the node's new firewall rule and forward (or any other
+// rule with those exact ports) it may pick either; revoking a forward as a
+// firewall rule throws InvalidParameterValueException, and nothing found
+// throws a NullPointerException. Then every forward of the VM is revoked.
+// The returned error is such an exception, which fails the job.
+func (a *nodeAdd) revertNetworkRules(v *vm, port int) *apiError {
+	s := a.s
+	pick := s.findRuleByNetworkAndPorts(a.n.id, port, port)
+	if !isVPCTier(a.n) {
+		switch {
+		case pick == nil:
+			return internalError(`Cannot invoke "com.cloud.network.rules.FirewallRuleVO.getId()" because "ruleVO" is null`)
+		case pick.purpose != purposeFirewall:
+			return internalError("Unable to find %d having purpose %s", pick.internalID, purposeFirewall)
+		}
+		s.revokeRule(pick)
+	}
+	for _, r := range slices.Clone(s.st.rules) {
+		if r.purpose == purposePF && r.vmID == v.id {
+			s.revokeRule(r)
+		}
+	}
+	return nil
+}
+
+// findRuleByNetworkAndPorts is FirewallRulesDaoImpl.findByNetworkIdAndPorts:
+// any rule of the network (firewall, forward or load balancer) with exactly
+// those public ports, one of several at random (findOneBy, seeded by
+// Options.Seed).
+func (s *Simulator) findRuleByNetworkAndPorts(networkID string, start, end int) *rule {
+	var found []*rule
+	for _, r := range s.st.rules {
+		if r.networkID == networkID && r.state != ruleRevoke && r.hasPorts && r.start == start && r.end == end {
+			found = append(found, r)
+		}
+	}
+	if len(found) == 0 {
+		return nil
+	}
+	return found[s.twinRNG.IntN(len(found))]
+}
+
+// updateCluster is KubernetesClusterAddWorker.updateKubernetesCluster:
+// node_count, memory and cores grow by the nodes added (each VM's own
+// offering), and each added VM gets a map row (addKubernetesClusterVm:
+// external, manual_upgrade as asked, the cluster's version).
+func (a *nodeAdd) updateCluster(manual bool) {
+	s, c := a.s, a.c
+	c.size += int64(len(a.added))
+	for _, v := range a.added {
+		if o := s.st.offering(v.offeringID); o != nil {
+			c.cores += int64(o.cpu)
+			c.memory += int64(o.memory)
+		}
+		row := s.addMapRow(c, v)
+		row.external = true
+		row.manualUpgrade = manual
+	}
+}

@@ -1,0 +1,146 @@
+package simulator
+
+import (
+	"slices"
+)
+
+// removeNodesFromKubernetesCluster takes VMs out of a cluster; the VMs keep
+// running. KubernetesClusterManagerImpl.removeNodesFromKubernetesCluster
+// validates the VMs (validateNodes, which for a removal only drops VMs that
+// do not exist), then KubernetesClusterRemoveWorker.removeNodesFromCluster
+// removes each. Callers hold s.mu.
+
+func cmdRemoveNodesFromKubernetesCluster(s *Simulator, c *caller, p params) (map[string]any, *apiError) {
+	cl, vmIDs, err := s.nodesCommand(c, p)
+	if err != nil {
+		return nil, err
+	}
+	return s.clusterJob(c, cl, "RemoveNodesFromKubernetesClusterCmd", 1+len(vmIDs), func(jr *jobRun) (any, *apiError) {
+		return s.runRemoveNodes(jr, cl, vmIDs, c)
+	})
+}
+
+// runRemoveNodes moves the cluster to RemovingNodes (RemoveNodeRequested,
+// from Running or Alert), removes each VM, lowers node_count, cores and
+// memory by every VM it processed, in the cluster's map or not, and deletes
+// the map rows of those in it. When a VM could not be removed the cluster
+// goes back to Running (OperationFailed from RemovingNodes) and the job
+// fails (RemoveNodesFromKubernetesClusterCmd.execute).
+func (s *Simulator) runRemoveNodes(jr *jobRun, c *cluster, ids []string, who *caller) (any, *apiError) {
+	jr.op = "remove-nodes"
+	var valid []string
+	for _, id := range ids {
+		if s.st.vm(id) != nil {
+			valid = append(valid, id)
+		}
+	}
+	if len(valid) == 0 {
+		return nil, internalError("No valid nodes found to be removed from the Kubernetes cluster")
+	}
+	n := s.st.network(c.networkID)
+	if n == nil {
+		return nil, internalError("Failed to find network with id: %s", c.networkID)
+	}
+	ip := s.clusterIP(c)
+	if ip == nil || isDirectAccess(n) {
+		return nil, internalError("Failed to retrieve public IP for the network: %s ", n.name)
+	}
+	s.transit(c, "RemoveNodeRequested")
+	ok := true
+	var removed []*vm
+	for _, id := range valid {
+		v := s.st.vm(id)
+		if err := jr.step("node"); err != nil || !s.controlSSHReachable(c) {
+			// copyScriptFile to the control node through 2222 throws; the
+			// node is not counted.
+			s.logf("Error trying to remove node %s from Kubernetes Cluster %s", v.id, c.id)
+			ok = false
+			continue
+		}
+		s.removeNodeVM(c, ip, v)
+		s.removeNodePortForwards(n, v)
+		removed = append(removed, v)
+	}
+	s.updateAfterRemoval(c, removed)
+	if !ok {
+		s.transit(c, evOperationFailed)
+		return nil, internalError("Failed to remove node(s) from Kubernetes cluster ID: %d", c.internalID)
+	}
+	s.transit(c, evOperationSucceeded)
+	return map[string]any{"kubernetescluster": s.renderCluster(c, who)}, nil
+}
+
+// removeNodeVM is removeNodeVmFromCluster: a drain through the control
+// node (2222); then, only when the VM has a forward to port 22 from 2222
+// or above, a reset of the node through that forward (its kubelet stops)
+// and `kubectl delete node <display name>` through 2222. Failures of these
+// commands are only logged.
+func (s *Simulator) removeNodeVM(c *cluster, ip *publicIP, v *vm) {
+	var forward *rule
+	for _, r := range s.rulesOnIP(ip.id, purposePF) {
+		if r.vmID == v.id && r.privateStart == defaultSSHPort && r.start >= nodesStartSSHPort {
+			forward = r
+			break
+		}
+	}
+	if forward == nil {
+		return
+	}
+	if s.sshForwardTarget(ip, forward.start) == v {
+		v.kubelet = false
+		v.role = roleNone
+	}
+	// kubectl matches the display name as it is: a node registered under
+	// the lowercased host name stays when the name has capitals.
+	if node := s.st.nodeByName(c.id, v.name); node != nil {
+		s.deleteNode(node.vmID)
+	}
+}
+
+// removeNodePortForwards is removeNodePortForwardingRules: each forward of
+// the VM is revoked, then, outside VPC tiers, the firewall rule "found" by
+// the network and the forward's exact ports (findByNetworkIdAndPorts, any
+// purpose, one at random) is revoked as a firewall rule. Its exceptions (no
+// rule found, or a forward picked) are caught and logged, and change
+// nothing of the worker's result.
+func (s *Simulator) removeNodePortForwards(n *network, v *vm) {
+	for _, pf := range slices.Clone(s.st.rules) {
+		if pf.purpose != purposePF || pf.vmID != v.id || pf.state == ruleRevoke {
+			continue
+		}
+		s.revokeRule(pf)
+		if isVPCTier(n) {
+			continue
+		}
+		fw := s.findRuleByNetworkAndPorts(n.id, pf.start, pf.end)
+		switch {
+		case fw == nil:
+			s.logf("Failed to cleanup network rules for node %s, due to: ruleVO is null", v.name)
+		case fw.purpose != purposeFirewall:
+			s.logf("Failed to cleanup network rules for node %s, due to: Unable to find %d having purpose Firewall", v.name, fw.internalID)
+		default:
+			s.revokeRule(fw)
+		}
+	}
+}
+
+// updateAfterRemoval is KubernetesClusterRemoveWorker.updateKubernetesCluster:
+// node_count, memory and cores drop by every VM processed, and the map rows
+// of those in the cluster's map are deleted.
+func (s *Simulator) updateAfterRemoval(c *cluster, removed []*vm) {
+	c.size -= int64(len(removed))
+	for _, v := range removed {
+		if o := s.st.offering(v.offeringID); o != nil {
+			c.cores -= int64(o.cpu)
+			c.memory -= int64(o.memory)
+		}
+		for _, row := range s.st.mapRows(c.id) {
+			if row.vmID == v.id {
+				s.deleteMapRow(row)
+			}
+		}
+		if v.clusterID == c.id && v.userVM {
+			v.clusterID = ""
+		}
+	}
+}

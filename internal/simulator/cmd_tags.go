@@ -1,0 +1,108 @@
+package simulator
+
+import (
+	"maps"
+	"slices"
+	"strings"
+)
+
+// Resource tags of VMs (TaggedResourceManagerImpl.createTags, deleteTags),
+// which a client may use to record what CloudStack does not: the provider
+// marks the VMs it joins to a cluster with them.
+
+const cmdPkgTag = "org.apache.cloudstack.api.command.user.tag."
+
+// tagParams resolves resourceids and resourcetype: only UserVm is modelled.
+func (s *Simulator) tagParams(c *caller, p params) ([]*vm, *apiError) {
+	for _, name := range []string{"resourceids", "resourcetype"} {
+		if _, err := p.require(name); err != nil {
+			return nil, err
+		}
+	}
+	if !strings.EqualFold(p.str("resourcetype"), "UserVm") {
+		return nil, invalidParam("The simulator tags only UserVm resources, not %s", p.str("resourcetype"))
+	}
+	var out []*vm
+	for _, id := range p.list("resourceids") {
+		v := s.st.vm(id)
+		if v == nil {
+			return nil, invalidParam("Unable to find resource by id %s and type UserVm", id)
+		}
+		if err := s.checkAccess(c, v.accountID, "VM "+v.name); err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+func cmdCreateTags(s *Simulator, c *caller, p params) (map[string]any, *apiError) {
+	vms, err := s.tagParams(c, p)
+	if err != nil {
+		return nil, err
+	}
+	tags := map[string]string{}
+	for _, e := range p.mapEntries("tags") {
+		if e["key"] == "" {
+			return nil, invalidParam("Tag key can't be empty")
+		}
+		tags[e["key"]] = e["value"]
+	}
+	if len(tags) == 0 {
+		return nil, missingParam("createTags", "tags")
+	}
+	// The job checks each key in one transaction: an empty value or a key
+	// the VM has fails it, and nothing is written.
+	j := s.startJob(c, cmdPkgTag+"CreateTagsCmd", "", "", 1, func(jr *jobRun) (any, *apiError) {
+		for _, k := range slices.Sorted(maps.Keys(tags)) {
+			if tags[k] == "" {
+				return nil, invalidParam("Value for the key %s is either null or empty", k)
+			}
+			for _, v := range vms {
+				if _, ok := v.tags[k]; ok {
+					return nil, internalError("tag %s already on UserVm with id %s", k, v.id)
+				}
+			}
+		}
+		for _, v := range vms {
+			if v.tags == nil {
+				v.tags = map[string]string{}
+			}
+			maps.Copy(v.tags, tags)
+		}
+		return map[string]any{"success": true}, nil
+	})
+	return map[string]any{"jobid": j.id}, nil
+}
+
+// cmdDeleteTags deletes the tags given (a key alone matches any value), or
+// every tag of the resources when none is given.
+func cmdDeleteTags(s *Simulator, c *caller, p params) (map[string]any, *apiError) {
+	vms, err := s.tagParams(c, p)
+	if err != nil {
+		return nil, err
+	}
+	want := p.mapEntries("tags")
+	j := s.startJob(c, cmdPkgTag+"DeleteTagsCmd", "", "", 1, func(jr *jobRun) (any, *apiError) {
+		for _, v := range vms {
+			maps.DeleteFunc(v.tags, func(k, val string) bool {
+				return len(want) == 0 || slices.ContainsFunc(want, func(e map[string]string) bool {
+					return strings.EqualFold(e["key"], k) && (e["value"] == "" || strings.EqualFold(e["value"], val))
+				})
+			})
+		}
+		return map[string]any{"success": true}, nil
+	})
+	return map[string]any{"jobid": j.id}, nil
+}
+
+// renderTags is a VM's tags as ResourceTagResponses.
+func (s *Simulator) renderTags(v *vm) []any {
+	out := []any{}
+	for _, k := range slices.Sorted(maps.Keys(v.tags)) {
+		t := map[string]any{"key": k, "value": v.tags[k], "resourcetype": "UserVm", "resourceid": v.id}
+		s.ownerFields(t, v.accountID)
+		out = append(out, t)
+	}
+	return out
+}
