@@ -289,6 +289,19 @@ func (s *Simulator) DeleteRule(ruleID string) error {
 	return nil
 }
 
+// DeleteACLItem deletes a network ACL item by id, as a user would outside
+// CKS; the tiers that use its list lose what it let in.
+func (s *Simulator) DeleteACLItem(itemID string) error {
+	s.lock()
+	defer s.unlock()
+	it := s.st.aclItem(itemID)
+	if it == nil {
+		return fmt.Errorf("network ACL item %s: %w", itemID, errNotFound)
+	}
+	s.revokeACLItem(it)
+	return nil
+}
+
 // SetVMOffering puts a VM on another service offering out of band (as an
 // operator's scaleVirtualMachine would), without touching the cluster's
 // records.

@@ -128,7 +128,7 @@ func (s *Simulator) cleanupClusterNetwork(c *cluster, n *network, vmIDs []string
 		// simulator's stand-in for the external load balancer goes.
 		s.closeExternalLB(c)
 	case isVPCTier(n):
-		s.deleteVPCClusterRules(c, vmIDs)
+		s.deleteVPCClusterRules(c, n, vmIDs)
 	default:
 		if err := s.deleteIsolatedClusterRules(c, n, vmIDs); err != nil {
 			return internalError("%s", err.Error())
@@ -165,13 +165,21 @@ func (s *Simulator) deleteIsolatedClusterRules(c *cluster, n *network, vmIDs []s
 	return nil
 }
 
-// deleteVPCClusterRules removes one PF per VM and releases the cluster's VPC
-// public IP (ACL items are not modelled: seeded tiers use default_allow).
-func (s *Simulator) deleteVPCClusterRules(c *cluster, vmIDs []string) {
-	s.removeVMPortForwards(vmIDs)
-	if ip := s.clusterIP(c); ip != nil && c.publicIPID != "" {
-		s.releaseIP(ip)
+// deleteVPCClusterRules is KubernetesClusterDestroyWorker.
+// deleteKubernetesClusterVpcTierRules and releaseVpcTierPublicIpIfNeeded:
+// without the cluster's VPC IP (getVpcTierKubernetesPublicIp) nothing is
+// done; else the tier's ACL items for 6443 and 22 go (removeVpcTierAclRules:
+// every Allow item "TCP" on exactly that port, whoever made it), then the
+// PFs of the removed VMs, and the IP is released with whatever rules remain
+// on it. The 2379 items stay.
+func (s *Simulator) deleteVPCClusterRules(c *cluster, n *network, vmIDs []string) {
+	ip := s.clusterIP(c)
+	if ip == nil || c.publicIPID == "" {
+		return
 	}
+	s.removeVpcTierACLRules(n)
+	s.removeVMPortForwards(vmIDs)
+	s.releaseIP(ip)
 }
 
 func (s *Simulator) removeVMPortForwards(vmIDs []string) {

@@ -113,10 +113,16 @@ type networkOffering struct {
 	forVPC       bool
 }
 
+// networkACL is a network ACL list (network_acl): the two global default
+// lists (vpc_id 0) or a VPC's own. Tiers name one (network_acl_id); tiers
+// of a VPC may share a list, and its items apply to each of them.
 type networkACL struct {
+	internalID  int64
 	id, name    string
 	description string
+	vpcID       string // "" for the global default lists
 	defaultDeny bool
+	forDisplay  bool
 }
 
 type vpc struct {
@@ -365,6 +371,7 @@ type state struct {
 	userData   []*userData
 	netOffers  []*networkOffering
 	acls       []*networkACL
+	aclItems   []*networkACLItem
 	vpcs       []*vpc
 	networks   []*network
 	ips        []*publicIP
@@ -406,6 +413,9 @@ type seedIDs struct {
 	vpc               string
 	vpcTier           string
 	vpcDenyTier       string
+	vpcACL            string
+	vpcACLTier        string
+	vpcACLTierLB      string
 	systemVMTemplate  string
 	nodeTemplate      string
 	cniConfig         string
