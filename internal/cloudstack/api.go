@@ -19,6 +19,8 @@ type API interface {
 	VMReader
 	RuleReader
 	RuleWriter
+	ACLReader
+	ACLWriter
 	NetworkReader
 	CatalogReader
 	JobQuerier

@@ -136,12 +136,14 @@ func (c *Client) ListNetworks(ctx context.Context, p ListNetworksParams) ([]Netw
 			out := make([]Network, 0, len(r.Networks))
 			for _, n := range r.Networks {
 				out = append(out, Network{
-					ID:     n.Id,
-					Name:   n.Name,
-					Type:   n.Type,
-					State:  n.State,
-					VPCID:  n.Vpcid,
-					ZoneID: n.Zoneid,
+					ID:           n.Id,
+					Name:         n.Name,
+					Type:         n.Type,
+					State:        n.State,
+					VPCID:        n.Vpcid,
+					ZoneID:       n.Zoneid,
+					ACLID:        n.Aclid,
+					ConserveMode: n.Networkofferingconservemode,
 				})
 			}
 			return out, r.Count, nil

@@ -91,9 +91,9 @@ func (e *Engine) removeLeftovers(ctx context.Context, s *Snapshot, rep *Report) 
 	})
 	now, err := e.rulesOnIP(ctx, s.projectID(), s.PublicIPID)
 	switch {
-	case cloudstack.IsNotFound(err):
-		// The IP went with the network CKS created (or with the VPC
-		// cluster's own address), and its rules with it.
+	case cloudstack.IsNotFound(err), cloudstack.IsAddressReleased(err):
+		// The IP went with the network CKS created, or the destroy
+		// released the VPC cluster's own address: its rules went with it.
 		return
 	case err != nil:
 		for _, cr := range owned {

@@ -106,7 +106,7 @@ func (s *Snapshot) DescribePlan(p rules.Plan) []string {
 	for _, b := range p.Blocked {
 		out = append(out, fmt.Sprintf("not create %s: %s", s.describeRule(b.Expectation.Rule(s.Layout), b.Expectation.Purpose), b.Reason))
 	}
-	return out
+	return append(s.describeACLSync(), out...)
 }
 
 // DescribeClusters names clusters by id, zone, state and creation time.

@@ -126,7 +126,7 @@ type scalePrep struct {
 // prepareScale judges the rules as the sync plan will leave them.
 func (e *Engine) prepareScale(ctx context.Context, s *Snapshot, size int64, in Intent) (scalePrep, error) {
 	var prep scalePrep
-	hazards := e.hazardsAfterSync(ctx, s)
+	hazards := e.hazardsAfterSync(ctx, s, size)
 	var refused []rules.Hazard
 	optIn := false
 	newEnd := rules.NodeSSHStartPort + internalCount(s.Layout) + int(size-MapWorkerCount(&s.Cluster)) - 1
@@ -163,12 +163,15 @@ func (e *Engine) prepareScale(ctx context.Context, s *Snapshot, size int64, in I
 	return prep, nil
 }
 
-// hazardsAfterSync are the hazards left once the sync plan has run. A CKS
-// rule the sync keeps because a user rule blocks its replacement (CKS's
-// single-port etcd rules, when the etcd SSH range cannot be created) is no
-// longer the sync's to remove: only the user can.
-func (e *Engine) hazardsAfterSync(ctx context.Context, s *Snapshot) []rules.Hazard {
+// hazardsAfterSync are the hazards a scale to size workers meets once the
+// sync plan has run. A CKS rule the sync keeps because a user rule blocks
+// its replacement (CKS's single-port etcd rules, when the etcd SSH range
+// cannot be created) is no longer the sync's to remove: only the user can.
+func (e *Engine) hazardsAfterSync(ctx context.Context, s *Snapshot, size int64) []rules.Hazard {
 	ip, forwards := rules.Predict(s.Rules, s.NetworkForwards, s.Sync)
+	if s.Layout.Network == rules.NetworkVPC {
+		return rules.PreflightVPC(s.Layout, ip, forwards, s.Layout.NodeVMCount()+int(size-MapWorkerCount(&s.Cluster)))
+	}
 	hazards := rules.Preflight(s.Layout, ip, forwards, e.server(ctx, s))
 	for i, h := range hazards {
 		if h.Owner != rules.OwnerCKS || h.Remedy != rules.RemedySync {
@@ -343,6 +346,7 @@ func (e *Engine) verifyAfterScale(ctx context.Context, pre *Snapshot, scaled *cl
 func (s *Snapshot) reclassify() {
 	s.Classification = rules.Classify(s.Layout, s.Rules)
 	s.Sync = rules.PlanSync(s.Layout, s.Classification)
+	s.classifyACL()
 }
 
 // readBackAfter returns the cluster a job reported, or reads it.

@@ -114,9 +114,10 @@ func TestCheckManyMixesNetworkTypes(t *testing.T) {
 	assertKinds(t, fleet.Clusters[0].Result)
 	assertKinds(t, fleet.Clusters[1].Result, drift.KindSSHForwardMissing)
 	// The rules come from one fleet-wide listing; only the VPC tier needs
-	// its network looked up.
+	// its network and its network ACL list looked up (default_allow: no
+	// items to read).
 	want := map[string]int{"listKubernetesClusters": 2, "listVirtualMachines": 1, "listFirewallRules": 1,
-		"listPortForwardingRules": 1, "listLoadBalancerRules": 1, "listNetworks": 1}
+		"listPortForwardingRules": 1, "listLoadBalancerRules": 1, "listNetworks": 1, "listNetworkACLLists": 1}
 	if !maps.Equal(st.CloudStackCalls, want) {
 		t.Fatalf("calls %v, want %v", st.CloudStackCalls, want)
 	}
