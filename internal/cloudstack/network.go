@@ -125,6 +125,9 @@ func (c *Client) ListNetworks(ctx context.Context, p ListNetworksParams) ([]Netw
 					if p.ZoneID != "" {
 						lp.SetZoneid(p.ZoneID)
 					}
+					if p.VPCID != "" {
+						lp.SetVpcid(p.VPCID)
+					}
 					lp.SetListall(true)
 					lp.SetPage(page)
 					lp.SetPagesize(pageSize)

@@ -38,7 +38,7 @@ func (e *Engine) readTier(ctx context.Context, s *Snapshot) error {
 		return fmt.Errorf("reading VPC tier %s of cluster %s: it is not visible to these credentials", c.NetworkID, c.Name)
 	}
 	s.Layout.VPCAPI = rules.VPCAPIPathOf(tier.ConserveMode)
-	s.TierName = tier.Name
+	s.TierName, s.VPCID = tier.Name, tier.VPCID
 	if tier.ACLID == "" {
 		return nil
 	}

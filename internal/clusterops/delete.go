@@ -54,6 +54,7 @@ func (e *Engine) Delete(ctx context.Context, clusterID string, in Intent) (Repor
 			"so the rules CloudStack leaves behind were not looked for: %v", err))
 		s = nil
 	}
+	impact := e.vpcDestroyImpact(ctx, s, &rep)
 
 	e.logf(ctx, "deleting Kubernetes cluster", map[string]any{"cluster_id": clusterID, "state": c.State})
 	ref, err := e.api.DeleteKubernetesCluster(ctx, clusterID)
@@ -68,6 +69,7 @@ func (e *Engine) Delete(ctx context.Context, clusterID string, in Intent) (Repor
 		cleanup, cancel := detached(ctx)
 		defer cancel()
 		e.removeLeftovers(cleanup, s, &rep)
+		e.restoreACLAfterDestroy(cleanup, s, impact, &rep)
 	}
 	return rep, nil
 }

@@ -35,9 +35,10 @@ type Snapshot struct {
 	// Sync is what it takes to reach the provider's layout.
 	Sync rules.Plan
 	// ACL is a VPC tier's network ACL list with its items, nil elsewhere or
-	// when the tier names none; TierName is the tier's name.
+	// when the tier names none; TierName and VPCID are the tier's.
 	ACL      *rules.TierACL
 	TierName string
+	VPCID    string
 	// ACLClassification compares ACL with the items CKS keeps there; its
 	// missing items are created with Sync.
 	ACLClassification rules.ACLClassification
