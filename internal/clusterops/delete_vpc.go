@@ -128,7 +128,9 @@ func leftEtcdItems(acl rules.TierACL, etcdNodes int64, othersNeedOne bool) []rul
 			items = append(items, it)
 		}
 	}
-	slices.SortFunc(items, func(a, b rules.ACLItem) int { return cmp.Or(cmp.Compare(b.Number, a.Number), strings.Compare(a.ID, b.ID)) })
+	slices.SortFunc(items, func(a, b rules.ACLItem) int {
+		return cmp.Or(cmp.Compare(b.Number, a.Number), strings.Compare(a.ID, b.ID))
+	})
 	n := min(int(etcdNodes), len(items))
 	if othersNeedOne {
 		n = min(n, len(items)-1)
