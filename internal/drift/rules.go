@@ -227,8 +227,9 @@ func (c *comparison) reportMissingACLItems(view *RulesView) {
 		if view.ACL.Name != "" {
 			list = fmt.Sprintf("%s (%s)", view.ACL.Name, view.ACL.ID)
 		}
-		c.add(Finding{Kind: KindNetworkACLItemMissing, Message: fmt.Sprintf("the %s is missing from the network ACL list %s of "+
-			"the cluster's VPC tier: %s cannot be reached through the tier, by CloudStack (which needs it to start, scale and "+
-			"upgrade the cluster) or anyone else", e, list, what[e.Purpose])})
+		c.add(Finding{Kind: KindNetworkACLItemMissing, Message: fmt.Sprintf("nothing on the network ACL list %s of the cluster's "+
+			"VPC tier lets TCP %d in (CKS's item for it is gone, or an item denies it to everyone first): %s cannot be reached "+
+			"through the tier, by CloudStack (which needs it to start, scale and upgrade the cluster) or anyone else", list, e.Port,
+			what[e.Purpose])})
 	}
 }

@@ -85,7 +85,7 @@ type ACLExpectation struct {
 
 // String describes the expectation for messages.
 func (e ACLExpectation) String() string {
-	return fmt.Sprintf("network ACL item allowing TCP %d in from %s and %s", e.Port, AnyCIDR, AnyIPv6CIDR)
+	return fmt.Sprintf("network ACL item that lets TCP %d in", e.Port)
 }
 
 // Item returns the item to create for the expectation, as CKS creates it:
@@ -139,11 +139,12 @@ type ACLMatch struct {
 
 // ACLClassification compares a tier's list with ExpectedACL.
 type ACLClassification struct {
-	// Matched pairs each fulfilled expectation with its lowest-numbered
-	// CKS item; the other items CKS made for the same port (one per
-	// cluster on the list, one per etcd VM) are not stale, only spare.
+	// Matched pairs each fulfilled expectation with the item that lets its
+	// port in; the other items CKS made for the same port (one per cluster
+	// on the list, one per etcd VM) are not stale, only spare.
 	Matched []ACLMatch
-	// Missing are the expectations no item fulfils, in ExpectedACL order.
+	// Missing are the expectations nothing on the list lets in, in
+	// ExpectedACL order.
 	Missing []ACLExpectation
 }
 
@@ -151,24 +152,59 @@ type ACLClassification struct {
 func (c ACLClassification) InSync() bool { return len(c.Missing) == 0 }
 
 // ClassifyACL compares the tier's list with what CKS keeps for the layout,
-// whatever order the items were listed in.
+// whatever order the items were listed in. An expectation is met when the
+// list lets its port in from somewhere (LetsIn): CKS's own item, or an item
+// of the user's that narrows it, which the provider leaves alone. Who must
+// get in (CloudStack's management servers among them) the API does not
+// tell.
 func ClassifyACL(l Layout, acl TierACL) ACLClassification {
 	var c ACLClassification
 	for _, e := range ExpectedACL(l, acl) {
-		var best *ACLItem
-		for i, it := range acl.Items {
-			if IsCKSACLItem(it, e.Port) && (best == nil || it.Number < best.Number ||
-				it.Number == best.Number && it.ID < best.ID) {
-				best = &acl.Items[i]
-			}
-		}
-		if best == nil {
-			c.Missing = append(c.Missing, e)
+		if it, ok := LetsIn(acl.Items, e.Port); ok {
+			c.Matched = append(c.Matched, ACLMatch{Expectation: e, Item: it})
 			continue
 		}
-		c.Matched = append(c.Matched, ACLMatch{Expectation: e, Item: *best})
+		c.Missing = append(c.Missing, e)
 	}
 	return c
+}
+
+// LetsIn tells whether a list's items let TCP traffic in to a port from
+// some source, as the router evaluates them: the Ingress items that cover
+// TCP on that port, in number order; the first Allow lets it in; a Deny from
+// everyone (0.0.0.0/0) before any Allow keeps it out; a Deny from some
+// CIDRs keeps out only those. It returns the item that lets it in.
+func LetsIn(items []ACLItem, port int) (ACLItem, bool) {
+	sorted := slices.Clone(items)
+	slices.SortStableFunc(sorted, func(a, b ACLItem) int {
+		if a.Number != b.Number {
+			return a.Number - b.Number
+		}
+		return strings.Compare(a.ID, b.ID)
+	})
+	for _, it := range sorted {
+		if !strings.EqualFold(it.TrafficType, ACLIngress) || !coversTCPPort(it, port) {
+			continue
+		}
+		if strings.EqualFold(it.Action, ACLAllow) {
+			return it, true
+		}
+		if slices.Contains(normalCIDRs(it.CIDRs), AnyCIDR) {
+			return ACLItem{}, false
+		}
+	}
+	return ACLItem{}, false
+}
+
+// coversTCPPort tells whether an item's protocol and ports cover TCP on a
+// port: tcp (any case), all or protocol number 6, without ports or with a
+// range that holds it.
+func coversTCPPort(it ACLItem, port int) bool {
+	p := strings.TrimSpace(it.Protocol)
+	if !strings.EqualFold(p, ProtocolTCP) && !strings.EqualFold(p, "all") && p != "6" {
+		return false
+	}
+	return it.StartPort == 0 || (it.StartPort <= port && port <= aclEnd(it))
 }
 
 // DestroyRevokes returns the items of the list that CloudStack's destroy of

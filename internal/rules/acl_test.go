@@ -109,11 +109,46 @@ func TestClassifyACL(t *testing.T) {
 			t.Fatalf("matched %v, missing %v", matched, c.Missing)
 		}
 	}
+	// An item of the user's that narrows a port stands for CKS's: the
+	// provider does not open it again.
 	narrowed := cksItem("ssh-narrow", 1, SSHPort)
 	narrowed.CIDRs = []string{"192.0.2.0/24"}
+	narrowed.Protocol = "tcp"
 	c := ClassifyACL(l, TierACL{ID: "acl", Items: []ACLItem{narrowed, cksItem("api", 2, APIPort)}})
-	if c.InSync() || len(c.Missing) != 2 || c.Missing[0].Purpose != PurposeSSHACL || c.Missing[1].Purpose != PurposeEtcdACL {
-		t.Fatalf("a narrowed item of the user's does not stand for CKS's: missing %v", c.Missing)
+	if len(c.Missing) != 1 || c.Missing[0].Purpose != PurposeEtcdACL || c.Matched[1].Item.ID != "ssh-narrow" {
+		t.Fatalf("missing %v, matched %v", c.Missing, c.Matched)
+	}
+}
+
+// LetsIn reads the list as the router does: the first Ingress item that
+// covers the port decides, a Deny from some CIDRs keeps out only those.
+func TestLetsIn(t *testing.T) {
+	t.Parallel()
+	item := func(id string, number int, protocol string, start, end int, action string, cidrs ...string) ACLItem {
+		return ACLItem{ID: id, Number: number, Protocol: protocol, StartPort: start, EndPort: end, CIDRs: cidrs,
+			TrafficType: ACLIngress, Action: action}
+	}
+	egress := item("egress", 1, "all", 0, 0, ACLAllow, AnyCIDR)
+	egress.TrafficType = ACLEgress
+	for _, tc := range []struct {
+		name  string
+		items []ACLItem
+		want  string
+	}{
+		{"CKS's item", []ACLItem{cksItem("cks", 1, SSHPort)}, "cks"},
+		{"a deny from everyone first", []ACLItem{item("deny", 1, "tcp", 22, 22, ACLDeny, AnyCIDR), cksItem("cks", 2, SSHPort)}, ""},
+		{"a deny from some CIDRs first", []ACLItem{item("deny", 1, "tcp", 22, 22, ACLDeny, "10.0.0.0/8"), cksItem("cks", 2, SSHPort)}, "cks"},
+		{"all protocols", []ACLItem{item("all", 1, "all", 0, 0, ACLAllow, AnyCIDR)}, "all"},
+		{"a range", []ACLItem{item("range", 1, "TCP", 20, 30, ACLAllow, "192.0.2.0/24")}, "range"},
+		{"protocol number 6", []ACLItem{item("six", 1, "6", 22, 22, ACLAllow, AnyCIDR)}, "six"},
+		{"udp and egress only", []ACLItem{item("udp", 1, "udp", 22, 22, ACLAllow, AnyCIDR), egress}, ""},
+		{"another port", []ACLItem{cksItem("api", 1, APIPort)}, ""},
+		{"numbers, not the list order", []ACLItem{cksItem("cks", 5, SSHPort), item("deny", 2, "all", 0, 0, ACLDeny, AnyCIDR, AnyIPv6CIDR)}, ""},
+	} {
+		it, ok := LetsIn(tc.items, SSHPort)
+		if ok != (tc.want != "") || it.ID != tc.want {
+			t.Errorf("%s: %q, %t; want %q", tc.name, it.ID, ok, tc.want)
+		}
 	}
 }
 
