@@ -131,6 +131,11 @@ func (e *Engine) prepareScale(ctx context.Context, s *Snapshot, size int64, in I
 	optIn := false
 	newEnd := rules.NodeSSHStartPort + internalCount(s.Layout) + int(size-MapWorkerCount(&s.Cluster)) - 1
 	for _, h := range hazards {
+		if h.Kind == rules.HazardCollateral && h.Rule.IPAddressID == s.PublicIPID && h.Rule.StartPort <= newEnd {
+			// No consent helps: the port is CKS's after the scale.
+			h.Explanation += fmt.Sprintf("; after the scale CKS forwards the ports up to %d to its nodes, so it could not be re-created", newEnd)
+			h.Remedy = rules.RemedyNone
+		}
 		switch {
 		case h.Remedy != rules.RemedyAroundScale:
 			refused = append(refused, h)
@@ -138,11 +143,6 @@ func (e *Engine) prepareScale(ctx context.Context, s *Snapshot, size int64, in I
 			refused = append(refused, h)
 			optIn = true
 		case h.Kind == rules.HazardCollateral:
-			if h.Rule.IPAddressID == s.PublicIPID && h.Rule.StartPort <= newEnd {
-				h.Explanation += fmt.Sprintf("; after the scale CKS forwards the ports up to %d to its nodes, so it could not be re-created", newEnd)
-				refused = append(refused, h)
-				continue
-			}
 			prep.recordForwards = append(prep.recordForwards, h)
 		default:
 			prep.moveFirewalls = append(prep.moveFirewalls, h)

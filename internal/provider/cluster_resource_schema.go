@@ -205,7 +205,8 @@ func (r *clusterResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 				"these CIDRs and narrows the node range again after every scale, in which CloudStack re-creates it open (the " +
 				"narrowed rule is created before the open one is deleted, so SSH never closes). Rules with exactly these CIDRs, " +
 				"or `0.0.0.0/0`, are the cluster's; any other rule is yours. Not set means `0.0.0.0/0`. The API rule (6443) " +
-				"is not affected.",
+				"is not affected. Refused for a cluster on a VPC tier, where CKS opens SSH with an item of the tier's network " +
+				"ACL list, which other tiers and clusters share (see the VPC tier section of the resource documentation).",
 			Validators: []validator.List{listvalidator.SizeAtLeast(1), listvalidator.ValueStringsAre(cidrValidator())},
 		},
 		"api_cidrs": schema.ListAttribute{
@@ -216,8 +217,9 @@ func (r *clusterResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 				"open one (the API never closes) and keeps it so through scales, by any client, upgrades and stops and starts, " +
 				"which leave it alone; a rule someone widens shows as `ssh_rules_in_sync = false` and the next apply narrows it " +
 				"again. Give the drift data sources the same `api_cidrs`: they then report a rule on 6443 open to other CIDRs as " +
-				"`api_rule_mismatch`. Removing it opens the rule to `0.0.0.0/0` again. Only on isolated networks: a VPC tier's API access is " +
-				"its network ACL's, and a shared network has no rules.\n\n~> The CIDRs must admit every client of the API: " +
+				"`api_rule_mismatch`. Removing it opens the rule to `0.0.0.0/0` again. Only on isolated networks: refused for a " +
+				"cluster on a VPC tier, whose API access is an item of the tier's shared network ACL list, and without effect on a " +
+				"shared network, which has no rules.\n\n~> The CIDRs must admit every client of the API: " +
 				"the CloudStack management servers (CKS checks the API through the cluster's public IP when it starts, scales, " +
 				"upgrades and recovers a cluster), the machine that runs Terraform when the drift data sources use " +
 				"`node_source = \"kubeconfig\"` or the kubernetes and helm providers use the kubeconfig, and your users. The " +
