@@ -348,7 +348,7 @@ resource "cks_cluster" "second" {
 				},
 			},
 			{
-				Config: secondOnly,
+				Config:           secondOnly,
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue("cks_cluster.second", tfjsonpath.New("ssh_rules_in_sync"), knownvalue.Bool(true)),
