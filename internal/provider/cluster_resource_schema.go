@@ -49,6 +49,20 @@ const clusterResourceDescription = "Manages an Apache CloudStack Kubernetes Serv
 	"only an administrator can then do (correct `node_count`), with the value to set.\n\n" +
 	"On a network you supply (`network_id`), CloudStack's delete leaves the etcd SSH rules on the network's public IP; " +
 	"destroying the cluster deletes them too, and never your own rules.\n\n" +
+	"**On a VPC tier** CloudStack reaches the cluster through its own VPC public IP: a port forward per node and one for " +
+	"the API (an `api-lb` load balancer when the tier's network offering is in conserve mode), and, unless the tier uses " +
+	"`default_allow`, items of the tier's network ACL list that let TCP 6443, 22 and (with etcd nodes) 2379 in, moved to " +
+	"the top of the list. The provider keeps them: an item missing, so that nothing on the list lets its port in, sets " +
+	"`ssh_rules_in_sync = false` and the next apply creates it again as CloudStack did; an item of yours that narrows the " +
+	"port counts, and is never opened again. A list belongs to every tier that uses it, so several clusters may share " +
+	"one: CloudStack's destroy of any of them revokes every Allow item whose protocol is exactly `\"TCP\"` on 6443 or 22, " +
+	"whoever made it. The plan of a destroy says which, and after it the provider re-creates your items and those the " +
+	"other clusters on the list need, and deletes the cluster's own 2379 items. Every size change deletes all port " +
+	"forwards of the tier whose public port lies between 2222 and the last node's, yours included, on any of the tier's " +
+	"addresses: the plan names them, and the apply refuses the change unless `recreate_user_hazard_rules` lets the " +
+	"provider re-create them after it (which it cannot on the cluster's own address, whose ports the nodes then take). `ssh_cidrs` and `api_cidrs` are refused on a VPC tier, since " +
+	"the list's items are shared; narrow them with items of your own (protocol `tcp`, in lower case, which CloudStack's " +
+	"destroy leaves alone) that admit the management servers.\n\n" +
 	"After a failed operation the state holds what CloudStack reports (real size, VMs and state), never the planned " +
 	"values, so the next plan shows what is left to do.\n\n" +
 	"`node_root_disk_size` and `hypervisor` are not returned by the CloudStack API: after an import they are null, " +
@@ -206,7 +220,7 @@ func (r *clusterResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 				"narrowed rule is created before the open one is deleted, so SSH never closes). Rules with exactly these CIDRs, " +
 				"or `0.0.0.0/0`, are the cluster's; any other rule is yours. Not set means `0.0.0.0/0`. The API rule (6443) " +
 				"is not affected. Refused for a cluster on a VPC tier, where CKS opens SSH with an item of the tier's network " +
-				"ACL list, which other tiers and clusters share (see the VPC tier section of the resource documentation).",
+				"ACL list, which other tiers and clusters share (see "On a VPC tier" in the description of the resource).",
 			Validators: []validator.List{listvalidator.SizeAtLeast(1), listvalidator.ValueStringsAre(cidrValidator())},
 		},
 		"api_cidrs": schema.ListAttribute{
