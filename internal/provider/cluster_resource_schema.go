@@ -220,7 +220,7 @@ func (r *clusterResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 				"narrowed rule is created before the open one is deleted, so SSH never closes). Rules with exactly these CIDRs, " +
 				"or `0.0.0.0/0`, are the cluster's; any other rule is yours. Not set means `0.0.0.0/0`. The API rule (6443) " +
 				"is not affected. Refused for a cluster on a VPC tier, where CKS opens SSH with an item of the tier's network " +
-				"ACL list, which other tiers and clusters share (see "On a VPC tier" in the description of the resource).",
+				"ACL list, which other tiers and clusters share (see *On a VPC tier* in the description of the resource).",
 			Validators: []validator.List{listvalidator.SizeAtLeast(1), listvalidator.ValueStringsAre(cidrValidator())},
 		},
 		"api_cidrs": schema.ListAttribute{

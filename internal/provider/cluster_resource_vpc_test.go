@@ -357,3 +357,38 @@ resource "cks_cluster" "second" {
 		},
 	})
 }
+
+// TestAccCluster_vpcTierRefusesCIDRs: ssh_cidrs and api_cidrs cannot narrow a
+// VPC tier's shared network ACL items. A new cluster with one of them fails
+// at plan, before anything is created; added to an existing cluster, apply
+// refuses the change before any call.
+func TestAccCluster_vpcTierRefusesCIDRs(t *testing.T) {
+	t.Parallel()
+	env := newSimEnv(t)
+	base := strings.Replace(env.vpcClusterConfig(env.Info.VPCACLTierNetworkID, env.VersionID("1.33.13"), 1, "Running"),
+		env.vpcDriftGate(), "", 1)
+	with := func(line string) string {
+		return strings.Replace(base, `  state                 = "Running"`, `  state                 = "Running"`+"\n  "+line, 1)
+	}
+	accTest(t, resource.TestCase{
+		CheckDestroy: env.expectNothingLeft,
+		Steps: []resource.TestStep{
+			{
+				Config:      with(`ssh_cidrs = ["10.0.0.0/8"]`),
+				PlanOnly:    true,
+				ExpectError: errorFragments("Not Supported on a VPC Tier", "ssh_cidrs cannot be set for a cluster on a VPC tier", "belongs to the list"),
+			},
+			{Config: base, Check: func(*terraform.State) error {
+				if n := env.liveClusters(); n != 1 {
+					return fmt.Errorf("%d clusters: the refused plan created one", n)
+				}
+				return nil
+			}},
+			{
+				Config:      with(`api_cidrs = ["10.0.0.0/8"]`),
+				ExpectError: errorFragments("Not Supported on a VPC Tier", "api_cidrs cannot be set for a cluster on a VPC tier"),
+			},
+			{Config: base, ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}}},
+		},
+	})
+}
