@@ -62,6 +62,7 @@ func (e *Engine) Delete(ctx context.Context, clusterID string, in Intent) (Repor
 		_, err = e.wait(ctx, "deleteKubernetesCluster", ref.JobID)
 	}
 	if err != nil {
+		e.restoreAfterFailedDestroy(ctx, s, impact, &rep)
 		return rep, fmt.Errorf("deleting Kubernetes cluster %s: %w", clusterID, err)
 	}
 	rep.Cluster = nil

@@ -186,6 +186,21 @@ func (e *Engine) vpcDestroyImpact(ctx context.Context, s *Snapshot, rep *Report)
 	return impact
 }
 
+// restoreAfterFailedDestroy re-creates, when the delete failed, the network
+// ACL items the user and other clusters need that the destroy revoked before
+// it failed: the cluster stays (in Destroying for CloudStack to retry), and
+// so do its 2379 items.
+func (e *Engine) restoreAfterFailedDestroy(ctx context.Context, s *Snapshot, impact *ACLDestroyImpact, rep *Report) {
+	if s == nil || impact == nil {
+		return
+	}
+	cleanup, cancel := detached(ctx)
+	defer cancel()
+	keep := *impact
+	keep.LeftEtcd = nil
+	e.restoreACLAfterDestroy(cleanup, s, &keep, rep)
+}
+
 // restoreACLAfterDestroy re-creates, once the destroy succeeded, the items
 // it revoked that the user or other clusters need, and deletes the 2379
 // items it left. Each change is a step; each failure a StepBlocked step

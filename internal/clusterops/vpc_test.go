@@ -242,3 +242,39 @@ func TestVPCTierDeleteRestoresASharedList(t *testing.T) {
 		t.Fatalf("scaling the other cluster: %v\n%s", err, up)
 	}
 }
+
+// A destroy that fails after it revoked the list's items (releasing the IP
+// fails) leaves the cluster in Destroying: Delete returns the error and has
+// re-created what the other cluster on the list needs; the cluster's 2379
+// item stays with it. The next Delete finishes, and restores again what the
+// retried destroy revoked.
+func TestVPCTierFailedDeleteRestoresASharedList(t *testing.T) {
+	t.Parallel()
+	env := newEnv(t, simulator.Profile42211)
+	a := env.createClusterIn("first", env.Info.VPCACLTierNetworkID, 1, 1)
+	b := env.createClusterIn("second", env.Info.VPCACLTierLBNetworkID, 0, 1)
+	eng := env.engine()
+	if err := env.Sim.FailJobStep("delete", "release-ip", 1, ""); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := eng.Delete(env.ctx(), a, Intent{})
+	if err == nil || env.Cluster(a).State != "Destroying" {
+		t.Fatalf("Delete = %v, state %s\n%s", err, env.Cluster(a).State, rep)
+	}
+	if len(rep.StepsOf(StepRepaired)) != 2 || len(rep.StepsOf(StepRemoved)) != 0 {
+		t.Fatalf("steps after the failure: %s", rep)
+	}
+	if sb, err := eng.Snapshot(env.ctx(), b, Intent{}); err != nil || !sb.InSync() {
+		t.Fatalf("the other cluster after the failed delete: %v, %v", err, sb.ACLClassification.Missing)
+	}
+	rep, err = eng.Delete(env.ctx(), a, Intent{})
+	if err != nil {
+		t.Fatalf("second Delete: %v\n%s", err, rep)
+	}
+	if len(rep.StepsOf(StepRepaired)) != 2 || len(rep.StepsOf(StepRemoved)) != 1 || len(rep.StepsOf(StepBlocked)) != 0 {
+		t.Fatalf("steps of the second delete: %s", rep)
+	}
+	if sb, err := eng.Snapshot(env.ctx(), b, Intent{}); err != nil || !sb.InSync() {
+		t.Fatalf("the other cluster: %v, %v", err, sb.ACLClassification.Missing)
+	}
+}

@@ -27,7 +27,7 @@ var jobSteps = map[string][]string{
 	"upgrade":           {"node"},
 	"start":             {"vms", "api", "kubeconfig"},
 	"stop":              {"vms"},
-	"delete":            {"vms", "network"},
+	"delete":            {"vms", "network", "release-ip"},
 	"rule":              {"apply"},
 }
 

@@ -64,7 +64,7 @@ func (s *Simulator) destroyCluster(jr *jobRun, c *cluster) *apiError {
 		}
 		return internalError("%s", failText(err, msg))
 	}
-	if err := s.cleanupClusterNetwork(c, n, vmIDs); err != nil {
+	if err := s.cleanupClusterNetwork(c, n, vmIDs, step); err != nil {
 		return err
 	}
 	for _, node := range s.st.nodesOf(c.id) {
@@ -118,7 +118,7 @@ func (s *Simulator) destroyClusterVMs(c *cluster) []string {
 // cleanupClusterNetwork removes the network CKS created for the cluster,
 // or else the cluster's rules on the network it was given. Its error is an
 // exception the worker does not catch: no gc flag.
-func (s *Simulator) cleanupClusterNetwork(c *cluster, n *network, vmIDs []string) *apiError {
+func (s *Simulator) cleanupClusterNetwork(c *cluster, n *network, vmIDs []string, step func(string) error) *apiError {
 	switch {
 	case n == nil || n.removed:
 	case c.networkCleanup:
@@ -128,7 +128,7 @@ func (s *Simulator) cleanupClusterNetwork(c *cluster, n *network, vmIDs []string
 		// simulator's stand-in for the external load balancer goes.
 		s.closeExternalLB(c)
 	case isVPCTier(n):
-		s.deleteVPCClusterRules(c, n, vmIDs)
+		return s.deleteVPCClusterRules(c, n, vmIDs, step)
 	default:
 		if err := s.deleteIsolatedClusterRules(c, n, vmIDs); err != nil {
 			return internalError("%s", err.Error())
@@ -171,15 +171,21 @@ func (s *Simulator) deleteIsolatedClusterRules(c *cluster, n *network, vmIDs []s
 // done; else the tier's ACL items for 6443 and 22 go (removeVpcTierAclRules:
 // every Allow item "TCP" on exactly that port, whoever made it), then the
 // PFs of the removed VMs, and the IP is released with whatever rules remain
-// on it. The 2379 items stay.
-func (s *Simulator) deleteVPCClusterRules(c *cluster, n *network, vmIDs []string) {
+// on it. The 2379 items stay. A failure to release the IP (step release-ip)
+// sets the gc flag and leaves the cluster in Destroying, its items revoked.
+func (s *Simulator) deleteVPCClusterRules(c *cluster, n *network, vmIDs []string, step func(string) error) *apiError {
 	ip := s.clusterIP(c)
 	if ip == nil || c.publicIPID == "" {
-		return
+		return nil
 	}
 	s.removeVpcTierACLRules(n)
 	s.removeVMPortForwards(vmIDs)
+	if err := step("release-ip"); err != nil {
+		c.gc = true
+		return internalError("%s", failText(err, fmt.Sprintf("Failed to release public IP for VPC tier used by Kubernetes cluster : %s", c.name)))
+	}
 	s.releaseIP(ip)
+	return nil
 }
 
 func (s *Simulator) removeVMPortForwards(vmIDs []string) {

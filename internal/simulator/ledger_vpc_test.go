@@ -97,6 +97,27 @@ func vpcScenarios() []ledgerScenario {
 				}
 				return w
 			}},
+		{op: "delete", name: "VPC tier, fails releasing the IP", setup: func(e *testEnv) string {
+			id := aclCluster(e)
+			if err := e.sim.FailJobStep("delete", "release-ip", 1, ""); err != nil {
+				e.t.Fatal(err)
+			}
+			return id
+		},
+			run: func(e *testEnv, id string) string {
+				r, err := e.cs.Kubernetes.DeleteKubernetesCluster(e.cs.Kubernetes.NewDeleteKubernetesClusterParams(id))
+				if err != nil {
+					e.t.Fatal(err)
+				}
+				e.mustFail(r.JobID)
+				return id
+			},
+			writes: func(*testEnv, string) map[string]ledgerCheck {
+				// The items and forwards are gone before the release fails;
+				// the cluster stays in Destroying with its IP.
+				return map[string]ledgerCheck{"state": states(stRunning, stDestroying), "vm.removed": is("3"),
+					"rules.PortForwarding": cleared, "cluster.etcdips": cleared, "acl.items": written}
+			}},
 		{op: "rules", name: "createNetworkACL", setup: aclCluster, run: aclItem, writes: aclOnly},
 		{op: "rules", name: "deleteNetworkACL", setup: aclCluster,
 			run:    itemCommand("deleteNetworkACL", func(_ *testEnv, item string) url.Values { return url.Values{"id": {item}} }),
