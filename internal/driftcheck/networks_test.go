@@ -158,7 +158,7 @@ func TestCheckVPCTierNetworkACL(t *testing.T) {
 	}
 	e.DeleteCKSACLItems(e.Info.VPCACLID, 6443)
 	req := e.sshRequest(lb.ID)
-	req.Options.NodeSource = NodeSourceNone
+	req.NodeSource = NodeSourceNone
 	res, _ = e.mustCheck(req)
 	assertKinds(t, res, drift.KindNetworkACLItemMissing, drift.KindNetworkACLItemMissing)
 }

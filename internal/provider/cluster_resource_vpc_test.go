@@ -193,7 +193,7 @@ func TestAccCluster_vpcTierACLItemRepaired(t *testing.T) {
 				Config: noGate,
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction(clusterAddr, plancheck.ResourceActionUpdate),
-					plancheck.ExpectKnownValue(clusterAddr, tfjsonpathOf("ssh_rules_in_sync"), knownvalue.Bool(true)),
+					plancheck.ExpectKnownValue(clusterAddr, tfjsonpath.New("ssh_rules_in_sync"), knownvalue.Bool(true)),
 				}},
 				Check: resource.ComposeTestCheckFunc(env.checkVPCPaths(t), func(*terraform.State) error {
 					if got := env.aclSignatures(); !slices.Equal(got, created) {

@@ -9,8 +9,10 @@ import (
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/naming"
 )
 
-func vpcLayout(etcd bool, api VPCAPIPath) Layout {
-	l := Layout{Network: NetworkVPC, IPAddressID: "ip-vpc", NetworkID: "tier-1", VPCAPI: api,
+// vpcLayout is a cluster on a VPC tier whose offering is not in conserve
+// mode: one control node, one worker and, with etcd, one etcd node.
+func vpcLayout(etcd bool) Layout {
+	l := Layout{Network: NetworkVPC, IPAddressID: "ip-vpc", NetworkID: "tier-1", VPCAPI: VPCAPIForward,
 		Nodes: []Node{node("control", naming.RoleControl), node("w1", naming.RoleWorker)}}
 	if etcd {
 		l.Nodes = append([]Node{node("etcd1", naming.RoleEtcd)}, l.Nodes...)
@@ -33,10 +35,10 @@ func TestExpectedACL(t *testing.T) {
 		acl  TierACL
 		want []int
 	}{
-		{"without etcd", vpcLayout(false, VPCAPIForward), acl, []int{APIPort, SSHPort}},
-		{"with etcd", vpcLayout(true, VPCAPIForward), acl, []int{APIPort, SSHPort, EtcdClientPort}},
-		{"default_allow", vpcLayout(true, VPCAPIForward), TierACL{ID: "acl-2", Name: "default_allow", DefaultAllow: true}, nil},
-		{"no list", vpcLayout(true, VPCAPIForward), TierACL{}, nil},
+		{"without etcd", vpcLayout(false), acl, []int{APIPort, SSHPort}},
+		{"with etcd", vpcLayout(true), acl, []int{APIPort, SSHPort, EtcdClientPort}},
+		{"default_allow", vpcLayout(true), TierACL{ID: "acl-2", Name: "default_allow", DefaultAllow: true}, nil},
+		{"no list", vpcLayout(true), TierACL{}, nil},
 		{"isolated network", etcdLayout("w1"), acl, nil},
 	} {
 		var got []int
@@ -90,7 +92,7 @@ func TestIsCKSACLItem(t *testing.T) {
 // names what is missing.
 func TestClassifyACL(t *testing.T) {
 	t.Parallel()
-	l := vpcLayout(true, VPCAPIForward)
+	l := vpcLayout(true)
 	items := []ACLItem{
 		cksItem("etcd-a", 1, EtcdClientPort), cksItem("etcd-b", 2, EtcdClientPort), cksItem("ssh-b", 3, SSHPort),
 		cksItem("api", 4, APIPort), cksItem("ssh-a", 5, SSHPort),
@@ -228,7 +230,7 @@ func TestExpectedVPCAPIPath(t *testing.T) {
 // the tier's IPs, are hazards; CKS's own are not.
 func TestPreflightVPC(t *testing.T) {
 	t.Parallel()
-	l := vpcLayout(true, VPCAPIForward)
+	l := vpcLayout(true)
 	l.IPAddressID = snatIP
 	onIP := []Rule{forward("n0", 2222, 22, "control"), forward("n1", 2223, 22, "w1"), forward("e0", 50000, 22, "etcd1"),
 		forward("api", APIPort, APIPort, "control"), forward("user-2224", 2224, 8080, "w1")}
