@@ -90,17 +90,8 @@ func (c *Client) ListNetworkACLs(ctx context.Context, p ListNetworkACLsParams) (
 	return listRules(ctx, c, "listNetworkACLs", func(it NetworkACLItem) string { return it.ID },
 		func(cs *csgo.CloudStackClient, page, pageSize int) ([]*csgo.NetworkACL, int, error) {
 			lp := cs.NetworkACL.NewListNetworkACLsParams()
-			for _, f := range []struct {
-				value string
-				set   func(string)
-			}{{p.ID, lp.SetId}, {p.ACLID, lp.SetAclid}, {p.NetworkID, lp.SetNetworkid}} {
-				if f.value != "" {
-					f.set(f.value)
-				}
-			}
-			lp.SetListall(true)
-			lp.SetPage(page)
-			lp.SetPagesize(pageSize)
+			setNonEmpty(stringSetting{p.ID, lp.SetId}, stringSetting{p.ACLID, lp.SetAclid}, stringSetting{p.NetworkID, lp.SetNetworkid})
+			listAllPage(lp, page, pageSize)
 			r, err := cs.NetworkACL.ListNetworkACLs(lp)
 			if err != nil {
 				return nil, 0, err
@@ -130,17 +121,8 @@ func (c *Client) ListNetworkACLLists(ctx context.Context, p ListNetworkACLListsP
 	return listRules(ctx, c, "listNetworkACLLists", func(l NetworkACLList) string { return l.ID },
 		func(cs *csgo.CloudStackClient, page, pageSize int) ([]*csgo.NetworkACLList, int, error) {
 			lp := cs.NetworkACL.NewListNetworkACLListsParams()
-			for _, f := range []struct {
-				value string
-				set   func(string)
-			}{{p.ID, lp.SetId}, {p.NetworkID, lp.SetNetworkid}, {p.VPCID, lp.SetVpcid}} {
-				if f.value != "" {
-					f.set(f.value)
-				}
-			}
-			lp.SetListall(true)
-			lp.SetPage(page)
-			lp.SetPagesize(pageSize)
+			setNonEmpty(stringSetting{p.ID, lp.SetId}, stringSetting{p.NetworkID, lp.SetNetworkid}, stringSetting{p.VPCID, lp.SetVpcid})
+			listAllPage(lp, page, pageSize)
 			r, err := cs.NetworkACL.ListNetworkACLLists(lp)
 			if err != nil {
 				return nil, 0, err
@@ -159,23 +141,9 @@ func (c *Client) CreateNetworkACL(ctx context.Context, p CreateNetworkACLParams)
 		func(cs *csgo.CloudStackClient) (*csgo.CreateNetworkACLResponse, error) {
 			cp := cs.NetworkACL.NewCreateNetworkACLParams(p.Protocol)
 			cp.SetAclid(p.ACLID)
-			if p.StartPort != 0 {
-				cp.SetStartport(p.StartPort)
-			}
-			if p.EndPort != 0 {
-				cp.SetEndport(p.EndPort)
-			}
-			if len(p.CIDRList) > 0 {
-				cp.SetCidrlist(p.CIDRList)
-			}
-			for _, f := range []struct {
-				value string
-				set   func(string)
-			}{{p.TrafficType, cp.SetTraffictype}, {p.Action, cp.SetAction}, {p.Reason, cp.SetReason}} {
-				if f.value != "" {
-					f.set(f.value)
-				}
-			}
+			setPortsAndCIDRs(cp, p.StartPort, p.EndPort, p.CIDRList)
+			setNonEmpty(stringSetting{p.TrafficType, cp.SetTraffictype}, stringSetting{p.Action, cp.SetAction},
+				stringSetting{p.Reason, cp.SetReason})
 			if p.Number != 0 {
 				cp.SetNumber(p.Number)
 			}
@@ -207,4 +175,54 @@ func (c *Client) MoveNetworkACLItem(ctx context.Context, id, previous, next stri
 			return cs.NetworkACL.MoveNetworkAclItem(mp)
 		},
 		func(r *csgo.MoveNetworkAclItemResponse) AsyncRef { return AsyncRef{JobID: r.JobID} })
+}
+
+// stringSetting is a parameter's value and its setter.
+type stringSetting struct {
+	value string
+	set   func(string)
+}
+
+// setNonEmpty sets the parameters whose value is not empty.
+func setNonEmpty(settings ...stringSetting) {
+	for _, s := range settings {
+		if s.value != "" {
+			s.set(s.value)
+		}
+	}
+}
+
+// pagedList is implemented by the params of list calls that take listall.
+type pagedList interface {
+	SetListall(bool)
+	SetPage(int)
+	SetPagesize(int)
+}
+
+// listAllPage asks for one page of everything the caller may see.
+func listAllPage(lp pagedList, page, pageSize int) {
+	lp.SetListall(true)
+	lp.SetPage(page)
+	lp.SetPagesize(pageSize)
+}
+
+// portsAndCIDRs is implemented by the create params of firewall rules and
+// network ACL items.
+type portsAndCIDRs interface {
+	SetStartport(int)
+	SetEndport(int)
+	SetCidrlist([]string)
+}
+
+// setPortsAndCIDRs sets the ports and source CIDRs that are given.
+func setPortsAndCIDRs(cp portsAndCIDRs, start, end int, cidrs []string) {
+	if start != 0 {
+		cp.SetStartport(start)
+	}
+	if end != 0 {
+		cp.SetEndport(end)
+	}
+	if len(cidrs) > 0 {
+		cp.SetCidrlist(cidrs)
+	}
 }

@@ -156,15 +156,9 @@ func (c *Client) ListNetworks(ctx context.Context, p ListNetworksParams) ([]Netw
 // publicIPListParams sets the filters of p that are not zero.
 func publicIPListParams(cs *csgo.CloudStackClient, p ListPublicIPParams) *csgo.ListPublicIpAddressesParams {
 	lp := cs.Address.NewListPublicIpAddressesParams()
-	for _, f := range []struct {
-		value string
-		set   func(string)
-	}{{p.ID, lp.SetId}, {p.IPAddress, lp.SetIpaddress}, {p.AssociatedNetworkID, lp.SetAssociatednetworkid},
-		{p.VPCID, lp.SetVpcid}, {p.ProjectID, lp.SetProjectid}} {
-		if f.value != "" {
-			f.set(f.value)
-		}
-	}
+	setNonEmpty(stringSetting{p.ID, lp.SetId}, stringSetting{p.IPAddress, lp.SetIpaddress},
+		stringSetting{p.AssociatedNetworkID, lp.SetAssociatednetworkid}, stringSetting{p.VPCID, lp.SetVpcid},
+		stringSetting{p.ProjectID, lp.SetProjectid})
 	if p.IsSourceNat != nil {
 		lp.SetIssourcenat(*p.IsSourceNat)
 	}

@@ -186,7 +186,7 @@ func (e *Engine) createACLItem(ctx context.Context, acl *rules.TierACL, it rules
 				return found, nil
 			}
 		}
-		if err == nil || !outcomeUnknown(err) || time.Now().After(deadline) || !sleepCtx(ctx, time.Second) {
+		if err == nil || !outcomeUnknown(err) || time.Now().After(deadline) || !cloudstack.Sleep(ctx, time.Second) {
 			return rules.ACLItem{}, cmpErr(err, errors.New("the created item is not on the list"))
 		}
 	}
@@ -232,16 +232,4 @@ func (e *Engine) moveACLItemToTop(ctx context.Context, acl *rules.TierACL, it ru
 	}
 	it.Number = 1
 	return it, nil
-}
-
-// sleepCtx waits d or until ctx ends; it reports whether d passed.
-func sleepCtx(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-t.C:
-		return true
-	}
 }

@@ -12,7 +12,7 @@ import (
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/naming"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/rules"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator"
-	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/simtest"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/testutil"
 )
 
 // On a VPC tier CKS keeps forwards only, on the cluster's own VPC IP: the
@@ -98,7 +98,7 @@ func TestVPCTierACLItemRepair(t *testing.T) {
 	}
 	host := vpcHost(&s.Cluster)
 	env.DeleteCKSACLItems(env.Info.VPCACLID, 22)
-	if simtest.CanDial(host, 2222) {
+	if testutil.CanDial(host, 2222) {
 		t.Fatal("SSH still open without the item for 22")
 	}
 	s, err = eng.Snapshot(env.ctx(), id, Intent{})
@@ -130,7 +130,7 @@ func TestVPCTierACLItemRepair(t *testing.T) {
 	if top.Protocol != "TCP" || top.StartPort != 22 || strings.Join(top.CIDRList, ",") != "0.0.0.0/0,::/0" {
 		t.Fatalf("item at the top: %+v", top)
 	}
-	if !simtest.CanDial(host, 2222) {
+	if !testutil.CanDial(host, 2222) {
 		t.Fatal("SSH not open again after the repair")
 	}
 	if after, err := eng.Snapshot(env.ctx(), id, Intent{}); err != nil || !after.InSync() {
@@ -235,7 +235,7 @@ func TestVPCTierDeleteRestoresASharedList(t *testing.T) {
 	if err != nil || !sb.InSync() || sb.Layout.VPCAPI != rules.VPCAPILoadBalancer {
 		t.Fatalf("the other cluster: %v, in sync %t, api %s", err, sb != nil && sb.InSync(), sb.Layout.VPCAPI)
 	}
-	if !simtest.CanDial(vpcHost(&sb.Cluster), 2222) {
+	if !testutil.CanDial(vpcHost(&sb.Cluster), 2222) {
 		t.Fatal("the other cluster's SSH is closed")
 	}
 	if up, err := eng.Scale(env.ctx(), b, 2, Intent{}); err != nil {

@@ -18,11 +18,7 @@ func PreflightVPC(l Layout, rules, networkForwards []Rule, nodesAfter int) []Haz
 	}
 	end := NodeSSHStartPort + nodesAfter - 1
 	var out []Hazard
-	for _, f := range ownedForwards(Classify(l, rules), networkForwards) {
-		pf := f.Rule
-		if f.Owned() || pf.StartPort < NodeSSHStartPort || pf.StartPort > end {
-			continue
-		}
+	for _, pf := range userForwardsUpTo(ownedForwards(Classify(l, rules), networkForwards), end) {
 		out = append(out, Hazard{
 			Kind: HazardCollateral, Owner: OwnerUser, Purpose: PurposeUser, Rule: pf, Remedy: RemedyAroundScale,
 			Explanation: fmt.Sprintf("user port forward %s (%s) has its public start port in %s; a size change of the cluster "+

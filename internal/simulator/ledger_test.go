@@ -510,11 +510,7 @@ func lifecycleScenarios() []ledgerScenario {
 			}},
 		{op: "delete", name: "own network", setup: cluster,
 			run: func(e *testEnv, id string) string {
-				r, err := e.cs.Kubernetes.DeleteKubernetesCluster(e.cs.Kubernetes.NewDeleteKubernetesClusterParams(id))
-				if err != nil {
-					e.t.Fatal(err)
-				}
-				e.mustSucceed(r.JobID)
+				e.mustSucceed(e.deleteCluster(id))
 				return id
 			},
 			writes: func(*testEnv, string) map[string]ledgerCheck {
@@ -696,11 +692,7 @@ func failureScenarios() []ledgerScenario {
 			return id
 		},
 			run: func(e *testEnv, id string) string {
-				r, err := e.cs.Kubernetes.DeleteKubernetesCluster(e.cs.Kubernetes.NewDeleteKubernetesClusterParams(id))
-				if err != nil {
-					e.t.Fatal(err)
-				}
-				e.mustFail(r.JobID)
+				e.mustFail(e.deleteCluster(id))
 				return id
 			},
 			writes: func(*testEnv, string) map[string]ledgerCheck {

@@ -82,11 +82,7 @@ func vpcScenarios() []ledgerScenario {
 			}},
 		{op: "delete", name: "VPC tier with its own ACL list", setup: aclCluster,
 			run: func(e *testEnv, id string) string {
-				r, err := e.cs.Kubernetes.DeleteKubernetesCluster(e.cs.Kubernetes.NewDeleteKubernetesClusterParams(id))
-				if err != nil {
-					e.t.Fatal(err)
-				}
-				e.mustSucceed(r.JobID)
+				e.mustSucceed(e.deleteCluster(id))
 				return id
 			},
 			writes: func(*testEnv, string) map[string]ledgerCheck {
@@ -105,11 +101,7 @@ func vpcScenarios() []ledgerScenario {
 			return id
 		},
 			run: func(e *testEnv, id string) string {
-				r, err := e.cs.Kubernetes.DeleteKubernetesCluster(e.cs.Kubernetes.NewDeleteKubernetesClusterParams(id))
-				if err != nil {
-					e.t.Fatal(err)
-				}
-				e.mustFail(r.JobID)
+				e.mustFail(e.deleteCluster(id))
 				return id
 			},
 			writes: func(*testEnv, string) map[string]ledgerCheck {

@@ -2,15 +2,14 @@ package simulator
 
 import (
 	"fmt"
-	"net"
 	"net/url"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/apache/cloudstack-go/v2/cloudstack"
+
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/testutil"
 )
 
 // aclItems lists a network ACL list's items through the API, newest first.
@@ -48,16 +47,6 @@ func (e *testEnv) createACLItem(params url.Values) string {
 	r := inner(e.t, body, "createnetworkaclresponse")
 	e.mustSucceed(asStr(e.t, r["jobid"]))
 	return asStr(e.t, r["id"])
-}
-
-// canDial reports whether a TCP connection to the address is accepted.
-func canDial(host string, port int) bool {
-	c, err := net.DialTimeout("tcp", net.JoinHostPort(host, strconv.Itoa(port)), 2*time.Second)
-	if err != nil {
-		return false
-	}
-	_ = c.Close()
-	return true
 }
 
 func TestNetworkACLCommands(t *testing.T) {
@@ -172,12 +161,7 @@ func (e *testEnv) defaultACL(name string) string {
 func TestVPCTierACLChoreography(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, Options{DisableScanner: true})
-	p := e.createParams("acl", 1)
-	p.SetNetworkid(e.info.VPCACLTierNetworkID)
-	p.SetEtcdnodes(2)
-	id := e.createCluster(p)
-	cl := e.cluster(id)
-	host := strings.TrimSuffix(strings.TrimPrefix(cl.Endpoint, "https://"), ":6443/")
+	id, host := e.vpcCluster("acl", e.info.VPCACLTierNetworkID, 2, 1)
 	cksItems := []string{"1 TCP 2379-2379 Ingress Allow 0.0.0.0/0,::/0", "2 TCP 2379-2379 Ingress Allow 0.0.0.0/0,::/0",
 		"3 TCP 22-22 Ingress Allow 0.0.0.0/0,::/0", "4 TCP 6443-6443 Ingress Allow 0.0.0.0/0,::/0", "5 tcp 443-443 Ingress Allow 0.0.0.0/0,::/0"}
 	if got := aclLayout(e.aclItems(e.info.VPCACLID)); !slices.Equal(got, cksItems) {
@@ -201,11 +185,7 @@ func TestVPCTierACLChoreography(t *testing.T) {
 	e.createACLItem(url.Values{"aclid": {e.info.VPCACLID}, "protocol": {"TCP"}, "startport": {"22"}, "cidrlist": {"192.0.2.0/24"}})
 	e.createACLItem(url.Values{"aclid": {e.info.VPCACLID}, "protocol": {"tcp"}, "startport": {"22"}, "cidrlist": {"198.51.100.0/24"}})
 	e.createACLItem(url.Values{"aclid": {e.info.VPCACLID}, "protocol": {"TCP"}, "startport": {"22"}, "traffictype": {"Egress"}})
-	del, err := e.cs.Kubernetes.DeleteKubernetesCluster(e.cs.Kubernetes.NewDeleteKubernetesClusterParams(id))
-	if err != nil {
-		t.Fatal(err)
-	}
-	e.mustSucceed(del.JobID)
+	e.mustSucceed(e.deleteCluster(id))
 	want := []string{"1 TCP 2379-2379 Ingress Allow 0.0.0.0/0,::/0", "2 TCP 2379-2379 Ingress Allow 0.0.0.0/0,::/0",
 		"5 tcp 443-443 Ingress Allow 0.0.0.0/0,::/0", "7 tcp 22-22 Ingress Allow 198.51.100.0/24"}
 	if got := aclLayout(e.aclItems(e.info.VPCACLID)); !slices.Equal(got, want) {
@@ -218,6 +198,19 @@ func TestVPCTierACLChoreography(t *testing.T) {
 			t.Errorf("%s on the released VPC IP: %d %q", cmd, status, text)
 		}
 	}
+}
+
+// vpcCluster creates a cluster on a VPC tier and returns its id and the
+// address of its VPC IP.
+func (e *testEnv) vpcCluster(name, networkID string, etcd, size int64) (string, string) {
+	e.t.Helper()
+	p := e.createParams(name, size)
+	p.SetNetworkid(networkID)
+	if etcd > 0 {
+		p.SetEtcdnodes(etcd)
+	}
+	id := e.createCluster(p)
+	return id, strings.TrimSuffix(strings.TrimPrefix(e.cluster(id).Endpoint, "https://"), ":6443/")
 }
 
 // publicIPOf returns the id of the allocated public IP with the address.
@@ -238,10 +231,7 @@ func (e *testEnv) publicIPOf(address string) string {
 func TestVPCTierACLGatesSSHAndAPI(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, Options{DisableScanner: true})
-	p := e.createParams("gate", 2)
-	p.SetNetworkid(e.info.VPCACLTierNetworkID)
-	id := e.createCluster(p)
-	host := strings.TrimSuffix(strings.TrimPrefix(e.cluster(id).Endpoint, "https://"), ":6443/")
+	id, host := e.vpcCluster("gate", e.info.VPCACLTierNetworkID, 0, 2)
 	item := func(port string) string {
 		for _, it := range e.aclItems(e.info.VPCACLID) {
 			if it.Protocol == cksACLProtocol && it.Startport == port {
@@ -251,20 +241,20 @@ func TestVPCTierACLGatesSSHAndAPI(t *testing.T) {
 		t.Fatalf("no CKS item for %s", port)
 		return ""
 	}
-	if !canDial(host, 2222) {
+	if !testutil.CanDial(host, 2222) {
 		t.Fatal("node SSH endpoint closed with CKS's items in place")
 	}
 	if err := e.sim.DeleteACLItem(item("22")); err != nil {
 		t.Fatal(err)
 	}
-	if canDial(host, 2222) || canDial(host, 2223) {
+	if testutil.CanDial(host, 2222) || testutil.CanDial(host, 2223) {
 		t.Fatal("node SSH endpoints stay open without an item for 22")
 	}
 	if code, text := e.mustFail(e.scale(id, 1)); code != 530 || !strings.Contains(text, "failed to remove Kubernetes node") {
 		t.Fatalf("scale-down without SSH: %d %q", code, text)
 	}
 	e.createACLItem(url.Values{"aclid": {e.info.VPCACLID}, "protocol": {"tcp"}, "startport": {"22"}, "cidrlist": {"127.0.0.0/8"}})
-	if !canDial(host, 2222) {
+	if !testutil.CanDial(host, 2222) {
 		t.Fatal("a narrowed item that admits the management server does not reopen SSH")
 	}
 

@@ -1,10 +1,6 @@
 package simtest
 
 import (
-	"net"
-	"strconv"
-	"time"
-
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
 )
 
@@ -34,15 +30,4 @@ func (e *Env) DeleteCKSACLItems(aclID string, port int) {
 	if deleted == 0 {
 		e.t.Fatalf("network ACL list %s has no CKS item for port %d", aclID, port)
 	}
-}
-
-// CanDial reports whether a TCP connection to host:port is accepted: an SSH
-// endpoint the tier's network ACL lets in, for instance.
-func CanDial(host string, port int) bool {
-	c, err := net.DialTimeout("tcp", net.JoinHostPort(host, strconv.Itoa(port)), 2*time.Second)
-	if err != nil {
-		return false
-	}
-	_ = c.Close()
-	return true
 }
