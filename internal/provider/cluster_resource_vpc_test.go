@@ -2,6 +2,8 @@ package provider
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -391,4 +393,57 @@ func TestAccCluster_vpcTierRefusesCIDRs(t *testing.T) {
 			{Config: base, ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}}},
 		},
 	})
+}
+
+// TestVPCTierDestroyPlanSaysWhatItRevokes runs the CLI as a user does: the
+// plan of destroying a cluster whose tier shares its network ACL list with
+// another cluster's tier warns that CloudStack's destroy revokes the user's
+// "TCP" item on 22 and the other cluster's items, and what the provider
+// re-creates; the destroy warns of each item it re-created.
+func TestVPCTierDestroyPlanSaysWhatItRevokes(t *testing.T) {
+	t.Parallel()
+	env := newSimEnv(t)
+	r := newExampleRunner(t)
+	second := env.NewCluster(cloudstack.CreateClusterParams{Name: "second", Size: 1, NetworkID: env.Info.VPCACLTierLBNetworkID})
+	work := t.TempDir()
+	config := requiredProviders + strings.Replace(env.vpcClusterConfig(env.Info.VPCACLTierNetworkID, env.VersionID("1.33.13"), 1, "Running"),
+		env.vpcDriftGate(), "", 1)
+	if err := os.WriteFile(filepath.Join(work, "main.tf"), []byte(config), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r.terraform(work, nil, "init", "-input=false", "-no-color")
+	r.terraform(work, nil, "apply", "-auto-approve", "-input=false", "-no-color")
+	ref, err := env.API.CreateNetworkACL(t.Context(), cloudstack.CreateNetworkACLParams{ACLID: env.Info.VPCACLID, Protocol: "TCP",
+		StartPort: 22, EndPort: 22, CIDRList: []string{"192.0.2.0/24"}})
+	if err == nil {
+		_, err = cloudstack.WaitForJob(t.Context(), env.API, ref.JobID, cloudstack.WaitOptions{})
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	plan := r.terraform(work, nil, "plan", "-destroy", "-input=false", "-no-color")
+	for _, want := range [][]string{
+		{"Destroy Changes a Shared Network ACL List", "exactly \"TCP\" on port 6443 or 22"},
+		{"network ACL item " + ref.ID, "192.0.2.0/24", "is yours", "re-creates it after the destroy"},
+		{"second (" + second.ID + ")", "lose their API and SSH access", "re-creates one item for 6443 and one for 22"},
+		{"CKS's item for this cluster's etcd nodes", "the provider deletes it"},
+	} {
+		if !errorFragments(want...).MatchString(plan) {
+			t.Errorf("the destroy plan does not say %q:\n%s", want, plan)
+		}
+	}
+	destroy := r.terraform(work, nil, "destroy", "-auto-approve", "-input=false", "-no-color")
+	for _, want := range [][]string{
+		{"re-created your network ACL item " + ref.ID},
+		{"for cluster(s) second (" + second.ID + ")"},
+		{"deleted", "CKS's item for the cluster's etcd nodes"},
+	} {
+		if !errorFragments(want...).MatchString(destroy) {
+			t.Errorf("the destroy does not say %q:\n%s", want, destroy)
+		}
+	}
+	if ssh, api, err := env.Sim.ClusterReachable(second.ID); err != nil || !ssh || !api {
+		t.Fatalf("the second cluster after the destroy: SSH %t, API %t (%v)", ssh, api, err)
+	}
 }
