@@ -80,8 +80,13 @@ type ACLWriter interface {
 	CreateNetworkACL(ctx context.Context, p CreateNetworkACLParams) (AsyncRef, error)
 	DeleteNetworkACL(ctx context.Context, id string) (AsyncRef, error)
 	// MoveNetworkACLItem moves an item between previous and next (either
-	// may be ""; next alone moves it to the top).
+	// may be ""; next alone moves it to the top). CloudStack changes the
+	// numbers only: the tiers get the new order when the list is applied.
 	MoveNetworkACLItem(ctx context.Context, id, previous, next string) (AsyncRef, error)
+	// ApplyNetworkACLItem sends updateNetworkACLItem with the id alone, a
+	// partial update that changes nothing: CloudStack saves the item and
+	// applies its list to the tiers (NetworkACLManagerImpl.updateNetworkACLItem).
+	ApplyNetworkACLItem(ctx context.Context, id string) (AsyncRef, error)
 }
 
 // ListNetworkACLs lists network ACL items, all pages, listall set. Ports
@@ -175,6 +180,16 @@ func (c *Client) MoveNetworkACLItem(ctx context.Context, id, previous, next stri
 			return cs.NetworkACL.MoveNetworkAclItem(mp)
 		},
 		func(r *csgo.MoveNetworkAclItemResponse) AsyncRef { return AsyncRef{JobID: r.JobID} })
+}
+
+// ApplyNetworkACLItem starts the job of an update of an item that changes
+// nothing, which applies its list.
+func (c *Client) ApplyNetworkACLItem(ctx context.Context, id string) (AsyncRef, error) {
+	return startRuleJob(ctx, c, "updateNetworkACLItem",
+		func(cs *csgo.CloudStackClient) (*csgo.UpdateNetworkACLItemResponse, error) {
+			return cs.NetworkACL.UpdateNetworkACLItem(cs.NetworkACL.NewUpdateNetworkACLItemParams(id))
+		},
+		func(r *csgo.UpdateNetworkACLItemResponse) AsyncRef { return AsyncRef{JobID: r.JobID} })
 }
 
 // stringSetting is a parameter's value and its setter.

@@ -31,6 +31,7 @@ func TestClientNetworkACLCalls(t *testing.T) {
 	fake.handle("createNetworkACL", okJSON("createNetworkACL", map[string]any{"id": "i-3", "jobid": "job-create"}))
 	fake.handle("deleteNetworkACL", okJSON("deleteNetworkACL", map[string]any{"jobid": "job-delete"}))
 	fake.handle("moveNetworkAclItem", okJSON("moveNetworkAclItem", map[string]any{"jobid": "job-move"}))
+	fake.handle("updateNetworkACLItem", okJSON("updateNetworkACLItem", map[string]any{"jobid": "job-apply"}))
 	c := newTestClient(t, fake.start().URL)
 	ctx := t.Context()
 
@@ -68,7 +69,13 @@ func TestClientNetworkACLCalls(t *testing.T) {
 	if p := fake.recorded("moveNetworkAclItem")[0].params; p.Get("id") != "i-3" || p.Get("nextaclruleid") != "i-2" || p.Has("previousaclruleid") {
 		t.Errorf("moveNetworkAclItem params = %v", p)
 	}
-	for _, cmd := range []string{"createNetworkACL", "deleteNetworkACL", "moveNetworkAclItem"} {
+	if ref, err := c.ApplyNetworkACLItem(ctx, "i-3"); err != nil || ref.JobID != "job-apply" {
+		t.Errorf("ApplyNetworkACLItem = %+v, %v", ref, err)
+	}
+	if p := fake.recorded("updateNetworkACLItem")[0].params; p.Get("id") != "i-3" || p.Has("number") || p.Has("partialupgrade") {
+		t.Errorf("updateNetworkACLItem params = %v", p)
+	}
+	for _, cmd := range []string{"createNetworkACL", "deleteNetworkACL", "moveNetworkAclItem", "updateNetworkACLItem"} {
 		if m := fake.recorded(cmd)[0].method; m != http.MethodPost {
 			t.Errorf("%s sent as %s", cmd, m)
 		}

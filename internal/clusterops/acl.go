@@ -207,8 +207,9 @@ func newEquivalentACLItem(before, now []rules.ACLItem, it rules.ACLItem) (rules.
 	return rules.ACLItem{}, false
 }
 
-// moveACLItemToTop moves an item before the list's first one, as CKS's
-// moveRuleToTheTopInACLList does, and returns it as it then is.
+// moveACLItemToTop moves an item before the list's first one and applies
+// the list, as CKS's moveRuleToTheTopInACLList and applyNetworkACL do, and
+// returns it as it then is.
 func (e *Engine) moveACLItemToTop(ctx context.Context, acl *rules.TierACL, it rules.ACLItem) (rules.ACLItem, error) {
 	now, err := e.aclItems(ctx, acl.ID)
 	if err != nil {
@@ -231,5 +232,15 @@ func (e *Engine) moveACLItemToTop(ctx context.Context, acl *rules.TierACL, it ru
 		return it, err
 	}
 	it.Number = 1
+	// The move changed the numbers only; CKS applies the list after its
+	// own move (moveRuleToTheTopInACLList, then applyNetworkACL), and so
+	// does an update of the item.
+	ref, err = e.api.ApplyNetworkACLItem(ctx, it.ID)
+	if err == nil {
+		_, err = e.wait(ctx, "updateNetworkACLItem", ref.JobID)
+	}
+	if err != nil {
+		return it, fmt.Errorf("it is first on the list, but applying the list to the tiers failed: %w", err)
+	}
 	return it, nil
 }

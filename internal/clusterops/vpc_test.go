@@ -278,3 +278,59 @@ func TestVPCTierFailedDeleteRestoresASharedList(t *testing.T) {
 		t.Fatalf("the other cluster: %v, %v", err, sb.ACLClassification.Missing)
 	}
 }
+
+// A user's Deny for 22 from everyone, numbered before CKS's item, keeps SSH
+// out as surely as a deleted item: the list lets no 22 in, and the repair
+// puts CKS's item above it and applies the list, as CKS's create did (the
+// item would otherwise be first in the database only).
+func TestVPCTierACLDenyAboveCKSItem(t *testing.T) {
+	t.Parallel()
+	env := newEnv(t, simulator.Profile42211)
+	id := env.createClusterIn("deny", env.Info.VPCACLTierNetworkID, 0, 1)
+	eng := env.engine()
+	ref, err := env.API.CreateNetworkACL(env.ctx(), cloudstack.CreateNetworkACLParams{ACLID: env.Info.VPCACLID, Protocol: "tcp",
+		StartPort: 22, EndPort: 22, Action: "Deny", CIDRList: []string{"0.0.0.0/0"}})
+	if err == nil {
+		_, err = cloudstack.WaitForJob(env.ctx(), env.API, ref.JobID, fastWait)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	var top string
+	for _, it := range env.ACLItems(env.Info.VPCACLID) {
+		if it.Number == 1 {
+			top = it.ID
+		}
+	}
+	// Moved to the top, then applied: a move alone changes the numbers only.
+	mv, err := env.API.MoveNetworkACLItem(env.ctx(), ref.ID, "", top)
+	if err == nil {
+		_, err = cloudstack.WaitForJob(env.ctx(), env.API, mv.JobID, fastWait)
+	}
+	if err == nil {
+		mv, err = env.API.ApplyNetworkACLItem(env.ctx(), ref.ID)
+	}
+	if err == nil {
+		_, err = cloudstack.WaitForJob(env.ctx(), env.API, mv.JobID, fastWait)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := eng.Snapshot(env.ctx(), id, Intent{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	host := vpcHost(&s.Cluster)
+	if s.InSync() || len(s.ACLClassification.Missing) != 1 || testutil.CanDial(host, 2222) {
+		t.Fatalf("a Deny above CKS's item: in sync %t, missing %v", s.InSync(), s.ACLClassification.Missing)
+	}
+	if rep, err := eng.Sync(env.ctx(), id, Intent{}); err != nil {
+		t.Fatalf("Sync: %v\n%s", err, rep)
+	}
+	if !testutil.CanDial(host, 2222) {
+		t.Fatal("SSH still refused after the repair")
+	}
+	if after, err := eng.Snapshot(env.ctx(), id, Intent{}); err != nil || !after.InSync() {
+		t.Fatalf("after the repair: %v, %v", err, after.ACLClassification.Missing)
+	}
+}

@@ -87,7 +87,7 @@ func (e *simEnv) checkVPCPaths(t *testing.T) resource.TestCheckFunc {
 // TestAccCluster_vpcTier runs a cluster on a VPC tier through its life, on
 // a tier whose network ACL list is the VPC's own (where CKS adds items for
 // 6443, 22 and 2379) and on one that uses default_allow (where it adds
-// none): create, scale 1 -> 2 -> 1, upgrade, stop and start, each apply
+// none): create and import, scale 1 -> 2 -> 1, upgrade, stop and start, each apply
 // followed by an empty plan, every SSH and API path working while it runs
 // and the drift check clean; then destroy, which leaves no rule, and on the
 // VPC's list none of CKS's items but the user's own.
@@ -128,7 +128,9 @@ func testVPCTierLifecycle(t *testing.T, env *simEnv, network string) {
 		}
 	}
 	var steps []resource.TestStep
-	for _, s := range []struct {
+	importStep := resource.TestStep{ResourceName: clusterAddr, ImportState: true, ImportStateVerify: true,
+		ImportStateVerifyIgnore: notReturnedInputs}
+	for i, s := range []struct {
 		version     string
 		size        int
 		state       string
@@ -138,6 +140,9 @@ func testVPCTierLifecycle(t *testing.T, env *simEnv, network string) {
 		{v134, 1, "Running", "upgrade"}, {v134, 1, "Stopped", "stop"}, {v134, 1, "Running", "start"},
 	} {
 		steps = append(steps, step(s.version, s.size, s.state)...)
+		if i == 0 {
+			steps = append(steps, importStep)
+		}
 	}
 	accTest(t, resource.TestCase{
 		CheckDestroy: func(s *terraform.State) error {

@@ -396,3 +396,103 @@ func (s *Simulator) moveACLItem(c *caller, id, prevID, nextID string) (*networkA
 	}
 	return it, nil
 }
+
+// cmdUpdateNetworkACLItem is UpdateNetworkACLItemCmd, run by its job
+// (NetworkACLServiceImpl.updateNetworkACLItem,
+// transferDataToNetworkAclRulePojo, NetworkACLManagerImpl.
+// updateNetworkACLItem): with partialupgrade (the default) the parameters
+// sent replace the item's, without it every field but the number takes what
+// was sent; the item is checked again, saved in state Add, and the list
+// applied, which also gives the tiers a move made since.
+func cmdUpdateNetworkACLItem(s *Simulator, c *caller, p params) (map[string]any, *apiError) {
+	if _, err := p.require("id"); err != nil {
+		return nil, err
+	}
+	it, err := resolveParam(p, "id", s.st.aclItem)
+	if err != nil {
+		return nil, err
+	}
+	spec, err := parseACLItemSpec(p, c)
+	if err != nil {
+		return nil, err
+	}
+	partial, given := p.boolean("partialupgrade")
+	partial = partial || !given
+	j := s.startJob(c, cmdPkgNetwork+"UpdateNetworkACLItemCmd", "NetworkAclItem", it.id, 1,
+		func(jr *jobRun) (any, *apiError) {
+			jr.op = "rule"
+			acl := s.st.acl(it.aclID)
+			if acl == nil || acl.isDefault() {
+				return nil, invalidParam("Default ACL cannot be modified")
+			}
+			if err := s.checkACLAccess(c, acl); err != nil {
+				return nil, err
+			}
+			updated, err := s.updatedACLItem(acl, it, spec, p, partial)
+			if err != nil {
+				return nil, err
+			}
+			*it = updated
+			it.state = aclItemAdd
+			s.applyACL(acl.id)
+			return map[string]any{"networkacl": s.renderNetworkACLItem(it)}, nil
+		})
+	return map[string]any{"jobid": j.id}, nil
+}
+
+// updatedACLItem is the item after transferDataToNetworkAclRulePojo and
+// validateNetworkACLItem, or the error that refuses the update.
+func (s *Simulator) updatedACLItem(acl *networkACL, it *networkACLItem, spec aclItemSpec, p params, partial bool) (networkACLItem, *apiError) {
+	u := *it
+	if spec.number != nil {
+		if slices.ContainsFunc(s.st.aclItemsOf(acl.id), func(x *networkACLItem) bool { return x != it && x.number == *spec.number }) {
+			return u, invalidParam("ACL item with number %d already exists in ACL: %s", *spec.number, acl.id)
+		}
+		u.number = *spec.number
+	}
+	start, end := aclPorts(it)
+	if !partial || p.has("startport") {
+		start = spec.start
+	}
+	if !partial || p.has("endport") {
+		end = spec.end
+	}
+	if !partial || len(spec.cidrs) > 0 {
+		u.cidrs = spec.cidrs
+	}
+	if !partial || spec.protocol != "" {
+		u.protocol = spec.protocol
+	}
+	if !partial || p.has("icmptype") {
+		u.icmpType = spec.icmpType
+	}
+	if !partial || p.has("icmpcode") {
+		u.icmpCode = spec.icmpCode
+	}
+	if !partial || spec.action != "" {
+		u.action = aclAllow
+		if strings.EqualFold(spec.action, aclDeny) {
+			u.action = aclDeny
+		} else if spec.action != "" && !strings.EqualFold(spec.action, aclAllow) {
+			return u, invalidParam("Invalid action [%s]. Permitted actions are Allow and Deny", spec.action)
+		}
+	}
+	if !partial || spec.trafficType != "" {
+		u.trafficType = spec.trafficType
+	}
+	if !partial || spec.reason != "" {
+		u.reason = spec.reason
+	}
+	u.hasPorts, u.start, u.end = false, 0, 0
+	return u, validateACLItem(&u, start, end)
+}
+
+// aclPorts returns an item's ports as the database holds them (null when
+// it has none).
+func aclPorts(it *networkACLItem) (start, end *int) {
+	if !it.hasPorts {
+		return nil, nil
+	}
+	s, e := it.start, it.end
+	return &s, &e
+}

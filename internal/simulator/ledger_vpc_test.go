@@ -114,6 +114,11 @@ func vpcScenarios() []ledgerScenario {
 		{op: "rules", name: "deleteNetworkACL", setup: aclCluster,
 			run:    itemCommand("deleteNetworkACL", func(_ *testEnv, item string) url.Values { return url.Values{"id": {item}} }),
 			writes: aclOnly},
+		{op: "rules", name: "updateNetworkACLItem", setup: aclCluster,
+			run: itemCommand("updateNetworkACLItem", func(_ *testEnv, item string) url.Values {
+				return url.Values{"id": {item}, "cidrlist": {"192.0.2.0/24"}}
+			}),
+			writes: aclOnly},
 		{op: "rules", name: "moveNetworkAclItem", setup: func(e *testEnv) string { return aclItem(e, aclCluster(e)) },
 			run: itemCommand("moveNetworkAclItem", func(e *testEnv, item string) url.Values {
 				return url.Values{"id": {item}, "nextaclruleid": {e.aclItemNumbered(1)}}

@@ -123,6 +123,10 @@ type networkACL struct {
 	vpcID       string // "" for the global default lists
 	defaultDeny bool
 	forDisplay  bool
+	// applied is the list as the tiers' routers last got it
+	// (NetworkACLManagerImpl.applyNetworkACL): a move changes the numbers
+	// in the database only, until the next apply.
+	applied []networkACLItem
 }
 
 type vpc struct {

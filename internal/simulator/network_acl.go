@@ -223,13 +223,19 @@ func validateACLProtocol(it *networkACLItem) *apiError {
 }
 
 // applyACL is NetworkACLManagerImpl.applyNetworkACL: items in Add become
-// Active, and the tiers that use the list get it (their SSH endpoints open
-// or close with it).
+// Active, and the tiers that use the list get it as it now is (their SSH
+// endpoints open or close with it).
 func (s *Simulator) applyACL(aclID string) {
-	for _, it := range s.st.aclItemsOf(aclID) {
+	acl := s.st.acl(aclID)
+	if acl == nil {
+		return
+	}
+	acl.applied = acl.applied[:0]
+	for _, it := range s.st.aclItemsByNumber(aclID) {
 		if it.state == aclItemAdd {
 			it.state = aclItemActive
 		}
+		acl.applied = append(acl.applied, *it)
 	}
 	s.refreshACLForwards(aclID)
 }
@@ -282,17 +288,17 @@ func (s *Simulator) shiftACLItems(moved *networkACLItem, number int, all []aclSl
 	moved.number = number
 }
 
-// aclAllowsIngress reports whether the tier's network ACL lets TCP traffic
-// from the management server (mgmtSource) in to port: its Ingress items in
-// number order, the first whose protocol, ports and source CIDRs match
-// decides, and no match denies (the VPC router's default ingress policy).
-// A tier without a list is not filtered.
+// aclAllowsIngress reports whether the tier's network ACL, as last applied,
+// lets TCP traffic from the management server (mgmtSource) in to port: its
+// Ingress items in number order, the first whose protocol, ports and source
+// CIDRs match decides, and no match denies (the VPC router's default
+// ingress policy). A tier without a list is not filtered.
 func (s *Simulator) aclAllowsIngress(n *network, port int) bool {
 	acl := s.st.acl(n.aclID)
 	if acl == nil {
 		return true
 	}
-	for _, it := range s.st.aclItemsByNumber(acl.id) {
+	for _, it := range acl.applied {
 		if it.trafficType != aclIngress || !aclCoversTCP(it.protocol) || (it.hasPorts && (port < it.start || port > it.end)) {
 			continue
 		}

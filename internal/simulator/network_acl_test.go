@@ -286,3 +286,44 @@ func TestVPCTierACLGatesSSHAndAPI(t *testing.T) {
 		t.Fatalf("a cluster on default_allow added %d items", after-before)
 	}
 }
+
+// moveNetworkAclItem changes the numbers only: the tier keeps the order it
+// last got until the list is applied again, which updateNetworkACLItem does.
+func TestNetworkACLMoveTakesEffectWhenApplied(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, Options{DisableScanner: true})
+	_, host := e.vpcCluster("move", e.info.VPCACLTierNetworkID, 0, 1)
+	deny := e.createACLItem(url.Values{"aclid": {e.info.VPCACLID}, "protocol": {"tcp"}, "startport": {"22"},
+		"action": {"Deny"}, "cidrlist": {"0.0.0.0/0"}})
+	if !testutil.CanDial(host, 2222) {
+		t.Fatal("a Deny after CKS's item keeps SSH out")
+	}
+	status, body := e.adminCall("moveNetworkAclItem", url.Values{"id": {deny}, "nextaclruleid": {e.aclItemNumbered(1)}})
+	if status != 200 {
+		t.Fatalf("moveNetworkAclItem: %d %v", status, body)
+	}
+	e.mustSucceed(asStr(t, inner(t, body, "movenetworkaclitemresponse")["jobid"]))
+	if !testutil.CanDial(host, 2222) {
+		t.Fatal("the move took effect before the list was applied")
+	}
+	status, body = e.adminCall("updateNetworkACLItem", url.Values{"id": {deny}})
+	if status != 200 {
+		t.Fatalf("updateNetworkACLItem: %d %v", status, body)
+	}
+	e.mustSucceed(asStr(t, inner(t, body, "updatenetworkaclitemresponse")["jobid"]))
+	if testutil.CanDial(host, 2222) {
+		t.Fatal("the Deny, now first and applied, lets SSH in")
+	}
+	// A partial update changes only what it is given.
+	status, body = e.adminCall("updateNetworkACLItem", url.Values{"id": {deny}, "cidrlist": {"192.0.2.0/24"}})
+	if status != 200 {
+		t.Fatalf("updateNetworkACLItem: %d %v", status, body)
+	}
+	e.mustSucceed(asStr(t, inner(t, body, "updatenetworkaclitemresponse")["jobid"]))
+	if got := aclLayout(e.aclItems(e.info.VPCACLID))[0]; got != "1 tcp 22-22 Ingress Deny 192.0.2.0/24" {
+		t.Fatalf("after the partial update: %s", got)
+	}
+	if !testutil.CanDial(host, 2222) {
+		t.Fatal("a Deny from other CIDRs keeps the management server out")
+	}
+}

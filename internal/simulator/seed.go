@@ -164,6 +164,7 @@ func (s *Simulator) seedACLs(vp *vpc, tierOffer *networkOffering, allow, deny *n
 				aclID: def.acl.id, number: i + 1, protocol: "all", cidrs: []string{"0.0.0.0/0"}, trafficType: traffic,
 				action: def.action, state: aclItemActive, forDisplay: true, created: s.now()})
 		}
+		s.applyACL(def.acl.id)
 	}
 	custom := &networkACL{internalID: st.nextID("acl"), id: s.newUUID(), name: seedACLName,
 		description: "CKS simulator tier ACL", vpcID: vp.id, forDisplay: true}

@@ -41,6 +41,7 @@ func init() {
 		"createNetworkACL":                cmdCreateNetworkACL,
 		"deleteNetworkACL":                cmdDeleteNetworkACL,
 		"moveNetworkAclItem":              cmdMoveNetworkAclItem,
+		"updateNetworkACLItem":            cmdUpdateNetworkACLItem,
 		"listZones":                       cmdListZones,
 		"listServiceOfferings":            cmdListServiceOfferings,
 		"listSSHKeyPairs":                 cmdListSSHKeyPairs,
