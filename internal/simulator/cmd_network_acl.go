@@ -470,12 +470,11 @@ func (s *Simulator) updatedACLItem(acl *networkACL, it *networkACLItem, spec acl
 		u.icmpCode = spec.icmpCode
 	}
 	if !partial || spec.action != "" {
-		u.action = aclAllow
-		if strings.EqualFold(spec.action, aclDeny) {
-			u.action = aclDeny
-		} else if spec.action != "" && !strings.EqualFold(spec.action, aclAllow) {
-			return u, invalidParam("Invalid action [%s]. Permitted actions are Allow and Deny", spec.action)
+		action, err := aclAction(spec.action)
+		if err != nil {
+			return u, err
 		}
+		u.action = action
 	}
 	if !partial || spec.trafficType != "" {
 		u.trafficType = spec.trafficType

@@ -113,13 +113,9 @@ func (s *Simulator) createACLItem(acl *networkACL, spec aclItemSpec) (*networkAC
 	if err != nil {
 		return nil, err
 	}
-	action := aclAllow
-	switch {
-	case spec.action == "":
-	case strings.EqualFold(spec.action, aclDeny):
-		action = aclDeny
-	case !strings.EqualFold(spec.action, aclAllow):
-		return nil, invalidParam("Invalid action [%s]. Permitted actions are Allow and Deny", spec.action)
+	action, err := aclAction(spec.action)
+	if err != nil {
+		return nil, err
 	}
 	it := &networkACLItem{aclID: acl.id, number: number, protocol: spec.protocol, cidrs: spec.cidrs,
 		icmpType: spec.icmpType, icmpCode: spec.icmpCode, trafficType: cmp.Or(spec.trafficType, aclIngress),
@@ -133,6 +129,18 @@ func (s *Simulator) createACLItem(acl *networkACL, spec aclItemSpec) (*networkAC
 	it.internalID, it.id, it.created, it.state = s.st.nextID("aclitem"), s.newUUID(), s.now(), aclItemAdd
 	s.st.aclItems = append(s.st.aclItems, it)
 	return it, nil
+}
+
+// aclAction is NetworkACLServiceImpl.validateAndCreateNetworkAclRuleAction:
+// Deny when asked (any case), else Allow, which is also the default.
+func aclAction(action string) (string, *apiError) {
+	switch {
+	case action == "" || strings.EqualFold(action, aclAllow):
+		return aclAllow, nil
+	case strings.EqualFold(action, aclDeny):
+		return aclDeny, nil
+	}
+	return "", invalidParam("Invalid action [%s]. Permitted actions are Allow and Deny", action)
 }
 
 // aclItemNumber is validateAclRuleNumber and the default number
