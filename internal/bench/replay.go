@@ -166,3 +166,17 @@ func (r *replayAPI) ListLoadBalancerRules(ctx context.Context, p cloudstack.List
 func (r *replayAPI) CloudStackVersion(ctx context.Context) (string, error) {
 	return memo(r, "version", func() (string, error) { return r.API.CloudStackVersion(ctx) })
 }
+
+// ListNetworkACLs implements driftcheck.API.
+func (r *replayAPI) ListNetworkACLs(ctx context.Context, p cloudstack.ListNetworkACLsParams) ([]cloudstack.NetworkACLItem, error) {
+	return memo(r, fmt.Sprintf("acl items %+v", p), func() ([]cloudstack.NetworkACLItem, error) {
+		return r.API.ListNetworkACLs(ctx, p)
+	})
+}
+
+// ListNetworkACLLists implements driftcheck.API.
+func (r *replayAPI) ListNetworkACLLists(ctx context.Context, p cloudstack.ListNetworkACLListsParams) ([]cloudstack.NetworkACLList, error) {
+	return memo(r, fmt.Sprintf("acl lists %+v", p), func() ([]cloudstack.NetworkACLList, error) {
+		return r.API.ListNetworkACLLists(ctx, p)
+	})
+}

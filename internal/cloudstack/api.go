@@ -21,6 +21,8 @@ type API interface {
 	VMReader
 	RuleReader
 	RuleWriter
+	ACLReader
+	ACLWriter
 	NetworkReader
 	CatalogReader
 	JobQuerier

@@ -183,6 +183,26 @@ func KindOf(err error) Kind {
 // IsNotFound reports whether err means that the object does not exist.
 func IsNotFound(err error) bool { return err != nil && KindOf(err) == KindNotFound }
 
+// IsAddressReleased reports whether err is CloudStack refusing to list the
+// rules of a public IP that is no longer allocated: FirewallManagerImpl.
+// listFirewallRules and RulesManagerImpl.listPortForwardingRules answer 431
+// "Ip address id=<id> not ready for firewall rules yet" (or "port
+// forwarding rules") for an IP whose state is not Allocated
+// (IPAddressVO.readyToUse), such as a VPC cluster's IP its destroy released.
+// Releasing an IP revokes every rule on it.
+func IsAddressReleased(err error) bool {
+	if err == nil {
+		return false
+	}
+	e := ParseError(err)
+	code := e.ErrorCode
+	if code == 0 {
+		code = e.HTTPStatus
+	}
+	text := strings.ToLower(e.Text)
+	return code == 431 && strings.Contains(text, "ip address") && strings.Contains(text, "not ready for")
+}
+
 // IsConflict reports whether err is a network rule conflict (537).
 func IsConflict(err error) bool { return err != nil && KindOf(err) == KindConflict }
 

@@ -138,6 +138,9 @@ func (c *Client) ListNetworks(ctx context.Context, p ListNetworksParams) ([]Netw
 					if p.ZoneID != "" {
 						lp.SetZoneid(p.ZoneID)
 					}
+					if p.VPCID != "" {
+						lp.SetVpcid(p.VPCID)
+					}
 					lp.SetListall(true)
 					lp.SetPage(page)
 					lp.SetPagesize(pageSize)
@@ -149,12 +152,14 @@ func (c *Client) ListNetworks(ctx context.Context, p ListNetworksParams) ([]Netw
 			out := make([]Network, 0, len(r.Networks))
 			for _, n := range r.Networks {
 				out = append(out, Network{
-					ID:     n.Id,
-					Name:   n.Name,
-					Type:   n.Type,
-					State:  n.State,
-					VPCID:  n.Vpcid,
-					ZoneID: n.Zoneid,
+					ID:           n.Id,
+					Name:         n.Name,
+					Type:         n.Type,
+					State:        n.State,
+					VPCID:        n.Vpcid,
+					ZoneID:       n.Zoneid,
+					ACLID:        n.Aclid,
+					ConserveMode: n.Networkofferingconservemode,
 				})
 			}
 			return out, r.Count, nil
@@ -164,15 +169,9 @@ func (c *Client) ListNetworks(ctx context.Context, p ListNetworksParams) ([]Netw
 // publicIPListParams sets the filters of p that are not zero.
 func publicIPListParams(cs *csgo.CloudStackClient, p ListPublicIPParams) *csgo.ListPublicIpAddressesParams {
 	lp := cs.Address.NewListPublicIpAddressesParams()
-	for _, f := range []struct {
-		value string
-		set   func(string)
-	}{{p.ID, lp.SetId}, {p.IPAddress, lp.SetIpaddress}, {p.AssociatedNetworkID, lp.SetAssociatednetworkid},
-		{p.VPCID, lp.SetVpcid}, {p.ProjectID, lp.SetProjectid}} {
-		if f.value != "" {
-			f.set(f.value)
-		}
-	}
+	setNonEmpty(stringSetting{p.ID, lp.SetId}, stringSetting{p.IPAddress, lp.SetIpaddress},
+		stringSetting{p.AssociatedNetworkID, lp.SetAssociatednetworkid}, stringSetting{p.VPCID, lp.SetVpcid},
+		stringSetting{p.ProjectID, lp.SetProjectid})
 	if p.IsSourceNat != nil {
 		lp.SetIssourcenat(*p.IsSourceNat)
 	}

@@ -144,6 +144,8 @@ type ListNetworksParams struct {
 	// came later. Callers match names exactly themselves.
 	Keyword string
 	ZoneID  string
+	// VPCID lists the tiers of a VPC.
+	VPCID string
 }
 
 // ListServiceOfferingsParams filters listServiceOfferings. Zero values are

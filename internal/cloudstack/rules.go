@@ -125,15 +125,7 @@ func (c *Client) CreateFirewallRule(ctx context.Context, p CreateFirewallRulePar
 	return startRuleJob(ctx, c, "createFirewallRule",
 		func(cs *csgo.CloudStackClient) (*csgo.CreateFirewallRuleResponse, error) {
 			cp := cs.Firewall.NewCreateFirewallRuleParams(p.IPAddressID, p.Protocol)
-			if p.StartPort != 0 {
-				cp.SetStartport(p.StartPort)
-			}
-			if p.EndPort != 0 {
-				cp.SetEndport(p.EndPort)
-			}
-			if len(p.CIDRList) > 0 {
-				cp.SetCidrlist(p.CIDRList)
-			}
+			setPortsAndCIDRs(cp, p.StartPort, p.EndPort, p.CIDRList)
 			return cs.Firewall.CreateFirewallRule(cp)
 		},
 		func(r *csgo.CreateFirewallRuleResponse) AsyncRef { return AsyncRef{ID: r.Id, JobID: r.JobID} })

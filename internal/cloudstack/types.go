@@ -179,6 +179,11 @@ type Network struct {
 	State  string
 	VPCID  string
 	ZoneID string
+	// ACLID is a VPC tier's network ACL list.
+	ACLID string
+	// ConserveMode is the network offering's conserve mode, which decides
+	// whether CKS balances a VPC tier cluster's API or forwards it.
+	ConserveMode bool
 }
 
 // KubernetesVersion is a CKS supported Kubernetes version.

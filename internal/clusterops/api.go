@@ -13,6 +13,8 @@ type API interface {
 	cloudstack.KubeconfigReader
 	cloudstack.RuleReader
 	cloudstack.RuleWriter
+	cloudstack.ACLReader
+	cloudstack.ACLWriter
 	cloudstack.NetworkReader
 	cloudstack.CatalogReader
 	cloudstack.JobQuerier

@@ -22,7 +22,7 @@ const maxRuleJobs = 4
 // it would leave an SSH path closed.
 func (e *Engine) applySync(ctx context.Context, s *Snapshot, p rules.Plan, rep *Report) error {
 	e.reportBlocked(ctx, s, p, rep)
-	if p.Empty() {
+	if p.Empty() && s.ACLClassification.InSync() {
 		return nil
 	}
 	if err := ctx.Err(); err != nil {
@@ -33,6 +33,10 @@ func (e *Engine) applySync(ctx context.Context, s *Snapshot, p rules.Plan, rep *
 	}
 	ctx, cancel := detached(ctx)
 	defer cancel()
+	// The network ACL items first: the forwards lead nowhere without them.
+	if err := e.applyACLSync(ctx, s, rep); err != nil {
+		return err
+	}
 	cur := slices.Clone(s.Rules)
 	deleted := map[rules.Purpose][]rules.Rule{}
 	for _, wave := range p.Waves {

@@ -87,7 +87,7 @@ func TestCatalogLookupsOnTheSimulator(t *testing.T) {
 	}
 	_, err = eng.FindNetwork(ctx, NameMatch{Regex: regexp.MustCompile("^sim-vpc-tier")}, info.ZoneID, "")
 	var le *LookupError
-	if !errors.As(err, &le) || len(le.Matches) != 2 {
+	if !errors.As(err, &le) || len(le.Matches) != 4 { // the tiers on default_allow, default_deny and the VPC's own list (two)
 		t.Fatalf("FindNetwork by pattern: %v", err)
 	}
 

@@ -69,7 +69,7 @@ func (e *Engine) CheckScale(ctx context.Context, clusterID string, size int64, i
 		check.OfferingWrites = scaleOfferingWrites(params)
 	}
 	if check.err == nil && !s.Direct() && s.Cluster.State != clusterstate.Created {
-		check.Hazards = e.hazardsAfterSync(ctx, s)
+		check.Hazards = e.hazardsAfterSync(ctx, s, size)
 		var prep scalePrep
 		prep, check.err = e.prepareScale(ctx, s, size, in)
 		check.Moves = append(prep.moveFirewalls, prep.recordForwards...)

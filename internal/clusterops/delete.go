@@ -72,6 +72,7 @@ func (e *Engine) Delete(ctx context.Context, clusterID string, in Intent) (Repor
 		s = nil
 	}
 	rep.Memo = memoOf(s, in.EarlierDelete)
+	impact := e.vpcDestroyImpact(ctx, s, &rep)
 
 	e.logf(ctx, "deleting Kubernetes cluster", map[string]any{"cluster_id": clusterID, "state": c.State})
 	ref, err := e.api.DeleteKubernetesCluster(ctx, clusterID)
@@ -85,6 +86,7 @@ func (e *Engine) Delete(ctx context.Context, clusterID string, in Intent) (Repor
 			defer cancel()
 			e.afterDestroy(cleanup, s, rep.Memo, false, &rep)
 		}
+		e.restoreAfterFailedDestroy(ctx, s, impact, &rep)
 		return rep, fmt.Errorf("deleting Kubernetes cluster %s: %w", clusterID, err)
 	}
 	rep.Cluster = nil
@@ -92,6 +94,7 @@ func (e *Engine) Delete(ctx context.Context, clusterID string, in Intent) (Repor
 		cleanup, cancel := detached(ctx)
 		defer cancel()
 		e.afterDestroy(cleanup, s, rep.Memo, true, &rep)
+		e.restoreACLAfterDestroy(cleanup, s, impact, &rep)
 	}
 	return rep, nil
 }
@@ -138,9 +141,9 @@ func (e *Engine) afterDestroy(ctx context.Context, s *Snapshot, m DeleteMemo, go
 	}
 	now, err := e.rulesOnIP(ctx, s.projectID(), s.PublicIPID)
 	switch {
-	case cloudstack.IsNotFound(err):
-		// The IP went with the network CKS created (or with the VPC
-		// cluster's own address), and its rules with it.
+	case cloudstack.IsNotFound(err), cloudstack.IsAddressReleased(err):
+		// The IP went with the network CKS created, or the destroy
+		// released the VPC cluster's own address: its rules went with it.
 		return
 	case err != nil:
 		e.reportUnchecked(ctx, s, owned, m.UserRulesAtRisk, err, rep)

@@ -107,7 +107,7 @@ func (s *Snapshot) DescribePlan(p rules.Plan) []string {
 		out = append(out, fmt.Sprintf("not create %s: %s%s", s.describeRule(b.Expectation.Rule(s.Layout), b.Expectation.Purpose),
 			b.Reason, s.keptText(b)))
 	}
-	return out
+	return append(s.describeACLSync(), out...)
 }
 
 // keptText says which rules a blocked rule leaves in place, so that

@@ -50,3 +50,9 @@ func kindOfNetwork(n cloudstack.Network, c *cloudstack.Cluster) rules.NetworkKin
 		return rules.NetworkIsolated
 	}
 }
+
+// NetworkKindByID is NetworkKindOf for the network a cluster is to be
+// created on: one listNetworks call.
+func (e *Engine) NetworkKindByID(ctx context.Context, networkID, projectID string) (rules.NetworkKind, error) {
+	return NetworkKindOf(ctx, e.api, &cloudstack.Cluster{NetworkID: networkID, ProjectID: projectID, Name: "to create"})
+}

@@ -47,6 +47,9 @@ type Observation struct {
 	// etcdFirewall: a firewall rule opens the etcd nodes' SSH ports (the
 	// etcd SSH range, or CKS's single-port rules).
 	etcdFirewall bool
+	// sshACLMissing: the VPC tier's network ACL lets no SSH in (CKS's item
+	// for 22 is gone).
+	sshACLMissing bool
 }
 
 // Nodes returns the VM map with roles and SSH ports: the port each node's
@@ -126,6 +129,9 @@ func (o *Observation) fromSnapshot(s *Snapshot) {
 	o.etcdFirewall = slices.ContainsFunc(s.Classification.Rules, func(cr rules.ClassifiedRule) bool {
 		return cr.Purpose == rules.PurposeEtcdFirewall || cr.Purpose == rules.PurposeEtcdSSHRange
 	})
+	o.sshACLMissing = slices.ContainsFunc(s.ACLClassification.Missing, func(e rules.ACLExpectation) bool {
+		return e.Purpose == rules.PurposeSSHACL
+	})
 	if s.Layout.EtcdStartPort > 0 {
 		o.EtcdStartPort = s.Layout.EtcdStartPort
 	}
@@ -193,6 +199,10 @@ func (o *Observation) ClosedSSH() []string {
 		if a.Op == rules.OpCreate {
 			missing(rules.Expectation{Purpose: a.Purpose, VMID: a.Rule.VMID})
 		}
+	}
+	for _, n := range o.Nodes() {
+		// Without the VPC tier's ACL item for 22 no forward leads in.
+		closed[n.ID] = closed[n.ID] || o.sshACLMissing
 	}
 	for _, b := range o.Sync.Blocked {
 		missing(b.Expectation)

@@ -128,7 +128,7 @@ type scalePrep struct {
 // prepareScale judges the rules as the sync plan will leave them.
 func (e *Engine) prepareScale(ctx context.Context, s *Snapshot, size int64, in Intent) (scalePrep, error) {
 	var prep scalePrep
-	hazards := e.hazardsAfterSync(ctx, s)
+	hazards := e.hazardsAfterSync(ctx, s, size)
 	var refused []rules.Hazard
 	optIn := false
 	// After the scale CKS forwards the ports of its new node range and, after
@@ -136,6 +136,11 @@ func (e *Engine) prepareScale(ctx context.Context, s *Snapshot, size int64, in I
 	newEnd := rules.NodeSSHStartPort + s.Layout.InternalCount() + int(size-MapWorkerCount(&s.Cluster)) +
 		int(s.Cluster.ExternalNodes()) - 1
 	for _, h := range hazards {
+		if h.Kind == rules.HazardCollateral && h.Rule.IPAddressID == s.PublicIPID && h.Rule.StartPort <= newEnd {
+			// No consent helps: the port is CKS's after the scale.
+			h.Explanation += fmt.Sprintf("; after the scale CKS forwards the ports up to %d to its nodes, so it could not be re-created", newEnd)
+			h.Remedy = rules.RemedyNone
+		}
 		switch {
 		case h.Remedy != rules.RemedyAroundScale:
 			refused = append(refused, h)
@@ -143,11 +148,6 @@ func (e *Engine) prepareScale(ctx context.Context, s *Snapshot, size int64, in I
 			refused = append(refused, h)
 			optIn = true
 		case h.Kind == rules.HazardCollateral:
-			if h.Rule.IPAddressID == s.PublicIPID && h.Rule.StartPort <= newEnd {
-				h.Explanation += fmt.Sprintf("; after the scale CKS forwards the ports up to %d to its nodes, so it could not be re-created", newEnd)
-				refused = append(refused, h)
-				continue
-			}
 			prep.recordForwards = append(prep.recordForwards, h)
 		default:
 			prep.moveFirewalls = append(prep.moveFirewalls, h)
@@ -168,12 +168,15 @@ func (e *Engine) prepareScale(ctx context.Context, s *Snapshot, size int64, in I
 	return prep, nil
 }
 
-// hazardsAfterSync are the hazards left once the sync plan has run. A CKS
-// rule the sync keeps because a user rule blocks its replacement (CKS's
-// single-port etcd rules, when the etcd SSH range cannot be created) is no
-// longer the sync's to remove: only the user can.
-func (e *Engine) hazardsAfterSync(ctx context.Context, s *Snapshot) []rules.Hazard {
+// hazardsAfterSync are the hazards a scale to size workers meets once the
+// sync plan has run. A CKS rule the sync keeps because a user rule blocks
+// its replacement (CKS's single-port etcd rules, when the etcd SSH range
+// cannot be created) is no longer the sync's to remove: only the user can.
+func (e *Engine) hazardsAfterSync(ctx context.Context, s *Snapshot, size int64) []rules.Hazard {
 	ip, forwards := rules.Predict(s.Rules, s.NetworkForwards, s.Sync)
+	if s.Layout.Network == rules.NetworkVPC {
+		return rules.PreflightVPC(s.Layout, ip, forwards, s.Layout.NodeVMCount()+int(size-MapWorkerCount(&s.Cluster)))
+	}
 	hazards := rules.Preflight(s.Layout, ip, forwards, e.server(ctx, s))
 	for i, h := range hazards {
 		if h.Owner != rules.OwnerCKS || h.Remedy != rules.RemedySync {
@@ -356,6 +359,7 @@ func (e *Engine) verifyAfterScale(ctx context.Context, pre *Snapshot, scaled *cl
 func (s *Snapshot) reclassify() {
 	s.Classification = rules.Classify(s.Layout, s.Rules)
 	s.Sync = rules.PlanSync(s.Layout, s.Classification)
+	s.classifyACL()
 }
 
 // readBackAfter returns the cluster a job reported, or reads it.

@@ -34,6 +34,14 @@ type Snapshot struct {
 	Classification rules.Classification
 	// Sync is what it takes to reach the provider's layout.
 	Sync rules.Plan
+	// ACL is a VPC tier's network ACL list with its items, nil elsewhere or
+	// when the tier names none; TierName and VPCID are the tier's.
+	ACL      *rules.TierACL
+	TierName string
+	VPCID    string
+	// ACLClassification compares ACL with the items CKS keeps there; its
+	// missing items are created with Sync.
+	ACLClassification rules.ACLClassification
 }
 
 // Nodes returns the VM map with roles and SSH ports.
@@ -65,13 +73,15 @@ func (s *Snapshot) Direct() bool { return s.Layout.Network == rules.NetworkDirec
 // InSync reports whether the SSH rules, as read, are the provider's
 // layout: nothing to change, and nothing a user rule keeps from being
 // created.
-func (s *Snapshot) InSync() bool { return s.Direct() || (s.Sync.Empty() && len(s.Sync.Blocked) == 0) }
+func (s *Snapshot) InSync() bool {
+	return s.Direct() || (s.Sync.Empty() && len(s.Sync.Blocked) == 0 && s.ACLClassification.InSync())
+}
 
 // OnlyBlocked reports whether the only difference from the provider's
 // layout is rules a user rule keeps from being created: no apply can change
 // that until the user's rule changes.
 func (s *Snapshot) OnlyBlocked() bool {
-	return !s.Direct() && s.Sync.Empty() && len(s.Sync.Blocked) > 0
+	return !s.Direct() && s.Sync.Empty() && len(s.Sync.Blocked) > 0 && s.ACLClassification.InSync()
 }
 
 // Firewalls returns the firewall rules in the order CloudStack listed them.
@@ -122,6 +132,11 @@ func (e *Engine) snapshotOf(ctx context.Context, c *cloudstack.Cluster, in Inten
 		s.Classification = rules.Classify(s.Layout, nil)
 		return s, nil
 	}
+	if kind == rules.NetworkVPC {
+		if err := e.readTier(ctx, s); err != nil {
+			return nil, err
+		}
+	}
 	if err := e.readRules(ctx, s); err != nil {
 		return nil, err
 	}
@@ -148,7 +163,11 @@ func (e *Engine) readRules(ctx context.Context, s *Snapshot) error {
 	if err != nil {
 		return fmt.Errorf("listing the port forwards of network %s: %w", s.Cluster.NetworkID, err)
 	}
-	s.Rules = fws
+	lbs, err := e.vpcLoadBalancers(ctx, s)
+	if err != nil {
+		return err
+	}
+	s.Rules = append(fws, lbs...)
 	s.NetworkForwards = nil
 	for _, pf := range pfs {
 		if !active(pf.State) {
@@ -165,7 +184,28 @@ func (e *Engine) readRules(ctx context.Context, s *Snapshot) error {
 	}
 	s.Classification = rules.Classify(s.Layout, s.Rules)
 	s.Sync = rules.PlanSync(s.Layout, s.Classification)
+	s.classifyACL()
 	return nil
+}
+
+// vpcLoadBalancers lists the load balancer rules of a VPC tier cluster's IP
+// when CKS balances its API there (a conserve-mode offering), so that the
+// api-lb it requires is seen.
+func (e *Engine) vpcLoadBalancers(ctx context.Context, s *Snapshot) ([]rules.Rule, error) {
+	if s.Layout.Network != rules.NetworkVPC || s.Layout.VPCAPI != rules.VPCAPILoadBalancer {
+		return nil, nil
+	}
+	lbs, err := e.api.ListLoadBalancerRules(ctx, cloudstack.ListRulesParams{IPAddressID: s.PublicIPID, ProjectID: s.projectID(), ListAll: true})
+	if err != nil {
+		return nil, fmt.Errorf("listing the load balancer rules of IP %s: %w", s.PublicIP, err)
+	}
+	out := make([]rules.Rule, 0, len(lbs))
+	for _, lb := range lbs {
+		if active(lb.State) {
+			out = append(out, clusterview.LoadBalancerRule(lb))
+		}
+	}
+	return out, nil
 }
 
 // projectID is the project owning the cluster, "" for an account's: a

@@ -24,6 +24,7 @@ const (
 	KindEtcdSSHRuleMissing       = "etcd_ssh_rule_missing"
 	KindAPIRuleMissing           = "api_rule_missing"
 	KindAPIRuleMismatch          = "api_rule_mismatch"
+	KindNetworkACLItemMissing    = "network_acl_item_missing"
 	KindScaleHazard              = "scale_hazard"
 	KindClusterStateUnexpected   = "cluster_state_unexpected"
 )
@@ -49,10 +50,15 @@ var kindTable = []struct{ name, description string }{
 	{KindSSHFirewallRangeMismatch, "the node SSH firewall range is missing or does not cover the map's nodes, or, with " +
 		"`ssh_cidrs`, a rule of someone else's opens a node or etcd SSH port to addresses outside them"},
 	{KindEtcdSSHRuleMissing, "an etcd node's SSH port forward, or the firewall rule that opens it, is missing"},
-	{KindAPIRuleMissing, "the API firewall rule 6443 or the API load balancer rule is missing"},
+	{KindAPIRuleMissing, "the API firewall rule 6443 or the API load balancer rule is missing, or on a VPC tier the API port " +
+		"forward 6443 (or the API load balancer, when the tier's network offering is in conserve mode)"},
 	{KindAPIRuleMismatch, "the API firewall rule 6443 is open to other source CIDRs than the cluster's (`api_cidrs`, else " +
 		"`0.0.0.0/0`): widened or narrowed out of band, or, with `api_cidrs`, a rule of someone else's opens 6443 to any " +
-		"address outside them, whatever its CIDR strings"},
+		"address outside them, whatever its CIDR strings; or a VPC tier's API port forward leads to a VM that is not a " +
+		"control node"},
+	{KindNetworkACLItemMissing, "on a VPC tier whose network ACL list is not `default_allow`, an item CKS keeps on the list is " +
+		"missing: TCP 6443 (the API), 22 (SSH through the node and etcd forwards) or, with etcd nodes, 2379; CloudStack's own " +
+		"SSH and API access through the tier fail without them"},
 	{KindScaleHazard, "the next scale, by any client, would revoke a wrong rule or delete a forward (apache/cloudstack#14159)"},
 	{KindClusterStateUnexpected, "the cluster is in Alert, which no operation leaves behind unless it failed or CloudStack's " +
 		"state scanner found a fault; the message gives the scanner's reason as far as the views show it"},

@@ -91,6 +91,9 @@ type RulesView struct {
 	LoadBalancersListed bool
 	// Server says which version-dependent hazards apply.
 	Server rules.Server
+	// ACL is a VPC tier's network ACL list with its items; nil on other
+	// networks, or when the tier names no list.
+	ACL *rules.TierACL
 }
 
 // Firewalls returns the firewall rules in the order CloudStack listed them.

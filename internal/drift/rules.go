@@ -33,6 +33,7 @@ func (c *comparison) compareRules() string {
 	stale := c.reportStaleRules(l, cl, names)
 	foreign := c.reportMissingRules(view, cl, cksEtcd, stale, names)
 	c.reportExposures(l, cl, foreign)
+	c.reportMissingACLItems(view)
 	c.reportScaleHazards(view, cksEtcd, names)
 	return ""
 }
@@ -65,6 +66,10 @@ func (c *comparison) reportStaleRules(l rules.Layout, cl rules.Classification, n
 			stale.api = true
 			c.add(Finding{Kind: KindAPIRuleMismatch, RuleID: r.ID,
 				Message: fmt.Sprintf("firewall rule %s: %s", r.ID, s.Reason)})
+		case rules.PurposeAPIForward:
+			stale.api = true
+			c.add(Finding{Kind: KindAPIRuleMismatch, RuleID: r.ID, VMID: r.VMID, VMName: names[r.VMID],
+				Message: fmt.Sprintf("port forward %s (%d -> %d): %s", r.ID, r.StartPort, r.PrivatePort, s.Reason)})
 		}
 	}
 
@@ -102,6 +107,12 @@ func (c *comparison) reportMissingRules(view *RulesView, cl rules.Classification
 			if view.LoadBalancersListed {
 				c.add(Finding{Kind: KindAPIRuleMissing, Message: fmt.Sprintf("the API load balancer rule %d -> %d is missing: the "+
 					"Kubernetes API of cluster %s cannot be reached from outside", e.StartPort, e.PrivatePort, c.in.Cluster.Name)})
+			}
+		case rules.PurposeAPIForward:
+			if !stale.api {
+				c.add(Finding{Kind: KindAPIRuleMissing, Message: fmt.Sprintf("the API port forward %d -> %d to a control node "+
+					"is missing: the Kubernetes API of cluster %s cannot be reached through its VPC IP", e.StartPort, e.PrivatePort,
+					c.in.Cluster.Name)})
 			}
 		}
 	}
@@ -144,7 +155,13 @@ func (c *comparison) reportScaleHazards(view *RulesView, cksEtcd bool, names map
 	if cksEtcd {
 		armed, known = rules.ArmedEtcdRules(l, view.Firewalls())
 	}
-	for _, h := range rules.Preflight(l, view.Rules, view.NetworkForwards, view.Server) {
+	hazards := rules.Preflight(l, view.Rules, view.NetworkForwards, view.Server)
+	if l.Network == rules.NetworkVPC {
+		// The next scale up deletes every forward of the tier up to the
+		// port its new node gets.
+		hazards = rules.PreflightVPC(l, view.Rules, view.NetworkForwards, l.NodeVMCount()+1)
+	}
+	for _, h := range hazards {
 		if h.Purpose == rules.PurposeEtcdFirewall && h.Owner == rules.OwnerCKS && !armed {
 			continue // CKS's own layout that no scale touched: its next scale is safe
 		}
@@ -252,4 +269,24 @@ func vmText(id string, names map[string]string) string {
 		return fmt.Sprintf("VM %s (%s)", name, id)
 	}
 	return "VM " + id
+}
+
+// reportMissingACLItems reports the network ACL items CKS keeps on a VPC
+// tier's list that are missing (rules.ExpectedACL).
+func (c *comparison) reportMissingACLItems(view *RulesView) {
+	if view.ACL == nil {
+		return
+	}
+	what := map[rules.Purpose]string{rules.PurposeAPIACL: "the Kubernetes API", rules.PurposeSSHACL: "SSH to the nodes through " +
+		"their port forwards", rules.PurposeEtcdACL: "the etcd nodes' client port"}
+	for _, e := range rules.ClassifyACL(view.Layout, *view.ACL).Missing {
+		list := view.ACL.ID
+		if view.ACL.Name != "" {
+			list = fmt.Sprintf("%s (%s)", view.ACL.Name, view.ACL.ID)
+		}
+		c.add(Finding{Kind: KindNetworkACLItemMissing, Message: fmt.Sprintf("nothing on the network ACL list %s of the cluster's "+
+			"VPC tier lets TCP %d in (CKS's item for it is gone, or an item denies it to everyone first): %s cannot be reached "+
+			"through the tier, by CloudStack (which needs it to start, scale and upgrade the cluster) or anyone else", list, e.Port,
+			what[e.Purpose])})
+	}
 }

@@ -13,6 +13,7 @@ type API interface {
 	cloudstack.KubeconfigReader
 	cloudstack.VMReader
 	cloudstack.RuleReader
+	cloudstack.ACLReader
 	ListNetworks(ctx context.Context, p cloudstack.ListNetworksParams) ([]cloudstack.Network, error)
 	// CloudStackVersion tells whether a TCP firewall rule without ports
 	// breaks the next scale (it does before apache/cloudstack#12806).

@@ -114,9 +114,10 @@ func TestCheckManyMixesNetworkTypes(t *testing.T) {
 	assertKinds(t, fleet.Clusters[0].Result)
 	assertKinds(t, fleet.Clusters[1].Result, drift.KindSSHForwardMissing)
 	// The rules come from one fleet-wide listing; only the VPC tier needs
-	// its network looked up.
+	// its network and its network ACL list looked up (default_allow: no
+	// items to read).
 	want := map[string]int{"listKubernetesClusters": 2, "listVirtualMachines": 1, "listFirewallRules": 1,
-		"listPortForwardingRules": 1, "listLoadBalancerRules": 1, "listNetworks": 1}
+		"listPortForwardingRules": 1, "listLoadBalancerRules": 1, "listNetworks": 1, "listNetworkACLLists": 1}
 	if !maps.Equal(st.CloudStackCalls, want) {
 		t.Fatalf("calls %v, want %v", st.CloudStackCalls, want)
 	}
@@ -126,4 +127,38 @@ func reversed[T any](s []T) []T {
 	out := slices.Clone(s)
 	slices.Reverse(out)
 	return out
+}
+
+// On a tier with a list of its own the check reads the list: CKS's items
+// there are in sync, a deleted one is drift (and SSH to the nodes fails
+// without it), and on a conserve-mode tier the API load balancer is what
+// CKS made.
+func TestCheckVPCTierNetworkACL(t *testing.T) {
+	t.Parallel()
+	e := newSimEnv(t)
+	cl := e.NewCluster(cloudstack.CreateClusterParams{Name: "acl", Size: 1, EtcdNodes: 1, NetworkID: e.Info.VPCACLTierNetworkID})
+	lb := e.NewCluster(cloudstack.CreateClusterParams{Name: "acl-lb", Size: 1, NetworkID: e.Info.VPCACLTierLBNetworkID})
+
+	res, st := e.mustCheck(e.sshRequest(cl.ID))
+	assertKinds(t, res)
+	if st.CloudStackCalls["listNetworkACLLists"] != 1 || st.CloudStackCalls["listNetworkACLs"] != 1 {
+		t.Fatalf("calls %v: the tier's list and its items are read once", st.CloudStackCalls)
+	}
+	res, st = e.mustCheck(e.sshRequest(lb.ID))
+	assertKinds(t, res)
+	if st.CloudStackCalls["listLoadBalancerRules"] != 1 {
+		t.Fatalf("calls %v: a conserve-mode tier's API load balancer is read", st.CloudStackCalls)
+	}
+
+	e.DeleteCKSACLItems(e.Info.VPCACLID, 22)
+	res, _ = e.mustCheck(e.sshRequest(cl.ID))
+	assertKinds(t, res, drift.KindNetworkACLItemMissing)
+	if res.NodesChecked {
+		t.Fatal("the nodes were listed over SSH without the list's item for 22")
+	}
+	e.DeleteCKSACLItems(e.Info.VPCACLID, 6443)
+	req := e.sshRequest(lb.ID)
+	req.NodeSource = NodeSourceNone
+	res, _ = e.mustCheck(req)
+	assertKinds(t, res, drift.KindNetworkACLItemMissing, drift.KindNetworkACLItemMissing)
 }

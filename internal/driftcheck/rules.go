@@ -126,6 +126,7 @@ func (c *Checker) rulesView(ctx context.Context, m *meter, cl *cloudstack.Cluste
 
 	layout := rules.Layout{Network: rules.NetworkIsolated, Nodes: clusterview.LayoutNodes(cl), EtcdStartPort: c.EtcdSSHStartPort,
 		IPAddressID: cl.IPAddressID, NetworkID: cl.NetworkID, SSHCIDRs: opts.SSHCIDRs, APICIDRs: opts.APICIDRs}
+	var tier vpcTierView
 	if !isolated {
 		net := findNetwork(networks, cl.NetworkID)
 		switch {
@@ -137,10 +138,18 @@ func (c *Checker) rulesView(ctx context.Context, m *meter, cl *cloudstack.Cluste
 		}
 		layout.Network = rules.NetworkVPC
 		layout.IPAddressID = vpcAddressID(forwards, clusterview.EndpointHost(cl))
+		var err error
+		if tier, err = c.readVPCTier(ctx, m, cl, net, layout.IPAddressID, bulk); err != nil {
+			return rulesResult{}, err
+		}
+		layout.VPCAPI = tier.api
+		lbs = nil // listed by readVPCTier, and only on the load balancer path
 	}
 
 	networkForwards := forwardRules(forwards)
-	view := &drift.RulesView{Layout: layout, NetworkForwards: networkForwards, LoadBalancersListed: isolated}
+	view := &drift.RulesView{Layout: layout, NetworkForwards: networkForwards, ACL: tier.acl,
+		LoadBalancersListed: isolated || tier.api == rules.VPCAPILoadBalancer && layout.IPAddressID != ""}
+	view.Rules = append(view.Rules, tier.lbs...)
 	view.Rules = append(view.Rules, firewallRules(firewalls)...)
 	for _, pf := range networkForwards {
 		if layout.IPAddressID != "" && pf.IPAddressID == layout.IPAddressID {

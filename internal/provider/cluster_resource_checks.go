@@ -55,11 +55,11 @@ func (r *clusterResource) checkUpdate(ctx context.Context, plan, state, cfg *clu
 			}
 		}
 	}
-	if network := cachedNetwork(ctx, prior); known(plan.APICIDRs) && (network == rules.NetworkVPC || network == rules.NetworkDirect) {
+	if network := cachedNetwork(ctx, prior); known(plan.APICIDRs) && network == rules.NetworkDirect {
 		refusals.AddAttributeWarning(path.Root("api_cidrs"), "Attribute Has No Effect", fmt.Sprintf("api_cidrs has no effect on "+
-			"this cluster's %s network: CKS keeps no API firewall rule there (a VPC tier's network ACL, or nothing on a "+
-			"shared network, decides who reaches the API).", network))
+			"this cluster's %s network: CKS keeps no API rule there, and nothing of CloudStack decides who reaches the API.", network))
 	}
+	refuseCIDRsOnVPC(ctx, plan, cachedNetwork(ctx, prior), refusals)
 	u.changes = planChangesOf(plan, state, cfg)
 	scaleWanted := u.changes.size && known(plan.Size) && u.autoscalingKnown && !u.autoscaling.enabled() && u.bad == nil
 	u.scale = r.checkPlanReads(ctx, u.changes, scaleWanted, plan, state, prior, refusals)

@@ -71,6 +71,9 @@ func (r *clusterResource) Create(ctx context.Context, req resource.CreateRequest
 	var password types.String
 	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("docker_registry_password"), &password)...)
 	creq.Params.DockerRegistryPassword = knownString(password)
+	// network_id may have been unknown at plan time: ssh_cidrs and
+	// api_cidrs on a VPC tier are refused before anything is created.
+	r.checkCreateNetwork(ctx, &plan, &resp.Diagnostics)
 	history, diags := recordCIDRsBeforeChanges(ctx, &plan, nil, nil, resp.Private)
 	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {

@@ -30,6 +30,7 @@ func (r *clusterResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 	defer r.refuseDeletion(ctx, req, resp) // cluster_resource_deletion_protection.go
 	if req.Plan.Raw.IsNull() {
 		r.planDestroyExternalNodes(ctx, req, &resp.Diagnostics) // cluster_resource_external_nodes.go
+		r.warnDestroyOnVPC(ctx, req, resp)                      // destroy: what it does to a shared network ACL list
 		return
 	}
 	if req.State.Raw.IsNull() {
@@ -44,11 +45,13 @@ func (r *clusterResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 		return
 	}
 	if planReplacement(ctx, &plan, &state, resp) {
+		r.warnDestroyOnVPC(ctx, req, resp)
 		return
 	}
 	var s resource.SchemaResponse
 	r.Schema(ctx, resource.SchemaRequest{}, &s)
 	if len(replacingAttributes(ctx, s.Schema, req, &resp.Diagnostics)) > 0 {
+		r.warnDestroyOnVPC(ctx, req, resp)
 		return // a new cluster: nothing of an update applies
 	}
 	if cfg.AllowRestartForRecovery.ValueBool() {
@@ -184,6 +187,7 @@ func (r *clusterResource) modifyCreatePlan(ctx context.Context, req resource.Mod
 			}
 		}
 	}
+	r.checkCreateNetwork(ctx, &plan, &resp.Diagnostics)
 	if plan.EnableCSI.ValueBool() {
 		if version := r.engine().CSIUnsupported(ctx); version != "" {
 			resp.Diagnostics.AddAttributeError(path.Root("enable_csi"), "CSI Not Supported",

@@ -49,6 +49,20 @@ const clusterResourceDescription = "Manages an Apache CloudStack Kubernetes Serv
 	"only an administrator can then do (correct `node_count`), with the value to set.\n\n" +
 	"On a network you supply (`network_id`), CloudStack's delete leaves the etcd SSH rules on the network's public IP; " +
 	"destroying the cluster deletes them too, and never your own rules.\n\n" +
+	"**On a VPC tier** CloudStack reaches the cluster through its own VPC public IP: a port forward per node and one for " +
+	"the API (an `api-lb` load balancer when the tier's network offering is in conserve mode), and, unless the tier uses " +
+	"`default_allow`, items of the tier's network ACL list that let TCP 6443, 22 and (with etcd nodes) 2379 in, moved to " +
+	"the top of the list. The provider keeps them: an item missing, so that nothing on the list lets its port in, sets " +
+	"`ssh_rules_in_sync = false` and the next apply creates it again as CloudStack did; an item of yours that narrows the " +
+	"port counts, and is never opened again. A list belongs to every tier that uses it, so several clusters may share " +
+	"one: CloudStack's destroy of any of them revokes every Allow item whose protocol is exactly `\"TCP\"` on 6443 or 22, " +
+	"whoever made it. The plan of a destroy says which, and after it the provider re-creates your items and those the " +
+	"other clusters on the list need, and deletes the cluster's own 2379 items. Every size change deletes all port " +
+	"forwards of the tier whose public port lies between 2222 and the last node's, yours included, on any of the tier's " +
+	"addresses: the plan names them, and the apply refuses the change unless `recreate_user_hazard_rules` lets the " +
+	"provider re-create them after it (which it cannot on the cluster's own address, whose ports the nodes then take). `ssh_cidrs` and `api_cidrs` are refused on a VPC tier, since " +
+	"the list's items are shared; narrow them with items of your own (protocol `tcp`, in lower case, which CloudStack's " +
+	"destroy leaves alone) that admit the management servers.\n\n" +
 	"After a failed operation the state holds what CloudStack reports (real size, VMs and state), never the planned " +
 	"values, so the next plan shows what is left to do.\n\n" +
 	"`node_root_disk_size` and `hypervisor` are not returned by the CloudStack API: after an import they are null, " +
@@ -207,7 +221,8 @@ func (r *clusterResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 				"these CIDRs and narrows the node range again after every scale, in which CloudStack re-creates it open (the " +
 				"narrowed rule is created before the open one is deleted, so SSH never closes). Rules with exactly these CIDRs, " +
 				"or `0.0.0.0/0`, are the cluster's; any other rule is yours. Not set means `0.0.0.0/0`. The API rule (6443) " +
-				"is not affected.",
+				"is not affected. Refused for a cluster on a VPC tier, where CKS opens SSH with an item of the tier's network " +
+				"ACL list, which other tiers and clusters share (see *On a VPC tier* in the description of the resource).",
 			Validators: []validator.List{listvalidator.SizeAtLeast(1), listvalidator.ValueStringsAre(cidrValidator())},
 		},
 		"api_cidrs": schema.ListAttribute{
@@ -224,8 +239,9 @@ func (r *clusterResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 				"deletes it. On a network you supplied, CloudStack's delete of the cluster may revoke a 6443 rule of yours in " +
 				"the place of the cluster's: the provider creates it again and says so. Give the drift data sources the same " +
 				"`api_cidrs`: they then report a rule on 6443 open to other CIDRs as `api_rule_mismatch`. Removing it opens " +
-				"the rule to `0.0.0.0/0` again. Only on isolated networks: a VPC tier's API access is " +
-				"its network ACL's, and a shared network has no rules.\n\n~> The CIDRs must admit every client of the API: " +
+				"the rule to `0.0.0.0/0` again. Only on isolated networks: refused for a cluster on a VPC tier, whose API " +
+				"access is an item of the tier's shared network ACL list, and without effect on a shared network, which has " +
+				"no rules.\n\n~> The CIDRs must admit every client of the API: " +
 				"the CloudStack management servers (CKS checks the API through the cluster's public IP when it starts, scales, " +
 				"upgrades and recovers a cluster), the machine that runs Terraform when the drift data sources use " +
 				"`node_source = \"kubeconfig\"` or the kubernetes and helm providers use the kubeconfig, and your users. The " +

@@ -83,7 +83,7 @@ func driftOptionAttributes() map[string]schema.Attribute {
 		"check_network_rules": schema.BoolAttribute{
 			Optional:            true,
 			Computed:            true,
-			MarkdownDescription: "Compare the SSH and API network rules (firewall ranges, port forwards, etcd rules, the API rules) with the VM map and report scale hazards. Defaults to `true`.",
+			MarkdownDescription: "Compare the SSH and API network rules (firewall ranges, port forwards, etcd rules, the API rules, and on a VPC tier the items CKS keeps on the tier's network ACL list) with the VM map and report scale hazards. Defaults to `true`.",
 		},
 		"ssh_cidrs": schema.ListAttribute{
 			ElementType: types.StringType,

@@ -284,7 +284,7 @@ func relDumpCheck(info simulator.Info, d simulator.DumpState, settled bool, want
 
 	liveIPs := map[string]string{}
 	liveNetworks := map[string]bool{info.IsolatedNetworkID: true, info.VPCTierNetworkID: true, info.VPCDenyTierNetworkID: true,
-		info.SharedNetworkID: true}
+		info.SharedNetworkID: true, info.VPCACLTierNetworkID: true, info.VPCACLTierLBNetworkID: true}
 	for _, c := range live {
 		liveIPs[c.PublicIPID] = c.Name
 		liveNetworks[c.NetworkID] = true

@@ -476,10 +476,17 @@ func (x *expectationIndex) mismatch(e Expectation, r Rule) string {
 			return fmt.Sprintf("%s %s is open to %s, expected %s", what, portRange(r.StartPort, endPort(r)),
 				cidrText(NormalCIDRs(cidrs(r))), cidrText(NormalCIDRs(e.CIDRs)))
 		}
-	case PurposeNodeSSHForward, PurposeEtcdForward, PurposeAPIForward:
+	case PurposeNodeSSHForward, PurposeEtcdForward:
 		if r.VMID != e.VMID {
 			return fmt.Sprintf("port %d forwards to VM %s, expected VM %s",
 				r.StartPort, x.vms.describe(r.VMID), x.vms.describe(e.VMID))
+		}
+	case PurposeAPIForward:
+		// CKS forwards the API to the first control VM it created; any
+		// control node serves it, and which one came first the API does
+		// not tell.
+		if !x.vms.control[r.VMID] {
+			return fmt.Sprintf("the API port %d forwards to VM %s, which is not a control node", r.StartPort, x.vms.describe(r.VMID))
 		}
 	}
 	return ""

@@ -79,8 +79,9 @@ type Expectation struct {
 	PrivateEndPort int
 	CIDRs          []string
 	// Optional marks rules that may legitimately be absent or take another
-	// form (the API LB versus the VPC API forward, which depends on the
-	// network offering's conserve mode). They are never reported missing.
+	// form (the API LB versus the VPC API forward, while the network
+	// offering's conserve mode, which decides between them, is not known).
+	// They are never reported missing.
 	Optional bool
 	// alternates are other port ranges that fulfil the expectation, tried
 	// in order when StartPort..EndPort cannot be created.
@@ -141,8 +142,10 @@ func (e Expectation) String() string {
 //     forward 50000+j -> 22 per etcd VM j, and ONE etcd SSH firewall range
 //     over those forwards' ports (with SSHCIDRs) instead of CKS's
 //     single-port etcd rules;
-//   - VPC: the API forward or LB (both optional), the node forwards and the
-//     etcd forwards, no firewall rules;
+//   - VPC: the API forward, or the API LB when the tier's offering is in
+//     conserve mode (both optional when that is not known), the node
+//     forwards and the etcd forwards, no firewall rules (CKS's network ACL
+//     items are ExpectedACL's);
 //   - direct (shared, routed): nothing.
 //
 // The single-port etcd rules CKS creates (PurposeEtcdFirewall) match
@@ -227,8 +230,17 @@ func expectedVPC(l Layout) []Expectation {
 	nodes := l.sshNodes()
 	if len(nodes) > 0 {
 		api := forwardExpectation(PurposeAPIForward, 0, nodes[0].ID, APIPort, APIPort)
-		api.Optional = true
-		out = append(out, api, apiLoadBalancer())
+		lb := apiLoadBalancer()
+		switch l.VPCAPI {
+		case VPCAPIForward:
+			out = append(out, api)
+		case VPCAPILoadBalancer:
+			lb.Optional = false
+			out = append(out, lb)
+		default:
+			api.Optional = true
+			out = append(out, api, lb)
+		}
 	}
 	out = append(out, nodeForwards(nodes)...)
 	start := l.etcdStart()

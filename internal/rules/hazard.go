@@ -200,17 +200,25 @@ func collateral(l Layout, nodeRange *Rule, forwards []ClassifiedRule) []Hazard {
 		return nil
 	}
 	var out []Hazard
-	for _, f := range forwards {
-		pf := f.Rule
-		if f.Owned() || pf.StartPort < NodeSSHStartPort || pf.StartPort > end {
-			continue
-		}
+	for _, pf := range userForwardsUpTo(forwards, end) {
 		out = append(out, Hazard{
 			Kind: HazardCollateral, Owner: OwnerUser, Purpose: PurposeUser, Rule: pf, Remedy: RemedyAroundScale,
 			Explanation: fmt.Sprintf("user port forward %s (%s) has its public start port in the node SSH range %s; "+
 				"every scale of the cluster deletes all port forwards of the network that start in that range, so it would be deleted",
 				pf.ID, describeForward(pf), portRange(NodeSSHStartPort, end)),
 		})
+	}
+	return out
+}
+
+// userForwardsUpTo are the user forwards whose public start port lies in
+// 2222..end: those a scale's forward cleanup deletes.
+func userForwardsUpTo(forwards []ClassifiedRule, end int) []Rule {
+	var out []Rule
+	for _, f := range forwards {
+		if !f.Owned() && f.Rule.StartPort >= NodeSSHStartPort && f.Rule.StartPort <= end {
+			out = append(out, f.Rule)
+		}
 	}
 	return out
 }

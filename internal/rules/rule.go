@@ -103,6 +103,33 @@ type Layout struct {
 	// IPAddressID and NetworkID are copied into the rules a plan creates.
 	IPAddressID string
 	NetworkID   string
+	// VPCAPI is how CKS opened the API of a cluster on a VPC tier, which
+	// the tier's network offering decides; "" when it is not known, and
+	// then neither way is required.
+	VPCAPI VPCAPIPath
+}
+
+// VPCAPIPath is how CKS opens the API of a cluster on a VPC tier
+// (KubernetesClusterResourceModifierActionWorker.setupKubernetesClusterVpcTierRules).
+type VPCAPIPath string
+
+// The API paths of a VPC tier cluster.
+const (
+	// VPCAPIForward is a forward 6443 -> 6443 to the first control VM: the
+	// tier's network offering is not in conserve mode.
+	VPCAPIForward VPCAPIPath = "forward"
+	// VPCAPILoadBalancer is the api-lb load balancer over the control VMs:
+	// the offering is in conserve mode.
+	VPCAPILoadBalancer VPCAPIPath = "load_balancer"
+)
+
+// VPCAPIPathOf is the API path CKS gives a cluster on a tier whose network
+// offering is, or is not, in conserve mode.
+func VPCAPIPathOf(conserveMode bool) VPCAPIPath {
+	if conserveMode {
+		return VPCAPILoadBalancer
+	}
+	return VPCAPIForward
 }
 
 func (l Layout) etcdStart() int {

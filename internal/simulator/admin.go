@@ -27,7 +27,7 @@ var jobSteps = map[string][]string{
 	"upgrade":           {"node"},
 	"start":             {"vms", "api", "kubeconfig"},
 	"stop":              {"vms"},
-	"delete":            {"vms", "network", "forwards"},
+	"delete":            {"vms", "network", "forwards", "release-ip"},
 	"add-nodes":         {"node", "node-check"},
 	"remove-nodes":      {"node"},
 	"rule":              {"apply"},
@@ -292,6 +292,33 @@ func (s *Simulator) DeleteRule(ruleID string) error {
 		return fmt.Errorf("rule %s: %w", ruleID, errNotFound)
 	}
 	s.revokeRule(r)
+	return nil
+}
+
+// ClusterReachable tells what CloudStack's own checks would find of a
+// cluster's paths: SSH through the cluster's address to its first control
+// node (which start, scale and upgrade need) and the API on 6443 (which
+// start and the state scanner check), network ACLs included.
+func (s *Simulator) ClusterReachable(clusterID string) (ssh, api bool, err error) {
+	s.lock()
+	defer s.unlock()
+	c, err := s.adminCluster(clusterID)
+	if err != nil {
+		return false, false, err
+	}
+	return s.controlSSHReachable(c), s.apiReachable(c), nil
+}
+
+// DeleteACLItem deletes a network ACL item by id, as a user would outside
+// CKS; the tiers that use its list lose what it let in.
+func (s *Simulator) DeleteACLItem(itemID string) error {
+	s.lock()
+	defer s.unlock()
+	it := s.st.aclItem(itemID)
+	if it == nil {
+		return fmt.Errorf("network ACL item %s: %w", itemID, errNotFound)
+	}
+	s.revokeACLItem(it)
 	return nil
 }
 

@@ -96,6 +96,8 @@ var adminRoutes = []adminRoute{
 		}},
 	{AdminRoute{"POST", "rule/delete", []string{"rule_id"}, "delete a firewall, port-forwarding or LB rule"},
 		func(s *Simulator, a adminArgs) (any, error) { return nil, s.DeleteRule(a.str("rule_id")) }},
+	{AdminRoute{"POST", "acl-item/delete", []string{"item_id"}, "delete a network ACL item"},
+		func(s *Simulator, a adminArgs) (any, error) { return nil, s.DeleteACLItem(a.str("item_id")) }},
 	{AdminRoute{"POST", "cluster/node-count", []string{"cluster_id", "node_count"},
 		"correct a cluster's node_count in the database, as an administrator does after a failed scale"},
 		func(s *Simulator, a adminArgs) (any, error) {

@@ -118,7 +118,8 @@ func (s *Simulator) destroyClusterVMs(c *cluster) []string {
 // cleanupClusterNetwork removes the network CKS created for the cluster,
 // or else the cluster's rules on the network it was given. Its error is an
 // exception the worker does not catch (no gc flag), except a failure to
-// remove the forwards (step "forwards"), which it catches and flags.
+// remove the isolated network's forwards (step "forwards") or to release a
+// VPC tier's IP (step "release-ip"), which it catches and flags.
 func (s *Simulator) cleanupClusterNetwork(c *cluster, n *network, vmIDs []string, step func(string) error) *apiError {
 	switch {
 	case n == nil || n.removed:
@@ -129,7 +130,7 @@ func (s *Simulator) cleanupClusterNetwork(c *cluster, n *network, vmIDs []string
 		// simulator's stand-in for the external load balancer goes.
 		s.closeExternalLB(c)
 	case isVPCTier(n):
-		s.deleteVPCClusterRules(c, vmIDs)
+		return s.deleteVPCClusterRules(c, n, vmIDs, step)
 	default:
 		return s.deleteIsolatedClusterRules(c, n, vmIDs, step)
 	}
@@ -182,13 +183,27 @@ func (s *Simulator) removeApiFirewallRule(ip *publicIP) *rule {
 	return nil
 }
 
-// deleteVPCClusterRules removes one PF per VM and releases the cluster's VPC
-// public IP (ACL items are not modelled: seeded tiers use default_allow).
-func (s *Simulator) deleteVPCClusterRules(c *cluster, vmIDs []string) {
-	s.removeVMPortForwards(vmIDs)
-	if ip := s.clusterIP(c); ip != nil && c.publicIPID != "" {
-		s.releaseIP(ip)
+// deleteVPCClusterRules is KubernetesClusterDestroyWorker.
+// deleteKubernetesClusterVpcTierRules and releaseVpcTierPublicIpIfNeeded:
+// without the cluster's VPC IP (getVpcTierKubernetesPublicIp) nothing is
+// done; else the tier's ACL items for 6443 and 22 go (removeVpcTierAclRules:
+// every Allow item "TCP" on exactly that port, whoever made it), then the
+// PFs of the removed VMs, and the IP is released with whatever rules remain
+// on it. The 2379 items stay. A failure to release the IP (step release-ip)
+// sets the gc flag and leaves the cluster in Destroying, its items revoked.
+func (s *Simulator) deleteVPCClusterRules(c *cluster, n *network, vmIDs []string, step func(string) error) *apiError {
+	ip := s.clusterIP(c)
+	if ip == nil || c.publicIPID == "" {
+		return nil
 	}
+	s.removeVpcTierACLRules(n)
+	s.removeVMPortForwards(vmIDs)
+	if err := step("release-ip"); err != nil {
+		c.gc = true
+		return internalError("%s", failText(err, fmt.Sprintf("Failed to release public IP for VPC tier used by Kubernetes cluster : %s", c.name)))
+	}
+	s.releaseIP(ip)
+	return nil
 }
 
 func (s *Simulator) removeVMPortForwards(vmIDs []string) {

@@ -118,11 +118,14 @@ func (s *Simulator) provisionSSHPortForwards(ip *publicIP, n *network, vms []*vm
 
 // setupClusterNetworkRules is setupKubernetesClusterNetworkRules at
 // creation: isolated (firewall range, 6443 firewall, PFs, api-lb) or VPC
-// tier (API access and PFs only).
+// tier (ACL items for 6443 and 22, API access and PFs).
 func (s *Simulator) setupClusterNetworkRules(c *cluster, n *network, ip *publicIP) error {
 	nodes, externals, _ := s.nodeLists(c)
 	controls := nodes[:min(int(c.controlNodes), len(nodes))]
 	if isVPCTier(n) {
+		if err := s.createVpcTierACLRules(c, n); err != nil {
+			return err
+		}
 		if err := s.setupVPCAPIAccess(n, ip, controls); err != nil {
 			return err
 		}
@@ -159,15 +162,23 @@ func (s *Simulator) setupVPCAPIAccess(n *network, ip *publicIP, controls []*vm) 
 	return nil
 }
 
-// setupEtcdNetworkRules gives etcd VM j a firewall rule 50000+j (isolated
-// only) and PF 50000+j -> 22.
+// setupEtcdNetworkRules gives etcd VM j a firewall rule 50000+j on an
+// isolated network, or on a VPC tier whose list is not default_allow an ACL
+// item for TCP 2379 moved to the top (one per etcd VM, all alike), then PF
+// 50000+j -> 22.
 func (s *Simulator) setupEtcdNetworkRules(c *cluster, n *network, ip *publicIP) error {
 	_, _, etcd := s.nodeLists(c)
 	for j, v := range etcd {
 		port := etcdNodesStartPort + j
-		if !isVPCTier(n) {
+		switch {
+		case !isVPCTier(n):
 			if err := s.provisionFirewallRule(ip, n.id, port, port); err != nil {
 				return errors.New(err.text)
+			}
+		case !s.tierACLIsDefaultAllow(n):
+			if err := s.provisionVpcTierAllowPortACLRule(n, etcdClientPort); err != nil {
+				s.logf("ACL item %d of %s: %s", etcdClientPort, c.name, err.text)
+				return serverErr("Failed to provision ACL rules for etcd client access for the Kubernetes cluster : %s", c.name)
 			}
 		}
 		s.provisionPortForward(ip, n.id, port, defaultSSHPort, v)
@@ -346,10 +357,11 @@ func (s *Simulator) controlSSHReachable(c *cluster) bool {
 }
 
 // sshForwardTarget returns the running VM an SSH connection to the IP's
-// public port reaches (an active PF to port 22), or nil.
+// public port reaches (an active PF to port 22 that the tier's network ACL
+// lets in), or nil.
 func (s *Simulator) sshForwardTarget(ip *publicIP, port int) *vm {
 	for _, r := range s.rulesOnIP(ip.id, purposePF) {
-		if r.start <= port && port <= r.end && r.privateStart == defaultSSHPort && r.state == ruleActive {
+		if r.start <= port && port <= r.end && r.privateStart == defaultSSHPort && r.state == ruleActive && s.forwardAllowed(r) {
 			if v := s.st.vm(r.vmID); v != nil && v.state == vmRunning {
 				return v
 			}
@@ -373,9 +385,9 @@ func (s *Simulator) readyNodeCount(c *cluster) int {
 // apiReachable reports whether KubernetesClusterUtil.
 // isKubernetesClusterServerRunning would get an answer from
 // https://<cluster IP>:6443/version: the cluster's API endpoint exists, on
-// an isolated network an ingress firewall rule opens 6443, and the api-lb
-// load balancer (or, on a VPC tier without conserve mode, PF 6443) reaches
-// a running control VM.
+// an isolated network an ingress firewall rule opens 6443 (on a VPC tier the
+// network ACL lets 6443 in), and the api-lb load balancer (or, on a VPC tier
+// without conserve mode, PF 6443) reaches a running control VM.
 func (s *Simulator) apiReachable(c *cluster) bool {
 	ip := s.clusterIP(c)
 	n := s.st.network(c.networkID)
@@ -385,7 +397,7 @@ func (s *Simulator) apiReachable(c *cluster) bool {
 	if ip == nil || n == nil || c.endpoint == "" {
 		return false
 	}
-	if !isVPCTier(n) && !s.apiFirewallOpen(ip) {
+	if !isVPCTier(n) && !s.apiFirewallOpen(ip) || isVPCTier(n) && !s.aclAllowsIngress(n, clusterAPIPort) {
 		return false
 	}
 	return s.apiReachesControl(ip)

@@ -21,6 +21,13 @@ func (s *Simulator) listRules(c *caller, p params, purpose string, ipParam strin
 	if err != nil {
 		return nil, err
 	}
+	if ip != nil && ip.released && purpose != purposeLB {
+		// FirewallManagerImpl.listFirewallRules and
+		// RulesManagerImpl.listPortForwardingRules refuse an IP that is not
+		// Allocated (IPAddressVO.readyToUse); a released IP keeps its uuid.
+		what := map[string]string{purposeFirewall: "firewall", purposePF: "port forwarding"}[purpose]
+		return nil, invalidParam("Ip address id=%d not ready for %s rules yet", ip.internalID, what)
+	}
 	n, err := resolveParam(p, "networkid", s.st.network)
 	if err != nil {
 		return nil, err

@@ -79,7 +79,7 @@ func TestConformanceCatalog(t *testing.T) {
 		t.Fatalf("tenant listKubernetesSupportedVersions: %+v %v", tenantVers, err)
 	}
 	nets, err := cs.Network.ListNetworks(cs.Network.NewListNetworksParams())
-	if err != nil || nets.Count != 4 { // isolated, two VPC tiers, shared
+	if err != nil || nets.Count != 6 { // isolated, four VPC tiers, shared
 		t.Fatalf("listNetworks: %+v %v", nets, err)
 	}
 	ips, err := cs.Address.ListPublicIpAddresses(cs.Address.NewListPublicIpAddressesParams())
@@ -254,9 +254,14 @@ func TestConformanceClusterLifecycle(t *testing.T) {
 	if err != nil || nets.Count != 0 {
 		t.Fatalf("auto-created network survived delete: %+v %v", nets, err)
 	}
-	if status, body := e.adminCall("listFirewallRules", url.Values{"ipaddressid": {cl.Ipaddressid}}); status != 200 ||
-		len(asObj(t, body["listfirewallrulesresponse"])) != 0 {
-		t.Fatalf("rules of the destroyed network: %d %v", status, body)
+	// The network's source NAT IP went with it: listing its rules is a 431
+	// (IPAddressVO.readyToUse), not an empty list.
+	for _, cmd := range []string{"listFirewallRules", "listPortForwardingRules"} {
+		status, body := e.adminCall(cmd, url.Values{"ipaddressid": {cl.Ipaddressid}})
+		text, _ := inner(t, body, strings.ToLower(cmd)+"response")["errortext"].(string)
+		if status != 431 || !strings.Contains(text, "not ready for") {
+			t.Fatalf("%s of the destroyed network's IP: %d %v", cmd, status, body)
+		}
 	}
 }
 

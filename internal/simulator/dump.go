@@ -20,6 +20,7 @@ type DumpState struct {
 	Rules     []DumpRule    `json:"rules"`
 	Networks  []DumpNetwork `json:"networks"`
 	PublicIPs []DumpIP      `json:"public_ips"`
+	ACLItems  []DumpACLItem `json:"acl_items"`
 }
 
 // DumpCluster is a cluster row.
@@ -125,6 +126,7 @@ type DumpNetwork struct {
 	Name       string `json:"name"`
 	State      string `json:"state"`
 	VPCID      string `json:"vpc_id,omitempty"`
+	ACLID      string `json:"acl_id,omitempty"`
 	Removed    bool   `json:"removed"`
 }
 
@@ -137,6 +139,22 @@ type DumpIP struct {
 	VPCID      string `json:"vpc_id,omitempty"`
 	SourceNat  bool   `json:"source_nat"`
 	Released   bool   `json:"released"`
+}
+
+// DumpACLItem is a network ACL item; a port of 0 is an item without ports.
+type DumpACLItem struct {
+	InternalID  int64    `json:"internal_id"`
+	ID          string   `json:"id"`
+	ACLID       string   `json:"acl_id"`
+	Number      int      `json:"number"`
+	Protocol    string   `json:"protocol"`
+	StartPort   int      `json:"start_port"`
+	EndPort     int      `json:"end_port"`
+	CIDRs       []string `json:"cidrs"`
+	TrafficType string   `json:"traffic_type"`
+	Action      string   `json:"action"`
+	State       string   `json:"state"`
+	Reason      string   `json:"reason,omitempty"`
 }
 
 // Dump returns the model as indented JSON, deterministic for a given state.
@@ -157,7 +175,7 @@ func (s *Simulator) DumpState() DumpState {
 func (s *Simulator) dumpState() DumpState {
 	st := s.st
 	d := DumpState{Profile: s.profile.name, Clusters: []DumpCluster{}, VMMap: []DumpMapRow{}, VMs: []DumpVM{},
-		Nodes: []DumpNode{}, Rules: []DumpRule{}, Networks: []DumpNetwork{}, PublicIPs: []DumpIP{}}
+		Nodes: []DumpNode{}, Rules: []DumpRule{}, Networks: []DumpNetwork{}, PublicIPs: []DumpIP{}, ACLItems: []DumpACLItem{}}
 	for _, c := range st.clusters {
 		d.Clusters = append(d.Clusters, DumpCluster{InternalID: c.internalID, ID: c.id, Name: c.name, State: c.state,
 			Size: c.size, ControlNodes: c.controlNodes, EtcdNodes: c.etcdNodes, NetworkID: c.networkID,
@@ -198,11 +216,16 @@ func (s *Simulator) dumpState() DumpState {
 	}
 	for _, n := range st.networks {
 		d.Networks = append(d.Networks, DumpNetwork{InternalID: n.internalID, ID: n.id, Name: n.name, State: n.state,
-			VPCID: n.vpcID, Removed: n.removed})
+			VPCID: n.vpcID, ACLID: n.aclID, Removed: n.removed})
 	}
 	for _, ip := range st.ips {
 		d.PublicIPs = append(d.PublicIPs, DumpIP{InternalID: ip.internalID, ID: ip.id, Address: ip.address,
 			NetworkID: ip.networkID, VPCID: ip.vpcID, SourceNat: ip.sourceNat, Released: ip.released})
+	}
+	for _, it := range st.aclItems {
+		d.ACLItems = append(d.ACLItems, DumpACLItem{InternalID: it.internalID, ID: it.id, ACLID: it.aclID, Number: it.number,
+			Protocol: it.protocol, StartPort: it.start, EndPort: it.end, CIDRs: append([]string{}, it.cidrs...),
+			TrafficType: it.trafficType, Action: it.action, State: it.state, Reason: it.reason})
 	}
 	return d
 }

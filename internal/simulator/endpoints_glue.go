@@ -116,10 +116,10 @@ func (s *Simulator) generateKeyPair() error {
 	return nil
 }
 
-// openForward starts the SSH endpoint of a port-forwarding rule to port 22.
-// Callers hold s.mu.
+// openForward starts the SSH endpoint of a port-forwarding rule to port 22,
+// unless the network ACL of its VPC tier keeps SSH out. Callers hold s.mu.
 func (s *Simulator) openForward(r *rule) {
-	if r.purpose != purposePF || r.privateStart != 22 || r.state != ruleActive {
+	if r.purpose != purposePF || r.privateStart != 22 || r.state != ruleActive || !s.forwardAllowed(r) {
 		return
 	}
 	ip := s.st.ip(r.ipID)

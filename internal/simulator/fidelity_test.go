@@ -153,7 +153,10 @@ var specFields = map[string][]string{
 	"asyncjob": strings.Fields(`jobid accountid userid cmd created completed jobstatus jobprocstatus jobresultcode
 		jobresulttype jobresult jobinstancetype jobinstanceid`),
 	"clusterconfig": strings.Fields(`id name configdata`),
-	"capability":    strings.Fields(`cloudstackversion kubernetesserviceenabled`),
+	"networkacl": strings.Fields(`id protocol startport endport traffictype state cidrlist aclid aclname number action
+		fordisplay reason tags`),
+	"networkacllist": strings.Fields(`id name description vpcid vpcname fordisplay`),
+	"capability":     strings.Fields(`cloudstackversion kubernetesserviceenabled`),
 }
 
 // clusterVMFields are required on every virtualmachines[] entry of a
@@ -294,7 +297,8 @@ func servedObjects(t *testing.T) map[string][]map[string]any {
 	e.mustSucceed(asStr(t, asObj(t, pf["createportforwardingruleresponse"])["jobid"]))
 	for _, cmd := range []string{"listKubernetesClusters", "listKubernetesSupportedVersions", "listVirtualMachines",
 		"listFirewallRules", "listPortForwardingRules", "listLoadBalancerRules", "listPublicIpAddresses", "listNetworks",
-		"listZones", "listServiceOfferings", "listSSHKeyPairs", "listDomains", "listAccounts", "listCapabilities"} {
+		"listZones", "listServiceOfferings", "listSSHKeyPairs", "listDomains", "listAccounts", "listCapabilities",
+		"listNetworkACLs", "listNetworkACLLists"} {
 		call(cmd, url.Values{})
 	}
 	call("listProjects", url.Values{"listall": {"true"}})

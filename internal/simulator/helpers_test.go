@@ -277,3 +277,13 @@ func asStr(t testing.TB, v any) string {
 	}
 	return s
 }
+
+// deleteCluster sends deleteKubernetesCluster and returns its job id.
+func (e *testEnv) deleteCluster(id string) string {
+	e.t.Helper()
+	r, err := e.cs.Kubernetes.DeleteKubernetesCluster(e.cs.Kubernetes.NewDeleteKubernetesClusterParams(id))
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return r.JobID
+}

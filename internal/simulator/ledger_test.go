@@ -32,6 +32,9 @@ type ledgerView struct {
 	cluster map[string]string // nil when the cluster is not listed
 	vms     map[string]map[string]string
 	rules   map[string]string // purpose -> sorted rule descriptions
+	// acl describes the items of the network's ACL list; ip is the state
+	// of the cluster's own public IP (VPC tiers), "" when it has none.
+	acl, ip string
 	states  []string
 }
 
@@ -72,12 +75,15 @@ func (e *testEnv) ledgerView(id string) ledgerView {
 		networkID = v.cluster["networkid"]
 	}
 	d := e.sim.DumpState()
+	var publicIPID string
 	for _, c := range d.Clusters {
 		if c.ID == id {
 			v.states = c.StateHistory
 			networkID = cmp.Or(networkID, c.NetworkID)
+			publicIPID = c.PublicIPID
 		}
 	}
+	v.acl, v.ip = ledgerACLAndIP(d, networkID, publicIPID, e.defaultACLIDs())
 	byPurpose := map[string][]string{}
 	for _, r := range d.Rules {
 		if r.NetworkID == networkID && networkID != "" {
@@ -90,6 +96,45 @@ func (e *testEnv) ledgerView(id string) ledgerView {
 		v.rules[purpose] = strings.Join(rs, "; ")
 	}
 	return v
+}
+
+// ledgerACLAndIP describes the items of the network's ACL list and the
+// state of the cluster's own public IP.
+// The default lists, whose items never change, are left out.
+func ledgerACLAndIP(d DumpState, networkID, publicIPID string, defaults []string) (acl, ip string) {
+	var aclID string
+	for _, n := range d.Networks {
+		if n.ID == networkID && !slices.Contains(defaults, n.ACLID) {
+			aclID = n.ACLID
+		}
+	}
+	var items []string
+	for _, it := range d.ACLItems {
+		if aclID != "" && it.ACLID == aclID {
+			items = append(items, fmt.Sprintf("#%d n%d %s %d-%d %s %s %v", it.InternalID, it.Number, it.Protocol, it.StartPort,
+				it.EndPort, it.TrafficType, it.Action, it.CIDRs))
+		}
+	}
+	slices.Sort(items)
+	for _, p := range d.PublicIPs {
+		if publicIPID != "" && p.ID == publicIPID {
+			ip = map[bool]string{true: "released", false: "allocated"}[p.Released]
+		}
+	}
+	return strings.Join(items, "; "), ip
+}
+
+// defaultACLIDs returns the ids of the default network ACL lists.
+func (e *testEnv) defaultACLIDs() []string {
+	e.sim.lock()
+	defer e.sim.unlock()
+	var out []string
+	for _, acl := range e.sim.st.acls {
+		if acl.isDefault() {
+			out = append(out, acl.id)
+		}
+	}
+	return out
 }
 
 // ledgerChange is one write as the diff of two views.
@@ -144,6 +189,12 @@ func diffViews(before, after ledgerView) map[string]ledgerChange {
 		if before.rules[purpose] != after.rules[purpose] {
 			out["rules."+purpose] = ledgerChange{before: before.rules[purpose], after: after.rules[purpose], present: after.rules[purpose] != ""}
 		}
+	}
+	if before.acl != after.acl {
+		out["acl.items"] = ledgerChange{before: before.acl, after: after.acl, present: after.acl != ""}
+	}
+	if before.ip != after.ip {
+		out["ip.state"] = ledgerChange{before: before.ip, after: after.ip, present: after.ip != ""}
 	}
 	if len(after.states) > len(before.states) {
 		from := max(len(before.states)-1, 0)
@@ -280,6 +331,7 @@ func ledgerScenarios() []ledgerScenario {
 	out = append(out, ruleScenarios()...)
 	out = append(out, failureScenarios()...)
 	out = append(out, externalNodeScenarios()...)
+	out = append(out, vpcScenarios()...)
 	return out
 }
 
@@ -331,7 +383,7 @@ func userNetworkDelete(order, gone, kept string) ledgerScenario {
 			e.mustSucceed(asStr(e.t, inner(e.t, body, "createfirewallruleresponse")["jobid"]))
 			return id
 		},
-		run: func(e *testEnv, id string) string { e.mustSucceed(e.deleteClusterJob(id)); return id },
+		run: func(e *testEnv, id string) string { e.mustSucceed(e.deleteCluster(id)); return id },
 		writes: func(*testEnv, string) map[string]ledgerCheck {
 			firewalls := func(c ledgerChange) error {
 				for _, want := range []string{"tcp 6443-6443 [" + kept + "]", "tcp 50000-50000 [0.0.0.0/0]"} {
@@ -351,15 +403,6 @@ func userNetworkDelete(order, gone, kept string) ledgerScenario {
 			}
 			return w
 		}}
-}
-
-// deleteClusterJob sends deleteKubernetesCluster and returns its job id.
-func (e *testEnv) deleteClusterJob(id string) string {
-	r, err := e.cs.Kubernetes.DeleteKubernetesCluster(e.cs.Kubernetes.NewDeleteKubernetesClusterParams(id))
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	return r.JobID
 }
 
 func scaleScenarios() []ledgerScenario {
@@ -507,7 +550,7 @@ func lifecycleScenarios() []ledgerScenario {
 				return map[string]ledgerCheck{"state": states(stStopped, stStarting, stRunning), "vm.state": written}
 			}},
 		{op: "delete", name: "own network", setup: cluster,
-			run: func(e *testEnv, id string) string { e.mustSucceed(e.deleteClusterJob(id)); return id },
+			run: func(e *testEnv, id string) string { e.mustSucceed(e.deleteCluster(id)); return id },
 			writes: func(*testEnv, string) map[string]ledgerCheck {
 				w := map[string]ledgerCheck{"state": states(stRunning, stDestroying, stDestroyed), "vm.removed": is("3"),
 					"rules.Firewall": cleared, "rules.PortForwarding": cleared, "rules.LoadBalancing": cleared}
@@ -689,7 +732,7 @@ func failureScenarios() []ledgerScenario {
 			return id
 		},
 			run: func(e *testEnv, id string) string {
-				if code, text := e.mustFail(e.deleteClusterJob(id)); code != 530 || text != "Failed to remove network rules of Kubernetes cluster : ledger" {
+				if code, text := e.mustFail(e.deleteCluster(id)); code != 530 || text != "Failed to remove network rules of Kubernetes cluster : ledger" {
 					e.t.Fatalf("delete job: %d %q", code, text)
 				}
 				return id
@@ -705,7 +748,7 @@ func failureScenarios() []ledgerScenario {
 			failStep("delete", "network")(e)
 			return id
 		},
-			run: func(e *testEnv, id string) string { e.mustFail(e.deleteClusterJob(id)); return id },
+			run: func(e *testEnv, id string) string { e.mustFail(e.deleteCluster(id)); return id },
 			writes: func(*testEnv, string) map[string]ledgerCheck {
 				// Expunging a VM removes its port forwards, which etcdips
 				// is built from.

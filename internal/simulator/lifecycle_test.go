@@ -49,7 +49,7 @@ func TestCreateValidationErrors(t *testing.T) {
 			t.Errorf("%s: HTTP %d %v, want %d containing %q", c.name, status, errBody, c.code, c.text)
 		}
 	}
-	if d := e.sim.DumpState(); len(d.Clusters) != 0 || len(d.Networks) != 4 {
+	if d := e.sim.DumpState(); len(d.Clusters) != 0 || len(d.Networks) != 6 {
 		t.Fatalf("failed creates left %d clusters and %d networks", len(d.Clusters), len(d.Networks))
 	}
 }

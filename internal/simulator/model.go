@@ -116,10 +116,20 @@ type networkOffering struct {
 	forVPC       bool
 }
 
+// networkACL is a network ACL list (network_acl): the two global default
+// lists (vpc_id 0) or a VPC's own. Tiers name one (network_acl_id); tiers
+// of a VPC may share a list, and its items apply to each of them.
 type networkACL struct {
+	internalID  int64
 	id, name    string
 	description string
+	vpcID       string // "" for the global default lists
 	defaultDeny bool
+	forDisplay  bool
+	// applied is the list as the tiers' routers last got it
+	// (NetworkACLManagerImpl.applyNetworkACL): a move changes the numbers
+	// in the database only, until the next apply.
+	applied []networkACLItem
 }
 
 type vpc struct {
@@ -373,6 +383,7 @@ type state struct {
 	userData   []*userData
 	netOffers  []*networkOffering
 	acls       []*networkACL
+	aclItems   []*networkACLItem
 	vpcs       []*vpc
 	networks   []*network
 	ips        []*publicIP
@@ -414,6 +425,9 @@ type seedIDs struct {
 	vpc               string
 	vpcTier           string
 	vpcDenyTier       string
+	vpcACL            string
+	vpcACLTier        string
+	vpcACLTierLB      string
 	systemVMTemplate  string
 	nodeTemplate      string
 	plainTemplate     string

@@ -9,19 +9,21 @@ import (
 
 // Names of seeded objects.
 const (
-	seedKeypairName        = "cks-key"
-	seedZoneName           = "sim-zone-1"
-	seedAdminAccount       = "admin"
-	seedTenantAccount      = "tenant"
-	seedProjectName        = "cks-project"
-	cksNetworkOfferingName = "DefaultNetworkOfferingforKubernetesService"
-	vpcTierOfferingName    = "DefaultIsolatedNetworkOfferingForVpcNetworks"
-	aclDefaultAllow        = "default_allow"
-	aclDefaultDeny         = "default_deny"
-	systemVMTemplateName   = "SystemVM Template (KVM)"
-	cksNodeTemplateName    = "CKS node template (KVM)"
-	plainTemplateName      = "Debian 12 (KVM)"
-	cniConfigName          = "calico-cni"
+	seedKeypairName             = "cks-key"
+	seedZoneName                = "sim-zone-1"
+	seedAdminAccount            = "admin"
+	seedTenantAccount           = "tenant"
+	seedProjectName             = "cks-project"
+	cksNetworkOfferingName      = "DefaultNetworkOfferingforKubernetesService"
+	vpcTierOfferingName         = "DefaultIsolatedNetworkOfferingForVpcNetworks"
+	aclDefaultAllow             = "default_allow"
+	aclDefaultDeny              = "default_deny"
+	seedACLName                 = "sim-vpc-acl"
+	vpcTierConserveOfferingName = "sim-vpc-tier-conserve-offering"
+	systemVMTemplateName        = "SystemVM Template (KVM)"
+	cksNodeTemplateName         = "CKS node template (KVM)"
+	plainTemplateName           = "Debian 12 (KVM)"
+	cniConfigName               = "calico-cni"
 )
 
 // seedVersions are the Kubernetes versions registered at start.
@@ -108,9 +110,14 @@ func (s *Simulator) seed() {
 	st.netOffers = append(st.netOffers, cksOffer, tierOffer)
 	ids.networkOffering, ids.vpcTierOffering = cksOffer.id, tierOffer.id
 
-	allow := &networkACL{id: s.newUUID(), name: aclDefaultAllow, description: "Default Network ACL Allow All"}
-	deny := &networkACL{id: s.newUUID(), name: aclDefaultDeny, description: "Default Network ACL Deny All", defaultDeny: true}
+	// The global default lists have the fixed ids NetworkACL.DEFAULT_DENY
+	// (1) and DEFAULT_ALLOW (2).
+	allow := &networkACL{internalID: aclDefaultAllowID, id: s.newUUID(), name: aclDefaultAllow,
+		description: "Default Network ACL Allow All", forDisplay: true}
+	deny := &networkACL{internalID: aclDefaultDenyID, id: s.newUUID(), name: aclDefaultDeny,
+		description: "Default Network ACL Deny All", defaultDeny: true, forDisplay: true}
 	st.acls = append(st.acls, allow, deny)
+	st.seq["acl"] = aclDefaultAllowID
 
 	iso := s.newNetwork("sim-isolated-network", z.id, cksOffer.id, admin.id, "", "")
 	s.implementNetwork(iso)
@@ -143,6 +150,50 @@ func (s *Simulator) seed() {
 		displayText: plainTemplateName, created: now}
 	st.templates = append(st.templates, plain)
 	ids.plainTemplate = plain.id
+	s.seedACLs(vp, tierOffer, allow, deny)
+}
+
+// seedACLs gives the default lists their items and seeds a custom list in
+// the VPC, with an item of its own, used by two tiers: one of the
+// non-conserve-mode tier offering (CKS forwards the API) and one of a
+// conserve-mode offering (CKS balances the API). Seeded after everything
+// else, so that the ids seeded before keep their values.
+func (s *Simulator) seedACLs(vp *vpc, tierOffer *networkOffering, allow, deny *networkACL) {
+	st := s.st
+	for _, def := range []struct {
+		acl    *networkACL
+		action string
+	}{{deny, aclDeny}, {allow, aclAllow}} {
+		for i, traffic := range []string{aclIngress, aclEgress} {
+			st.aclItems = append(st.aclItems, &networkACLItem{internalID: st.nextID("aclitem"), id: s.newUUID(),
+				aclID: def.acl.id, number: i + 1, protocol: "all", cidrs: []string{"0.0.0.0/0"}, trafficType: traffic,
+				action: def.action, state: aclItemActive, forDisplay: true, created: s.now()})
+		}
+		s.applyACL(def.acl.id)
+	}
+	custom := &networkACL{internalID: st.nextID("acl"), id: s.newUUID(), name: seedACLName,
+		description: "CKS simulator tier ACL", vpcID: vp.id, forDisplay: true}
+	st.acls = append(st.acls, custom)
+	web := 443
+	if _, err := s.createACLItem(custom, aclItemSpec{protocol: "tcp", start: &web, end: &web, trafficType: aclIngress,
+		action: aclAllow, reason: "web", forDisplay: true}); err != nil {
+		s.logf("seed ACL item: %v", err)
+	}
+	s.applyACL(custom.id)
+	conserve := &networkOffering{internalID: st.nextID("netoffering"), id: s.newUUID(), name: vpcTierConserveOfferingName,
+		displayText: "Offering for VPC tiers with conserve mode", conserveMode: true, forVPC: true}
+	st.netOffers = append(st.netOffers, conserve)
+	for i, t := range []struct {
+		name  string
+		offer *networkOffering
+		id    *string
+	}{{"sim-vpc-tier-acl", tierOffer, &st.seedIDs.vpcACLTier}, {"sim-vpc-tier-acl-lb", conserve, &st.seedIDs.vpcACLTierLB}} {
+		n := s.newNetwork(t.name, vp.zoneID, t.offer.id, vp.accountID, vp.id, custom.id)
+		n.cidr, n.gateway = fmt.Sprintf("10.100.%d.0/24", 3+i), fmt.Sprintf("10.100.%d.1", 3+i)
+		n.state = netImplemented
+		*t.id = n.id
+	}
+	st.seedIDs.vpcACL = custom.id
 }
 
 func (s *Simulator) seedAccount(name string, accountType int, roleType string) *account {
@@ -206,6 +257,9 @@ func (s *Simulator) infoLocked(apiURL, adminURL, keyFile string) Info {
 		CNIConfigurationID:         ids.cniConfig,
 		SharedNetworkID:            ids.sharedNetwork,
 		SharedNetworkCIDR:          s.sharedBlock.cidr(),
+		VPCACLID:                   ids.vpcACL,
+		VPCACLTierNetworkID:        ids.vpcACLTier,
+		VPCACLTierLBNetworkID:      ids.vpcACLTierLB,
 	}
 }
 

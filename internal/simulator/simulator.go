@@ -127,6 +127,14 @@ type Info struct {
 	// is .2-.199, so .200-.253 are free for external_load_balancer_ip.
 	SharedNetworkID   string `json:"shared_network_id"`
 	SharedNetworkCIDR string `json:"shared_network_cidr"`
+	// VPCACLID is a custom network ACL list of the VPC, with one item of its
+	// own (tcp 443). Two tiers use it: VPCACLTierNetworkID, whose offering
+	// is not in conserve mode (CKS forwards the API to the first control
+	// node), and VPCACLTierLBNetworkID, whose offering is (CKS balances the
+	// API). VPCTierNetworkID uses default_allow.
+	VPCACLID              string `json:"vpc_acl_id"`
+	VPCACLTierNetworkID   string `json:"vpc_acl_tier_network_id"`
+	VPCACLTierLBNetworkID string `json:"vpc_acl_tier_lb_network_id"`
 }
 
 // Simulator is one simulated CloudStack management server.

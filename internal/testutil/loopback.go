@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net"
+	"strconv"
 	"testing"
+	"time"
 )
 
 // LoopbackIP picks 127.A.B.C with A in 16..250, away from 127.0.0.1 and
@@ -27,4 +29,15 @@ func ListenLoopback(t testing.TB) net.Listener {
 	}
 	t.Fatalf("no loopback address to listen on: %v", lastErr)
 	return nil
+}
+
+// CanDial reports whether a TCP connection to host:port is accepted: an SSH
+// endpoint a VPC tier's network ACL lets in, for instance.
+func CanDial(host string, port int) bool {
+	c, err := net.DialTimeout("tcp", net.JoinHostPort(host, strconv.Itoa(port)), 2*time.Second)
+	if err != nil {
+		return false
+	}
+	_ = c.Close()
+	return true
 }

@@ -1,0 +1,76 @@
+package simulator
+
+// CKS's network ACL items on a VPC tier
+// (KubernetesClusterResourceModifierActionWorker.createVpcTierAclRules,
+// provisionVpcTierAllowPortACLRule, removeVpcTierAclRules,
+// removeVpcTierAllowPortACLRule). Callers hold s.mu.
+
+// etcdClientPort is ETCD_NODE_CLIENT_REQUEST_PORT, which CKS opens on a VPC
+// tier's list once per etcd VM.
+const etcdClientPort = 2379
+
+// cksACLProtocol is the protocol CKS gives its ACL items, and the only one
+// its destroy matches (String.equals, so "tcp" items stay).
+const cksACLProtocol = "TCP"
+
+// tierACLIsDefaultAllow reports whether the tier uses the default_allow
+// list, on which CKS creates and removes no items
+// (network.getNetworkACLId() == NetworkACL.DEFAULT_ALLOW).
+func (s *Simulator) tierACLIsDefaultAllow(n *network) bool {
+	acl := s.st.acl(n.aclID)
+	return acl != nil && acl.internalID == aclDefaultAllowID
+}
+
+// createVpcTierACLRules is createVpcTierAclRules: unless the tier uses
+// default_allow, an item for the API (6443), then one for SSH (22), each
+// moved to the top of the list. A failure of either is reported as the
+// API's.
+func (s *Simulator) createVpcTierACLRules(c *cluster, n *network) error {
+	if s.tierACLIsDefaultAllow(n) {
+		return nil
+	}
+	for _, port := range []int{clusterAPIPort, defaultSSHPort} {
+		if err := s.provisionVpcTierAllowPortACLRule(n, port); err != nil {
+			s.logf("ACL item %d of %s: %s", port, c.name, err.text)
+			return serverErr("Failed to provision firewall rules for API access for the Kubernetes cluster : %s", c.name)
+		}
+	}
+	return nil
+}
+
+// provisionVpcTierAllowPortACLRule creates, through
+// NetworkACLService.createNetworkACLItem, an Allow Ingress item "TCP" for
+// one port on the tier's list without a CIDR list (so 0.0.0.0/0 and ::/0),
+// moves it to the top (moveRuleToTheTopInACLList) and applies the list.
+func (s *Simulator) provisionVpcTierAllowPortACLRule(n *network, port int) *apiError {
+	acl := s.st.acl(n.aclID)
+	if acl == nil {
+		return invalidParam("Unable to find specified ACL.")
+	}
+	it, err := s.createACLItem(acl, aclItemSpec{protocol: cksACLProtocol, start: &port, end: &port,
+		trafficType: aclIngress, action: aclAllow, forDisplay: true})
+	if err != nil {
+		return err
+	}
+	s.moveACLItemToTop(it)
+	s.applyACL(acl.id)
+	return nil
+}
+
+// removeVpcTierACLRules is removeVpcTierAclRules: unless the tier uses
+// default_allow, every item of its list that is Allow, protocol exactly
+// "TCP" and port exactly 6443, then 22, is revoked: whoever created it,
+// whatever its CIDRs or traffic type, and whichever tier shares the list.
+func (s *Simulator) removeVpcTierACLRules(n *network) {
+	if s.tierACLIsDefaultAllow(n) || s.st.acl(n.aclID) == nil {
+		return
+	}
+	for _, port := range []int{clusterAPIPort, defaultSSHPort} {
+		for _, it := range s.st.aclItemsOf(n.aclID) {
+			if it.protocol == cksACLProtocol && it.hasPorts && it.start == port && it.end == port && it.action == aclAllow {
+				s.logf("Revoking network ACL item %s (%s %d) of list %s", it.id, it.protocol, port, n.aclID)
+				s.revokeACLItem(it)
+			}
+		}
+	}
+}

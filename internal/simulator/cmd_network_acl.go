@@ -1,0 +1,497 @@
+package simulator
+
+import (
+	"cmp"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// The network ACL commands: listNetworkACLLists, listNetworkACLs,
+// createNetworkACL, deleteNetworkACL and moveNetworkAclItem
+// (NetworkACLServiceImpl).
+
+const cmdPkgNetwork = "org.apache.cloudstack.api.command.user.network."
+
+// aclScope tells which lists a caller sees without naming one: the global
+// default lists and the lists of the VPCs in the caller's scope.
+func (s *Simulator) aclScope(c *caller, p params) (func(*networkACL) bool, *apiError) {
+	scope, err := s.listScope(c, p)
+	if err != nil {
+		return nil, err
+	}
+	return func(acl *networkACL) bool {
+		if acl.vpcID == "" {
+			return true
+		}
+		vp := s.st.vpc(acl.vpcID)
+		return vp != nil && scope(vp.accountID)
+	}, nil
+}
+
+// checkACLAccess is validateAclAssociatedToVpc: a VPC's list needs access to
+// the VPC; the global default lists are everyone's to read.
+func (s *Simulator) checkACLAccess(c *caller, acl *networkACL) *apiError {
+	if acl.vpcID == "" {
+		return nil
+	}
+	vp := s.st.vpc(acl.vpcID)
+	if vp == nil {
+		return invalidParam("Unable to find VPC associated with acl")
+	}
+	return s.checkAccess(c, vp.accountID, "VPC "+vp.name)
+}
+
+// cmdListNetworkACLLists is NetworkACLServiceImpl.listNetworkACLs: by id,
+// name, networkid (the tier's list) or vpcid (that VPC's lists and the
+// default ones), newest first (Filter(NetworkACLVO.class, "id", false)).
+func cmdListNetworkACLLists(s *Simulator, c *caller, p params) (map[string]any, *apiError) {
+	byID, err := resolveParam(p, "id", s.st.acl)
+	if err != nil {
+		return nil, err
+	}
+	n, err := resolveParam(p, "networkid", s.st.network)
+	if err != nil {
+		return nil, err
+	}
+	vp, err := resolveParam(p, "vpcid", s.st.vpc)
+	if err != nil {
+		return nil, err
+	}
+	if vp != nil {
+		if err := s.checkAccess(c, vp.accountID, "VPC "+vp.name); err != nil {
+			return nil, err
+		}
+	}
+	visible, err := s.aclScope(c, p)
+	if err != nil {
+		return nil, err
+	}
+	acls := slices.Clone(s.st.acls)
+	slices.SortFunc(acls, func(a, b *networkACL) int { return cmp.Compare(b.internalID, a.internalID) })
+	items := []map[string]any{}
+	for _, acl := range acls {
+		switch {
+		case byID != nil && acl != byID,
+			n != nil && n.aclID != acl.id,
+			vp != nil && acl.vpcID != "" && acl.vpcID != vp.id,
+			vp == nil && !visible(acl),
+			p.has("name") && p.str("name") != acl.name,
+			!matchesKeyword(p, acl.name, acl.description):
+			continue
+		}
+		items = append(items, s.renderNetworkACLList(acl))
+	}
+	return s.listBody(p, "networkacllist", items)
+}
+
+func (s *Simulator) renderNetworkACLList(acl *networkACL) map[string]any {
+	out := map[string]any{"id": acl.id, "name": acl.name, "description": acl.description, "fordisplay": acl.forDisplay}
+	s.vpcFields(out, acl.vpcID)
+	return out
+}
+
+// cmdListNetworkACLs is NetworkACLServiceImpl.listNetworkACLItems: the items
+// of one list (aclid, or the list of networkid, none when the tier has no
+// list), or of every list the caller sees; filters traffictype, protocol
+// (exact) and action; newest first (Filter(NetworkACLItemVO.class, "id",
+// false)).
+func cmdListNetworkACLs(s *Simulator, c *caller, p params) (map[string]any, *apiError) {
+	byID, err := resolveParam(p, "id", s.st.aclItem)
+	if err != nil {
+		return nil, err
+	}
+	acl, err := resolveParam(p, "aclid", s.st.acl)
+	if err != nil {
+		return nil, err
+	}
+	n, err := resolveParam(p, "networkid", s.st.network)
+	if err != nil {
+		return nil, err
+	}
+	if n != nil {
+		if acl = s.st.acl(n.aclID); acl == nil {
+			return s.listBody(p, "networkacl", nil)
+		}
+	}
+	if acl != nil {
+		if err := s.checkACLAccess(c, acl); err != nil {
+			return nil, err
+		}
+	}
+	visible, err := s.aclScope(c, p)
+	if err != nil {
+		return nil, err
+	}
+	items := []map[string]any{}
+	for _, it := range s.st.aclItems {
+		switch {
+		case byID != nil && it != byID,
+			acl != nil && it.aclID != acl.id,
+			acl == nil && !visible(s.st.acl(it.aclID)),
+			p.has("traffictype") && p.str("traffictype") != it.trafficType,
+			p.has("protocol") && p.str("protocol") != it.protocol,
+			p.has("action") && p.str("action") != it.action:
+			continue
+		}
+		items = append(items, s.renderNetworkACLItem(it))
+	}
+	slices.Reverse(items)
+	return s.listBody(p, "networkacl", items)
+}
+
+// renderNetworkACLItem is ApiResponseHelper.createNetworkACLItemResponse:
+// ports as strings, CIDRs joined with commas.
+func (s *Simulator) renderNetworkACLItem(it *networkACLItem) map[string]any {
+	out := map[string]any{
+		"id":          it.id,
+		"protocol":    it.protocol,
+		"cidrlist":    strings.Join(it.cidrs, ","),
+		"traffictype": it.trafficType,
+		"state":       it.state,
+		"aclid":       it.aclID,
+		"number":      it.number,
+		"action":      it.action,
+		"fordisplay":  it.forDisplay,
+		"tags":        []any{},
+	}
+	if acl := s.st.acl(it.aclID); acl != nil {
+		out["aclname"] = acl.name
+	}
+	if it.hasPorts {
+		out["startport"] = strconv.Itoa(it.start)
+		out["endport"] = strconv.Itoa(it.end)
+	}
+	if it.icmpType != nil {
+		out["icmptype"] = *it.icmpType
+	}
+	if it.icmpCode != nil {
+		out["icmpcode"] = *it.icmpCode
+	}
+	if it.reason != "" {
+		out["reason"] = it.reason
+	}
+	return out
+}
+
+// cmdCreateNetworkACL is CreateNetworkACLCmd: create() validates and
+// persists the item (a 431 for bad input), the job applies the list.
+func cmdCreateNetworkACL(s *Simulator, c *caller, p params) (map[string]any, *apiError) {
+	if _, err := p.require("protocol"); err != nil {
+		return nil, err
+	}
+	acl, err := s.aclForCreate(c, p)
+	if err != nil {
+		return nil, err
+	}
+	spec, err := parseACLItemSpec(p, c)
+	if err != nil {
+		return nil, err
+	}
+	it, err := s.createACLItem(acl, spec)
+	if err != nil {
+		return nil, err
+	}
+	j := s.startJob(c, cmdPkgNetwork+"CreateNetworkACLCmd", "NetworkAclItem", it.id, 1,
+		func(jr *jobRun) (any, *apiError) {
+			jr.op = "rule"
+			if err := jr.step("apply"); err != nil || s.st.aclItem(it.id) == nil {
+				if s.st.aclItem(it.id) != nil {
+					s.revokeACLItem(it)
+				}
+				return nil, internalError("Failed to create network ACL Item")
+			}
+			s.applyACL(acl.id)
+			return map[string]any{"networkacl": s.renderNetworkACLItem(it)}, nil
+		})
+	return map[string]any{"id": it.id, "jobid": j.id}, nil
+}
+
+// aclForCreate is createAclListIfNeeded and validateNetworkAcl's access
+// check: aclid, else the list of networkid's VPC tier.
+func (s *Simulator) aclForCreate(c *caller, p params) (*networkACL, *apiError) {
+	acl, err := resolveParam(p, "aclid", s.st.acl)
+	if err != nil {
+		return nil, err
+	}
+	if acl == nil {
+		n, err := resolveParam(p, "networkid", s.st.network)
+		switch {
+		case err != nil:
+			return nil, err
+		case n == nil:
+			return nil, invalidParam("Cannot create Network ACL Item. ACL Id or network Id is required")
+		case n.vpcID == "":
+			return nil, invalidParam("Network: %s does not belong to VPC", n.id)
+		}
+		if acl = s.st.acl(n.aclID); acl == nil {
+			return nil, invalidParam("Unable to find specified ACL.")
+		}
+	}
+	if acl.isDefault() {
+		return nil, invalidParam("Default ACL cannot be modified")
+	}
+	if err := s.checkACLAccess(c, acl); err != nil {
+		return nil, err
+	}
+	return acl, nil
+}
+
+// parseACLItemSpec reads createNetworkACL's item parameters as
+// CreateNetworkACLCmd's accessors give them: the protocol trimmed (1 is
+// icmp), the end port defaulting to the start, ICMP type and code -1 for
+// icmp, traffic type Ingress by default, fordisplay for root admins only.
+func parseACLItemSpec(p params, c *caller) (aclItemSpec, *apiError) {
+	spec := aclItemSpec{protocol: strings.TrimSpace(p.str("protocol")), cidrs: p.list("cidrlist"), action: p.str("action"),
+		reason: p.str("reason"), forDisplay: true}
+	if spec.protocol == "1" {
+		spec.protocol = "icmp"
+	}
+	ints := map[string]**int{"startport": &spec.start, "endport": &spec.end, "icmptype": &spec.icmpType,
+		"icmpcode": &spec.icmpCode, "number": &spec.number}
+	for name, dst := range ints {
+		v, present, err := p.long(name)
+		if err != nil {
+			return spec, err
+		}
+		if present {
+			n := int(v)
+			*dst = &n
+		}
+	}
+	if spec.end == nil && spec.start != nil {
+		spec.end = spec.start
+	}
+	if strings.EqualFold(spec.protocol, "icmp") {
+		minusOne := -1
+		if spec.icmpType == nil {
+			spec.icmpType = &minusOne
+		}
+		if spec.icmpCode == nil {
+			spec.icmpCode = &minusOne
+		}
+	}
+	switch tt := p.str("traffictype"); {
+	case tt == "":
+	case strings.EqualFold(tt, aclIngress):
+		spec.trafficType = aclIngress
+	case strings.EqualFold(tt, aclEgress):
+		spec.trafficType = aclEgress
+	default:
+		return spec, invalidParam("Invalid traffic type %s", tt)
+	}
+	if fd, present := p.boolean("fordisplay"); present && c.isAdmin() {
+		spec.forDisplay = fd
+	}
+	return spec, nil
+}
+
+// cmdDeleteNetworkACL is DeleteNetworkACLCmd: the job revokes the item
+// (NetworkACLServiceImpl.revokeNetworkACLItem); items of a default list
+// cannot be deleted.
+func cmdDeleteNetworkACL(s *Simulator, c *caller, p params) (map[string]any, *apiError) {
+	if _, err := p.require("id"); err != nil {
+		return nil, err
+	}
+	it, err := resolveParam(p, "id", s.st.aclItem)
+	if err != nil {
+		return nil, err
+	}
+	j := s.startJob(c, cmdPkgNetwork+"DeleteNetworkACLCmd", "NetworkAclItem", it.id, 1,
+		func(jr *jobRun) (any, *apiError) {
+			jr.op = "rule"
+			acl := s.st.acl(it.aclID)
+			switch {
+			case acl != nil && acl.isDefault():
+				return nil, invalidParam("ACL Items in default ACL cannot be deleted")
+			case acl != nil:
+				if err := s.checkACLAccess(c, acl); err != nil {
+					return nil, err
+				}
+			}
+			if err := jr.step("apply"); err != nil {
+				return nil, internalError("%s", failText(err, "Failed to delete network ACL item"))
+			}
+			if s.st.aclItem(it.id) != nil {
+				s.revokeACLItem(it)
+			}
+			return map[string]any{"success": true}, nil
+		})
+	return map[string]any{"jobid": j.id}, nil
+}
+
+// cmdMoveNetworkAclItem is MoveNetworkAclItemCmd
+// (NetworkACLServiceImpl.moveNetworkAclRuleToNewPosition), run by its job:
+// without previousaclruleid the item goes to the top, without
+// nextaclruleid to the bottom, else between the two. The router is not told
+// until the list is next applied.
+func cmdMoveNetworkAclItem(s *Simulator, c *caller, p params) (map[string]any, *apiError) {
+	id, err := p.require("id")
+	if err != nil {
+		return nil, err
+	}
+	prevID, nextID := p.str("previousaclruleid"), p.str("nextaclruleid")
+	j := s.startJob(c, cmdPkgNetwork+"MoveNetworkAclItemCmd", "NetworkAclItem", id, 1,
+		func(jr *jobRun) (any, *apiError) {
+			jr.op = "rule"
+			it, err := s.moveACLItem(c, id, prevID, nextID)
+			if err != nil {
+				return nil, err
+			}
+			return map[string]any{"networkacl": s.renderNetworkACLItem(it)}, nil
+		})
+	return map[string]any{"jobid": j.id}, nil
+}
+
+// moveACLItem validates a move (validateMoveAclRulesData) and makes it.
+func (s *Simulator) moveACLItem(c *caller, id, prevID, nextID string) (*networkACLItem, *apiError) {
+	if strings.TrimSpace(prevID) == "" && strings.TrimSpace(nextID) == "" {
+		return nil, invalidParam("Both previous and next ACL rule IDs cannot be blank.")
+	}
+	it := s.st.aclItem(id)
+	if it == nil {
+		return nil, invalidParam("Could not find a rule with ID[%s]", id)
+	}
+	find := func(uuid string) (*networkACLItem, *apiError) {
+		if strings.TrimSpace(uuid) == "" {
+			return nil, nil
+		}
+		if x := s.st.aclItem(uuid); x != nil {
+			return x, nil
+		}
+		return nil, invalidParam("Could not find rule with ID [%s]", uuid)
+	}
+	prev, err := find(prevID)
+	if err != nil {
+		return nil, err
+	}
+	next, err := find(nextID)
+	if err != nil {
+		return nil, err
+	}
+	if (prev != nil && prev.aclID != it.aclID) || (next != nil && next.aclID != it.aclID) {
+		return nil, invalidParam("Cannot use ACL rules from differentiating ACLs. Rule being moved.")
+	}
+	acl := s.st.acl(it.aclID)
+	if acl == nil || acl.isDefault() {
+		return nil, invalidParam("Default ACL rules cannot be moved.")
+	}
+	if err := s.checkACLAccess(c, acl); err != nil {
+		return nil, err
+	}
+	all := s.st.aclItemsByNumber(it.aclID)
+	switch {
+	case prev == nil:
+		s.shiftACLItems(it, 1, snapshotNumbers(all), 0)
+	case next == nil:
+		it.number = all[len(all)-1].number + 1
+	case prev.number+1 != next.number:
+		if slices.ContainsFunc(all, func(x *networkACLItem) bool { return x.number == prev.number+1 }) {
+			return nil, invalidParam("There are some inconsistencies with the data you sent. The new position calculated already has a ACL rule on it.")
+		}
+		it.number = prev.number + 1
+	default:
+		from := slices.Index(all, prev) + 1
+		s.shiftACLItems(it, prev.number+1, snapshotNumbers(all), from)
+	}
+	return it, nil
+}
+
+// cmdUpdateNetworkACLItem is UpdateNetworkACLItemCmd, run by its job
+// (NetworkACLServiceImpl.updateNetworkACLItem,
+// transferDataToNetworkAclRulePojo, NetworkACLManagerImpl.
+// updateNetworkACLItem): with partialupgrade (the default) the parameters
+// sent replace the item's, without it every field but the number takes what
+// was sent; the item is checked again, saved in state Add, and the list
+// applied, which also gives the tiers a move made since.
+func cmdUpdateNetworkACLItem(s *Simulator, c *caller, p params) (map[string]any, *apiError) {
+	if _, err := p.require("id"); err != nil {
+		return nil, err
+	}
+	it, err := resolveParam(p, "id", s.st.aclItem)
+	if err != nil {
+		return nil, err
+	}
+	spec, err := parseACLItemSpec(p, c)
+	if err != nil {
+		return nil, err
+	}
+	partial, given := p.boolean("partialupgrade")
+	partial = partial || !given
+	j := s.startJob(c, cmdPkgNetwork+"UpdateNetworkACLItemCmd", "NetworkAclItem", it.id, 1,
+		func(jr *jobRun) (any, *apiError) {
+			jr.op = "rule"
+			acl := s.st.acl(it.aclID)
+			if acl == nil || acl.isDefault() {
+				return nil, invalidParam("Default ACL cannot be modified")
+			}
+			if err := s.checkACLAccess(c, acl); err != nil {
+				return nil, err
+			}
+			updated, err := s.updatedACLItem(acl, it, spec, p, partial)
+			if err != nil {
+				return nil, err
+			}
+			*it = updated
+			it.state = aclItemAdd
+			s.applyACL(acl.id)
+			return map[string]any{"networkacl": s.renderNetworkACLItem(it)}, nil
+		})
+	return map[string]any{"jobid": j.id}, nil
+}
+
+// updatedACLItem is the item after transferDataToNetworkAclRulePojo and
+// validateNetworkACLItem, or the error that refuses the update.
+func (s *Simulator) updatedACLItem(acl *networkACL, it *networkACLItem, spec aclItemSpec, p params, partial bool) (networkACLItem, *apiError) {
+	u := *it
+	if spec.number != nil {
+		if slices.ContainsFunc(s.st.aclItemsOf(acl.id), func(x *networkACLItem) bool { return x != it && x.number == *spec.number }) {
+			return u, invalidParam("ACL item with number %d already exists in ACL: %s", *spec.number, acl.id)
+		}
+		u.number = *spec.number
+	}
+	start, end := aclPorts(it)
+	if !partial || p.has("startport") {
+		start = spec.start
+	}
+	if !partial || p.has("endport") {
+		end = spec.end
+	}
+	if !partial || len(spec.cidrs) > 0 {
+		u.cidrs = spec.cidrs
+	}
+	if !partial || spec.protocol != "" {
+		u.protocol = spec.protocol
+	}
+	if !partial || p.has("icmptype") {
+		u.icmpType = spec.icmpType
+	}
+	if !partial || p.has("icmpcode") {
+		u.icmpCode = spec.icmpCode
+	}
+	if !partial || spec.action != "" {
+		action, err := aclAction(spec.action)
+		if err != nil {
+			return u, err
+		}
+		u.action = action
+	}
+	if !partial || spec.trafficType != "" {
+		u.trafficType = spec.trafficType
+	}
+	if !partial || spec.reason != "" {
+		u.reason = spec.reason
+	}
+	u.hasPorts, u.start, u.end = false, 0, 0
+	return u, validateACLItem(&u, start, end)
+}
+
+// aclPorts returns an item's ports as the database holds them (null when
+// it has none).
+func aclPorts(it *networkACLItem) (start, end *int) {
+	if !it.hasPorts {
+		return nil, nil
+	}
+	s, e := it.start, it.end
+	return &s, &e
+}

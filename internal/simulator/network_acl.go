@@ -1,0 +1,354 @@
+package simulator
+
+import (
+	"cmp"
+	"net/netip"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Network ACL lists and their items, as NetworkACLServiceImpl and
+// NetworkACLManagerImpl keep them. An item belongs to a list, not to a tier:
+// every tier that names the list gets it. Callers hold s.mu.
+
+// NetworkACL.DEFAULT_DENY and NetworkACL.DEFAULT_ALLOW: the ids of the two
+// global default lists, whose items no one may add, change, move or delete
+// (NetworkACLServiceImpl.isDefaultAcl).
+const (
+	aclDefaultDenyID  = 1
+	aclDefaultAllowID = 2
+)
+
+// Traffic types, actions and states of an ACL item (NetworkACLItem).
+const (
+	aclIngress    = "Ingress"
+	aclEgress     = "Egress"
+	aclAllow      = "Allow"
+	aclDeny       = "Deny"
+	aclItemAdd    = "Add"
+	aclItemActive = "Active"
+)
+
+// supportedACLProtocols is NetworkACLServiceImpl.supportedProtocolsForAclRules,
+// which validateProtocol searches with String.contains.
+const supportedACLProtocols = "tcp,udp,icmp,all"
+
+// mgmtSource is the address the management server and the simulator's own
+// clients reach a cluster from: an ACL item applies to them when one of its
+// CIDRs contains it.
+var mgmtSource = netip.MustParseAddr("127.0.0.1")
+
+// networkACLItem is one row of network_acl_item.
+type networkACLItem struct {
+	internalID int64
+	id         string
+	aclID      string
+	number     int
+	// protocol is kept as sent, trimmed (CreateNetworkACLCmd.getProtocol):
+	// CKS sends "TCP", the UI "tcp". The destroy worker matches "TCP" only.
+	protocol           string
+	hasPorts           bool
+	start, end         int
+	cidrs              []string
+	icmpType, icmpCode *int
+	trafficType        string
+	action             string
+	state              string
+	reason             string
+	forDisplay         bool
+	created            time.Time
+}
+
+func (a *networkACL) isDefault() bool {
+	return a.internalID == aclDefaultDenyID || a.internalID == aclDefaultAllowID
+}
+
+// aclItemSpec is what createNetworkACLItem is given.
+type aclItemSpec struct {
+	protocol           string
+	start, end         *int
+	cidrs              []string // nil: 0.0.0.0/0 and ::/0
+	icmpType, icmpCode *int
+	trafficType        string
+	action             string
+	number             *int
+	reason             string
+	forDisplay         bool
+}
+
+// aclItemsOf returns the list's items in id order
+// (NetworkACLItemDao.listByACL).
+func (st *state) aclItemsOf(aclID string) []*networkACLItem {
+	var out []*networkACLItem
+	for _, it := range st.aclItems {
+		if it.aclID == aclID {
+			out = append(out, it)
+		}
+	}
+	return out
+}
+
+// aclItemsByNumber is NetworkACLServiceImpl.getAllAclRulesSortedByNumber.
+func (st *state) aclItemsByNumber(aclID string) []*networkACLItem {
+	items := st.aclItemsOf(aclID)
+	slices.SortStableFunc(items, func(a, b *networkACLItem) int { return cmp.Compare(a.number, b.number) })
+	return items
+}
+
+func (st *state) aclItem(id string) *networkACLItem {
+	return findByID(st.aclItems, id, func(it *networkACLItem) string { return it.id })
+}
+
+// createACLItem is NetworkACLServiceImpl.createNetworkACLItem after the list
+// was found: the list may be changed, the number is free (else the next
+// after the highest), the action, ports, CIDRs and protocol are valid; then
+// NetworkACLManagerImpl.createNetworkACLItem persists it in state Add.
+func (s *Simulator) createACLItem(acl *networkACL, spec aclItemSpec) (*networkACLItem, *apiError) {
+	if acl.isDefault() {
+		return nil, invalidParam("Default ACL cannot be modified")
+	}
+	number, err := s.aclItemNumber(acl, spec.number)
+	if err != nil {
+		return nil, err
+	}
+	action, err := aclAction(spec.action)
+	if err != nil {
+		return nil, err
+	}
+	it := &networkACLItem{aclID: acl.id, number: number, protocol: spec.protocol, cidrs: spec.cidrs,
+		icmpType: spec.icmpType, icmpCode: spec.icmpCode, trafficType: cmp.Or(spec.trafficType, aclIngress),
+		action: action, reason: spec.reason, forDisplay: spec.forDisplay}
+	if it.cidrs == nil {
+		it.cidrs = []string{"0.0.0.0/0", "::/0"}
+	}
+	if err := validateACLItem(it, spec.start, spec.end); err != nil {
+		return nil, err
+	}
+	it.internalID, it.id, it.created, it.state = s.st.nextID("aclitem"), s.newUUID(), s.now(), aclItemAdd
+	s.st.aclItems = append(s.st.aclItems, it)
+	return it, nil
+}
+
+// aclAction is NetworkACLServiceImpl.validateAndCreateNetworkAclRuleAction:
+// Deny when asked (any case), else Allow, which is also the default.
+func aclAction(action string) (string, *apiError) {
+	switch {
+	case action == "" || strings.EqualFold(action, aclAllow):
+		return aclAllow, nil
+	case strings.EqualFold(action, aclDeny):
+		return aclDeny, nil
+	}
+	return "", invalidParam("Invalid action [%s]. Permitted actions are Allow and Deny", action)
+}
+
+// aclItemNumber is validateAclRuleNumber and the default number
+// (NetworkACLItemDao.getMaxNumberByACL + 1).
+func (s *Simulator) aclItemNumber(acl *networkACL, number *int) (int, *apiError) {
+	items := s.st.aclItemsOf(acl.id)
+	if number == nil {
+		highest := 0
+		for _, it := range items {
+			highest = max(highest, it.number)
+		}
+		return highest + 1, nil
+	}
+	if *number < 1 {
+		return 0, invalidParam("Invalid number [%d]. Number cannot be < 1", *number)
+	}
+	if slices.ContainsFunc(items, func(it *networkACLItem) bool { return it.number == *number }) {
+		return 0, invalidParam("ACL item with number %d already exists in ACL: %s", *number, acl.id)
+	}
+	return *number, nil
+}
+
+// validateACLItem is NetworkACLServiceImpl.validateNetworkACLItem: ports,
+// then source CIDRs, then the protocol and its ICMP fields.
+func validateACLItem(it *networkACLItem, start, end *int) *apiError {
+	if start != nil || end != nil {
+		s, e := -1, -1
+		if start != nil {
+			s = *start
+		}
+		if end != nil {
+			e = *end
+		}
+		switch {
+		case s < 0 || s > 65535:
+			return invalidParam("Start public port is an invalid value: %s", javaInt(start))
+		case e < 0 || e > 65535:
+			return invalidParam("End public port is an invalid value: %s", javaInt(end))
+		case s > e:
+			return invalidParam("Start port can't be bigger than end port [startport=%d,endport=%d]", s, e)
+		case strings.EqualFold(it.protocol, "all"):
+			return invalidParam("start port and end port must be null if protocol = 'all'")
+		}
+		it.hasPorts, it.start, it.end = true, s, e
+	}
+	for _, c := range it.cidrs {
+		if _, err := netip.ParsePrefix(c); err != nil {
+			return invalidParam("Source cidrs formatting error %s", c)
+		}
+	}
+	return validateACLProtocol(it)
+}
+
+func javaInt(v *int) string {
+	if v == nil {
+		return "null"
+	}
+	return strconv.Itoa(*v)
+}
+
+// validateACLProtocol is NetworkACLServiceImpl.validateProtocol.
+func validateACLProtocol(it *networkACLItem) *apiError {
+	p := it.protocol
+	if strings.TrimSpace(p) == "" {
+		return nil
+	}
+	if n, err := strconv.Atoi(p); err == nil && !strings.HasPrefix(p, "-") && !strings.HasPrefix(p, "+") {
+		if n > 255 {
+			return invalidParam("Invalid protocol number: %d", n)
+		}
+	} else if !strings.Contains(supportedACLProtocols, strings.ToLower(p)) {
+		return invalidParam("Invalid protocol [%s]. Expected one of: [%s]", p, supportedACLProtocols)
+	}
+	icmp := strings.EqualFold(p, "icmp")
+	switch {
+	case !icmp && (it.icmpCode != nil || it.icmpType != nil):
+		return invalidParam("Can specify icmpCode and icmpType for ICMP protocol only")
+	case icmp && it.hasPorts:
+		return invalidParam("Can't specify start/end port when protocol is ICMP")
+	case it.icmpType == nil:
+		return nil
+	case *it.icmpType != -1 && (*it.icmpType < 0 || *it.icmpType > 255):
+		return invalidParam("Invalid icmp type [%d]. It should belong to [0-255] range", *it.icmpType)
+	case it.icmpCode != nil && *it.icmpCode != -1 && (*it.icmpCode < 0 || *it.icmpCode > 16):
+		return invalidParam("Invalid icmp code [%d]. It should belong to [0-16] range and can be defined when icmpType belongs to [0-40] range", *it.icmpCode)
+	}
+	return nil
+}
+
+// applyACL is NetworkACLManagerImpl.applyNetworkACL: items in Add become
+// Active, and the tiers that use the list get it as it now is (their SSH
+// endpoints open or close with it).
+func (s *Simulator) applyACL(aclID string) {
+	acl := s.st.acl(aclID)
+	if acl == nil {
+		return
+	}
+	acl.applied = acl.applied[:0]
+	for _, it := range s.st.aclItemsByNumber(aclID) {
+		if it.state == aclItemAdd {
+			it.state = aclItemActive
+		}
+		acl.applied = append(acl.applied, *it)
+	}
+	s.refreshACLForwards(aclID)
+}
+
+// revokeACLItem is NetworkACLManagerImpl.revokeNetworkACLItem: the item is
+// marked Revoke and the list applied, which removes it.
+func (s *Simulator) revokeACLItem(it *networkACLItem) {
+	s.st.aclItems = slices.DeleteFunc(s.st.aclItems, func(x *networkACLItem) bool { return x == it })
+	s.applyACL(it.aclID)
+}
+
+// moveACLItemToTop is NetworkACLServiceImpl.moveRuleToTheTopInACLList: the
+// item takes number 1, and the items numbered 1, 2, ... without a gap move
+// one down (updateAclRuleToNewPositionAndExecuteShiftIfNecessary, which
+// compares with the numbers as they were read).
+func (s *Simulator) moveACLItemToTop(it *networkACLItem) {
+	all := s.st.aclItemsByNumber(it.aclID)
+	if len(all) == 1 {
+		return
+	}
+	s.shiftACLItems(it, 1, snapshotNumbers(all), 0)
+}
+
+// aclSlot is an item with the number it had when the move read the list.
+type aclSlot struct {
+	item   *networkACLItem
+	number int
+}
+
+func snapshotNumbers(items []*networkACLItem) []aclSlot {
+	out := make([]aclSlot, len(items))
+	for i, it := range items {
+		out[i] = aclSlot{item: it, number: it.number}
+	}
+	return out
+}
+
+// shiftACLItems gives moved the number, first moving the item that holds it
+// one further, recursively.
+func (s *Simulator) shiftACLItems(moved *networkACLItem, number int, all []aclSlot, from int) {
+	for i := from; i < len(all); i++ {
+		if all[i].item == moved {
+			continue
+		}
+		if all[i].number != number {
+			break
+		}
+		s.shiftACLItems(all[i].item, number+1, all, i)
+	}
+	moved.number = number
+}
+
+// aclAllowsIngress reports whether the tier's network ACL, as last applied,
+// lets TCP traffic from the management server (mgmtSource) in to port: its
+// Ingress items in number order, the first whose protocol, ports and source
+// CIDRs match decides, and no match denies (the VPC router's default
+// ingress policy). A tier without a list is not filtered.
+func (s *Simulator) aclAllowsIngress(n *network, port int) bool {
+	acl := s.st.acl(n.aclID)
+	if acl == nil {
+		return true
+	}
+	for _, it := range acl.applied {
+		if it.trafficType != aclIngress || !aclCoversTCP(it.protocol) || (it.hasPorts && (port < it.start || port > it.end)) {
+			continue
+		}
+		if slices.ContainsFunc(it.cidrs, func(c string) bool {
+			p, err := netip.ParsePrefix(c)
+			return err == nil && p.Contains(mgmtSource)
+		}) {
+			return it.action == aclAllow
+		}
+	}
+	return false
+}
+
+func aclCoversTCP(protocol string) bool {
+	p := strings.TrimSpace(protocol)
+	return strings.EqualFold(p, "tcp") || strings.EqualFold(p, "all") || p == "6"
+}
+
+// refreshACLForwards opens or closes the SSH endpoints of the forwards on
+// the tiers that use the list, as the list now lets port 22 in or not.
+func (s *Simulator) refreshACLForwards(aclID string) {
+	for _, n := range s.st.networks {
+		if n.removed || n.aclID != aclID {
+			continue
+		}
+		allowed := s.aclAllowsIngress(n, defaultSSHPort)
+		for _, r := range s.rulesInNetwork(n.id, purposePF) {
+			if r.privateStart != defaultSSHPort || r.state != ruleActive {
+				continue
+			}
+			if allowed {
+				s.openForward(r)
+			} else {
+				s.closeForward(r)
+			}
+		}
+	}
+}
+
+// forwardAllowed reports whether the network ACL of a forward's tier lets
+// SSH in; forwards off VPC tiers are not filtered by an ACL.
+func (s *Simulator) forwardAllowed(r *rule) bool {
+	n := s.st.network(r.networkID)
+	return !isVPCTier(n) || s.aclAllowsIngress(n, defaultSSHPort)
+}
