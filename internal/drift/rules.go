@@ -22,6 +22,7 @@ func (c *comparison) compareRules() string {
 	case view.Err != nil:
 		return view.Err.Error()
 	}
+	view = withOwnSSHRules(view)
 	l := view.Layout
 	names := map[string]string{}
 	for _, n := range l.Nodes {
@@ -30,20 +31,24 @@ func (c *comparison) compareRules() string {
 	cl := rules.Classify(l, view.Rules)
 	cksEtcd := cksEtcdLayout(cl)
 
-	stale := c.reportStaleRules(cl, names)
+	stale := c.reportStaleRules(l, cl, names)
 	c.reportMissingRules(view, cl, cksEtcd, stale, names)
 	c.reportScaleHazards(view, cksEtcd, names)
+	c.describeAPIRules(view)
 	return ""
 }
 
 // staleKinds says which expected rules were reported stale, so that the
 // same rule is not also reported missing.
-type staleKinds struct{ nodeRange, api bool }
+type staleKinds struct{ nodeRange, etcdRange, api bool }
 
 // reportStaleRules reports the rules that no longer fit the VM map.
-func (c *comparison) reportStaleRules(cl rules.Classification, names map[string]string) staleKinds {
+func (c *comparison) reportStaleRules(l rules.Layout, cl rules.Classification, names map[string]string) staleKinds {
 	var stale staleKinds
 	for _, s := range cl.Stale {
+		if c.reportSSHCIDRs(l, s, &stale) {
+			continue
+		}
 		r := s.Rule
 		switch s.Purpose {
 		case rules.PurposeNodeSSHForward, rules.PurposeEtcdForward:
@@ -80,7 +85,9 @@ func (c *comparison) reportMissingRules(view *RulesView, cl rules.Classification
 			c.add(Finding{Kind: KindSSHFirewallRangeMismatch, VMID: e.VMID, VMName: names[e.VMID],
 				Message: fmt.Sprintf("SSH firewall port %d for external node %s is missing", e.StartPort, vmText(e.VMID, names))})
 		case rules.PurposeEtcdSSHRange:
-			c.reportEtcdFirewalls(l, cl, cksEtcd, names)
+			if !stale.etcdRange {
+				c.reportEtcdFirewalls(l, cl, cksEtcd, names)
+			}
 		case rules.PurposeEtcdForward:
 			c.add(Finding{Kind: KindEtcdSSHRuleMissing, VMID: e.VMID, VMName: names[e.VMID],
 				Message: fmt.Sprintf("etcd SSH port forward %d -> %d to %s is missing", e.StartPort, e.PrivatePort, vmText(e.VMID, names))})
