@@ -189,9 +189,25 @@ func writeFile(t *testing.T, dir, name, content string) {
 	}
 }
 
+// pathPrefixEnv, in the environment given to shellRun, names a directory
+// to put first on PATH (the policy engines, as if installed).
+const pathPrefixEnv = "CKS_TEST_PATH_PREFIX"
+
 // shellLines runs the lines of a sh block of a document in dir with bash,
-// as a user pastes them, with the CLI under test as `terraform` on PATH.
+// as a user pastes them, and fails the test when they fail.
 func (r *exampleRunner) shellLines(dir string, extraEnv []string, lines string) string {
+	r.t.Helper()
+	out, err := r.shellRun(dir, extraEnv, lines)
+	if err != nil {
+		r.t.Fatalf("running in %s:\n%s\n%v\n%s", dir, lines, err, out)
+	}
+	return out
+}
+
+// shellRun runs lines with bash in dir, with the CLI under test as
+// `terraform` on PATH and Go's caches of the test's own environment (the
+// CLI's HOME is a temporary one).
+func (r *exampleRunner) shellRun(dir string, extraEnv []string, lines string) (string, error) {
 	r.t.Helper()
 	bin := r.t.TempDir()
 	cli, err := exec.LookPath(terraformPath())
@@ -201,15 +217,27 @@ func (r *exampleRunner) shellLines(dir string, extraEnv []string, lines string) 
 	if err := os.Symlink(cli, filepath.Join(bin, "terraform")); err != nil {
 		r.t.Fatal(err)
 	}
+	path := bin + string(os.PathListSeparator) + os.Getenv("PATH")
+	env := slices.DeleteFunc(append([]string{}, r.env...), func(kv string) bool { return strings.HasPrefix(kv, "PATH=") })
+	for _, kv := range extraEnv {
+		if prefix, ok := strings.CutPrefix(kv, pathPrefixEnv+"="); ok {
+			path = prefix + string(os.PathListSeparator) + path
+			continue
+		}
+		env = append(env, kv)
+	}
+	for _, v := range []string{"GOCACHE", "GOMODCACHE", "GOPATH"} {
+		out, err := exec.Command("go", "env", v).Output()
+		if err != nil {
+			r.t.Fatal(err)
+		}
+		env = append(env, v+"="+strings.TrimSpace(string(out)))
+	}
 	cmd := exec.Command("bash", "-euo", "pipefail", "-c", lines)
 	cmd.Dir = dir
-	env := slices.DeleteFunc(append([]string{}, r.env...), func(kv string) bool { return strings.HasPrefix(kv, "PATH=") })
-	cmd.Env = append(append(env, "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH")), extraEnv...)
+	cmd.Env = append(env, "PATH="+path)
 	out, err := cmd.CombinedOutput()
-	if err != nil {
-		r.t.Fatalf("running in %s:\n%s\n%v\n%s", dir, lines, err, out)
-	}
-	return string(out)
+	return string(out), err
 }
 
 // shBlock is the one sh block of a document that contains marker.
