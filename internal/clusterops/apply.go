@@ -35,6 +35,7 @@ func (e *Engine) applySync(ctx context.Context, s *Snapshot, p rules.Plan, rep *
 	defer cancel()
 	cur := slices.Clone(s.Rules)
 	deleted := map[rules.Purpose][]rules.Rule{}
+	first := len(rep.Steps)
 	for _, wave := range p.Waves {
 		var err error
 		if cur, err = e.runWave(ctx, s, wave, cur, deleted, rep); err != nil {
@@ -43,6 +44,7 @@ func (e *Engine) applySync(ctx context.Context, s *Snapshot, p rules.Plan, rep *
 	}
 	s.Rules = cur
 	s.reclassify()
+	markRoutine(rep, first, p, s)
 	return nil
 }
 

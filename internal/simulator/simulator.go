@@ -115,6 +115,18 @@ type Info struct {
 	// is .2-.199, so .200-.253 are free for external_load_balancer_ip.
 	SharedNetworkID   string `json:"shared_network_id"`
 	SharedNetworkCIDR string `json:"shared_network_cidr"`
+
+	// The names of the seeded zone, offerings, versions, networks and
+	// project, which the look-up data sources take, beside their ids above.
+	ZoneName                 string            `json:"zone_name"`
+	ServiceOfferingName      string            `json:"service_offering_name"`
+	LargeServiceOfferingName string            `json:"large_service_offering_name"`
+	SmallServiceOfferingName string            `json:"small_service_offering_name"`
+	KubernetesVersionNames   map[string]string `json:"kubernetes_version_names"`
+	IsolatedNetworkName      string            `json:"isolated_network_name"`
+	VPCTierNetworkName       string            `json:"vpc_tier_network_name"`
+	SharedNetworkName        string            `json:"shared_network_name"`
+	ProjectName              string            `json:"project_name"`
 }
 
 // Simulator is one simulated CloudStack management server.
