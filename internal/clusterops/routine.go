@@ -39,31 +39,42 @@ func markRoutine(rep *Report, first int, p rules.Plan, s *Snapshot) {
 			created[cr.Rule.ID] = spanKey{cr.Purpose, cr.Rule.StartPort, ruleEnd(cr.Rule)}
 		}
 	}
+	steps := rep.Steps[first:]
 	replaced := map[spanKey]int{}
-	for _, st := range rep.Steps[first:] {
-		if k, ok := deleted[st.PreviousRuleID]; ok && st.RuleID == "" {
-			replaced[k] |= 1
-		}
-		if k, ok := created[st.RuleID]; ok && st.PreviousRuleID == "" {
-			replaced[k] |= 2
+	for _, st := range steps {
+		if k, ok := spanOf(st, deleted, created); ok {
+			replaced[k.key] |= k.side
 		}
 	}
-	for i := first; i < len(rep.Steps); i++ {
-		st := &rep.Steps[i]
-		if st.Kind == StepHardened {
-			st.Routine = true
-			continue
-		}
-		if st.Kind != StepRepaired {
-			continue
-		}
-		if k, ok := deleted[st.PreviousRuleID]; ok && st.RuleID == "" && replaced[k] == 3 {
-			st.Routine = true
-		}
-		if k, ok := created[st.RuleID]; ok && st.PreviousRuleID == "" && replaced[k] == 3 {
-			st.Routine = true
-		}
+	for i := range steps {
+		st := &steps[i]
+		k, ok := spanOf(*st, deleted, created)
+		st.Routine = st.Kind == StepHardened || (st.Kind == StepRepaired && ok && replaced[k.key] == bothSides)
 	}
+}
+
+// Sides of a replacement: the rule deleted, the rule created.
+const (
+	deletedSide = 1 << iota
+	createdSide
+	bothSides = deletedSide | createdSide
+)
+
+type stepSpan struct {
+	key  spanKey
+	side int
+}
+
+// spanOf is the range a step deleted or created, when it did only one of
+// the two (a restore does both, and is no routine).
+func spanOf(st Step, deleted, created map[string]spanKey) (stepSpan, bool) {
+	if k, ok := deleted[st.PreviousRuleID]; ok && st.RuleID == "" {
+		return stepSpan{k, deletedSide}, true
+	}
+	if k, ok := created[st.RuleID]; ok && st.PreviousRuleID == "" {
+		return stepSpan{k, createdSide}, true
+	}
+	return stepSpan{}, false
 }
 
 func ruleEnd(r rules.Rule) int {

@@ -17,9 +17,8 @@ import (
 
 // The guides show their configurations from examples/guides (templates/
 // include them with tffile), and the README's from its own hcl blocks. Each
-// runs here against the simulator as a user runs it.
-
-var guideExamples = filepath.Join("..", "..", "examples", "guides")
+// runs here against the simulator as a user runs it, verbatim, as the
+// documents show it (doc_snippets_test.go).
 
 // simVars are the names the simulator seeds, for the examples' variables.
 func simVars(env *simEnv) []string {

@@ -33,9 +33,9 @@ func TestGuidePolicyCommands(t *testing.T) {
 	r.terraform(work, nil, "init", "-input=false", "-no-color")
 	r.terraform(work, vars, "apply", "-auto-approve", "-input=false", "-no-color")
 
-	make := exec.Command("make", "--no-print-directory", "-C", root, "policy-bundle", "POLICY_BUNDLE_VERSION=0.1.0",
+	bundle := exec.Command("make", "--no-print-directory", "-C", root, "policy-bundle", "POLICY_BUNDLE_VERSION=0.1.0",
 		"POLICY_BUNDLE_DIR="+work)
-	if out, err := make.CombinedOutput(); err != nil {
+	if out, err := bundle.CombinedOutput(); err != nil {
 		t.Fatalf("make policy-bundle: %v\n%s", err, out)
 	}
 	params, err := os.ReadFile(filepath.Join(root, "examples", "policy-gate", "params.yaml"))
