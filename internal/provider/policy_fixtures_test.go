@@ -23,6 +23,20 @@ import (
 // Without the variable the plans go to a temporary directory, and the test
 // still checks that each plan shows its situation.
 
+// policyGateVars are the credentials and variables of examples/policy-gate
+// against the simulator.
+func policyGateVars(env *simEnv) []string {
+	return []string{
+		"CLOUDSTACK_API_URL=" + env.Info.APIURL,
+		"CLOUDSTACK_API_KEY=" + env.Info.APIKey,
+		"CLOUDSTACK_SECRET_KEY=" + env.Info.SecretKey,
+		"TF_VAR_zone_id=" + env.Info.ZoneID,
+		"TF_VAR_service_offering_id=" + env.Info.ServiceOfferingID,
+		"TF_VAR_kubernetes_version_id=" + env.Info.KubernetesVersions["1.33.13"],
+		"TF_VAR_keypair=" + env.Info.Keypair,
+	}
+}
+
 // policyFixture is one plan the policies judge.
 type policyFixture struct {
 	name string
@@ -115,15 +129,7 @@ func TestAccPolicyFixtures(t *testing.T) {
 	r := newExampleRunner(t)
 	example := filepath.Join("..", "..", "examples", "policy-gate")
 	work := r.copyExample(example)
-	fr := &fixtureRun{t: t, r: r, fixtures: fixtures, vars: []string{
-		"CLOUDSTACK_API_URL=" + env.Info.APIURL,
-		"CLOUDSTACK_API_KEY=" + env.Info.APIKey,
-		"CLOUDSTACK_SECRET_KEY=" + env.Info.SecretKey,
-		"TF_VAR_zone_id=" + env.Info.ZoneID,
-		"TF_VAR_service_offering_id=" + env.Info.ServiceOfferingID,
-		"TF_VAR_kubernetes_version_id=" + env.Info.KubernetesVersions["1.33.13"],
-		"TF_VAR_keypair=" + env.Info.Keypair,
-	}}
+	fr := &fixtureRun{t: t, r: r, fixtures: fixtures, vars: policyGateVars(env)}
 	r.terraform(work, nil, "init", "-input=false", "-no-color")
 	r.terraform(work, fr.vars, "apply", "-auto-approve", "-input=false", "-no-color")
 	cl := liveClusters(t, env)

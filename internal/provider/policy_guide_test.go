@@ -21,15 +21,7 @@ func TestGuidePolicyCommands(t *testing.T) {
 	env := newSimEnv(t)
 	r := newExampleRunner(t)
 	work := r.copyExample(filepath.Join(root, "examples", "policy-gate"))
-	vars := []string{
-		"CLOUDSTACK_API_URL=" + env.Info.APIURL,
-		"CLOUDSTACK_API_KEY=" + env.Info.APIKey,
-		"CLOUDSTACK_SECRET_KEY=" + env.Info.SecretKey,
-		"TF_VAR_zone_id=" + env.Info.ZoneID,
-		"TF_VAR_service_offering_id=" + env.Info.ServiceOfferingID,
-		"TF_VAR_kubernetes_version_id=" + env.Info.KubernetesVersions["1.33.13"],
-		"TF_VAR_keypair=" + env.Info.Keypair,
-	}
+	vars := policyGateVars(env)
 	r.terraform(work, nil, "init", "-input=false", "-no-color")
 	r.terraform(work, vars, "apply", "-auto-approve", "-input=false", "-no-color")
 
