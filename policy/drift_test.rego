@@ -131,3 +131,33 @@ test_expired_ignore_rule_denies_again_and_says_so if {
 	some m in warned("ignore", fixture("ignore_expired"))
 	contains(m, "ignore[0] (OPS-42: kubelet under repair) is expired")
 }
+
+# A cluster without ssh_cidrs has its SSH rules open to 0.0.0.0/0: a plan
+# that sets ssh_cidrs changes it from there.
+test_pending_change_from_unset_cidrs if {
+	plan := from_unset_ssh_cidrs(fixture("pending_ssh_cidrs"))
+	count(denied("drift", plan)) == 0
+	count(warned("pending", plan)) == 2
+}
+
+from_unset_ssh_cidrs(plan) := json.patch(plan, array.concat(
+	[{"op": "replace", "path": sprintf("/resource_changes/%d/change/before/ssh_cidrs", [i]), "value": null} |
+		some i, rc in plan.resource_changes
+		rc.type == "cks_cluster"
+	],
+	array.concat(
+		[{"op": "replace", "path": sprintf("/prior_state/values/root_module/resources/%d/values/findings/%d/live", [i, j]), "value": ["0.0.0.0/0"]} |
+			some i, r in plan.prior_state.values.root_module.resources
+			r.type == "cks_cluster_drift"
+			some j, f in r.values.findings
+			f.attribute == "ssh_cidrs"
+		],
+		[{"op": "replace", "path": sprintf("/prior_state/values/root_module/resources/%d/values/clusters/%d/findings/%d/live", [i, k, j]), "value": ["0.0.0.0/0"]} |
+			some i, r in plan.prior_state.values.root_module.resources
+			r.type == "cks_clusters_drift"
+			some k, c in r.values.clusters
+			some j, f in c.findings
+			f.attribute == "ssh_cidrs"
+		],
+	),
+))
