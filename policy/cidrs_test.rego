@@ -9,7 +9,7 @@ test_private_ssh_cidrs_pass if {
 
 test_ssh_cidrs_open_to_the_internet_are_denied if {
 	msgs := denied("cidr", fixture("cidr_wide"))
-	msgs == {"[cidr] cks_cluster.prod (cluster edge): ssh_cidrs 0.0.0.0/0 is wider than data.cks.allowed_ssh_cidrs allows (10.0.0.0/8, 172.16.0.0/12, 192.168.0.0/16)"}
+	msgs == {"[cidr] cluster edge (cks_cluster.prod): ssh_cidrs 0.0.0.0/0 is wider than data.cks.allowed_ssh_cidrs allows (10.0.0.0/8, 172.16.0.0/12, 192.168.0.0/16)"}
 }
 
 test_allowed_cidrs_are_parameters if {

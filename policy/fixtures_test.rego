@@ -31,11 +31,25 @@ without_type(plan, type) := json.patch(plan, [{
 	"value": [r | some r in plan.prior_state.values.root_module.resources; r.type != type],
 }])
 
+# single and fleet are a plan as if only the cluster's own check
+# (cks_cluster_drift) or only the fleet's (cks_clusters_drift) were in it.
+single(plan) := without_type(plan, "cks_clusters_drift")
+
+fleet(plan) := without_type(plan, "cks_cluster_drift")
+
+# The plans of a change of each attribute the drift checks compare, with
+# both checks read during the plan.
+pending_fixtures := {
+	"pending_ssh_cidrs", "pending_api_cidrs", "pending_size", "pending_offering", "pending_version",
+	"pending_every_change",
+}
+
 test_every_fixture_is_a_plan if {
 	every name in {
 		"in_sync", "drifted", "ignored", "ignore_expired", "incomplete", "scale_safe", "scale_hazard",
-		"cidr_wide", "replace", "destroy",
-	} {
+		"cidr_wide", "new_cluster", "replace", "destroy", "ssh_cidrs_change", "ssh_cidrs_change_widened",
+		"pending_ssh_cidrs_widened", "pending_api_cidrs_widened", "pending_every_change_drifted", "changes_applied",
+	} | pending_fixtures {
 		fixture(name).format_version
 	}
 }

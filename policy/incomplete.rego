@@ -35,8 +35,8 @@ incomplete contains msg if {
 	is_string(d.cluster_id)
 	not d.cluster_id in cks.checked_ids
 	msg := sprintf(
-		"[incomplete] %s runs only during apply (it depends on a change this plan makes, or on a value it does not know yet), and no check of this plan covers its cluster: check with cks_clusters_drift, or run a refresh-only plan",
-		[d.address],
+		"[incomplete] %s: the check runs only during apply (it depends on a change this plan makes, or on a value it does not know yet), and no other check of this plan covers the cluster: check it with cks_clusters_drift, or with cks_cluster_drift on a cluster_id that does not come from a resource this plan changes, or run a refresh-only plan",
+		[cks.cluster_text(cks.name_of(d.cluster_id), d.cluster_id, d.address)],
 	)
 }
 

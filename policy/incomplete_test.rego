@@ -30,7 +30,7 @@ test_check_put_off_to_apply_is_covered_by_another if {
 test_check_put_off_to_apply_without_cover_is_denied if {
 	plan := without_type(fixture("scale_safe"), "cks_clusters_drift")
 	some m in denied("incomplete", plan)
-	contains(m, "data.cks_cluster_drift.prod runs only during apply")
+	contains(m, sprintf("[incomplete] cluster prod (%s, data.cks_cluster_drift.prod): the check runs only during apply", [cluster_id(plan)]))
 }
 
 # The check of a cluster the plan replaces has no cluster to look at yet.

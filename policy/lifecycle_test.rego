@@ -8,11 +8,11 @@ test_updates_pass if {
 }
 
 test_replacement_is_denied if {
-	denied("lifecycle", fixture("replace")) == {"[lifecycle] cks_cluster.prod (cluster prod) would be replaced (delete, create): list it in data.cks.allow_replace if that is meant"}
+	denied("lifecycle", fixture("replace")) == {sprintf("[lifecycle] cluster prod (%s, cks_cluster.prod) would be replaced (delete, create): list it in data.cks.allow_replace if that is meant", [cluster_id(fixture("replace"))])}
 }
 
 test_destroy_is_denied if {
-	denied("lifecycle", fixture("destroy")) == {"[lifecycle] cks_cluster.prod (cluster prod) would be destroyed (delete): list it in data.cks.allow_replace if that is meant"}
+	denied("lifecycle", fixture("destroy")) == {sprintf("[lifecycle] cluster prod (%s, cks_cluster.prod) would be destroyed (delete): list it in data.cks.allow_replace if that is meant", [cluster_id(fixture("destroy"))])}
 }
 
 test_allowed_replacement_passes if {

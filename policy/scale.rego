@@ -10,7 +10,7 @@ package main
 import data.lib.cks
 import rego.v1
 
-size_changes contains {"address": rc.address, "id": rc.change.before.id, "from": rc.change.before.size, "to": rc.change.after.size} if {
+size_changes contains {"label": cks.cluster_label(rc.address, rc.change.before), "id": rc.change.before.id, "from": rc.change.before.size, "to": rc.change.after.size} if {
 	some rc in cks.cluster_changes
 	rc.change.actions == ["update"]
 	rc.change.before.size != rc.change.after.size
@@ -23,7 +23,7 @@ deny contains msg if {
 	some f in hazards(r)
 	msg := sprintf(
 		"[scale_hazard] %s changes size from %v to %v, but %s reports a scale hazard%s: %s",
-		[s.address, s.from, s.to, r.label, f.note, f.message],
+		[s.label, s.from, s.to, r.check, f.note, f.message],
 	)
 }
 
@@ -42,8 +42,8 @@ unchecked contains msg if {
 	some s in size_changes
 	not s.id in cks.checked_ids
 	msg := sprintf(
-		"[scale_hazard] %s changes size from %v to %v, but no drift check of this plan covers cluster %s: whether the scale is safe is not known",
-		[s.address, s.from, s.to, s.id],
+		"[scale_hazard] %s changes size from %v to %v, but no drift check of this plan covers it: whether the scale is safe is not known",
+		[s.label, s.from, s.to],
 	)
 }
 

@@ -11,7 +11,7 @@ test_scale_into_a_hazard_is_denied if {
 	msgs := denied("scale_hazard", fixture("scale_hazard"))
 	count(msgs) == 1
 	some m in msgs
-	contains(m, "cks_cluster.prod changes size from 1 to 2")
+	startswith(m, sprintf("[scale_hazard] cluster prod (%s, cks_cluster.prod) changes size from 1 to 2, but data.cks_clusters_drift.fleet reports", [cluster_id(fixture("scale_hazard"))]))
 	contains(m, "reports a scale hazard: user firewall rule")
 }
 
@@ -26,7 +26,7 @@ test_ignored_hazard_still_denies_the_scale if {
 test_scale_of_an_unchecked_cluster_is_denied_unless_allowed if {
 	plan := without_type(without_type(fixture("scale_safe"), "cks_clusters_drift"), "cks_cluster_drift")
 	some m in denied("scale_hazard", plan)
-	contains(m, "no drift check of this plan covers cluster")
+	contains(m, "changes size from 1 to 2, but no drift check of this plan covers it")
 	count(denied("scale_hazard", plan)) == 0 with data.cks.allow_incomplete as true
 }
 

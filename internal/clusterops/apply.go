@@ -39,6 +39,7 @@ func (e *Engine) applySync(ctx context.Context, s *Snapshot, p rules.Plan, rep *
 	}
 	cur := slices.Clone(s.Rules)
 	deleted := map[rules.Purpose][]rules.Rule{}
+	first := len(rep.Steps)
 	for _, wave := range p.Waves {
 		var err error
 		if cur, err = e.runWave(ctx, s, wave, cur, deleted, rep); err != nil {
@@ -47,6 +48,7 @@ func (e *Engine) applySync(ctx context.Context, s *Snapshot, p rules.Plan, rep *
 	}
 	s.Rules = cur
 	s.reclassify()
+	markRoutine(rep, first, p, s)
 	return nil
 }
 

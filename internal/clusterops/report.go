@@ -50,6 +50,10 @@ type Step struct {
 	// PreviousRuleID is the rule a re-creation replaced.
 	RuleID         string
 	PreviousRuleID string
+	// Routine marks a change the provider makes to every cluster's rules
+	// (markRoutine): the etcd SSH range, and a range or the API rule
+	// re-created with the configured CIDRs.
+	Routine bool
 }
 
 // Report is what an operation did, step by step, and the cluster as read

@@ -2,6 +2,7 @@ package drift
 
 import (
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -305,10 +306,8 @@ func TestFindingsOrderAndSummary(t *testing.T) {
 	if again := Compare(in); again.Summary != r.Summary || len(again.Findings) != len(r.Findings) {
 		t.Error("Compare is not deterministic")
 	}
-	for i := range r.Findings {
-		if Compare(in).Findings[i] != r.Findings[i] {
-			t.Fatal("Compare is not deterministic")
-		}
+	if !reflect.DeepEqual(Compare(in).Findings, r.Findings) {
+		t.Fatal("Compare is not deterministic")
 	}
 }
 

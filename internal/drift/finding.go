@@ -21,6 +21,7 @@ const (
 	KindSSHForwardMissing        = "ssh_forward_missing"
 	KindSSHForwardStale          = "ssh_forward_stale"
 	KindSSHFirewallRangeMismatch = "ssh_firewall_range_mismatch"
+	KindSSHCIDRsMismatch         = "ssh_cidrs_mismatch"
 	KindEtcdSSHRuleMissing       = "etcd_ssh_rule_missing"
 	KindAPIRuleMissing           = "api_rule_missing"
 	KindAPIRuleMismatch          = "api_rule_mismatch"
@@ -49,6 +50,9 @@ var kindTable = []struct{ name, description string }{
 	{KindSSHForwardStale, "an SSH port forward of CKS goes to the wrong VM or beyond the VM map"},
 	{KindSSHFirewallRangeMismatch, "the node SSH firewall range is missing or does not cover the map's nodes, or, with " +
 		"`ssh_cidrs`, a rule of someone else's opens a node or etcd SSH port to addresses outside them"},
+	{KindSSHCIDRsMismatch, "an SSH firewall rule of the cluster (the node SSH range, the etcd SSH range) has the ports the " +
+		"layout gives it but is open to other source CIDRs than the cluster's (`ssh_cidrs`, else `0.0.0.0/0`): changed out " +
+		"of band, re-opened by another client's scale, or an `ssh_cidrs` change not applied yet"},
 	{KindEtcdSSHRuleMissing, "an etcd node's SSH port forward, or the firewall rule that opens it, is missing"},
 	{KindAPIRuleMissing, "the API firewall rule 6443 or the API load balancer rule is missing, or on a VPC tier the API port " +
 		"forward 6443 (or the API load balancer, when the tier's network offering is in conserve mode)"},
@@ -92,6 +96,17 @@ type Finding struct {
 	NodeName string
 	RuleID   string
 	Message  string
+	// Attribute names the cks_cluster attribute whose value CloudStack
+	// does not have, when the finding is about one: Live is what CloudStack
+	// has, Expected what the check expected (the check's ssh_cidrs and
+	// api_cidrs, or what CloudStack records for the cluster), both sorted,
+	// a single value as a list of one. A policy that reads the plan can
+	// tell a change the plan makes (the cluster's value before it is Live,
+	// after it Expected) from drift. Findings that compare two of
+	// CloudStack's own records leave them empty.
+	Attribute string
+	Live      []string
+	Expected  []string
 }
 
 // Views that a check can be asked for and fail to read. The VM map and the

@@ -34,6 +34,7 @@ func (c *comparison) compareOfferings() {
 			continue
 		}
 		c.add(Finding{Kind: KindVMOfferingMismatch, VMID: v.id, VMName: v.name, VMState: v.state,
+			Attribute: string(role) + "_offering_id", Live: []string{v.offeringID}, Expected: []string{want},
 			Message: fmt.Sprintf("%s of cluster %s runs service offering %s, not the %s offering %s of the cluster: it was "+
 				"resized out of band or by a failed offering scale, and the next scale may try to change it back",
 				v.label(), cl.Name, c.offeringText(v.offeringID), role, c.offeringText(want))})

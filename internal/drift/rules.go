@@ -22,6 +22,7 @@ func (c *comparison) compareRules() string {
 	case view.Err != nil:
 		return view.Err.Error()
 	}
+	view = withOwnSSHRules(view)
 	l := view.Layout
 	names := map[string]string{}
 	for _, n := range l.Nodes {
@@ -35,12 +36,13 @@ func (c *comparison) compareRules() string {
 	c.reportExposures(l, cl, foreign)
 	c.reportMissingACLItems(view)
 	c.reportScaleHazards(view, cksEtcd, names)
+	c.describeAPIRules(view)
 	return ""
 }
 
 // staleKinds says which expected rules were reported stale, so that the
 // same rule is not also reported missing.
-type staleKinds struct{ nodeRange, api bool }
+type staleKinds struct{ nodeRange, etcdRange, api bool }
 
 // reportStaleRules reports the rules that no longer fit the VM map. CKS's
 // own node range beside its single-port external node rules is not
@@ -50,6 +52,9 @@ func (c *comparison) reportStaleRules(l rules.Layout, cl rules.Classification, n
 	var stale staleKinds
 	cksExternal := cksExternalLayout(l, cl)
 	for _, s := range cl.Stale {
+		if c.reportSSHCIDRs(l, s, &stale) {
+			continue
+		}
 		r := s.Rule
 		switch s.Purpose {
 		case rules.PurposeNodeSSHForward, rules.PurposeEtcdForward:
@@ -95,7 +100,9 @@ func (c *comparison) reportMissingRules(view *RulesView, cl rules.Classification
 					Message: fmt.Sprintf("node SSH firewall range %d-%d is missing", e.StartPort, e.EndPort)})
 			}
 		case rules.PurposeEtcdSSHRange:
-			c.reportEtcdFirewalls(l, cl, cksEtcd, names)
+			if !stale.etcdRange {
+				c.reportEtcdFirewalls(l, cl, cksEtcd, names)
+			}
 		case rules.PurposeEtcdForward:
 			c.add(Finding{Kind: KindEtcdSSHRuleMissing, VMID: e.VMID, VMName: names[e.VMID],
 				Message: fmt.Sprintf("etcd SSH port forward %d -> %d to %s is missing", e.StartPort, e.PrivatePort, vmText(e.VMID, names))})

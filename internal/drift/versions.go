@@ -2,6 +2,7 @@ package drift
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/kubeversion"
@@ -36,7 +37,7 @@ func (c *comparison) compareVersions() {
 			continue
 		}
 		node, paired := c.nodeOf[v.id]
-		var diffs []string
+		var diffs, live []string
 		var ahead, behind bool
 		note := func(got, what string) {
 			cmp, differs := versionDiffers(got, want)
@@ -44,6 +45,7 @@ func (c *comparison) compareVersions() {
 				return
 			}
 			diffs = append(diffs, fmt.Sprintf(what, strings.TrimSpace(got)))
+			live = appendVersion(live, got)
 			ahead, behind = ahead || cmp > 0, behind || cmp < 0
 		}
 		if paired {
@@ -53,7 +55,8 @@ func (c *comparison) compareVersions() {
 		if len(diffs) == 0 {
 			continue
 		}
-		f := Finding{Kind: KindNodeVersionSkew, VMID: v.id, VMName: v.name, VMState: v.state}
+		f := Finding{Kind: KindNodeVersionSkew, VMID: v.id, VMName: v.name, VMState: v.state,
+			Attribute: "kubernetes_version", Live: live, Expected: []string{want.String()}}
 		subject := v.label()
 		if paired {
 			f.NodeName = node.Name
@@ -73,6 +76,20 @@ func (c *comparison) compareVersions() {
 		}
 		c.add(f)
 	}
+}
+
+// appendVersion adds a reported version to a sorted set, as the cluster's
+// version is written (1.33.13, not v1.33.13) when it is a semantic version.
+func appendVersion(set []string, got string) []string {
+	got = strings.TrimSpace(got)
+	if v, err := kubeversion.Parse(got); err == nil {
+		got = v.String()
+	}
+	if !slices.Contains(set, got) {
+		set = append(set, got)
+		slices.Sort(set)
+	}
+	return set
 }
 
 // versionDiffers compares a reported version with the cluster's: the sign

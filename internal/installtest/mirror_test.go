@@ -24,25 +24,13 @@ import (
 func (c cli) install(t *testing.T, rel *release, sim simulator.Info) error {
 	t.Helper()
 	work := t.TempDir()
-	mirror := filepath.Join(work, "mirror")
-	pkgDir := filepath.Join(mirror, c.host, namespace, providerType)
-	if err := os.MkdirAll(pkgDir, 0o755); err != nil {
-		return err
-	}
-	for _, name := range rel.providerArchives() {
-		if err := copyFile(filepath.Join(rel.dir, name), filepath.Join(pkgDir, name)); err != nil {
-			return err
-		}
-	}
-	rc := filepath.Join(work, "cli.tfrc")
-	installation, err := readmeInstallation(mirror, c.host)
+	mirror, rc, err := c.mirror(work, rel)
 	if err != nil {
 		return err
 	}
 	dir := filepath.Join(work, "config")
 	files := map[string]string{
-		rc:                            installation,
-		filepath.Join(dir, "main.tf"): configuration(rel.version, sim),
+		filepath.Join(dir, "main.tf"):             configuration(rel.version, sim),
 		filepath.Join(dir, ".terraform.lock.hcl"): lockFile(c.host, rel),
 	}
 	for path, content := range files {
@@ -70,6 +58,29 @@ func (c cli) install(t *testing.T, rel *release, sim simulator.Info) error {
 		return fmt.Errorf("%s plan: the output does not show the version id %s the simulator has:\n%s", c, want, out)
 	}
 	return checkInstalledVersion(filepath.Join(dir, ".terraform", "providers", c.host, namespace, providerType, rel.version, platform()), rel.version)
+}
+
+// mirror puts the release's provider archives, unchanged, into a
+// filesystem mirror in the packed layout under work, and writes the
+// README's CLI configuration for it; it returns the mirror and the
+// configuration's path.
+func (c cli) mirror(work string, rel *release) (mirror, rc string, err error) {
+	mirror = filepath.Join(work, "mirror")
+	pkgDir := filepath.Join(mirror, c.host, namespace, providerType)
+	if err := os.MkdirAll(pkgDir, 0o755); err != nil {
+		return "", "", err
+	}
+	for _, name := range rel.providerArchives() {
+		if err := copyFile(filepath.Join(rel.dir, name), filepath.Join(pkgDir, name)); err != nil {
+			return "", "", err
+		}
+	}
+	installation, err := readmeInstallation(mirror, c.host)
+	if err != nil {
+		return "", "", err
+	}
+	rc = filepath.Join(work, "cli.tfrc")
+	return mirror, rc, os.WriteFile(rc, []byte(installation), 0o600)
 }
 
 // readmeMirror is the mirror path the README's CLI configuration names.

@@ -26,7 +26,8 @@ type clusterDriftDataSource struct {
 }
 
 type clusterDriftModel struct {
-	ClusterID types.String `tfsdk:"cluster_id"`
+	ClusterID   types.String `tfsdk:"cluster_id"`
+	ClusterName types.String `tfsdk:"cluster_name"`
 	driftOptionsModel
 	driftResultModel
 }
@@ -48,6 +49,10 @@ func (d *clusterDriftDataSource) Schema(_ context.Context, _ datasource.SchemaRe
 		Required:            true,
 		MarkdownDescription: "Id of the CKS cluster to check.",
 		Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
+	}
+	attrs["cluster_name"] = schema.StringAttribute{
+		Computed:            true,
+		MarkdownDescription: "Name of the cluster checked, as CloudStack lists it.",
 	}
 	attrs["ssh"] = driftSSHAttribute(true)
 	resp.Schema = schema.Schema{
@@ -89,6 +94,7 @@ func (d *clusterDriftDataSource) Read(ctx context.Context, req datasource.ReadRe
 	}
 
 	model.setEffective(settings)
+	model.ClusterName = stringOrNull(stats.ClusterName)
 	resp.Diagnostics.Append(model.setResult(res)...)
 	resp.Diagnostics.Append(model.setIgnoreStatus(settings, res.RuleUses)...)
 	if resp.Diagnostics.HasError() {

@@ -49,10 +49,10 @@ func (r *clusterResource) checkUpdate(ctx context.Context, plan, state, cfg *clu
 		name string
 		list types.List
 	}{{"ssh_cidrs", plan.SSHCIDRs}, {"api_cidrs", plan.APICIDRs}} {
-		if cidrs, _ := stringList(ctx, a.list); len(cidrs) > 0 && cachedNetwork(ctx, prior) != rules.NetworkDirect {
-			if err := clusterops.CheckCIDRFamily(knownString(state.IPAddress), cidrs); err != nil {
-				refusals.AddAttributeError(path.Root(a.name), "Invalid CIDRs", sentence(err.Error()))
-			}
+		if cachedNetwork(ctx, prior) != rules.NetworkDirect {
+			cidrFamilyErrors(ctx, refusals, a.name, a.list, knownString(state.IPAddress), func(cidr string) string {
+				return sentence(clusterops.CheckCIDRFamily(knownString(state.IPAddress), []string{cidr}).Error())
+			})
 		}
 	}
 	if network := cachedNetwork(ctx, prior); known(plan.APICIDRs) && network == rules.NetworkDirect {

@@ -110,7 +110,7 @@ func (r *clusterResource) reportCreate(ctx context.Context, plan tfsdk.Plan, m *
 		resp.Diagnostics.AddWarning(cutShortText(res, timeout))
 		return
 	}
-	addReportWarnings(&resp.Diagnostics, res.Report)
+	addCreateReport(ctx, &resp.Diagnostics, res.Report)
 	if res.Report.Admin != nil {
 		resp.Diagnostics.AddWarning("Cluster Needs an Administrator", adminText(res.Report.Admin))
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/clusterops"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/vmmap"
@@ -14,6 +15,23 @@ import (
 
 // Diagnostics shared by the cks_cluster operations: what the engine changed,
 // why an operation failed, and which attribute gives the consent it asks for.
+
+// addCreateReport reports what the rule engine did after a create: the
+// routine work on the rules CKS made (the etcd SSH range, the configured
+// CIDRs) is logged, since every create does it; anything else warns.
+func addCreateReport(ctx context.Context, diags *diag.Diagnostics, rep clusterops.Report) {
+	rest := rep
+	rest.Steps = nil
+	for _, s := range rep.Steps {
+		if !s.Routine {
+			rest.Steps = append(rest.Steps, s)
+			continue
+		}
+		tflog.Info(ctx, "set up the cluster's network rules", map[string]any{"cluster_id": rep.ClusterID, "step": string(s.Kind),
+			"change": s.Message})
+	}
+	addReportWarnings(diags, rest)
+}
 
 // addReportWarnings turns what the rule engine changed into one warning,
 // what it could not do into another, and the user rules it had to

@@ -101,6 +101,27 @@ func TestAddReportWarnings(t *testing.T) {
 	}
 }
 
+// TestAddCreateReport: after a create, the routine rule work is logged and
+// only the rest warns.
+func TestAddCreateReport(t *testing.T) {
+	t.Parallel()
+	var diags diag.Diagnostics
+	addCreateReport(context.Background(), &diags, clusterops.Report{ClusterID: "c", Steps: []clusterops.Step{
+		{Kind: clusterops.StepHardened, Message: "created etcd SSH firewall range 50000-50002", Routine: true},
+		{Kind: clusterops.StepRepaired, Message: "created missing node SSH firewall range from 10.0.0.0/8", Routine: true},
+	}})
+	if len(diags) != 0 {
+		t.Fatalf("routine steps after a create warn: %v", diags)
+	}
+	addCreateReport(context.Background(), &diags, clusterops.Report{ClusterID: "c", Steps: []clusterops.Step{
+		{Kind: clusterops.StepHardened, Message: "created etcd SSH firewall range 50000-50002", Routine: true},
+		{Kind: clusterops.StepRepaired, Message: "created missing port forward 2222→22"},
+	}})
+	if len(diags) != 1 || !strings.Contains(diags[0].Detail(), "2222→22") || strings.Contains(diags[0].Detail(), "50000-50002") {
+		t.Fatalf("want one warning with the repair alone, got %v", diags)
+	}
+}
+
 func TestClusterAddress(t *testing.T) {
 	t.Parallel()
 	if got := clusterAddress(&cloudstack.Cluster{IPAddress: "1.2.3.4", Endpoint: "https://5.6.7.8:6443/"}); got != "1.2.3.4" {

@@ -180,11 +180,11 @@ func (r *clusterResource) modifyCreatePlan(ctx context.Context, req resource.Mod
 		// CKS creates an isolated network: its rules are on the network's
 		// source NAT address, an IPv4 address.
 		for name, list := range map[string]types.List{"ssh_cidrs": plan.SSHCIDRs, "api_cidrs": plan.APICIDRs} {
-			if cidrs, _ := stringList(ctx, list); clusterops.CheckCIDRFamily("0.0.0.0", cidrs) != nil {
-				resp.Diagnostics.AddAttributeError(path.Root(name), "Invalid CIDRs", "CloudStack creates an isolated "+
-					"network for this cluster and keeps its rules on the network's source NAT address, an IPv4 address: "+
-					"IPv6 source CIDRs would admit no client. Use IPv4 CIDRs in "+name+".")
-			}
+			cidrFamilyErrors(ctx, &resp.Diagnostics, name, list, "0.0.0.0", func(cidr string) string {
+				return "CloudStack creates an isolated network for this cluster and keeps its rules on the network's " +
+					"source NAT address, an IPv4 address: the IPv6 source CIDR " + cidr + " would admit no client. Use " +
+					"IPv4 CIDRs in " + name + "."
+			})
 		}
 	}
 	r.checkCreateNetwork(ctx, &plan, &resp.Diagnostics)

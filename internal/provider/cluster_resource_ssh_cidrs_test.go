@@ -110,3 +110,31 @@ func quoted(values []string) string {
 	}
 	return strings.Join(q, ", ")
 }
+
+// TestAccCluster_cidrErrorsNameTheElement: a CIDR with host bits is refused
+// at plan, naming its prefix and the one address (CloudStack would keep it
+// as written and open the rule to the whole prefix), and every CIDR error,
+// of cks_cluster and of the drift checks, names the list element and shows
+// the attribute's line.
+func TestAccCluster_cidrErrorsNameTheElement(t *testing.T) {
+	t.Parallel()
+	env := newSimEnv(t)
+	attributeLine := func(attr string) string { return `line \d+, in [a-z]+ "cks_[a-z_]+" "test":\s+\d+:\s+` + attr + `\s+=` }
+	accTest(t, resource.TestCase{Steps: []resource.TestStep{
+		{
+			Config:      env.etcdClusterConfig(0, 1, `  ssh_cidrs = ["10.0.0.0/8", "10.0.0.5/8"]`+"\n"),
+			PlanOnly:    true,
+			ExpectError: regexpMust(`(?s)Invalid CIDR.*` + attributeLine("ssh_cidrs") + `.*ssh_cidrs\[1\]: "10\.0\.0\.5/8" has host bits set.*all of\s+10\.0\.0\.0/8.*Write\s+"10\.0\.0\.0/8".*"10\.0\.0\.5/32"`),
+		},
+		{
+			Config:      env.etcdClusterConfig(0, 1, `  api_cidrs = ["192.0.2.0/24", "2001:db8::/32"]`+"\n"),
+			PlanOnly:    true,
+			ExpectError: regexpMust(`(?s)Invalid CIDR.*` + attributeLine("api_cidrs") + `.*api_cidrs\[1\]: CloudStack creates an isolated network.*2001:db8::/32`),
+		},
+		{
+			Config:      env.ProviderConfig("data \"cks_clusters_drift\" \"test\" {\n  ssh_cidrs = [\"192.0.2.7/24\"]\n}\n"),
+			PlanOnly:    true,
+			ExpectError: regexpMust(`(?s)Invalid CIDR.*` + attributeLine("ssh_cidrs") + `.*ssh_cidrs\[0\]: "192\.0\.2\.7/24" has host bits set`),
+		},
+	}})
+}

@@ -5,9 +5,15 @@ import (
 	"fmt"
 	"net/netip"
 	"net/url"
+	"strconv"
 	"strings"
 
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/clusterops"
 )
 
 // nodeTemplateKeys accepts the node types createKubernetesCluster takes in
@@ -73,4 +79,17 @@ func ipAddress() validator.String {
 			}
 			return nil
 		}}
+}
+
+// cidrFamilyErrors reports, against each element of a CIDR list attribute,
+// a CIDR of another address family than ip, the address CloudStack keeps
+// the cluster's rules on: such a rule would admit no client. Nothing is
+// said while the list or the address is not known.
+func cidrFamilyErrors(ctx context.Context, diags *diag.Diagnostics, name string, list types.List, ip string, detail func(cidr string) string) {
+	cidrs, _ := stringList(ctx, list)
+	for i, cidr := range cidrs {
+		if clusterops.CheckCIDRFamily(ip, []string{cidr}) != nil {
+			diags.AddAttributeError(path.Root(name).AtListIndex(i), "Invalid CIDR", name+"["+strconv.Itoa(i)+"]: "+detail(cidr))
+		}
+	}
 }

@@ -89,9 +89,12 @@ func driftOptionAttributes() map[string]schema.Attribute {
 			ElementType: types.StringType,
 			Optional:    true,
 			MarkdownDescription: "The `ssh_cidrs` of the `cks_cluster` resources checked, if they set it: SSH firewall rules " +
-				"with exactly these CIDRs (or `0.0.0.0/0`) are the clusters' own, any other is a user rule; a user rule that " +
-				"opens a node or etcd SSH port to any address outside them (compared as address space, not as strings) is " +
-				"reported as `ssh_firewall_range_mismatch`.",
+				"with exactly these CIDRs (or `0.0.0.0/0`) are the clusters' own, and so is the one rule on the exact ports of " +
+				"the node SSH range (or of the etcd SSH range) when no rule has them with these CIDRs, reported as " +
+				"`ssh_cidrs_mismatch` with its CIDRs in `live` and these in `expected` (the rules of a cluster whose " +
+				"`ssh_cidrs` a plan changes, for instance); any other rule is a user rule, and a user rule that opens a node " +
+				"or etcd SSH port to any address outside them (compared as address space, not as strings) is reported as " +
+				"`ssh_firewall_range_mismatch`.",
 			Validators: []validator.List{listvalidator.SizeAtLeast(1), listvalidator.ValueStringsAre(cidrValidator())},
 		},
 		"api_cidrs": schema.ListAttribute{

@@ -20,7 +20,9 @@ func TestGuideExternalNodesExample(t *testing.T) {
 	t.Parallel()
 	env := newSimEnv(t)
 	r := newExampleRunner(t)
-	work := r.copyExample(filepath.Join(guideExamples, "external-nodes"))
+	run := newDocRun(t, "docs/guides/external-nodes.md")
+	work := t.TempDir()
+	writeFile(t, work, "cluster.tf", run.block(`resource "cks_cluster_node" "gpu"`))
 	base := append(simVars(env), "TF_VAR_network=sim-isolated-network")
 	var id string
 	apply := func(size int, vmIDs ...string) {

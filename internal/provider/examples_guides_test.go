@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 
@@ -18,9 +17,8 @@ import (
 
 // The guides show their configurations from examples/guides (templates/
 // include them with tffile), and the README's from its own hcl blocks. Each
-// runs here against the simulator as a user runs it.
-
-var guideExamples = filepath.Join("..", "..", "examples", "guides")
+// runs here against the simulator as a user runs it, verbatim, as the
+// documents show it (doc_snippets_test.go).
 
 // simVars are the names the simulator seeds, for the examples' variables.
 func simVars(env *simEnv) []string {
@@ -50,11 +48,19 @@ func TestGuideEtcdScalingExample(t *testing.T) {
 	t.Parallel()
 	env := newSimEnv(t)
 	r := newExampleRunner(t)
-	work := r.copyExample(filepath.Join(guideExamples, "etcd-scaling"))
+	run := newDocRun(t, "docs/guides/etcd-scaling.md")
+	work := t.TempDir()
+	writeFile(t, work, "cluster.tf", run.block(`resource "cks_cluster" "prod"`))
 	vars := simVars(env)
 	r.terraform(work, nil, "init", "-input=false", "-no-color")
+	r.terraform(work, nil, "validate", "-no-color")
 	for _, size := range []string{"2", "1"} {
-		r.terraform(work, append(vars, "TF_VAR_size="+size), "apply", "-auto-approve", "-input=false", "-no-color")
+		applied := r.terraform(work, append(vars, "TF_VAR_size="+size), "apply", "-auto-approve", "-input=false", "-no-color")
+		// The create makes the etcd SSH range and narrows the SSH rules to
+		// ssh_cidrs, as every create does: logged, no warning.
+		if size == "2" && strings.Contains(applied, "Warning:") {
+			t.Fatalf("the successful create warns:\n%s", applied)
+		}
 		r.terraform(work, append(vars, "TF_VAR_size="+size), "plan", "-detailed-exitcode", "-input=false", "-no-color")
 	}
 	for _, fw := range env.FirewallRulesOn(env.Cluster(liveClusters(t, env)[0].ID).IPAddressID) {
@@ -66,28 +72,41 @@ func TestGuideEtcdScalingExample(t *testing.T) {
 	env.expectNothingLeftNow(t)
 }
 
+// The CI gates guide, block by block as written: the cluster, the host key
+// pinned with ssh-keyscan, the gate (which passes, then fails on a stopped
+// kubelet), the check block, the ignore rules and the outputs beside it;
+// the policy gate's configuration is TestAccPolicyFixtures's. Then the CI
+// gate example checks every cluster.
 func TestGuideDriftGateExamples(t *testing.T) {
 	t.Parallel()
 	env := newSimEnv(t)
 	r := newExampleRunner(t)
-	// The cluster first, then the gate, which pins its host key.
-	work := r.copyExample(filepath.Join(guideExamples, "drift-ci-gates"), "gate.tf", "check.tf", "outputs.tf")
+	const doc = "docs/guides/drift-ci-gates.md"
+	run := newDocRun(t, doc)
+	policyGate := run.find("fail_on_drift stays false")
+	if example, err := os.ReadFile(filepath.Join("..", "..", "examples", "policy-gate", "main.tf")); err != nil ||
+		run.blocks[policyGate].text != string(example) {
+		t.Fatalf("the guide's policy gate configuration is not examples/policy-gate/main.tf, which TestAccPolicyFixtures runs (%v)", err)
+	}
+	run.elsewhere("fail_on_drift stays false", "TestAccPolicyFixtures")
+	work := t.TempDir()
 	vars := append(simVars(env), "TF_VAR_cluster_private_key_file="+env.KeyFile)
+	converged := func() {
+		t.Helper()
+		r.terraform(work, nil, "validate", "-no-color")
+		r.terraform(work, vars, "apply", "-auto-approve", "-input=false", "-no-color")
+		r.emptyPlan(work, vars)
+	}
+	writeFile(t, work, "cluster.tf", run.block("# cluster.tf: the cluster the gate checks"))
 	r.terraform(work, nil, "init", "-input=false", "-no-color")
-	r.terraform(work, vars, "apply", "-auto-approve", "-input=false", "-no-color")
-	for _, f := range []string{"gate.tf", "check.tf", "outputs.tf"} {
-		data, err := os.ReadFile(filepath.Join(guideExamples, "drift-ci-gates", f))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(work, f), data, 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := os.WriteFile(filepath.Join(work, "known_hosts"), []byte(knownHostsLine(t, env, "prod")), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	r.terraform(work, vars, "apply", "-auto-approve", "-input=false", "-no-color")
+	converged()
+	r.shellLines(work, vars, shBlock(t, doc, "ssh-keyscan"))
+	writeFile(t, work, "gate.tf", run.block("# gate.tf: continues cluster.tf"))
+	converged()
+	writeFile(t, work, "check.tf", run.block("# check.tf: continues cluster.tf"))
+	writeFile(t, work, "outputs.tf", run.block("# outputs.tf: continues gate.tf"))
+	writeFile(t, work, "ignore.tf", run.block("# ignore.tf: continues cluster.tf"))
+	converged()
 	var out struct {
 		Drift struct {
 			Value struct {
@@ -129,7 +148,9 @@ func TestGuideSimulatorExample(t *testing.T) {
 	t.Parallel()
 	env := newSimEnv(t)
 	r := newExampleRunner(t)
-	work := r.copyExample(filepath.Join(guideExamples, "simulator"))
+	run := newDocRun(t, "docs/guides/simulator.md")
+	work := t.TempDir()
+	writeFile(t, work, "main.tf", run.block("simulator_info_file"))
 	info, err := json.Marshal(env.Info)
 	if err != nil {
 		t.Fatal(err)
@@ -140,7 +161,9 @@ func TestGuideSimulatorExample(t *testing.T) {
 	}
 	vars := []string{"TF_VAR_simulator_info_file=" + infoFile}
 	r.terraform(work, nil, "init", "-input=false", "-no-color")
+	r.terraform(work, nil, "validate", "-no-color")
 	applied := r.terraform(work, vars, "apply", "-auto-approve", "-input=false", "-no-color")
+	r.terraform(work, vars, "plan", "-detailed-exitcode", "-input=false", "-no-color")
 	r.terraform(work, append(vars, "TF_VAR_fail_on_drift=true"), "plan", "-refresh-only", "-input=false", "-no-color")
 	r.terraform(work, vars, "destroy", "-auto-approve", "-input=false", "-no-color")
 	if !strings.Contains(applied, "Apply complete! Resources: 1 added") {
@@ -157,37 +180,31 @@ func TestGuideMigrationExamples(t *testing.T) {
 	env := newSimEnv(t)
 	r := newExampleRunner(t)
 	r.env = append(r.env, reattached(t, officialStandInServers(t, env)))
-	dir := filepath.Join(guideExamples, "migrating-from-the-cloudstack-provider")
+	run := newDocRun(t, "docs/guides/migrating-from-the-cloudstack-provider.md")
 	vars := simVars(env)
-	step := func(work, example string, extra ...string) string {
+	step := func(work, block string, extra ...string) string {
 		t.Helper()
 		files, _ := filepath.Glob(filepath.Join(work, "*.tf"))
 		for _, f := range files {
 			_ = os.Remove(f)
 		}
-		data, err := os.ReadFile(filepath.Join(dir, example, "main.tf"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if example == "import" {
-			// Its terraform block is the one of the moved example.
-			data = append(data, []byte(movedTerraformBlock(t, dir))...)
-		}
-		if err := os.WriteFile(filepath.Join(work, "main.tf"), data, 0o600); err != nil {
-			t.Fatal(err)
-		}
+		writeFile(t, work, "main.tf", block)
 		r.terraform(work, nil, "init", "-input=false", "-no-color")
+		r.terraform(work, nil, "validate", "-no-color")
 		return r.terraform(work, append(append([]string{}, vars...), extra...), "apply", "-auto-approve", "-input=false", "-no-color")
 	}
+	before := run.block(`resource "cloudstack_kubernetes_cluster" "main"`)
+	moved := run.block("\nmoved {")
+	imported := run.block("import {")
 
 	work := t.TempDir()
-	step(work, "before")
+	step(work, before)
 	id := liveClusters(t, env)[0].ID
-	moved := step(work, "moved")
-	if !strings.Contains(moved, "cloudstack_kubernetes_cluster.main has moved to cks_cluster.main") {
-		t.Fatalf("the moved example should move the cluster:\n%s", moved)
+	if out := step(work, moved); !strings.Contains(out, "cloudstack_kubernetes_cluster.main has moved to cks_cluster.main") {
+		t.Fatalf("the moved example should move the cluster:\n%s", out)
 	}
-	step(work, "moved", "TF_VAR_size=4")
+	r.terraform(work, vars, "plan", "-detailed-exitcode", "-input=false", "-no-color")
+	step(work, moved, "TF_VAR_size=4")
 	if c := env.Cluster(id); c.Size != 4 {
 		t.Fatalf("after the scale the moved cluster has size %d", c.Size)
 	}
@@ -195,30 +212,14 @@ func TestGuideMigrationExamples(t *testing.T) {
 	env.expectNothingLeftNow(t)
 
 	work = t.TempDir()
-	step(work, "before")
+	step(work, before)
 	id = liveClusters(t, env)[0].ID
-	imported := step(work, "import", "TF_VAR_cluster_id="+id)
-	if !strings.Contains(imported, "1 imported") {
-		t.Fatalf("the import example should import the cluster:\n%s", imported)
+	if out := step(work, imported, "TF_VAR_cluster_id="+id); !strings.Contains(out, "1 imported") {
+		t.Fatalf("the import example should import the cluster:\n%s", out)
 	}
 	r.terraform(work, append(vars, "TF_VAR_cluster_id="+id), "plan", "-detailed-exitcode", "-input=false", "-no-color")
 	r.terraform(work, append(vars, "TF_VAR_cluster_id="+id), "destroy", "-auto-approve", "-input=false", "-no-color")
 	env.expectNothingLeftNow(t)
-}
-
-// movedTerraformBlock is the terraform block of the moved example, which
-// the guide's import example ("resource as above") shares.
-func movedTerraformBlock(t *testing.T, dir string) string {
-	t.Helper()
-	data, err := os.ReadFile(filepath.Join(dir, "moved", "main.tf"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	block := regexp.MustCompile(`(?s)^terraform \{.*?\n\}\n`).FindString(string(data))
-	if block == "" {
-		t.Fatal("the moved example has no terraform block")
-	}
-	return "\n" + block
 }
 
 // officialStandInServers serves the official provider's stand-in under
@@ -237,139 +238,123 @@ func officialStandInServers(t *testing.T, env *simEnv) map[string]func() tfproto
 	return out
 }
 
-// readmeBlocks are the hcl blocks of README.md that configure Terraform, in
-// order.
-func readmeBlocks(t *testing.T) []string {
-	t.Helper()
-	data, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []string
-	for _, m := range regexp.MustCompile("(?s)```hcl\n(.*?)```").FindAllStringSubmatch(string(data), -1) {
-		if strings.Contains(m[1], "provider_installation {") {
-			continue // the CLI configuration, which internal/installtest runs
-		}
-		out = append(out, m[1])
-	}
-	return out
-}
-
-// declareVariables declares the variables a snippet uses but does not
-// declare, as the rest of a user's configuration would.
-func declareVariables(hcl string) string {
-	declared := map[string]bool{}
-	for _, m := range regexp.MustCompile(`(?m)^variable "([a-z0-9_]+)"`).FindAllStringSubmatch(hcl, -1) {
-		declared[m[1]] = true
-	}
-	var out strings.Builder
-	for _, m := range regexp.MustCompile(`\bvar\.([a-z0-9_]+)`).FindAllStringSubmatch(hcl, -1) {
-		if !declared[m[1]] {
-			declared[m[1]] = true
-			fmt.Fprintf(&out, "variable %q {\n  default = null\n}\n", m[1])
-		}
-	}
-	return out.String()
-}
-
+// The README, as a new user runs it: the quick start with the -var values
+// it declares and the three environment variables, its drift gate on the
+// first apply; the SSH check after ssh-keyscan; each provider block beside
+// the quick start's main.tf, the CloudMonkey profile's and the private CA's
+// with what they name on disk. Every block runs verbatim.
 func TestReadmeQuickStart(t *testing.T) {
 	t.Parallel()
 	env := newSimEnv(t)
 	r := newExampleRunner(t)
-	blocks := readmeBlocks(t)
-	if len(blocks) != 4 || !strings.Contains(blocks[0], `resource "cks_cluster" "prod"`) {
-		t.Fatalf("README.md has %d hcl blocks; the test knows the quick start and three provider blocks", len(blocks))
+	run := newDocRun(t, "README.md")
+	run.elsewhere("provider_installation {", "internal/installtest (the filesystem mirror of a release)")
+	creds := []string{
+		"CLOUDSTACK_API_URL=" + env.Info.APIURL,
+		"CLOUDSTACK_API_KEY=" + env.Info.APIKey,
+		"CLOUDSTACK_SECRET_KEY=" + env.Info.SecretKey,
 	}
-	// The cluster first, then the drift check, which pins its host key.
-	quickStart := blocks[0] + declareVariables(blocks[0])
-	gate := regexp.MustCompile(`(?s)\ndata "cks_cluster_drift" "prod" \{.*?\n\}\n`)
-	if !gate.MatchString(quickStart) {
-		t.Fatal("the quick start has no drift check")
+	values := []string{"-var", "zone=sim-zone-1", "-var", "service_offering=cks-medium", "-var", "keypair=" + env.Info.Keypair}
+	step := func(dir string, vars []string, args ...string) string {
+		t.Helper()
+		return r.terraform(dir, vars, append(append(args, "-input=false", "-no-color"), values...)...)
 	}
+	converged := func(dir string, vars []string) {
+		t.Helper()
+		r.terraform(dir, nil, "validate", "-no-color")
+		step(dir, vars, "apply", "-auto-approve")
+		step(dir, vars, "plan", "-detailed-exitcode")
+	}
+
 	work := t.TempDir()
-	if err := os.WriteFile(filepath.Join(work, "main.tf"), []byte(gate.ReplaceAllString(quickStart, "\n")), 0o600); err != nil {
+	writeFile(t, work, "main.tf", run.block("# main.tf\n"))
+	r.terraform(work, nil, "init", "-input=false", "-no-color")
+	r.terraform(work, nil, "validate", "-no-color")
+	applied := step(work, creds, "apply", "-auto-approve")
+	if !strings.Contains(applied, "data.cks_cluster_drift.prod: Read complete") {
+		t.Fatalf("the quick start's drift check did not run on the first apply:\n%s", applied)
+	}
+	// The etcd SSH range the provider makes after every create is routine:
+	// logged, not a warning users learn to ignore.
+	if strings.Contains(applied, "Warning:") {
+		t.Fatalf("the quick start's successful create warns:\n%s", applied)
+	}
+	step(work, creds, "plan", "-detailed-exitcode")
+	// The CI gate passes on the new cluster, and fails once it drifted.
+	step(work, creds, "plan", "-refresh-only", "-var", "ci=true")
+	worker := env.NthWorker(env.Cluster(liveClusters(t, env)[0].ID), 0)
+	if err := env.Sim.StopKubelet(worker.ID, true); err != nil {
 		t.Fatal(err)
 	}
-	// The quick start reads ~/.ssh/ops and ./known_hosts.
-	key, err := os.ReadFile(env.KeyFile)
+	gate, _ := r.run(work, creds, append([]string{"plan", "-refresh-only", "-input=false", "-no-color", "-var", "ci=true"}, values...)...)
+	if !strings.Contains(gate, "node_not_ready") || !strings.Contains(gate, "Cluster Drift Detected") {
+		t.Fatalf("the quick start's gate should fail on the stopped kubelet:\n%s", gate)
+	}
+	if err := env.Sim.StartKubelet(worker.ID); err != nil {
+		t.Fatal(err)
+	}
+
+	// The SSH check, once ssh-keyscan pinned control node 1's host key.
+	r.shellLines(work, creds, shBlock(t, "README.md", "ssh-keyscan"))
+	writeFile(t, work, "ssh.tf", run.block("# ssh.tf: continues main.tf"))
+	converged(work, append(creds, "TF_VAR_ssh_private_key_file="+env.KeyFile, "TF_VAR_ci=true"))
+	if err := os.Remove(filepath.Join(work, "ssh.tf")); err != nil {
+		t.Fatal(err)
+	}
+
+	// The provider blocks, each beside main.tf.
+	writeFile(t, work, "provider.tf", run.block("credentials from variables"))
+	converged(work, []string{"TF_VAR_cloudstack_api_url=" + env.Info.APIURL, "TF_VAR_cloudstack_api_key=" + env.Info.APIKey,
+		"TF_VAR_cloudstack_secret_key=" + env.Info.SecretKey})
+	if err := os.MkdirAll(filepath.Join(r.home, ".cmk"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(r.home, ".cmk"), "config", fmt.Sprintf("[core]\nprofile = lab\n\n[production]\nurl = %s\napikey = %s\nsecretkey = %s\n",
+		env.Info.APIURL, env.Info.APIKey, env.Info.SecretKey))
+	writeFile(t, work, "provider.tf", run.block("credentials from a CloudMonkey profile"))
+	converged(work, nil)
+	step(work, creds, "destroy", "-auto-approve")
+	env.expectNothingLeftNow(t)
+
+	// The private CA, against a simulator that serves TLS with it.
+	tlsEnv := &simEnv{simtest.Start(t, simtest.WithTLS())}
+	tls := t.TempDir()
+	writeFile(t, tls, "main.tf", run.block("# main.tf\n"))
+	writeFile(t, tls, "provider.tf", run.block("a private CA and other settings"))
+	ca, err := os.ReadFile(tlsEnv.CAFile)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.MkdirAll(filepath.Join(r.home, ".ssh"), 0o700); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(r.home, ".ssh", "ops"), key, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	vars := append(simVars(env), "TF_VAR_ci=false")
-	r.terraform(work, nil, "init", "-input=false", "-no-color")
-	r.terraform(work, vars, "apply", "-auto-approve", "-input=false", "-no-color")
-	if err := os.WriteFile(filepath.Join(work, "known_hosts"), []byte(knownHostsLine(t, env, "prod")), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(work, "main.tf"), []byte(quickStart), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	applied := r.terraform(work, vars, "apply", "-auto-approve", "-input=false", "-no-color")
-	if !strings.Contains(applied, "data.cks_cluster_drift.prod: Read complete") {
-		t.Fatalf("the quick start's drift check did not run:\n%s", applied)
-	}
-	r.terraform(work, append(simVars(env), "TF_VAR_ci=true"), "plan", "-refresh-only", "-input=false", "-no-color")
-	r.terraform(work, vars, "destroy", "-auto-approve", "-input=false", "-no-color")
-	env.expectNothingLeftNow(t)
+	writeFile(t, tls, "private-ca.pem", string(ca))
+	tlsCreds := []string{"CLOUDSTACK_API_URL=" + tlsEnv.Info.APIURL, "CLOUDSTACK_API_KEY=" + tlsEnv.Info.APIKey,
+		"CLOUDSTACK_SECRET_KEY=" + tlsEnv.Info.SecretKey}
+	r.terraform(tls, nil, "init", "-input=false", "-no-color")
+	converged(tls, tlsCreds)
+	step(tls, tlsCreds, "destroy", "-auto-approve")
+	tlsEnv.expectNothingLeftNow(t)
 }
 
-// The README's provider blocks and the provider example, each with a
-// look-up that makes it call the API: the simulator's URL for the
-// examples', a cmk configuration naming the simulator for the profile, the
-// simulator's TLS certificate authority for the examples' file.
+// The provider example, with the simulator's URL in place of the example's.
 func TestReadmeProviderBlocks(t *testing.T) {
 	t.Parallel()
 	env := newSimEnv(t)
-	tlsEnv := &simEnv{simtest.Start(t, simtest.WithTLS())}
 	r := newExampleRunner(t)
-	blocks := readmeBlocks(t)[1:]
 	providerExample, err := os.ReadFile(filepath.Join("..", "..", "examples", "provider", "provider.tf"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.MkdirAll(filepath.Join(r.home, ".cmk"), 0o700); err != nil {
-		t.Fatal(err)
+	const exampleURL = "https://cloud.example.com/client/api"
+	if !strings.Contains(string(providerExample), exampleURL) {
+		t.Fatalf("the provider example no longer has %s; the test no longer matches it", exampleURL)
 	}
-	cmk := fmt.Sprintf("[core]\nprofile = lab\n\n[production]\nurl = %s\napikey = %s\nsecretkey = %s\n",
-		env.Info.APIURL, env.Info.APIKey, env.Info.SecretKey)
-	if err := os.WriteFile(filepath.Join(r.home, ".cmk", "config"), []byte(cmk), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	plain := []string{"TF_VAR_cloudstack_api_key=" + env.Info.APIKey, "TF_VAR_cloudstack_secret_key=" + env.Info.SecretKey}
-	tls := []string{"CLOUDSTACK_API_URL=" + tlsEnv.Info.APIURL, "CLOUDSTACK_API_KEY=" + tlsEnv.Info.APIKey,
-		"CLOUDSTACK_SECRET_KEY=" + tlsEnv.Info.SecretKey}
-	for i, c := range []struct {
-		hcl, from, to string
-		vars          []string
-	}{
-		{requiredProviders + blocks[0], "https://cloud.example.com/client/api", env.Info.APIURL, plain},
-		{requiredProviders + blocks[1], "", "", nil}, // the cmk profile names the simulator
-		{requiredProviders + blocks[2], "/etc/ssl/private-ca.pem", tlsEnv.CAFile, tls},
-		{string(providerExample), "https://cloud.example.com/client/api", env.Info.APIURL, plain},
-	} {
-		hcl := c.hcl
-		if c.from != "" {
-			if !strings.Contains(hcl, c.from) {
-				t.Fatalf("configuration %d no longer has %s; the test no longer matches it:\n%s", i+1, c.from, hcl)
-			}
-			hcl = strings.ReplaceAll(hcl, c.from, c.to)
-		}
-		hcl += declareVariables(hcl) + "data \"cks_zone\" \"probe\" {\n  name = \"sim-zone-1\"\n}\n"
-		work := t.TempDir()
-		if err := os.WriteFile(filepath.Join(work, "main.tf"), []byte(hcl), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		r.terraform(work, nil, "init", "-input=false", "-no-color")
-		out := r.terraform(work, c.vars, "apply", "-auto-approve", "-input=false", "-no-color")
-		if !strings.Contains(out, "data.cks_zone.probe: Read complete") {
-			t.Fatalf("configuration %d did not reach the API:\n%s", i+1, out)
-		}
+	hcl := strings.ReplaceAll(string(providerExample), exampleURL, env.Info.APIURL) + "data \"cks_zone\" \"probe\" {\n  name = \"sim-zone-1\"\n}\n"
+	work := t.TempDir()
+	writeFile(t, work, "main.tf", hcl)
+	r.terraform(work, nil, "init", "-input=false", "-no-color")
+	out := r.terraform(work, []string{"TF_VAR_cloudstack_api_key=" + env.Info.APIKey, "TF_VAR_cloudstack_secret_key=" + env.Info.SecretKey},
+		"apply", "-auto-approve", "-input=false", "-no-color")
+	if !strings.Contains(out, "data.cks_zone.probe: Read complete") {
+		t.Fatalf("the provider example did not reach the API:\n%s", out)
 	}
 }
 

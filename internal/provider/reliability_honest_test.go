@@ -339,13 +339,13 @@ func TestAccHonest_cidrFamily(t *testing.T) {
 			{
 				Config:      env.etcdClusterConfig(1, 1, v6),
 				PlanOnly:    true,
-				ExpectError: errorFragments("Invalid CIDRs", "ssh_cidrs", "IPv4"),
+				ExpectError: errorFragments("Invalid CIDR", "ssh_cidrs[0]: ", "IPv4"),
 			},
 			{Config: env.etcdClusterConfig(1, 1, "")},
 			{
 				PreConfig:   env.Sim.ResetCallCounts,
 				Config:      env.etcdClusterConfig(1, 1, v6),
-				ExpectError: errorFragments("Invalid CIDRs", "ssh_cidrs", "an IPv4 address", "::/0"),
+				ExpectError: errorFragments("Invalid CIDR", "ssh_cidrs[0]: ", "an IPv4 address", "::/0"),
 			},
 			{
 				PreConfig: func() {

@@ -62,11 +62,24 @@ func versionPrefixValidator() validator.String {
 
 // cidrValidator rejects values that are not IPv4 or IPv6 CIDRs: the
 // validators module has none, and nettypes is not a dependency.
+//
+// A CIDR with host bits set (10.0.0.5/8) is refused, naming its prefix:
+// CloudStack keeps a rule's CIDRs as written (createFirewallRule checks
+// them with NetUtils.isValidIp4Cidr and isValidIp6Cidr, which accept host
+// bits, and cleans none), while the rule admits the whole prefix; the CIDRs
+// the provider compares rules by would then differ from the prefix they
+// open, and "10.0.0.5/8" is most often meant as the one address.
 func cidrValidator() validator.String {
-	return stringCheck{description: "value must be a CIDR such as 10.0.0.0/8",
+	return stringCheck{description: "value must be a CIDR such as 10.0.0.0/8, without host bits",
 		summary: "Invalid CIDR", check: func(v string) error {
-			if _, err := netip.ParsePrefix(v); err != nil {
+			p, err := netip.ParsePrefix(v)
+			if err != nil {
 				return fmt.Errorf("%q is not a CIDR (address/prefix length, such as 10.0.0.0/8): %w", v, err)
+			}
+			if canonical := p.Masked(); canonical != p {
+				return fmt.Errorf("%q has host bits set: CloudStack would keep it as written and open the rule to all of "+
+					"%s. Write %q for that prefix, or %q for the one address", v, canonical, canonical.String(),
+					netip.PrefixFrom(p.Addr(), p.Addr().BitLen()).String())
 			}
 			return nil
 		}}

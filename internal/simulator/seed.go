@@ -3,6 +3,7 @@ package simulator
 import (
 	"fmt"
 	"maps"
+	"strings"
 
 	"golang.org/x/crypto/ssh"
 )
@@ -24,7 +25,39 @@ const (
 	cksNodeTemplateName         = "CKS node template (KVM)"
 	plainTemplateName           = "Debian 12 (KVM)"
 	cniConfigName               = "calico-cni"
+	offeringSmallName           = "cks-small"
+	offeringMediumName          = "cks-medium"
+	offeringLargeName           = "cks-large"
+	isolatedNetworkName         = "sim-isolated-network"
+	vpcName                     = "sim-vpc"
+	vpcTierName                 = "sim-vpc-tier"
+	vpcDenyTierName             = "sim-vpc-tier-deny"
 )
+
+// SeededNames lists, for help texts, the names of what every simulator
+// seeds at start, which the look-up data sources take (cks_zone,
+// cks_service_offering, cks_kubernetes_version, cks_network, cks_project).
+// The JSON line a simulator prints on start gives each one's id beside its
+// name.
+func SeededNames() []string {
+	var versions, disabled []string
+	for _, v := range seedVersions {
+		if v.enabled {
+			versions = append(versions, "v"+v.semver)
+		} else {
+			disabled = append(disabled, "v"+v.semver)
+		}
+	}
+	return []string{
+		"zone " + seedZoneName,
+		fmt.Sprintf("service offerings %s (the default), %s, %s", offeringMediumName, offeringLargeName, offeringSmallName),
+		fmt.Sprintf("Kubernetes versions %s (%s disabled)", strings.Join(versions, ", "), strings.Join(disabled, ", ")),
+		fmt.Sprintf("networks %s (isolated), %s and %s (tiers of VPC %s), %s (shared)", isolatedNetworkName, vpcTierName,
+			vpcDenyTierName, vpcName, sharedNetworkName),
+		"key pair " + seedKeypairName,
+		"project " + seedProjectName,
+	}
+}
 
 // seedVersions are the Kubernetes versions registered at start.
 var seedVersions = []struct {
@@ -79,9 +112,9 @@ func (s *Simulator) seed() {
 	ids.systemVMTemplate = tpl.id
 	ids.guestOS = s.newUUID()
 
-	ids.offeringSmall = s.seedOffering("cks-small", "CKS small (too small for CKS): 1 vCPU, 1 GB", 1, 1024)
-	ids.offeringMedium = s.seedOffering("cks-medium", "CKS medium: 2 vCPU, 4 GB", 2, 4096)
-	ids.offeringLarge = s.seedOffering("cks-large", "CKS large: 4 vCPU, 8 GB", 4, 8192)
+	ids.offeringSmall = s.seedOffering(offeringSmallName, "CKS small (too small for CKS): 1 vCPU, 1 GB", 1, 1024)
+	ids.offeringMedium = s.seedOffering(offeringMediumName, "CKS medium: 2 vCPU, 4 GB", 2, 4096)
+	ids.offeringLarge = s.seedOffering(offeringLargeName, "CKS large: 4 vCPU, 8 GB", 4, 8192)
 
 	ids.versions, ids.disabledVersions = map[string]string{}, map[string]string{}
 	for _, sv := range seedVersions {
@@ -119,21 +152,21 @@ func (s *Simulator) seed() {
 	st.acls = append(st.acls, allow, deny)
 	st.seq["acl"] = aclDefaultAllowID
 
-	iso := s.newNetwork("sim-isolated-network", z.id, cksOffer.id, admin.id, "", "")
+	iso := s.newNetwork(isolatedNetworkName, z.id, cksOffer.id, admin.id, "", "")
 	s.implementNetwork(iso)
 	ids.isolatedNetwork = iso.id
 
-	vp := &vpc{internalID: st.nextID("vpc"), id: s.newUUID(), name: "sim-vpc", cidr: "10.100.0.0/16",
+	vp := &vpc{internalID: st.nextID("vpc"), id: s.newUUID(), name: vpcName, cidr: "10.100.0.0/16",
 		zoneID: z.id, accountID: admin.id, created: now}
 	st.vpcs = append(st.vpcs, vp)
 	ids.vpc = vp.id
 	if _, err := s.allocPublicIP(admin.id, "", vp.id, true); err != nil {
 		s.logf("seed VPC source NAT IP: %v", err)
 	}
-	tier := s.newNetwork("sim-vpc-tier", z.id, tierOffer.id, admin.id, vp.id, allow.id)
+	tier := s.newNetwork(vpcTierName, z.id, tierOffer.id, admin.id, vp.id, allow.id)
 	tier.cidr, tier.gateway = "10.100.1.0/24", "10.100.1.1"
 	tier.state = netImplemented
-	deniedTier := s.newNetwork("sim-vpc-tier-deny", z.id, tierOffer.id, admin.id, vp.id, deny.id)
+	deniedTier := s.newNetwork(vpcDenyTierName, z.id, tierOffer.id, admin.id, vp.id, deny.id)
 	deniedTier.cidr, deniedTier.gateway = "10.100.2.0/24", "10.100.2.1"
 	deniedTier.state = netImplemented
 	ids.vpcTier, ids.vpcDenyTier = tier.id, deniedTier.id
@@ -223,6 +256,10 @@ func (s *Simulator) seedKeypair(accountID, name string, pub ssh.PublicKey) {
 // infoLocked builds Info. Callers hold s.mu.
 func (s *Simulator) infoLocked(apiURL, adminURL, keyFile string) Info {
 	ids := s.st.seedIDs
+	offeringName := func(id string) string {
+		return nameOf(s.st.offering(id), func(o *serviceOffering) string { return o.name })
+	}
+	networkName := func(id string) string { return nameOf(s.st.network(id), func(n *network) string { return n.name }) }
 	admin := s.st.userOfAccount(ids.adminAccount)
 	tenant := s.st.userOfAccount(ids.tenantAccount)
 	return Info{
@@ -260,7 +297,34 @@ func (s *Simulator) infoLocked(apiURL, adminURL, keyFile string) Info {
 		VPCACLID:                   ids.vpcACL,
 		VPCACLTierNetworkID:        ids.vpcACLTier,
 		VPCACLTierLBNetworkID:      ids.vpcACLTierLB,
+		ZoneName:                   nameOf(s.st.zone(ids.zone), func(z *zone) string { return z.name }),
+		ServiceOfferingName:        offeringName(ids.offeringMedium),
+		LargeServiceOfferingName:   offeringName(ids.offeringLarge),
+		SmallServiceOfferingName:   offeringName(ids.offeringSmall),
+		KubernetesVersionNames:     s.versionNamesLocked(ids.versions),
+		IsolatedNetworkName:        networkName(ids.isolatedNetwork),
+		VPCTierNetworkName:         networkName(ids.vpcTier),
+		SharedNetworkName:          networkName(ids.sharedNetwork),
+		ProjectName:                nameOf(s.st.project(ids.project), func(p *project) string { return p.name }),
 	}
+}
+
+// nameOf is the name of a seeded object, "" once it is gone.
+func nameOf[T any](v *T, name func(*T) string) string {
+	if v == nil {
+		return ""
+	}
+	return name(v)
+}
+
+// versionNamesLocked names the versions of an id map by semantic version.
+// Callers hold s.mu.
+func (s *Simulator) versionNamesLocked(ids map[string]string) map[string]string {
+	out := make(map[string]string, len(ids))
+	for semver, id := range ids {
+		out[semver] = nameOf(s.st.version(id), func(v *k8sVersion) string { return v.name })
+	}
+	return out
 }
 
 // clusterString is KubernetesClusterVO.toString(), used in server messages.

@@ -135,6 +135,18 @@ type Info struct {
 	VPCACLID              string `json:"vpc_acl_id"`
 	VPCACLTierNetworkID   string `json:"vpc_acl_tier_network_id"`
 	VPCACLTierLBNetworkID string `json:"vpc_acl_tier_lb_network_id"`
+
+	// The names of the seeded zone, offerings, versions, networks and
+	// project, which the look-up data sources take, beside their ids above.
+	ZoneName                 string            `json:"zone_name"`
+	ServiceOfferingName      string            `json:"service_offering_name"`
+	LargeServiceOfferingName string            `json:"large_service_offering_name"`
+	SmallServiceOfferingName string            `json:"small_service_offering_name"`
+	KubernetesVersionNames   map[string]string `json:"kubernetes_version_names"`
+	IsolatedNetworkName      string            `json:"isolated_network_name"`
+	VPCTierNetworkName       string            `json:"vpc_tier_network_name"`
+	SharedNetworkName        string            `json:"shared_network_name"`
+	ProjectName              string            `json:"project_name"`
 }
 
 // Simulator is one simulated CloudStack management server.

@@ -47,10 +47,11 @@ checks_read contains r if {
 results contains result if {
 	some r in checks_read
 	r.type == "cks_cluster_drift"
+	name := object.get(r.values, "cluster_name", name_of(r.values.cluster_id))
 	result := object.union(r.values, {
 		"check": r.address,
 		"cluster_id": r.values.cluster_id,
-		"label": sprintf("cluster %s (%s)", [r.values.cluster_id, r.address]),
+		"label": cluster_text(name, r.values.cluster_id, r.address),
 		"error": null,
 	})
 }
@@ -62,9 +63,36 @@ results contains result if {
 	result := object.union(c, {
 		"check": r.address,
 		"cluster_id": c.id,
-		"label": sprintf("cluster %s (%s, %s)", [c.name, c.id, r.address]),
+		"label": cluster_text(c.name, c.id, r.address),
 	})
 }
+
+# cluster_text names a cluster the same way in every message of every
+# policy: "cluster <name> (<id>, <where>)", where is the check or the
+# cks_cluster resource of the plan the message is about. A cluster the plan
+# creates has no id yet, and a cluster the plan only knows by id no name.
+cluster_text(name, id, where) := sprintf("cluster %s (%s, %s)", [name, id, where]) if {
+	is_string(name)
+	is_string(id)
+} else := sprintf("cluster %s (%s)", [name, where]) if {
+	is_string(name)
+} else := sprintf("cluster %s (%s)", [id, where])
+
+# name_of is the name of the cks_cluster of this plan with that id, null
+# when the plan has none.
+name_of(id) := name if {
+	names := {c.values.name |
+		some c in clusters
+		c.values.id == id
+		is_string(c.values.name)
+	} | {rc.change.before.name |
+		some rc in cluster_changes
+		is_object(rc.change.before)
+		rc.change.before.id == id
+	}
+	count(names) == 1
+	some name in names
+} else := null
 
 # checked_ids are the clusters some check read during the plan.
 checked_ids contains r.cluster_id if some r in results
@@ -108,7 +136,63 @@ changed(address) if {
 	rc.address == address
 }
 
-# label names a cks_cluster resource for messages.
-cluster_label(address, values) := sprintf("%s (cluster %s)", [address, values.name]) if is_string(values.name)
+# cluster_label names a cks_cluster resource of the plan for messages.
+cluster_label(address, values) := cluster_text(object.get(values, "name", null), object.get(values, "id", null), address)
 
-else := address
+# pending tells whether finding f of check result r is the change this plan
+# makes rather than drift: the plan updates that cluster's attribute from
+# what CloudStack has (f.live) to what the check expects (f.expected). A
+# finding is drift when CloudStack differs from what was last applied; a
+# difference between the configuration and what was applied is a change
+# the plan shows, which the apply makes. A refresh-only plan changes
+# nothing, so in it every finding is drift.
+pending(r, f) if {
+	is_string(f.attribute)
+	some change in updates_of(r.cluster_id)
+	not unknown(object.get(object.get(change, "after_unknown", {}), f.attribute, false))
+	value_set(f.attribute, object.get(change.before, f.attribute, null)) == {v | some v in f.live}
+	value_set(f.attribute, object.get(change.after, f.attribute, null)) == {v | some v in f.expected}
+}
+
+# updates_of are the in-place changes this plan makes to the cks_cluster
+# with that id: before is what the refresh read (and, for the inputs
+# CloudStack does not return, such as ssh_cidrs, what was last applied),
+# after what the configuration asks.
+updates_of(id) := [rc.change |
+	some rc in cluster_changes
+	rc.change.actions == ["update"]
+	rc.change.before.id == id
+]
+
+# pending_change describes the change of the finding's attribute that
+# pending found, for messages.
+pending_change(r, f) := sprintf("this plan changes %s of %s from %s to %s", [
+	f.attribute,
+	cluster_label(rc.address, rc.change.before),
+	concat(",", f.live),
+	concat(",", f.expected),
+]) if {
+	rc := [rc |
+		some rc in cluster_changes
+		rc.change.actions == ["update"]
+		rc.change.before.id == r.cluster_id
+	][0]
+}
+
+# value_set is an attribute's value as a set of strings, as findings give
+# live and expected: a list's elements, a single value alone; a CIDR list
+# that is not set is what CloudStack opens the rules to.
+value_set(attr, v) := object.get(unset_values, attr, set()) if {
+	v == null
+} else := {sprintf("%v", [x]) | some x in v} if {
+	is_array(v)
+} else := {sprintf("%v", [v])}
+
+unset_values := {"ssh_cidrs": {"0.0.0.0/0"}, "api_cidrs": {"0.0.0.0/0"}}
+
+unknown(true)
+
+unknown(v) if {
+	is_array(v)
+	true in v
+}

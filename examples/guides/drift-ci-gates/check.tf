@@ -1,3 +1,4 @@
+# check.tf: continues cluster.tf above.
 check "cluster_in_sync" {
   data "cks_cluster_drift" "prod_api" {
     cluster_id  = cks_cluster.prod.id

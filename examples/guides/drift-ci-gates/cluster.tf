@@ -1,4 +1,12 @@
-# The cluster the gate checks (the etcd scaling guide's cluster, by name).
+# cluster.tf: the cluster the gate checks (the etcd scaling guide's, by name).
+terraform {
+  required_providers {
+    cks = {
+      source = "cloudstack-cks/cks"
+    }
+  }
+}
+
 data "cks_zone" "this" {
   name = var.zone
 }
@@ -22,6 +30,10 @@ resource "cks_cluster" "prod" {
   keypair               = var.keypair
   etcd_nodes            = 3
   size                  = 1
+}
+
+output "ip_address" {
+  value = cks_cluster.prod.ip_address
 }
 
 variable "zone" {

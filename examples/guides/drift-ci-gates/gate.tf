@@ -1,3 +1,4 @@
+# gate.tf: continues cluster.tf above, once known_hosts holds control node 1's host key.
 variable "fail_on_drift" {
   type    = bool
   default = false

@@ -1,3 +1,4 @@
+# outputs.tf: continues gate.tf above.
 output "drift" {
   value = {
     in_sync    = data.cks_cluster_drift.prod.in_sync

@@ -1,3 +1,11 @@
+terraform {
+  required_providers {
+    cks = {
+      source = "cloudstack-cks/cks"
+    }
+  }
+}
+
 data "cks_zone" "this" {
   name = var.zone
 }

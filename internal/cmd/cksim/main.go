@@ -11,6 +11,8 @@
 package main
 
 import (
+	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -29,6 +31,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 0
 	}
 	if err := runServer(args, stdout, stderr); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
 		fmt.Fprintln(stderr, "cksim:", err)
 		return 1
 	}

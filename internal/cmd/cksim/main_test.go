@@ -72,6 +72,17 @@ func TestCommandContract(t *testing.T) {
 			t.Errorf("JSON line lacks %q", key)
 		}
 	}
+	// The names the look-up data sources take, beside the ids.
+	for key, want := range map[string]string{"zone_name": "sim-zone-1", "service_offering_name": "cks-medium",
+		"large_service_offering_name": "cks-large", "isolated_network_name": "sim-isolated-network",
+		"shared_network_name": "sim-shared-network", "project_name": "cks-project"} {
+		if raw[key] != want {
+			t.Errorf("JSON line has %s %v, want %q", key, raw[key], want)
+		}
+	}
+	if info.KubernetesVersionNames["1.33.13"] != "v1.33.13" || len(info.KubernetesVersionNames) != len(info.KubernetesVersions) {
+		t.Errorf("JSON line names the versions %v, ids %v", info.KubernetesVersionNames, info.KubernetesVersions)
+	}
 	if len(info.KubernetesVersions) < 3 || info.Keypair != "cks-key" || info.PrivateKeyFile != keyFile || info.CloudStackVersion != "4.22.2.0" {
 		t.Fatalf("info: %+v", info)
 	}
@@ -125,6 +136,22 @@ func TestCommandContract(t *testing.T) {
 		}
 	case <-time.After(30 * time.Second):
 		t.Fatal("cksim did not exit after SIGTERM")
+	}
+}
+
+// TestHelpNamesWhatItSeeds: cksim -h names the zone, offerings, versions
+// and networks the look-up data sources find by name, and exits 0.
+func TestHelpNamesWhatItSeeds(t *testing.T) {
+	t.Parallel()
+	var out, errOut bytes.Buffer
+	if code := run([]string{"-h"}, &out, &errOut); code != 0 {
+		t.Fatalf("cksim -h: exit %d\n%s", code, errOut.String())
+	}
+	for _, want := range []string{"zone sim-zone-1", "service offerings cks-medium (the default), cks-large, cks-small",
+		"v1.33.13", "(v1.35.0 disabled)", "sim-isolated-network (isolated)", "sim-shared-network (shared)", "-listen", "zone_name"} {
+		if !strings.Contains(errOut.String(), want) {
+			t.Errorf("cksim -h lacks %q:\n%s", want, errOut.String())
+		}
 	}
 }
 

@@ -33,6 +33,7 @@ func runServer(args []string, stdout, stderr io.Writer) error {
 		`order of every list the API returns: "" (the real server's), "reversed" or "shuffled" (new permutation per call); default $`+
 			simulator.ListOrderEnv)
 	verbose := fs.Bool("v", false, "log simulator events to stderr")
+	fs.Usage = func() { usage(fs) }
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -75,6 +76,21 @@ func runServer(args []string, stdout, stderr io.Writer) error {
 	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
 	<-sig
 	return nil
+}
+
+// usage is cksim -h: what it runs, what it seeds by name (the JSON line on
+// start gives each one's id beside it), and the flags.
+func usage(fs *flag.FlagSet) {
+	out := fs.Output()
+	fmt.Fprint(out, "Usage: cksim [flags]\n       cksim admin -url <admin_url> <op> [key=value ...]\n       cksim version\n\n"+
+		"cksim runs a simulator of the CloudStack CKS API until SIGINT or SIGTERM. On start it prints one JSON line\n"+
+		"with everything a configuration needs: the API URL and keys, the admin URL, and the id of each object it\n"+
+		"seeds beside its name (zone_id and zone_name, ...). The look-up data sources take these names:\n")
+	for _, name := range simulator.SeededNames() {
+		fmt.Fprintf(out, "  %s\n", name)
+	}
+	fmt.Fprintf(out, "\nFlags:\n")
+	fs.PrintDefaults()
 }
 
 // writePrivateKey writes the key with mode 0600 (also when the file

@@ -1,3 +1,14 @@
+terraform {
+  required_providers {
+    cloudstack = {
+      source = "cloudstack/cloudstack"
+    }
+    cks = {
+      source = "cloudstack-cks/cks"
+    }
+  }
+}
+
 removed {
   from = cloudstack_kubernetes_cluster.main
 
