@@ -88,7 +88,8 @@ func TestReopenedSSHRangeIsACIDRMismatch(t *testing.T) {
 
 // TestUserRuleBesideTheRangeStaysTheUsers: a rule of someone else's on the
 // node range's ports beside the cluster's own is not taken for the
-// cluster's: CloudStack's scale may revoke it instead of the range.
+// cluster's: CloudStack's scale may revoke it instead of the range, and it
+// opens the node SSH ports to addresses outside ssh_cidrs.
 func TestUserRuleBesideTheRangeStaysTheUsers(t *testing.T) {
 	t.Parallel()
 	narrow := []string{"10.0.0.0/8"}
@@ -97,9 +98,11 @@ func TestUserRuleBesideTheRangeStaysTheUsers(t *testing.T) {
 	office.CIDRs = []string{"192.0.2.0/24"}
 	setRules(&in, append(providerLayoutRules(narrow, []string{"0.0.0.0/0"}), office)...)
 	r := Compare(in)
-	assertKinds(t, r, KindScaleHazard)
-	if r.Findings[0].RuleID != "30" || r.Findings[0].Attribute != "" {
-		t.Errorf("hazard = %+v", r.Findings[0])
+	assertKinds(t, r, KindSSHFirewallRangeMismatch, KindScaleHazard)
+	for _, f := range r.Findings {
+		if f.RuleID != "30" || f.Attribute != "" {
+			t.Errorf("%s = %+v, want one about rule 30 with no attribute", f.Kind, f)
+		}
 	}
 }
 
@@ -120,15 +123,17 @@ func TestTwoForeignRangesAreNotGuessed(t *testing.T) {
 	}
 	setRules(&in, append(rs, withCIDRs(fw("other", 2222, 2223), "192.0.2.0/24"))...)
 	r := Compare(in)
-	if r.Counts[KindSSHFirewallRangeMismatch] != 1 || r.Counts[KindScaleHazard] != 3 || len(r.Findings) != 4 {
+	// The range missing, and each of the two rules open beyond ssh_cidrs.
+	if r.Counts[KindSSHFirewallRangeMismatch] != 3 || r.Counts[KindScaleHazard] != 3 || len(r.Findings) != 6 {
 		t.Fatalf("findings = %v", kinds(r))
 	}
 
 	in = checkCIDRs(etcdClusterInput("Running", 1, "w1"), []string{"192.168.0.0/16"}, nil)
 	setRules(&in, append(providerLayoutRules([]string{"10.0.0.0/8"}, []string{"0.0.0.0/0"}), withCIDRs(fw("30", 2222, 2223), "192.0.2.0/24"))...)
 	r = Compare(in)
-	assertKinds(t, r, KindSSHCIDRsMismatch, KindSSHCIDRsMismatch, KindScaleHazard)
-	if r.Findings[0].RuleID != "1" || r.Findings[1].RuleID != "20" || r.Findings[2].RuleID != "30" {
+	// Rule 30 stays the user's: open beyond ssh_cidrs, and in the scale's way.
+	assertKinds(t, r, KindSSHFirewallRangeMismatch, KindSSHCIDRsMismatch, KindSSHCIDRsMismatch, KindScaleHazard)
+	if r.Findings[0].RuleID != "30" || r.Findings[1].RuleID != "1" || r.Findings[2].RuleID != "20" || r.Findings[3].RuleID != "30" {
 		t.Errorf("findings = %+v", r.Findings)
 	}
 }
