@@ -81,64 +81,6 @@ func refusalsAsWarnings(refusals diag.Diagnostics) diag.Diagnostics {
 	return out
 }
 
-// planChanges are what an update plan changes.
-type planChanges struct {
-	offering, version, size, state, autoscaling, cidrs bool
-}
-
-// planChangesOf compares the plan with the state. Per-role offerings that
-// are not configured follow the service offering, so when it changes
-// CloudStack may report new values for them: they become unknown.
-func planChangesOf(plan, state, cfg *clusterResourceModel) planChanges {
-	ch := planChanges{offering: changedString(plan.ServiceOfferingID, state.ServiceOfferingID)}
-	if ch.offering {
-		for _, pair := range []struct {
-			cfg  types.String
-			plan *types.String
-		}{{cfg.ControlOfferingID, &plan.ControlOfferingID}, {cfg.WorkerOfferingID, &plan.WorkerOfferingID}, {cfg.EtcdOfferingID, &plan.EtcdOfferingID}} {
-			if pair.cfg.IsNull() {
-				*pair.plan = types.StringUnknown()
-			}
-		}
-	}
-	ch.offering = ch.offering || changedString(plan.ControlOfferingID, state.ControlOfferingID) ||
-		changedString(plan.WorkerOfferingID, state.WorkerOfferingID) || changedString(plan.EtcdOfferingID, state.EtcdOfferingID)
-	ch.version = changedString(plan.KubernetesVersionID, state.KubernetesVersionID)
-	ch.size = plan.Size.IsUnknown() || !plan.Size.Equal(state.Size)
-	ch.state = !plan.State.Equal(state.State)
-	ch.autoscaling = !plan.Autoscaling.Equal(state.Autoscaling)
-	ch.cidrs = !plan.SSHCIDRs.Equal(state.SSHCIDRs) || !plan.APICIDRs.Equal(state.APICIDRs)
-	return ch
-}
-
-// localOnly tells whether applying the plan asks nothing of CloudStack:
-// no change planChanges sees, no value known only at apply, and no rules
-// to bring back to the layout. Only attributes that live in the state
-// (deletion_protection, timeouts, the consents) change.
-func localOnly(ch planChanges, plan, state, cfg *clusterResourceModel) bool {
-	return !ch.offering && !ch.version && !ch.size && !ch.state && !ch.autoscaling && !ch.cidrs &&
-		!ch.unknownInputs(plan, cfg) && !state.SSHRulesInSync.Equal(types.BoolValue(false))
-}
-
-// nodesMayChange tells whether the apply may change the nodes; a size
-// change of a cluster whose VM map disagrees with its size makes none.
-func (ch planChanges) nodesMayChange(bad *vmmap.Inconsistency) bool {
-	return ch.offering || ch.version || (ch.size && bad == nil) || ch.state || ch.autoscaling
-}
-
-// repairsRules: an apply that brings rules out of sync back re-creates
-// missing forwards, which may give nodes their SSH ports again.
-func repairsRules(plan, state *clusterResourceModel) bool {
-	return known(plan.SSHRulesInSync) && plan.SSHRulesInSync.ValueBool() &&
-		known(state.SSHRulesInSync) && !state.SSHRulesInSync.ValueBool()
-}
-
-// unknownInputs: values known only at apply may change the nodes too.
-func (ch planChanges) unknownInputs(plan, cfg *clusterResourceModel) bool {
-	return plan.ServiceOfferingID.IsUnknown() && !cfg.ServiceOfferingID.IsNull() ||
-		plan.KubernetesVersionID.IsUnknown() || plan.State.IsUnknown()
-}
-
 // checkPlanReads makes the plan-time checks that read CloudStack, when the
 // provider is configured: the version upgrade, the scale pre-flight and the
 // SSH rule changes. Rules out of sync, or CIDRs to change, plan
