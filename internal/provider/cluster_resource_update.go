@@ -64,7 +64,7 @@ func (r *clusterResource) Update(ctx context.Context, req resource.UpdateRequest
 	case err != nil:
 		recordFailedUpdate(ctx, op, obs, err, resp)
 	default:
-		recordUpdated(ctx, op, upd, obs, resp)
+		recordUpdated(ctx, req.Plan.Raw, op, upd, obs, resp)
 	}
 }
 
@@ -112,21 +112,34 @@ func recordFailedUpdate(ctx context.Context, op *clusterOp, obs *clusterops.Obse
 }
 
 // recordUpdated records the cluster after an update whose every step
-// succeeded. Values planned from the prior state are kept: a VM state or
-// an autoscaler size that changed since the plan shows at the next
-// refresh. What CloudStack reports otherwise than planned is reported
-// (addUnmetPlan).
-func recordUpdated(ctx context.Context, op *clusterOp, upd clusterops.UpdateRequest, obs *clusterops.Observation, resp *resource.UpdateResponse) {
-	planned, rec := *op.plan, *op.plan
+// succeeded. What CloudStack reports otherwise than planned is reported
+// (addUnmetPlan). Otherwise every value the plan knew is kept as planned,
+// since Terraform takes it as a promise: a VM state, an autoscaler size, or
+// a capacity that changed since the plan (another client, the autoscaler)
+// shows at the next refresh.
+func recordUpdated(ctx context.Context, planned tftypes.Value, op *clusterOp, upd clusterops.UpdateRequest, obs *clusterops.Observation,
+	resp *resource.UpdateResponse,
+) {
+	plan, rec := *op.plan, *op.plan
 	resp.Diagnostics.Append(refreshModel(ctx, &rec, obs, resp.Private)...)
 	var nodesAsPlanned bool
-	rec.Nodes, nodesAsPlanned = keepPlannedNodes(ctx, planned.Nodes, rec.Nodes)
-	if !planned.Size.IsUnknown() && upd.Autoscaling != nil {
-		rec.Size = planned.Size
+	rec.Nodes, nodesAsPlanned = keepPlannedNodes(ctx, plan.Nodes, rec.Nodes)
+	if !plan.Size.IsUnknown() && upd.Autoscaling != nil {
+		rec.Size = plan.Size
 	}
-	unmet, derived := unmetPlan(planned, &rec, *op.config)
+	unmet, derived := unmetPlan(plan, &rec, *op.config)
 	resp.Diagnostics.Append(op.forgetUnusedCIDRs(ctx, obs, resp.Private)...)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &rec)...)
+	if len(unmet) == 0 && nodesAsPlanned && !resp.Diagnostics.HasError() {
+		kept, err := keepPlannedValues(planned, &resp.State)
+		if err != nil {
+			resp.Diagnostics.AddError("Unable to Record Cluster", fmt.Sprintf("Recording cluster %s failed: %s. This is a "+
+				"bug in the provider; the next refresh reads the cluster.", op.id(), err))
+		}
+		if len(kept) > 0 {
+			tflog.Info(ctx, "kept planned values CloudStack reports otherwise since the plan", map[string]any{"attributes": kept})
+		}
+	}
 	addUnmetPlan(&resp.Diagnostics, op.id(), unmet, derived, nodesAsPlanned)
 }
 
