@@ -50,6 +50,10 @@ type Cluster struct {
 	MinSize            int64  `json:"minsize"`
 	MaxSize            int64  `json:"maxsize"`
 	ClusterType        string `json:"clustertype"`
+	// Cores and Memory (MiB) are the capacity CloudStack accounts for the
+	// cluster (KubernetesClusterVO), which it sends as strings.
+	Cores  int64 `json:"cpunumber"`
+	Memory int64 `json:"memory"`
 	// CSIEnabled and CNIConfigurationID are the only create-only inputs
 	// KubernetesClusterManagerImpl.createKubernetesClusterResponse reports
 	// (4.22).

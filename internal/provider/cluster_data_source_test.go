@@ -34,7 +34,8 @@ data "cks_cluster" "by_name" {
 	var checks []statecheck.StateCheck
 	for _, ds := range []string{"data.cks_cluster.by_id", "data.cks_cluster.by_name"} {
 		for _, attr := range []string{"id", "name", "zone_id", "kubernetes_version_id", "service_offering_id", "size",
-			"control_nodes", "etcd_nodes", "network_id", "state", "endpoint", "ip_address", "ip_address_id", "created", "nodes"} {
+			"control_nodes", "etcd_nodes", "network_id", "state", "endpoint", "ip_address", "ip_address_id", "created", "cores", "memory",
+			"nodes"} {
 			checks = append(checks, statecheck.CompareValuePairs(clusterAddr, tfjsonpath.New(attr), ds, tfjsonpath.New(attr), compare.ValuesSame()))
 		}
 		checks = append(checks,

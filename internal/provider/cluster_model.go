@@ -43,6 +43,8 @@ type clusterObservedModel struct {
 	IPAddress           types.String `tfsdk:"ip_address"`
 	IPAddressID         types.String `tfsdk:"ip_address_id"`
 	Created             types.String `tfsdk:"created"`
+	Cores               types.Int64  `tfsdk:"cores"`
+	Memory              types.Int64  `tfsdk:"memory"`
 	Nodes               types.List   `tfsdk:"nodes"`
 }
 
@@ -80,6 +82,8 @@ func observedDataSourceAttributes() map[string]dsschema.Attribute {
 		"ip_address":    computed("Public address of the cluster."),
 		"ip_address_id": computed("Id of the public IP address on an isolated network."),
 		"created":       computed("Creation time as CloudStack reports it."),
+		"cores":         computedInt("CPU cores of the cluster as CloudStack accounts them (`cpunumber`): for each node type, its count times its offering's cores, external nodes included."),
+		"memory":        computedInt("Memory of the cluster in MiB as CloudStack accounts it (`memory`), summed like `cores`."),
 		"nodes": dsschema.ListNestedAttribute{
 			Computed:            true,
 			MarkdownDescription: "The cluster's node VMs: etcd nodes, control nodes, workers, then external nodes, each role by name.",
@@ -188,6 +192,8 @@ func (m *clusterObservedModel) refresh(ctx context.Context, c *cloudstack.Cluste
 	m.IPAddress = stringOrNull(clusterAddress(c))
 	m.IPAddressID = stringOrNull(c.IPAddressID)
 	m.Created = stringOrNull(c.Created)
+	m.Cores = types.Int64Value(c.Cores)
+	m.Memory = types.Int64Value(c.Memory)
 
 	list, diags := nodesList(ctx, nodes, network)
 	m.Nodes = list

@@ -68,8 +68,8 @@ func (r *clusterResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 }
 
 // planComputed plans the computed values an update may move: the node
-// offerings a size change makes CloudStack record, the nodes and the state
-// CloudStack reports.
+// offerings a size change makes CloudStack record, the nodes, the state
+// and the capacity CloudStack reports.
 func planComputed(ctx context.Context, op *clusterOp, u updateCheck, diags *diag.Diagnostics) {
 	plan, state, cfg := op.plan, op.state, op.config
 	ch, bad, as, asKnown := u.changes, u.bad, u.autoscaling, u.autoscalingKnown
@@ -80,6 +80,7 @@ func planComputed(ctx context.Context, op *clusterOp, u updateCheck, diags *diag
 	case ch.nodesMayChange(bad) || ch.unknownInputs(plan, cfg):
 		plan.Nodes = plannedNodes(ctx, ch, plan, state, bad)
 		plan.CloudStackState = types.StringUnknown()
+		plan.Cores, plan.Memory = types.Int64Unknown(), types.Int64Unknown()
 	case repairsRules(plan, state):
 		// Ports may come back, and the nodes are listed by port:
 		// describeRuleSync planned them from the rules it read.
