@@ -1,7 +1,6 @@
 package provider
 
 import (
-	"fmt"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/compare"
@@ -16,11 +15,7 @@ import (
 func TestAccClusterDataSource(t *testing.T) {
 	t.Parallel()
 	env := newSimEnv(t)
-	cluster := env.clusterHCL("lookup", fmt.Sprintf(`
-  kubernetes_version_id = %q
-  etcd_nodes            = 1
-  size                  = 1
-`, env.VersionID("1.33.13")))
+	cluster := env.cluster("lookup").etcd(1).String()
 	lookups := `
 data "cks_cluster" "by_id" {
   id = cks_cluster.test.id

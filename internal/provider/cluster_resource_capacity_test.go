@@ -1,7 +1,6 @@
 package provider
 
 import (
-	"fmt"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
@@ -34,8 +33,7 @@ func TestAccCluster_capacityFollowsTheNodes(t *testing.T) {
 		t.Fatalf("service offering %s not listed with its cores and memory: %+v", env.Info.ServiceOfferingID, offerings)
 	}
 	config := func(size int, protected bool) string {
-		return env.clusterHCL("capacity", fmt.Sprintf("  kubernetes_version_id = %q\n  etcd_nodes = 1\n  size = %d\n"+
-			"  deletion_protection = %t\n", env.VersionID("1.33.13"), size, protected))
+		return env.cluster("capacity").etcd(1).size(size).set("deletion_protection", protected).String()
 	}
 	capacity := func(nodes int64) []statecheck.StateCheck {
 		return []statecheck.StateCheck{
