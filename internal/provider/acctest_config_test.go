@@ -99,10 +99,10 @@ func (c clusterConfig) version(semver string) clusterConfig {
 	return c.set("kubernetes_version_id", id)
 }
 
-// autoscaled turns the autoscaler on from min to max workers, which owns
-// the size then.
-func (c clusterConfig) autoscaled(minSize, maxSize int) clusterConfig {
-	return c.unset("size").set("autoscaling", hcl(fmt.Sprintf("{ enabled = true, min_size = %d, max_size = %d }", minSize, maxSize)))
+// autoscaled turns the autoscaler on, from one worker to maxSize, which
+// owns the size then.
+func (c clusterConfig) autoscaled(maxSize int) clusterConfig {
+	return c.unset("size").set("autoscaling", hcl(fmt.Sprintf("{ enabled = true, min_size = 1, max_size = %d }", maxSize)))
 }
 
 // keypair authorises the simulator's key pair on the nodes.

@@ -19,6 +19,7 @@ import (
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/clusterops"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/clusterview"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/driftcheck"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator"
 )
 
 // What the acceptance tests expect of the simulator and of the errors
@@ -55,10 +56,9 @@ func etcdFirewalls(size, etcd int) []string {
 
 // The end of a test.
 
-// expectNothingLeft is a CheckDestroy: the simulator has no cluster, no VM
-// and no network rule left.
-func (e *simEnv) expectNothingLeft(*terraform.State) error {
-	d := e.Sim.DumpState()
+// leftBehind lists the live clusters, the VMs but those kept, and the
+// rules of the dump.
+func leftBehind(d simulator.DumpState, keep ...string) []string {
 	var left []string
 	for _, c := range d.Clusters {
 		if !c.Removed {
@@ -66,14 +66,20 @@ func (e *simEnv) expectNothingLeft(*terraform.State) error {
 		}
 	}
 	for _, v := range d.VMs {
-		if !v.Expunged {
+		if !v.Expunged && !slices.Contains(keep, v.ID) {
 			left = append(left, fmt.Sprintf("VM %s (%s)", v.Name, v.State))
 		}
 	}
 	for _, r := range d.Rules {
 		left = append(left, fmt.Sprintf("%s rule %d-%d (%s)", r.Purpose, r.StartPort, r.EndPort, r.State))
 	}
-	if len(left) > 0 {
+	return left
+}
+
+// expectNothingLeft is a CheckDestroy: the simulator has no cluster, no VM
+// and no network rule left.
+func (e *simEnv) expectNothingLeft(*terraform.State) error {
+	if left := leftBehind(e.Sim.DumpState()); len(left) > 0 {
 		return fmt.Errorf("left behind after destroy: %s", strings.Join(left, ", "))
 	}
 	return nil
@@ -106,21 +112,10 @@ func (e *simEnv) deleteRulesThen(ids *[]string) resource.TestCheckFunc {
 // outside any cluster; they are expunged afterwards.
 func (e *simEnv) expectOnlyVMsLeft(vmIDs ...string) error {
 	d := e.Sim.DumpState()
-	var problems []string
-	for _, c := range d.Clusters {
-		if !c.Removed {
-			problems = append(problems, fmt.Sprintf("cluster %s (%s) left", c.Name, c.State))
-		}
-	}
-	for _, r := range d.Rules {
-		problems = append(problems, fmt.Sprintf("%s rule %d-%d left", r.Purpose, r.StartPort, r.EndPort))
-	}
+	problems := leftBehind(d, vmIDs...)
 	for _, v := range d.VMs {
-		switch {
-		case slices.Contains(vmIDs, v.ID) && (v.Expunged || v.State != "Running"):
+		if slices.Contains(vmIDs, v.ID) && (v.Expunged || v.State != "Running") {
 			problems = append(problems, fmt.Sprintf("external node VM %s was destroyed (%s)", v.Name, v.State))
-		case !slices.Contains(vmIDs, v.ID) && !v.Expunged:
-			problems = append(problems, fmt.Sprintf("VM %s left", v.Name))
 		}
 	}
 	for _, row := range d.VMMap {
@@ -208,16 +203,23 @@ func (e *simEnv) expectOnlyCluster(id string) error {
 
 // A cluster after a step.
 
+// clusterAt reads the cluster at addr in state from CloudStack, with its
+// attributes in state.
+func (e *simEnv) clusterAt(s *terraform.State, addr string) (*cloudstack.Cluster, map[string]string, error) {
+	rs, ok := s.RootModule().Resources[addr]
+	if !ok {
+		return nil, nil, fmt.Errorf("%s is not in state", addr)
+	}
+	c, err := e.API.GetKubernetesCluster(context.Background(), rs.Primary.ID)
+	return c, rs.Primary.Attributes, err
+}
+
 // checkCluster checks through the API that the cluster at addr is Running
 // with the size, has exactly the firewall rules and a forward to the right
 // VM per node, and that SSH works on every forwarded port.
 func (e *simEnv) checkCluster(t *testing.T, addr string, size int64, firewalls []string) resource.TestCheckFunc {
 	return func(s *terraform.State) error {
-		rs, ok := s.RootModule().Resources[addr]
-		if !ok {
-			return fmt.Errorf("%s is not in state", addr)
-		}
-		c, err := e.API.GetKubernetesCluster(context.Background(), rs.Primary.ID)
+		c, _, err := e.clusterAt(s, addr)
 		if err != nil {
 			return err
 		}
@@ -338,11 +340,7 @@ func (e *simEnv) checkVPCPaths(t *testing.T) resource.TestCheckFunc {
 // and the offering of each node type.
 func (e *simEnv) expectStateMatchesCloudStack(addr string) resource.TestCheckFunc {
 	return func(s *terraform.State) error {
-		rs, ok := s.RootModule().Resources[addr]
-		if !ok {
-			return fmt.Errorf("%s is not in state", addr)
-		}
-		c, err := e.API.GetKubernetesCluster(context.Background(), rs.Primary.ID)
+		c, attrs, err := e.clusterAt(s, addr)
 		if err != nil {
 			return err
 		}
@@ -356,7 +354,7 @@ func (e *simEnv) expectStateMatchesCloudStack(addr string) resource.TestCheckFun
 			"etcd_offering_id":      clusterops.NodeOffering(c, "etcd"),
 		}
 		for attr, v := range want {
-			if got := rs.Primary.Attributes[attr]; got != v {
+			if got := attrs[attr]; got != v {
 				return fmt.Errorf("%s: state has %q, CloudStack reports %q", attr, got, v)
 			}
 		}

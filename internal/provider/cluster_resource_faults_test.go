@@ -414,7 +414,7 @@ func TestAccCluster_autoscalerRefusedAfterCreate(t *testing.T) {
 	t.Parallel()
 	env := newSimEnv(t)
 	config := func(maxSize int) string {
-		return env.cluster("autoscaled").autoscaled(1, maxSize).String()
+		return env.cluster("autoscaled").autoscaled(maxSize).String()
 	}
 	var firstID string
 	sameCluster := func(s *terraform.State) error {
@@ -478,7 +478,7 @@ func TestAccCluster_createPlanChecksAutoscaler(t *testing.T) {
 	proxy.rewrite("listKubernetesSupportedVersions", func(b []byte) []byte {
 		return bytes.ReplaceAll(b, []byte(`"supportsautoscaling":true`), []byte(`"supportsautoscaling":false`))
 	})
-	config := env.cluster("planned").autoscaled(1, 3).through(env.providerAt(proxy.URL())).String()
+	config := env.cluster("planned").autoscaled(3).through(env.providerAt(proxy.URL())).String()
 	accTest(t, resource.TestCase{
 		CheckDestroy: env.expectNothingLeft,
 		Steps: []resource.TestStep{{

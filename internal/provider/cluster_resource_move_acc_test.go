@@ -109,7 +109,7 @@ func TestMoveFromOfficialProviderCarriesWhatTheAPIDoesNotReturn(t *testing.T) {
   min_size            = 1
   max_size            = 3
 `, env.Info.ZoneID, env.VersionID("1.33.13"), env.Info.ServiceOfferingID)
-	moved := movedCluster(env).set("control_nodes", 1).set("node_root_disk_size", 20).set("hypervisor", "KVM").autoscaled(1, 3)
+	moved := movedCluster(env).set("control_nodes", 1).set("node_root_disk_size", 20).set("hypervisor", "KVM").autoscaled(3)
 	testMove(t, env, official, moved, plancheck.ResourceActionNoop,
 		statecheck.ExpectKnownValue("cks_cluster.x", tfjsonpath.New("node_root_disk_size"), knownvalue.Int64Exact(20)),
 		statecheck.ExpectKnownValue("cks_cluster.x", tfjsonpath.New("hypervisor"), knownvalue.StringExact("KVM")),

@@ -89,7 +89,7 @@ func TestAccCluster_autoscaling(t *testing.T) {
 	t.Parallel()
 	env := newSimEnv(t)
 	version := env.VersionID("1.33.13")
-	autoscaled := env.cluster("autoscaled").set("kubernetes_version_id", version).autoscaled(1, 3).String()
+	autoscaled := env.cluster("autoscaled").set("kubernetes_version_id", version).autoscaled(3).String()
 	var id string
 	accTest(t, resource.TestCase{
 		CheckDestroy: env.expectNothingLeft,
