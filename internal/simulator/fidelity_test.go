@@ -294,7 +294,8 @@ func servedObjects(t *testing.T) map[string][]map[string]any {
 	e.mustSucceed(asStr(t, asObj(t, pf["createportforwardingruleresponse"])["jobid"]))
 	for _, cmd := range []string{"listKubernetesClusters", "listKubernetesSupportedVersions", "listVirtualMachines",
 		"listFirewallRules", "listPortForwardingRules", "listLoadBalancerRules", "listPublicIpAddresses", "listNetworks",
-		"listZones", "listServiceOfferings", "listSSHKeyPairs", "listDomains", "listAccounts", "listCapabilities"} {
+		"listZones", "listServiceOfferings", "listSSHKeyPairs", "listDomains", "listAccounts", "listCapabilities",
+		"listIsos", "listCniConfiguration"} {
 		call(cmd, url.Values{})
 	}
 	call("listProjects", url.Values{"listall": {"true"}})

@@ -33,6 +33,9 @@ type ledgerView struct {
 	vms     map[string]map[string]string
 	rules   map[string]string // purpose -> sorted rule descriptions
 	states  []string
+	// catalog holds the rows of a Kubernetes version, its ISO or a CNI
+	// configuration by ledger key (ledger_catalog_test.go).
+	catalog map[string]string
 }
 
 // ledgerVMFields are the fields of a cluster VM the ledger follows.
@@ -42,6 +45,10 @@ func (e *testEnv) ledgerView(id string) ledgerView {
 	e.t.Helper()
 	v := ledgerView{vms: map[string]map[string]string{}, rules: map[string]string{}}
 	if id == "" {
+		return v
+	}
+	if kind, catalogID, ok := strings.Cut(id, ":"); ok {
+		v.catalog = e.catalogView(kind, catalogID)
 		return v
 	}
 	_, body := e.adminCall("listKubernetesClusters", url.Values{"id": {id}})
@@ -143,6 +150,13 @@ func diffViews(before, after ledgerView) map[string]ledgerChange {
 	for _, purpose := range sortedUnion(before.rules, after.rules) {
 		if before.rules[purpose] != after.rules[purpose] {
 			out["rules."+purpose] = ledgerChange{before: before.rules[purpose], after: after.rules[purpose], present: after.rules[purpose] != ""}
+		}
+	}
+	for _, k := range sortedUnion(before.catalog, after.catalog) {
+		b, inB := before.catalog[k]
+		a, inA := after.catalog[k]
+		if inB != inA || a != b {
+			out[k] = ledgerChange{before: b, after: a, present: inA}
 		}
 	}
 	if len(after.states) > len(before.states) {
@@ -279,6 +293,7 @@ func ledgerScenarios() []ledgerScenario {
 	out = append(out, lifecycleScenarios()...)
 	out = append(out, ruleScenarios()...)
 	out = append(out, failureScenarios()...)
+	out = append(out, catalogScenarios()...)
 	return out
 }
 

@@ -1,6 +1,7 @@
 package simulator
 
 import (
+	"maps"
 	"net/http"
 	"time"
 )
@@ -44,6 +45,7 @@ func init() {
 		"listAccounts":                    cmdListAccounts,
 		"listCapabilities":                cmdListCapabilities,
 	}
+	maps.Copy(commands, catalogCommands)
 }
 
 // serveAPI is /client/api: GET query or POST form, signature check, then
