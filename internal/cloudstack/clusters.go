@@ -256,18 +256,7 @@ func (c *Client) ListKubernetesSupportedVersions(ctx context.Context, zoneID str
 			}
 			out := make([]KubernetesVersion, 0, len(r.KubernetesSupportedVersions))
 			for _, v := range r.KubernetesSupportedVersions {
-				out = append(out, KubernetesVersion{
-					ID:                  v.Id,
-					Name:                v.Name,
-					SemanticVersion:     v.Semanticversion,
-					ZoneID:              v.Zoneid,
-					State:               v.State,
-					ISOState:            v.Isostate,
-					MinCPUNumber:        v.Mincpunumber,
-					MinMemory:           v.Minmemory,
-					SupportsHA:          v.Supportsha,
-					SupportsAutoscaling: v.Supportsautoscaling,
-				})
+				out = append(out, versionFrom(v))
 			}
 			return out, r.Count, nil
 		})
