@@ -51,6 +51,8 @@ type ISO struct {
 	DownloadStates []string
 	// DownloadPercent is the highest download percentage reported.
 	DownloadPercent int
+	// URL is where the ISO is downloaded from (shown to admins).
+	URL string
 }
 
 func versionFrom(v *csgo.KubernetesSupportedVersion) KubernetesVersion {
@@ -179,7 +181,7 @@ func (c *Client) GetISO(ctx context.Context, id string) (ISO, error) {
 		if raw.Id != id {
 			continue
 		}
-		iso := ISO{ID: raw.Id, Name: raw.Name, IsReady: raw.Isready, Status: raw.Status}
+		iso := ISO{ID: raw.Id, Name: raw.Name, IsReady: raw.Isready, Status: raw.Status, URL: raw.Url}
 		for _, d := range raw.Downloaddetails {
 			iso.DownloadStates = append(iso.DownloadStates, d["downloadState"])
 			if pct, err := strconv.Atoi(d["downloadPercent"]); err == nil && pct > iso.DownloadPercent {
