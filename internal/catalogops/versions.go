@@ -227,3 +227,8 @@ func (e *Engine) refuseVersionInUse(ctx context.Context, id string) error {
 	}
 	return nil
 }
+
+// GetISO reads a version's binaries ISO; KindNotFound when it is gone.
+func (e *Engine) GetISO(ctx context.Context, id string) (cloudstack.ISO, error) {
+	return e.api.GetISO(ctx, id)
+}

@@ -30,7 +30,12 @@ import (
 func (r *clusterResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	defer r.refuseDeletion(ctx, req, resp) // cluster_resource_deletion_protection.go
 	if req.Plan.Raw.IsNull() {
-		return // destroy: nothing to add
+		// A destroy: a version or CNI configuration this plan deletes after
+		// the cluster may go (planned_deletions.go).
+		if r.data != nil {
+			r.data.deletions.addCluster(stateID(ctx, req))
+		}
+		return
 	}
 	if req.State.Raw.IsNull() {
 		r.modifyCreatePlan(ctx, req, resp)

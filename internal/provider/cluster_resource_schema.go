@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
@@ -157,11 +156,11 @@ func (r *clusterResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 				replaceUnlessImportedDescription, replaceUnlessImportedDescription)},
 		},
 		"account": ownership("account", "Account that owns the cluster. Needs `domain_id`: CloudStack finds the account by "+
-			"name within a domain. Conflicts with `project_id`. Defaults to the caller's account."),
+			"name within a domain. Conflicts with `project_id`. Defaults to the caller's account.", "cluster"),
 		"domain_id": ownership("domain_id", "Id of the domain of `account`, and only with `account`: CloudStack ignores it "+
-			"without one, and the cluster would belong to the caller."),
+			"without one, and the cluster would belong to the caller.", "cluster"),
 		"project_id": ownership("project_id", "Id of the project that owns the cluster. Conflicts with `account` and "+
-			"`domain_id`: CloudStack takes the owner from either, and with `account` set ignores `project_id`."),
+			"`domain_id`: CloudStack takes the owner from either, and with `account` set ignores `project_id`.", "cluster"),
 		"autoscaling": schema.SingleNestedAttribute{
 			Optional: true,
 			MarkdownDescription: "The cluster autoscaler. While it is enabled, `size` must not be set and size changes made by " +
@@ -291,22 +290,9 @@ func (r *clusterResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 }
 
 func clusterTimeouts(ctx context.Context) schema.Attribute {
-	attr := timeouts.Attributes(ctx, timeouts.Opts{Create: true, Update: true, Delete: true})
-	nested, ok := attr.(schema.SingleNestedAttribute)
-	if !ok {
-		return attr
-	}
-	nested.Validators = append(nested.Validators, positiveTimeouts())
-	for name, a := range nested.Attributes {
-		if s, ok := a.(schema.StringAttribute); ok {
-			s.Validators = nil // positiveTimeouts checks the syntax too, naming the timeout
-			nested.Attributes[name] = s
-		}
-	}
-	nested.MarkdownDescription = fmt.Sprintf("How long to wait for create, update and delete, as Go durations such as "+
+	return operationTimeouts(ctx, fmt.Sprintf("How long to wait for create, update and delete, as Go durations such as "+
 		"`90m`. Each defaults to `%dm`, like the server's own CKS job timeouts (3600 s). Every CloudStack job wait is bounded by them.",
-		int(defaultClusterTimeout.Minutes()))
-	return nested
+		int(defaultClusterTimeout.Minutes())))
 }
 
 func requiredReplacedID(description string) schema.StringAttribute {
@@ -331,11 +317,13 @@ func roleOffering(role string) schema.StringAttribute {
 	}
 }
 
-func ownership(name, description string) schema.StringAttribute {
+// ownership is an owner attribute of a resource (what): account,
+// domain_id or project_id.
+func ownership(name, description, what string) schema.StringAttribute {
 	return schema.StringAttribute{
 		Optional:            true,
 		Computed:            true,
-		MarkdownDescription: description + " Changing it replaces the cluster.",
+		MarkdownDescription: description + " Changing it replaces the " + what + ".",
 		Validators:          append([]validator.String{stringvalidator.LengthAtLeast(1)}, ownerValidators[name]...),
 		PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown(), stringplanmodifier.RequiresReplace()},
 	}

@@ -10,6 +10,8 @@ import (
 var (
 	resourceConstructors = []func() resource.Resource{
 		newClusterResource,
+		newKubernetesVersionResource,
+		newCNIConfigurationResource,
 	}
 
 	dataSourceConstructors = []func() datasource.DataSource{

@@ -6,6 +6,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 )
@@ -58,4 +61,23 @@ func (positiveTimeoutsValidator) ValidateObject(_ context.Context, req validator
 					name, value.ValueString(), problem))
 		}
 	}
+}
+
+// operationTimeouts is the timeouts attribute of a resource with create,
+// update and delete timeouts, checked by positiveTimeouts.
+func operationTimeouts(ctx context.Context, description string) schema.Attribute {
+	attr := timeouts.Attributes(ctx, timeouts.Opts{Create: true, Update: true, Delete: true})
+	nested, ok := attr.(schema.SingleNestedAttribute)
+	if !ok {
+		return attr
+	}
+	nested.Validators = append(nested.Validators, positiveTimeouts())
+	for name, a := range nested.Attributes {
+		if s, ok := a.(schema.StringAttribute); ok {
+			s.Validators = nil // positiveTimeouts checks the syntax too, naming the timeout
+			nested.Attributes[name] = s
+		}
+	}
+	nested.MarkdownDescription = description
+	return nested
 }
