@@ -118,10 +118,7 @@ func (e *Engine) DeleteCNI(ctx context.Context, id string, owner cloudstack.Owne
 		return err
 	}
 	if len(users) > 0 {
-		return &InUseError{What: "CNI configuration", ID: id, Clusters: users,
-			Why: "CloudStack would delete it, and then fail every list of Kubernetes clusters that holds one of them " +
-				"(KubernetesClusterManagerImpl.createKubernetesClusterResponse reads the configuration and gets null): " +
-				"delete those clusters first"}
+		return &InUseError{What: "CNI configuration", ID: id, Clusters: users, Why: CNIInUseWhy}
 	}
 	err = e.api.DeleteCniConfiguration(ctx, id, owner)
 	if err != nil && !cloudstack.IsNotFound(err) {

@@ -28,8 +28,18 @@ func (e *InUseError) Error() string {
 	if len(names) > 1 {
 		noun = "clusters"
 	}
-	return fmt.Sprintf("%s %s is used by %d %s: %s. %s", e.What, e.ID, len(names), noun, strings.Join(names, "; "), e.Why)
+	return fmt.Sprintf("%s %s is used by %d %s: %s. %s.", e.What, e.ID, len(names), noun, strings.Join(names, "; "), e.Why)
 }
+
+// What a delete of an object in use would do, for InUseError.Why.
+const (
+	VersionInUseWhy = "CloudStack deletes a version only when no cluster uses it " +
+		"(KubernetesVersionManagerImpl.deleteKubernetesSupportedVersion): upgrade those clusters to another version, or " +
+		"delete them, first"
+	CNIInUseWhy = "CloudStack would delete it, and then fail every list of Kubernetes clusters that holds one of them " +
+		"(KubernetesClusterManagerImpl.createKubernetesClusterResponse reads the configuration and gets null): delete " +
+		"those clusters first"
+)
 
 // DownloadFailedError is a version whose binaries ISO the image store
 // failed to download: CloudStack keeps the version, and no cluster can use
@@ -102,8 +112,8 @@ type NameTakenError struct {
 }
 
 func (e *NameTakenError) Error() string {
-	return fmt.Sprintf("the account already has a CNI configuration named %q (%s); CloudStack allows one per name in an "+
-		"account: import it, or choose another name", e.Name, e.Existing.ID)
+	return fmt.Sprintf("the account already has a CNI configuration named %q (%s), and CloudStack compares names without "+
+		"case: it allows one %q per account. Import it, or choose another name", e.Existing.Name, e.Existing.ID, e.Name)
 }
 
 // ListError is a list the engine needed that failed.

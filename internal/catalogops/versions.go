@@ -221,9 +221,7 @@ func (e *Engine) refuseVersionInUse(ctx context.Context, id string) error {
 		return err
 	}
 	if len(users) > 0 {
-		return &InUseError{What: "Kubernetes version", ID: id, Clusters: users,
-			Why: "CloudStack deletes a version only when no cluster uses it " +
-				"(KubernetesVersionManagerImpl.deleteKubernetesSupportedVersion): upgrade or delete them first"}
+		return &InUseError{What: "Kubernetes version", ID: id, Clusters: users, Why: VersionInUseWhy}
 	}
 	return nil
 }

@@ -17,15 +17,12 @@ import (
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
 )
 
-// refresh records a CNI configuration as CloudStack reports it. cni_config
-// keeps its value while it holds the bytes CloudStack stores, which
-// CloudStack re-encodes with padding.
+// refresh records a CNI configuration as CloudStack reports it: cni_config
+// is in the one base64 form CloudStack stores, which the schema requires.
 func (m *cniConfigurationResourceModel) refresh(ctx context.Context, c cloudstack.CNIConfiguration) diag.Diagnostics {
 	m.ID = types.StringValue(c.ID)
 	m.Name = types.StringValue(c.Name)
-	if !catalogops.SameUserData(m.CNIConfig.ValueString(), c.UserData) {
-		m.CNIConfig = types.StringValue(c.UserData)
-	}
+	m.CNIConfig = types.StringValue(c.UserData)
 	var diags diag.Diagnostics
 	m.Params = types.SetNull(types.StringType)
 	if len(c.Params) > 0 {
@@ -170,5 +167,5 @@ func (r *cniConfigurationResource) ModifyPlan(ctx context.Context, req resource.
 	r.Schema(ctx, resource.SchemaRequest{}, &s)
 	refuseDeleteInUse(ctx, req, resp, s.Schema, "CNI configuration", func(id string) ([]catalogops.ClusterRef, error) {
 		return r.engine().CNIUsers(ctx, id)
-	}, r.data.deletions, "Delete those clusters first.")
+	}, r.data.deletions, catalogops.CNIInUseWhy)
 }

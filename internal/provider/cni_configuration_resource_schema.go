@@ -2,9 +2,9 @@ package provider
 
 import (
 	"context"
+	"encoding/base64"
 	"fmt"
 	"regexp"
-	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/setvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
@@ -54,8 +54,8 @@ func (r *cniConfigurationResource) Schema(_ context.Context, _ resource.SchemaRe
 		"cni_config": schema.StringAttribute{
 			Required: true,
 			MarkdownDescription: "The configuration, base64 encoded as CloudStack stores user data, for example " +
-				"`base64encode(file(\"calico.yaml\"))`. CloudStack stores it re-encoded with padding; an encoding of the same " +
-				"bytes causes no diff. Up to 32768 characters unless the administrator raised `vm.userdata.max.length`. " +
+				"`base64encode(file(\"calico.yaml\"))`, in the form that function writes, which is the one CloudStack stores " +
+				"(standard alphabet, padded, on one line). Up to 32768 characters unless the administrator raised `vm.userdata.max.length`. " +
 				"Changing it replaces the configuration.",
 			Validators:    []validator.String{userDataValidator()},
 			PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
@@ -83,8 +83,12 @@ func (r *cniConfigurationResource) Schema(_ context.Context, _ resource.SchemaRe
 var noComma = regexp.MustCompile(`^[^,]*$`)
 
 // userDataValidator refuses what registerCniConfiguration refuses that a
-// plan can tell: a value that is not base64, or is empty once decoded
-// (UserDataManagerImpl.validateUserData). It warns above the default
+// plan can tell, a value that is not base64 or is empty once decoded
+// (UserDataManagerImpl.validateUserData), and base64 CloudStack would store
+// otherwise: it stores the bytes re-encoded (standard alphabet, padding, no
+// line breaks), so any other form would read back different, and a
+// required input that reads back different plans a replacement forever.
+// base64encode() writes that form. It warns above the default
 // vm.userdata.max.length, which the administrator may have raised.
 func userDataValidator() validator.String {
 	return userDataCheck{}
@@ -93,7 +97,7 @@ func userDataValidator() validator.String {
 type userDataCheck struct{}
 
 func (userDataCheck) Description(context.Context) string {
-	return "value must be base64 encoded and not empty once decoded"
+	return "value must be base64 as base64encode() writes it (standard alphabet, padded, on one line), not empty once decoded"
 }
 
 func (c userDataCheck) MarkdownDescription(ctx context.Context) string { return c.Description(ctx) }
@@ -111,7 +115,12 @@ func (userDataCheck) ValidateString(_ context.Context, req validator.StringReque
 				"\"User data is not base64 encoded\"): use base64encode(file(\"calico.yaml\")). %s", req.Path, err))
 	case len(data) == 0:
 		resp.Diagnostics.AddAttributeError(req.Path, "Empty CNI Configuration", req.Path.String()+" decodes to nothing.")
-	case len(strings.TrimSpace(value)) > userDataMaxLength:
+	case base64.StdEncoding.EncodeToString(data) != value:
+		resp.Diagnostics.AddAttributeError(req.Path, "CNI Configuration Not in CloudStack's Base64",
+			fmt.Sprintf("%s is base64, but not in the form CloudStack stores (standard alphabet, padded, on one line): "+
+				"CloudStack would store it re-encoded, so every plan would replace it. Write it with base64encode(), "+
+				"which gives that form.", req.Path))
+	case len(value) > userDataMaxLength:
 		resp.Diagnostics.AddAttributeWarning(req.Path, "CNI Configuration Longer Than the Default Limit",
 			fmt.Sprintf("%s is %d characters long, above the %d that vm.userdata.max.length allows by default: CloudStack "+
 				"refuses it unless an administrator raised that setting.", req.Path, len(value), userDataMaxLength))

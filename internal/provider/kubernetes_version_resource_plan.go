@@ -27,15 +27,15 @@ func (r *kubernetesVersionResource) ModifyPlan(ctx context.Context, req resource
 	r.Schema(ctx, resource.SchemaRequest{}, &s)
 	refuseDeleteInUse(ctx, req, resp, s.Schema, "Kubernetes version", func(id string) ([]catalogops.ClusterRef, error) {
 		return r.engine().VersionUsers(ctx, id)
-	}, r.data.deletions, "Upgrade them to another version (cks_cluster.kubernetes_version_id) and apply, or delete them, first.")
+	}, r.data.deletions, catalogops.VersionInUseWhy)
 }
 
 // refuseDeleteInUse fails a plan that deletes (or replaces) an object that
-// clusters still refer to, naming them and what to do. Shared by the
+// clusters still refer to, naming them and saying why (catalogops' Why). Shared by the
 // resources a cluster refers to: cks_kubernetes_version and
 // cks_cni_configuration.
 func refuseDeleteInUse(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse, s schema.Schema,
-	what string, users func(id string) ([]catalogops.ClusterRef, error), deleted *plannedDeletions, remedy string,
+	what string, users func(id string) ([]catalogops.ClusterRef, error), deleted *plannedDeletions, why string,
 ) {
 	var replacing path.Paths
 	if !req.Plan.Raw.IsNull() {
@@ -56,7 +56,7 @@ func refuseDeleteInUse(ctx context.Context, req resource.ModifyPlanRequest, resp
 	if len(found) == 0 {
 		return
 	}
-	detail := (&catalogops.InUseError{What: what, ID: id, Clusters: found, Why: remedy}).Error()
+	detail := (&catalogops.InUseError{What: what, ID: id, Clusters: found, Why: why}).Error()
 	summary := titleCase(what) + " In Use"
 	if len(replacing) == 0 {
 		resp.Diagnostics.AddError(summary, "This plan deletes it. "+detail)
