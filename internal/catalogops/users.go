@@ -24,23 +24,15 @@ func (c ClusterRef) String() string {
 	return fmt.Sprintf("%s (%s, %s, %s)", c.Name, c.ID, c.State, owner)
 }
 
-// clustersWhere lists the clusters the caller can see that match: every
-// account's (an admin's listall) and every project's (projectid -1, which
-// listall alone skips; AccountManagerImpl.buildACLSearchParameters), each
-// once, by name.
+// clustersWhere lists the clusters the caller can see that match, by name.
 func (e *Engine) clustersWhere(ctx context.Context, match func(cloudstack.Cluster) bool) ([]ClusterRef, error) {
-	seen := map[string]bool{}
+	clusters, err := cloudstack.ListVisibleClusters(ctx, e.api)
+	if err != nil {
+		return nil, &ListError{What: "the Kubernetes clusters", Err: err}
+	}
 	var out []ClusterRef
-	for _, scope := range []cloudstack.Ownership{{}, {ProjectID: "-1"}} {
-		clusters, err := e.api.ListKubernetesClusters(ctx, cloudstack.ListClustersParams{Ownership: scope, ListAll: true})
-		if err != nil {
-			return nil, &ListError{What: "the Kubernetes clusters", Err: err}
-		}
-		for _, c := range clusters {
-			if seen[c.ID] || !match(c) {
-				continue
-			}
-			seen[c.ID] = true
+	for _, c := range clusters {
+		if match(c) {
 			out = append(out, ClusterRef{ID: c.ID, Name: c.Name, State: c.State, Account: c.Account, ProjectID: c.ProjectID})
 		}
 	}

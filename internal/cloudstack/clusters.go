@@ -280,3 +280,25 @@ func setOwnership(p ownershipSetter, o Ownership) {
 		p.SetProjectid(o.ProjectID)
 	}
 }
+
+// ListVisibleClusters lists every cluster the caller can see, each once:
+// every account's it may list (listall; an admin's are all) and every
+// project's (projectid -1), which listall alone skips
+// (AccountManagerImpl.buildACLSearchParameters).
+func ListVisibleClusters(ctx context.Context, r ClusterReader) ([]Cluster, error) {
+	seen := map[string]bool{}
+	var out []Cluster
+	for _, scope := range []Ownership{{}, {ProjectID: allVisibleProjects}} {
+		clusters, err := r.ListKubernetesClusters(ctx, ListClustersParams{Ownership: scope, ListAll: true})
+		if err != nil {
+			return nil, err
+		}
+		for _, c := range clusters {
+			if !seen[c.ID] {
+				seen[c.ID] = true
+				out = append(out, c)
+			}
+		}
+	}
+	return out, nil
+}

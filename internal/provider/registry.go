@@ -3,6 +3,7 @@ package provider
 import (
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/ephemeral"
+	"github.com/hashicorp/terraform-plugin-framework/list"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 )
 
@@ -28,5 +29,9 @@ var (
 
 	ephemeralConstructors = []func() ephemeral.EphemeralResource{
 		newClusterKubeconfigEphemeral,
+	}
+
+	listConstructors = []func() list.ListResource{
+		newClusterListResource,
 	}
 )

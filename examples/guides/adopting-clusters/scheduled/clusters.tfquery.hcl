@@ -1,0 +1,4 @@
+# Every cluster the credentials can see, in every account and project.
+list "cks_cluster" "all" {
+  provider = cks
+}

@@ -1,0 +1,117 @@
+package provider
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/go-version"
+
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
+)
+
+// skipBelowCLI skips a test the CLI cannot run, by its version, as
+// tfversion.SkipBelow does for the tests terraform-plugin-testing runs.
+// OpenTofu's versions are behind Terraform's, so a Terraform version as the
+// minimum leaves OpenTofu out of features it lacks.
+func (r *exampleRunner) skipBelowCLI(minimum string) {
+	r.t.Helper()
+	out := r.terraform(r.t.TempDir(), nil, "version", "-json")
+	var v struct {
+		Version string `json:"terraform_version"`
+	}
+	if err := json.Unmarshal([]byte(out[strings.Index(out, "{"):]), &v); err != nil {
+		r.t.Fatalf("terraform version -json: %v\n%s", err, out)
+	}
+	if version.Must(version.NewVersion(v.Version)).LessThan(version.Must(version.NewVersion(minimum))) {
+		r.t.Skipf("the CLI is %s; this test needs %s or later", v.Version, minimum)
+	}
+}
+
+// The adopting-clusters guide, as users run it: terraform query writes a
+// resource and an import block for every cluster of the account, the plan
+// imports them (with no change but the etcd SSH layout of a cluster with
+// etcd nodes), and the apply leaves nothing to do; then the
+// scheduled query finds the cluster of another account, which no state
+// manages, and fails.
+func TestGuideAdoptingClusters(t *testing.T) {
+	t.Parallel()
+	r := newExampleRunner(t)
+	r.skipBelowCLI("1.14.0")
+	env := newSimEnv(t)
+	first := env.NewCluster(cloudstack.CreateClusterParams{Name: "team-api"})
+	second := env.NewCluster(cloudstack.CreateClusterParams{Name: "team-batch", EtcdNodes: 1})
+	other := env.NewCluster(cloudstack.CreateClusterParams{Name: "elsewhere",
+		Ownership: cloudstack.Ownership{Account: env.Info.TenantAccount, DomainID: env.Info.DomainID}})
+	creds := []string{"CLOUDSTACK_API_URL=" + env.Info.APIURL, "CLOUDSTACK_API_KEY=" + env.Info.APIKey,
+		"CLOUDSTACK_SECRET_KEY=" + env.Info.SecretKey}
+	dir := filepath.Join(guideExamples, "adopting-clusters")
+
+	adopt := r.copyGuideExample(filepath.Join(dir, "adopt"))
+	vars := append(append([]string{}, creds...), "TF_VAR_account="+env.Info.Account, "TF_VAR_domain_id="+env.Info.DomainID)
+	r.terraform(adopt, nil, "init", "-input=false", "-no-color")
+	r.terraform(adopt, vars, "query", "-generate-config-out=clusters.tf", "-no-color")
+	generated, err := os.ReadFile(filepath.Join(adopt, "clusters.tf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{first.ID, second.ID} {
+		if !strings.Contains(string(generated), id) {
+			t.Fatalf("the generated configuration has no import of %s:\n%s", id, generated)
+		}
+	}
+	if strings.Contains(string(generated), other.ID) {
+		t.Fatalf("the generated configuration adopts another account's cluster:\n%s", generated)
+	}
+	// The cluster with an etcd node still has CKS's own etcd SSH rules: the
+	// plan imports it and replaces them with the provider's etcd SSH range,
+	// as the guide says; the other is imported with no change.
+	plan := r.terraform(adopt, vars, "plan", "-input=false", "-no-color")
+	if !strings.Contains(plan, "Plan: 2 to import, 0 to add, 1 to change, 0 to destroy.") ||
+		!strings.Contains(plan, "Cluster SSH Rules Will Change") || strings.Count(plan, "ssh_rules_in_sync          = false -> true") != 1 {
+		t.Fatalf("the plan of the generated configuration:\n%s", plan)
+	}
+	r.terraform(adopt, vars, "apply", "-auto-approve", "-input=false", "-no-color")
+	r.terraform(adopt, vars, "plan", "-detailed-exitcode", "-input=false", "-no-color")
+
+	scheduled := r.copyGuideExample(filepath.Join(dir, "scheduled"))
+	r.terraform(scheduled, nil, "init", "-input=false", "-no-color")
+	cmd := exec.Command("./find-unmanaged.sh", adopt)
+	cmd.Dir = scheduled
+	cmd.Env = append(append(append([]string{}, r.env...), creds...), "TERRAFORM="+terraformPath())
+	out, err := cmd.CombinedOutput()
+	if exitErr, ok := err.(*exec.ExitError); !ok || exitErr.ExitCode() != 1 {
+		t.Fatalf("find-unmanaged.sh should exit 1 (err %v):\n%s", err, out)
+	}
+	if !strings.Contains(string(out), other.ID+"  elsewhere (") || strings.Contains(string(out), first.ID) {
+		t.Fatalf("find-unmanaged.sh found:\n%s", out)
+	}
+}
+
+// copyGuideExample copies a guide example's files (configuration, query
+// files, scripts) to a fresh directory.
+func (r *exampleRunner) copyGuideExample(dir string) string {
+	r.t.Helper()
+	work := r.t.TempDir()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	for _, e := range entries {
+		info, err := e.Info()
+		if err != nil || e.IsDir() {
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if err != nil {
+			r.t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(work, e.Name()), data, info.Mode().Perm()); err != nil {
+			r.t.Fatal(err)
+		}
+	}
+	return work
+}
