@@ -161,7 +161,9 @@ func (l *clusterListResource) importedState(ctx context.Context, c *cloudstack.C
 // operation.
 type memoryPrivate map[string][]byte
 
-func (p memoryPrivate) GetKey(_ context.Context, key string) ([]byte, diag.Diagnostics) { return p[key], nil }
+func (p memoryPrivate) GetKey(_ context.Context, key string) ([]byte, diag.Diagnostics) {
+	return p[key], nil
+}
 
 func (p memoryPrivate) SetKey(_ context.Context, key string, value []byte) diag.Diagnostics {
 	if len(value) == 0 {
