@@ -17,17 +17,23 @@ import (
 // tfversion.SkipBelow does for the tests terraform-plugin-testing runs.
 // OpenTofu's versions are behind Terraform's, so a Terraform version as the
 // minimum leaves OpenTofu out of features it lacks.
-func (r *exampleRunner) skipBelowCLI(minimum string) {
-	r.t.Helper()
-	out := r.terraform(r.t.TempDir(), nil, "version", "-json")
+func skipBelowCLI(t *testing.T, minimum string) {
+	t.Helper()
+	cmd := exec.Command(terraformPath(), "version", "-json")
+	cmd.Env = append(os.Environ(), "CHECKPOINT_DISABLE=1")
+	out, err := cmd.Output()
+	start := strings.Index(string(out), "{")
+	if err != nil || start < 0 {
+		t.Fatalf("terraform version -json: %v\n%s", err, out)
+	}
 	var v struct {
 		Version string `json:"terraform_version"`
 	}
-	if err := json.Unmarshal([]byte(out[strings.Index(out, "{"):]), &v); err != nil {
-		r.t.Fatalf("terraform version -json: %v\n%s", err, out)
+	if err := json.Unmarshal(out[start:], &v); err != nil {
+		t.Fatalf("terraform version -json: %v\n%s", err, out)
 	}
 	if version.Must(version.NewVersion(v.Version)).LessThan(version.Must(version.NewVersion(minimum))) {
-		r.t.Skipf("the CLI is %s; this test needs %s or later", v.Version, minimum)
+		t.Skipf("the CLI is %s; this test needs %s or later", v.Version, minimum)
 	}
 }
 
@@ -39,8 +45,8 @@ func (r *exampleRunner) skipBelowCLI(minimum string) {
 // manages, and fails.
 func TestGuideAdoptingClusters(t *testing.T) {
 	t.Parallel()
+	skipBelowCLI(t, "1.14.0")
 	r := newExampleRunner(t)
-	r.skipBelowCLI("1.14.0")
 	env := newSimEnv(t)
 	first := env.NewCluster(cloudstack.CreateClusterParams{Name: "team-api"})
 	second := env.NewCluster(cloudstack.CreateClusterParams{Name: "team-batch", EtcdNodes: 1})

@@ -115,3 +115,34 @@ func TestAccClusterImportByIdentity(t *testing.T) {
 		},
 	})
 }
+
+// A Kubernetes version and a CNI configuration imported by their identity.
+func TestAccCatalogImportByIdentity(t *testing.T) {
+	env := newSimEnv(t)
+	config := env.ProviderConfig(env.versionHCL("new", "1.34.9", newISOURL, ""), cniHCL("calico", ""))
+	importByIdentity := func(addr string) resource.TestStep {
+		return resource.TestStep{
+			Config:          config,
+			ResourceName:    addr,
+			ImportState:     true,
+			ImportStateKind: resource.ImportBlockWithResourceIdentity,
+			ImportPlanChecks: resource.ImportPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectResourceAction(addr, plancheck.ResourceActionNoop),
+			}},
+		}
+	}
+	accTest(t, resource.TestCase{
+		TerraformVersionChecks: queryAndIdentityVersions,
+		Steps: []resource.TestStep{
+			{
+				Config: config,
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectIdentityValueMatchesState("cks_kubernetes_version.new", tfjsonpath.New("id")),
+					statecheck.ExpectIdentityValueMatchesState("cks_cni_configuration.calico", tfjsonpath.New("id")),
+				},
+			},
+			importByIdentity("cks_kubernetes_version.new"),
+			importByIdentity("cks_cni_configuration.calico"),
+		},
+	})
+}
