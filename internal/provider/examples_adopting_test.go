@@ -1,41 +1,14 @@
 package provider
 
 import (
-	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/hashicorp/go-version"
-
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
 )
-
-// skipBelowCLI skips a test the CLI cannot run, by its version, as
-// tfversion.SkipBelow does for the tests terraform-plugin-testing runs.
-// OpenTofu's versions are behind Terraform's, so a Terraform version as the
-// minimum leaves OpenTofu out of features it lacks.
-func skipBelowCLI(t *testing.T, minimum string) {
-	t.Helper()
-	cmd := exec.Command(terraformPath(), "version", "-json")
-	cmd.Env = append(os.Environ(), "CHECKPOINT_DISABLE=1")
-	out, err := cmd.Output()
-	start := strings.Index(string(out), "{")
-	if err != nil || start < 0 {
-		t.Fatalf("terraform version -json: %v\n%s", err, out)
-	}
-	var v struct {
-		Version string `json:"terraform_version"`
-	}
-	if err := json.Unmarshal(out[start:], &v); err != nil {
-		t.Fatalf("terraform version -json: %v\n%s", err, out)
-	}
-	if version.Must(version.NewVersion(v.Version)).LessThan(version.Must(version.NewVersion(minimum))) {
-		t.Skipf("the CLI is %s; this test needs %s or later", v.Version, minimum)
-	}
-}
 
 // The adopting-clusters guide, as users run it: terraform query writes a
 // resource and an import block for every cluster of the account, the plan

@@ -90,7 +90,8 @@ func (r *officialVersionStandIn) Create(ctx context.Context, req resource.Create
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
 }
 
-func (r *officialVersionStandIn) Read(context.Context, resource.ReadRequest, *resource.ReadResponse) {}
+func (r *officialVersionStandIn) Read(context.Context, resource.ReadRequest, *resource.ReadResponse) {
+}
 
 func (r *officialVersionStandIn) Update(_ context.Context, _ resource.UpdateRequest, resp *resource.UpdateResponse) {
 	resp.Diagnostics.AddError("Stand-in Update", "the stand-in does not update versions")

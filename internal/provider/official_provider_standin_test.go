@@ -157,7 +157,7 @@ func (r *officialClusterStandIn) Create(ctx context.Context, req resource.Create
 		ZoneID: r.id(m.Zone), KubernetesVersionID: r.id(m.KubernetesVersion), ServiceOfferingID: r.id(m.ServiceOffering),
 		ControlNodes: m.ControlNodesSize.ValueInt64(), EtcdNodes: m.EtcdNodesSize.ValueInt64(), Size: m.Size.ValueInt64(),
 		NodeRootDiskSize: m.NodeRootDiskSize.ValueInt64(), Keypair: m.Keypair.ValueString(), Hypervisor: m.Hypervisor.ValueString(),
-		Ownership:     cloudstack.Ownership{ProjectID: r.id(m.Project)},
+		Ownership: cloudstack.Ownership{ProjectID: r.id(m.Project)},
 		ClusterExtras: cloudstack.ClusterExtras{NodeTemplates: r.templates(m.NodeTemplates),
 			CNIConfigurationID: knownString(m.CNIConfigurationID), CNIConfigDetails: knownStringMap(m.CNIConfigDetails)},
 	})
