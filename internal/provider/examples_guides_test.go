@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"golang.org/x/crypto/ssh"
 
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/simtest"
 )
@@ -176,6 +177,14 @@ func TestGuideMigrationExamples(t *testing.T) {
 		if err := os.WriteFile(filepath.Join(work, "main.tf"), data, 0o600); err != nil {
 			t.Fatal(err)
 		}
+		// The CNI configuration the examples read with file().
+		cni, err := os.ReadFile(filepath.Join(dir, "calico.yaml"))
+		if err == nil {
+			err = os.WriteFile(filepath.Join(work, "calico.yaml"), cni, 0o600)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
 		r.terraform(work, nil, "init", "-input=false", "-no-color")
 		return r.terraform(work, append(append([]string{}, vars...), extra...), "apply", "-auto-approve", "-input=false", "-no-color")
 	}
@@ -184,8 +193,12 @@ func TestGuideMigrationExamples(t *testing.T) {
 	step(work, "before")
 	id := liveClusters(t, env)[0].ID
 	moved := step(work, "moved")
-	if !strings.Contains(moved, "cloudstack_kubernetes_cluster.main has moved to cks_cluster.main") {
-		t.Fatalf("the moved example should move the cluster:\n%s", moved)
+	for _, m := range []string{"cloudstack_kubernetes_version.v134 has moved to cks_kubernetes_version.v134",
+		"cloudstack_cni_configuration.calico has moved to cks_cni_configuration.calico",
+		"cloudstack_kubernetes_cluster.main has moved to cks_cluster.main", "0 added, 0 changed, 0 destroyed"} {
+		if !strings.Contains(moved, m) {
+			t.Fatalf("the moved example should move the version, the CNI configuration and the cluster (%q):\n%s", m, moved)
+		}
 	}
 	step(work, "moved", "TF_VAR_size=4")
 	if c := env.Cluster(id); c.Size != 4 {
@@ -196,14 +209,43 @@ func TestGuideMigrationExamples(t *testing.T) {
 
 	work = t.TempDir()
 	step(work, "before")
-	id = liveClusters(t, env)[0].ID
-	imported := step(work, "import", "TF_VAR_cluster_id="+id)
-	if !strings.Contains(imported, "1 imported") {
-		t.Fatalf("the import example should import the cluster:\n%s", imported)
+	ids := []string{"TF_VAR_cluster_id=" + liveClusters(t, env)[0].ID, "TF_VAR_version_id=" + versionNamed(t, env, "v1.34.9-sim-zone-1"),
+		"TF_VAR_cni_configuration_id=" + cniNamed(t, env, "calico")}
+	imported := step(work, "import", ids...)
+	// The cluster's node_root_disk_size and cni_config_details, which the
+	// API does not return, are recorded in place (the guide says so).
+	if !strings.Contains(imported, "3 imported, 0 added, 1 changed, 0 destroyed") {
+		t.Fatalf("the import example should import the version, the CNI configuration and the cluster:\n%s", imported)
 	}
-	r.terraform(work, append(vars, "TF_VAR_cluster_id="+id), "plan", "-detailed-exitcode", "-input=false", "-no-color")
-	r.terraform(work, append(vars, "TF_VAR_cluster_id="+id), "destroy", "-auto-approve", "-input=false", "-no-color")
+	r.terraform(work, append(vars, ids...), "plan", "-detailed-exitcode", "-input=false", "-no-color")
+	r.terraform(work, append(vars, ids...), "destroy", "-auto-approve", "-input=false", "-no-color")
 	env.expectNothingLeftNow(t)
+}
+
+// versionNamed is the id of the simulator's version of that name.
+func versionNamed(t *testing.T, env *simEnv, name string) string {
+	t.Helper()
+	versions, err := env.API.ListKubernetesSupportedVersions(t.Context(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range versions {
+		if v.Name == name {
+			return v.ID
+		}
+	}
+	t.Fatalf("no Kubernetes version %s", name)
+	return ""
+}
+
+// cniNamed is the id of the admin's CNI configuration of that name.
+func cniNamed(t *testing.T, env *simEnv, name string) string {
+	t.Helper()
+	configs, err := env.API.ListCniConfigurations(t.Context(), cloudstack.ListCNIParams{Name: name})
+	if err != nil || len(configs) != 1 {
+		t.Fatalf("CNI configuration %s: %v %v", name, configs, err)
+	}
+	return configs[0].ID
 }
 
 // movedTerraformBlock is the terraform block of the moved example, which
