@@ -20,15 +20,14 @@ import (
 // writes it and CloudStack stores it.
 var calicoConfig = base64.StdEncoding.EncodeToString([]byte("#cloud-config\n# calico for CKS\n"))
 
-func cniHCL(name, extra string) string {
+func cniHCL(name string) string {
 	return fmt.Sprintf(`
 resource "cks_cni_configuration" "calico" {
   name       = %q
   cni_config = %q
   params     = ["POD_CIDR", "MTU"]
-%s
 }
-`, name, calicoConfig, extra)
+`, name, calicoConfig)
 }
 
 // A CNI configuration is registered and read back as CloudStack stores it;
@@ -39,7 +38,7 @@ func TestAccCNIConfigurationLifecycle(t *testing.T) {
 	env := newSimEnv(t)
 	var id string
 	var otherClient *cloudstack.Cluster
-	withCluster := env.ProviderConfig(cniHCL("calico", ""), fmt.Sprintf(`
+	withCluster := env.ProviderConfig(cniHCL("calico"), fmt.Sprintf(`
 resource "cks_cluster" "test" {
   name                  = "with-cni"
   zone_id               = %q
@@ -55,7 +54,7 @@ resource "cks_cluster" "test" {
 		CheckDestroy: env.expectNothingLeft,
 		Steps: []resource.TestStep{
 			{
-				Config: env.ProviderConfig(cniHCL("calico", "")),
+				Config: env.ProviderConfig(cniHCL("calico")),
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue("cks_cni_configuration.calico", tfjsonpath.New("cni_config"), knownvalue.StringExact(calicoConfig)),
 					statecheck.ExpectKnownValue("cks_cni_configuration.calico", tfjsonpath.New("params"),
@@ -94,7 +93,7 @@ resource "cks_cluster" "test" {
 						t.Fatal(err)
 					}
 				},
-				Config:            env.ProviderConfig(cniHCL("calico", "")),
+				Config:            env.ProviderConfig(cniHCL("calico")),
 				ResourceName:      "cks_cni_configuration.calico",
 				ImportState:       true,
 				ImportStateVerify: true,
@@ -125,19 +124,19 @@ resource "cks_cni_configuration" "x" {
 	})
 	t.Run("base64 without padding", func(t *testing.T) {
 		accTest(t, resource.TestCase{Steps: []resource.TestStep{{
-			Config:   env.ProviderConfig(strings.Replace(cniHCL("x", ""), calicoConfig, strings.TrimRight(calicoConfig, "="), 1)),
+			Config:   env.ProviderConfig(strings.Replace(cniHCL("x"), calicoConfig, strings.TrimRight(calicoConfig, "="), 1)),
 			PlanOnly: true, ExpectError: errorFragments("CNI Configuration Not in CloudStack's Base64", "cni_config", "base64encode()"),
 		}}})
 	})
 	t.Run("comma in a parameter name", func(t *testing.T) {
 		accTest(t, resource.TestCase{Steps: []resource.TestStep{{
-			Config:   env.ProviderConfig(strings.Replace(cniHCL("x", ""), `["POD_CIDR", "MTU"]`, `["POD_CIDR,MTU"]`, 1)),
+			Config:   env.ProviderConfig(strings.Replace(cniHCL("x"), `["POD_CIDR", "MTU"]`, `["POD_CIDR,MTU"]`, 1)),
 			PlanOnly: true, ExpectError: errorFragments("params", "must not contain a comma"),
 		}}})
 	})
 	t.Run("name taken", func(t *testing.T) {
 		accTest(t, resource.TestCase{Steps: []resource.TestStep{{
-			Config:      env.ProviderConfig(cniHCL("CALICO-CNI", "")),
+			Config:      env.ProviderConfig(cniHCL("CALICO-CNI")),
 			ExpectError: errorFragments("CNI Configuration Name Taken", "calico-cni", env.Info.CNIConfigurationID),
 		}}})
 	})

@@ -119,7 +119,7 @@ func TestAccClusterImportByIdentity(t *testing.T) {
 // A Kubernetes version and a CNI configuration imported by their identity.
 func TestAccCatalogImportByIdentity(t *testing.T) {
 	env := newSimEnv(t)
-	config := env.ProviderConfig(env.versionHCL("new", "1.34.9", newISOURL, ""), cniHCL("calico", ""))
+	config := env.ProviderConfig(env.versionHCL("new", "1.34.9", newISOURL, ""), cniHCL("calico"))
 	importByIdentity := func(addr string) resource.TestStep {
 		return resource.TestStep{
 			Config:          config,
