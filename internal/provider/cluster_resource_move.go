@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/types"
 )
 
 var _ resource.ResourceWithMoveState = (*clusterResource)(nil)
@@ -77,6 +78,16 @@ func readOfficialSource(req resource.MoveStateRequest, resp *resource.MoveStateR
 		return nil, false
 	}
 	return src, true
+}
+
+// movedID is the id of an official state, or an error on resp when it
+// names no object.
+func movedID(src officialState, resp *resource.MoveStateResponse, target, what string) (types.String, bool) {
+	id := src.value("id").stringValue()
+	if id.IsNull() {
+		resp.Diagnostics.AddError(titleCase(what)+" Cannot Move to "+target, "id is empty: the source state names no "+what+".")
+	}
+	return id, !id.IsNull()
 }
 
 // setMovedValues sets the moved attributes, in a stable order; the others

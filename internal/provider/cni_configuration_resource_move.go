@@ -29,10 +29,8 @@ func moveOfficialCNI(ctx context.Context, req resource.MoveStateRequest, resp *r
 	if !ok {
 		return
 	}
-	id := src.value("id").stringValue()
-	if id.IsNull() {
-		resp.Diagnostics.AddError("CNI Configuration Cannot Move to cks_cni_configuration", "id is empty: the source state "+
-			"names no configuration.")
+	id, ok := movedID(src, resp, "cks_cni_configuration", "CNI configuration")
+	if !ok {
 		return
 	}
 	params := types.SetNull(types.StringType)

@@ -11,7 +11,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/catalogops"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
@@ -41,12 +40,7 @@ func (m *cniConfigurationResourceModel) owner() cloudstack.Ownership {
 // Create registers the configuration, never twice (catalogops.Engine.RegisterCNI).
 func (r *cniConfigurationResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	var plan cniConfigurationResourceModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	if r.data == nil {
-		notConfigured(&resp.Diagnostics)
+	if !decodeConfigured(ctx, req.Plan, &plan, r.data, &resp.Diagnostics) {
 		return
 	}
 	var params []string
@@ -102,24 +96,13 @@ func registerCNIError(diags *diag.Diagnostics, err error) {
 // gone.
 func (r *cniConfigurationResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
 	var state cniConfigurationResourceModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	ok := decodeConfigured(ctx, req.State, &state, r.data, &resp.Diagnostics)
 	resp.Diagnostics.Append(setIdentity(ctx, resp.Identity, state.ID)...)
-	if resp.Diagnostics.HasError() {
+	if !ok {
 		return
 	}
-	if r.data == nil {
-		notConfigured(&resp.Diagnostics)
-		return
-	}
-	id := state.ID.ValueString()
-	c, err := r.engine().GetCNI(ctx, id)
-	if cloudstack.IsNotFound(err) {
-		tflog.Warn(ctx, "CNI configuration no longer exists; removing it from state", map[string]any{"cni_configuration_id": id})
-		resp.State.RemoveResource(ctx)
-		return
-	}
-	if err != nil {
-		resp.Diagnostics.AddError("Unable to Read CNI Configuration", fmt.Sprintf("Reading CNI configuration %s failed: %s", id, err))
+	c, found := readOrRemove(ctx, "CNI configuration", state.ID.ValueString(), resp, r.engine().GetCNI)
+	if !found {
 		return
 	}
 	resp.Diagnostics.Append(state.refresh(ctx, c)...)
@@ -138,12 +121,7 @@ func (r *cniConfigurationResource) Update(ctx context.Context, req resource.Upda
 // while clusters refer to it.
 func (r *cniConfigurationResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
 	var state cniConfigurationResourceModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	if r.data == nil {
-		notConfigured(&resp.Diagnostics)
+	if !decodeConfigured(ctx, req.State, &state, r.data, &resp.Diagnostics) {
 		return
 	}
 	if err := r.engine().DeleteCNI(ctx, state.ID.ValueString(), state.owner()); err != nil {

@@ -27,9 +27,8 @@ func moveOfficialVersion(ctx context.Context, req resource.MoveStateRequest, res
 	if !ok {
 		return
 	}
-	id := src.value("id").stringValue()
-	if id.IsNull() {
-		resp.Diagnostics.AddError("Version Cannot Move to cks_kubernetes_version", "id is empty: the source state names no version.")
+	id, ok := movedID(src, resp, "cks_kubernetes_version", "Kubernetes version")
+	if !ok {
 		return
 	}
 	zone := src.value("zone").stringValue()

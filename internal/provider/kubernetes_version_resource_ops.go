@@ -65,12 +65,7 @@ func (m *kubernetesVersionResourceModel) addParams() cloudstack.AddVersionParams
 // recorded, and the error taints it.
 func (r *kubernetesVersionResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	var plan kubernetesVersionResourceModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	if r.data == nil {
-		notConfigured(&resp.Diagnostics)
+	if !decodeConfigured(ctx, req.Plan, &plan, r.data, &resp.Diagnostics) {
 		return
 	}
 	timeout, diags := plan.Timeouts.Create(ctx, defaultVersionCreateTimeout)
@@ -166,24 +161,13 @@ func (r *kubernetesVersionResource) reportWaitError(ctx context.Context, id stri
 // Read refreshes the version and removes it from state when it is gone.
 func (r *kubernetesVersionResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
 	var state kubernetesVersionResourceModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	ok := decodeConfigured(ctx, req.State, &state, r.data, &resp.Diagnostics)
 	resp.Diagnostics.Append(setIdentity(ctx, resp.Identity, state.ID)...)
-	if resp.Diagnostics.HasError() {
+	if !ok {
 		return
 	}
-	if r.data == nil {
-		notConfigured(&resp.Diagnostics)
-		return
-	}
-	id := state.ID.ValueString()
-	v, err := r.engine().GetVersion(ctx, id)
-	if cloudstack.IsNotFound(err) {
-		tflog.Warn(ctx, "Kubernetes version no longer exists; removing it from state", map[string]any{"version_id": id})
-		resp.State.RemoveResource(ctx)
-		return
-	}
-	if err != nil {
-		resp.Diagnostics.AddError("Unable to Read Kubernetes Version", fmt.Sprintf("Reading version %s failed: %s", id, err))
+	v, found := readOrRemove(ctx, "Kubernetes version", state.ID.ValueString(), resp, r.engine().GetVersion)
+	if !found {
 		return
 	}
 	var iso *cloudstack.ISO
@@ -236,12 +220,7 @@ func (r *kubernetesVersionResource) Update(ctx context.Context, req resource.Upd
 // came since).
 func (r *kubernetesVersionResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
 	var state kubernetesVersionResourceModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	if r.data == nil {
-		notConfigured(&resp.Diagnostics)
+	if !decodeConfigured(ctx, req.State, &state, r.data, &resp.Diagnostics) {
 		return
 	}
 	timeout, diags := state.Timeouts.Delete(ctx, defaultVersionChangeTimeout)

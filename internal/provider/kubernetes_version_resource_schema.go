@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"regexp"
-	"strconv"
 	"strings"
 	"time"
 
@@ -21,6 +20,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/kubeversion"
 )
 
 // kubernetesVersionResourceModel is cks_kubernetes_version's state.
@@ -172,7 +173,9 @@ func registrableVersion() validator.String {
 			if !registrableVersionSyntax.MatchString(v) {
 				return fmt.Errorf("%q is not MAJOR.MINOR.PATCH in digits, such as 1.34.2 (CloudStack takes no \"v\" or suffix)", v)
 			}
-			if compareVersionParts(v, "1.11.0") < 0 {
+			// The first three parts decide: more are allowed, and count less.
+			head, err := kubeversion.Parse(strings.Join(strings.Split(v, ".")[:3], "."))
+			if err == nil && head.Compare(kubeversion.Version{Major: 1, Minor: 11}) < 0 {
 				return fmt.Errorf("%s is older than 1.11.0, the first version CKS adds", v)
 			}
 			return nil
@@ -180,25 +183,3 @@ func registrableVersion() validator.String {
 }
 
 var registrableVersionSyntax = regexp.MustCompile(`^[0-9]+(\.[0-9]+){2,}$`)
-
-// compareVersionParts compares dot-separated numbers part by part, a
-// missing part counting as 0, as compareSemanticVersions does.
-func compareVersionParts(a, b string) int {
-	as, bs := strings.Split(a, "."), strings.Split(b, ".")
-	for i := range max(len(as), len(bs)) {
-		var x, y int
-		if i < len(as) {
-			x, _ = strconv.Atoi(as[i])
-		}
-		if i < len(bs) {
-			y, _ = strconv.Atoi(bs[i])
-		}
-		if x != y {
-			if x < y {
-				return -1
-			}
-			return 1
-		}
-	}
-	return 0
-}

@@ -7,7 +7,6 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
-	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/catalogops"
@@ -91,11 +90,14 @@ func (b *configuredDataSource) Configure(_ context.Context, req datasource.Confi
 	b.data = data
 }
 
-// decodeConfigured decodes config into target and reports whether the
-// operation can go on: the configuration decoded and the provider is
+// decodeConfigured decodes a configuration, plan or state into target and
+// reports whether the operation can go on: it decoded and the provider is
 // configured. Otherwise diags says why.
-func decodeConfigured(ctx context.Context, config tfsdk.Config, target any, data *providerData, diags *diag.Diagnostics) bool {
-	diags.Append(config.Get(ctx, target)...)
+func decodeConfigured(ctx context.Context, src interface {
+	Get(context.Context, any) diag.Diagnostics
+}, target any, data *providerData, diags *diag.Diagnostics,
+) bool {
+	diags.Append(src.Get(ctx, target)...)
 	if diags.HasError() {
 		return false
 	}

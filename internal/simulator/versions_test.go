@@ -8,33 +8,33 @@ import (
 	"time"
 )
 
-// versionFields reads the one version a listKubernetesSupportedVersions by
-// id returns, as strings.
-func (e *testEnv) versionFields(id string) map[string]string {
+// listOne is the one object a list command by id returns, as its admin
+// sees it.
+func (e *testEnv) listOne(command, object, id string) map[string]any {
 	e.t.Helper()
-	status, body := e.adminCall("listKubernetesSupportedVersions", url.Values{"id": {id}})
+	status, body := e.adminCall(command, url.Values{"id": {id}})
 	if status != 200 {
-		e.t.Fatalf("listKubernetesSupportedVersions %s: %d %v", id, status, body)
+		e.t.Fatalf("%s %s: %d %v", command, id, status, body)
 	}
-	list, _ := inner(e.t, body, "listkubernetessupportedversionsresponse")["kubernetessupportedversion"].([]any)
+	list, _ := inner(e.t, body, strings.ToLower(command)+"response")[object].([]any)
 	if len(list) != 1 {
-		e.t.Fatalf("version %s: listed %d times", id, len(list))
+		e.t.Fatalf("%s %s: listed %d times", command, id, len(list))
 	}
-	return stringFields(asObj(e.t, list[0]))
+	return asObj(e.t, list[0])
 }
 
-// isoFields reads one ISO of listIsos, as its admin sees it.
+// versionFields reads a version as listKubernetesSupportedVersions shows
+// it, as strings.
+func (e *testEnv) versionFields(id string) map[string]string {
+	e.t.Helper()
+	return stringFields(e.listOne("listKubernetesSupportedVersions", "kubernetessupportedversion", id))
+}
+
+// isoFields reads an ISO as listIsos shows it to an admin, with its one
+// image store's download state and percentage.
 func (e *testEnv) isoFields(id string) map[string]string {
 	e.t.Helper()
-	status, body := e.adminCall("listIsos", url.Values{"id": {id}})
-	if status != 200 {
-		e.t.Fatalf("listIsos %s: %d %v", id, status, body)
-	}
-	list, _ := inner(e.t, body, "listisosresponse")["iso"].([]any)
-	if len(list) != 1 {
-		e.t.Fatalf("ISO %s: listed %d times", id, len(list))
-	}
-	o := asObj(e.t, list[0])
+	o := e.listOne("listIsos", "iso", id)
 	out := stringFields(o)
 	if details, ok := o["downloaddetails"].([]any); ok && len(details) == 1 {
 		d := asObj(e.t, details[0])
