@@ -133,3 +133,19 @@ func TestAccKubernetesVersionCreateTimeout(t *testing.T) {
 		},
 	})
 }
+
+// Only root admins register versions: a user's keys get CloudStack's 432
+// and the reason.
+func TestAccKubernetesVersionNeedsRootAdmin(t *testing.T) {
+	env := newSimEnv(t)
+	accTest(t, resource.TestCase{Steps: []resource.TestStep{{
+		Config: fmt.Sprintf(`
+provider "cks" {
+  api_url    = %q
+  api_key    = %q
+  secret_key = %q
+}
+`, env.Info.APIURL, env.Info.TenantAPIKey, env.Info.TenantSecretKey) + env.versionHCL("new", "1.34.9", newISOURL, ""),
+		ExpectError: errorFragments("Kubernetes Version Refused", "is for root admins", "Nothing was registered"),
+	}}})
+}

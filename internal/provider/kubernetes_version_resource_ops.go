@@ -120,6 +120,11 @@ func addVersionError(diags *diag.Diagnostics, err error) {
 		diags.AddError("Unable to Register Kubernetes Version", err.Error())
 		return
 	}
+	if cloudstack.ParseError(err).ErrorCode == 432 {
+		diags.AddError("Kubernetes Version Refused", err.Error()+". addKubernetesSupportedVersion is for root admins: "+
+			"configure the provider with a root admin's keys. Nothing was registered.")
+		return
+	}
 	text := strings.ToLower(err.Error())
 	for _, m := range []struct{ fragment, attr string }{
 		{"mincpunumber", "min_cpu_number"}, {"minmemory", "min_memory"}, {"version format", "semantic_version"},
