@@ -29,6 +29,11 @@ import (
 func (r *clusterResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	defer r.refuseDeletion(ctx, req, resp) // cluster_resource_deletion_protection.go
 	if req.Plan.Raw.IsNull() {
+		// A destroy: a version or CNI configuration this plan deletes after
+		// the cluster may go (planned_deletions.go).
+		if r.data != nil {
+			r.data.deletions.addCluster(stateID(ctx, req))
+		}
 		r.planDestroyExternalNodes(ctx, req, &resp.Diagnostics) // cluster_resource_external_nodes.go
 		r.warnDestroyOnVPC(ctx, req, resp)                      // destroy: what it does to a shared network ACL list
 		return

@@ -26,6 +26,7 @@ import (
 func (r *clusterResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
 	var state clusterResourceModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	resp.Diagnostics.Append(setIdentity(ctx, resp.Identity, state.ID)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}

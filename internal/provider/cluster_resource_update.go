@@ -21,6 +21,7 @@ import (
 // records the cluster as CloudStack reports it afterwards, also after a
 // failure, so that the next plan shows what is left to do.
 func (r *clusterResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	defer func() { resp.Diagnostics.Append(identityFromState(ctx, resp.State, resp.Identity)...) }()
 	var plan, prior, cfg clusterResourceModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	resp.Diagnostics.Append(req.State.Get(ctx, &prior)...)
