@@ -82,17 +82,6 @@ func (s *Snapshot) OnlyBlocked() bool {
 	return !s.Direct() && s.Sync.Empty() && len(s.Sync.Blocked) > 0 && s.ACLClassification.InSync()
 }
 
-// Firewalls returns the firewall rules in the order CloudStack listed them.
-func (s *Snapshot) Firewalls() []rules.Rule {
-	var out []rules.Rule
-	for _, r := range s.Rules {
-		if r.Kind == rules.KindFirewall {
-			out = append(out, r)
-		}
-	}
-	return out
-}
-
 // Snapshot reads the cluster, the firewall rules on its public IP and the
 // port forwards of its network (CKS's are on the IP; the scale's selector
 // and cleanup look at the whole network), and classifies them against the

@@ -51,12 +51,8 @@ func ReadTierACL(aclID string, src ACLSource) (*rules.TierACL, error) {
 
 // ACLItems converts listed ACL items, leaving out those on their way out.
 func ACLItems(items []cloudstack.NetworkACLItem) []rules.ACLItem {
-	var out []rules.ACLItem
-	for _, it := range items {
-		if active(it.State) {
-			out = append(out, rules.ACLItem{ID: it.ID, Number: it.Number, Protocol: it.Protocol, StartPort: it.StartPort,
-				EndPort: it.EndPort, CIDRs: it.CIDRList, TrafficType: it.TrafficType, Action: it.Action, Reason: it.Reason})
-		}
-	}
-	return out
+	return inForce(items, func(it cloudstack.NetworkACLItem) string { return it.State }, func(it cloudstack.NetworkACLItem) rules.ACLItem {
+		return rules.ACLItem{ID: it.ID, Number: it.Number, Protocol: it.Protocol, StartPort: it.StartPort,
+			EndPort: it.EndPort, CIDRs: it.CIDRList, TrafficType: it.TrafficType, Action: it.Action, Reason: it.Reason}
+	})
 }

@@ -44,3 +44,24 @@ func TestTierOf(t *testing.T) {
 		t.Errorf("TierOf(not conserve mode).API = %s, want %s", got, rules.VPCAPIForward)
 	}
 }
+
+func TestClusterAddresses(t *testing.T) {
+	t.Parallel()
+	ips := []cloudstack.PublicIPAddress{{ID: "a", IPAddress: "192.0.2.1"}, {ID: "b", IPAddress: "192.0.2.2", IsSourceNat: true}}
+	if id, address, ok := SourceNATAddress(ips); !ok || id != "b" || address != "192.0.2.2" {
+		t.Errorf("SourceNATAddress = %s %s %v, want b 192.0.2.2", id, address, ok)
+	}
+	if _, _, ok := SourceNATAddress(ips[:1]); ok {
+		t.Errorf("SourceNATAddress found one where none is")
+	}
+	if id, ok := AddressID(ips, "192.0.2.1"); !ok || id != "a" {
+		t.Errorf("AddressID = %s %v, want a", id, ok)
+	}
+	forwards := []cloudstack.PortForwardingRule{{IPAddress: "192.0.2.9"}, {IPAddress: "192.0.2.1", IPAddressID: "a"}}
+	if got := ForwardedAddressID(forwards, "192.0.2.1"); got != "a" {
+		t.Errorf("ForwardedAddressID = %q, want a", got)
+	}
+	if got := ForwardedAddressID(forwards, "192.0.2.9"); got != "" {
+		t.Errorf("ForwardedAddressID of a forward without its IP's id = %q, want none", got)
+	}
+}

@@ -12,48 +12,43 @@ import (
 // Deleting for a load balancer rule), and a network ACL item likewise; such
 // a rule no longer counts for anything, so no reading keeps it.
 
-// active tells whether a listed rule or item is in force or about to be.
-func active(state string) bool {
-	return !strings.EqualFold(state, "Revoke") && !strings.EqualFold(state, "Deleting")
+// inForce converts the listed records that are in force or about to be,
+// in the order listed; state is a record's state.
+func inForce[R, V any](list []R, state func(R) string, convert func(R) V) []V {
+	var out []V
+	for _, r := range list {
+		if s := state(r); !strings.EqualFold(s, "Revoke") && !strings.EqualFold(s, "Deleting") {
+			out = append(out, convert(r))
+		}
+	}
+	return out
 }
 
 // FirewallRules converts listed firewall rules.
 func FirewallRules(list []cloudstack.FirewallRule) []rules.Rule {
-	var out []rules.Rule
-	for _, fw := range list {
-		if active(fw.State) {
-			out = append(out, rules.Rule{ID: fw.ID, Kind: rules.KindFirewall, Protocol: fw.Protocol, StartPort: fw.StartPort,
-				EndPort: fw.EndPort, CIDRs: fw.CIDRList, IPAddressID: fw.IPAddressID, NetworkID: fw.NetworkID})
-		}
-	}
-	return out
+	return inForce(list, func(fw cloudstack.FirewallRule) string { return fw.State }, func(fw cloudstack.FirewallRule) rules.Rule {
+		return rules.Rule{ID: fw.ID, Kind: rules.KindFirewall, Protocol: fw.Protocol, StartPort: fw.StartPort,
+			EndPort: fw.EndPort, CIDRs: fw.CIDRList, IPAddressID: fw.IPAddressID, NetworkID: fw.NetworkID}
+	})
 }
 
 // ForwardRules converts listed port forwards.
 func ForwardRules(list []cloudstack.PortForwardingRule) []rules.Rule {
-	var out []rules.Rule
-	for _, pf := range list {
-		if active(pf.State) {
-			out = append(out, rules.Rule{ID: pf.ID, Kind: rules.KindPortForward, Protocol: pf.Protocol, StartPort: pf.PublicPort,
-				EndPort: pf.PublicEndPort, PrivatePort: pf.PrivatePort, PrivateEndPort: pf.PrivateEndPort,
-				VMID: pf.VirtualMachineID, CIDRs: pf.CIDRList, IPAddressID: pf.IPAddressID, NetworkID: pf.NetworkID})
-		}
-	}
-	return out
+	return inForce(list, func(pf cloudstack.PortForwardingRule) string { return pf.State }, func(pf cloudstack.PortForwardingRule) rules.Rule {
+		return rules.Rule{ID: pf.ID, Kind: rules.KindPortForward, Protocol: pf.Protocol, StartPort: pf.PublicPort,
+			EndPort: pf.PublicEndPort, PrivatePort: pf.PrivatePort, PrivateEndPort: pf.PrivateEndPort,
+			VMID: pf.VirtualMachineID, CIDRs: pf.CIDRList, IPAddressID: pf.IPAddressID, NetworkID: pf.NetworkID}
+	})
 }
 
 // LoadBalancerRules converts listed load balancer rules: one public port
 // to one private port, on the IP CloudStack names publicipid.
 func LoadBalancerRules(list []cloudstack.LoadBalancerRule) []rules.Rule {
-	var out []rules.Rule
-	for _, lb := range list {
-		if active(lb.State) {
-			out = append(out, rules.Rule{ID: lb.ID, Kind: rules.KindLoadBalancer, Protocol: lb.Protocol, StartPort: lb.PublicPort,
-				EndPort: lb.PublicPort, PrivatePort: lb.PrivatePort, PrivateEndPort: lb.PrivatePort,
-				IPAddressID: lb.PublicIPID, NetworkID: lb.NetworkID})
-		}
-	}
-	return out
+	return inForce(list, func(lb cloudstack.LoadBalancerRule) string { return lb.State }, func(lb cloudstack.LoadBalancerRule) rules.Rule {
+		return rules.Rule{ID: lb.ID, Kind: rules.KindLoadBalancer, Protocol: lb.Protocol, StartPort: lb.PublicPort,
+			EndPort: lb.PublicPort, PrivatePort: lb.PrivatePort, PrivateEndPort: lb.PrivatePort,
+			IPAddressID: lb.PublicIPID, NetworkID: lb.NetworkID}
+	})
 }
 
 // RuleRecords are the records a cluster's rules are read from, as listed:
