@@ -464,18 +464,7 @@ func (c *Client) ListKubernetesSupportedVersions(ctx context.Context, zoneID str
 			}
 			out := make([]KubernetesVersion, 0, len(r.KubernetesSupportedVersions))
 			for _, v := range r.KubernetesSupportedVersions {
-				out = append(out, KubernetesVersion{
-					ID:                  v.Id,
-					Name:                v.Name,
-					SemanticVersion:     v.Semanticversion,
-					ZoneID:              v.Zoneid,
-					State:               v.State,
-					ISOState:            v.Isostate,
-					MinCPUNumber:        v.Mincpunumber,
-					MinMemory:           v.Minmemory,
-					SupportsHA:          v.Supportsha,
-					SupportsAutoscaling: v.Supportsautoscaling,
-				})
+				out = append(out, versionFrom(v))
 			}
 			return out, r.Count, nil
 		})
@@ -498,4 +487,26 @@ func setOwnership(p ownershipSetter, o Ownership) {
 	if o.ProjectID != "" {
 		p.SetProjectid(o.ProjectID)
 	}
+}
+
+// ListVisibleClusters lists every cluster the caller can see, each once:
+// every account's it may list (listall; an admin's are all) and every
+// project's (projectid -1), which listall alone skips
+// (AccountManagerImpl.buildACLSearchParameters).
+func ListVisibleClusters(ctx context.Context, r ClusterReader) ([]Cluster, error) {
+	seen := map[string]bool{}
+	var out []Cluster
+	for _, scope := range []Ownership{{}, {ProjectID: allVisibleProjects}} {
+		clusters, err := r.ListKubernetesClusters(ctx, ListClustersParams{Ownership: scope, ListAll: true})
+		if err != nil {
+			return nil, err
+		}
+		for _, c := range clusters {
+			if !seen[c.ID] {
+				seen[c.ID] = true
+				out = append(out, c)
+			}
+		}
+	}
+	return out, nil
 }

@@ -116,6 +116,14 @@ type KubernetesVersion struct {
 	MinMemory           int
 	SupportsHA          bool
 	SupportsAutoscaling bool
+	// ISOID and ISOName name the version's binaries ISO; DirectDownload
+	// tells whether it bypasses secondary storage.
+	ISOID          string
+	ISOName        string
+	DirectDownload bool
+	Arch           string
+	// Created is the server's yyyy-MM-dd'T'HH:mm:ssZ timestamp.
+	Created string
 }
 
 // Zone is a CloudStack zone.

@@ -34,13 +34,22 @@ func Parse(s string) (Version, error) {
 }
 
 // FromName is the semantic version a CKS version's name carries, such as
-// "1.32.1" for "v1.32.1", or "" when the name is not a version: CloudStack
-// returns only the name (kubernetesversionname) with a cluster, and an
-// administrator may name a version freely.
+// "1.32.1" for "v1.32.1", or "1.34.2" for "v1.34.2-zone1", the name
+// CloudStack gives a zone's version by default (v<semantic version>-<zone
+// name>, KubernetesVersionManagerImpl.addKubernetesSupportedVersion), or ""
+// when the name is not a version: CloudStack returns only the name
+// (kubernetesversionname) with a cluster, and an administrator may name a
+// version freely.
 func FromName(name string) string {
 	v, err := Parse(name)
 	if err != nil {
-		return ""
+		head, _, suffixed := strings.Cut(strings.TrimSpace(name), "-")
+		if !suffixed || !strings.HasPrefix(head, "v") || strings.Count(head, ".") != 2 {
+			return ""
+		}
+		if v, err = Parse(head); err != nil {
+			return ""
+		}
 	}
 	return v.String()
 }

@@ -113,3 +113,23 @@ func TestPrefixMatchesWholeComponents(t *testing.T) {
 		t.Errorf("String() = %q", p.String())
 	}
 }
+
+// A version's name carries its semantic version when it is one, or
+// CloudStack's default name of a zone's version.
+func TestFromName(t *testing.T) {
+	for name, want := range map[string]string{
+		"v1.33.13":            "1.33.13",
+		"1.33":                "1.33.0",
+		"v1.34.2-sim-zone-1":  "1.34.2",
+		"v1.34.2-":            "1.34.2",
+		"1.34.2-zone":         "",
+		"v1.34-zone":          "",
+		"calico-1.34.2":       "",
+		"v1.34.x-zone":        "",
+		"Kubernetes 1.34 LTS": "",
+	} {
+		if got := FromName(name); got != want {
+			t.Errorf("FromName(%q) = %q, want %q", name, got, want)
+		}
+	}
+}

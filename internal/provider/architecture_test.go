@@ -11,6 +11,7 @@ const cloudstackPkg = "github.com/cloudstack-cks/terraform-provider-cks/internal
 // engineAPIPkgs hold the engines, whose API interfaces are their views of
 // CloudStack: the glue may call the engines, not those views.
 var engineAPIPkgs = map[string]bool{
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/catalogops": true,
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/clusterops": true,
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/driftcheck": true,
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"time"
 
-	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/clusterops"
@@ -15,6 +14,7 @@ var (
 	_ resource.ResourceWithImportState    = (*clusterResource)(nil)
 	_ resource.ResourceWithModifyPlan     = (*clusterResource)(nil)
 	_ resource.ResourceWithValidateConfig = (*clusterResource)(nil)
+	_ resource.ResourceWithIdentity       = (*clusterResource)(nil)
 )
 
 // defaultClusterTimeout matches the server's own limits
@@ -40,13 +40,18 @@ func (r *clusterResource) Configure(_ context.Context, req resource.ConfigureReq
 	r.data = data
 }
 
-// ImportState imports a cluster by id. Read fills in everything the API
+// ImportState imports a cluster by id, or by identity. Read fills in everything the API
 // returns, and on this first read the node templates the VM map shows; the
 // inputs the API does not report (node_root_disk_size, hypervisor, ...) stay
 // null.
 func (r *clusterResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	resource.ImportStatePassthroughID(ctx, path.Root("id"), req, resp)
+	importByIDOrIdentity(ctx, req, resp)
 	resp.Diagnostics.Append(resp.Private.SetKey(ctx, privateImported, []byte(`true`))...)
+}
+
+// IdentitySchema is the cluster's identity: its id (resource_identity.go).
+func (r *clusterResource) IdentitySchema(_ context.Context, _ resource.IdentitySchemaRequest, resp *resource.IdentitySchemaResponse) {
+	resp.IdentitySchema = idIdentitySchema("Kubernetes cluster")
 }
 
 // engine returns the operations engine over the provider's client.

@@ -53,6 +53,7 @@ import (
 // steps after the create) and records what it made; reportCreate explains
 // which outcomes taint the cluster and why a working one never is.
 func (r *clusterResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	defer func() { resp.Diagnostics.Append(identityFromState(ctx, resp.State, resp.Identity)...) }()
 	op, diags := newCreateOp(ctx, req.Plan, req.Config)
 	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {

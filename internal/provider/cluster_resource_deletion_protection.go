@@ -187,14 +187,31 @@ func mustBeReplaced(state *clusterResourceModel) bool {
 }
 
 // withLocalValues is the prior state with the plan's values of the
-// attributes that live only in the state and ask nothing of CloudStack.
+// attributes that live only in the state and ask nothing of CloudStack: the
+// consents, the timeouts, and the create-only inputs CloudStack returns
+// nowhere, which an import leaves null and the next apply records in place.
 func withLocalValues(prior, plan *clusterResourceModel) clusterResourceModel {
 	rec := *prior
 	rec.DeletionProtection = plan.DeletionProtection
 	rec.RecreateUserHazardRules = plan.RecreateUserHazardRules
 	rec.AllowRestartForRecovery = plan.AllowRestartForRecovery
 	rec.Timeouts = plan.Timeouts
+	rec.NodeRootDiskSize = knownOr(plan.NodeRootDiskSize, prior.NodeRootDiskSize)
+	rec.Hypervisor = knownOr(plan.Hypervisor, prior.Hypervisor)
+	rec.CNIConfigDetails = knownOr(plan.CNIConfigDetails, prior.CNIConfigDetails)
+	rec.ASNumber = knownOr(plan.ASNumber, prior.ASNumber)
+	rec.DockerRegistryURL = knownOr(plan.DockerRegistryURL, prior.DockerRegistryURL)
+	rec.DockerRegistryUsername = knownOr(plan.DockerRegistryUsername, prior.DockerRegistryUsername)
+	rec.ExternalLoadBalancerIP = knownOr(plan.ExternalLoadBalancerIP, prior.ExternalLoadBalancerIP)
 	return rec
+}
+
+// knownOr is the planned value when the plan knows it, else the prior one.
+func knownOr[T interface{ IsUnknown() bool }](planned, prior T) T {
+	if planned.IsUnknown() {
+		return prior
+	}
+	return planned
 }
 
 // differingAttributes names the top-level attributes whose planned value

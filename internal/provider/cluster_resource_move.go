@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/types"
 )
 
 var _ resource.ResourceWithMoveState = (*clusterResource)(nil)
@@ -36,22 +37,8 @@ func (r *clusterResource) MoveState(context.Context) []resource.StateMover {
 // moveOfficialCluster answers moves from cloudstack_kubernetes_cluster and
 // leaves any other source to the framework's "not supported" error.
 func moveOfficialCluster(ctx context.Context, req resource.MoveStateRequest, resp *resource.MoveStateResponse) {
-	if req.SourceTypeName != officialClusterType {
-		return
-	}
-	if !slices.Contains(officialProviderAddresses, req.SourceProviderAddress) {
-		resp.Diagnostics.AddError("Unsupported Source Provider",
-			fmt.Sprintf("cks_cluster moves a %s only from the official CloudStack provider (%s), not from %q.",
-				officialClusterType, strings.Join(officialProviderAddresses[:2], " or "), req.SourceProviderAddress))
-		return
-	}
-	if req.SourceRawState == nil {
-		resp.Diagnostics.AddError("Missing Source State", "The move of a "+officialClusterType+" came without its state.")
-		return
-	}
-	src, err := decodeOfficialState(req.SourceRawState.JSON)
-	if err != nil {
-		resp.Diagnostics.AddError("Unreadable Source State", fmt.Sprintf("Moving a %s: %s.", officialClusterType, err))
+	src, ok := readOfficialSource(req, resp, officialClusterType, "cks_cluster")
+	if !ok {
 		return
 	}
 	values, diags := mapOfficialCluster(src)
@@ -59,14 +46,55 @@ func moveOfficialCluster(ctx context.Context, req resource.MoveStateRequest, res
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	for _, name := range slices.Sorted(maps.Keys(values)) {
-		resp.Diagnostics.Append(resp.TargetState.SetAttribute(ctx, path.Root(name), values[name])...)
-	}
+	setMovedValues(ctx, values, resp)
 	// The refresh after the move reads what an import reads, node templates
 	// given by name included. (TargetPrivate is nil only when the move is
 	// called outside the framework, as the mapping's unit tests do.)
 	if resp.TargetPrivate != nil {
 		resp.Diagnostics.Append(resp.TargetPrivate.SetKey(ctx, privateImported, []byte(`true`))...)
+	}
+}
+
+// readOfficialSource checks a move's source: the official provider's
+// sourceType, with its state. ok is false when the move is not this one's
+// (another type: the framework then says it is not supported) or failed.
+func readOfficialSource(req resource.MoveStateRequest, resp *resource.MoveStateResponse, sourceType, target string) (officialState, bool) {
+	if req.SourceTypeName != sourceType {
+		return nil, false
+	}
+	if !slices.Contains(officialProviderAddresses, req.SourceProviderAddress) {
+		resp.Diagnostics.AddError("Unsupported Source Provider",
+			fmt.Sprintf("%s moves a %s only from the official CloudStack provider (%s), not from %q.", target,
+				sourceType, strings.Join(officialProviderAddresses[:2], " or "), req.SourceProviderAddress))
+		return nil, false
+	}
+	if req.SourceRawState == nil {
+		resp.Diagnostics.AddError("Missing Source State", "The move of a "+sourceType+" came without its state.")
+		return nil, false
+	}
+	src, err := decodeOfficialState(req.SourceRawState.JSON)
+	if err != nil {
+		resp.Diagnostics.AddError("Unreadable Source State", fmt.Sprintf("Moving a %s: %s.", sourceType, err))
+		return nil, false
+	}
+	return src, true
+}
+
+// movedID is the id of an official state, or an error on resp when it
+// names no object.
+func movedID(src officialState, resp *resource.MoveStateResponse, target, what string) (types.String, bool) {
+	id := src.value("id").stringValue()
+	if id.IsNull() {
+		resp.Diagnostics.AddError(titleCase(what)+" Cannot Move to "+target, "id is empty: the source state names no "+what+".")
+	}
+	return id, !id.IsNull()
+}
+
+// setMovedValues sets the moved attributes, in a stable order; the others
+// stay null until the refresh after the move.
+func setMovedValues(ctx context.Context, values map[string]attr.Value, resp *resource.MoveStateResponse) {
+	for _, name := range slices.Sorted(maps.Keys(values)) {
+		resp.Diagnostics.Append(resp.TargetState.SetAttribute(ctx, path.Root(name), values[name])...)
 	}
 }
 

@@ -30,6 +30,11 @@ func (r *clusterResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 	defer r.refuseDeletion(ctx, req, resp) // cluster_resource_deletion_protection.go
 	switch {
 	case req.Plan.Raw.IsNull():
+		// A destroy: a version or CNI configuration this plan deletes after
+		// the cluster may go (planned_deletions.go).
+		if r.data != nil {
+			r.data.deletions.addCluster(stateID(ctx, req))
+		}
 		r.planDestroyExternalNodes(ctx, req, &resp.Diagnostics) // cluster_resource_external_nodes.go
 		op, diags := newStateOp(ctx, req.State, req.Private)
 		if resp.Diagnostics.Append(diags...); !diags.HasError() {

@@ -26,6 +26,9 @@ import (
 func (r *clusterResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
 	op, diags := newStateOp(ctx, req.State, req.Private)
 	resp.Diagnostics.Append(diags...)
+	if !resp.Diagnostics.HasError() {
+		resp.Diagnostics.Append(setIdentity(ctx, resp.Identity, op.state.ID)...)
+	}
 	if resp.Diagnostics.HasError() {
 		return
 	}

@@ -173,11 +173,11 @@ func (r *clusterResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 				replaceUnlessImportedDescription, replaceUnlessImportedDescription)},
 		},
 		"account": ownership("account", "Account that owns the cluster. Needs `domain_id`: CloudStack finds the account by "+
-			"name within a domain. Conflicts with `project_id`. Defaults to the caller's account."),
+			"name within a domain. Conflicts with `project_id`. Defaults to the caller's account.", "cluster"),
 		"domain_id": ownership("domain_id", "Id of the domain of `account`, and only with `account`: CloudStack ignores it "+
-			"without one, and the cluster would belong to the caller."),
+			"without one, and the cluster would belong to the caller.", "cluster"),
 		"project_id": ownership("project_id", "Id of the project that owns the cluster. Conflicts with `account` and "+
-			"`domain_id`: CloudStack takes the owner from either, and with `account` set ignores `project_id`."),
+			"`domain_id`: CloudStack takes the owner from either, and with `account` set ignores `project_id`.", "cluster"),
 		"autoscaling": schema.SingleNestedAttribute{
 			Optional: true,
 			MarkdownDescription: "The cluster autoscaler. While it is enabled, `size` must not be set and size changes made by " +
@@ -351,11 +351,13 @@ func roleOffering(role string) schema.StringAttribute {
 	}
 }
 
-func ownership(name, description string) schema.StringAttribute {
+// ownership is an owner attribute of a resource (what): account,
+// domain_id or project_id.
+func ownership(name, description, what string) schema.StringAttribute {
 	return schema.StringAttribute{
 		Optional:            true,
 		Computed:            true,
-		MarkdownDescription: description + " Changing it replaces the cluster.",
+		MarkdownDescription: description + " Changing it replaces the " + what + ".",
 		Validators:          append([]validator.String{stringvalidator.LengthAtLeast(1)}, ownerValidators[name]...),
 		PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown(), stringplanmodifier.RequiresReplace()},
 	}

@@ -21,6 +21,7 @@ import (
 // records the cluster as CloudStack reports it afterwards, also after a
 // failure, so that the next plan shows what is left to do.
 func (r *clusterResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	defer func() { resp.Diagnostics.Append(identityFromState(ctx, resp.State, resp.Identity)...) }()
 	op, diags := newUpdateOp(ctx, req.Plan, req.State, req.Config, req.Private)
 	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {

@@ -24,6 +24,7 @@ import (
 // all of them.
 var docRunners = map[string]string{
 	"README.md":                                             "TestReadmeQuickStart",
+	"docs/guides/adopting-clusters.md":                      "TestGuideAdoptingClusters",
 	"docs/guides/drift-ci-gates.md":                         "TestGuideDriftGateExamples",
 	"docs/guides/etcd-scaling.md":                           "TestGuideEtcdScalingExample",
 	"docs/guides/external-nodes.md":                         "TestGuideExternalNodesExample",
@@ -244,18 +245,25 @@ func (r *exampleRunner) shellRun(dir string, extraEnv []string, lines string) (s
 // shBlock is the one sh block of a document that contains marker.
 func shBlock(t *testing.T, doc, marker string) string {
 	t.Helper()
+	return fencedBlock(t, doc, "sh", marker)
+}
+
+// fencedBlock is the one block of a document fenced as lang that contains
+// marker, verbatim.
+func fencedBlock(t *testing.T, doc, lang, marker string) string {
+	t.Helper()
 	data, err := os.ReadFile(filepath.Join(repositoryRoot(t), doc))
 	if err != nil {
 		t.Fatal(err)
 	}
 	var found []string
-	for _, m := range regexp.MustCompile("(?ms)^```sh\n(.*?)^```").FindAllStringSubmatch(string(data), -1) {
+	for _, m := range regexp.MustCompile("(?ms)^```"+regexp.QuoteMeta(lang)+"\n(.*?)^```").FindAllStringSubmatch(string(data), -1) {
 		if strings.Contains(m[1], marker) {
 			found = append(found, m[1])
 		}
 	}
 	if len(found) != 1 {
-		t.Fatalf("%s has %d sh blocks with %q; the test knows one", doc, len(found), marker)
+		t.Fatalf("%s has %d %s blocks with %q; the test knows one", doc, len(found), lang, marker)
 	}
 	return found[0]
 }

@@ -221,7 +221,9 @@ func TestExamplesInitAndValidate(t *testing.T) {
 	}
 	validated := 0
 	for _, dir := range dirs {
-		work := r.copyExample(dir)
+		// A resource has one import block: the import by identity is
+		// validated on its own, below.
+		work := r.copyExample(dir, "import-by-identity.tf")
 		if others := foreignProviders(t, work); len(others) > 0 {
 			// The kubeconfig example configures kubernetes and helm for the
 			// resource example's cluster: TestExamplesApplyAgainstSimulator
@@ -233,10 +235,24 @@ func TestExamplesInitAndValidate(t *testing.T) {
 		r.terraform(work, nil, "init", "-input=false", "-backend=false", "-no-color")
 		r.terraform(work, nil, "validate", "-no-color")
 		validated++
+		r.validateImportByIdentity(dir)
 	}
 	if validated < len(dirs)-1 {
 		t.Fatalf("validated %d of %d example directories", validated, len(dirs))
 	}
+}
+
+// validateImportByIdentity validates a resource example's import by
+// identity with its resource, when the CLI has import blocks by identity
+// (Terraform 1.12; OpenTofu has none).
+func (r *exampleRunner) validateImportByIdentity(dir string) {
+	r.t.Helper()
+	if _, err := os.Stat(filepath.Join(dir, "import-by-identity.tf")); err != nil || !cliAtLeast(r.t, "1.12.0") {
+		return
+	}
+	work := r.copyExample(dir, "import-by-string-id.tf")
+	r.terraform(work, nil, "init", "-input=false", "-backend=false", "-no-color")
+	r.terraform(work, nil, "validate", "-no-color")
 }
 
 func foreignProviders(t *testing.T, dir string) []string {
@@ -314,7 +330,7 @@ func TestExamplesApplyAgainstSimulator(t *testing.T) {
 
 	// The import example names a cluster that does not exist here; it is
 	// validated with the others.
-	resources := r.copyExample(filepath.Join(examples, "resources", "cks_cluster"), "import-by-string-id.tf")
+	resources := r.copyExample(filepath.Join(examples, "resources", "cks_cluster"), "import-by-string-id.tf", "import-by-identity.tf")
 	kubeconfig, err := os.ReadFile(filepath.Join(examples, "ephemeral-resources", "cks_cluster_kubeconfig", "ephemeral-resource.tf"))
 	if err != nil {
 		t.Fatal(err)

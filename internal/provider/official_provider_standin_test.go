@@ -56,7 +56,11 @@ func (p *officialStandIn) Configure(context.Context, fwprovider.ConfigureRequest
 func (p *officialStandIn) DataSources(context.Context) []func() datasource.DataSource { return nil }
 
 func (p *officialStandIn) Resources(context.Context) []func() resource.Resource {
-	return []func() resource.Resource{func() resource.Resource { return &officialClusterStandIn{p} }}
+	return []func() resource.Resource{
+		func() resource.Resource { return &officialClusterStandIn{p} },
+		func() resource.Resource { return &officialVersionStandIn{p} },
+		func() resource.Resource { return &officialCNIStandIn{p} },
+	}
 }
 
 type officialClusterStandIn struct{ p *officialStandIn }
@@ -153,8 +157,9 @@ func (r *officialClusterStandIn) Create(ctx context.Context, req resource.Create
 		ZoneID: r.id(m.Zone), KubernetesVersionID: r.id(m.KubernetesVersion), ServiceOfferingID: r.id(m.ServiceOffering),
 		ControlNodes: m.ControlNodesSize.ValueInt64(), EtcdNodes: m.EtcdNodesSize.ValueInt64(), Size: m.Size.ValueInt64(),
 		NodeRootDiskSize: m.NodeRootDiskSize.ValueInt64(), Keypair: m.Keypair.ValueString(), Hypervisor: m.Hypervisor.ValueString(),
-		Ownership:     cloudstack.Ownership{ProjectID: r.id(m.Project)},
-		ClusterExtras: cloudstack.ClusterExtras{NodeTemplates: r.templates(m.NodeTemplates)},
+		Ownership: cloudstack.Ownership{ProjectID: r.id(m.Project)},
+		ClusterExtras: cloudstack.ClusterExtras{NodeTemplates: r.templates(m.NodeTemplates),
+			CNIConfigurationID: knownString(m.CNIConfigurationID), CNIConfigDetails: knownStringMap(m.CNIConfigDetails)},
 	})
 	if err == nil {
 		err = env.WaitJob(ref.JobID)
@@ -177,7 +182,7 @@ func (r *officialClusterStandIn) Create(ctx context.Context, req resource.Create
 	}
 	m.ID, m.Description, m.State = types.StringValue(c.ID), types.StringValue(c.Description), types.StringValue(c.State)
 	m.ControlNodesSize, m.EtcdNodesSize, m.Size = types.Int64Value(c.ControlNodes), types.Int64Value(c.EtcdNodes), types.Int64Value(c.Size)
-	m.NetworkID, m.IPAddress, m.CNIConfigurationID = types.StringValue(c.NetworkID), types.StringValue(c.IPAddress), types.StringValue("")
+	m.NetworkID, m.IPAddress, m.CNIConfigurationID = types.StringValue(c.NetworkID), types.StringValue(c.IPAddress), types.StringValue(c.CNIConfigurationID)
 	m.Keypair = types.StringValue(c.Keypair)
 	m.MinSize, m.MaxSize = types.Int64Value(0), types.Int64Value(0)
 	if c.AutoscalingEnabled {
@@ -210,8 +215,12 @@ func (r *officialClusterStandIn) templates(m types.Map) map[string]string {
 	return out
 }
 
-func (r *officialClusterStandIn) id(v types.String) string {
-	if id, ok := r.p.ids[v.ValueString()]; ok {
+func (r *officialClusterStandIn) id(v types.String) string { return r.p.id(v) }
+
+// id resolves a name the configuration gives to its id, as the official
+// provider's retrieveID does; any other value is taken as an id.
+func (p *officialStandIn) id(v types.String) string {
+	if id, ok := p.ids[v.ValueString()]; ok {
 		return id
 	}
 	return v.ValueString()

@@ -294,7 +294,11 @@ func (fr *fixtureRun) pendingChanges(env *simEnv, work string, cluster *cloudsta
 	}
 	deleteRule(wideSSH)
 	wideAPI := env.addFirewall(t, cluster.IPAddressID, 6443, 6443, "0.0.0.0/0")
-	fr.plan(work, policyFixture{name: "pending_api_cidrs_widened", args: apiCIDRsChange, deniedBy: "drift", shows: bothRead(mismatches(0, 1))})
+	// Two api_rule_mismatch findings: the rule opened to everyone (drift),
+	// and the cluster's rule with the CIDRs last applied, which the fleet's
+	// check, given the new api_cidrs, reports as open beyond them (the
+	// pending change).
+	fr.plan(work, policyFixture{name: "pending_api_cidrs_widened", args: apiCIDRsChange, deniedBy: "drift", shows: bothRead(mismatches(0, 2))})
 	deleteRule(wideAPI)
 	// A kubelet stops while a plan changes everything the checks compare.
 	if err := env.Sim.StopKubelet(workerID, true); err != nil {

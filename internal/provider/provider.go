@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/ephemeral"
+	"github.com/hashicorp/terraform-plugin-framework/list"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/provider"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -23,6 +24,7 @@ var (
 	_ provider.Provider                       = (*cksProvider)(nil)
 	_ provider.ProviderWithValidateConfig     = (*cksProvider)(nil)
 	_ provider.ProviderWithEphemeralResources = (*cksProvider)(nil)
+	_ provider.ProviderWithListResources      = (*cksProvider)(nil)
 )
 
 type cksProvider struct {
@@ -105,6 +107,7 @@ func (p *cksProvider) Configure(ctx context.Context, req provider.ConfigureReque
 	resp.DataSourceData = data
 	resp.ResourceData = data
 	resp.EphemeralResourceData = data
+	resp.ListResourceData = data
 }
 
 func (p *cksProvider) Resources(_ context.Context) []func() resource.Resource {
@@ -117,6 +120,11 @@ func (p *cksProvider) DataSources(_ context.Context) []func() datasource.DataSou
 
 func (p *cksProvider) EphemeralResources(_ context.Context) []func() ephemeral.EphemeralResource {
 	return ephemeralConstructors
+}
+
+// ListResources answers terraform query (Terraform 1.14+).
+func (p *cksProvider) ListResources(_ context.Context) []func() list.ListResource {
+	return listConstructors
 }
 
 // insecureWarning is the one warning of a run whose provider skips TLS

@@ -7,9 +7,9 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
-	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/catalogops"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/clusterops"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/driftcheck"
@@ -22,6 +22,10 @@ import (
 type providerData struct {
 	clusters *clusterops.Engine
 	drift    *driftcheck.Checker
+	catalog  *catalogops.Engine
+	// deletions are the clusters this run's plan deletes
+	// (planned_deletions.go).
+	deletions *plannedDeletions
 }
 
 func newProviderData(s settings) (*providerData, error) {
@@ -38,8 +42,10 @@ func newProviderData(s settings) (*providerData, error) {
 		return nil, err
 	}
 	return &providerData{
-		clusters: newEngine(client, s.etcdSSHStartPort),
-		drift:    &driftcheck.Checker{API: client, EtcdSSHStartPort: s.etcdSSHStartPort},
+		clusters:  newEngine(client, s.etcdSSHStartPort),
+		drift:     &driftcheck.Checker{API: client, EtcdSSHStartPort: s.etcdSSHStartPort},
+		catalog:   newCatalogEngine(client),
+		deletions: &plannedDeletions{},
 	}, nil
 }
 
@@ -84,11 +90,14 @@ func (b *configuredDataSource) Configure(_ context.Context, req datasource.Confi
 	b.data = data
 }
 
-// decodeConfigured decodes config into target and reports whether the
-// operation can go on: the configuration decoded and the provider is
+// decodeConfigured decodes a configuration, plan or state into target and
+// reports whether the operation can go on: it decoded and the provider is
 // configured. Otherwise diags says why.
-func decodeConfigured(ctx context.Context, config tfsdk.Config, target any, data *providerData, diags *diag.Diagnostics) bool {
-	diags.Append(config.Get(ctx, target)...)
+func decodeConfigured(ctx context.Context, src interface {
+	Get(context.Context, any) diag.Diagnostics
+}, target any, data *providerData, diags *diag.Diagnostics,
+) bool {
+	diags.Append(src.Get(ctx, target)...)
 	if diags.HasError() {
 		return false
 	}
@@ -113,6 +122,20 @@ func newEngine(client cloudstack.API, etcdSSHStartPort int) *clusterops.Engine {
 		},
 	})
 }
+
+func newCatalogEngine(client catalogops.API) *catalogops.Engine {
+	return catalogops.New(client, catalogops.Options{
+		Wait:         clusterJobWait,
+		DownloadPoll: isoDownloadPoll,
+		Logf: func(ctx context.Context, msg string, fields map[string]any) {
+			tflog.Debug(ctx, msg, fields)
+		},
+	})
+}
+
+// isoDownloadPoll is the pause between two reads of a downloading ISO;
+// zero takes the engine's default. Tests shorten it.
+var isoDownloadPoll time.Duration
 
 // clusterJobWait tunes how often CKS jobs and cluster states are polled.
 // The zero value takes cloudstack's defaults; tests shorten the intervals.

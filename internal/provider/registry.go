@@ -3,6 +3,7 @@ package provider
 import (
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/ephemeral"
+	"github.com/hashicorp/terraform-plugin-framework/list"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 )
 
@@ -11,6 +12,8 @@ var (
 	resourceConstructors = []func() resource.Resource{
 		newClusterResource,
 		newClusterNodeResource,
+		newKubernetesVersionResource,
+		newCNIConfigurationResource,
 	}
 
 	dataSourceConstructors = []func() datasource.DataSource{
@@ -27,5 +30,9 @@ var (
 
 	ephemeralConstructors = []func() ephemeral.EphemeralResource{
 		newClusterKubeconfigEphemeral,
+	}
+
+	listConstructors = []func() list.ListResource{
+		newClusterListResource,
 	}
 )

@@ -117,7 +117,7 @@ func (s *Simulator) validateCreate(req *createRequest) *apiError {
 		return internalError("Invalid Kubernetes version ID, a valid Kubernetes version must be specified")
 	case req.version.state != "Enabled":
 		return internalError("Kubernetes version ID: %s is in %s state", req.version.id, req.version.state)
-	case req.version.isoState != "Ready":
+	case req.version.isoState() != isoReady:
 		return internalError("Binaries ISO for Kubernetes version ID: %s is not in Ready state in zone ID: %s", req.version.id, req.zone.id)
 	case req.controlNodes < 1:
 		return internalError("Invalid cluster control nodes count: %d", req.controlNodes)

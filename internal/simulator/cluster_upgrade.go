@@ -86,7 +86,7 @@ func (s *Simulator) runUpgrade(jr *jobRun, c *cluster, target *k8sVersion, who *
 		return nil, internalError("Kubernetes cluster : %s is not in running state", c.name)
 	case target.state != "Enabled":
 		return nil, internalError("Kubernetes version ID: %s is in %s state", target.id, target.state)
-	case target.isoState != "Ready":
+	case target.isoState() != isoReady:
 		return nil, internalError("Binaries ISO for Kubernetes version ID: %s is not in Ready state", target.id)
 	case current == nil:
 		return nil, internalError("Unable to find the current Kubernetes version of cluster %s", c.name)

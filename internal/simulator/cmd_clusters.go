@@ -29,6 +29,9 @@ func cmdListKubernetesClusters(s *Simulator, c *caller, p params) (map[string]an
 		if !matchesKeyword(p, cl.name) {
 			continue
 		}
+		if err := s.cniConfigGone(cl, c); err != nil {
+			return nil, err
+		}
 		items = append(items, s.renderCluster(cl, c))
 	}
 	return s.listBody(p, "kubernetescluster", items)
@@ -46,64 +49,6 @@ func cmdGetKubernetesClusterConfig(s *Simulator, c *caller, p params) (map[strin
 		return nil, internalError("Config not found for Kubernetes cluster : %s", cl.name)
 	}
 	return map[string]any{"clusterconfig": map[string]any{"id": cl.id, "name": cl.name, "configdata": cl.kubeconfig}}, nil
-}
-
-func cmdListKubernetesSupportedVersions(s *Simulator, c *caller, p params) (map[string]any, *apiError) {
-	if p.has("minimumsemanticversion") && p.has("minimumkubernetesversionid") {
-		return nil, invalidParam("Both parameters minimumsemanticversion, minimumkubernetesversionid can not be passed together")
-	}
-	byID, err := resolveParam(p, "id", s.st.version)
-	if err != nil {
-		return nil, err
-	}
-	if _, err := resolveParam(p, "zoneid", s.st.zone); err != nil {
-		return nil, err
-	}
-	minVersion, err := resolveParam(p, "minimumkubernetesversionid", s.st.version)
-	if err != nil {
-		return nil, err
-	}
-	minSemver := p.str("minimumsemanticversion")
-	if minVersion != nil {
-		minSemver = minVersion.semver
-	}
-	items := []map[string]any{}
-	for _, v := range s.st.versions {
-		switch {
-		case byID != nil && v != byID,
-			!c.isAdmin() && v.state != "Enabled",
-			minSemver != "" && compareSemver(v.semver, minSemver) < 0,
-			p.has("arch") && !strings.EqualFold(p.str("arch"), "x86_64"),
-			!matchesKeyword(p, v.name):
-			continue
-		}
-		items = append(items, s.renderVersion(v))
-	}
-	return s.listBody(p, "kubernetessupportedversion", items)
-}
-
-func (s *Simulator) renderVersion(v *k8sVersion) map[string]any {
-	out := map[string]any{
-		"id":                  v.id,
-		"name":                v.name,
-		"semanticversion":     v.semver,
-		"isoid":               v.isoID,
-		"isoname":             v.isoName,
-		"isostate":            v.isoState,
-		"arch":                "x86_64",
-		"supportsha":          v.supportsHA,
-		"supportsautoscaling": v.supportsAutoscaling,
-		"state":               v.state,
-		"mincpunumber":        v.minCPU,
-		"minmemory":           v.minMemory,
-		"created":             csTime(v.created),
-		"directdownload":      false,
-	}
-	if z := s.st.zone(s.st.seedIDs.zone); z != nil {
-		out["zoneid"] = z.id
-		out["zonename"] = z.name
-	}
-	return out
 }
 
 // cmdListAsyncJobs is ListAsyncJobsCmd (QueryManagerImpl.searchForAsyncJobs):

@@ -47,6 +47,16 @@
 //     its forward 2222+i; a missing forward fails the job (Alert);
 //   - delete checks the network before the cluster moves to Destroying.
 //
+// Kubernetes versions are added, enabled or disabled and deleted as
+// KubernetesVersionManagerImpl does (delete refuses while a cluster uses the
+// version); each added version's binaries ISO downloads in the background
+// over Options.ISODownloadDuration (Creating, then Ready, or back to
+// Allocated with an error string that listIsos shows; SetISODownload and
+// the admin route iso/download decide per URL). CNI configurations are
+// user data: registered, listed and deleted as UserDataRegistryServiceImpl
+// does, and a cluster whose configuration was deleted fails the cluster
+// list, as the server's NullPointerException does.
+//
 // Profiles (Profiles()): "4.22.1.1" (default), "4.22.0.0" (a TCP firewall
 // rule without ports reached by removeSshFirewallRule throws a
 // NullPointerException: 530, the cluster stays in Scaling or Destroying) and

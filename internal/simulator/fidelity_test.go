@@ -298,7 +298,7 @@ func servedObjects(t *testing.T) map[string][]map[string]any {
 	for _, cmd := range []string{"listKubernetesClusters", "listKubernetesSupportedVersions", "listVirtualMachines",
 		"listFirewallRules", "listPortForwardingRules", "listLoadBalancerRules", "listPublicIpAddresses", "listNetworks",
 		"listZones", "listServiceOfferings", "listSSHKeyPairs", "listDomains", "listAccounts", "listCapabilities",
-		"listNetworkACLs", "listNetworkACLLists"} {
+		"listNetworkACLs", "listNetworkACLLists", "listIsos", "listCniConfiguration"} {
 		call(cmd, url.Values{})
 	}
 	call("listProjects", url.Values{"listall": {"true"}})

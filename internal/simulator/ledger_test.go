@@ -36,6 +36,9 @@ type ledgerView struct {
 	// of the cluster's own public IP (VPC tiers), "" when it has none.
 	acl, ip string
 	states  []string
+	// catalog holds the rows of a Kubernetes version, its ISO or a CNI
+	// configuration by ledger key (ledger_catalog_test.go).
+	catalog map[string]string
 }
 
 // ledgerVMFields are the fields of a cluster VM the ledger follows.
@@ -45,6 +48,10 @@ func (e *testEnv) ledgerView(id string) ledgerView {
 	e.t.Helper()
 	v := ledgerView{vms: map[string]map[string]string{}, rules: map[string]string{}}
 	if id == "" {
+		return v
+	}
+	if kind, catalogID, ok := strings.Cut(id, ":"); ok {
+		v.catalog = e.catalogView(kind, catalogID)
 		return v
 	}
 	_, body := e.adminCall("listKubernetesClusters", url.Values{"id": {id}})
@@ -196,6 +203,13 @@ func diffViews(before, after ledgerView) map[string]ledgerChange {
 	if before.ip != after.ip {
 		out["ip.state"] = ledgerChange{before: before.ip, after: after.ip, present: after.ip != ""}
 	}
+	for _, k := range sortedUnion(before.catalog, after.catalog) {
+		b, inB := before.catalog[k]
+		a, inA := after.catalog[k]
+		if inB != inA || a != b {
+			out[k] = ledgerChange{before: b, after: a, present: inA}
+		}
+	}
 	if len(after.states) > len(before.states) {
 		from := max(len(before.states)-1, 0)
 		out["state"] = ledgerChange{after: strings.Join(after.states[from:], ">"), present: true}
@@ -332,6 +346,7 @@ func ledgerScenarios() []ledgerScenario {
 	out = append(out, failureScenarios()...)
 	out = append(out, externalNodeScenarios()...)
 	out = append(out, vpcScenarios()...)
+	out = append(out, catalogScenarios()...)
 	return out
 }
 

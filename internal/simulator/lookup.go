@@ -68,11 +68,21 @@ func (st *state) template(id string) *template {
 }
 
 func (st *state) userDataByID(id string) *userData {
+	if u := st.userDataIncludingRemoved(id); u != nil && !u.removed {
+		return u
+	}
+	return nil
+}
+
+func (st *state) userDataIncludingRemoved(id string) *userData {
 	return findByID(st.userData, id, func(u *userData) string { return u.id })
 }
 
 func (st *state) version(id string) *k8sVersion {
-	return findByID(st.versions, id, func(v *k8sVersion) string { return v.id })
+	if v := findByID(st.versions, id, func(v *k8sVersion) string { return v.id }); v != nil && !v.removed {
+		return v
+	}
+	return nil
 }
 
 func (st *state) netOffering(id string) *networkOffering {

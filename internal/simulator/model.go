@@ -79,24 +79,37 @@ type template struct {
 }
 
 // userData is registered user data; registerCniConfiguration stores CNI
-// configurations as user data too (cniconfigurationid names one).
+// configurations as user data too (cniconfigurationid names one), with
+// for_cks set (UserDataVO).
 type userData struct {
 	internalID int64
 	id, name   string
 	accountID  string
+	// content is the user data as stored: base64, re-encoded with padding
+	// (UserDataManagerImpl.validateUserData).
+	content string
+	// params is the comma-separated list of declared variables, as sent.
+	params  string
+	forCks  bool
+	created time.Time
+	removed bool
 }
 
 type k8sVersion struct {
 	internalID          int64
 	id, name            string
 	semver              string
-	isoID, isoName      string
-	isoState            string
 	state               string // Enabled, Disabled
 	minCPU, minMemory   int
 	supportsHA          bool
 	supportsAutoscaling bool
 	created             time.Time
+	// zoneID is the zone the version is for; "" is every zone.
+	zoneID string
+	arch   string
+	// iso is the binaries ISO registered with the version.
+	iso     *binariesISO
+	removed bool
 }
 
 type keyPair struct {
@@ -401,6 +414,11 @@ type state struct {
 	hostIDs    []string
 	hostNames  []string
 	nextNetNum int
+
+	// isos are the Kubernetes versions' binaries ISOs; isoDownloads say how
+	// downloads of an ISO URL go (SetISODownload).
+	isos         []*binariesISO
+	isoDownloads map[string]ISODownload
 }
 
 func newState() *state {

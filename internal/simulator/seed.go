@@ -1,6 +1,7 @@
 package simulator
 
 import (
+	"encoding/base64"
 	"fmt"
 	"maps"
 	"strings"
@@ -58,6 +59,14 @@ func SeededNames() []string {
 		"project " + seedProjectName,
 	}
 }
+
+// seedCNIConfig is the content of the seeded CNI configuration.
+const seedCNIConfig = `#cloud-config
+write_files:
+- path: /etc/cni/calico.yaml
+  content: |
+    # Calico, as the binaries ISO ships it
+`
 
 // seedVersions are the Kubernetes versions registered at start.
 var seedVersions = []struct {
@@ -119,9 +128,13 @@ func (s *Simulator) seed() {
 	ids.versions, ids.disabledVersions = map[string]string{}, map[string]string{}
 	for _, sv := range seedVersions {
 		v := &k8sVersion{internalID: st.nextID("version"), id: s.newUUID(), name: "v" + sv.semver,
-			semver: sv.semver, isoID: s.newUUID(), isoName: "v" + sv.semver + "-Kubernetes-Binaries-ISO",
-			isoState: "Ready", state: "Enabled", minCPU: 2, minMemory: 2048, supportsHA: true,
-			supportsAutoscaling: true, created: now}
+			semver: sv.semver, state: "Enabled", minCPU: 2, minMemory: 2048, supportsHA: true,
+			supportsAutoscaling: true, created: now, zoneID: z.id, arch: "x86_64"}
+		// Downloaded before the simulator started.
+		v.iso = &binariesISO{internalID: st.nextID("iso"), id: s.newUUID(), name: v.name + "-Kubernetes-Binaries-ISO",
+			url: "https://download.cloudstack.org/cks/setup-" + sv.semver + ".iso", zoneID: z.id, state: isoReady,
+			downloadState: downloadDone, percent: 100, created: now}
+		st.isos = append(st.isos, v.iso)
 		if !sv.enabled {
 			v.state = "Disabled"
 			ids.disabledVersions[sv.semver] = v.id
@@ -175,7 +188,8 @@ func (s *Simulator) seed() {
 		displayText: cksNodeTemplateName, forCks: true, created: now}
 	st.templates = append(st.templates, nodeTpl)
 	ids.nodeTemplate = nodeTpl.id
-	cni := &userData{internalID: st.nextID("userdata"), id: s.newUUID(), name: cniConfigName, accountID: ids.adminAccount}
+	cni := &userData{internalID: st.nextID("userdata"), id: s.newUUID(), name: cniConfigName, accountID: ids.adminAccount,
+		content: base64.StdEncoding.EncodeToString([]byte(seedCNIConfig)), forCks: true, created: now}
 	st.userData = append(st.userData, cni)
 	ids.cniConfig = cni.id
 	s.seedSharedNetwork(z.id)

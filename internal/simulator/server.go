@@ -1,6 +1,7 @@
 package simulator
 
 import (
+	"maps"
 	"net/http"
 	"time"
 )
@@ -57,6 +58,7 @@ func init() {
 		"createTags":                       cmdCreateTags,
 		"deleteTags":                       cmdDeleteTags,
 	}
+	maps.Copy(commands, catalogCommands)
 }
 
 // serveAPI is /client/api: GET query or POST form, signature check, then

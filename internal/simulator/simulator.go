@@ -72,6 +72,11 @@ type Options struct {
 	// NAT and per VPC. Zero means one, about 250 clusters on isolated
 	// networks; fleet benchmarks need more.
 	PublicIPBlocks int
+	// ISODownloadDuration is how long the image store takes to download
+	// the binaries ISO of a Kubernetes version an administrator adds; zero
+	// means DefaultISODownloadDuration. SetISODownload sets it, or a
+	// failure, per URL.
+	ISODownloadDuration time.Duration
 	// ExperimentalFeatures is cloud.kubernetes.cluster.experimental.features.enabled
 	// (default false), which a private docker registry needs.
 	ExperimentalFeatures bool
@@ -228,6 +233,12 @@ func New(opts Options) (*Simulator, error) {
 	}
 	if opts.ScannerInterval == 0 {
 		opts.ScannerInterval = DefaultScannerInterval
+	}
+	if opts.ISODownloadDuration < 0 {
+		return nil, errors.New("simulator: ISODownloadDuration must not be negative")
+	}
+	if opts.ISODownloadDuration == 0 {
+		opts.ISODownloadDuration = DefaultISODownloadDuration
 	}
 	s := &Simulator{
 		opts:      opts,

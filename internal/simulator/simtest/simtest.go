@@ -101,6 +101,16 @@ func WithOptions(f func(*simulator.Options)) Option { return func(c *config) { f
 // as a cluster's move to Scaling, came before the client's next read.
 const testJobQueueDelay = 50 * time.Millisecond
 
+// testISODownloadDuration is how long the image store of a test simulator
+// takes to download a Kubernetes version's ISO: long enough that a client
+// sees it download, short enough for a test.
+const testISODownloadDuration = time.Second
+
+// WithISODownloadDuration sets how long ISO downloads take.
+func WithISODownloadDuration(d time.Duration) Option {
+	return func(c *config) { c.sim.ISODownloadDuration = d }
+}
+
 // Start starts a simulator on a free loopback port, writes the key pair's
 // private key to a file and closes the simulator when the test ends. Its
 // jobs wait testJobQueueDelay in the queue unless WithJobQueueDelay says
@@ -152,7 +162,8 @@ func newConfig(opts []Option) config {
 		// (Sim.RunScanner) where it models the time that passes on a real
 		// server, so a timer firing between two steps cannot change what
 		// the second one asserts. WithScannerTimer turns it back on.
-		sim:   simulator.Options{ListOrder: simulator.ListOrderFromEnv(), DisableScanner: true},
+		sim: simulator.Options{ListOrder: simulator.ListOrderFromEnv(), DisableScanner: true,
+			ISODownloadDuration: testISODownloadDuration},
 		retry: cloudstack.RetryPolicy{BaseDelay: time.Millisecond, MaxDelay: 5 * time.Millisecond},
 	}
 	for _, o := range opts {

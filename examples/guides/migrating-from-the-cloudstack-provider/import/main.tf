@@ -10,11 +10,37 @@ terraform {
 }
 
 removed {
+  from = cloudstack_kubernetes_version.v134
+
+  lifecycle {
+    destroy = false
+  }
+}
+
+removed {
+  from = cloudstack_cni_configuration.calico
+
+  lifecycle {
+    destroy = false
+  }
+}
+
+removed {
   from = cloudstack_kubernetes_cluster.main
 
   lifecycle {
     destroy = false
   }
+}
+
+import {
+  to = cks_kubernetes_version.v134
+  id = var.version_id # cloudstack_kubernetes_version.v134.id
+}
+
+import {
+  to = cks_cni_configuration.calico
+  id = var.cni_configuration_id # cloudstack_cni_configuration.calico.id
 }
 
 import {
@@ -36,6 +62,20 @@ data "cks_service_offering" "medium" {
   zone_id = data.cks_zone.this.id
 }
 
+resource "cks_kubernetes_version" "v134" {
+  semantic_version = "1.34.9"
+  url              = var.iso_url
+  min_cpu_number   = 2
+  min_memory       = 2048
+  zone_id          = data.cks_zone.this.id
+}
+
+resource "cks_cni_configuration" "calico" {
+  name       = "calico"
+  cni_config = base64encode(file("${path.module}/calico.yaml"))
+  params     = ["POD_CIDR"]
+}
+
 resource "cks_cluster" "main" {
   name                  = "main"
   zone_id               = data.cks_zone.this.id
@@ -44,10 +84,25 @@ resource "cks_cluster" "main" {
   size                  = 3
   keypair               = var.keypair
   node_root_disk_size   = 40
+  cni_configuration_id  = cks_cni_configuration.calico.id
+  cni_config_details    = { POD_CIDR = "10.244.0.0/16" }
 }
 
 variable "cluster_id" {
   type = string
+}
+
+variable "version_id" {
+  type = string
+}
+
+variable "cni_configuration_id" {
+  type = string
+}
+
+variable "iso_url" {
+  type    = string
+  default = "https://download.cloudstack.org/cks/setup-v1.34.9-calico-x86_64.iso"
 }
 
 variable "zone" {

@@ -25,6 +25,20 @@ data "cks_service_offering" "medium" {
   zone_id = data.cks_zone.this.id
 }
 
+resource "cks_kubernetes_version" "v134" {
+  semantic_version = "1.34.9"
+  url              = var.iso_url
+  min_cpu_number   = 2
+  min_memory       = 2048
+  zone_id          = data.cks_zone.this.id
+}
+
+resource "cks_cni_configuration" "calico" {
+  name       = "calico"
+  cni_config = base64encode(file("${path.module}/calico.yaml"))
+  params     = ["POD_CIDR"]
+}
+
 resource "cks_cluster" "main" {
   name                  = "main"
   zone_id               = data.cks_zone.this.id
@@ -33,6 +47,18 @@ resource "cks_cluster" "main" {
   size                  = var.size
   keypair               = var.keypair
   node_root_disk_size   = 40
+  cni_configuration_id  = cks_cni_configuration.calico.id
+  cni_config_details    = { POD_CIDR = "10.244.0.0/16" }
+}
+
+moved {
+  from = cloudstack_kubernetes_version.v134
+  to   = cks_kubernetes_version.v134
+}
+
+moved {
+  from = cloudstack_cni_configuration.calico
+  to   = cks_cni_configuration.calico
 }
 
 moved {
@@ -53,6 +79,11 @@ variable "service_offering" {
 variable "keypair" {
   type    = string
   default = "ops"
+}
+
+variable "iso_url" {
+  type    = string
+  default = "https://download.cloudstack.org/cks/setup-v1.34.9-calico-x86_64.iso"
 }
 
 variable "size" {

@@ -1,0 +1,7 @@
+# Import a CNI configuration by its identity (Terraform 1.12+).
+import {
+  to = cks_cni_configuration.calico
+  identity = {
+    id = "0c5d7a8e-3f41-4d55-9a3b-2c1e7f6d4b90"
+  }
+}

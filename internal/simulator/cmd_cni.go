@@ -1,0 +1,202 @@
+package simulator
+
+import (
+	"encoding/base64"
+	"net/url"
+	"slices"
+	"strings"
+)
+
+// CNI configurations (4.21+) are user data with for_cks set
+// (UserDataRegistryServiceImpl, ManagementServerImpl before it):
+// registerCniConfiguration stores one, listCniConfiguration lists them,
+// deleteCniConfiguration removes one as deleteUserData does. All three are
+// synchronous and open to users.
+
+// userDataMaxLength is vm.userdata.max.length's default: the longest user
+// data, base64 encoded, the server accepts.
+const userDataMaxLength = 32768
+
+// userDataMaxPostLength is the longest user data a POST may carry
+// (UserDataManagerImpl.MAX_HTTP_POST_LENGTH).
+const userDataMaxPostLength = 1048576
+
+func cmdRegisterCniConfiguration(s *Simulator, c *caller, p params) (map[string]any, *apiError) {
+	name, err := p.require("name")
+	if err != nil {
+		return nil, err
+	}
+	owner, err := s.resolveOwner(c, p)
+	if err != nil {
+		return nil, err
+	}
+	// checkForVRMetadataFileNames is not modelled (FIDELITY.md).
+	for _, u := range s.st.userData {
+		// UserDataDao.findByName: the owner's user data of any kind, the
+		// name compared under the database's case-insensitive collation.
+		if !u.removed && u.accountID == owner.id && strings.EqualFold(u.name, name) {
+			return nil, invalidParam("A userdata with name %s already exists for this account.", name)
+		}
+	}
+	if !p.has("cniconfig") {
+		// The user_data column is NOT NULL; the insert fails.
+		return nil, internalError("DB Exception on: INSERT INTO user_data: Column 'user_data' cannot be null")
+	}
+	content, err := validateUserData(p.str("cniconfig"))
+	if err != nil {
+		return nil, err
+	}
+	u := &userData{internalID: s.st.nextID("userdata"), id: s.newUUID(), name: name, accountID: owner.id,
+		content: content, params: p.str("params"), forCks: true, created: s.now()}
+	s.st.userData = append(s.st.userData, u)
+	s.logf("registered CNI configuration %s (%s) for account %s", u.name, u.id, owner.name)
+	return map[string]any{"cniconfig": s.renderUserData(u)}, nil
+}
+
+// validateUserData is UserDataManagerImpl.validateUserData for a POST: URL
+// decoding when the value has a "%", the base64 alphabet check
+// (Base64.isBase64), the length limits, then the bytes re-encoded as
+// standard base64 with padding, which is what the server stores.
+func validateUserData(value string) (string, *apiError) {
+	if strings.Contains(value, "%") {
+		decoded, err := url.QueryUnescape(value)
+		if err != nil {
+			return "", invalidParam("Url decoding of userdata failed.")
+		}
+		value = decoded
+	}
+	if !isBase64(value) {
+		return "", invalidParam("User data is not base64 encoded")
+	}
+	switch {
+	case len(value) >= userDataMaxPostLength:
+		return "", invalidParam("User data is too long for an http POST request")
+	case len(value) > userDataMaxLength:
+		return "", invalidParam("User data has exceeded configurable max length : %d", userDataMaxLength)
+	}
+	data := decodeBase64Leniently(value)
+	if len(data) < 1 {
+		return "", invalidParam("User data is too short")
+	}
+	return base64.StdEncoding.EncodeToString(data), nil
+}
+
+// isBase64 is commons-codec's Base64.isBase64(String): every character is
+// of the standard or URL-safe alphabet, padding or white space.
+func isBase64(s string) bool {
+	for _, r := range s {
+		switch {
+		case r >= 'A' && r <= 'Z', r >= 'a' && r <= 'z', r >= '0' && r <= '9',
+			r == '+', r == '/', r == '-', r == '_', r == '=',
+			r == ' ', r == '\t', r == '\r', r == '\n':
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// decodeBase64Leniently is Base64.decodeBase64: white space is skipped,
+// both alphabets are read, decoding stops at padding and a trailing
+// character that completes no byte is dropped.
+func decodeBase64Leniently(s string) []byte {
+	var b strings.Builder
+	for _, r := range s {
+		switch r {
+		case ' ', '\t', '\r', '\n':
+		case '-':
+			b.WriteByte('+')
+		case '_':
+			b.WriteByte('/')
+		default:
+			b.WriteRune(r)
+		}
+	}
+	clean, _, _ := strings.Cut(b.String(), "=")
+	if len(clean)%4 == 1 {
+		clean = clean[:len(clean)-1]
+	}
+	data, err := base64.RawStdEncoding.DecodeString(clean)
+	if err != nil {
+		return nil
+	}
+	return data
+}
+
+// cmdListCniConfiguration is listCniConfiguration: the CNI configurations
+// in the caller's scope, newest first (UserDataRegistryServiceImpl.
+// listUserDatas, Filter(UserDataVO.class, "id", false, ...)); name is an
+// exact match, keyword a substring.
+func cmdListCniConfiguration(s *Simulator, c *caller, p params) (map[string]any, *apiError) {
+	filter, err := newListFilter(s, c, p, s.st.userDataByID)
+	if err != nil {
+		return nil, err
+	}
+	items := []map[string]any{}
+	for _, u := range slices.Backward(s.st.userData) {
+		switch {
+		case u.removed, !u.forCks,
+			filter.excludes(u, u.accountID),
+			p.has("name") && !strings.EqualFold(p.str("name"), u.name),
+			!matchesKeyword(p, u.name):
+			continue
+		}
+		items = append(items, s.renderUserData(u))
+	}
+	return s.listBody(p, "cniconfig", items)
+}
+
+// cmdDeleteCniConfiguration is deleteCniConfiguration, which is
+// deleteUserData: the owner the caller names (account and domainid, or
+// projectid; the caller by default) must be one the caller may act for,
+// and the user data is removed. It is not compared with the user data's own
+// owner, and nothing checks the clusters that refer to it.
+func cmdDeleteCniConfiguration(s *Simulator, c *caller, p params) (map[string]any, *apiError) {
+	if _, err := p.require("id"); err != nil {
+		return nil, err
+	}
+	u, err := resolveParam(p, "id", s.st.userDataByID)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := s.resolveOwner(c, p); err != nil {
+		return nil, err
+	}
+	u.removed = true
+	s.logf("removed CNI configuration %s (%s)", u.name, u.id)
+	return map[string]any{"success": true}, nil
+}
+
+// renderUserData is ApiResponseHelper.createUserDataResponse.
+func (s *Simulator) renderUserData(u *userData) map[string]any {
+	out := map[string]any{
+		"id":             u.id,
+		"name":           u.name,
+		"userdata":       u.content,
+		"hasannotations": false,
+	}
+	if u.params != "" {
+		out["params"] = u.params
+	}
+	s.ownerFields(out, u.accountID)
+	if _, ok := out["account"]; ok {
+		out["accountid"] = u.accountID
+	}
+	return out
+}
+
+// cniConfigGone is the failure of a cluster response whose CNI
+// configuration was deleted: createKubernetesClusterResponse reads it with
+// userDataDao.findById, which skips removed rows, and calls getUuid() on
+// the null it gets. The NullPointerException fails the whole command; the
+// API layer shows its message to root admins and a generic text to others
+// (ApiServer.handleRequest, BaseCmd.USER_ERROR_MESSAGE).
+func (s *Simulator) cniConfigGone(cl *cluster, c *caller) *apiError {
+	if cl.cniConfigID == "" || s.st.userDataByID(cl.cniConfigID) != nil {
+		return nil
+	}
+	if c.isAdmin() {
+		return internalError(`Cannot invoke "com.cloud.user.UserDataVO.getUuid()" because "cniConfig" is null`)
+	}
+	return internalError("Internal error executing command, please contact your system administrator")
+}

@@ -1,0 +1,276 @@
+package simulator
+
+import (
+	"regexp"
+	"strings"
+)
+
+// The Kubernetes version commands (KubernetesVersionManagerImpl): list for
+// everyone, add, update and delete for root admins only.
+
+// catalogCommands are the commands on what CKS clusters are made from:
+// Kubernetes versions, their ISOs and CNI configurations.
+var catalogCommands = map[string]commandHandler{
+	"addKubernetesSupportedVersion":    cmdAddKubernetesSupportedVersion,
+	"updateKubernetesSupportedVersion": cmdUpdateKubernetesSupportedVersion,
+	"deleteKubernetesSupportedVersion": cmdDeleteKubernetesSupportedVersion,
+	"listIsos":                         cmdListIsos,
+	"registerCniConfiguration":         cmdRegisterCniConfiguration,
+	"listCniConfiguration":             cmdListCniConfiguration,
+	"deleteCniConfiguration":           cmdDeleteCniConfiguration,
+}
+
+// minKubernetesVersion is KubernetesVersionService.MIN_KUBERNETES_VERSION.
+const minKubernetesVersion = "1.11.0"
+
+// Minimum node size of a version (KubernetesClusterService).
+const (
+	minNodeCPU    = 2
+	minNodeMemory = 2048
+)
+
+// cmdDeleteVersionClass is the command class queryAsyncJobResult reports.
+const cmdDeleteVersionClass = "org.apache.cloudstack.api.command.admin.kubernetes.version.DeleteKubernetesSupportedVersionCmd"
+
+// semverDigits is AddKubernetesSupportedVersionCmd.getSemanticVersion's
+// format check.
+var semverDigits = regexp.MustCompile(`^[0-9]+(\.[0-9]+)*$`)
+
+// adminOnly is what the API layer answers a caller whose role does not
+// have the command: the admin version commands are authorized for root
+// admins only.
+func adminOnly(c *caller) *apiError {
+	if c.isAdmin() {
+		return nil
+	}
+	return &apiError{code: codeUnsupported, csCode: csServerAPIException,
+		text: "The given command does not exist or it is not available for user"}
+}
+
+func (v *k8sVersion) isoState() string {
+	if v.iso == nil {
+		return ""
+	}
+	return v.iso.state
+}
+
+func cmdListKubernetesSupportedVersions(s *Simulator, c *caller, p params) (map[string]any, *apiError) {
+	if p.has("minimumsemanticversion") && p.has("minimumkubernetesversionid") {
+		return nil, invalidParam("Both parameters minimumsemanticversion, minimumkubernetesversionid can not be passed together")
+	}
+	byID, err := resolveParam(p, "id", s.st.version)
+	if err != nil {
+		return nil, err
+	}
+	zone, err := resolveParam(p, "zoneid", s.st.zone)
+	if err != nil {
+		return nil, err
+	}
+	minVersion, err := resolveParam(p, "minimumkubernetesversionid", s.st.version)
+	if err != nil {
+		return nil, err
+	}
+	minSemver := p.str("minimumsemanticversion")
+	if minVersion != nil {
+		minSemver = minVersion.semver
+	}
+	items := []map[string]any{}
+	for _, v := range s.st.versions {
+		switch {
+		case v.removed,
+			byID != nil && v != byID,
+			// A zone's list has its versions and those of every zone.
+			zone != nil && v.zoneID != "" && v.zoneID != zone.id,
+			!c.isAdmin() && v.state != "Enabled",
+			minSemver != "" && compareSemver(v.semver, minSemver) < 0,
+			p.has("arch") && !strings.EqualFold(p.str("arch"), v.arch),
+			!matchesKeyword(p, v.name):
+			continue
+		}
+		items = append(items, s.renderVersion(v))
+	}
+	return s.listBody(p, "kubernetessupportedversion", items)
+}
+
+// renderVersion is KubernetesVersionManagerImpl.createKubernetesSupportedVersionResponse:
+// the zone only for a zone's version, the ISO's data store state as isostate.
+func (s *Simulator) renderVersion(v *k8sVersion) map[string]any {
+	out := map[string]any{
+		"id":                  v.id,
+		"name":                v.name,
+		"semanticversion":     v.semver,
+		"arch":                v.arch,
+		"supportsha":          v.supportsHA,
+		"supportsautoscaling": v.supportsAutoscaling,
+		"state":               v.state,
+		"mincpunumber":        v.minCPU,
+		"minmemory":           v.minMemory,
+		"created":             csTime(v.created),
+	}
+	if iso := v.iso; iso != nil && !iso.removed {
+		out["isoid"], out["isoname"], out["isostate"] = iso.id, iso.name, iso.state
+		out["directdownload"] = iso.directDownload
+	}
+	if z := s.st.zone(v.zoneID); z != nil {
+		out["zoneid"], out["zonename"] = z.id, z.name
+	}
+	return out
+}
+
+// cmdAddKubernetesSupportedVersion is addKubernetesSupportedVersion, a
+// synchronous command: its checks in KubernetesVersionManagerImpl.
+// addKubernetesSupportedVersion's order, then the ISO's registration and the
+// version row. Nothing stops two versions with the same name or semantic
+// version.
+func cmdAddKubernetesSupportedVersion(s *Simulator, c *caller, p params) (map[string]any, *apiError) {
+	if err := adminOnly(c); err != nil {
+		return nil, err
+	}
+	req, err := s.parseAddVersion(p)
+	if err != nil {
+		return nil, err
+	}
+	v := &k8sVersion{internalID: s.st.nextID("version"), id: s.newUUID(), name: req.name, semver: req.semver,
+		state: "Enabled", minCPU: req.minCPU, minMemory: req.minMemory,
+		supportsHA: compareSemver(req.semver, "1.16.0") >= 0,
+		// versionSupportsAutoscaling compares the strings, not the versions.
+		supportsAutoscaling: strings.Compare(req.semver, "1.15.0") >= 0,
+		created:             s.now(), zoneID: req.zoneID, arch: req.arch}
+	v.iso = s.registerISO(v.name, req.url, req.checksum, req.zoneID, req.directDownload)
+	s.st.versions = append(s.st.versions, v)
+	s.logf("added Kubernetes version %s (%s) with ISO %s from %s", v.name, v.semver, v.iso.id, req.url)
+	return map[string]any{"kubernetessupportedversion": s.renderVersion(v)}, nil
+}
+
+// addVersionRequest is addKubernetesSupportedVersion's validated input.
+type addVersionRequest struct {
+	name, semver      string
+	zoneID            string
+	url, checksum     string
+	minCPU, minMemory int
+	directDownload    bool
+	arch              string
+}
+
+func (s *Simulator) parseAddVersion(p params) (*addVersionRequest, *apiError) {
+	for _, name := range []string{"semanticversion", "mincpunumber", "minmemory"} {
+		if _, err := p.require(name); err != nil {
+			return nil, err
+		}
+	}
+	zone, err := resolveParam(p, "zoneid", s.st.zone)
+	if err != nil {
+		return nil, err
+	}
+	cpu, _, err := p.long("mincpunumber")
+	if err != nil {
+		return nil, err
+	}
+	memory, _, err := p.long("minmemory")
+	if err != nil {
+		return nil, err
+	}
+	req := &addVersionRequest{name: p.str("name"), semver: p.str("semanticversion"), url: p.str("url"),
+		checksum: p.str("checksum"), minCPU: int(cpu), minMemory: int(memory), arch: "x86_64"}
+	req.directDownload, _ = p.boolean("directdownload")
+	if p.has("arch") {
+		req.arch = p.str("arch")
+	}
+	if zone != nil {
+		req.zoneID = zone.id
+	}
+	switch {
+	case !semverDigits.MatchString(req.semver):
+		return nil, invalidParam("Invalid version format. Semantic version needed")
+	case req.minCPU < minNodeCPU:
+		return nil, invalidParam("Invalid value for mincpunumber parameter. Minimum %d vCPUs required.", minNodeCPU)
+	case req.minMemory < minNodeMemory:
+		return nil, invalidParam("Invalid value for minmemory parameter. Minimum %dMB memory required", minNodeMemory)
+	case strings.Count(req.semver, ".") < 2:
+		// compareSemanticVersions throws IllegalArgumentException, which
+		// the API layer answers with 431 too.
+		return nil, invalidParam("Invalid version format, %s. Semantic version should be specified in MAJOR.MINOR.PATCH format", req.semver)
+	case compareSemver(req.semver, minKubernetesVersion) < 0:
+		return nil, invalidParam("New supported Kubernetes version cannot be added as %s is minimum version supported by Kubernetes Service",
+			minKubernetesVersion)
+	case strings.TrimSpace(req.url) == "":
+		return nil, invalidParam("Invalid URL for ISO specified, %s", nullable(req.url))
+	}
+	if req.name == "" {
+		req.name = "v" + req.semver
+		if zone != nil {
+			req.name += "-" + zone.name
+		}
+	}
+	return req, nil
+}
+
+// nullable is how String.format prints a parameter that was not sent.
+func nullable(s string) string {
+	if s == "" {
+		return "null"
+	}
+	return s
+}
+
+// cmdUpdateKubernetesSupportedVersion is updateKubernetesSupportedVersion:
+// state must name KubernetesSupportedVersion.State exactly (Enabled,
+// Disabled); the row is written only when the state changes.
+func cmdUpdateKubernetesSupportedVersion(s *Simulator, c *caller, p params) (map[string]any, *apiError) {
+	if err := adminOnly(c); err != nil {
+		return nil, err
+	}
+	for _, name := range []string{"id", "state"} {
+		if _, err := p.require(name); err != nil {
+			return nil, err
+		}
+	}
+	v, err := resolveParam(p, "id", s.st.version)
+	if err != nil {
+		return nil, err
+	}
+	state := p.str("state")
+	if state != "Enabled" && state != "Disabled" {
+		return nil, invalidParam("Invalid value for state parameter")
+	}
+	if v.state != state {
+		v.state = state
+		s.logf("Kubernetes version %s (%s) is now %s", v.name, v.id, state)
+	}
+	return map[string]any{"kubernetessupportedversion": s.renderVersion(v)}, nil
+}
+
+// cmdDeleteKubernetesSupportedVersion is deleteKubernetesSupportedVersion,
+// an async command: the job refuses while any cluster that is not removed
+// uses the version (KubernetesClusterDao.listAllByKubernetesVersion), then
+// deletes the ISO and removes the version row.
+func cmdDeleteKubernetesSupportedVersion(s *Simulator, c *caller, p params) (map[string]any, *apiError) {
+	if err := adminOnly(c); err != nil {
+		return nil, err
+	}
+	if _, err := p.require("id"); err != nil {
+		return nil, err
+	}
+	v, err := resolveParam(p, "id", s.st.version)
+	if err != nil {
+		return nil, err
+	}
+	j := s.startJob(c, cmdDeleteVersionClass, "KubernetesSupportedVersion", v.id, 1,
+		func(jr *jobRun) (any, *apiError) {
+			if v.removed {
+				return nil, invalidParam("Invalid Kubernetes version id specified")
+			}
+			for _, cl := range s.st.clusters {
+				if !cl.removed && cl.versionID == v.id {
+					return nil, internalError("Unable to delete Kubernetes version ID: %s. Existing clusters currently using the version.", v.id)
+				}
+			}
+			if v.iso != nil {
+				v.iso.removed = true
+			}
+			v.removed = true
+			s.logf("deleted Kubernetes version %s (%s)", v.name, v.id)
+			return map[string]any{"success": true}, nil
+		})
+	return map[string]any{"jobid": j.id}, nil
+}
