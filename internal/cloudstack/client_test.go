@@ -221,7 +221,7 @@ func TestDecodeClustersWithEtcdAndExternalNodes(t *testing.T) {
 		ControlOfferingID: "so-c", WorkerOfferingID: "so-w", EtcdOfferingID: "so-e", TemplateID: "t-1",
 		NetworkID: "n-1", Account: "admin", DomainID: "d-1", Keypair: "kp", ControlNodes: 1, EtcdNodes: 1, Size: 1,
 		State: "Running", Endpoint: "https://203.0.113.10:6443/", IPAddress: "203.0.113.10", IPAddressID: "ip-1",
-		ClusterType: "CloudManaged", Created: "2024-06-05T07:51:22+0000",
+		ClusterType: "CloudManaged", Cores: 8, Memory: 8192, Created: "2024-06-05T07:51:22+0000",
 	}
 	gotTop := *cl
 	gotTop.VirtualMachines = nil

@@ -4,6 +4,30 @@ import (
 	csgo "github.com/apache/cloudstack-go/v2/cloudstack"
 )
 
+// ClusterExtras are createKubernetesCluster's create-only parameters that
+// CKS stores with the cluster (KubernetesClusterManagerImpl
+// .addKubernetesClusterDetails); no API changes them afterwards. Zero values
+// are not sent.
+type ClusterExtras struct {
+	// NodeTemplates maps a node type (CONTROL, WORKER, ETCD) to a template id.
+	NodeTemplates      map[string]string
+	CNIConfigurationID string
+	// CNIConfigDetails fill the variables of the CNI configuration.
+	CNIConfigDetails map[string]string
+	ASNumber         int64
+	// The docker registry parameters go together (the server refuses a
+	// partial set: KubernetesClusterManagerImpl.validateDockerRegistryParams);
+	// the password is a secret and never logged.
+	DockerRegistryURL      string
+	DockerRegistryUsername string
+	DockerRegistryPassword string
+	EnableCSI              bool
+	// ExternalLoadBalancerIP is for clusters on Shared networks, required
+	// with several control nodes (KubernetesClusterManagerImpl
+	// .validateManagedKubernetesClusterCreateParameters).
+	ExternalLoadBalancerIP string
+}
+
 // setClusterExtras sets the create-only parameters that are given.
 // cloudstack-go encodes nodetemplates as nodetemplates[i].node/.template and
 // cniconfigdetails as cniconfigdetails[i].<key>=<value>, which

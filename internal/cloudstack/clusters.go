@@ -1,12 +1,189 @@
 package cloudstack
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 
 	csgo "github.com/apache/cloudstack-go/v2/cloudstack"
 )
 
+// A CKS cluster in the API: its record, and the calls that list, create and
+// change it with their parameters. A value of the cluster is a field of
+// Cluster (the response), and an input a field of the parameters beside the
+// call that sends it (create-only ones in cluster_extras.go).
+
+// Cluster is a CKS cluster as listKubernetesClusters and the cluster jobs
+// report it (KubernetesClusterResponse), decoded by the JSON names of its
+// fields (UnmarshalJSON): a value the response carries is one field here,
+// with its name.
+type Cluster struct {
+	ID                    string `json:"id"`
+	Name                  string `json:"name"`
+	Description           string `json:"description"`
+	ZoneID                string `json:"zoneid"`
+	ZoneName              string `json:"zonename"`
+	KubernetesVersionID   string `json:"kubernetesversionid"`
+	KubernetesVersionName string `json:"kubernetesversionname"`
+	ServiceOfferingID     string `json:"serviceofferingid"`
+	ControlOfferingID     string `json:"controlofferingid"`
+	WorkerOfferingID      string `json:"workerofferingid"`
+	EtcdOfferingID        string `json:"etcdofferingid"`
+	// OfferingNames names the cluster's offerings by id, as the response
+	// names them (serviceofferingname, controlofferingname, ...).
+	OfferingNames map[string]string `json:"-"`
+	TemplateID    string            `json:"templateid"`
+	NetworkID     string            `json:"networkid"`
+	Account       string            `json:"account"`
+	DomainID      string            `json:"domainid"`
+	ProjectID     string            `json:"projectid"`
+	Keypair       string            `json:"keypair"`
+	// ControlNodes is controlnodes, or masternodes, its deprecated alias.
+	ControlNodes       int64  `json:"controlnodes"`
+	EtcdNodes          int64  `json:"etcdnodes"`
+	Size               int64  `json:"size"`
+	State              string `json:"state"`
+	Endpoint           string `json:"endpoint"`
+	IPAddress          string `json:"ipaddress"`
+	IPAddressID        string `json:"ipaddressid"`
+	AutoscalingEnabled bool   `json:"autoscalingenabled"`
+	MinSize            int64  `json:"minsize"`
+	MaxSize            int64  `json:"maxsize"`
+	ClusterType        string `json:"clustertype"`
+	// Cores and Memory (MiB) are the capacity CloudStack accounts for the
+	// cluster (KubernetesClusterVO), which it sends as strings.
+	Cores  int64 `json:"cpunumber"`
+	Memory int64 `json:"memory"`
+	// CSIEnabled and CNIConfigurationID are the only create-only inputs
+	// KubernetesClusterManagerImpl.createKubernetesClusterResponse reports
+	// (4.22).
+	CSIEnabled bool `json:"csienabled"`
+	// CSIReported is whether the response had csienabled at all: servers
+	// before 4.22 have no such field.
+	CSIReported        bool   `json:"-"`
+	CNIConfigurationID string `json:"cniconfigurationid"`
+	Created            string `json:"created"`
+	// VirtualMachines is the cluster's VM map as the API lists it: usually
+	// etcd, control, then workers, but the API guarantees no order, so
+	// nothing may depend on the position of a VM.
+	VirtualMachines []ClusterVM `json:"virtualmachines"`
+}
+
+// UnmarshalJSON decodes a cluster of a response. cloudstack-go's
+// KubernetesCluster reuses its VirtualMachine struct, which has no
+// isetcdnode, isexternalnode or kubernetesnodeversion, so clusters are
+// decoded here; numbers and flags may come as strings (decodeFields).
+func (c *Cluster) UnmarshalJSON(b []byte) error {
+	type fields Cluster // without this method
+	members, err := decodeFields(b, (*fields)(c))
+	if err != nil {
+		return err
+	}
+	if c.ControlNodes == 0 {
+		var masters flexInt
+		if raw, ok := members["masternodes"]; ok && masters.UnmarshalJSON(raw) == nil {
+			c.ControlNodes = int64(masters)
+		}
+	}
+	raw, ok := members["csienabled"]
+	c.CSIReported = ok && string(bytes.TrimSpace(raw)) != "null"
+	for _, o := range []struct{ id, nameKey string }{{c.ServiceOfferingID, "serviceofferingname"},
+		{c.ControlOfferingID, "controlofferingname"}, {c.WorkerOfferingID, "workerofferingname"}, {c.EtcdOfferingID, "etcdofferingname"}} {
+		var name string
+		if o.id == "" || json.Unmarshal(members[o.nameKey], &name) != nil || name == "" {
+			continue
+		}
+		if c.OfferingNames == nil {
+			c.OfferingNames = map[string]string{}
+		}
+		c.OfferingNames[o.id] = name
+	}
+	return nil
+}
+
+// ExternalNodes counts the external nodes of the VM map: VMs joined with
+// addNodesToKubernetesCluster.
+func (c *Cluster) ExternalNodes() int64 {
+	var n int64
+	for _, vm := range c.VirtualMachines {
+		if vm.IsExternalNode {
+			n++
+		}
+	}
+	return n
+}
+
+// ManagedWorkers is the number of workers CKS made and scales: Size
+// (node_count) counts the external nodes too, which
+// addNodesToKubernetesCluster adds to it and a scale must keep.
+func (c *Cluster) ManagedWorkers() int64 { return c.Size - c.ExternalNodes() }
+
+// ClusterVM is one row of a cluster's VM map (KubernetesUserVmResponse).
+// IsEtcdNode and IsExternalNode are decoded by this package because
+// cloudstack-go's VirtualMachine drops them.
+type ClusterVM struct {
+	ID                  string `json:"id"`
+	Name                string `json:"name"`
+	DisplayName         string `json:"displayname"`
+	State               string `json:"state"`
+	Created             string `json:"created"`
+	IPAddress           string `json:"ipaddress"`
+	ServiceOfferingID   string `json:"serviceofferingid"`
+	ServiceOfferingName string `json:"serviceofferingname"`
+	TemplateID          string `json:"templateid"`
+	IsEtcdNode          bool   `json:"isetcdnode"`
+	IsExternalNode      bool   `json:"isexternalnode"`
+	// KubernetesNodeVersion is the Kubernetes version of the node.
+	KubernetesNodeVersion string `json:"kubernetesnodeversion"`
+}
+
+// UnmarshalJSON decodes a VM of the map; without ipaddress, its address is
+// its default NIC's.
+func (vm *ClusterVM) UnmarshalJSON(b []byte) error {
+	type fields ClusterVM // without this method
+	members, err := decodeFields(b, (*fields)(vm))
+	if err != nil || vm.IPAddress != "" {
+		return err
+	}
+	var nics []rawNic
+	if raw, ok := members["nic"]; ok && json.Unmarshal(raw, &nics) == nil {
+		vm.IPAddress = primaryNicIP(nics)
+	}
+	return nil
+}
+
+type rawNic struct {
+	IPAddress string   `json:"ipaddress"`
+	NetworkID string   `json:"networkid"`
+	IsDefault flexBool `json:"isdefault"`
+}
+
+// primaryNicIP is the default NIC's address, else the first NIC's.
+func primaryNicIP(nics []rawNic) string {
+	for _, n := range nics {
+		if n.IsDefault && n.IPAddress != "" {
+			return n.IPAddress
+		}
+	}
+	for _, n := range nics {
+		if n.IPAddress != "" {
+			return n.IPAddress
+		}
+	}
+	return ""
+}
+
 const cmdListKubernetesClusters = "listKubernetesClusters"
+
+// ListClustersParams filters listKubernetesClusters. Zero values are not sent.
+// ListAll is sent as listall=true so that an admin sees every account's clusters.
+type ListClustersParams struct {
+	Ownership
+	ID      string
+	Name    string
+	Keyword string
+	ListAll bool
+}
 
 // ListKubernetesClusters lists clusters, all pages. VM maps keep isetcdnode
 // and isexternalnode because the response is decoded here, not by cloudstack-go.
@@ -42,15 +219,14 @@ func (c *Client) clusterPage(ctx context.Context, p ListClustersParams, page, pa
 	if err != nil {
 		return nil, 0, err
 	}
-	var list rawClusterList
+	var list struct {
+		Count    flexInt   `json:"count"`
+		Clusters []Cluster `json:"kubernetescluster"`
+	}
 	if err := decodeEnvelope(ex.body, &list); err != nil {
 		return nil, 0, &Error{Command: cmdListKubernetesClusters, HTTPStatus: ex.status, Text: "cannot decode the cluster list", Err: err}
 	}
-	out := make([]Cluster, 0, len(list.Clusters))
-	for _, rc := range list.Clusters {
-		out = append(out, rc.toCluster())
-	}
-	return out, int(list.Count), nil
+	return list.Clusters, int(list.Count), nil
 }
 
 // GetKubernetesCluster returns one cluster by id, or an *Error of kind
@@ -82,6 +258,26 @@ func (c *Client) GetKubernetesCluster(ctx context.Context, id string) (*Cluster,
 // projectId -1, ListProjectResourcesOnly, or a user's permitted project
 // accounts).
 const allVisibleProjects = "-1"
+
+// CreateClusterParams are createKubernetesCluster's parameters.
+type CreateClusterParams struct {
+	Ownership
+	Name                string
+	Description         string
+	ZoneID              string
+	KubernetesVersionID string
+	ServiceOfferingID   string
+	// NodeOfferings maps a node type (control, worker, etcd) to an offering id.
+	NodeOfferings    map[string]string
+	ControlNodes     int64
+	EtcdNodes        int64
+	Size             int64
+	NodeRootDiskSize int64
+	Keypair          string
+	NetworkID        string
+	Hypervisor       string
+	ClusterExtras
+}
 
 // CreateKubernetesCluster starts the create job and returns the new
 // cluster's id at once; the cluster exists even if the job later fails.
@@ -130,6 +326,18 @@ func (c *Client) CreateKubernetesCluster(ctx context.Context, p CreateClusterPar
 			return AsyncRef{ID: r.Id, JobID: r.JobID}, nil
 		})
 	return ref, err
+}
+
+// ScaleClusterParams are scaleKubernetesCluster's parameters. Nil pointers are not sent.
+type ScaleClusterParams struct {
+	ID                 string
+	ServiceOfferingID  string
+	NodeOfferings      map[string]string
+	Size               *int64
+	NodeIDs            []string
+	AutoscalingEnabled *bool
+	MinSize            *int64
+	MaxSize            *int64
 }
 
 // ScaleKubernetesCluster starts a scale job. Validation errors arrive as a

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"strconv"
 	"strings"
 )
@@ -78,4 +79,49 @@ func splitCIDRs(s string) []string {
 		}
 	}
 	return out
+}
+
+// decodeFields decodes the JSON object b into the struct *v by the json
+// tags of its fields, as encoding/json would, except that an int64 field
+// takes any number flexInt reads and a bool field any flag flexBool reads:
+// CloudStack sends some of them as strings. It returns the object's
+// members, for what the tags cannot say.
+func decodeFields(b []byte, v any) (map[string]json.RawMessage, error) {
+	var members map[string]json.RawMessage
+	if err := json.Unmarshal(b, &members); err != nil {
+		return nil, err
+	}
+	rv := reflect.ValueOf(v).Elem()
+	for i := range rv.NumField() {
+		name, _, _ := strings.Cut(rv.Type().Field(i).Tag.Get("json"), ",")
+		raw, ok := members[name]
+		if !ok || name == "" || name == "-" {
+			continue
+		}
+		if err := decodeField(raw, rv.Field(i)); err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+	}
+	return members, nil
+}
+
+// decodeField decodes one member into a field.
+func decodeField(raw json.RawMessage, field reflect.Value) error {
+	switch field.Kind() {
+	case reflect.Int64:
+		var n flexInt
+		if err := n.UnmarshalJSON(raw); err != nil {
+			return err
+		}
+		field.SetInt(int64(n))
+	case reflect.Bool:
+		var b flexBool
+		if err := b.UnmarshalJSON(raw); err != nil {
+			return err
+		}
+		field.SetBool(bool(b))
+	default:
+		return json.Unmarshal(raw, field.Addr().Interface())
+	}
+	return nil
 }

@@ -268,7 +268,7 @@ func jobResultText(raw json.RawMessage) string {
 // create, start, scale or upgrade job.
 func DecodeClusterJobResult(raw json.RawMessage) (*Cluster, error) {
 	var wrapper struct {
-		Cluster *rawCluster `json:"kubernetescluster"`
+		Cluster *Cluster `json:"kubernetescluster"`
 	}
 	if err := json.Unmarshal(raw, &wrapper); err != nil {
 		return nil, fmt.Errorf("decoding Kubernetes cluster job result: %w", err)
@@ -276,8 +276,7 @@ func DecodeClusterJobResult(raw json.RawMessage) (*Cluster, error) {
 	if wrapper.Cluster == nil {
 		return nil, fmt.Errorf("decoding Kubernetes cluster job result: no kubernetescluster object in %s", truncate(string(raw), 200))
 	}
-	c := wrapper.Cluster.toCluster()
-	return &c, nil
+	return wrapper.Cluster, nil
 }
 
 // DecodeCreatedID returns the id of the object in a create job's result,

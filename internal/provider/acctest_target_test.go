@@ -71,25 +71,16 @@ func (a *accTarget) client(t *testing.T) cloudstack.API {
 	return c
 }
 
-func (a *accTarget) clusterHCL(name string, size int) string { return a.etcdClusterHCL(name, size, 0) }
-
-// etcdClusterHCL is clusterHCL with etcd separate etcd nodes (none for 0).
-func (a *accTarget) etcdClusterHCL(name string, size, etcd int) string {
-	keypair := ""
+// cluster is cks_cluster.portable with one control node, etcd separate
+// etcd nodes (none for 0) and size workers, with the target's key pair
+// when it has one.
+func (a *accTarget) cluster(name string, size, etcd int) string {
+	c := newClusterConfig(a.providerHCL(), name, a.zoneID, a.offeringID, a.versionID).named("portable").
+		set("control_nodes", 1).etcd(etcd).size(size)
 	if a.keypair != "" {
-		keypair = fmt.Sprintf("  keypair               = %q\n", a.keypair)
+		c = c.set("keypair", a.keypair)
 	}
-	return a.providerHCL() + fmt.Sprintf(`
-resource "cks_cluster" "portable" {
-  name                  = %q
-  zone_id               = %q
-  kubernetes_version_id = %q
-  service_offering_id   = %q
-%s  control_nodes         = 1
-  etcd_nodes            = %d
-  size                  = %d
-}
-`, name, a.zoneID, a.versionID, a.offeringID, keypair, etcd, size)
+	return c.String()
 }
 
 // scaleOutOfBand changes a cluster's size as another client would (the UI,
@@ -127,7 +118,7 @@ func TestAccClusterPortableLifecycle(t *testing.T) {
 		},
 		Steps: []resource.TestStep{
 			{
-				Config: target.clusterHCL(name, 1),
+				Config: target.cluster(name, 1, 0),
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue("cks_cluster.portable", tfjsonpath.New("state"), knownvalue.StringExact("Running")),
 					statecheck.ExpectKnownValue("cks_cluster.portable", tfjsonpath.New("size"), knownvalue.Int64Exact(1)),
@@ -139,7 +130,7 @@ func TestAccClusterPortableLifecycle(t *testing.T) {
 				},
 			},
 			{
-				Config: target.clusterHCL(name, 2),
+				Config: target.cluster(name, 2, 0),
 				ConfigPlanChecks: resource.ConfigPlanChecks{
 					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction("cks_cluster.portable", plancheck.ResourceActionUpdate)},
 				},
@@ -149,14 +140,14 @@ func TestAccClusterPortableLifecycle(t *testing.T) {
 				},
 			},
 			{
-				Config: target.clusterHCL(name, 1),
+				Config: target.cluster(name, 1, 0),
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue("cks_cluster.portable", tfjsonpath.New("size"), knownvalue.Int64Exact(1)),
 					statecheck.ExpectKnownValue("cks_cluster.portable", tfjsonpath.New("state"), knownvalue.StringExact("Running")),
 				},
 			},
 			{
-				Config:            target.clusterHCL(name, 1),
+				Config:            target.cluster(name, 1, 0),
 				ResourceName:      "cks_cluster.portable",
 				ImportState:       true,
 				ImportStateVerify: true,
@@ -189,7 +180,7 @@ func TestAccClusterPortableEtcdScaleSequence(t *testing.T) {
 	}
 	emptyAfter := resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}}
 	steps := []resource.TestStep{{
-		Config:            target.etcdClusterHCL(name, 1, 3),
+		Config:            target.cluster(name, 1, 3),
 		ConfigStateChecks: inSync(1),
 		ConfigPlanChecks:  emptyAfter,
 		Check: func(s *terraform.State) error {
@@ -199,7 +190,7 @@ func TestAccClusterPortableEtcdScaleSequence(t *testing.T) {
 	}}
 	for _, size := range []int{2, 1, 2, 1} {
 		steps = append(steps, resource.TestStep{
-			Config:            target.etcdClusterHCL(name, size, 3),
+			Config:            target.cluster(name, size, 3),
 			ConfigStateChecks: inSync(size),
 			ConfigPlanChecks:  emptyAfter,
 		})
@@ -208,7 +199,7 @@ func TestAccClusterPortableEtcdScaleSequence(t *testing.T) {
 	steps = append(steps,
 		resource.TestStep{
 			PreConfig:         func() { target.scaleOutOfBand(t, clusterID, 2) },
-			Config:            target.etcdClusterHCL(name, 2, 3),
+			Config:            target.cluster(name, 2, 3),
 			ConfigStateChecks: inSync(2),
 			ConfigPlanChecks: resource.ConfigPlanChecks{
 				PreApply:             []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
@@ -217,7 +208,7 @@ func TestAccClusterPortableEtcdScaleSequence(t *testing.T) {
 		},
 		resource.TestStep{
 			PreConfig:         func() { target.scaleOutOfBand(t, clusterID, 1) },
-			Config:            target.etcdClusterHCL(name, 1, 3),
+			Config:            target.cluster(name, 1, 3),
 			ConfigStateChecks: inSync(1),
 			ConfigPlanChecks: resource.ConfigPlanChecks{
 				PreApply:             []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},

@@ -1,8 +1,6 @@
 package provider
 
 import (
-	"fmt"
-	"regexp"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
@@ -30,7 +28,8 @@ data "cks_service_offering" "any" {
   name_regex = "^cks-"
 }
 `),
-				ExpectError: regexp.MustCompile(`(?s)Several Service Offerings Match.*name_regex.*3 service offerings have a name\s+matching\s+"\^cks-":\s+cks-large\s+\(.*\),\s+cks-medium\s+\(.*\),\s+cks-small\s+\(`),
+				ExpectError: errorFragments("Several Service Offerings Match", "name_regex", `3 service offerings have a name matching "^cks-": cks-large (`,
+					"), cks-medium (", "), cks-small ("),
 			},
 			{
 				Config: env.ProviderConfig(`
@@ -38,7 +37,7 @@ data "cks_network" "typo" {
   name = "sim-isolated-network-2"
 }
 `),
-				ExpectError: regexp.MustCompile(`(?s)Network Not Found.*No network visible to the caller is\s+named\s+"sim-isolated-network-2".*sim-isolated-network\s+\(`),
+				ExpectError: errorFragments("Network Not Found", `No network visible to the caller is named "sim-isolated-network-2"`, "sim-isolated-network ("),
 			},
 			{
 				Config: env.ProviderConfig(`
@@ -47,7 +46,7 @@ data "cks_zone" "both" {
   name_regex = "sim"
 }
 `),
-				ExpectError: regexp.MustCompile(`(?s)Invalid Attribute Combination.*name_regex`),
+				ExpectError: errorFragments("Invalid Attribute Combination", "name_regex"),
 			},
 			{
 				Config: env.ProviderConfig(`
@@ -88,7 +87,15 @@ data "cks_project" "p" {
 // clusterByNames is a cluster whose zone, offering, network and version
 // are named, not given by id.
 func clusterByNames(env *simEnv, name string, size int, protected bool) string {
-	return env.ProviderConfig(fmt.Sprintf(`
+	return env.cluster(name).named("named").
+		set("zone_id", hcl("data.cks_zone.z.id")).
+		set("service_offering_id", hcl("data.cks_service_offering.o.id")).
+		set("network_id", hcl("data.cks_network.n.id")).
+		set("kubernetes_version_id", hcl("data.cks_kubernetes_version.v.id")).
+		set("keypair", "cks-key").
+		size(size).
+		set("deletion_protection", protected).
+		with(`
 data "cks_zone" "z" {
   name = "sim-zone-1"
 }
@@ -105,17 +112,7 @@ data "cks_kubernetes_version" "v" {
   semantic_version_prefix = "1.33"
   latest                  = true
 }
-resource "cks_cluster" "named" {
-  name                  = %q
-  zone_id               = data.cks_zone.z.id
-  service_offering_id   = data.cks_service_offering.o.id
-  network_id            = data.cks_network.n.id
-  kubernetes_version_id = data.cks_kubernetes_version.v.id
-  keypair               = "cks-key"
-  size                  = %d
-  deletion_protection   = %t
-}
-`, name, size, protected))
+`).String()
 }
 
 // A cluster configured by names is created, scaled and destroyed, and
@@ -124,7 +121,7 @@ func TestAccClusterByNamesWithDeletionProtection(t *testing.T) {
 	t.Parallel()
 	env := newSimEnv(t)
 	addr := "cks_cluster.named"
-	protectedErr := regexp.MustCompile(`(?s)Cluster Is Protected From Deletion.*deletion_protection`)
+	protectedErr := errorFragments("Cluster Is Protected From Deletion", "deletion_protection")
 	accTest(t, resource.TestCase{
 		CheckDestroy: env.expectNothingLeft,
 		Steps: []resource.TestStep{
@@ -151,7 +148,7 @@ func TestAccClusterByNamesWithDeletionProtection(t *testing.T) {
 			{
 				// A new name replaces the cluster: refused, naming the cause.
 				Config:      clusterByNames(env, "renamed", 2, true),
-				ExpectError: regexp.MustCompile(`(?s)Cluster Is Protected From Deletion.*deletion_protection.*The change of name\s+replaces cluster`),
+				ExpectError: errorFragments("Cluster Is Protected From Deletion", "deletion_protection", "The change of name replaces cluster"),
 			},
 			{
 				Config:      clusterByNames(env, "named", 2, true),

@@ -34,72 +34,32 @@ func (d *clusterDataSource) Metadata(_ context.Context, req datasource.MetadataR
 }
 
 func (d *clusterDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
-	computed := func(description string) schema.StringAttribute {
-		return schema.StringAttribute{Computed: true, MarkdownDescription: description}
+	attrs := observedDataSourceAttributes()
+	attrs["id"] = schema.StringAttribute{
+		Optional:            true,
+		Computed:            true,
+		MarkdownDescription: "Id of the cluster. Exactly one of `id` and `name` must be set.",
+		Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
 	}
-	computedInt := func(description string) schema.Int64Attribute {
-		return schema.Int64Attribute{Computed: true, MarkdownDescription: description}
+	attrs["name"] = schema.StringAttribute{
+		Optional:            true,
+		Computed:            true,
+		MarkdownDescription: "Exact name of the cluster; it must match exactly one cluster visible to the caller.",
+		Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
+	}
+	attrs["autoscaling"] = schema.SingleNestedAttribute{
+		Computed:            true,
+		MarkdownDescription: "The cluster autoscaler; `min_size` and `max_size` are null while it is off.",
+		Attributes: map[string]schema.Attribute{
+			"enabled":  schema.BoolAttribute{Computed: true, MarkdownDescription: "Whether the autoscaler runs."},
+			"min_size": schema.Int64Attribute{Computed: true, MarkdownDescription: "Fewest workers the autoscaler keeps."},
+			"max_size": schema.Int64Attribute{Computed: true, MarkdownDescription: "Most workers the autoscaler creates."},
+		},
 	}
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "Reads an existing CKS cluster by id or by name, with the same attributes as the `cks_cluster` " +
 			"resource reports, including its nodes with their roles and SSH ports.",
-		Attributes: map[string]schema.Attribute{
-			"id": schema.StringAttribute{
-				Optional:            true,
-				Computed:            true,
-				MarkdownDescription: "Id of the cluster. Exactly one of `id` and `name` must be set.",
-				Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
-			},
-			"name": schema.StringAttribute{
-				Optional:            true,
-				Computed:            true,
-				MarkdownDescription: "Exact name of the cluster; it must match exactly one cluster visible to the caller.",
-				Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
-			},
-			"description":           computed("Description of the cluster."),
-			"zone_id":               computed("Id of the zone."),
-			"kubernetes_version_id": computed("Id of the cluster's Kubernetes version."),
-			"kubernetes_version":    computed(kubernetesVersionDescription),
-			"service_offering_id":   computed("Id of the default compute offering."),
-			"control_offering_id":   computed("Id of the control nodes' offering: their own, else the cluster's service offering."),
-			"worker_offering_id":    computed("Id of the worker nodes' offering: their own, else the cluster's service offering."),
-			"etcd_offering_id":      computed("Id of the etcd nodes' offering: their own, else the cluster's service offering; null without etcd nodes unless CloudStack recorded one."),
-			"control_nodes":         computedInt("Number of control nodes."),
-			"etcd_nodes":            computedInt("Number of separate etcd nodes."),
-			"size": computedInt("Number of worker nodes CKS makes and scales: CloudStack's node count less the external " +
-				"nodes, which it counts too."),
-			"keypair":       computed("SSH key pair authorised on the nodes."),
-			"network_id":    computed("Id of the guest network."),
-			"account":       computed("Account that owns the cluster."),
-			"domain_id":     computed("Id of the owner's domain."),
-			"project_id":    computed("Id of the owning project."),
-			"state":         computed("State of the cluster, such as `Running`, `Stopped` or `Alert`."),
-			"endpoint":      computed("Kubernetes API endpoint."),
-			"ip_address":    computed("Public address of the cluster."),
-			"ip_address_id": computed("Id of the public IP address on an isolated network."),
-			"created":       computed("Creation time as CloudStack reports it."),
-			"autoscaling": schema.SingleNestedAttribute{
-				Computed:            true,
-				MarkdownDescription: "The cluster autoscaler; `min_size` and `max_size` are null while it is off.",
-				Attributes: map[string]schema.Attribute{
-					"enabled":  schema.BoolAttribute{Computed: true, MarkdownDescription: "Whether the autoscaler runs."},
-					"min_size": computedInt("Fewest workers the autoscaler keeps."),
-					"max_size": computedInt("Most workers the autoscaler creates."),
-				},
-			},
-			"nodes": schema.ListNestedAttribute{
-				Computed:            true,
-				MarkdownDescription: "The cluster's node VMs: etcd nodes, control nodes, workers, then external nodes, each role by name.",
-				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
-					"id":    computed("Id of the VM."),
-					"name":  computed("Name of the VM."),
-					"role":  computed("`control`, `worker`, `etcd` or `external` (a VM joined to the cluster)."),
-					"state": computed("State of the VM."),
-					"ssh_port": computedInt("Public SSH port of the node on `ip_address` (`2222+i`, or `etcd_ssh_start_port+j` " +
-						"for etcd nodes); null on directly accessed networks."),
-				}},
-			},
-		},
+		Attributes: attrs,
 	}
 }
 

@@ -1,7 +1,6 @@
 package provider
 
 import (
-	"fmt"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/compare"
@@ -16,11 +15,7 @@ import (
 func TestAccClusterDataSource(t *testing.T) {
 	t.Parallel()
 	env := newSimEnv(t)
-	cluster := env.clusterHCL("lookup", fmt.Sprintf(`
-  kubernetes_version_id = %q
-  etcd_nodes            = 1
-  size                  = 1
-`, env.VersionID("1.33.13")))
+	cluster := env.cluster("lookup").etcd(1).String()
 	lookups := `
 data "cks_cluster" "by_id" {
   id = cks_cluster.test.id
@@ -34,7 +29,8 @@ data "cks_cluster" "by_name" {
 	var checks []statecheck.StateCheck
 	for _, ds := range []string{"data.cks_cluster.by_id", "data.cks_cluster.by_name"} {
 		for _, attr := range []string{"id", "name", "zone_id", "kubernetes_version_id", "service_offering_id", "size",
-			"control_nodes", "etcd_nodes", "network_id", "state", "endpoint", "ip_address", "ip_address_id", "created", "nodes"} {
+			"control_nodes", "etcd_nodes", "network_id", "state", "endpoint", "ip_address", "ip_address_id", "created", "cores", "memory",
+			"nodes"} {
 			checks = append(checks, statecheck.CompareValuePairs(clusterAddr, tfjsonpath.New(attr), ds, tfjsonpath.New(attr), compare.ValuesSame()))
 		}
 		checks = append(checks,

@@ -2,7 +2,6 @@ package provider
 
 import (
 	"fmt"
-	"regexp"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
@@ -62,7 +61,7 @@ func TestAccDrift_WidenedAPIRule(t *testing.T) {
 		},
 		{
 			Config:      e.driftHCL(c.ID, narrow+"  fail_on_drift = true\n"),
-			ExpectError: regexp.MustCompile(`api_rule_mismatch`),
+			ExpectError: errorFragments("api_rule_mismatch"),
 		},
 	}})
 }

@@ -71,7 +71,7 @@ func TestAccClusterDrift_VMMappedToAnotherCluster(t *testing.T) {
 // armed CKS's single-port etcd rules is read from the server's list order
 // (rules.ArmedEtcdRules), so the simulator lists in the real order here
 // whatever order the suite runs in (or the given one).
-func etcdClusterScaledOnce(t *testing.T, order ...string) (*driftEnv, string) {
+func etcdClusterScaledOnce(t *testing.T, order ...string) (*simEnv, string) {
 	t.Helper()
 	e := newDriftEnv(t, simtest.WithProfile(simulator.Profile42211), simtest.WithListOrder(strings.Join(order, "")))
 	cl := e.NewCluster(cloudstack.CreateClusterParams{Name: "cks-etcd-minimal-20260912", EtcdNodes: 3, Size: 1})

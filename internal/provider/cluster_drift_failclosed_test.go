@@ -20,12 +20,6 @@ import (
 // fault injection: before the change, those plans passed with in_sync = true,
 // masking that drift.
 
-// driftGateHCL is the single-cluster gate without rule checks (the faults
-// below delete rules, which is drift of its own).
-func (e *driftEnv) driftGateHCL(clusterID, body string) string {
-	return e.driftHCL(clusterID, body+"  fail_on_drift = true\n  check_network_rules = false\n")
-}
-
 // expectIncompleteNodes checks an incomplete check's outputs: not in
 // sync, no finding, the nodes view missing for the reason given.
 func expectIncompleteNodes(reason string) []statecheck.StateCheck {
@@ -56,7 +50,7 @@ func TestAccClusterDrift_GateFailsClosedWhenSSHIsUnreachable(t *testing.T) {
 			// SSH works: the gate sees the drift and fails.
 			Config:      gate,
 			PlanOnly:    true,
-			ExpectError: driftErrorPattern("Cluster Drift Detected", "node_not_ready"),
+			ExpectError: errorFragments("Cluster Drift Detected", "node_not_ready"),
 		},
 		{
 			// SSH to control node 1 is refused: the drift is still there, the
@@ -64,7 +58,7 @@ func TestAccClusterDrift_GateFailsClosedWhenSSHIsUnreachable(t *testing.T) {
 			PreConfig:   func() { e.DeleteForward(cl, 2222) },
 			Config:      gate,
 			PlanOnly:    true,
-			ExpectError: driftErrorPattern("Cluster Drift Check Incomplete", "cluster test ("+cl.ID+")", "in_sync is false", "Kubernetes nodes (nodes) not checked", cl.IPAddress+":2222", "connection refused", "allow_incomplete = true"),
+			ExpectError: errorFragments("Cluster Drift Check Incomplete", "cluster test ("+cl.ID+")", "in_sync is false", "Kubernetes nodes (nodes) not checked", cl.IPAddress+":2222", "connection refused", "allow_incomplete = true"),
 		},
 		{
 			// The explicit opt-in lets it pass, reporting what is missing.
@@ -86,14 +80,14 @@ func TestAccClusterDrift_GateFailsClosedWhenTheKubernetesAPIFails(t *testing.T) 
 		{
 			Config:      gate,
 			PlanOnly:    true,
-			ExpectError: driftErrorPattern("Cluster Drift Detected", "node_not_ready"),
+			ExpectError: errorFragments("Cluster Drift Detected", "node_not_ready"),
 		},
 		{
 			// getKubernetesClusterConfig fails.
 			PreConfig:   func() { e.Sim.FailNextCalls("getKubernetesClusterConfig", relNodeFaultCount, 530, "Injected failure") },
 			Config:      gate,
 			PlanOnly:    true,
-			ExpectError: driftErrorPattern("Cluster Drift Check Incomplete", "Kubernetes nodes (nodes) not checked", "getting the kubeconfig", "allow_incomplete = true"),
+			ExpectError: errorFragments("Cluster Drift Check Incomplete", "Kubernetes nodes (nodes) not checked", "getting the kubeconfig", "allow_incomplete = true"),
 		},
 		{
 			// The Kubernetes API is down.
@@ -103,7 +97,7 @@ func TestAccClusterDrift_GateFailsClosedWhenTheKubernetesAPIFails(t *testing.T) 
 			},
 			Config:      gate,
 			PlanOnly:    true,
-			ExpectError: driftErrorPattern("Cluster Drift Check Incomplete", "Kubernetes nodes (nodes) not checked", "kubernetes API", "503"),
+			ExpectError: errorFragments("Cluster Drift Check Incomplete", "Kubernetes nodes (nodes) not checked", "kubernetes API", "503"),
 		},
 		{
 			Config:            e.driftGateHCL(cl.ID, "  node_source = \"kubeconfig\"\n  allow_incomplete = true\n"),
@@ -123,7 +117,7 @@ func TestAccClusterDrift_GateFailsClosedOnASkippedCluster(t *testing.T) {
 		{
 			Config:      e.driftGateHCL(cl.ID, e.sshHCL(cl.ID)),
 			PlanOnly:    true,
-			ExpectError: driftErrorPattern("Cluster Drift Check Skipped", "cluster test", "Scaling", "allow_incomplete = true"),
+			ExpectError: errorFragments("Cluster Drift Check Skipped", "cluster test", "Scaling", "allow_incomplete = true"),
 		},
 		{
 			Config: e.driftGateHCL(cl.ID, e.sshHCL(cl.ID)+"  allow_incomplete = true\n"),
@@ -152,7 +146,7 @@ func TestAccClusterDrift_KnownHostsFailsClosed(t *testing.T) {
 		{
 			Config:      e.driftGateHCL(cl.ID, ssh("["+cl.IPAddress+"]:2222 "+e.HostKeyLine(cl.ID)[:20]+"\n")),
 			PlanOnly:    true,
-			ExpectError: driftErrorPattern("Invalid SSH known_hosts", "known_hosts", "line 1:"),
+			ExpectError: errorFragments("Invalid SSH known_hosts", "known_hosts", "line 1:"),
 		},
 		{
 			PreConfig: func() {
@@ -162,7 +156,7 @@ func TestAccClusterDrift_KnownHostsFailsClosed(t *testing.T) {
 			},
 			Config:      e.driftGateHCL(cl.ID, ssh("["+cl.IPAddress+"]:2222 "+e.HostKeyLine(other.ID)+"\n")+"  allow_incomplete = true\n"),
 			PlanOnly:    true,
-			ExpectError: driftErrorPattern("SSH Host Key Refused", "ssh.known_hosts does not accept", "host key mismatch"),
+			ExpectError: errorFragments("SSH Host Key Refused", "ssh.known_hosts does not accept", "host key mismatch"),
 		},
 		{
 			Config: e.driftGateHCL(cl.ID, ssh("["+cl.IPAddress+"]:2222 "+e.HostKeyLine(cl.ID)+"\n")),

@@ -37,7 +37,7 @@ func TestAccClusterDrift_CIGateFailsThePlan(t *testing.T) {
 			},
 			Config:   gate,
 			PlanOnly: true,
-			ExpectError: driftErrorPattern("Cluster Drift Detected", "cluster test ("+cl.ID+")",
+			ExpectError: errorFragments("Cluster Drift Detected", "cluster test ("+cl.ID+")",
 				"2 findings: 1 unmapped_vm, 1 vm_map_inconsistent", "- unmapped_vm: VM "+worker.Name,
 				"- vm_map_inconsistent: cluster test: its VM map holds 2 VM(s) with 1 worker(s)", "node_count = 1", "fail_on_drift is true"),
 		},
@@ -56,7 +56,7 @@ func TestAccClusterDrift_WrongHostKeyIsRefused(t *testing.T) {
 	accTest(t, resource.TestCase{Steps: []resource.TestStep{
 		{
 			Config: e.driftHCL(cl.ID, fmt.Sprintf("  ssh = {\n    private_key = file(%q)\n    host_key = %q\n  }\n", e.KeyFile, wrong)),
-			ExpectError: driftErrorPattern("SSH Host Key Refused", "cluster test", cl.IPAddress+":2222",
+			ExpectError: errorFragments("SSH Host Key Refused", "cluster test", cl.IPAddress+":2222",
 				"ssh.host_key does not accept", "host key mismatch", "got "+rightFP, "expected "+wrongFP),
 		},
 		{

@@ -136,14 +136,14 @@ func TestAccClusterDrift_SSHAgentSignsForTheCheck(t *testing.T) {
 			PreConfig:   func() { t.Setenv("SSH_AUTH_SOCK", emptySocket) },
 			Config:      config,
 			PlanOnly:    true,
-			ExpectError: driftErrorPattern("Cluster Drift Check Incomplete", "the SSH agent (SSH_AUTH_SOCK) holds no key"),
+			ExpectError: errorFragments("Cluster Drift Check Incomplete", "the SSH agent (SSH_AUTH_SOCK) holds no key"),
 		},
 		{
 			// Without an agent, plan time says what is missing.
 			PreConfig:   func() { t.Setenv("SSH_AUTH_SOCK", "") },
 			Config:      config,
 			PlanOnly:    true,
-			ExpectError: driftErrorPattern("Missing SSH Private Key", "private_key_file", "SSH_AUTH_SOCK is not set"),
+			ExpectError: errorFragments("Missing SSH Private Key", "private_key_file", "SSH_AUTH_SOCK is not set"),
 		},
 		{
 			// The agent is back (the test's destroy validates the configuration too).

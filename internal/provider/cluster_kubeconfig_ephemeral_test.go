@@ -35,10 +35,7 @@ func TestAccClusterKubeconfigEphemeral(t *testing.T) {
 		t.Skipf("this test runs the real kubectl with the kubeconfig, and none is on PATH: %v", errNoKubectl)
 	}
 	env := newSimEnv(t)
-	config := env.clusterHCL("kubeconfig", fmt.Sprintf(`
-  kubernetes_version_id = %q
-  size                  = 1
-`, env.VersionID("1.33.13"))) + `
+	config := env.cluster("kubeconfig").String() + `
 ephemeral "cks_cluster_kubeconfig" "this" {
   cluster_id = cks_cluster.test.id
 }

@@ -143,14 +143,13 @@ func (l *clusterListResource) importedState(ctx context.Context, c *cloudstack.C
 	var m clusterResourceModel
 	diags.Append(res.Get(ctx, &m)...)
 	private := memoryPrivate{privateImported: []byte(`true`)}
-	in, d := intentOf(ctx, &m, nil, private)
-	diags.Append(d...)
-	if diags.HasError() {
+	op, d := opOf(ctx, &m, &m, nil, readPrivate(ctx, private), diags)
+	if diags = d; diags.HasError() {
 		return diags
 	}
-	obs := l.data.engine().ObserveCluster(ctx, c, in)
+	obs := l.data.engine().ObserveCluster(ctx, c, op.intent)
 	diags.Append(refreshModel(ctx, &m, obs, private)...)
-	diags.Append(adoptImported(ctx, &m, obs, private, private)...)
+	diags.Append(adoptImported(ctx, &m, obs, private)...)
 	if diags.HasError() {
 		return diags
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
+	dsschema "github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
@@ -42,7 +43,60 @@ type clusterObservedModel struct {
 	IPAddress           types.String `tfsdk:"ip_address"`
 	IPAddressID         types.String `tfsdk:"ip_address_id"`
 	Created             types.String `tfsdk:"created"`
+	Cores               types.Int64  `tfsdk:"cores"`
+	Memory              types.Int64  `tfsdk:"memory"`
 	Nodes               types.List   `tfsdk:"nodes"`
+}
+
+// observedDataSourceAttributes is the schema of clusterObservedModel in
+// the cks_cluster data source, which reports it as it is: every field but
+// id and name, the data source's lookup keys (cluster_data_source.go). It
+// stands beside the model so that a field and its attribute come together.
+func observedDataSourceAttributes() map[string]dsschema.Attribute {
+	computed := func(description string) dsschema.StringAttribute {
+		return dsschema.StringAttribute{Computed: true, MarkdownDescription: description}
+	}
+	computedInt := func(description string) dsschema.Int64Attribute {
+		return dsschema.Int64Attribute{Computed: true, MarkdownDescription: description}
+	}
+	return map[string]dsschema.Attribute{
+		"description":           computed("Description of the cluster."),
+		"zone_id":               computed("Id of the zone."),
+		"kubernetes_version_id": computed("Id of the cluster's Kubernetes version."),
+		"kubernetes_version":    computed(kubernetesVersionDescription),
+		"service_offering_id":   computed("Id of the default compute offering."),
+		"control_offering_id":   computed("Id of the control nodes' offering: their own, else the cluster's service offering."),
+		"worker_offering_id":    computed("Id of the worker nodes' offering: their own, else the cluster's service offering."),
+		"etcd_offering_id":      computed("Id of the etcd nodes' offering: their own, else the cluster's service offering; null without etcd nodes unless CloudStack recorded one."),
+		"control_nodes":         computedInt("Number of control nodes."),
+		"etcd_nodes":            computedInt("Number of separate etcd nodes."),
+		"size": computedInt("Number of worker nodes CKS makes and scales: CloudStack's node count less the external " +
+			"nodes, which it counts too."),
+		"keypair":       computed("SSH key pair authorised on the nodes."),
+		"network_id":    computed("Id of the guest network."),
+		"account":       computed("Account that owns the cluster."),
+		"domain_id":     computed("Id of the owner's domain."),
+		"project_id":    computed("Id of the owning project."),
+		"state":         computed("State of the cluster, such as `Running`, `Stopped` or `Alert`."),
+		"endpoint":      computed("Kubernetes API endpoint."),
+		"ip_address":    computed("Public address of the cluster."),
+		"ip_address_id": computed("Id of the public IP address on an isolated network."),
+		"created":       computed("Creation time as CloudStack reports it."),
+		"cores":         computedInt("CPU cores of the cluster as CloudStack accounts them (`cpunumber`): for each node type, its count times its offering's cores, external nodes included."),
+		"memory":        computedInt("Memory of the cluster in MiB as CloudStack accounts it (`memory`), summed like `cores`."),
+		"nodes": dsschema.ListNestedAttribute{
+			Computed:            true,
+			MarkdownDescription: "The cluster's node VMs: etcd nodes, control nodes, workers, then external nodes, each role by name.",
+			NestedObject: dsschema.NestedAttributeObject{Attributes: map[string]dsschema.Attribute{
+				"id":    computed("Id of the VM."),
+				"name":  computed("Name of the VM."),
+				"role":  computed("`control`, `worker`, `etcd` or `external` (a VM joined to the cluster)."),
+				"state": computed("State of the VM."),
+				"ssh_port": computedInt("Public SSH port of the node on `ip_address` (`2222+i`, or `etcd_ssh_start_port+j` " +
+					"for etcd nodes); null on directly accessed networks."),
+			}},
+		},
+	}
 }
 
 // clusterResourceModel is the cks_cluster resource.
@@ -138,6 +192,8 @@ func (m *clusterObservedModel) refresh(ctx context.Context, c *cloudstack.Cluste
 	m.IPAddress = stringOrNull(clusterAddress(c))
 	m.IPAddressID = stringOrNull(c.IPAddressID)
 	m.Created = stringOrNull(c.Created)
+	m.Cores = types.Int64Value(c.Cores)
+	m.Memory = types.Int64Value(c.Memory)
 
 	list, diags := nodesList(ctx, nodes, network)
 	m.Nodes = list

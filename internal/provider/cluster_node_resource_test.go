@@ -3,9 +3,6 @@ package provider
 import (
 	"context"
 	"fmt"
-	"regexp"
-	"slices"
-	"strings"
 	"testing"
 	"time"
 
@@ -16,7 +13,6 @@ import (
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/clusterops"
-	"github.com/cloudstack-cks/terraform-provider-cks/internal/driftcheck"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/simtest"
 )
@@ -28,14 +24,8 @@ const nodeAddr = "cks_cluster_node.gpu"
 // made for the cluster could not be deleted with the VMs the nodes leave
 // in it), and, when withNode, the VM var.gpu joined to it with
 // manual_upgrade.
-func (e *simEnv) externalClusterConfig(size int, version string, withNode bool) string {
-	hcl := e.clusterHCL("gpu-cluster", fmt.Sprintf(`
-  kubernetes_version_id = %q
-  etcd_nodes            = 3
-  size                  = %d
-  keypair               = %q
-  network_id            = %q
-`, e.VersionID(version), size, e.Info.Keypair, e.Info.IsolatedNetworkID)) + `
+func externalClusterConfig(e *simEnv, size int, version string, withNode bool) string {
+	hcl := e.cluster("gpu-cluster").version(version).etcd(3).size(size).keypair().on(e.Info.IsolatedNetworkID).String() + `
 variable "gpu" {
   type    = string
   default = ""
@@ -55,61 +45,6 @@ resource "cks_cluster_node" "gpu" {
 `
 	}
 	return hcl
-}
-
-// externalCheck checks, after a step, through the API: the cluster Running
-// with size workers CKS made and the external nodes, one node SSH range
-// over every node, every forward to its VM and SSH on each, and a drift
-// check (VM map, VMs, Kubernetes nodes through the kubeconfig, rules) with
-// no finding but those wanted.
-func (e *simEnv) externalCheck(t *testing.T, id *string, size int64, external []string, findings ...string) resource.TestCheckFunc {
-	return func(*terraform.State) error {
-		c := e.Cluster(*id)
-		got := c.ExternalNodes()
-		if c.State != "Running" || c.ManagedWorkers() != size || got != int64(len(external)) {
-			return fmt.Errorf("cluster is %s with %d workers and %d external nodes, want Running, %d and %d",
-				c.State, c.ManagedWorkers(), got, size, len(external))
-		}
-		for _, x := range external {
-			if _, ok := slices.BinarySearch(mapIDs(c), x); !ok {
-				return fmt.Errorf("external node %s is not in the VM map", x)
-			}
-		}
-		if err := e.checkRulesAndSSH(t, c, etcdFirewalls(int(size)+len(external), 3)); err != nil {
-			return err
-		}
-		return e.expectDriftClean(c, findings...)
-	}
-}
-
-func mapIDs(c *cloudstack.Cluster) []string {
-	var out []string
-	for _, vm := range c.VirtualMachines {
-		out = append(out, vm.ID)
-	}
-	slices.Sort(out)
-	return out
-}
-
-// expectDriftClean runs the drift check the data sources run, with the
-// Kubernetes nodes read through the kubeconfig and the rules compared.
-func (e *simEnv) expectDriftClean(c *cloudstack.Cluster, want ...string) error {
-	checker := driftcheck.Checker{API: e.API}
-	res, _, err := checker.Check(context.Background(), driftcheck.Request{ClusterID: c.ID, Options: driftcheck.Options{
-		NodeSource: driftcheck.NodeSourceKubeconfig, CheckNetworkRules: true}})
-	if err != nil {
-		return fmt.Errorf("drift check: %w", err)
-	}
-	var kinds []string
-	for _, f := range res.Findings {
-		kinds = append(kinds, f.Kind)
-	}
-	slices.Sort(kinds)
-	slices.Sort(want)
-	if !slices.Equal(kinds, want) || len(res.Incomplete) > 0 {
-		return fmt.Errorf("drift findings %v (incomplete %v), want %v: %+v", kinds, res.Incomplete, want, res.Findings)
-	}
-	return nil
 }
 
 // TestAccClusterNode_externalNodesThroughEveryChange is issue #29's
@@ -133,7 +68,7 @@ func TestAccClusterNode_externalNodesThroughEveryChange(t *testing.T) {
 			both := func() []string { return []string{gpu, other} }
 			step := func(size int, version string, external func() []string, findings ...string) resource.TestStep {
 				return resource.TestStep{
-					Config:           env.externalClusterConfig(size, version, true),
+					Config:           externalClusterConfig(env, size, version, true),
 					ConfigVariables:  vars,
 					ConfigPlanChecks: emptyPlanAfterApply,
 					Check: resource.ComposeTestCheckFunc(
@@ -146,7 +81,7 @@ func TestAccClusterNode_externalNodesThroughEveryChange(t *testing.T) {
 				}
 			}
 			steps := []resource.TestStep{{
-				Config:          env.externalClusterConfig(1, "1.33.13", false),
+				Config:          externalClusterConfig(env, 1, "1.33.13", false),
 				ConfigVariables: vars,
 				Check:           recordClusterID(&id),
 			}}
@@ -190,56 +125,6 @@ func TestAccClusterNode_externalNodesThroughEveryChange(t *testing.T) {
 	}
 }
 
-// expectNodeVersions checks the version the VM map records for VMs.
-func (e *simEnv) expectNodeVersions(id *string, want map[*string]string) resource.TestCheckFunc {
-	return func(*terraform.State) error {
-		for _, vm := range e.Cluster(*id).VirtualMachines {
-			for vmID, v := range want {
-				if vm.ID == *vmID && strings.TrimPrefix(vm.KubernetesNodeVersion, "v") != v {
-					return fmt.Errorf("VM %s is on %s, want %s", vm.Name, vm.KubernetesNodeVersion, v)
-				}
-			}
-		}
-		return nil
-	}
-}
-
-// expectOnlyVMsLeft is a CheckDestroy for clusters with external nodes: no
-// cluster and no rule is left, and the external nodes' VMs still run,
-// outside any cluster; they are expunged afterwards.
-func (e *simEnv) expectOnlyVMsLeft(vmIDs ...string) error {
-	d := e.Sim.DumpState()
-	var problems []string
-	for _, c := range d.Clusters {
-		if !c.Removed {
-			problems = append(problems, fmt.Sprintf("cluster %s (%s) left", c.Name, c.State))
-		}
-	}
-	for _, r := range d.Rules {
-		problems = append(problems, fmt.Sprintf("%s rule %d-%d left", r.Purpose, r.StartPort, r.EndPort))
-	}
-	for _, v := range d.VMs {
-		switch {
-		case slices.Contains(vmIDs, v.ID) && (v.Expunged || v.State != "Running"):
-			problems = append(problems, fmt.Sprintf("external node VM %s was destroyed (%s)", v.Name, v.State))
-		case !slices.Contains(vmIDs, v.ID) && !v.Expunged:
-			problems = append(problems, fmt.Sprintf("VM %s left", v.Name))
-		}
-	}
-	for _, row := range d.VMMap {
-		problems = append(problems, fmt.Sprintf("map row of VM %s left", row.VMID))
-	}
-	for _, id := range vmIDs {
-		if err := e.Sim.ExpungeVM(id); err != nil {
-			problems = append(problems, err.Error())
-		}
-	}
-	if len(problems) > 0 {
-		return fmt.Errorf("after destroy: %s", strings.Join(problems, "; "))
-	}
-	return nil
-}
-
 // TestAccClusterNode_planRefusesWhatCloudStackWouldDrop: CloudStack drops a
 // VM of a template not marked for CKS, or with its default NIC in another
 // network, without an error; the plan refuses it on vm_id.
@@ -258,8 +143,8 @@ resource "cks_cluster_node" "gpu" {
 `, c.ID, vm))
 	}
 	accTest(t, resource.TestCase{Steps: []resource.TestStep{
-		{Config: cfg(plain), PlanOnly: true, ExpectError: regexp.MustCompile(`(?s)vm_id.*not marked for CKS`)},
-		{Config: cfg(elsewhere), PlanOnly: true, ExpectError: regexp.MustCompile(`(?s)vm_id.*default NIC`)},
+		{Config: cfg(plain), PlanOnly: true, ExpectError: errorFragments("vm_id", "not marked for CKS")},
+		{Config: cfg(elsewhere), PlanOnly: true, ExpectError: errorFragments("vm_id", "default NIC")},
 	}})
 	if n := env.Sim.CallCounts()["addNodesToKubernetesCluster"]; n != 0 {
 		t.Errorf("%d add calls, want none", n)
@@ -316,7 +201,7 @@ resource "cks_cluster_node" "gpu" {
 func TestAccCluster_destroyRefusesUnmanagedExternalNodes(t *testing.T) {
 	t.Parallel()
 	env := newSimEnv(t)
-	cfg := env.etcdClusterConfig(0, 1, fmt.Sprintf("  network_id = %q\n", env.Info.IsolatedNetworkID))
+	cfg := env.etcdCluster(0, 1).on(env.Info.IsolatedNetworkID).String()
 	var id, vm string
 	accTest(t, resource.TestCase{
 		Steps: []resource.TestStep{
@@ -329,11 +214,11 @@ func TestAccCluster_destroyRefusesUnmanagedExternalNodes(t *testing.T) {
 					}
 				},
 				Config: cfg, Destroy: true,
-				ExpectError: regexp.MustCompile(`(?s)Cluster Has External Nodes.*gpu-1.*removeNodesFromKubernetesCluster`),
+				ExpectError: errorFragments("Cluster Has External Nodes", "gpu-1", "removeNodesFromKubernetesCluster"),
 			},
 			{
 				PreConfig: func() {
-					if env.liveClusters() != 1 || env.Sim.CallCounts()["deleteKubernetesCluster"] != 0 {
+					if len(env.liveClusters()) != 1 || env.Sim.CallCounts()["deleteKubernetesCluster"] != 0 {
 						t.Fatal("the cluster was deleted")
 					}
 					if err := env.RemoveVM(id, vm); err != nil {

@@ -44,44 +44,55 @@ const (
 	privateExternalSeen = "external_nodes_seen"
 )
 
-// externalSeen reads what the refreshes saw of the external nodes.
-func externalSeen(ctx context.Context, prior privateState) map[string][]string {
-	if prior == nil {
-		return nil
-	}
-	raw, _ := prior.GetKey(ctx, privateExternalSeen)
-	var seen map[string][]string
-	if len(raw) == 0 || json.Unmarshal(raw, &seen) != nil {
-		return nil
-	}
-	return seen
+// clusterPrivate is what the last operation kept in private state, read
+// once when an operation starts (readPrivate). A key that is missing or
+// cannot be read leaves its zero value: nothing known.
+type clusterPrivate struct {
+	// network is the network kind a refresh cached, "" when none did.
+	network rules.NetworkKind
+	// inconsistency is the VM map inconsistency the last refresh found.
+	inconsistency *vmmap.Inconsistency
+	// imported marks a state just imported or moved (privateImported).
+	imported bool
+	// history is every CIDR list the provider gave the rules.
+	history ruleCIDRHistory
+	// deleteMemo is what a failed delete knew of the rules.
+	deleteMemo clusterops.DeleteMemo
+	// externalSeen is what the refreshes saw of the external nodes.
+	externalSeen map[string][]string
 }
 
-// cachedNetwork reads the network kind a previous refresh cached.
-func cachedNetwork(ctx context.Context, prior privateState) rules.NetworkKind {
-	if prior == nil {
-		return ""
+// readPrivate reads every key the resource keeps; p may be nil (a create).
+func readPrivate(ctx context.Context, p privateState) clusterPrivate {
+	var c clusterPrivate
+	if p == nil {
+		return c
 	}
-	raw, _ := prior.GetKey(ctx, privateNetworkKind)
-	var kind rules.NetworkKind
-	if len(raw) == 0 || json.Unmarshal(raw, &kind) != nil {
-		return ""
+	if !readKey(ctx, p, privateNetworkKind, &c.network) {
+		c.network = ""
 	}
-	return kind
+	if bad := new(vmmap.Inconsistency); readKey(ctx, p, privateVMMap, bad) && bad.ClusterID != "" {
+		c.inconsistency = bad
+	}
+	raw, _ := p.GetKey(ctx, privateImported)
+	c.imported = len(raw) > 0
+	if !readKey(ctx, p, privateRuleCIDRs, &c.history) {
+		c.history = ruleCIDRHistory{}
+	}
+	if !readKey(ctx, p, privateDeleteMemo, &c.deleteMemo) {
+		c.deleteMemo = clusterops.DeleteMemo{}
+	}
+	if !readKey(ctx, p, privateExternalSeen, &c.externalSeen) {
+		c.externalSeen = nil
+	}
+	return c
 }
 
-// recordedInconsistency reads the VM map inconsistency the last refresh
-// recorded, or nil.
-func recordedInconsistency(ctx context.Context, prior privateState) *vmmap.Inconsistency {
-	if prior == nil {
-		return nil
-	}
-	raw, _ := prior.GetKey(ctx, privateVMMap)
-	var bad vmmap.Inconsistency
-	if len(raw) > 0 && json.Unmarshal(raw, &bad) == nil && bad.ClusterID != "" {
-		return &bad
-	}
-	return nil
+// readKey decodes the JSON value of a key into v; false when it is missing
+// or does not decode.
+func readKey(ctx context.Context, p privateState, key string, v any) bool {
+	raw, _ := p.GetKey(ctx, key)
+	return len(raw) > 0 && json.Unmarshal(raw, v) == nil
 }
 
 // savePrivate caches the observation's network kind and inconsistency.
@@ -100,7 +111,11 @@ func savePrivate(ctx context.Context, next privateState, obs *clusterops.Observa
 		}
 	}
 	diags.Append(next.SetKey(ctx, privateVMMap, raw)...)
-	seen := clusterops.SightExternalNodes(&obs.Cluster, externalSeen(ctx, next))
+	var seen map[string][]string
+	if !readKey(ctx, next, privateExternalSeen, &seen) {
+		seen = nil
+	}
+	seen = clusterops.SightExternalNodes(&obs.Cluster, seen)
 	if b, err := json.Marshal(seen); err == nil {
 		diags.Append(next.SetKey(ctx, privateExternalSeen, b)...)
 	}
@@ -118,19 +133,6 @@ func savePrivate(ctx context.Context, next privateState, obs *clusterops.Observa
 type ruleCIDRHistory struct {
 	SSH [][]string `json:"ssh,omitempty"`
 	API [][]string `json:"api,omitempty"`
-}
-
-// cidrHistory reads the history the last operation recorded.
-func cidrHistory(ctx context.Context, prior privateState) ruleCIDRHistory {
-	var h ruleCIDRHistory
-	if prior == nil {
-		return h
-	}
-	raw, _ := prior.GetKey(ctx, privateRuleCIDRs)
-	if len(raw) > 0 && json.Unmarshal(raw, &h) != nil {
-		return ruleCIDRHistory{}
-	}
-	return h
 }
 
 // with adds the lists an operation is about to give the rules.
@@ -184,19 +186,6 @@ func (h ruleCIDRHistory) save(ctx context.Context, next privateState) diag.Diagn
 		return nil
 	}
 	return next.SetKey(ctx, privateRuleCIDRs, raw)
-}
-
-// deleteMemo reads what a failed delete recorded.
-func deleteMemo(ctx context.Context, prior privateState) clusterops.DeleteMemo {
-	var m clusterops.DeleteMemo
-	if prior == nil {
-		return m
-	}
-	raw, _ := prior.GetKey(ctx, privateDeleteMemo)
-	if len(raw) > 0 && json.Unmarshal(raw, &m) != nil {
-		return clusterops.DeleteMemo{}
-	}
-	return m
 }
 
 // saveDeleteMemo records it for the next delete.

@@ -1,19 +1,8 @@
 package provider
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
-	"io"
-	"net"
-	"net/http"
-	"net/http/httptest"
-	"net/http/httputil"
-	"net/url"
-	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -22,232 +11,11 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
-
-	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
 )
 
-// lossyProxy sits between the provider and the simulator and interferes
-// with the next createKubernetesCluster calls: it closes the connection
-// without an answer after forwarding the request (the cluster is created),
-// before (it is not), or at once while forwarding it later (the cluster
-// appears after the provider stopped looking); it lets somebody else create
-// a cluster instead; it acts after a create that was answered; and it can
-// stop listening right after the check the provider makes before a create,
-// so that the create's connection is refused.
-type lossyProxy struct {
-	t       *testing.T
-	target  *url.URL
-	forward atomic.Int64 // calls to forward, then drop the answer
-	drop    atomic.Int64 // calls to drop before forwarding
-	late    atomic.Int64 // calls to drop at once and forward after lateDelay
-	// instead runs instead of forwarding the next create, whose answer is
-	// then lost.
-	instead atomic.Pointer[func()]
-	// after runs once after the next create that was answered.
-	after atomic.Pointer[func()]
-	// refuse stops the proxy listening after the next listKubernetesClusters.
-	refuse atomic.Bool
-	// rewrite, when set, rewrites the answer to every call of its command.
-	rewrite atomic.Pointer[answerRewrite]
-
-	mu   sync.Mutex
-	addr string
-	ln   net.Listener
-	srv  *http.Server
-	wg   sync.WaitGroup
-}
-
-// lateDelay is how long a late create waits before reaching CloudStack:
-// far longer than the provider looks for a lost create in tests (150 ms),
-// so that a slow machine cannot make the late create look timely.
-const lateDelay = 3 * time.Second
-
-func newLossyProxy(t *testing.T, target string) *lossyProxy {
-	t.Helper()
-	u, err := url.Parse(target)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := &lossyProxy{t: t, target: &url.URL{Scheme: u.Scheme, Host: u.Host}}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	p.addr = ln.Addr().String()
-	p.serve(ln)
-	t.Cleanup(func() {
-		p.mu.Lock()
-		if p.srv != nil {
-			_ = p.srv.Close()
-		}
-		p.mu.Unlock()
-		p.wg.Wait()
-	})
-	return p
-}
-
-// URL is the API URL to give the provider.
-func (p *lossyProxy) URL() string { return "http://" + p.addr + "/client/api" }
-
-func (p *lossyProxy) serve(ln net.Listener) {
-	srv := &http.Server{Handler: http.HandlerFunc(p.handle), ReadHeaderTimeout: 10 * time.Second}
-	p.mu.Lock()
-	p.ln, p.srv = ln, srv
-	p.mu.Unlock()
-	go func() { _ = srv.Serve(ln) }()
-}
-
-// refuseAfterCheck makes the create's connection refused: the check before
-// the create is answered on a connection that is then closed, and the
-// proxy stops listening until resume.
-func (p *lossyProxy) refuseAfterCheck() {
-	p.mu.Lock()
-	p.srv.SetKeepAlivesEnabled(false)
-	p.mu.Unlock()
-	p.refuse.Store(true)
-}
-
-// resume listens again on the same address, keep-alives on.
-func (p *lossyProxy) resume() {
-	p.refuse.Store(false)
-	p.mu.Lock()
-	old := p.srv
-	p.mu.Unlock()
-	_ = old.Close()
-	ln, err := net.Listen("tcp", p.addr)
-	if err != nil {
-		p.t.Fatalf("listening again on %s: %v", p.addr, err)
-	}
-	p.serve(ln)
-}
-
-func (p *lossyProxy) handle(w http.ResponseWriter, r *http.Request) {
-	body, err := io.ReadAll(r.Body)
-	if err != nil {
-		http.Error(w, err.Error(), http.StatusBadRequest)
-		return
-	}
-	r.Body = io.NopCloser(bytes.NewReader(body))
-	command := r.URL.Query().Get("command")
-	if form, err := url.ParseQuery(string(body)); err == nil && form.Get("command") != "" {
-		command = form.Get("command")
-	}
-	rp := httputil.NewSingleHostReverseProxy(p.target)
-	if rw := p.rewrite.Load(); rw != nil && strings.EqualFold(command, rw.command) {
-		rec := httptest.NewRecorder()
-		rp.ServeHTTP(rec, r)
-		writeRecorded(w, rec, rw.rewrite(rec.Body.Bytes()))
-		return
-	}
-	if strings.EqualFold(command, "listKubernetesClusters") && p.refuse.CompareAndSwap(true, false) {
-		// The listener closes before the answer goes out, so the client
-		// cannot dial the create while it is still open (the kernel would
-		// accept that connection, then reset it). A connection the client's
-		// transport dialed ahead of need and keeps idle, still in the
-		// listener's backlog, is reset by that close; the pause lets the
-		// transport see the reset and drop it before the create picks it.
-		rec := httptest.NewRecorder()
-		rp.ServeHTTP(rec, r)
-		p.mu.Lock()
-		_ = p.ln.Close()
-		p.mu.Unlock()
-		time.Sleep(200 * time.Millisecond)
-		writeRecorded(w, rec, rec.Body.Bytes())
-		return
-	}
-	if !strings.EqualFold(command, "createKubernetesCluster") {
-		rp.ServeHTTP(w, r)
-		return
-	}
-	if f := p.instead.Swap(nil); f != nil {
-		(*f)()
-		hangUp(w)
-		return
-	}
-	switch {
-	case p.drop.Add(-1) >= 0:
-		hangUp(w)
-	case p.forward.Add(-1) >= 0:
-		rp.ServeHTTP(httptest.NewRecorder(), r)
-		hangUp(w)
-	case p.late.Add(-1) >= 0:
-		hangUp(w)
-		late := r.Clone(context.WithoutCancel(r.Context()))
-		late.Body = io.NopCloser(bytes.NewReader(body))
-		p.wg.Add(1)
-		go func() {
-			defer p.wg.Done()
-			time.Sleep(lateDelay)
-			rp.ServeHTTP(httptest.NewRecorder(), late)
-		}()
-	default:
-		rp.ServeHTTP(w, r)
-		if f := p.after.Swap(nil); f != nil {
-			(*f)()
-		}
-	}
-}
-
-// writeRecorded sends a recorded answer with body, which may differ from
-// the recorded one.
-func writeRecorded(w http.ResponseWriter, rec *httptest.ResponseRecorder, body []byte) {
-	for k, v := range rec.Header() {
-		if !strings.EqualFold(k, "Content-Length") {
-			w.Header()[k] = v
-		}
-	}
-	w.WriteHeader(rec.Code)
-	_, _ = w.Write(body)
-}
-
-// answerRewrite changes the answers to one command.
-type answerRewrite struct {
-	command string
-	rewrite func([]byte) []byte
-}
-
-// onNextCreate sets a function run instead of the next create.
-func (p *lossyProxy) onNextCreate(f func()) { p.instead.Store(&f) }
-
-// afterNextCreate sets a function run after the next answered create.
-func (p *lossyProxy) afterNextCreate(f func()) { p.after.Store(&f) }
-
-// hangUp closes the client's connection without writing a response.
-func hangUp(w http.ResponseWriter) {
-	hj, ok := w.(http.Hijacker)
-	if !ok {
-		panic("the test server does not support hijacking")
-	}
-	conn, _, err := hj.Hijack()
-	if err == nil {
-		_ = conn.Close()
-	}
-}
-
-// lossyClusterConfig is cks_cluster.test named name with size workers,
-// through the proxy.
-func (p *lossyProxy) lossyClusterConfig(env *simEnv, name string, size int) string {
-	return fmt.Sprintf(`
-provider "cks" {
-  api_url    = %q
-  api_key    = %q
-  secret_key = %q
-}
-
-resource "cks_cluster" "test" {
-  name                  = %q
-  zone_id               = %q
-  service_offering_id   = %q
-  kubernetes_version_id = %q
-  size                  = %d
-}
-`, p.URL(), env.Info.APIKey, env.Info.SecretKey, name, env.Info.ZoneID, env.Info.ServiceOfferingID,
-		env.VersionID("1.33.13"), size)
-}
-
-// config is the cluster "adopted" of one worker through the proxy.
-func (p *lossyProxy) config(env *simEnv) string {
-	return p.lossyClusterConfig(env, "adopted", 1)
+// adoptedConfig is the cluster "adopted" of one worker through the proxy.
+func adoptedConfig(env *simEnv, proxy *faultProxy) string {
+	return env.cluster("adopted").through(env.providerAt(proxy.URL())).String()
 }
 
 // importSteps import the cluster whose id *id holds (known only once the
@@ -281,34 +49,6 @@ type lazyString struct{ v *string }
 
 func (l lazyString) MarshalJSON() ([]byte, error) { return json.Marshal(*l.v) }
 
-// createOutOfBand creates a cluster named name with size workers through
-// the API, as somebody else (or a lost create) would, and waits for it.
-func (e *simEnv) createOutOfBand(t *testing.T, name string, size int64) string {
-	t.Helper()
-	ctx := context.Background()
-	api := e.API
-	ref, err := api.CreateKubernetesCluster(ctx, cloudstack.CreateClusterParams{Name: name, ZoneID: e.Info.ZoneID,
-		KubernetesVersionID: e.VersionID("1.33.13"), ServiceOfferingID: e.Info.ServiceOfferingID, ControlNodes: 1, Size: size})
-	if err == nil {
-		err = e.WaitJob(ref.JobID)
-	}
-	if err != nil {
-		t.Errorf("creating cluster %s out of band: %v", name, err)
-	}
-	return ref.ID
-}
-
-// liveIDs are the ids of the live clusters named name.
-func (e *simEnv) liveIDs(name string) []string {
-	var out []string
-	for _, c := range e.Sim.DumpState().Clusters {
-		if !c.Removed && c.Name == name {
-			out = append(out, c.ID)
-		}
-	}
-	return out
-}
-
 // TestAccCluster_lostCreateResponseAdopted loses the response of a create
 // that CloudStack executed. The provider does not send the create again: it
 // finds the one new cluster with that name whose every create parameter
@@ -316,12 +56,12 @@ func (e *simEnv) liveIDs(name string) []string {
 func TestAccCluster_lostCreateResponseAdopted(t *testing.T) {
 	t.Parallel()
 	env := newSimEnv(t)
-	proxy := newLossyProxy(t, env.Info.APIURL)
+	proxy := newFaultProxy(t, env.Info.APIURL)
 	accTest(t, resource.TestCase{
 		CheckDestroy: env.expectNothingLeft,
 		Steps: []resource.TestStep{{
-			PreConfig: func() { proxy.forward.Store(1) },
-			Config:    proxy.config(env),
+			PreConfig: func() { proxy.arm("createKubernetesCluster", hangUpAfterRun, 1) },
+			Config:    adoptedConfig(env, proxy),
 			ConfigStateChecks: []statecheck.StateCheck{
 				expectAttr("state", knownvalue.StringExact("Running")),
 				expectAttr("nodes", nodeRoles("control", "worker")),
@@ -350,25 +90,25 @@ func TestAccCluster_lostCreateResponseAdopted(t *testing.T) {
 func TestAccCluster_lostCreateRequestNotRetried(t *testing.T) {
 	t.Parallel()
 	env := newSimEnv(t)
-	proxy := newLossyProxy(t, env.Info.APIURL)
+	proxy := newFaultProxy(t, env.Info.APIURL)
 	accTest(t, resource.TestCase{
 		CheckDestroy: env.expectNothingLeft,
 		Steps: []resource.TestStep{
 			{
-				PreConfig: func() { proxy.drop.Store(1) },
-				Config:    proxy.config(env),
+				PreConfig: func() { proxy.arm("createKubernetesCluster", hangUpUnsent, 1) },
+				Config:    adoptedConfig(env, proxy),
 				ExpectError: errorFragments("Unable to Create Cluster", `createKubernetesCluster for "adopted" got no answer`,
 					"the request was sent but no answer came", `no cluster named "adopted" appeared`, "The create was not sent again"),
 			},
 			{
 				PreConfig: func() {
-					if n := env.liveClusters(); n != 0 {
+					if n := len(env.liveClusters()); n != 0 {
 						t.Fatalf("%d clusters exist after the lost request, want 0", n)
 					}
 				},
-				Config: proxy.config(env),
+				Config: adoptedConfig(env, proxy),
 				Check: func(*terraform.State) error {
-					if n := env.liveClusters(); n != 1 {
+					if n := len(env.liveClusters()); n != 1 {
 						return fmt.Errorf("%d clusters exist, want 1", n)
 					}
 					return nil
@@ -387,21 +127,21 @@ func TestAccCluster_lostCreateRequestNotRetried(t *testing.T) {
 func TestAccCluster_lostCreateOthersClusterNotAdopted(t *testing.T) {
 	t.Parallel()
 	env := newSimEnv(t)
-	proxy := newLossyProxy(t, env.Info.APIURL)
+	proxy := newFaultProxy(t, env.Info.APIURL)
 	var theirs string
 	accTest(t, resource.TestCase{
 		CheckDestroy: env.expectNothingLeft,
 		Steps: append([]resource.TestStep{
 			{
 				PreConfig: func() {
-					proxy.onNextCreate(func() { theirs = env.createOutOfBand(t, "shared", 2) })
+					proxy.insteadOfNext("createKubernetesCluster", func() { theirs = env.createOutOfBand(t, "shared", 2) })
 				},
-				Config: proxy.lossyClusterConfig(env, "shared", 1),
+				Config: env.cluster("shared").through(env.providerAt(proxy.URL())).String(),
 				ExpectError: errorFragments("Unable to Create Cluster", `createKubernetesCluster for "shared" got no answer`,
 					"differ from the create's parameters, so none is adopted", "2 workers, not 1", "The create was not sent again",
 					"terraform import <this resource's address>", "import {"),
 			},
-		}, importSteps(proxy.lossyClusterConfig(env, "shared", 2), &theirs)...),
+		}, importSteps(env.cluster("shared").size(2).through(env.providerAt(proxy.URL())).String(), &theirs)...),
 	})
 	if ids := env.liveIDs("shared"); len(ids) != 0 {
 		t.Errorf("clusters left: %v", ids)
@@ -417,9 +157,7 @@ func TestAccCluster_existingNameRefused(t *testing.T) {
 	t.Parallel()
 	env := newSimEnv(t)
 	var existing string
-	config := func(name string) string {
-		return env.clusterHCL(name, fmt.Sprintf("  kubernetes_version_id = %q\n  size = 1\n", env.VersionID("1.33.13")))
-	}
+	config := func(name string) string { return env.cluster(name).String() }
 	accTest(t, resource.TestCase{
 		CheckDestroy: env.expectNothingLeft,
 		Steps: append([]resource.TestStep{
@@ -446,14 +184,14 @@ func TestAccCluster_existingNameRefused(t *testing.T) {
 func TestAccCluster_lateCreateNotDuplicated(t *testing.T) {
 	t.Parallel()
 	env := newSimEnv(t)
-	proxy := newLossyProxy(t, env.Info.APIURL)
+	proxy := newFaultProxy(t, env.Info.APIURL)
 	var late string
 	accTest(t, resource.TestCase{
 		CheckDestroy: env.expectNothingLeft,
 		Steps: append([]resource.TestStep{
 			{
-				PreConfig:   func() { proxy.late.Store(1) },
-				Config:      proxy.config(env),
+				PreConfig:   func() { proxy.arm("createKubernetesCluster", hangUpRunLate, 1) },
+				Config:      adoptedConfig(env, proxy),
 				ExpectError: errorFragments("Unable to Create Cluster", `no cluster named "adopted" appeared`, "The create was not sent again"),
 			},
 			{
@@ -468,10 +206,10 @@ func TestAccCluster_lateCreateNotDuplicated(t *testing.T) {
 					}
 					late = ids[0]
 				},
-				Config:      proxy.config(env),
+				Config:      adoptedConfig(env, proxy),
 				ExpectError: errorFragments("Cluster Name Already Taken", `named "adopted" already exists`, "terraform import"),
 			},
-		}, importSteps(proxy.config(env), &late)...),
+		}, importSteps(adoptedConfig(env, proxy), &late)...),
 	})
 }
 
@@ -482,16 +220,16 @@ func TestAccCluster_lateCreateNotDuplicated(t *testing.T) {
 func TestAccCluster_createConnectionRefused(t *testing.T) {
 	t.Parallel()
 	env := newSimEnv(t)
-	proxy := newLossyProxy(t, env.Info.APIURL)
+	proxy := newFaultProxy(t, env.Info.APIURL)
 	accTest(t, resource.TestCase{
 		CheckDestroy: env.expectNothingLeft,
 		Steps: []resource.TestStep{
 			{
 				PreConfig: func() {
 					env.Sim.ResetCallCounts()
-					proxy.refuseAfterCheck()
+					proxy.refuseAfterNext("listKubernetesClusters")
 				},
-				Config: proxy.config(env),
+				Config: adoptedConfig(env, proxy),
 				ExpectError: errorFragments("Unable to Create Cluster", `createKubernetesCluster for "adopted" was never sent, so nothing was created`,
 					"connection refused", "Check api_url"),
 			},
@@ -503,9 +241,9 @@ func TestAccCluster_createConnectionRefused(t *testing.T) {
 					}
 					proxy.resume()
 				},
-				Config: proxy.config(env),
+				Config: adoptedConfig(env, proxy),
 				Check: func(*terraform.State) error {
-					if n := env.liveClusters(); n != 1 {
+					if n := len(env.liveClusters()); n != 1 {
 						return fmt.Errorf("%d clusters exist, want 1", n)
 					}
 					return nil

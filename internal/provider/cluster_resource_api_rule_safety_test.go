@@ -26,34 +26,15 @@ import (
 // own after a failure and a revert, a rule of someone else's that opens the
 // API wider is named, and CloudStack's destroy never costs a user's rule.
 
-// apiRuleSet is the CIDR lists of the firewall rules on 6443 of the
-// cluster's IP, sorted: the list order is the server's.
-func (e *simEnv) apiRuleSet(id string) []string {
-	out := e.apiRules(id)
-	slices.Sort(out)
-	return out
-}
-
-func (e *simEnv) expectAPIRuleSet(id *string, want ...string) resource.TestCheckFunc {
-	return func(*terraform.State) error {
-		slices.Sort(want)
-		if got := e.apiRuleSet(*id); !slices.Equal(got, want) {
-			return fmt.Errorf("API firewall rules %v, want %v", got, want)
-		}
-		return nil
-	}
-}
-
 // apiCIDRsConfig is a cluster with api_cidrs and, with a drift check, a
 // cks_cluster_drift given the same CIDRs.
-func (e *simEnv) apiCIDRsConfig(name, cidrs string, withDrift bool) string {
-	hcl := e.clusterHCL(name, fmt.Sprintf("  kubernetes_version_id = %q\n  size = 1\n  keypair = %q\n  api_cidrs = %s\n",
-		e.VersionID("1.33.13"), e.Info.Keypair, cidrs))
+func apiCIDRsConfig(e *simEnv, name, cidrs string, withDrift bool) string {
+	c := e.cluster(name).keypair().set("api_cidrs", hcl(cidrs))
 	if withDrift {
-		hcl += fmt.Sprintf("\ndata \"cks_cluster_drift\" \"test\" {\n  cluster_id  = cks_cluster.test.id\n  node_source = \"none\"\n"+
-			"  api_cidrs   = %s\n}\n", cidrs)
+		c = c.with(fmt.Sprintf("\ndata \"cks_cluster_drift\" \"test\" {\n  cluster_id  = cks_cluster.test.id\n  node_source = \"none\"\n"+
+			"  api_cidrs   = %s\n}\n", cidrs))
 	}
-	return hcl
+	return c.String()
 }
 
 // TestAccCluster_apiCIDRsChangeBlockedByAUserRule: another client's rule on
@@ -67,7 +48,7 @@ func TestAccCluster_apiCIDRsChangeBlockedByAUserRule(t *testing.T) {
 	env := newSimEnv(t)
 	rec := &diagRecorder{}
 	var id, userRule string
-	config := func(cidrs string) string { return env.apiCIDRsConfig("api-blocked", cidrs, false) }
+	config := func(cidrs string) string { return apiCIDRsConfig(env, "api-blocked", cidrs, false) }
 	wanted := `["10.0.0.0/8", "127.0.0.2/32"]`
 	accTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: rec.factories(),
@@ -75,7 +56,7 @@ func TestAccCluster_apiCIDRsChangeBlockedByAUserRule(t *testing.T) {
 		Steps: []resource.TestStep{
 			{
 				Config: config(`["127.0.0.1/32"]`),
-				Check:  resource.ComposeTestCheckFunc(recordClusterID(&id), env.expectAPIRuleSet(&id, "[127.0.0.1/32]")),
+				Check:  resource.ComposeTestCheckFunc(recordClusterID(&id), env.expectAPIRules(&id, "[127.0.0.1/32]")),
 			},
 			{
 				PreConfig: func() {
@@ -92,7 +73,7 @@ func TestAccCluster_apiCIDRsChangeBlockedByAUserRule(t *testing.T) {
 				},
 				ConfigStateChecks: []statecheck.StateCheck{expectAttr("ssh_rules_in_sync", knownvalue.Bool(false))},
 				Check: resource.ComposeTestCheckFunc(
-					env.expectAPIRuleSet(&id, "[127.0.0.1/32]", "[10.0.0.0/8]"),
+					env.expectAPIRules(&id, "[127.0.0.1/32]", "[10.0.0.0/8]"),
 					func(s *terraform.State) error {
 						return rec.expect("Cluster SSH Rules Blocked", "not create API firewall rule 6443", "conflict with rule "+userRule,
 							"API firewall rule 6443 from 127.0.0.1/32) stays until then")(s)
@@ -116,7 +97,7 @@ func TestAccCluster_apiCIDRsChangeBlockedByAUserRule(t *testing.T) {
 					},
 					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
 				},
-				Check: env.expectAPIRuleSet(&id, "[10.0.0.0/8 127.0.0.2/32]"),
+				Check: env.expectAPIRules(&id, "[10.0.0.0/8 127.0.0.2/32]"),
 			},
 		},
 	})
@@ -135,24 +116,24 @@ func TestAccCluster_apiCIDRsFailedNarrowingThenRevert(t *testing.T) {
 	reverted := `["127.0.0.1/32"]`
 	// The fleet check names no resource, so the plan reads it even while
 	// the cluster has a change pending.
-	revertedWithDrift := env.apiCIDRsConfig("api-revert", reverted, false) + "\ndata \"cks_clusters_drift\" \"test\" {\n" +
+	revertedWithDrift := apiCIDRsConfig(env, "api-revert", reverted, false) + "\ndata \"cks_clusters_drift\" \"test\" {\n" +
 		"  name_regex  = \"^api-revert$\"\n  node_source = \"none\"\n  api_cidrs   = " + reverted + "\n}\n"
 	accTest(t, resource.TestCase{
 		CheckDestroy: env.expectNothingLeft,
 		Steps: []resource.TestStep{
 			{
-				Config: env.apiCIDRsConfig("api-revert", reverted, false),
-				Check:  resource.ComposeTestCheckFunc(recordClusterID(&id), env.expectAPIRuleSet(&id, "[127.0.0.1/32]")),
+				Config: apiCIDRsConfig(env, "api-revert", reverted, false),
+				Check:  resource.ComposeTestCheckFunc(recordClusterID(&id), env.expectAPIRules(&id, "[127.0.0.1/32]")),
 			},
 			{
 				PreConfig:   func() { env.Sim.FailNextCalls("deleteFirewallRule", 5, 530, "") },
-				Config:      env.apiCIDRsConfig("api-revert", `["127.0.0.0/8"]`, false),
+				Config:      apiCIDRsConfig(env, "api-revert", `["127.0.0.0/8"]`, false),
 				ExpectError: errorFragments("Cluster Operation Failed", "deleting API firewall rule 6443"),
 			},
 			{
 				PreConfig: func() {
 					env.Sim.ClearFaults()
-					if got := env.apiRuleSet(id); !slices.Equal(got, []string{"[127.0.0.0/8]", "[127.0.0.1/32]"}) {
+					if got := env.apiRules(id); !slices.Equal(got, []string{"[127.0.0.0/8]", "[127.0.0.1/32]"}) {
 						t.Fatalf("API rules after the failed change: %v", got)
 					}
 				},
@@ -166,7 +147,7 @@ func TestAccCluster_apiCIDRsFailedNarrowingThenRevert(t *testing.T) {
 							parts: []string{"opens 6443 to 127.0.0.0/8", "outside api_cidrs 127.0.0.1/32"}},
 					},
 				},
-				Check: env.expectAPIRuleSet(&id, "[127.0.0.1/32]"),
+				Check: env.expectAPIRules(&id, "[127.0.0.1/32]"),
 			},
 			{
 				Config:           revertedWithDrift,
@@ -190,7 +171,7 @@ func TestAccCluster_foreignAPIRulesWiderThanAPICIDRs(t *testing.T) {
 	env := newSimEnv(t)
 	rec := &diagRecorder{}
 	var id, foreign string
-	config := env.apiCIDRsConfig("api-foreign", `["127.0.0.1/32"]`, true)
+	config := apiCIDRsConfig(env, "api-foreign", `["127.0.0.1/32"]`, true)
 	replaceForeign := func(cidrs ...string) func() {
 		return func() {
 			if foreign != "" {
@@ -215,7 +196,7 @@ func TestAccCluster_foreignAPIRulesWiderThanAPICIDRs(t *testing.T) {
 					return rec.expect("Cluster Open Beyond api_cidrs", "Firewall rule "+foreign, "from "+cidrs,
 						"outside api_cidrs = [127.0.0.1/32] ("+outside+", for one)", "never deletes it")(s)
 				},
-				env.expectAPIRuleSet(&id, "[127.0.0.1/32]", "["+strings.ReplaceAll(cidrs, ",", " ")+"]"),
+				env.expectAPIRules(&id, "[127.0.0.1/32]", "["+strings.ReplaceAll(cidrs, ",", " ")+"]"),
 			),
 		}
 	}
@@ -247,31 +228,12 @@ func TestAccCluster_foreignAPIRulesWiderThanAPICIDRs(t *testing.T) {
 
 // userNetworkAPIConfig is a cluster on the seeded isolated network, which
 // a user's own rules share, with api_cidrs when given.
-func (e *simEnv) userNetworkAPIConfig(cidrs string) string {
-	extra := fmt.Sprintf("  network_id            = %q\n", e.Info.IsolatedNetworkID)
+func userNetworkAPIConfig(e *simEnv, cidrs string) string {
+	c := e.etcdCluster(1, 1).on(e.Info.IsolatedNetworkID)
 	if cidrs != "" {
-		extra += "  api_cidrs             = " + cidrs + "\n"
+		c = c.set("api_cidrs", hcl(cidrs))
 	}
-	return e.etcdClusterConfig(1, 1, extra)
-}
-
-// expectOnlyUserAPIRule is a CheckDestroy: no cluster, VM or CKS rule is
-// left, and the user's TCP rule on 6443 from 10.0.0.0/8 is there.
-func (e *simEnv) expectOnlyUserAPIRule(*terraform.State) error {
-	d := e.Sim.DumpState()
-	for _, c := range d.Clusters {
-		if !c.Removed {
-			return fmt.Errorf("cluster %s (%s) is left", c.Name, c.State)
-		}
-	}
-	var left []string
-	for _, r := range d.Rules {
-		left = append(left, fmt.Sprintf("%s %s %d-%d %v", r.Purpose, r.Protocol, r.StartPort, r.EndPort, r.CIDRs))
-	}
-	if want := []string{"Firewall tcp 6443-6443 [10.0.0.0/8]"}; !slices.Equal(left, want) {
-		return fmt.Errorf("rules left after the destroy: %v, want only the user's %v", left, want)
-	}
-	return nil
+	return c.String()
 }
 
 // TestAccCluster_destroyRestoresTheUserAPIRule: on a network the user gave,
@@ -291,13 +253,13 @@ func TestAccCluster_destroyRestoresTheUserAPIRule(t *testing.T) {
 			env := newSimEnv(t, simtest.WithOptions(func(o *simulator.Options) { o.WorkerRuleOrder = order }))
 			rec := &diagRecorder{}
 			var id string
-			narrowed := env.userNetworkAPIConfig(`["127.0.0.1/32"]`)
+			narrowed := userNetworkAPIConfig(env, `["127.0.0.1/32"]`)
 			steps := []resource.TestStep{
-				{Config: env.userNetworkAPIConfig(""), Check: recordClusterID(&id)},
+				{Config: userNetworkAPIConfig(env, ""), Check: recordClusterID(&id)},
 				{
 					PreConfig: func() { env.addFirewall(t, env.Cluster(id).IPAddressID, 6443, 6443, "10.0.0.0/8") },
 					Config:    narrowed,
-					Check:     env.expectAPIRuleSet(&id, "[10.0.0.0/8]", "[127.0.0.1/32]"),
+					Check:     env.expectAPIRules(&id, "[10.0.0.0/8]", "[127.0.0.1/32]"),
 				},
 			}
 			if order == simulator.WorkerRuleOrderAscending {

@@ -34,35 +34,31 @@ type updateCheck struct {
 // size change's pre-flight, the version upgrade, and the SSH rule changes.
 // What the update may not do is added to refusals as errors; plan is
 // completed with ssh_rules_in_sync.
-func (r *clusterResource) checkUpdate(ctx context.Context, plan, state, cfg *clusterResourceModel, prior privateState,
-	refusals *diag.Diagnostics,
-) updateCheck {
+func (r *clusterResource) checkUpdate(ctx context.Context, op *clusterOp, refusals *diag.Diagnostics) updateCheck {
+	plan, state, network := op.plan, op.state, op.private.network
 	var u updateCheck
 	var diags diag.Diagnostics
 	u.autoscaling, u.autoscalingKnown, diags = autoscalingOf(ctx, plan.Autoscaling)
 	refusals.Append(diags...)
-	u.bad = recordedInconsistency(ctx, prior)
+	u.bad = op.private.inconsistency
 	if u.bad != nil {
 		planInconsistent(*plan, u.autoscaling, u.bad, refusals)
 	}
-	for _, a := range []struct {
-		name string
-		list types.List
-	}{{"ssh_cidrs", plan.SSHCIDRs}, {"api_cidrs", plan.APICIDRs}} {
-		if cachedNetwork(ctx, prior) != rules.NetworkDirect {
-			cidrFamilyErrors(ctx, refusals, a.name, a.list, knownString(state.IPAddress), func(cidr string) string {
+	if network != rules.NetworkDirect {
+		for _, name := range []string{"ssh_cidrs", "api_cidrs"} {
+			cidrFamilyErrors(ctx, refusals, name, cidrAttrs(plan)[name], knownString(state.IPAddress), func(cidr string) string {
 				return sentence(clusterops.CheckCIDRFamily(knownString(state.IPAddress), []string{cidr}).Error())
 			})
 		}
 	}
-	if network := cachedNetwork(ctx, prior); known(plan.APICIDRs) && network == rules.NetworkDirect {
+	if known(plan.APICIDRs) && network == rules.NetworkDirect {
 		refusals.AddAttributeWarning(path.Root("api_cidrs"), "Attribute Has No Effect", fmt.Sprintf("api_cidrs has no effect on "+
 			"this cluster's %s network: CKS keeps no API rule there, and nothing of CloudStack decides who reaches the API.", network))
 	}
-	refuseCIDRsOnVPC(ctx, plan, cachedNetwork(ctx, prior), refusals)
-	u.changes = planChangesOf(plan, state, cfg)
+	refuseCIDRsOnVPC(ctx, plan, network, refusals)
+	u.changes = planChangesOf(plan, state, op.config)
 	scaleWanted := u.changes.size && known(plan.Size) && u.autoscalingKnown && !u.autoscaling.enabled() && u.bad == nil
-	u.scale = r.checkPlanReads(ctx, u.changes, scaleWanted, plan, state, prior, refusals)
+	u.scale = r.checkPlanReads(ctx, op, u.changes, scaleWanted, refusals)
 	return u
 }
 
@@ -85,81 +81,22 @@ func refusalsAsWarnings(refusals diag.Diagnostics) diag.Diagnostics {
 	return out
 }
 
-// planChanges are what an update plan changes.
-type planChanges struct {
-	offering, version, size, state, autoscaling, cidrs bool
-}
-
-// planChangesOf compares the plan with the state. Per-role offerings that
-// are not configured follow the service offering, so when it changes
-// CloudStack may report new values for them: they become unknown.
-func planChangesOf(plan, state, cfg *clusterResourceModel) planChanges {
-	ch := planChanges{offering: changedString(plan.ServiceOfferingID, state.ServiceOfferingID)}
-	if ch.offering {
-		for _, pair := range []struct {
-			cfg  types.String
-			plan *types.String
-		}{{cfg.ControlOfferingID, &plan.ControlOfferingID}, {cfg.WorkerOfferingID, &plan.WorkerOfferingID}, {cfg.EtcdOfferingID, &plan.EtcdOfferingID}} {
-			if pair.cfg.IsNull() {
-				*pair.plan = types.StringUnknown()
-			}
-		}
-	}
-	ch.offering = ch.offering || changedString(plan.ControlOfferingID, state.ControlOfferingID) ||
-		changedString(plan.WorkerOfferingID, state.WorkerOfferingID) || changedString(plan.EtcdOfferingID, state.EtcdOfferingID)
-	ch.version = changedString(plan.KubernetesVersionID, state.KubernetesVersionID)
-	ch.size = plan.Size.IsUnknown() || !plan.Size.Equal(state.Size)
-	ch.state = !plan.State.Equal(state.State)
-	ch.autoscaling = !plan.Autoscaling.Equal(state.Autoscaling)
-	ch.cidrs = !plan.SSHCIDRs.Equal(state.SSHCIDRs) || !plan.APICIDRs.Equal(state.APICIDRs)
-	return ch
-}
-
-// localOnly tells whether applying the plan asks nothing of CloudStack:
-// no change planChanges sees, no value known only at apply, and no rules
-// to bring back to the layout. Only attributes that live in the state
-// (deletion_protection, timeouts, the consents) change.
-func localOnly(ch planChanges, plan, state, cfg *clusterResourceModel) bool {
-	return !ch.offering && !ch.version && !ch.size && !ch.state && !ch.autoscaling && !ch.cidrs &&
-		!ch.unknownInputs(plan, cfg) && !state.SSHRulesInSync.Equal(types.BoolValue(false))
-}
-
-// nodesMayChange tells whether the apply may change the nodes; a size
-// change of a cluster whose VM map disagrees with its size makes none.
-func (ch planChanges) nodesMayChange(bad *vmmap.Inconsistency) bool {
-	return ch.offering || ch.version || (ch.size && bad == nil) || ch.state || ch.autoscaling
-}
-
-// repairsRules: an apply that brings rules out of sync back re-creates
-// missing forwards, which may give nodes their SSH ports again.
-func repairsRules(plan, state *clusterResourceModel) bool {
-	return known(plan.SSHRulesInSync) && plan.SSHRulesInSync.ValueBool() &&
-		known(state.SSHRulesInSync) && !state.SSHRulesInSync.ValueBool()
-}
-
-// unknownInputs: values known only at apply may change the nodes too.
-func (ch planChanges) unknownInputs(plan, cfg *clusterResourceModel) bool {
-	return plan.ServiceOfferingID.IsUnknown() && !cfg.ServiceOfferingID.IsNull() ||
-		plan.KubernetesVersionID.IsUnknown() || plan.State.IsUnknown()
-}
-
 // checkPlanReads makes the plan-time checks that read CloudStack, when the
 // provider is configured: the version upgrade, the scale pre-flight and the
 // SSH rule changes. Rules out of sync, or CIDRs to change, plan
 // ssh_rules_in_sync back to true.
 //
 // It returns the pre-flight of the size change, nil when none was read.
-func (r *clusterResource) checkPlanReads(ctx context.Context, ch planChanges, scaleWanted bool, plan, state *clusterResourceModel,
-	prior privateState, diags *diag.Diagnostics,
-) *clusterops.ScaleCheck {
+func (r *clusterResource) checkPlanReads(ctx context.Context, op *clusterOp, ch planChanges, scaleWanted bool, diags *diag.Diagnostics) *clusterops.ScaleCheck {
+	plan, state := op.plan, op.state
 	configured := r.data != nil
 	if ch.version && configured {
 		r.checkVersionUpgrade(ctx, *state, *plan, diags)
-		r.checkUpgradeOrder(ctx, state.ID.ValueString(), prior, diags)
+		r.checkUpgradeOrder(ctx, op, diags)
 	}
 	var scale *clusterops.ScaleCheck
 	if scaleWanted && configured {
-		scale = r.checkScale(ctx, plan, state, prior, diags)
+		scale = r.checkScale(ctx, op, diags)
 	}
 	rulesChange := state.SSHRulesInSync.Equal(types.BoolValue(false)) || ch.cidrs
 	if !rulesChange || plan.SSHCIDRs.IsUnknown() || plan.APICIDRs.IsUnknown() {
@@ -169,7 +106,7 @@ func (r *clusterResource) checkPlanReads(ctx context.Context, ch planChanges, sc
 	case scale != nil:
 		plan.SSHRulesInSync = types.BoolValue(true)
 	case configured:
-		plan.SSHRulesInSync = r.describeRuleSync(ctx, plan, state, prior, diags)
+		plan.SSHRulesInSync = r.describeRuleSync(ctx, op, diags)
 	default:
 		plan.SSHRulesInSync = types.BoolUnknown()
 	}
@@ -194,10 +131,8 @@ func planInconsistent(plan clusterResourceModel, as autoscalingModel, bad *vmmap
 // refuses, naming the rule and the attribute that gives consent, and says
 // which rules the scale will change first. It returns the pre-flight, nil
 // when the rules could not be read.
-func (r *clusterResource) checkScale(ctx context.Context, plan, state *clusterResourceModel, prior privateState, diags *diag.Diagnostics) *clusterops.ScaleCheck {
-	in, d := intentOf(ctx, plan, state, prior)
-	diags.Append(d...)
-	check, err := r.engine().CheckScale(ctx, state.ID.ValueString(), plan.Size.ValueInt64(), in)
+func (r *clusterResource) checkScale(ctx context.Context, op *clusterOp, diags *diag.Diagnostics) *clusterops.ScaleCheck {
+	check, err := r.engine().CheckScale(ctx, op.id(), op.plan.Size.ValueInt64(), op.intent)
 	if err != nil {
 		// Not a refusal: the scale makes the same checks itself.
 		diags.AddAttributeWarning(path.Root("size"), "Unable to Check Cluster Scale",
@@ -230,10 +165,9 @@ func (r *clusterResource) checkScale(ctx context.Context, plan, state *clusterRe
 // leaves: true, false when a rule of the user's blocks the layout and apply
 // can change nothing (so that the plan stays empty), unknown when the
 // rules cannot be read now.
-func (r *clusterResource) describeRuleSync(ctx context.Context, plan, state *clusterResourceModel, prior privateState, diags *diag.Diagnostics) types.Bool {
-	in, d := intentOf(ctx, plan, state, prior)
-	diags.Append(d...)
-	s, err := r.engine().Snapshot(ctx, state.ID.ValueString(), in)
+func (r *clusterResource) describeRuleSync(ctx context.Context, op *clusterOp, diags *diag.Diagnostics) types.Bool {
+	plan, id := op.plan, op.id()
+	s, err := r.engine().Snapshot(ctx, id, op.intent)
 	if err != nil {
 		diags.AddAttributeWarning(path.Root("ssh_rules_in_sync"), "Cluster SSH Rules Out of Sync",
 			"Apply will bring the cluster's SSH rules to the provider's layout; reading them now to say how failed: "+err.Error())
@@ -245,13 +179,13 @@ func (r *clusterResource) describeRuleSync(ctx context.Context, plan, state *clu
 		diags.AddAttributeWarning(path.Root("ssh_rules_in_sync"), "Cluster SSH Rules Blocked",
 			fmt.Sprintf("The SSH or API rules of cluster %s are not in the provider's layout, and apply can change nothing: a rule of "+
 				"yours is in the way. Change or delete it, and the next plan brings the rules back:\n- %s",
-				state.ID.ValueString(), strings.Join(lines, "\n- ")))
+				id, strings.Join(lines, "\n- ")))
 		return types.BoolValue(false)
 	}
 	if len(lines) > 0 {
 		diags.AddAttributeWarning(path.Root("ssh_rules_in_sync"), "Cluster SSH Rules Will Change",
 			fmt.Sprintf("Apply will change the SSH or API rules of cluster %s; your own rules are not touched:\n- %s",
-				state.ID.ValueString(), strings.Join(lines, "\n- ")))
+				id, strings.Join(lines, "\n- ")))
 	}
 	// The nodes the repair leaves: only the SSH ports of the forwards it
 	// creates change, so a reviewer sees which.
@@ -289,9 +223,9 @@ func (r *clusterResource) checkVersionUpgrade(ctx context.Context, state, plan c
 // whose place in CloudStack's VM map cannot be told (the upgrade reaches
 // its nodes by that order), and says which external nodes are taken to be
 // upgraded because nothing says they were joined with manual_upgrade.
-func (r *clusterResource) checkUpgradeOrder(ctx context.Context, id string, prior privateState, diags *diag.Diagnostics) {
+func (r *clusterResource) checkUpgradeOrder(ctx context.Context, op *clusterOp, diags *diag.Diagnostics) {
 	attr := path.Root("kubernetes_version_id")
-	p, err := r.engine().CheckUpgradeOrder(ctx, id, externalSeen(ctx, prior))
+	p, err := r.engine().CheckUpgradeOrder(ctx, op.id(), op.private.externalSeen)
 	var order *clusterops.UpgradeOrderError
 	switch {
 	case errors.As(err, &order):

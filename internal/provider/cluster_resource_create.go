@@ -11,7 +11,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
-	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
@@ -55,8 +54,8 @@ import (
 // which outcomes taint the cluster and why a working one never is.
 func (r *clusterResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	defer func() { resp.Diagnostics.Append(identityFromState(ctx, resp.State, resp.Identity)...) }()
-	var plan clusterResourceModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	op, diags := newCreateOp(ctx, req.Plan, req.Config)
+	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -64,37 +63,33 @@ func (r *clusterResource) Create(ctx context.Context, req resource.CreateRequest
 		notConfigured(&resp.Diagnostics)
 		return
 	}
-	timeout, deleteTimeout, diags := createTimeouts(ctx, &plan)
+	timeout, deleteTimeout, diags := createTimeouts(ctx, op.plan)
 	resp.Diagnostics.Append(diags...)
-	creq, diags := createRequest(ctx, &plan, deleteTimeout)
+	creq, diags := createRequest(ctx, op, deleteTimeout)
 	resp.Diagnostics.Append(diags...)
-	// Write-only: the password is only in the configuration, never in the plan.
-	var password types.String
-	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("docker_registry_password"), &password)...)
-	creq.Params.DockerRegistryPassword = knownString(password)
 	// network_id may have been unknown at plan time: ssh_cidrs and
 	// api_cidrs on a VPC tier are refused before anything is created.
-	r.checkCreateNetwork(ctx, &plan, &resp.Diagnostics)
-	history, diags := recordCIDRsBeforeChanges(ctx, &plan, nil, nil, resp.Private)
-	resp.Diagnostics.Append(diags...)
+	r.checkCreateNetwork(ctx, op.plan, &resp.Diagnostics)
+	resp.Diagnostics.Append(op.recordCIDRs(ctx, resp.Private)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
 	opCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	res, err := r.engine().Create(opCtx, creq)
-	r.reportCreate(ctx, req.Plan, &plan, timeout, res, err, resp)
+	r.reportCreate(ctx, req.Plan, op, timeout, res, err, resp)
 	if err == nil && res.SetupErr == nil {
-		resp.Diagnostics.Append(forgetUnusedCIDRs(ctx, history, &plan, res.Observation, resp.Private)...)
+		resp.Diagnostics.Append(op.forgetUnusedCIDRs(ctx, res.Observation, resp.Private)...)
 	}
 }
 
 // reportCreate turns the engine's create into the state and diagnostics.
-func (r *clusterResource) reportCreate(ctx context.Context, plan tfsdk.Plan, m *clusterResourceModel, timeout time.Duration,
+func (r *clusterResource) reportCreate(ctx context.Context, plan tfsdk.Plan, op *clusterOp, timeout time.Duration,
 	res clusterops.CreateResult, err error, resp *resource.CreateResponse,
 ) {
+	m := op.plan
 	if err != nil {
-		r.reportCreateError(ctx, plan, m, err, resp)
+		r.reportCreateError(ctx, plan, op, err, resp)
 		return
 	}
 	ctx = tflog.SetField(ctx, "cluster_id", res.ClusterID)
@@ -203,14 +198,14 @@ func setUpIncompleteText(res clusterops.CreateResult, kept []string) string {
 // reportCreateError turns a create that made no cluster, or a failed one,
 // into diagnostics; a failed cluster that still exists is recorded (and
 // tainted through the error).
-func (r *clusterResource) reportCreateError(ctx context.Context, plan tfsdk.Plan, m *clusterResourceModel, err error, resp *resource.CreateResponse) {
+func (r *clusterResource) reportCreateError(ctx context.Context, plan tfsdk.Plan, op *clusterOp, err error, resp *resource.CreateResponse) {
 	var (
 		taken   *clusterops.NameTakenError
 		lost    *clusterops.LostCreateError
 		notSent *clusterops.CreateNotSentError
 		failed  *clusterops.CreateFailedError
 	)
-	name := m.Name.ValueString()
+	name := op.plan.Name.ValueString()
 	switch {
 	case errors.As(err, &taken):
 		resp.Diagnostics.AddAttributeError(path.Root("name"), "Cluster Name Already Taken", sentence(taken.Error())+
@@ -235,7 +230,7 @@ func (r *clusterResource) reportCreateError(ctx context.Context, plan tfsdk.Plan
 		resp.Diagnostics.AddError("Unable to Create Cluster", sentence(notSent.Error())+
 			" Check api_url and that the management server is reachable, then apply again.")
 	case errors.As(err, &failed):
-		r.reportFailedCreate(ctx, plan, m, failed, resp)
+		r.reportFailedCreate(ctx, plan, op, failed, resp)
 	default:
 		// Refused, or the check before the create failed: nothing was made.
 		resp.Diagnostics.AddError("Unable to Create Cluster", sentence(err.Error())+requestTimeoutHint(err))
@@ -264,7 +259,7 @@ func importHint(clusters []cloudstack.Cluster) string {
 // reportFailedCreate explains a failed create: deleted, gone, or kept
 // (recorded and tainted through the error, so that the next apply
 // replaces it).
-func (r *clusterResource) reportFailedCreate(ctx context.Context, plan tfsdk.Plan, m *clusterResourceModel, failed *clusterops.CreateFailedError, resp *resource.CreateResponse) {
+func (r *clusterResource) reportFailedCreate(ctx context.Context, plan tfsdk.Plan, op *clusterOp, failed *clusterops.CreateFailedError, resp *resource.CreateResponse) {
 	addReportWarnings(&resp.Diagnostics, failed.Report)
 	id := failed.ClusterID
 	switch {
@@ -292,9 +287,9 @@ func (r *clusterResource) reportFailedCreate(ctx context.Context, plan tfsdk.Pla
 	}
 	var obs *clusterops.Observation
 	if failed.ReadErr == nil {
-		obs, _ = r.observe(ctx, m, id, nil)
+		obs, _ = r.observe(ctx, op, id)
 	}
-	recordCreated(ctx, plan, m, id, obs, resp)
+	recordCreated(ctx, plan, op.plan, id, obs, resp)
 	resp.Diagnostics.AddError("Cluster Creation Failed", fmt.Sprintf("Creating cluster %s failed: %s. %s It is kept in "+
 		"state and marked tainted, so the next apply deletes and replaces it.", id, failed.Err, why))
 }

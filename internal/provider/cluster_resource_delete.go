@@ -18,31 +18,28 @@ import (
 // supplied, with a warning naming them. A cluster that is already gone is
 // not an error.
 func (r *clusterResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	var state clusterResourceModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	if refuseProtectedDelete(&state, &resp.Diagnostics) {
+	op, diags := newStateOp(ctx, req.State, req.Private)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() || refuseProtectedDelete(op.state, &resp.Diagnostics) {
 		return
 	}
 	if r.data == nil {
 		notConfigured(&resp.Diagnostics)
 		return
 	}
-	timeout, diags := state.Timeouts.Delete(ctx, defaultClusterTimeout)
+	timeout, diags := op.state.Timeouts.Delete(ctx, defaultClusterTimeout)
 	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	id := state.ID.ValueString()
+	id := op.id()
 	ctx = tflog.SetField(ctx, "cluster_id", id)
 	if r.refuseDeleteWithExternalNodes(ctx, id, &resp.Diagnostics) {
 		return
 	}
-	if err := r.deleteCluster(ctx, &state, id, req.Private, resp.Private, &resp.Diagnostics); err != nil {
+	if err := r.deleteCluster(ctx, op, resp.Private, &resp.Diagnostics); err != nil {
 		summary, detail := describeFailure("Deleting cluster "+id, err)
 		resp.Diagnostics.AddError(summary, detail)
 	}
@@ -53,10 +50,8 @@ func (r *clusterResource) Delete(ctx context.Context, req resource.DeleteRequest
 // failed delete leaves behind) through the engine, which waits for the job
 // and removes the CKS rules CloudStack leaves behind; what it removed
 // becomes a warning.
-func (r *clusterResource) deleteCluster(ctx context.Context, m *clusterResourceModel, id string, prior, next privateState,
-	diags *diag.Diagnostics,
-) error {
-	eng := r.engine()
+func (r *clusterResource) deleteCluster(ctx context.Context, op *clusterOp, next privateState, diags *diag.Diagnostics) error {
+	eng, id := r.engine(), op.id()
 	deletable := func(state string) bool { return state == clusterstate.Destroying || clusterstate.Settled(state) }
 	if _, err := eng.WaitActionable(ctx, id, deletable); err != nil {
 		if cloudstack.IsNotFound(err) {
@@ -64,10 +59,7 @@ func (r *clusterResource) deleteCluster(ctx context.Context, m *clusterResourceM
 		}
 		return err
 	}
-	in, d := intentOf(ctx, m, nil, prior)
-	diags.Append(d...)
-	in.EarlierDelete = deleteMemo(ctx, prior)
-	rep, err := eng.Delete(ctx, id, in)
+	rep, err := eng.Delete(ctx, id, op.intent)
 	addReportWarnings(diags, rep)
 	if cloudstack.IsNotFound(err) {
 		return nil
@@ -77,7 +69,7 @@ func (r *clusterResource) deleteCluster(ctx context.Context, m *clusterResourceM
 		// one saw, which its destroy may have made unrecognisable or taken.
 		memo := rep.Memo
 		if memo.Empty() {
-			memo = in.EarlierDelete // the delete stopped before it looked
+			memo = op.intent.EarlierDelete // the delete stopped before it looked
 		}
 		diags.Append(saveDeleteMemo(ctx, next, memo)...)
 	}

@@ -1,46 +1,20 @@
 package provider
 
 import (
-	"context"
 	"fmt"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
-	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/simtest"
 )
 
 // userNetworkConfig is a cluster with separate etcd nodes on the seeded isolated network,
 // which CloudStack does not destroy with the cluster.
-func (e *simEnv) userNetworkConfig(size int) string {
-	return e.etcdClusterConfig(3, size, fmt.Sprintf("  network_id            = %q\n", e.Info.IsolatedNetworkID))
-}
-
-// addUserFirewallRule creates a user firewall rule on the IP of the
-// cluster in state and records its id.
-func (e *simEnv) addUserFirewallRule(ruleID *string) func(*terraform.State) error {
-	return func(s *terraform.State) error {
-		id, err := clusterID(s)
-		if err != nil {
-			return err
-		}
-		ctx := context.Background()
-		api := e.API
-		c, err := api.GetKubernetesCluster(ctx, id)
-		if err != nil {
-			return err
-		}
-		ref, err := api.CreateFirewallRule(ctx, cloudstack.CreateFirewallRuleParams{IPAddressID: c.IPAddressID, Protocol: "tcp",
-			StartPort: 8443, EndPort: 8443, CIDRList: []string{"203.0.113.0/24"}})
-		if err == nil {
-			err = e.WaitJob(ref.JobID)
-		}
-		*ruleID = ref.ID
-		return err
-	}
+func userNetworkConfig(e *simEnv, size int) string {
+	return e.etcdCluster(3, size).on(e.Info.IsolatedNetworkID).String()
 }
 
 // TestAccCluster_destroyOnUserNetwork destroys a cluster on a network the
@@ -82,12 +56,18 @@ func TestAccCluster_destroyOnUserNetwork(t *testing.T) {
 				},
 				Steps: []resource.TestStep{
 					{
-						Config: env.userNetworkConfig(1),
-						Check:  env.addUserFirewallRule(&userRule),
+						Config: userNetworkConfig(env, 1),
+						Check: func(s *terraform.State) error {
+							id, err := clusterID(s)
+							if err == nil {
+								userRule = env.addFirewall(t, env.Cluster(id).IPAddressID, 8443, 8443, "203.0.113.0/24")
+							}
+							return err
+						},
 					},
 					{
-						Config: env.userNetworkConfig(2),
-						Check:  env.checkCluster(t, 2, []string{"2222-2224", "50000-50002", "6443", "8443"}),
+						Config: userNetworkConfig(env, 2),
+						Check:  env.checkCluster(t, clusterAddr, 2, []string{"2222-2224", "50000-50002", "6443", "8443"}),
 					},
 				},
 			})

@@ -1,7 +1,6 @@
 package provider
 
 import (
-	"fmt"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
@@ -12,23 +11,6 @@ import (
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/clusterstate"
 )
-
-// writeCalls are the CloudStack commands that change something.
-var writeCalls = []string{"createKubernetesCluster", "deleteKubernetesCluster", "scaleKubernetesCluster", "startKubernetesCluster",
-	"stopKubernetesCluster", "upgradeKubernetesCluster", "createFirewallRule", "deleteFirewallRule",
-	"createPortForwardingRule", "deletePortForwardingRule"}
-
-// expectNoWriteCall fails when the simulator saw a write since its counts
-// were reset.
-func (e *simEnv) expectNoWriteCall(*terraform.State) error {
-	counts := e.Sim.CallCounts()
-	for _, c := range writeCalls {
-		if counts[c] > 0 {
-			return fmt.Errorf("%s was called %d time(s)", c, counts[c])
-		}
-	}
-	return nil
-}
 
 // TestAccCluster_deletionProtectionLiftedInEveryState: deletion_protection
 // = false in the configuration, true in the state. A change of it alone is
@@ -42,13 +24,8 @@ func TestAccCluster_deletionProtectionLiftedInEveryState(t *testing.T) {
 	t.Parallel()
 	env := newSimEnv(t)
 	rec := &diagRecorder{}
-	protection := func(size int, on bool, extra string) string {
-		if on {
-			extra += "  deletion_protection   = true\n"
-		} else {
-			extra += "  deletion_protection   = false\n"
-		}
-		return env.etcdClusterConfig(0, size, extra)
+	protection := func(size int, on bool) clusterConfig {
+		return env.etcdCluster(0, size).set("deletion_protection", on)
 	}
 	var first, second, third string
 	setState := func(id *string, state string) func() {
@@ -64,17 +41,17 @@ func TestAccCluster_deletionProtectionLiftedInEveryState(t *testing.T) {
 		ProtoV6ProviderFactories: rec.factories(),
 		CheckDestroy:             env.expectNothingLeft,
 		Steps: []resource.TestStep{
-			{Config: protection(1, true, ""), Check: recordClusterID(&first)},
+			{Config: protection(1, true).String(), Check: recordClusterID(&first)},
 			{
 				// The protection stops the replacement of a cluster in Error.
 				PreConfig:   setState(&first, clusterstate.Error),
-				Config:      protection(1, true, ""),
+				Config:      protection(1, true).String(),
 				ExpectError: errorFragments("Cluster Is Protected From Deletion", "cloudstack_state"),
 			},
 			{
 				// Lifting it is an update, recorded without a CloudStack write.
 				PreConfig: setState(&first, clusterstate.Error),
-				Config:    protection(1, false, ""),
+				Config:    protection(1, false).String(),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction(clusterAddr, plancheck.ResourceActionUpdate),
 					plancheck.ExpectKnownValue(clusterAddr, tfjsonpathOf("cloudstack_state"), knownvalue.StringExact("Error")),
@@ -83,12 +60,12 @@ func TestAccCluster_deletionProtectionLiftedInEveryState(t *testing.T) {
 					expectAttr("deletion_protection", knownvalue.Bool(false)),
 					expectAttr("cloudstack_state", knownvalue.StringExact("Error")),
 				},
-				Check: resource.ComposeTestCheckFunc(env.expectNoWriteCall,
+				Check: resource.ComposeTestCheckFunc(env.expectNoCalls(writeCalls...),
 					rec.expect("Cluster Replacement Deferred", "state Error", "the next plan replaces the cluster")),
 				ExpectNonEmptyPlan: true, // the replacement, next
 			},
 			{
-				Config: protection(1, false, ""),
+				Config: protection(1, false).String(),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction(clusterAddr, plancheck.ResourceActionDestroyBeforeCreate),
 				}},
@@ -103,7 +80,7 @@ func TestAccCluster_deletionProtectionLiftedInEveryState(t *testing.T) {
 				// Turning the protection on again changes only the state:
 				// nodes and cloudstack_state stay known in the plan.
 				PreConfig: func() { env.Sim.ResetCallCounts() },
-				Config:    protection(1, true, ""),
+				Config:    protection(1, true).String(),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction(clusterAddr, plancheck.ResourceActionUpdate),
 					plancheck.ExpectKnownValue(clusterAddr, tfjsonpathOf("cloudstack_state"), knownvalue.StringExact("Running")),
@@ -111,12 +88,12 @@ func TestAccCluster_deletionProtectionLiftedInEveryState(t *testing.T) {
 					plancheck.ExpectKnownValue(clusterAddr, tfjsonpathOf("nodes"), knownvalue.ListSizeExact(2)),
 				}},
 				ConfigStateChecks: []statecheck.StateCheck{expectAttr("deletion_protection", knownvalue.Bool(true))},
-				Check:             env.expectNoWriteCall,
+				Check:             env.expectNoCalls(writeCalls...),
 			},
 			{
 				// A replacing change with the protection lifted in the same
 				// configuration: refused, saying how to apply the lift first.
-				Config: protection(1, false, "  description           = \"renamed\"\n"),
+				Config: protection(1, false).set("description", "renamed").String(),
 				ExpectError: errorFragments("Cluster Is Protected From Deletion",
 					"Undo the change of", "for one apply, which records deletion_protection = false"),
 			},
@@ -124,16 +101,16 @@ func TestAccCluster_deletionProtectionLiftedInEveryState(t *testing.T) {
 				// Destroying, with another change asked for: the lift is
 				// recorded, and the apply says the size waits.
 				PreConfig:   setState(&second, clusterstate.Destroying),
-				Config:      protection(2, false, ""),
+				Config:      protection(2, false).String(),
 				ExpectError: errorFragments("Cluster Replacement Deferred", "recorded deletion_protection = false", "size"),
 			},
 			{
 				PreConfig: func() {
-					if err := env.expectNoWriteCall(nil); err != nil {
+					if err := env.expectNoCalls(writeCalls...)(nil); err != nil {
 						t.Fatal(err)
 					}
 				},
-				Config: protection(2, false, ""),
+				Config: protection(2, false).String(),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction(clusterAddr, plancheck.ResourceActionDestroyBeforeCreate),
 				}},
@@ -157,7 +134,7 @@ func TestAccCluster_deletionProtectionLiftedWithoutRefresh(t *testing.T) {
 		CheckDestroy:         env.expectNothingLeft,
 		AdditionalCLIOptions: &resource.AdditionalCLIOptions{Plan: resource.PlanOptions{NoRefresh: true}},
 		Steps: []resource.TestStep{
-			{Config: env.etcdClusterConfig(0, 1, "  deletion_protection   = true\n"), Check: recordClusterID(&id)},
+			{Config: env.etcdCluster(0, 1).set("deletion_protection", true).String(), Check: recordClusterID(&id)},
 			{
 				PreConfig: func() {
 					if err := env.Sim.SetClusterState(id, clusterstate.Destroying); err != nil {
@@ -165,12 +142,12 @@ func TestAccCluster_deletionProtectionLiftedWithoutRefresh(t *testing.T) {
 					}
 					env.Sim.ResetCallCounts()
 				},
-				Config: env.etcdClusterConfig(0, 1, "  deletion_protection   = false\n"),
+				Config: env.etcdCluster(0, 1).set("deletion_protection", false).String(),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction(clusterAddr, plancheck.ResourceActionUpdate),
 					plancheck.ExpectKnownValue(clusterAddr, tfjsonpathOf("cloudstack_state"), knownvalue.StringExact("Running")),
 				}},
-				Check: env.expectNoWriteCall,
+				Check: env.expectNoCalls(writeCalls...),
 			},
 		},
 	})

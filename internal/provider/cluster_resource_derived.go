@@ -2,9 +2,7 @@ package provider
 
 import (
 	"fmt"
-	"strings"
 
-	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -12,11 +10,11 @@ import (
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/clusterops"
 )
 
-// What the configuration asks of a cluster and what CloudStack derives.
-// An apply verifies the first: a value the configuration sets that
-// CloudStack does not report afterwards is an error. The second is planned
-// as CloudStack will write it when the provider knows, unknown when it
-// cannot, and never fails an apply.
+// What CloudStack derives: the node offerings it records on its own. They
+// are planned as CloudStack will write them when the provider knows,
+// unknown when it cannot, and never fail an apply (unmetPlan, in
+// cluster_resource_requests.go, reports them apart from what the
+// configuration asks for).
 
 // roleOfferingAttr is one node type's offering attribute in a model.
 type roleOfferingAttr struct {
@@ -72,63 +70,4 @@ func plannedOfferings(plan, cfg *clusterResourceModel) clusterops.OfferingWrites
 		}
 	}
 	return out
-}
-
-// plannedValue is an attribute the apply verifies against the plan.
-type plannedValue struct {
-	name         string
-	planned, got attr.Value
-	// intent: the configuration sets it (or it is the provider's own
-	// target, such as the state or the rule layout).
-	intent bool
-	// keep sets the value in the recorded model back to the planned one.
-	keep func()
-}
-
-// unmetPlan sorts the planned values CloudStack does not report after an
-// update that seemed to succeed: those the configuration asks for
-// (unmet), and those CloudStack derives (derived). A derived value the
-// plan knew is kept as planned in got, since Terraform takes a planned
-// value as a promise; the refresh before the next plan records
-// CloudStack's.
-func unmetPlan(planned clusterResourceModel, got *clusterResourceModel, cfg clusterResourceModel) (unmet, derived []plannedValue) {
-	values := []plannedValue{
-		{name: "state", planned: planned.State, got: got.State, intent: true},
-		{name: "size", planned: planned.Size, got: got.Size, intent: true},
-		{name: "kubernetes_version_id", planned: planned.KubernetesVersionID, got: got.KubernetesVersionID, intent: true},
-		{name: "autoscaling", planned: planned.Autoscaling, got: got.Autoscaling, intent: true},
-		// Rules in sync when the plan expected a user's rule in the way
-		// (it was changed meanwhile) are good news, not a failure.
-		{name: "ssh_rules_in_sync", planned: planned.SSHRulesInSync, got: got.SSHRulesInSync, intent: planned.SSHRulesInSync.ValueBool(),
-			keep: func() { got.SSHRulesInSync = planned.SSHRulesInSync }},
-		{name: "service_offering_id", planned: planned.ServiceOfferingID, got: got.ServiceOfferingID,
-			intent: !cfg.ServiceOfferingID.IsNull(), keep: func() { got.ServiceOfferingID = planned.ServiceOfferingID }},
-	}
-	configured, reported := roleOfferingsOf(&cfg), roleOfferingsOf(got)
-	for i, o := range roleOfferingsOf(&planned) {
-		field, want := reported[i].value, *o.value
-		values = append(values, plannedValue{name: o.name, planned: want, got: *field,
-			intent: !configured[i].value.IsNull(), keep: func() { *field = want }})
-	}
-	for _, v := range values {
-		if v.planned.IsUnknown() || v.planned.Equal(v.got) {
-			continue
-		}
-		if v.intent {
-			unmet = append(unmet, v)
-			continue
-		}
-		v.keep()
-		derived = append(derived, v)
-	}
-	return unmet, derived
-}
-
-// describeValues words planned values as "name got (planned p)".
-func describeValues(values []plannedValue) string {
-	parts := make([]string, 0, len(values))
-	for _, v := range values {
-		parts = append(parts, fmt.Sprintf("%s %s (planned %s)", v.name, v.got, v.planned))
-	}
-	return strings.Join(parts, ", ")
 }

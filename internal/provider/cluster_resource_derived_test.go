@@ -1,7 +1,6 @@
 package provider
 
 import (
-	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -16,7 +15,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
-	"github.com/cloudstack-cks/terraform-provider-cks/internal/clusterops"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/simtest"
 )
@@ -26,41 +24,10 @@ import (
 // scaleKubernetesClusterSize). These tests make sure that no apply fails
 // over such a value, which the configuration does not set.
 
-// expectStateMatchesCloudStack checks that the state records what
-// CloudStack reports of the cluster after an apply: size, state, version
-// and the offering of each node type.
-func (e *simEnv) expectStateMatchesCloudStack(addr string) resource.TestCheckFunc {
-	return func(s *terraform.State) error {
-		rs, ok := s.RootModule().Resources[addr]
-		if !ok {
-			return fmt.Errorf("%s is not in state", addr)
-		}
-		c, err := e.API.GetKubernetesCluster(context.Background(), rs.Primary.ID)
-		if err != nil {
-			return err
-		}
-		want := map[string]string{
-			"size":                  fmt.Sprint(c.Size),
-			"cloudstack_state":      c.State,
-			"kubernetes_version_id": c.KubernetesVersionID,
-			"service_offering_id":   c.ServiceOfferingID,
-			"control_offering_id":   clusterops.NodeOffering(c, "control"),
-			"worker_offering_id":    clusterops.NodeOffering(c, "worker"),
-			"etcd_offering_id":      clusterops.NodeOffering(c, "etcd"),
-		}
-		for attr, v := range want {
-			if got := rs.Primary.Attributes[attr]; got != v {
-				return fmt.Errorf("%s: state has %q, CloudStack reports %q", attr, got, v)
-			}
-		}
-		return nil
-	}
-}
-
 // scaleSteps applies each size in turn to config(size): every apply is
 // green, every SSH path works, the state is what CloudStack reports, and
 // the plan after each apply is empty.
-func (e *simEnv) scaleSteps(t *testing.T, addr string, etcd int, sizes []int, config func(size int) string) []resource.TestStep {
+func scaleSteps(e *simEnv, t *testing.T, addr string, etcd int, sizes []int, config func(size int) string) []resource.TestStep {
 	var steps []resource.TestStep
 	for _, size := range sizes {
 		steps = append(steps, resource.TestStep{
@@ -70,29 +37,11 @@ func (e *simEnv) scaleSteps(t *testing.T, addr string, etcd int, sizes []int, co
 				statecheck.ExpectKnownValue(addr, tfjsonpath.New("size"), knownvalue.Int64Exact(int64(size))),
 				statecheck.ExpectKnownValue(addr, tfjsonpath.New("ssh_rules_in_sync"), knownvalue.Bool(true)),
 			},
-			Check: resource.ComposeTestCheckFunc(e.checkClusterAt(t, addr, int64(size), etcdFirewalls(size, etcd)),
+			Check: resource.ComposeTestCheckFunc(e.checkCluster(t, addr, int64(size), etcdFirewalls(size, etcd)),
 				e.expectStateMatchesCloudStack(addr)),
 		})
 	}
 	return steps
-}
-
-// checkClusterAt is checkCluster for the resource at addr.
-func (e *simEnv) checkClusterAt(t *testing.T, addr string, size int64, firewalls []string) resource.TestCheckFunc {
-	return func(s *terraform.State) error {
-		rs, ok := s.RootModule().Resources[addr]
-		if !ok {
-			return fmt.Errorf("%s is not in state", addr)
-		}
-		c, err := e.API.GetKubernetesCluster(context.Background(), rs.Primary.ID)
-		if err != nil {
-			return err
-		}
-		if c.State != "Running" || c.Size != size {
-			return fmt.Errorf("cluster is %s with size %d, want Running with size %d", c.State, c.Size, size)
-		}
-		return e.checkRulesAndSSH(t, c, firewalls)
-	}
 }
 
 // TestAccCluster_scaleWithoutRoleOfferingsAfterImport imports, on every
@@ -112,26 +61,11 @@ func TestAccCluster_scaleWithoutRoleOfferingsAfterImport(t *testing.T) {
 				t.Fatalf("the cluster has a worker offering column (%s): the test needs one without", c.WorkerOfferingID)
 			}
 			config := func(size int) string {
-				return env.ProviderConfig(fmt.Sprintf(`
-import {
-  to = cks_cluster.quickstart
-  id = %q
-}
-
-resource "cks_cluster" "quickstart" {
-  name                  = "quickstart"
-  zone_id               = %q
-  kubernetes_version_id = %q
-  service_offering_id   = %q
-  keypair               = %q
-  control_nodes         = 1
-  etcd_nodes            = 3
-  size                  = %d
-}
-`, c.ID, env.Info.ZoneID, env.VersionID("1.33.13"), env.Info.ServiceOfferingID, env.Info.Keypair, size))
+				return env.cluster("quickstart").named("quickstart").keypair().set("control_nodes", 1).etcd(3).size(size).
+					with(fmt.Sprintf("\nimport {\n  to = cks_cluster.quickstart\n  id = %q\n}\n", c.ID)).String()
 			}
 			const addr = "cks_cluster.quickstart"
-			steps := env.scaleSteps(t, addr, 3, []int{1, 2, 1, 2, 1}, config)
+			steps := scaleSteps(env, t, addr, 3, []int{1, 2, 1, 2, 1}, config)
 			// The import records the one node offering the cluster's VMs
 			// run, which CloudStack gives every node type.
 			steps[0].ConfigStateChecks = append(steps[0].ConfigStateChecks,
@@ -153,27 +87,13 @@ func TestAccCluster_scaleAfterMoveWithoutRoleOfferings(t *testing.T) {
 resource "cloudstack_kubernetes_cluster" "x" {
   name = "moved"
 %s}
-`, env.officialByNames("")))
+`, officialByNames(env, "")))
 	moved := func(size int) string {
-		return env.ProviderConfig(movedProviders, fmt.Sprintf(`
-resource "cks_cluster" "x" {
-  name                  = "moved"
-  zone_id               = %q
-  kubernetes_version_id = %q
-  service_offering_id   = %q
-  keypair               = %q
-  size                  = %d
-}
-
-moved {
-  from = cloudstack_kubernetes_cluster.x
-  to   = cks_cluster.x
-}
-`, env.Info.ZoneID, env.VersionID("1.33.13"), env.Info.ServiceOfferingID, env.Info.Keypair, size))
+		return movedCluster(env).keypair().size(size).String()
 	}
-	steps := append([]resource.TestStep{{Config: official}}, env.scaleSteps(t, "cks_cluster.x", 0, []int{1, 2, 1, 2, 1}, moved)...)
+	steps := append([]resource.TestStep{{Config: official}}, scaleSteps(env, t, "cks_cluster.x", 0, []int{1, 2, 1, 2, 1}, moved)...)
 	steps[1].ConfigPlanChecks.PreApply = []plancheck.PlanCheck{plancheck.ExpectResourceAction("cks_cluster.x", plancheck.ResourceActionNoop)}
-	accTest(t, resource.TestCase{ProtoV6ProviderFactories: env.withOfficialStandIn(), CheckDestroy: env.expectNothingLeft, Steps: steps})
+	accTest(t, resource.TestCase{ProtoV6ProviderFactories: withOfficialStandIn(env), CheckDestroy: env.expectNothingLeft, Steps: steps})
 }
 
 // TestAccCluster_scalePlansTheWorkerOfferingItRecords: the workers run
@@ -187,7 +107,7 @@ func TestAccCluster_scalePlansTheWorkerOfferingItRecords(t *testing.T) {
 	env := newSimEnv(t)
 	large := env.Info.LargeServiceOfferingID
 	config := func(size int) string {
-		return env.etcdClusterConfig(1, size, "")
+		return env.etcdCluster(1, size).String()
 	}
 	accTest(t, resource.TestCase{
 		CheckDestroy: env.expectNothingLeft,

@@ -38,22 +38,22 @@ func TestAccCluster_driftInSyncAfterEveryScale(t *testing.T) {
 				CheckDestroy: env.expectNothingLeft,
 				Steps: []resource.TestStep{
 					{
-						Config: env.etcdClusterConfig(3, 1, ""),
+						Config: env.etcdCluster(3, 1).String(),
 						Check:  recordClusterID(&id),
 					},
 					{
-						Config:            env.etcdClusterConfig(3, 2, "") + clusterDriftHCL,
+						Config:            env.etcdCluster(3, 2).String() + clusterDriftHCL,
 						ConfigStateChecks: expectDriftFindings(),
-						Check:             env.checkCluster(t, 2, etcdFirewalls(2, 3)),
+						Check:             env.checkCluster(t, clusterAddr, 2, etcdFirewalls(2, 3)),
 					},
 					{
-						PreConfig: func() { env.rawScale(t, id, 1) },
-						Config:    env.etcdClusterConfig(3, 1, "") + clusterDriftHCL,
+						PreConfig: func() { env.scaleOutOfBand(t, id, 1) },
+						Config:    env.etcdCluster(3, 1).String() + clusterDriftHCL,
 						ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 							plancheck.ExpectResourceAction(clusterAddr, plancheck.ResourceActionNoop),
 						}},
 						ConfigStateChecks: append(expectDriftFindings(), expectAttr("ssh_rules_in_sync", knownvalue.Bool(true))),
-						Check:             env.checkCluster(t, 1, etcdFirewalls(1, 3)),
+						Check:             env.checkCluster(t, clusterAddr, 1, etcdFirewalls(1, 3)),
 					},
 				},
 			})

@@ -41,20 +41,16 @@ func TestAccCluster_createOnlyInputs(t *testing.T) {
 	logFile = os.Getenv("TF_ACC_LOG_PATH")
 	env := newSimEnv(t, simtest.WithExperimentalFeatures())
 	config := func(asNumber int) string {
-		return env.clusterHCL("extras", fmt.Sprintf(`
-  kubernetes_version_id    = %q
-  size                     = 1
-  etcd_nodes               = 1
-  node_templates           = { WORKER = %[2]q, ETCD = %[2]q }
-  cni_configuration_id     = %q
-  cni_config_details       = { podCidr = "10.244.0.0/16", MTU = "1450" }
-  as_number                = %d
-  docker_registry_url      = "https://registry.example.com"
-  docker_registry_username = "puller"
-  docker_registry_password = %q
-  enable_csi               = true
-}
-
+		return env.cluster("extras").etcd(1).
+			set("node_templates", map[string]string{"WORKER": env.Info.NodeTemplateID, "ETCD": env.Info.NodeTemplateID}).
+			set("cni_configuration_id", env.Info.CNIConfigurationID).
+			set("cni_config_details", map[string]string{"podCidr": "10.244.0.0/16", "MTU": "1450"}).
+			set("as_number", asNumber).
+			set("docker_registry_url", "https://registry.example.com").
+			set("docker_registry_username", "puller").
+			set("docker_registry_password", registryPassword).
+			set("enable_csi", true).
+			with(`
 data "cks_cluster" "by_id" {
   id = cks_cluster.test.id
 }
@@ -67,7 +63,8 @@ data "cks_cluster_drift" "test" {
 data "cks_clusters_drift" "all" {
   node_source = "none"
   depends_on  = [cks_cluster.test]
-`, env.VersionID("1.33.13"), env.Info.NodeTemplateID, env.Info.CNIConfigurationID, asNumber, registryPassword))
+}
+`).String()
 	}
 	stored := func(s *terraform.State) error {
 		id, err := clusterID(s)
@@ -189,16 +186,13 @@ func TestAccCluster_importedCreateOnlyInputsAreRecorded(t *testing.T) {
 		ClusterExtras: cloudstack.ClusterExtras{NodeTemplates: map[string]string{"WORKER": env.Info.NodeTemplateID},
 			CNIConfigurationID: env.Info.CNIConfigurationID, CNIConfigDetails: map[string]string{"MTU": "1450"},
 			ASNumber: 64512, EnableCSI: true}})
-	config := env.clusterHCL("imported", fmt.Sprintf(`
-  kubernetes_version_id = %q
-  size                  = 1
-  node_templates        = { WORKER = %q }
-  cni_configuration_id  = %q
-  cni_config_details    = { MTU = "1450" }
-  as_number             = 64512
-  enable_csi            = true
-  keypair               = %q
-`, env.VersionID("1.33.13"), env.Info.NodeTemplateID, env.Info.CNIConfigurationID, env.Info.Keypair))
+	config := env.cluster("imported").
+		set("node_templates", map[string]string{"WORKER": env.Info.NodeTemplateID}).
+		set("cni_configuration_id", env.Info.CNIConfigurationID).
+		set("cni_config_details", map[string]string{"MTU": "1450"}).
+		set("as_number", 64512).
+		set("enable_csi", true).
+		keypair().String()
 	accTest(t, resource.TestCase{
 		Steps: []resource.TestStep{
 			{
@@ -240,23 +234,25 @@ func TestAccCluster_importedCreateOnlyInputsAreRecorded(t *testing.T) {
 func TestAccCluster_createOnlyInputsRejectedAtPlan(t *testing.T) {
 	t.Parallel()
 	env := newSimEnv(t)
-	body := func(extra string) string {
-		return env.clusterHCL("bad", fmt.Sprintf("  kubernetes_version_id = %q\n  size = 1\n%s", env.VersionID("1.33.13"), extra))
-	}
-	cases := []struct{ extra, want string }{
-		{`node_templates = { master = "t" }`, `"master" is not a node type`},
-		{`node_templates = { DEFAULT = "t" }`, `ignores it`},
-		{`node_templates = { worker = "a", WORKER = "b" }`, `name the same node type`},
-		{`as_number = 0`, `must be between 1 and 4294967295, got: 0`},
-		{`as_number = 4294967296`, `must be between 1 and 4294967295, got: 4294967296`},
-		{`external_load_balancer_ip = "10.0.0.300"`, `external_load_balancer_ip: "10.0.0.300" is not an IPv4 or IPv6 address`},
-		{`external_load_balancer_ip = "192.0.2.10"`, `network_id`},
-		{`docker_registry_url = "registry.example.com:5000"`, `scheme and host`},
-		{`cni_config_details = { MTU = "1450" }`, `cni_configuration_id`},
+	cases := []struct {
+		attr  string
+		value any
+		want  string
+	}{
+		{"node_templates", hcl(`{ master = "t" }`), `"master" is not a node type`},
+		{"node_templates", hcl(`{ DEFAULT = "t" }`), `ignores it`},
+		{"node_templates", hcl(`{ worker = "a", WORKER = "b" }`), `name the same node type`},
+		{"as_number", 0, `must be between 1 and 4294967295, got: 0`},
+		{"as_number", int64(4294967296), `must be between 1 and 4294967295, got: 4294967296`},
+		{"external_load_balancer_ip", "10.0.0.300", `external_load_balancer_ip: "10.0.0.300" is not an IPv4 or IPv6 address`},
+		{"external_load_balancer_ip", "192.0.2.10", `network_id`},
+		{"docker_registry_url", "registry.example.com:5000", `scheme and host`},
+		{"cni_config_details", hcl(`{ MTU = "1450" }`), `cni_configuration_id`},
 	}
 	steps := make([]resource.TestStep, 0, len(cases))
 	for _, c := range cases {
-		steps = append(steps, resource.TestStep{Config: body(c.extra), PlanOnly: true, ExpectError: errorFragments(c.want)})
+		steps = append(steps, resource.TestStep{Config: env.cluster("bad").set(c.attr, c.value).String(), PlanOnly: true,
+			ExpectError: errorFragments(c.want)})
 	}
 	accTest(t, resource.TestCase{Steps: steps})
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -50,7 +49,7 @@ func TestAccCluster_scaleJobFailsAfterRemovingVM(t *testing.T) {
 		CheckDestroy: env.expectNothingLeft,
 		Steps: []resource.TestStep{
 			{
-				Config: env.etcdClusterConfig(3, 2, ""),
+				Config: env.etcdCluster(3, 2).String(),
 				Check:  recordClusterID(&id),
 			},
 			{
@@ -59,12 +58,12 @@ func TestAccCluster_scaleJobFailsAfterRemovingVM(t *testing.T) {
 						t.Fatal(err)
 					}
 				},
-				Config: env.etcdClusterConfig(3, 1, ""),
+				Config: env.etcdCluster(3, 1).String(),
 				ExpectError: errorFragments("Cluster Operation Failed", "Scaling cluster", "to 1 workers failed",
 					"Scaling failed for Kubernetes cluster", "The state now holds the cluster as CloudStack reports it"),
 			},
 			{
-				Config: env.etcdClusterConfig(3, 1, ""),
+				Config: env.etcdCluster(3, 1).String(),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					expectNoDrift{clusterAddr},
 					plancheck.ExpectEmptyPlan(),
@@ -83,12 +82,12 @@ func TestAccCluster_scaleJobFailsAfterRemovingVM(t *testing.T) {
 					}
 					env.Sim.RunScanner()
 				},
-				Config: env.etcdClusterConfig(3, 1, ""),
+				Config: env.etcdCluster(3, 1).String(),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectEmptyPlan(),
 				}},
 				ConfigStateChecks: []statecheck.StateCheck{expectAttr("cloudstack_state", knownvalue.StringExact("Running"))},
-				Check:             env.checkCluster(t, 1, etcdFirewalls(1, 3)),
+				Check:             env.checkCluster(t, clusterAddr, 1, etcdFirewalls(1, 3)),
 			},
 		},
 	})
@@ -100,7 +99,7 @@ func TestAccCluster_transientReadErrorsRetried(t *testing.T) {
 	t.Parallel()
 	env := newSimEnv(t)
 	config := func(size int) string {
-		return env.clusterHCL("retries", fmt.Sprintf("  kubernetes_version_id = %q\n  size = %d\n", env.VersionID("1.33.13"), size))
+		return env.cluster("retries").size(size).String()
 	}
 	readCommands := []string{"listKubernetesClusters", "queryAsyncJobResult", "listNetworks", "listFirewallRules", "listPortForwardingRules"}
 	accTest(t, resource.TestCase{
@@ -149,7 +148,7 @@ func TestAccCluster_transientReadErrorsRetried(t *testing.T) {
 func TestAccCluster_failedCreateIsDeleted(t *testing.T) {
 	t.Parallel()
 	env := newSimEnv(t)
-	config := env.clusterHCL("failing", fmt.Sprintf("  kubernetes_version_id = %q\n  size = 1\n", env.VersionID("1.33.13")))
+	config := env.cluster("failing").String()
 	accTest(t, resource.TestCase{
 		CheckDestroy: env.expectNothingLeft,
 		Steps: []resource.TestStep{
@@ -164,13 +163,13 @@ func TestAccCluster_failedCreateIsDeleted(t *testing.T) {
 			},
 			{
 				PreConfig: func() {
-					if n := env.liveClusters(); n != 0 {
+					if n := len(env.liveClusters()); n != 0 {
 						t.Fatalf("%d cluster(s) left after the failed create", n)
 					}
 				},
 				Config: config,
 				Check: func(*terraform.State) error {
-					if n := env.liveClusters(); n != 1 {
+					if n := len(env.liveClusters()); n != 1 {
 						return fmt.Errorf("%d clusters exist, want 1", n)
 					}
 					return nil
@@ -186,7 +185,7 @@ func TestAccCluster_failedCreateIsDeleted(t *testing.T) {
 func TestAccCluster_failedCreateKeptWhenDeleteFails(t *testing.T) {
 	t.Parallel()
 	env := newSimEnv(t)
-	config := env.clusterHCL("failing", fmt.Sprintf("  kubernetes_version_id = %q\n  size = 1\n", env.VersionID("1.33.13")))
+	config := env.cluster("failing").String()
 	var failedID string
 	accTest(t, resource.TestCase{
 		CheckDestroy: env.expectNothingLeft,
@@ -223,7 +222,7 @@ func TestAccCluster_failedCreateKeptWhenDeleteFails(t *testing.T) {
 					if id == failedID {
 						return fmt.Errorf("the failed cluster %s was not replaced", id)
 					}
-					if n := env.liveClusters(); n != 1 {
+					if n := len(env.liveClusters()); n != 1 {
 						return fmt.Errorf("%d clusters exist, want 1", n)
 					}
 					return nil
@@ -240,7 +239,7 @@ func TestAccCluster_failedCreateKeptWhenDeleteFails(t *testing.T) {
 func TestAccCluster_createPollFailureKeepsCluster(t *testing.T) {
 	t.Parallel()
 	env := newSimEnv(t)
-	config := env.clusterHCL("polled", fmt.Sprintf("  kubernetes_version_id = %q\n  size = 1\n", env.VersionID("1.33.13")))
+	config := env.cluster("polled").String()
 	accTest(t, resource.TestCase{
 		CheckDestroy: env.expectNothingLeft,
 		Steps: []resource.TestStep{
@@ -336,17 +335,17 @@ func TestAccCluster_createInterruptedKeptUntainted(t *testing.T) {
 	// A create job long enough that a slow machine still reads the cluster
 	// before the job ends.
 	env := newSimEnv(t, simtest.WithJobDuration(3*time.Second))
-	proxy := newLossyProxy(t, env.Info.APIURL)
+	proxy := newFaultProxy(t, env.Info.APIURL)
 	var stop interrupter
 	sameID := statecheck.CompareValue(compare.ValuesSame())
-	config := proxy.lossyClusterConfig(env, "interrupted", 1)
+	config := env.cluster("interrupted").through(env.providerAt(proxy.URL())).String()
 	accTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: stop.factories(),
 		CheckDestroy:             env.expectNothingLeft,
 		Steps: []resource.TestStep{
 			{
 				PreConfig: func() {
-					proxy.afterNextCreate(stop.interrupt)
+					proxy.afterNext("createKubernetesCluster", stop.interrupt)
 				},
 				Config: config,
 				// Recorded while CloudStack was still creating it.
@@ -383,7 +382,7 @@ func TestAccCluster_createInterruptedKeptUntainted(t *testing.T) {
 					sameID.AddStateValue(clusterAddr, tfjsonpath.New("id")),
 				},
 				Check: func(s *terraform.State) error {
-					if n := env.liveClusters(); n != 1 {
+					if n := len(env.liveClusters()); n != 1 {
 						return fmt.Errorf("%d clusters exist, want 1", n)
 					}
 					return nil
@@ -415,8 +414,7 @@ func TestAccCluster_autoscalerRefusedAfterCreate(t *testing.T) {
 	t.Parallel()
 	env := newSimEnv(t)
 	config := func(maxSize int) string {
-		return env.clusterHCL("autoscaled", fmt.Sprintf("  kubernetes_version_id = %q\n  autoscaling = {\n    enabled  = true\n"+
-			"    min_size = 1\n    max_size = %d\n  }\n", env.VersionID("1.33.13"), maxSize))
+		return env.cluster("autoscaled").autoscaled(maxSize).String()
 	}
 	var firstID string
 	sameCluster := func(s *terraform.State) error {
@@ -443,7 +441,7 @@ func TestAccCluster_autoscalerRefusedAfterCreate(t *testing.T) {
 					}
 					firstID = id
 					c, err := env.API.GetKubernetesCluster(context.Background(), id)
-					if err != nil || c.AutoscalingEnabled || env.liveClusters() != 1 {
+					if err != nil || c.AutoscalingEnabled || len(env.liveClusters()) != 1 {
 						return fmt.Errorf("want the one cluster, without the autoscaler: %+v, %v", c, err)
 					}
 					return expectUntainted(s)
@@ -476,12 +474,11 @@ func TestAccCluster_autoscalerRefusedAfterCreate(t *testing.T) {
 func TestAccCluster_createPlanChecksAutoscaler(t *testing.T) {
 	t.Parallel()
 	env := newSimEnv(t)
-	proxy := newLossyProxy(t, env.Info.APIURL)
-	proxy.rewrite.Store(&answerRewrite{command: "listKubernetesSupportedVersions", rewrite: func(b []byte) []byte {
+	proxy := newFaultProxy(t, env.Info.APIURL)
+	proxy.rewrite("listKubernetesSupportedVersions", func(b []byte) []byte {
 		return bytes.ReplaceAll(b, []byte(`"supportsautoscaling":true`), []byte(`"supportsautoscaling":false`))
-	}})
-	config := strings.Replace(proxy.lossyClusterConfig(env, "planned", 1), "  size                  = 1\n",
-		"  autoscaling = {\n    enabled  = true\n    min_size = 1\n    max_size = 3\n  }\n", 1)
+	})
+	config := env.cluster("planned").autoscaled(3).through(env.providerAt(proxy.URL())).String()
 	accTest(t, resource.TestCase{
 		CheckDestroy: env.expectNothingLeft,
 		Steps: []resource.TestStep{{
@@ -490,7 +487,7 @@ func TestAccCluster_createPlanChecksAutoscaler(t *testing.T) {
 			ExpectError: errorFragments("Autoscaling Not Possible", "does not support the cluster autoscaler"),
 		}},
 	})
-	if n := env.liveClusters(); n != 0 {
+	if n := len(env.liveClusters()); n != 0 {
 		t.Errorf("%d clusters exist, want none", n)
 	}
 }
@@ -503,7 +500,7 @@ func TestAccCluster_createPlanChecksAutoscaler(t *testing.T) {
 func TestAccCluster_createSetUpStepHealed(t *testing.T) {
 	t.Parallel()
 	env := newSimEnv(t)
-	config := env.clusterHCL("healed", fmt.Sprintf("  kubernetes_version_id = %q\n  size = 1\n  etcd_nodes = 1\n", env.VersionID("1.33.13")))
+	config := env.cluster("healed").etcd(1).String()
 	accTest(t, resource.TestCase{
 		CheckDestroy: env.expectNothingLeft,
 		Steps: []resource.TestStep{

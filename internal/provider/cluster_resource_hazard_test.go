@@ -15,44 +15,6 @@ import (
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/simtest"
 )
 
-// addUserSSHRules creates, as a user would, a firewall rule 22-22 and a
-// forward 22 -> 22 to the control VM on the cluster's IP. Once the node SSH
-// range is re-created by a scale, the #14159 predicate picks this firewall
-// rule first.
-func (e *simEnv) addUserSSHRules(t *testing.T, id *string) func() {
-	return func() {
-		ctx := context.Background()
-		api := e.API
-		c, err := api.GetKubernetesCluster(ctx, *id)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var control string
-		for _, vm := range c.VirtualMachines {
-			if !vm.IsEtcdNode && control == "" {
-				control = vm.ID
-			}
-		}
-		ref, err := api.CreateFirewallRule(ctx, cloudstack.CreateFirewallRuleParams{IPAddressID: c.IPAddressID, Protocol: "tcp",
-			StartPort: 22, EndPort: 22, CIDRList: []string{"203.0.113.0/24"}})
-		if err == nil {
-			err = e.WaitJob(ref.JobID)
-		}
-		if err != nil {
-			t.Fatalf("creating the user firewall rule: %v", err)
-		}
-		ref, err = api.CreatePortForwardingRule(ctx, cloudstack.CreatePortForwardingRuleParams{IPAddressID: c.IPAddressID,
-			Protocol: "tcp", PublicPort: 22, PublicEndPort: 22, PrivatePort: 22, PrivateEndPort: 22,
-			VirtualMachineID: control, NetworkID: c.NetworkID})
-		if err == nil {
-			err = e.WaitJob(ref.JobID)
-		}
-		if err != nil {
-			t.Fatalf("creating the user forward: %v", err)
-		}
-	}
-}
-
 // TestAccCluster_userHazardRule puts a user firewall rule 22-22 with a
 // forward 22 -> 22 on the cluster's IP: CloudStack's scale selector accepts
 // it, so any scale may revoke it instead of the node range, whatever the
@@ -63,21 +25,20 @@ func (e *simEnv) addUserSSHRules(t *testing.T, id *string) func() {
 func TestAccCluster_userHazardRule(t *testing.T) {
 	t.Parallel()
 	env := newSimEnv(t, simtest.WithProfile("4.22.1.1"))
-	optIn := "  recreate_user_hazard_rules = true\n"
 	var id string
 	accTest(t, resource.TestCase{
 		CheckDestroy: env.expectNothingLeft,
 		Steps: []resource.TestStep{
 			{
-				Config: env.etcdClusterConfig(3, 1, ""),
+				Config: env.etcdCluster(3, 1).String(),
 				Check:  recordClusterID(&id),
 			},
 			{
 				PreConfig: func() {
-					env.addUserSSHRules(t, &id)()
+					env.addUserSSHRules(t, id)
 					env.Sim.ResetCallCounts()
 				},
-				Config: env.etcdClusterConfig(3, 2, ""),
+				Config: env.etcdCluster(3, 2).String(),
 				ExpectError: errorFragments("Unsafe Cluster Scale", "size                  = 2", "user firewall rule",
 					"(tcp 22 from 203.0.113.0/24)", "has a forward with the same ports to port 22", "#14159",
 					"Set recreate_user_hazard_rules = true"),
@@ -90,7 +51,7 @@ func TestAccCluster_userHazardRule(t *testing.T) {
 						}
 					}
 				},
-				Config:           env.etcdClusterConfig(3, 2, optIn),
+				Config:           env.etcdCluster(3, 2).set("recreate_user_hazard_rules", true).String(),
 				ConfigPlanChecks: emptyPlanAfterApply,
 				ConfigStateChecks: []statecheck.StateCheck{
 					expectAttr("state", knownvalue.StringExact("Running")),

@@ -48,7 +48,7 @@ func TestMoveFromOfficialProviderKeepsCluster(t *testing.T) {
 		return
 	}
 	env := newSimEnv(t)
-	env.testMove(t, env.officialByNames(""), env.smallCluster(""), plancheck.ResourceActionNoop,
+	testMove(t, env, officialByNames(env, ""), movedCluster(env).keypair(), plancheck.ResourceActionNoop,
 		statecheck.ExpectKnownValue("cks_cluster.x", tfjsonpath.New("zone_id"), knownvalue.StringExact(env.Info.ZoneID)),
 		statecheck.ExpectKnownValue("cks_cluster.x", tfjsonpath.New("node_root_disk_size"), knownvalue.Null()),
 		statecheck.ExpectKnownValue("cks_cluster.x", tfjsonpath.New("autoscaling"), knownvalue.Null()),
@@ -64,9 +64,9 @@ func TestMoveFromOfficialProviderKeepsProjectCluster(t *testing.T) {
 		return
 	}
 	env := newSimEnv(t)
-	official := env.officialByNames(`  project = "cks-project"`)
-	moved := env.smallCluster(fmt.Sprintf("  project_id = %q", env.Info.ProjectID))
-	env.testMove(t, official, moved, plancheck.ResourceActionNoop,
+	official := officialByNames(env, `  project = "cks-project"`)
+	moved := movedCluster(env).keypair().set("project_id", env.Info.ProjectID)
+	testMove(t, env, official, moved, plancheck.ResourceActionNoop,
 		statecheck.ExpectKnownValue("cks_cluster.x", tfjsonpath.New("project_id"), knownvalue.StringExact(env.Info.ProjectID)),
 	)
 }
@@ -80,9 +80,9 @@ func TestMoveFromOfficialProviderReadsTemplatesGivenByName(t *testing.T) {
 		return
 	}
 	env := newSimEnv(t)
-	official := env.officialByNames(`  node_templates = { worker = "CKS node template (KVM)" }`)
-	moved := env.smallCluster(fmt.Sprintf("  node_templates = { WORKER = %q }", env.Info.NodeTemplateID))
-	env.testMove(t, official, moved, plancheck.ResourceActionNoop,
+	official := officialByNames(env, `  node_templates = { worker = "CKS node template (KVM)" }`)
+	moved := movedCluster(env).keypair().set("node_templates", map[string]string{"WORKER": env.Info.NodeTemplateID})
+	testMove(t, env, official, moved, plancheck.ResourceActionNoop,
 		statecheck.ExpectKnownValue("cks_cluster.x", tfjsonpath.New("node_templates"), knownvalue.MapExact(map[string]knownvalue.Check{
 			"WORKER": knownvalue.StringExact(env.Info.NodeTemplateID),
 		})),
@@ -109,17 +109,8 @@ func TestMoveFromOfficialProviderCarriesWhatTheAPIDoesNotReturn(t *testing.T) {
   min_size            = 1
   max_size            = 3
 `, env.Info.ZoneID, env.VersionID("1.33.13"), env.Info.ServiceOfferingID)
-	moved := `
-  control_nodes       = 1
-  node_root_disk_size = 20
-  hypervisor          = "KVM"
-  autoscaling = {
-    enabled  = true
-    min_size = 1
-    max_size = 3
-  }
-`
-	env.testMove(t, official, moved, plancheck.ResourceActionNoop,
+	moved := movedCluster(env).set("control_nodes", 1).set("node_root_disk_size", 20).set("hypervisor", "KVM").autoscaled(3)
+	testMove(t, env, official, moved, plancheck.ResourceActionNoop,
 		statecheck.ExpectKnownValue("cks_cluster.x", tfjsonpath.New("node_root_disk_size"), knownvalue.Int64Exact(20)),
 		statecheck.ExpectKnownValue("cks_cluster.x", tfjsonpath.New("hypervisor"), knownvalue.StringExact("KVM")),
 		statecheck.ExpectKnownValue("cks_cluster.x", tfjsonpath.New("autoscaling"), knownvalue.ObjectExact(map[string]knownvalue.Check{
@@ -143,11 +134,8 @@ func TestMoveFromOfficialProviderConvertsEtcdRules(t *testing.T) {
   service_offering   = %q
   etcd_nodes_size    = 3
 `, env.Info.ZoneID, env.VersionID("1.33.13"), env.Info.ServiceOfferingID)
-	moved := `
-  etcd_nodes = 3
-  size       = 1
-`
-	env.testMove(t, official, moved, plancheck.ResourceActionUpdate,
+	moved := movedCluster(env).etcd(3)
+	testMove(t, env, official, moved, plancheck.ResourceActionUpdate,
 		statecheck.ExpectKnownValue("cks_cluster.x", tfjsonpath.New("ssh_rules_in_sync"), knownvalue.Bool(true)),
 		statecheck.ExpectKnownValue("cks_cluster.x", tfjsonpath.New("nodes"), knownvalue.ListSizeExact(5)),
 	)
@@ -156,7 +144,7 @@ func TestMoveFromOfficialProviderConvertsEtcdRules(t *testing.T) {
 // officialByNames is the body of a one-worker official cluster that names
 // its zone, version and offering, as the official provider allows, plus
 // extra lines.
-func (e *simEnv) officialByNames(extra string) string {
+func officialByNames(e *simEnv, extra string) string {
 	return fmt.Sprintf(`
   zone               = "sim-zone-1"
   kubernetes_version = "v1.33.13"
@@ -167,45 +155,30 @@ func (e *simEnv) officialByNames(extra string) string {
 `, e.Info.Keypair, extra)
 }
 
-// smallCluster is the body of the cks_cluster a one-worker cluster moves
-// to, plus extra lines.
-func (e *simEnv) smallCluster(extra string) string {
-	return fmt.Sprintf(`
-  size    = 1
-  keypair = %q
-%s
-`, e.Info.Keypair, extra)
+// movedCluster is cks_cluster.x, named moved, which a move test moves
+// cloudstack_kubernetes_cluster.x to.
+func movedCluster(e *simEnv) clusterConfig {
+	return e.cluster("moved").named("x").through(e.ProviderConfig(movedProviders)).
+		with("\nmoved {\n  from = cloudstack_kubernetes_cluster.x\n  to   = cks_cluster.x\n}\n")
 }
 
 // testMove creates cloudstack_kubernetes_cluster.x with the official body,
-// then moves it to cks_cluster.x with the cks body (name, zone, version and
-// offering are added, by id): the move plans no change, keeps the one
-// cluster, passes checks, and the next plan is empty. action is what the
-// move plans for cks_cluster.x.
-func (e *simEnv) testMove(t *testing.T, officialBody, cksBody string, action plancheck.ResourceActionType, checks ...statecheck.StateCheck) {
+// then moves it to cks_cluster.x as cks configures it: the move plans no
+// change, keeps the one cluster, passes checks, and the next plan is empty.
+// action is what the move plans for cks_cluster.x.
+func testMove(t *testing.T, e *simEnv, officialBody string, cks clusterConfig, action plancheck.ResourceActionType,
+	checks ...statecheck.StateCheck,
+) {
 	t.Helper()
-	const name = "moved"
 	official := e.ProviderConfig(movedProviders, fmt.Sprintf(`
 resource "cloudstack_kubernetes_cluster" "x" {
-  name = %q
+  name = "moved"
 %s}
-`, name, officialBody))
-	moved := e.ProviderConfig(movedProviders, fmt.Sprintf(`
-resource "cks_cluster" "x" {
-  name                  = %q
-  zone_id               = %q
-  kubernetes_version_id = %q
-  service_offering_id   = %q
-%s}
-
-moved {
-  from = cloudstack_kubernetes_cluster.x
-  to   = cks_cluster.x
-}
-`, name, e.Info.ZoneID, e.VersionID("1.33.13"), e.Info.ServiceOfferingID, cksBody))
+`, officialBody))
+	moved := cks.String()
 	var clusterID string
 	accTest(t, resource.TestCase{
-		ProtoV6ProviderFactories: e.withOfficialStandIn(),
+		ProtoV6ProviderFactories: withOfficialStandIn(e),
 		CheckDestroy:             e.expectNothingLeft,
 		Steps: []resource.TestStep{
 			{
@@ -235,18 +208,4 @@ moved {
 			},
 		},
 	})
-}
-
-// expectOnlyCluster checks that the simulator has one live cluster, id.
-func (e *simEnv) expectOnlyCluster(id string) error {
-	var live []string
-	for _, c := range e.Sim.DumpState().Clusters {
-		if !c.Removed {
-			live = append(live, c.ID)
-		}
-	}
-	if len(live) != 1 || live[0] != id {
-		return fmt.Errorf("the simulator has clusters %v, want only %s", live, id)
-	}
-	return nil
 }

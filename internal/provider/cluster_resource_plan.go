@@ -28,58 +28,68 @@ import (
 // again and refuses with errors before changing anything.
 func (r *clusterResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	defer r.refuseDeletion(ctx, req, resp) // cluster_resource_deletion_protection.go
-	if req.Plan.Raw.IsNull() {
+	switch {
+	case req.Plan.Raw.IsNull():
 		// A destroy: a version or CNI configuration this plan deletes after
 		// the cluster may go (planned_deletions.go).
 		if r.data != nil {
 			r.data.deletions.addCluster(stateID(ctx, req))
 		}
 		r.planDestroyExternalNodes(ctx, req, &resp.Diagnostics) // cluster_resource_external_nodes.go
-		r.warnDestroyOnVPC(ctx, req, resp)                      // destroy: what it does to a shared network ACL list
+		op, diags := newStateOp(ctx, req.State, req.Private)
+		if resp.Diagnostics.Append(diags...); !diags.HasError() {
+			r.warnDestroyOnVPC(ctx, op, &resp.Diagnostics) // destroy: what it does to a shared network ACL list
+		}
 		return
-	}
-	if req.State.Raw.IsNull() {
+	case req.State.Raw.IsNull():
 		r.modifyCreatePlan(ctx, req, resp)
 		return
 	}
-	var plan, state, cfg clusterResourceModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
+	op, diags := newUpdateOp(ctx, req.Plan, req.State, req.Config, req.Private)
+	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
-		return
-	}
-	if planReplacement(ctx, &plan, &state, resp) {
-		r.warnDestroyOnVPC(ctx, req, resp)
 		return
 	}
 	var s resource.SchemaResponse
 	r.Schema(ctx, resource.SchemaRequest{}, &s)
-	if len(replacingAttributes(ctx, s.Schema, req, &resp.Diagnostics)) > 0 {
-		r.warnDestroyOnVPC(ctx, req, resp)
-		return // a new cluster: nothing of an update applies
+	if planReplacement(ctx, op.plan, op.state, resp) || len(replacingAttributes(ctx, s.Schema, req, &resp.Diagnostics)) > 0 {
+		// A new cluster: nothing of an update applies.
+		destroy, diags := op.destroying(ctx)
+		resp.Diagnostics.Append(diags...)
+		r.warnDestroyOnVPC(ctx, destroy, &resp.Diagnostics)
+		return
 	}
-	if cfg.AllowRestartForRecovery.ValueBool() {
+	if op.config.AllowRestartForRecovery.ValueBool() {
 		resp.Diagnostics.AddAttributeWarning(pathAllowRestart, "Attribute Has No Effect", allowRestartNoEffect)
 	}
 	var refusals diag.Diagnostics
-	u := r.checkUpdate(ctx, &plan, &state, &cfg, req.Private, &refusals)
+	u := r.checkUpdate(ctx, op, &refusals)
 	resp.Diagnostics.Append(refusalsAsWarnings(refusals)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	planComputed(ctx, op, u, &resp.Diagnostics)
+	resp.Diagnostics.Append(resp.Plan.Set(ctx, op.plan)...)
+}
+
+// planComputed plans the computed values an update may move: the node
+// offerings a size change makes CloudStack record, the nodes, the state
+// and the capacity CloudStack reports.
+func planComputed(ctx context.Context, op *clusterOp, u updateCheck, diags *diag.Diagnostics) {
+	plan, state, cfg := op.plan, op.state, op.config
 	ch, bad, as, asKnown := u.changes, u.bad, u.autoscaling, u.autoscalingKnown
 	if ch.size && bad == nil && (!asKnown || !as.enabled()) {
-		planScaleOfferings(u.scale, &plan, &state, &cfg, &resp.Diagnostics)
+		planScaleOfferings(u.scale, plan, state, cfg, diags)
 	}
 	switch {
-	case ch.nodesMayChange(bad) || ch.unknownInputs(&plan, &cfg):
-		plan.Nodes = plannedNodes(ctx, ch, &plan, &state, bad)
+	case ch.nodesMayChange(bad) || ch.unknownInputs(plan, cfg):
+		plan.Nodes = plannedNodes(ctx, ch, plan, state, bad)
 		plan.CloudStackState = types.StringUnknown()
-	case repairsRules(&plan, &state):
+		plan.Cores, plan.Memory = types.Int64Unknown(), types.Int64Unknown()
+	case repairsRules(plan, state):
 		// Ports may come back, and the nodes are listed by port:
 		// describeRuleSync planned them from the rules it read.
-	case localOnly(ch, &plan, &state, &cfg):
+	case localOnly(ch, plan, state, cfg):
 		// Nothing for CloudStack to do (deletion_protection, timeouts):
 		// what it reports stays as the state has it.
 		plan.CloudStackState, plan.SSHRulesInSync, plan.Nodes = state.CloudStackState, state.SSHRulesInSync, state.Nodes
@@ -88,7 +98,6 @@ func (r *clusterResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 	default:
 		plan.Nodes = state.Nodes
 	}
-	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
 }
 
 // planReplacement replaces a cluster in Error or Destroying: CloudStack
@@ -174,14 +183,13 @@ func (r *clusterResource) modifyCreatePlan(ctx context.Context, req resource.Mod
 	if r.data == nil {
 		return
 	}
-	var plan clusterResourceModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	op, diags := newCreateOp(ctx, req.Plan, req.Config)
+	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	var networkID types.String
-	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("network_id"), &networkID)...)
-	if networkID.IsNull() {
+	plan := op.plan
+	if op.config.NetworkID.IsNull() {
 		// CKS creates an isolated network: its rules are on the network's
 		// source NAT address, an IPv4 address.
 		for name, list := range map[string]types.List{"ssh_cidrs": plan.SSHCIDRs, "api_cidrs": plan.APICIDRs} {
@@ -192,7 +200,7 @@ func (r *clusterResource) modifyCreatePlan(ctx context.Context, req resource.Mod
 			})
 		}
 	}
-	r.checkCreateNetwork(ctx, &plan, &resp.Diagnostics)
+	r.checkCreateNetwork(ctx, plan, &resp.Diagnostics)
 	if plan.EnableCSI.ValueBool() {
 		if version := r.engine().CSIUnsupported(ctx); version != "" {
 			resp.Diagnostics.AddAttributeError(path.Root("enable_csi"), "CSI Not Supported",
@@ -205,7 +213,7 @@ func (r *clusterResource) modifyCreatePlan(ctx context.Context, req resource.Mod
 	if !asKnown || !as.enabled() || !known(plan.ZoneID) || !known(plan.KubernetesVersionID) || !known(plan.ControlNodes) {
 		return
 	}
-	creq, diags := createRequest(ctx, &plan, 0)
+	creq, diags := createRequest(ctx, op, 0)
 	resp.Diagnostics.Append(diags...)
 	problems, err := r.engine().CheckCreate(ctx, creq)
 	if err != nil {

@@ -1,7 +1,6 @@
 package provider
 
 import (
-	"fmt"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/compare"
@@ -20,8 +19,7 @@ func TestAccCluster_scalePlanKeepsUnchangedNodesKnown(t *testing.T) {
 	t.Parallel()
 	env := newSimEnv(t)
 	config := func(size int) string {
-		return env.clusterHCL("reviewable", fmt.Sprintf("  kubernetes_version_id = %q\n  etcd_nodes = 1\n  size = %d\n",
-			env.VersionID("1.33.13"), size))
+		return env.cluster("reviewable").etcd(1).size(size).String()
 	}
 	node := func(i int, key string) tfjsonpath.Path { return tfjsonpath.New("nodes").AtSliceIndex(i).AtMapKey(key) }
 	firstWorker := statecheck.CompareValue(compare.ValuesSame())

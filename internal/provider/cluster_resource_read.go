@@ -24,9 +24,11 @@ import (
 // Read refreshes every attribute from CloudStack and removes the resource
 // when the cluster no longer exists.
 func (r *clusterResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	var state clusterResourceModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	resp.Diagnostics.Append(setIdentity(ctx, resp.Identity, state.ID)...)
+	op, diags := newStateOp(ctx, req.State, req.Private)
+	resp.Diagnostics.Append(diags...)
+	if !resp.Diagnostics.HasError() {
+		resp.Diagnostics.Append(setIdentity(ctx, resp.Identity, op.state.ID)...)
+	}
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -34,11 +36,10 @@ func (r *clusterResource) Read(ctx context.Context, req resource.ReadRequest, re
 		notConfigured(&resp.Diagnostics)
 		return
 	}
-	id := state.ID.ValueString()
+	id := op.id()
 	ctx = tflog.SetField(ctx, "cluster_id", id)
-	in, diags := intentOf(ctx, &state, nil, req.Private)
-	resp.Diagnostics.Append(diags...)
-	obs, err := r.engine().Observe(ctx, id, in)
+	state := op.state
+	obs, err := r.engine().Observe(ctx, id, op.intent)
 	if cloudstack.IsNotFound(err) || (err == nil && obs.Cluster.State == clusterstate.Destroyed) {
 		tflog.Warn(ctx, "cluster no longer exists; removing it from state")
 		resp.State.RemoveResource(ctx)
@@ -48,12 +49,14 @@ func (r *clusterResource) Read(ctx context.Context, req resource.ReadRequest, re
 		resp.Diagnostics.AddError("Unable to Read Cluster", fmt.Sprintf("Reading cluster %s failed: %s", id, err))
 		return
 	}
-	resp.Diagnostics.Append(refreshModel(ctx, &state, obs, resp.Private)...)
+	resp.Diagnostics.Append(refreshModel(ctx, state, obs, resp.Private)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	resp.Diagnostics.Append(adoptImported(ctx, &state, obs, req.Private, resp.Private)...)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+	if op.private.imported {
+		resp.Diagnostics.Append(adoptImported(ctx, state, obs, resp.Private)...)
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, state)...)
 	if obs.Stuck != nil {
 		resp.Diagnostics.AddAttributeWarning(path.Root("cloudstack_state"), "Cluster Stuck in "+obs.Stuck.State,
 			sentence(obs.Stuck.Error())+" Until then an apply that changes it, and a destroy, stop with this message.")
@@ -101,39 +104,34 @@ func rulePorts(r rules.Rule) string {
 // a configuration that sets them would plan a change right after the
 // import. Later reads keep the configured values, as for the other inputs
 // CloudStack does not return.
-func adoptImported(ctx context.Context, m *clusterResourceModel, obs *clusterops.Observation, prior, next privateState) diag.Diagnostics {
-	raw, diags := prior.GetKey(ctx, privateImported)
-	if len(raw) == 0 {
-		return diags
-	}
+func adoptImported(ctx context.Context, m *clusterResourceModel, obs *clusterops.Observation, next privateState) diag.Diagnostics {
 	if m.NodeTemplates.IsNull() {
 		m.NodeTemplates = stringMapOrNull(clusterops.NodeTemplates(&obs.Cluster))
 	}
 	if m.ExternalLoadBalancerIP.IsNull() {
 		m.ExternalLoadBalancerIP = stringOrNull(clusterops.ExternalLoadBalancerIP(&obs.Cluster, obs.Network))
 	}
-	diags.Append(next.SetKey(ctx, privateImported, nil)...)
-	return diags
+	return next.SetKey(ctx, privateImported, nil)
 }
 
 // readBackTimeout bounds the read that records the real state after an
 // operation failed or ran out of time (its own context may be over).
 const readBackTimeout = 2 * time.Minute
 
-// observe reads the cluster and its rules for the model m (whose ssh_cidrs
-// decide which rules are the cluster's), also when ctx is over.
-func (r *clusterResource) observe(ctx context.Context, m *clusterResourceModel, id string, prior privateState) (*clusterops.Observation, diag.Diagnostics) {
+// observe reads the cluster and its rules with the operation's intent
+// (whose CIDRs decide which rules are the cluster's), also when ctx is
+// over.
+func (r *clusterResource) observe(ctx context.Context, op *clusterOp, id string) (*clusterops.Observation, diag.Diagnostics) {
 	if ctx.Err() != nil {
 		fresh, cancel := context.WithTimeout(context.WithoutCancel(ctx), readBackTimeout)
 		defer cancel()
 		ctx = fresh
 	}
-	in, diags := intentOf(ctx, m, nil, prior)
-	obs, err := r.engine().Observe(ctx, id, in)
+	obs, err := r.engine().Observe(ctx, id, op.intent)
 	if err != nil {
-		return nil, append(diags, diag.NewErrorDiagnostic("Unable to Read Cluster", fmt.Sprintf("Reading cluster %s failed: %s", id, err)))
+		return nil, diag.Diagnostics{diag.NewErrorDiagnostic("Unable to Read Cluster", fmt.Sprintf("Reading cluster %s failed: %s", id, err))}
 	}
-	return obs, diags
+	return obs, nil
 }
 
 // refreshModel sets m's observed attributes from the observation, keeping

@@ -21,8 +21,8 @@ import (
 func TestAccCluster_createdButNotReadBack(t *testing.T) {
 	t.Parallel()
 	env := newSimEnv(t)
-	proxy := newLossyProxy(t, env.Info.APIURL)
-	config := proxy.lossyClusterConfig(env, "readback", 1)
+	proxy := newFaultProxy(t, env.Info.APIURL)
+	config := env.cluster("readback").through(env.providerAt(proxy.URL())).String()
 	sameID := statecheck.CompareValue(compare.ValuesSame())
 	accTest(t, resource.TestCase{
 		CheckDestroy: env.expectNothingLeft,
@@ -30,7 +30,7 @@ func TestAccCluster_createdButNotReadBack(t *testing.T) {
 			{
 				PreConfig: func() {
 					// Once the create is answered, no read of the cluster works.
-					proxy.afterNextCreate(func() { env.Sim.FailNextCalls("listKubernetesClusters", 1000, 530, "database is busy") })
+					proxy.afterNext("createKubernetesCluster", func() { env.Sim.FailNextCalls("listKubernetesClusters", 1000, 530, "database is busy") })
 				},
 				Config: config,
 				// Recorded by its id and the planned values: nothing could be read.
@@ -49,7 +49,7 @@ func TestAccCluster_createdButNotReadBack(t *testing.T) {
 					if err := expectUntainted(s); err != nil {
 						return err
 					}
-					live := liveClusters(t, env)
+					live := env.liveClusters()
 					if len(live) != 1 || live[0].ID != id {
 						return fmt.Errorf("want exactly cluster %s in the simulator, have %v", id, live)
 					}

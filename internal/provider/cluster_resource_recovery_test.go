@@ -3,7 +3,6 @@ package provider
 import (
 	"context"
 	"fmt"
-	"strings"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
@@ -12,46 +11,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
-	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/simtest"
 )
-
-// createEtcdClusterOutOfBand creates, through the plain API, a cluster with
-// one control node, three etcd nodes and one worker: CKS's own rule layout.
-func (e *simEnv) createEtcdClusterOutOfBand() string {
-	return e.NewCluster(cloudstack.CreateClusterParams{Name: "cks-etcd-minimal", Description: "cks-etcd-minimal", EtcdNodes: 3,
-		Size: 1}).ID
-}
-
-// breakByEtcdRulePick scales a cluster in CKS's layout to 2 and then to 1
-// through the plain API on 4.22.1.1 (apache/cloudstack#14159): the second
-// scale revokes an etcd rule instead of the node range, fails with 530 and
-// leaves the cluster in Alert with size 2 and one worker.
-func (e *simEnv) breakByEtcdRulePick(t *testing.T, id string) {
-	t.Helper()
-	e.rawScale(t, id, 2)
-	if err := e.Scale(id, 1); err == nil || !strings.Contains(err.Error(), "unable to update network rules") {
-		t.Fatalf("the scale to 1 = %v; the 4.22.1.1 profile should reproduce #14159", err)
-	}
-	c, err := e.API.GetKubernetesCluster(context.Background(), id)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if c.State != "Alert" || c.Size != 2 || len(c.VirtualMachines) != 5 {
-		t.Fatalf("broken cluster is %s, size %d, %d VMs; want Alert, size 2, 5 VMs", c.State, c.Size, len(c.VirtualMachines))
-	}
-}
-
-// expectNoLifecycleCall fails when the provider started, stopped or scaled
-// a cluster since the counts were reset.
-func (e *simEnv) expectNoLifecycleCall(*terraform.State) error {
-	for _, command := range []string{"startKubernetesCluster", "stopKubernetesCluster", "scaleKubernetesCluster"} {
-		if n := e.Sim.CallCounts()[command]; n != 0 {
-			return fmt.Errorf("the apply made %d %s call(s)", n, command)
-		}
-	}
-	return nil
-}
 
 // TestAccCluster_brokenClusterGetsItsSSHBackWithoutRestart imports a
 // cluster that #14159 broke. A size CloudStack could never apply fails the
@@ -70,7 +31,7 @@ func TestAccCluster_brokenClusterGetsItsSSHBackWithoutRestart(t *testing.T) {
 		CheckDestroy: env.expectNothingLeft,
 		Steps: []resource.TestStep{
 			{
-				Config:             env.etcdClusterConfig(3, 1, ""),
+				Config:             env.etcdCluster(3, 1).String(),
 				ResourceName:       clusterAddr,
 				ImportState:        true,
 				ImportStateId:      id,
@@ -86,12 +47,12 @@ func TestAccCluster_brokenClusterGetsItsSSHBackWithoutRestart(t *testing.T) {
 			},
 			{
 				// The size the cluster had before the failure: no scale can run.
-				Config:      env.etcdClusterConfig(3, 2, ""),
+				Config:      env.etcdCluster(3, 2).String(),
 				ExpectError: adminFix,
 			},
 			{
 				PreConfig: env.Sim.ResetCallCounts,
-				Config:    env.etcdClusterConfig(3, 1, ""),
+				Config:    env.etcdCluster(3, 1).String(),
 				ConfigPlanChecks: resource.ConfigPlanChecks{
 					PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction(clusterAddr, plancheck.ResourceActionUpdate)},
 					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
@@ -102,7 +63,7 @@ func TestAccCluster_brokenClusterGetsItsSSHBackWithoutRestart(t *testing.T) {
 					expectAttr("state", knownvalue.StringExact("Running")),
 					expectAttr("ssh_rules_in_sync", knownvalue.Bool(true)),
 				},
-				Check: resource.ComposeTestCheckFunc(env.expectNoLifecycleCall, func(s *terraform.State) error {
+				Check: resource.ComposeTestCheckFunc(env.expectNoCalls(lifecycleCalls...), func(s *terraform.State) error {
 					c, err := env.API.GetKubernetesCluster(context.Background(), id)
 					if err != nil {
 						return err
@@ -120,19 +81,19 @@ func TestAccCluster_brokenClusterGetsItsSSHBackWithoutRestart(t *testing.T) {
 					}
 					env.Sim.RunScanner()
 				},
-				Config:           env.etcdClusterConfig(3, 1, ""),
+				Config:           env.etcdCluster(3, 1).String(),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
 				ConfigStateChecks: []statecheck.StateCheck{
 					expectAttr("cloudstack_state", knownvalue.StringExact("Running")),
 					expectAttr("size", knownvalue.Int64Exact(1)),
 				},
-				Check: env.checkCluster(t, 1, etcdFirewalls(1, 3)),
+				Check: env.checkCluster(t, clusterAddr, 1, etcdFirewalls(1, 3)),
 			},
 			{
 				// And the cluster scales again.
-				Config:           env.etcdClusterConfig(3, 2, ""),
+				Config:           env.etcdCluster(3, 2).String(),
 				ConfigPlanChecks: emptyPlanAfterApply,
-				Check:            env.checkCluster(t, 2, etcdFirewalls(2, 3)),
+				Check:            env.checkCluster(t, clusterAddr, 2, etcdFirewalls(2, 3)),
 			},
 		},
 	})
@@ -151,7 +112,7 @@ func TestAccCluster_failedScaleUpKeepsTheWorkersItCreated(t *testing.T) {
 		CheckDestroy: env.expectNothingLeft,
 		Steps: []resource.TestStep{
 			{
-				Config: env.etcdClusterConfig(3, 1, ""),
+				Config: env.etcdCluster(3, 1).String(),
 				Check:  recordClusterID(&id),
 			},
 			{
@@ -160,22 +121,22 @@ func TestAccCluster_failedScaleUpKeepsTheWorkersItCreated(t *testing.T) {
 						t.Fatal(err)
 					}
 				},
-				Config:      env.etcdClusterConfig(3, 2, ""),
+				Config:      env.etcdCluster(3, 2).String(),
 				ExpectError: errorFragments("Scaling cluster", "to 2 workers", "desired number of nodes in ready state"),
 			},
 			{
-				Config: env.etcdClusterConfig(3, 1, ""),
+				Config: env.etcdCluster(3, 1).String(),
 				ExpectError: errorFragments("Cluster Size Cannot Change", "failed scale-up created worker VMs",
 					"node_count = 2"),
 			},
 			{
 				PreConfig: env.Sim.ResetCallCounts,
-				Config:    env.etcdClusterConfig(3, 2, ""),
+				Config:    env.etcdCluster(3, 2).String(),
 				ConfigStateChecks: []statecheck.StateCheck{
 					expectAttr("size", knownvalue.Int64Exact(2)),
 					expectAttr("cloudstack_state", knownvalue.StringExact("Alert")),
 				},
-				Check: env.expectNoLifecycleCall,
+				Check: env.expectNoCalls(lifecycleCalls...),
 			},
 			{
 				PreConfig: func() {
@@ -184,12 +145,12 @@ func TestAccCluster_failedScaleUpKeepsTheWorkersItCreated(t *testing.T) {
 					}
 					env.Sim.RunScanner()
 				},
-				Config:           env.etcdClusterConfig(3, 2, ""),
+				Config:           env.etcdCluster(3, 2).String(),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
 				ConfigStateChecks: []statecheck.StateCheck{
 					expectAttr("cloudstack_state", knownvalue.StringExact("Running")),
 				},
-				Check: env.checkCluster(t, 2, etcdFirewalls(2, 3)),
+				Check: env.checkCluster(t, clusterAddr, 2, etcdFirewalls(2, 3)),
 			},
 		},
 	})

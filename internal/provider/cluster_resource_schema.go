@@ -293,6 +293,10 @@ func (r *clusterResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 			"cluster's VPC address on a VPC tier, the first control node's address on a shared network)."),
 		"ip_address_id": computedStable("Id of the public IP address on an isolated network; null elsewhere."),
 		"created":       computedStable("Creation time as CloudStack reports it."),
+		"cores": computedCapacity("CPU cores of the cluster as CloudStack accounts them (`cpunumber`): for each node type, " +
+			"its count times its offering's cores, external nodes included. CloudStack updates it at every size or offering " +
+			"change and when nodes join or leave, so a plan that changes the nodes shows it as known after apply."),
+		"memory": computedCapacity("Memory of the cluster in MiB as CloudStack accounts it (`memory`), summed like `cores`."),
 		"nodes": schema.ListNestedAttribute{
 			Computed: true,
 			MarkdownDescription: "The cluster's node VMs as CloudStack reports them: etcd nodes, control nodes, " +
@@ -364,6 +368,16 @@ func computedStable(description string) schema.StringAttribute {
 		Computed:            true,
 		MarkdownDescription: description,
 		PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+	}
+}
+
+// computedCapacity is a capacity CloudStack accounts for the cluster: it
+// keeps its value unless the plan changes the nodes (planComputed).
+func computedCapacity(description string) schema.Int64Attribute {
+	return schema.Int64Attribute{
+		Computed:            true,
+		MarkdownDescription: description,
+		PlanModifiers:       []planmodifier.Int64{int64planmodifier.UseStateForUnknown()},
 	}
 }
 

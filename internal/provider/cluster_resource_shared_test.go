@@ -35,22 +35,16 @@ func TestAccCluster_sharedNetwork(t *testing.T) {
 
 func testSharedNetworkCluster(t *testing.T, withLB bool) {
 	env := newSimEnv(t)
-	lbLine, lb := "", ""
+	cluster := env.cluster("shared").on(env.Info.SharedNetworkID).keypair()
+	lb := ""
 	if withLB {
 		prefix := netip.MustParsePrefix(env.Info.SharedNetworkCIDR).Addr().As4()
 		prefix[3] = 201 // outside the network's guest IP range (.2-.199)
 		lb = netip.AddrFrom4(prefix).String()
-		lbLine = fmt.Sprintf("external_load_balancer_ip = %q", lb)
+		cluster = cluster.set("external_load_balancer_ip", lb)
 	}
 	config := func(size int) string {
-		return env.clusterHCL("shared", fmt.Sprintf(`
-  kubernetes_version_id = %q
-  size                  = %d
-  network_id            = %q
-  keypair               = %q
-  %s
-}
-
+		return cluster.size(size).with(fmt.Sprintf(`
 data "cks_cluster_drift" "test" {
   cluster_id  = cks_cluster.test.id
   node_source = "kubeconfig"
@@ -63,7 +57,8 @@ data "cks_cluster_drift" "ssh" {
     private_key_file         = %q
     insecure_ignore_host_key = true
   }
-`, env.VersionID("1.33.13"), size, env.Info.SharedNetworkID, env.Info.Keypair, lbLine, env.KeyFile))
+}
+`, env.KeyFile)).String()
 	}
 	noRules := func(*terraform.State) error {
 		if d := env.Sim.DumpState(); len(d.Rules) != 0 {

@@ -1,10 +1,6 @@
 package provider
 
 import (
-	"fmt"
-	"slices"
-	"sort"
-	"strings"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
@@ -24,7 +20,7 @@ func TestAccCluster_sshCIDRsNarrowTheSSHRules(t *testing.T) {
 	t.Parallel()
 	env := newSimEnv(t)
 	config := func(size int, cidrs ...string) string {
-		return env.etcdClusterConfig(3, size, fmt.Sprintf("  ssh_cidrs = [%s]\n", quoted(cidrs)))
+		return env.etcdCluster(3, size).set("ssh_cidrs", cidrs).String()
 	}
 	var id string
 	narrow := []string{"10.0.0.0/8"}
@@ -54,7 +50,7 @@ func TestAccCluster_sshCIDRsNarrowTheSSHRules(t *testing.T) {
 			{
 				// Another client scales: CloudStack re-creates the node range
 				// open. The refresh sees it, the plan narrows it again.
-				PreConfig: func() { env.rawScale(t, id, 1) },
+				PreConfig: func() { env.scaleOutOfBand(t, id, 1) },
 				Config:    config(1, narrow...),
 				ConfigPlanChecks: resource.ConfigPlanChecks{
 					PreApply: []plancheck.PlanCheck{
@@ -74,43 +70,6 @@ func TestAccCluster_sshCIDRsNarrowTheSSHRules(t *testing.T) {
 	})
 }
 
-// expectSSHCIDRs checks that every SSH firewall rule of the cluster (the
-// node range and the etcd range) has exactly the CIDRs, and that the API
-// rule stays as CKS made it.
-func (e *simEnv) expectSSHCIDRs(t *testing.T, id string, cidrs []string) error {
-	t.Helper()
-	fws := e.FirewallRulesOn(e.Cluster(id).IPAddressID)
-	want := slices.Clone(cidrs)
-	sort.Strings(want)
-	ssh := 0
-	for _, fw := range fws {
-		got := slices.Clone(fw.CIDRList)
-		sort.Strings(got)
-		if fw.StartPort == 6443 {
-			if !slices.Equal(got, []string{"0.0.0.0/0"}) {
-				return fmt.Errorf("API rule has CIDRs %v, want CKS's 0.0.0.0/0", got)
-			}
-			continue
-		}
-		ssh++
-		if !slices.Equal(got, want) {
-			return fmt.Errorf("SSH firewall rule %d-%d has CIDRs %v, want %v", fw.StartPort, fw.EndPort, got, want)
-		}
-	}
-	if ssh != 2 {
-		return fmt.Errorf("%d SSH firewall rules, want the node range and the etcd range", ssh)
-	}
-	return nil
-}
-
-func quoted(values []string) string {
-	q := make([]string, 0, len(values))
-	for _, v := range values {
-		q = append(q, fmt.Sprintf("%q", v))
-	}
-	return strings.Join(q, ", ")
-}
-
 // TestAccCluster_cidrErrorsNameTheElement: a CIDR with host bits is refused
 // at plan, naming its prefix and the one address (CloudStack would keep it
 // as written and open the rule to the whole prefix), and every CIDR error,
@@ -122,12 +81,12 @@ func TestAccCluster_cidrErrorsNameTheElement(t *testing.T) {
 	attributeLine := func(attr string) string { return `line \d+, in [a-z]+ "cks_[a-z_]+" "test":\s+\d+:\s+` + attr + `\s+=` }
 	accTest(t, resource.TestCase{Steps: []resource.TestStep{
 		{
-			Config:      env.etcdClusterConfig(0, 1, `  ssh_cidrs = ["10.0.0.0/8", "10.0.0.5/8"]`+"\n"),
+			Config:      env.etcdCluster(0, 1).set("ssh_cidrs", []string{"10.0.0.0/8", "10.0.0.5/8"}).String(),
 			PlanOnly:    true,
 			ExpectError: regexpMust(`(?s)Invalid CIDR.*` + attributeLine("ssh_cidrs") + `.*ssh_cidrs\[1\]: "10\.0\.0\.5/8" has host bits set.*all of\s+10\.0\.0\.0/8.*Write\s+"10\.0\.0\.0/8".*"10\.0\.0\.5/32"`),
 		},
 		{
-			Config:      env.etcdClusterConfig(0, 1, `  api_cidrs = ["192.0.2.0/24", "2001:db8::/32"]`+"\n"),
+			Config:      env.etcdCluster(0, 1).set("api_cidrs", []string{"192.0.2.0/24", "2001:db8::/32"}).String(),
 			PlanOnly:    true,
 			ExpectError: regexpMust(`(?s)Invalid CIDR.*` + attributeLine("api_cidrs") + `.*api_cidrs\[1\]: CloudStack creates an isolated network.*2001:db8::/32`),
 		},

@@ -25,7 +25,7 @@ import (
 func TestAccCluster_sshRulesRepairedOnHealthyCluster(t *testing.T) {
 	t.Parallel()
 	env := newSimEnv(t, simtest.WithProfile("fixed"))
-	config := env.etcdClusterConfig(3, 1, "")
+	config := env.etcdCluster(3, 1).String()
 	var created []string
 	accTest(t, resource.TestCase{
 		CheckDestroy: env.expectNothingLeft,
@@ -72,53 +72,6 @@ func TestAccCluster_sshRulesRepairedOnHealthyCluster(t *testing.T) {
 			},
 		},
 	})
-}
-
-// clusterRuleSignatures lists the rules on the public IP of the cluster in
-// state, from the simulator's dump, without ids and sorted, so that a rule
-// re-created alike compares equal.
-func (e *simEnv) clusterRuleSignatures(s *terraform.State) ([]string, error) {
-	id, err := clusterID(s)
-	if err != nil {
-		return nil, err
-	}
-	ipID := s.RootModule().Resources[clusterAddr].Primary.Attributes["ip_address_id"]
-	if ipID == "" {
-		return nil, fmt.Errorf("cluster %s has no ip_address_id in state", id)
-	}
-	d := e.Sim.DumpState()
-	var out []string
-	for _, r := range d.Rules {
-		if r.IPAddressID != ipID {
-			continue
-		}
-		out = append(out, fmt.Sprintf("%s %s %s %d-%d -> %s %d-%d %v", r.Purpose, r.State, r.Protocol, r.StartPort, r.EndPort,
-			r.VMID, r.PrivatePort, r.PrivateEnd, r.CIDRs))
-	}
-	slices.Sort(out)
-	if len(out) == 0 {
-		return nil, fmt.Errorf("no rules on the public IP of cluster %s", id)
-	}
-	return out, nil
-}
-
-// deleteClusterRules deletes every rule of the dump that match selects, as a
-// user outside CKS would, and fails unless it deleted want.
-func (e *simEnv) deleteClusterRules(t *testing.T, match func(simulator.DumpRule) bool, want int) {
-	t.Helper()
-	deleted := 0
-	for _, r := range e.Sim.DumpState().Rules {
-		if !match(r) {
-			continue
-		}
-		if err := e.Sim.DeleteRule(r.ID); err != nil {
-			t.Fatal(err)
-		}
-		deleted++
-	}
-	if deleted != want {
-		t.Fatalf("deleted %d rules, want %d", deleted, want)
-	}
 }
 
 // expectOnlyChanged is a plan check: the resource's planned values differ
@@ -212,12 +165,12 @@ func TestAccCluster_repairPlanNamesOnlyWhatChanges(t *testing.T) {
 		CheckDestroy: env.expectNothingLeft,
 		Steps: []resource.TestStep{
 			{
-				Config: env.etcdClusterConfig(3, 1, ""),
+				Config: env.etcdCluster(3, 1).String(),
 				Check:  recordClusterID(&id),
 			},
 			{
 				PreConfig: func() { env.DeleteForward(env.Cluster(id), 50001) },
-				Config:    env.etcdClusterConfig(3, 1, ""),
+				Config:    env.etcdCluster(3, 1).String(),
 				ConfigPlanChecks: resource.ConfigPlanChecks{
 					PreApply: []plancheck.PlanCheck{
 						expectOnlyChanged{clusterAddr, []string{"nodes", "ssh_rules_in_sync"}},
@@ -225,7 +178,7 @@ func TestAccCluster_repairPlanNamesOnlyWhatChanges(t *testing.T) {
 					},
 					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
 				},
-				Check: env.checkCluster(t, 1, etcdFirewalls(1, 3)),
+				Check: env.checkCluster(t, clusterAddr, 1, etcdFirewalls(1, 3)),
 			},
 		},
 	})

@@ -28,7 +28,7 @@ func TestAccCluster_stuckInEveryTransitionalState(t *testing.T) {
 			rec.reset()
 		}
 	}
-	steps := []resource.TestStep{{Config: env.etcdClusterConfig(0, 1, ""), Check: recordClusterID(&id)}}
+	steps := []resource.TestStep{{Config: env.etcdCluster(0, 1).String(), Check: recordClusterID(&id)}}
 	for state, remedy := range map[string]string{
 		clusterstate.Starting:              "A stop ends it",
 		clusterstate.Stopping:              "Nothing in CloudStack moves a cluster on from Stopping",
@@ -43,7 +43,7 @@ func TestAccCluster_stuckInEveryTransitionalState(t *testing.T) {
 		steps = append(steps,
 			resource.TestStep{
 				PreConfig:   setState(state),
-				Config:      env.etcdClusterConfig(0, 2, ""),
+				Config:      env.etcdCluster(0, 2).String(),
 				ExpectError: stuck,
 			},
 			resource.TestStep{
@@ -52,7 +52,7 @@ func TestAccCluster_stuckInEveryTransitionalState(t *testing.T) {
 						t.Fatalf("no refresh warning for a cluster stuck in %s:\n%s", state, rec)
 					}
 				},
-				Config:      env.etcdClusterConfig(0, 2, ""),
+				Config:      env.etcdCluster(0, 2).String(),
 				Destroy:     true,
 				ExpectError: stuck,
 			},
@@ -61,7 +61,7 @@ func TestAccCluster_stuckInEveryTransitionalState(t *testing.T) {
 	steps = append(steps, resource.TestStep{
 		// Destroying: the destroy deletes it; CheckDestroy finds nothing.
 		PreConfig: setState(clusterstate.Destroying),
-		Config:    env.etcdClusterConfig(0, 1, ""),
+		Config:    env.etcdCluster(0, 1).String(),
 		Destroy:   true,
 	})
 	accTest(t, resource.TestCase{

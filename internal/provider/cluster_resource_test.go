@@ -1,8 +1,6 @@
 package provider
 
 import (
-	"context"
-	"fmt"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/compare"
@@ -10,7 +8,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
-	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 )
 
@@ -22,15 +19,8 @@ func TestAccCluster_lifecycle(t *testing.T) {
 	env := newSimEnv(t)
 	v133, v134 := env.VersionID("1.33.13"), env.VersionID("1.34.2")
 	config := func(version string, size int, state string) string {
-		return env.clusterHCL("lifecycle", fmt.Sprintf(`
-  kubernetes_version_id = %q
-  etcd_nodes            = 3
-  size                  = %d
-  keypair               = %q
-  node_root_disk_size   = 20
-  hypervisor            = "KVM"
-  state                 = %q
-`, version, size, env.Info.Keypair, state))
+		return env.cluster("lifecycle").set("kubernetes_version_id", version).etcd(3).size(size).keypair().
+			set("node_root_disk_size", 20).set("hypervisor", "KVM").set("state", state).String()
 	}
 	sameID := statecheck.CompareValue(compare.ValuesSame())
 	accTest(t, resource.TestCase{
@@ -82,7 +72,7 @@ func TestAccCluster_lifecycle(t *testing.T) {
 					expectAttr("state", knownvalue.StringExact("Running")),
 					expectAttr("nodes", nodeRoles("etcd", "etcd", "etcd", "control", "worker")),
 				},
-				Check: env.checkEtcdClusterRules(t),
+				Check: env.checkCluster(t, clusterAddr, 1, etcdFirewalls(1, 3)),
 			},
 			{
 				Config: config(v134, 1, "Running"),
@@ -113,21 +103,4 @@ func TestAccCluster_lifecycle(t *testing.T) {
 			},
 		},
 	})
-}
-
-// checkEtcdClusterRules checks the rules of the cluster in state through the API.
-func (e *simEnv) checkEtcdClusterRules(t *testing.T) resource.TestCheckFunc {
-	return func(s *terraform.State) error {
-		id, err := clusterID(s)
-		if err != nil {
-			return err
-		}
-		ctx := context.Background()
-		c, err := e.API.GetKubernetesCluster(ctx, id)
-		if err != nil {
-			return err
-		}
-		e.expectEtcdClusterRules(t, c)
-		return nil
-	}
 }

@@ -22,96 +22,126 @@ import (
 // failure, so that the next plan shows what is left to do.
 func (r *clusterResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
 	defer func() { resp.Diagnostics.Append(identityFromState(ctx, resp.State, resp.Identity)...) }()
-	var plan, prior, cfg clusterResourceModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	resp.Diagnostics.Append(req.State.Get(ctx, &prior)...)
-	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
+	op, diags := newUpdateOp(ctx, req.Plan, req.State, req.Config, req.Private)
+	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
 	// The response starts as the planned state, which Terraform records
 	// even after an error; until CloudStack is read back, keep the prior one.
-	resp.Diagnostics.Append(resp.State.Set(ctx, &prior)...)
+	resp.Diagnostics.Append(resp.State.Set(ctx, op.state)...)
 	if r.data == nil {
 		notConfigured(&resp.Diagnostics)
 		return
 	}
-	timeout, diags := plan.Timeouts.Update(ctx, defaultClusterTimeout)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
+	timeout, diags := op.plan.Timeouts.Update(ctx, defaultClusterTimeout)
+	if resp.Diagnostics.Append(diags...); resp.Diagnostics.HasError() {
 		return
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	id := prior.ID.ValueString()
-	ctx = tflog.SetField(ctx, "cluster_id", id)
-	if plan.AllowRestartForRecovery.ValueBool() {
+	ctx = tflog.SetField(ctx, "cluster_id", op.id())
+	if op.plan.AllowRestartForRecovery.ValueBool() {
 		resp.Diagnostics.AddAttributeWarning(pathAllowRestart, "Attribute Has No Effect", allowRestartNoEffect)
 	}
-
-	if recordOnly(ctx, req.Plan.Raw, &plan, &prior, &cfg, resp) || r.refused(ctx, plan, prior, &cfg, req.Private, &resp.Diagnostics) {
+	if recordOnly(ctx, req.Plan.Raw, op, resp) || r.refused(ctx, op, &resp.Diagnostics) {
 		return
 	}
-	upd, diags := updateRequest(ctx, &plan, &prior, req.Private)
+	upd, diags := updateRequest(ctx, op)
 	resp.Diagnostics.Append(diags...)
-	history, diags := recordCIDRsBeforeChanges(ctx, &plan, &prior, req.Private, resp.Private)
-	resp.Diagnostics.Append(diags...)
+	resp.Diagnostics.Append(op.recordCIDRs(ctx, resp.Private)...) // before any rule call
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	upd.PlannedOfferings = plannedOfferings(&plan, &cfg)
-	upd.ExternalSeen = externalSeen(ctx, req.Private)
-	rep, err := r.engine().Update(ctx, id, upd)
-	addReportWarnings(&resp.Diagnostics, rep)
-	if rep.Admin != nil {
-		resp.Diagnostics.AddWarning("Cluster Needs an Administrator", "The cluster's SSH rules are restored; nothing else "+
-			"can be changed through CloudStack's API. "+adminText(rep.Admin))
-	}
-	planned := plan
-	obs := observationOf(rep)
-	if obs == nil {
-		var d diag.Diagnostics
-		obs, d = r.observe(ctx, &plan, id, resp.Private) // with the CIDR lists this update recorded
-		if err == nil {
-			resp.Diagnostics.Append(d...)
-		}
-	}
-	if obs == nil {
-		resp.Diagnostics.Append(resp.State.Set(ctx, &prior)...)
+	rep, err := r.engine().Update(ctx, op.id(), upd)
+	addUpdateReport(&resp.Diagnostics, rep)
+	obs := r.readBack(ctx, op, rep, err, resp)
+	switch {
+	case obs == nil:
+		resp.Diagnostics.Append(resp.State.Set(ctx, op.state)...)
 		if err != nil {
 			addFailure(&resp.Diagnostics, err, "The state keeps its prior values; the next refresh reads the cluster.")
 		}
-		return
+	case err != nil:
+		recordFailedUpdate(ctx, op, obs, err, resp)
+	default:
+		recordUpdated(ctx, req.Plan.Raw, op, upd, obs, resp)
 	}
-	if err != nil {
-		// A state CloudStack does not report as Running or Stopped keeps
-		// the value from before the failed update, not the planned one.
-		plan.State = prior.State
+}
+
+// addUpdateReport reports what the engine changed, and a cluster only an
+// administrator can repair now.
+func addUpdateReport(diags *diag.Diagnostics, rep clusterops.Report) {
+	addReportWarnings(diags, rep)
+	if rep.Admin != nil {
+		diags.AddWarning("Cluster Needs an Administrator", "The cluster's SSH rules are restored; nothing else "+
+			"can be changed through CloudStack's API. "+adminText(rep.Admin))
 	}
-	resp.Diagnostics.Append(refreshModel(ctx, &plan, obs, resp.Private)...)
-	if err != nil {
-		if !plan.SSHRulesInSync.Equal(types.BoolValue(true)) {
-			// The rules are not in the new CIDRs' layout (a narrowing that
-			// failed half-way): the state keeps the CIDRs the rules had,
-			// so that the next plan shows the change again and knows the
-			// rules of the old CIDRs as the cluster's.
-			plan.SSHCIDRs, plan.APICIDRs = prior.SSHCIDRs, prior.APICIDRs
-		}
-		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
-		addFailure(&resp.Diagnostics, err, "The state now holds the cluster as CloudStack reports it; the next plan shows what is left to do.")
-		return
+}
+
+// readBack is the cluster after the update: the engine's last read of it,
+// else a read now with the CIDR lists this update recorded; nil when the
+// cluster cannot be read. A failed read is reported only when the update
+// succeeded (a failed one reports its own error).
+func (r *clusterResource) readBack(ctx context.Context, op *clusterOp, rep clusterops.Report, err error, resp *resource.UpdateResponse) *clusterops.Observation {
+	if obs := observationOf(rep); obs != nil {
+		return obs
 	}
-	// Values planned from the prior state are kept: a VM state or an
-	// autoscaler size that changed since the plan shows at the next refresh.
+	obs, d := r.observe(ctx, op, op.id())
+	if err == nil {
+		resp.Diagnostics.Append(d...)
+	}
+	return obs
+}
+
+// recordFailedUpdate records the cluster as CloudStack reports it after a
+// failed update. A state CloudStack does not report as Running or Stopped
+// keeps the value from before, not the planned one.
+func recordFailedUpdate(ctx context.Context, op *clusterOp, obs *clusterops.Observation, err error, resp *resource.UpdateResponse) {
+	rec := *op.plan
+	rec.State = op.state.State
+	resp.Diagnostics.Append(refreshModel(ctx, &rec, obs, resp.Private)...)
+	if !rec.SSHRulesInSync.Equal(types.BoolValue(true)) {
+		// The rules are not in the new CIDRs' layout (a narrowing that
+		// failed half-way): the state keeps the CIDRs the rules had, so
+		// that the next plan shows the change again and knows the rules
+		// of the old CIDRs as the cluster's.
+		rec.SSHCIDRs, rec.APICIDRs = op.state.SSHCIDRs, op.state.APICIDRs
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &rec)...)
+	addFailure(&resp.Diagnostics, err, "The state now holds the cluster as CloudStack reports it; the next plan shows what is left to do.")
+}
+
+// recordUpdated records the cluster after an update whose every step
+// succeeded. What CloudStack reports otherwise than planned is reported
+// (addUnmetPlan). Otherwise every value the plan knew is kept as planned,
+// since Terraform takes it as a promise: a VM state, an autoscaler size, or
+// a capacity that changed since the plan (another client, the autoscaler)
+// shows at the next refresh.
+func recordUpdated(ctx context.Context, planned tftypes.Value, op *clusterOp, upd clusterops.UpdateRequest, obs *clusterops.Observation,
+	resp *resource.UpdateResponse,
+) {
+	plan, rec := *op.plan, *op.plan
+	resp.Diagnostics.Append(refreshModel(ctx, &rec, obs, resp.Private)...)
 	var nodesAsPlanned bool
-	plan.Nodes, nodesAsPlanned = keepPlannedNodes(ctx, planned.Nodes, plan.Nodes)
-	if !planned.Size.IsUnknown() && upd.Autoscaling != nil {
-		plan.Size = planned.Size
+	rec.Nodes, nodesAsPlanned = keepPlannedNodes(ctx, plan.Nodes, rec.Nodes)
+	if !plan.Size.IsUnknown() && upd.Autoscaling != nil {
+		rec.Size = plan.Size
 	}
-	unmet, derived := unmetPlan(planned, &plan, cfg)
-	resp.Diagnostics.Append(forgetUnusedCIDRs(ctx, history, &plan, obs, resp.Private)...)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
-	addUnmetPlan(&resp.Diagnostics, id, unmet, derived, nodesAsPlanned)
+	unmet, derived := unmetPlan(plan, &rec, *op.config)
+	resp.Diagnostics.Append(op.forgetUnusedCIDRs(ctx, obs, resp.Private)...)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &rec)...)
+	if len(unmet) == 0 && nodesAsPlanned && !resp.Diagnostics.HasError() {
+		kept, err := keepPlannedValues(planned, &resp.State)
+		if err != nil {
+			resp.Diagnostics.AddError("Unable to Record Cluster", fmt.Sprintf("Recording cluster %s failed: %s. This is a "+
+				"bug in the provider; the next refresh reads the cluster.", op.id(), err))
+		}
+		if len(kept) > 0 {
+			tflog.Info(ctx, "kept planned values CloudStack reports otherwise since the plan", map[string]any{"attributes": kept})
+		}
+	}
+	addUnmetPlan(&resp.Diagnostics, op.id(), unmet, derived, nodesAsPlanned)
 }
 
 // addUnmetPlan says, after an update whose every step succeeded, which
@@ -136,32 +166,44 @@ func addUnmetPlan(diags *diag.Diagnostics, id string, unmet, derived []plannedVa
 
 // refused makes the checks the plan showed as warnings (see ModifyPlan)
 // again, and reports whether one refuses the update, before any change.
-func (r *clusterResource) refused(ctx context.Context, plan, prior clusterResourceModel, cfg *clusterResourceModel, p privateState,
-	diags *diag.Diagnostics,
-) bool {
+// They complete copies of the plan and state, not the update's own.
+func (r *clusterResource) refused(ctx context.Context, op *clusterOp, diags *diag.Diagnostics) bool {
 	var refusals diag.Diagnostics
-	r.checkUpdate(ctx, &plan, &prior, cfg, p, &refusals)
+	r.checkUpdate(ctx, op.scratch(), &refusals)
 	diags.Append(refusals.Errors()...)
 	return refusals.HasError()
 }
 
 // recordOnly records, without a call to CloudStack, an update that asks
-// nothing of it (localOnly), and one that turns deletion_protection off on
-// a cluster CloudStack only allows deleting (planReplacement deferred the
-// replacement): the state takes the attributes that live only in it. Any
-// other change planned for such a cluster is not made, and the error says
-// the next apply replaces it. It reports whether it handled the update.
-func recordOnly(ctx context.Context, planned tftypes.Value, plan, prior, cfg *clusterResourceModel, resp *resource.UpdateResponse) bool {
+// nothing of it (localOnly): the state takes the plan, whose values
+// CloudStack reports are the prior state's (ModifyPlan kept them), so only
+// the attributes that live in the state change: deletion_protection,
+// timeouts, the consents, and an input CloudStack returns nowhere set on an
+// imported cluster. It also records an update that turns
+// deletion_protection off on a cluster CloudStack only allows deleting
+// (planReplacement deferred the replacement): the state takes the local
+// attributes alone, any other change planned for such a cluster is not
+// made, and the error says the next apply replaces it. It reports whether
+// it handled the update.
+func recordOnly(ctx context.Context, planned tftypes.Value, op *clusterOp, resp *resource.UpdateResponse) bool {
+	plan, prior, cfg := op.plan, op.state, op.config
 	deferred := liftsProtection(plan, prior) && mustBeReplaced(prior)
 	planCopy := *plan
 	if !deferred && !localOnly(planChangesOf(&planCopy, prior, cfg), &planCopy, prior, cfg) {
 		return false
 	}
-	rec := withLocalValues(prior, plan)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &rec)...)
 	if !deferred {
+		raw, err := knownOverPrior(planned, resp.State.Raw)
+		if err != nil {
+			resp.Diagnostics.AddError("Unable to Record Cluster", fmt.Sprintf("Recording the update of cluster %s failed: %s. "+
+				"This is a bug in the provider; nothing was changed in CloudStack.", op.id(), err))
+			return true
+		}
+		resp.State.Raw = raw
 		return true
 	}
+	rec := withLocalValues(prior, plan)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &rec)...)
 	if waiting := differingAttributes(planned, resp.State.Raw); len(waiting) > 0 {
 		resp.Diagnostics.AddError("Cluster Replacement Deferred", fmt.Sprintf("Cluster %s is in state %s, from which "+
 			"CloudStack only allows deleting it. This apply recorded deletion_protection = false and nothing else, so the "+
@@ -169,6 +211,24 @@ func recordOnly(ctx context.Context, planned tftypes.Value, plan, prior, cfg *cl
 			prior.CloudStackState.ValueString(), strings.Join(waiting, ", ")))
 	}
 	return true
+}
+
+// knownOverPrior is the planned value with the prior one in every
+// top-level attribute the plan does not wholly know.
+func knownOverPrior(planned, prior tftypes.Value) (tftypes.Value, error) {
+	var want, had map[string]tftypes.Value
+	if err := planned.As(&want); err != nil {
+		return prior, err
+	}
+	if err := prior.As(&had); err != nil {
+		return prior, err
+	}
+	for name, v := range want {
+		if !v.IsFullyKnown() {
+			want[name] = had[name]
+		}
+	}
+	return tftypes.NewValue(planned.Type(), want), nil
 }
 
 // observationOf is the engine's last read of the cluster, if it made one.

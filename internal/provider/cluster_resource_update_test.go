@@ -24,16 +24,7 @@ func TestAccCluster_offerings(t *testing.T) {
 	t.Parallel()
 	env := newSimEnv(t)
 	config := func(offering, state string) string {
-		return env.ProviderConfig(fmt.Sprintf(`
-resource "cks_cluster" "test" {
-  name                  = "offerings"
-  zone_id               = %q
-  service_offering_id   = %q
-  kubernetes_version_id = %q
-  size                  = 1
-  state                 = %q
-}
-`, env.Info.ZoneID, offering, env.VersionID("1.33.13"), state))
+		return env.cluster("offerings").set("service_offering_id", offering).set("state", state).String()
 	}
 	medium, large := env.Info.ServiceOfferingID, env.Info.LargeServiceOfferingID
 	sameID := statecheck.CompareValue(compare.ValuesSame())
@@ -84,7 +75,7 @@ func TestAccCluster_serverLimits(t *testing.T) {
 	accTest(t, resource.TestCase{
 		CheckDestroy: env.expectNothingLeft,
 		Steps: []resource.TestStep{{
-			Config: env.clusterHCL("too-big", fmt.Sprintf("  kubernetes_version_id = %q\n  size = 10\n", env.VersionID("1.33.13"))),
+			Config: env.cluster("too-big").size(10).String(),
 			ExpectError: errorFragments("Unable to Create Cluster", `CloudStack refused to create cluster "too-big"`,
 				"must not exceed cloud.kubernetes.cluster.max.size: 10"),
 		}},
@@ -98,14 +89,7 @@ func TestAccCluster_autoscaling(t *testing.T) {
 	t.Parallel()
 	env := newSimEnv(t)
 	version := env.VersionID("1.33.13")
-	autoscaled := env.clusterHCL("autoscaled", fmt.Sprintf(`
-  kubernetes_version_id = %q
-  autoscaling = {
-    enabled  = true
-    min_size = 1
-    max_size = 3
-  }
-`, version))
+	autoscaled := env.cluster("autoscaled").set("kubernetes_version_id", version).autoscaled(3).String()
 	var id string
 	accTest(t, resource.TestCase{
 		CheckDestroy: env.expectNothingLeft,
@@ -123,7 +107,7 @@ func TestAccCluster_autoscaling(t *testing.T) {
 			{
 				// The autoscaler adds a worker: the refresh records size 2
 				// and the plan stays empty.
-				PreConfig: func() { env.scaleOutOfBand(t, id, 2, true) },
+				PreConfig: func() { env.autoscalerScales(t, id, 2) },
 				Config:    autoscaled,
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectEmptyPlan(),
@@ -133,7 +117,7 @@ func TestAccCluster_autoscaling(t *testing.T) {
 				},
 			},
 			{
-				Config: env.clusterHCL("autoscaled", fmt.Sprintf("  kubernetes_version_id = %q\n  size = 1\n", version)),
+				Config: env.cluster("autoscaled").set("kubernetes_version_id", version).String(),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction(clusterAddr, plancheck.ResourceActionUpdate),
 				}},
@@ -145,33 +129,6 @@ func TestAccCluster_autoscaling(t *testing.T) {
 			},
 		},
 	})
-}
-
-// scaleOutOfBand changes the cluster's size through the API, as the
-// cluster autoscaler or an operator would. With autoscaling on, the
-// autoscaler is switched off for the call and back on after it.
-func (e *simEnv) scaleOutOfBand(t *testing.T, id string, size int64, autoscaled bool) {
-	t.Helper()
-	ctx := context.Background()
-	api := e.API
-	run := func(p cloudstack.ScaleClusterParams) {
-		ref, err := api.ScaleKubernetesCluster(ctx, p)
-		if err == nil {
-			err = e.WaitJob(ref.JobID)
-		}
-		if err != nil {
-			t.Fatalf("out-of-band scale: %v", err)
-		}
-	}
-	off, on := false, true
-	if autoscaled {
-		run(cloudstack.ScaleClusterParams{ID: id, AutoscalingEnabled: &off})
-	}
-	run(cloudstack.ScaleClusterParams{ID: id, Size: &size})
-	if autoscaled {
-		minSize, maxSize := int64(1), int64(3)
-		run(cloudstack.ScaleClusterParams{ID: id, AutoscalingEnabled: &on, MinSize: &minSize, MaxSize: &maxSize})
-	}
 }
 
 // TestAccCluster_importOutOfBand imports a cluster created through the API,
@@ -195,12 +152,8 @@ func TestAccCluster_importOutOfBand(t *testing.T) {
 	if err := env.WaitJob(ref.JobID); err != nil {
 		t.Fatal(err)
 	}
-	config := env.clusterHCL("imported", fmt.Sprintf(`
-  kubernetes_version_id = %q
-  etcd_nodes            = 1
-  size                  = 2
-  keypair               = %q
-`, version, env.Info.Keypair))
+	imported := env.cluster("imported").set("kubernetes_version_id", version).etcd(1).size(2).keypair()
+	config := imported.String()
 	accTest(t, resource.TestCase{
 		CheckDestroy: env.expectNothingLeft,
 		Steps: []resource.TestStep{
@@ -228,18 +181,12 @@ func TestAccCluster_importOutOfBand(t *testing.T) {
 					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
 				},
 				ConfigStateChecks: []statecheck.StateCheck{expectAttr("ssh_rules_in_sync", knownvalue.Bool(true))},
-				Check:             env.checkCluster(t, 2, etcdFirewalls(2, 1)),
+				Check:             env.checkCluster(t, clusterAddr, 2, etcdFirewalls(2, 1)),
 			},
 			{
 				// node_root_disk_size is not returned by the API: setting it
 				// on an imported cluster records it without a replacement.
-				Config: env.clusterHCL("imported", fmt.Sprintf(`
-  kubernetes_version_id = %q
-  etcd_nodes            = 1
-  size                  = 2
-  keypair               = %q
-  node_root_disk_size   = 30
-`, version, env.Info.Keypair)),
+				Config: imported.set("node_root_disk_size", 30).String(),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction(clusterAddr, plancheck.ResourceActionUpdate),
 				}},
@@ -257,7 +204,7 @@ func TestAccCluster_importOutOfBand(t *testing.T) {
 func TestAccCluster_disappears(t *testing.T) {
 	t.Parallel()
 	env := newSimEnv(t)
-	config := env.clusterHCL("vanishing", fmt.Sprintf("  kubernetes_version_id = %q\n  size = 1\n", env.VersionID("1.33.13")))
+	config := env.cluster("vanishing").String()
 	accTest(t, resource.TestCase{
 		CheckDestroy: env.expectNothingLeft,
 		Steps: []resource.TestStep{
@@ -290,7 +237,7 @@ func TestAccCluster_disappears(t *testing.T) {
 func TestAccCluster_errorStateReplaced(t *testing.T) {
 	t.Parallel()
 	env := newSimEnv(t)
-	config := env.clusterHCL("broken", fmt.Sprintf("  kubernetes_version_id = %q\n  size = 1\n", env.VersionID("1.33.13")))
+	config := env.cluster("broken").String()
 	var firstID string
 	newID := statecheck.CompareValue(compare.ValuesDiffer())
 	accTest(t, resource.TestCase{
@@ -316,7 +263,7 @@ func TestAccCluster_errorStateReplaced(t *testing.T) {
 					newID.AddStateValue(clusterAddr, tfjsonpath.New("id")),
 				},
 				Check: func(*terraform.State) error {
-					if n := env.liveClusters(); n != 1 {
+					if n := len(env.liveClusters()); n != 1 {
 						return fmt.Errorf("want one new cluster, have %d clusters", n)
 					}
 					return nil
@@ -332,7 +279,7 @@ func TestAccCluster_createStopped(t *testing.T) {
 	t.Parallel()
 	env := newSimEnv(t)
 	config := func(state string) string {
-		return env.clusterHCL("parked", fmt.Sprintf("  kubernetes_version_id = %q\n  size = 1\n  state = %q\n", env.VersionID("1.33.13"), state))
+		return env.cluster("parked").set("state", state).String()
 	}
 	accTest(t, resource.TestCase{
 		CheckDestroy: env.expectNothingLeft,

@@ -1,7 +1,6 @@
 package provider
 
 import (
-	"fmt"
 	"strings"
 	"testing"
 
@@ -18,7 +17,7 @@ func TestAccCluster_versionRules(t *testing.T) {
 	t.Parallel()
 	env := newSimEnv(t)
 	config := func(semver string) string {
-		return env.clusterHCL("versions", fmt.Sprintf("  kubernetes_version_id = %q\n  size = 1\n", env.VersionID(semver)))
+		return env.cluster("versions").version(semver).String()
 	}
 	resetCalls := func() { env.Sim.ResetCallCounts() }
 	onlyReads := func() {

@@ -7,7 +7,6 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
-	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/rules"
@@ -74,27 +73,23 @@ func (r *clusterResource) checkCreateNetwork(ctx context.Context, m *clusterReso
 // warnDestroyOnVPC says, in the plan of a destroy or a replacement of a
 // cluster on a VPC tier with a list of its own, which network ACL items
 // CloudStack's destroy revokes beyond the cluster's (the user's, other
-// clusters'), and what the provider restores after it.
-func (r *clusterResource) warnDestroyOnVPC(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	if r.data == nil || req.State.Raw.IsNull() || cachedNetwork(ctx, req.Private) != rules.NetworkVPC {
+// clusters'), and what the provider restores after it. op is the destroy:
+// its plan is the state.
+func (r *clusterResource) warnDestroyOnVPC(ctx context.Context, op *clusterOp, diags *diag.Diagnostics) {
+	if r.data == nil || op.private.network != rules.NetworkVPC || !known(op.state.ID) {
 		return
 	}
-	var state clusterResourceModel
-	if resp.Diagnostics.Append(req.State.Get(ctx, &state)...); resp.Diagnostics.HasError() || !known(state.ID) {
-		return
-	}
-	in, d := intentOf(ctx, &state, nil, req.Private)
-	resp.Diagnostics.Append(d...)
-	impact, err := r.engine().CheckDelete(ctx, state.ID.ValueString(), in)
+	id := op.id()
+	impact, err := r.engine().CheckDelete(ctx, id, op.intent)
 	if err != nil {
-		resp.Diagnostics.AddWarning("Unable to Check the Cluster's Network ACL List",
+		diags.AddWarning("Unable to Check the Cluster's Network ACL List",
 			fmt.Sprintf("Reading the network ACL list of cluster %s's VPC tier, to say what CloudStack's destroy revokes from "+
-				"it, failed: %v. The delete checks again and restores what other clusters and you need.", state.ID.ValueString(), err))
+				"it, failed: %v. The delete checks again and restores what other clusters and you need.", id, err))
 		return
 	}
 	if lines := impact.Describe(); len(lines) > 0 {
-		resp.Diagnostics.AddWarning("Destroy Changes a Shared Network ACL List",
+		diags.AddWarning("Destroy Changes a Shared Network ACL List",
 			fmt.Sprintf("Destroying cluster %s changes the network ACL list of its VPC tier beyond the cluster:\n- %s",
-				state.ID.ValueString(), strings.Join(lines, "\n- ")))
+				id, strings.Join(lines, "\n- ")))
 	}
 }

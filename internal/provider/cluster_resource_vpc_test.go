@@ -21,26 +21,24 @@ import (
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/drift"
 )
 
-// vpcClusterConfig is cks_cluster.test on a VPC tier with one etcd node,
-// and, while it runs, a drift check over SSH that fails the plan on drift.
-func (e *simEnv) vpcClusterConfig(networkID, version string, size int, state string) string {
-	hcl := e.clusterHCL("vpc", fmt.Sprintf(`
-  kubernetes_version_id = %q
-  network_id            = %q
-  etcd_nodes            = 1
-  size                  = %d
-  keypair               = %q
-  state                 = %q
-`, version, networkID, size, e.Info.Keypair, state))
+// vpcCluster is cks_cluster.test on a VPC tier with one etcd node.
+func vpcCluster(e *simEnv, networkID, versionID string, size int, state string) clusterConfig {
+	return e.cluster("vpc").set("kubernetes_version_id", versionID).on(networkID).etcd(1).size(size).keypair().set("state", state)
+}
+
+// vpcClusterConfig is vpcCluster and, while it runs, a drift check over SSH
+// that fails the plan on drift.
+func vpcClusterConfig(e *simEnv, networkID, versionID string, size int, state string) string {
+	c := vpcCluster(e, networkID, versionID, size, state)
 	if state == "Running" {
-		hcl += e.vpcDriftGate()
+		c = c.with(vpcDriftGate(e))
 	}
-	return hcl
+	return c.String()
 }
 
 // vpcDriftGate is a drift check of cks_cluster.test over SSH, through the
 // tier's forwards and network ACL, that fails the plan on any finding.
-func (e *simEnv) vpcDriftGate() string {
+func vpcDriftGate(e *simEnv) string {
 	return fmt.Sprintf(`
 data "cks_cluster_drift" "gate" {
   cluster_id    = cks_cluster.test.id
@@ -52,36 +50,6 @@ data "cks_cluster_drift" "gate" {
   }
 }
 `, e.KeyFile)
-}
-
-// checkVPCPaths checks every path of the running cluster in state: SSH to
-// each node through its forward on the cluster's VPC IP (the tier's network
-// ACL lets it in), and CloudStack's own view of its SSH and API paths.
-func (e *simEnv) checkVPCPaths(t *testing.T) resource.TestCheckFunc {
-	return func(s *terraform.State) error {
-		id, err := clusterID(s)
-		if err != nil {
-			return err
-		}
-		c, err := e.API.GetKubernetesCluster(t.Context(), id)
-		if err != nil {
-			return err
-		}
-		if ssh, api, err := e.Sim.ClusterReachable(id); err != nil || !ssh || !api {
-			return fmt.Errorf("CloudStack reaches cluster %s over SSH %t and its API %t (%v)", id, ssh, api, err)
-		}
-		var ports []int
-		for _, pf := range e.Forwards(c) {
-			if pf.PrivatePort == 22 {
-				ports = append(ports, pf.PublicPort)
-			}
-		}
-		if len(ports) != len(c.VirtualMachines) {
-			return fmt.Errorf("%d SSH forwards for %d VMs", len(ports), len(c.VirtualMachines))
-		}
-		e.expectSSH(t, clusterview.EndpointHost(c), ports...)
-		return nil
-	}
 }
 
 // TestAccCluster_vpcTier runs a cluster on a VPC tier through its life, on
@@ -121,7 +89,7 @@ func testVPCTierLifecycle(t *testing.T, env *simEnv, network string) {
 			checks = append(checks, statecheck.ExpectKnownValue("data.cks_cluster_drift.gate", tfjsonpath.New("in_sync"), knownvalue.Bool(true)))
 			check = env.checkVPCPaths(t)
 		}
-		config := env.vpcClusterConfig(network, version, size, state)
+		config := vpcClusterConfig(env, network, version, size, state)
 		return []resource.TestStep{
 			{Config: config, ConfigStateChecks: checks, Check: check},
 			{Config: config, ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}}},
@@ -159,19 +127,6 @@ func testVPCTierLifecycle(t *testing.T, env *simEnv, network string) {
 	})
 }
 
-// aclSignatures lists the items of every network ACL list but the default
-// ones, without ids and numbers, sorted.
-func (e *simEnv) aclSignatures() []string {
-	var out []string
-	for _, it := range e.Sim.DumpState().ACLItems {
-		if it.ACLID == e.Info.VPCACLID {
-			out = append(out, fmt.Sprintf("%s %d-%d %s %s %v", it.Protocol, it.StartPort, it.EndPort, it.TrafficType, it.Action, it.CIDRs))
-		}
-	}
-	slices.Sort(out)
-	return out
-}
-
 // TestAccCluster_vpcTierACLItemRepaired deletes CKS's item for 22 from the
 // tier's list out of band: SSH to every node fails, the drift check fails
 // the plan with network_acl_item_missing, the cluster plans
@@ -181,8 +136,8 @@ func TestAccCluster_vpcTierACLItemRepaired(t *testing.T) {
 	t.Parallel()
 	env := newSimEnv(t)
 	v133 := env.VersionID("1.33.13")
-	config := env.vpcClusterConfig(env.Info.VPCACLTierNetworkID, v133, 1, "Running")
-	noGate := strings.Replace(config, env.vpcDriftGate(), "", 1)
+	config := vpcClusterConfig(env, env.Info.VPCACLTierNetworkID, v133, 1, "Running")
+	noGate := vpcCluster(env, env.Info.VPCACLTierNetworkID, v133, 1, "Running").String()
 	var created []string
 	accTest(t, resource.TestCase{
 		CheckDestroy: env.expectNothingLeft,
@@ -193,7 +148,7 @@ func TestAccCluster_vpcTierACLItemRepaired(t *testing.T) {
 				Config:             config,
 				PlanOnly:           true,
 				ExpectNonEmptyPlan: true,
-				ExpectError: driftErrorPattern("Cluster Drift Detected", drift.KindNetworkACLItemMissing,
+				ExpectError: errorFragments("Cluster Drift Detected", drift.KindNetworkACLItemMissing,
 					"lets TCP 22 in"),
 			},
 			{
@@ -246,18 +201,18 @@ func TestAccCluster_vpcTierUserForwardNamedBeforeScale(t *testing.T) {
 	accTest(t, resource.TestCase{
 		CheckDestroy: env.expectNothingLeft,
 		Steps: []resource.TestStep{
-			{Config: env.vpcClusterConfig(env.Info.VPCACLTierNetworkID, v133, 2, "Running")},
+			{Config: vpcClusterConfig(env, env.Info.VPCACLTierNetworkID, v133, 2, "Running")},
 			{
 				// 2225 is the port the next node gets: the drift check
 				// names the forward before anyone scales.
 				PreConfig:          addForward,
-				Config:             env.vpcClusterConfig(env.Info.VPCACLTierNetworkID, v133, 2, "Running"),
+				Config:             vpcClusterConfig(env, env.Info.VPCACLTierNetworkID, v133, 2, "Running"),
 				PlanOnly:           true,
 				ExpectNonEmptyPlan: false,
-				ExpectError:        driftErrorPattern("Cluster Drift Detected", drift.KindScaleHazard, "user port forward", "2225"),
+				ExpectError:        errorFragments("Cluster Drift Detected", drift.KindScaleHazard, "user port forward", "2225"),
 			},
 			{
-				Config:      strings.Replace(env.vpcClusterConfig(env.Info.VPCACLTierNetworkID, v133, 3, "Running"), env.vpcDriftGate(), "", 1),
+				Config:      vpcCluster(env, env.Info.VPCACLTierNetworkID, v133, 3, "Running").String(),
 				ExpectError: errorFragments("Unsafe Cluster Scale", "user port forward", "2225", "could not be re-created"),
 			},
 			{
@@ -266,32 +221,12 @@ func TestAccCluster_vpcTierUserForwardNamedBeforeScale(t *testing.T) {
 						t.Fatal(err)
 					}
 				},
-				Config:            env.vpcClusterConfig(env.Info.VPCACLTierNetworkID, v133, 3, "Running"),
+				Config:            vpcClusterConfig(env, env.Info.VPCACLTierNetworkID, v133, 3, "Running"),
 				ConfigStateChecks: []statecheck.StateCheck{expectAttr("size", knownvalue.Int64Exact(3))},
 				Check:             env.checkVPCPaths(t),
 			},
 		},
 	})
-}
-
-// clusterNamed returns the live cluster of that name.
-func (e *simEnv) clusterNamed(t *testing.T, name string) *cloudstack.Cluster {
-	t.Helper()
-	list, err := e.API.ListKubernetesClusters(t.Context(), cloudstack.ListClustersParams{Name: name, ListAll: true})
-	if err != nil || len(list) != 1 {
-		t.Fatalf("cluster %s: %v, %v", name, list, err)
-	}
-	return &list[0]
-}
-
-// publicIPOf returns the id of the allocated public IP with the address.
-func (e *simEnv) publicIPOf(t *testing.T, address string) string {
-	t.Helper()
-	ips, err := e.API.ListPublicIPAddresses(t.Context(), cloudstack.ListPublicIPParams{IPAddress: address, ListAll: true})
-	if err != nil || len(ips) != 1 {
-		t.Fatalf("public IP %s: %v, %v", address, ips, err)
-	}
-	return ips[0].ID
 }
 
 // TestAccCluster_vpcTierSharedACLList has two clusters on two tiers that
@@ -305,18 +240,8 @@ func TestAccCluster_vpcTierSharedACLList(t *testing.T) {
 	t.Parallel()
 	env := newSimEnv(t)
 	v133 := env.VersionID("1.33.13")
-	second := fmt.Sprintf(`
-resource "cks_cluster" "second" {
-  name                  = "second"
-  zone_id               = %q
-  service_offering_id   = %q
-  kubernetes_version_id = %q
-  network_id            = %q
-  size                  = 1
-  keypair               = %q
-}
-`, env.Info.ZoneID, env.Info.ServiceOfferingID, v133, env.Info.VPCACLTierLBNetworkID, env.Info.Keypair)
-	both := env.vpcClusterConfig(env.Info.VPCACLTierNetworkID, v133, 1, "Running") + second
+	second := env.cluster("second").named("second").on(env.Info.VPCACLTierLBNetworkID).keypair().through("").String()
+	both := vpcClusterConfig(env, env.Info.VPCACLTierNetworkID, v133, 1, "Running") + second
 	secondOnly := env.ProviderConfig(second)
 	var userItem string
 	accTest(t, resource.TestCase{
@@ -372,27 +297,25 @@ resource "cks_cluster" "second" {
 func TestAccCluster_vpcTierRefusesCIDRs(t *testing.T) {
 	t.Parallel()
 	env := newSimEnv(t)
-	base := strings.Replace(env.vpcClusterConfig(env.Info.VPCACLTierNetworkID, env.VersionID("1.33.13"), 1, "Running"),
-		env.vpcDriftGate(), "", 1)
-	with := func(line string) string {
-		return strings.Replace(base, `  state                 = "Running"`, `  state                 = "Running"`+"\n  "+line, 1)
-	}
+	cluster := vpcCluster(env, env.Info.VPCACLTierNetworkID, env.VersionID("1.33.13"), 1, "Running")
+	base := cluster.String()
+	with := func(attribute string) string { return cluster.set(attribute, []string{"10.0.0.0/8"}).String() }
 	accTest(t, resource.TestCase{
 		CheckDestroy: env.expectNothingLeft,
 		Steps: []resource.TestStep{
 			{
-				Config:      with(`ssh_cidrs = ["10.0.0.0/8"]`),
+				Config:      with("ssh_cidrs"),
 				PlanOnly:    true,
 				ExpectError: errorFragments("Not Supported on a VPC Tier", "ssh_cidrs cannot be set for a cluster on a VPC tier", "belongs to the list"),
 			},
 			{Config: base, Check: func(*terraform.State) error {
-				if n := env.liveClusters(); n != 1 {
+				if n := len(env.liveClusters()); n != 1 {
 					return fmt.Errorf("%d clusters: the refused plan created one", n)
 				}
 				return nil
 			}},
 			{
-				Config:      with(`api_cidrs = ["10.0.0.0/8"]`),
+				Config:      with("api_cidrs"),
 				ExpectError: errorFragments("Not Supported on a VPC Tier", "api_cidrs cannot be set for a cluster on a VPC tier"),
 			},
 			{Config: base, ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}}},
@@ -411,8 +334,7 @@ func TestVPCTierDestroyPlanSaysWhatItRevokes(t *testing.T) {
 	r := newExampleRunner(t)
 	second := env.NewCluster(cloudstack.CreateClusterParams{Name: "second", Size: 1, NetworkID: env.Info.VPCACLTierLBNetworkID})
 	work := t.TempDir()
-	config := requiredProviders + strings.Replace(env.vpcClusterConfig(env.Info.VPCACLTierNetworkID, env.VersionID("1.33.13"), 1, "Running"),
-		env.vpcDriftGate(), "", 1)
+	config := requiredProviders + vpcCluster(env, env.Info.VPCACLTierNetworkID, env.VersionID("1.33.13"), 1, "Running").String()
 	if err := os.WriteFile(filepath.Join(work, "main.tf"), []byte(config), 0o600); err != nil {
 		t.Fatal(err)
 	}

@@ -18,24 +18,9 @@ import (
 
 const fleetAddr = "data.cks_clusters_drift.test"
 
-// fleetHCL is the provider plus data.cks_clusters_drift.test.
-func (e *driftEnv) fleetHCL(body string) string {
-	return e.ProviderConfig(fmt.Sprintf("\ndata \"cks_clusters_drift\" \"test\" {\n%s}\n", body))
-}
-
 // expectFleetCluster checks fields of the nth cluster of the fleet check.
 func expectFleetCluster(nth int, checks map[string]knownvalue.Check) statecheck.StateCheck {
 	return statecheck.ExpectKnownValue(fleetAddr, tfjsonpath.New("clusters").AtSliceIndex(nth), knownvalue.ObjectPartial(checks))
-}
-
-// knownHostsFor lists the control-node host key of every cluster, as a
-// fleet check needs.
-func (e *driftEnv) knownHostsFor(clusters ...string) string {
-	var lines string
-	for _, id := range clusters {
-		lines += fmt.Sprintf("[%s]:2222 %s\n", e.Cluster(id).IPAddress, e.HostKeyLine(id))
-	}
-	return lines
 }
 
 func TestAccClustersDrift_Fleet(t *testing.T) {
@@ -90,7 +75,7 @@ func TestAccClustersDrift_Fleet(t *testing.T) {
 			// Gate on the whole fleet.
 			Config:      e.fleetHCL(ssh + "  name_regex = \"^fleet-\"\n  fail_on_drift = true\n"),
 			PlanOnly:    true,
-			ExpectError: driftErrorPattern("Cluster Drift Detected", "fleet-b", "unmapped_vm: VM "+worker.Name),
+			ExpectError: errorFragments("Cluster Drift Detected", "fleet-b", "unmapped_vm: VM "+worker.Name),
 		},
 		{
 			// The fleet without the drifted and the busy cluster is in sync.

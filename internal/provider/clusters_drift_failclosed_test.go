@@ -59,7 +59,7 @@ func TestAccClustersDrift_GateFailsClosedClusterByCluster(t *testing.T) {
 			},
 			Config:   gate(""),
 			PlanOnly: true,
-			ExpectError: driftErrorPattern("Cluster Drift Check Skipped", "fleet-c", "Upgrading", "allow_incomplete = true",
+			ExpectError: errorFragments("Cluster Drift Check Skipped", "fleet-c", "Upgrading", "allow_incomplete = true",
 				"Cluster Drift Check Incomplete", "fleet-b", "Kubernetes nodes (nodes) not checked", "connection refused", "allow_incomplete = true"),
 		},
 		{
@@ -83,7 +83,7 @@ func TestAccClustersDrift_GateFailsClosedClusterByCluster(t *testing.T) {
 			PreConfig:   func() { e.Sim.FailNextCalls("listVirtualMachines", relNodeFaultCount, 530, "Injected failure") },
 			Config:      gate("  name_regex = \"^fleet-a$\"\n"),
 			PlanOnly:    true,
-			ExpectError: driftErrorPattern("Clusters Not Checked", "fleet-a", "Injected failure", "allow_incomplete = true"),
+			ExpectError: errorFragments("Clusters Not Checked", "fleet-a", "Injected failure", "allow_incomplete = true"),
 		},
 		{
 			Config: gate("  name_regex = \"^fleet-a$\"\n  allow_incomplete = true\n"),
@@ -114,19 +114,19 @@ func TestAccClustersDrift_WrongHostKeyFailsTheRun(t *testing.T) {
 		{
 			Config:   e.fleetHCL(ssh(wrong)),
 			PlanOnly: true,
-			ExpectError: driftErrorPattern("SSH Host Key Refused", "ssh.known_hosts does not accept", "cluster fleet-b ("+b.ID+") at "+b.IPAddress+":2222",
+			ExpectError: errorFragments("SSH Host Key Refused", "ssh.known_hosts does not accept", "cluster fleet-b ("+b.ID+") at "+b.IPAddress+":2222",
 				"host key mismatch", "whatever fail_on_drift and allow_incomplete say"),
 		},
 		{
 			Config:      e.fleetHCL(ssh(wrong) + "  fail_on_drift = true\n  allow_incomplete = true\n"),
 			PlanOnly:    true,
-			ExpectError: driftErrorPattern("SSH Host Key Refused", "fleet-b", "host key mismatch"),
+			ExpectError: errorFragments("SSH Host Key Refused", "fleet-b", "host key mismatch"),
 		},
 		{
 			// A cluster missing from known_hosts is refused the same way.
 			Config:      e.fleetHCL(ssh(missing) + "  fail_on_drift = true\n"),
 			PlanOnly:    true,
-			ExpectError: driftErrorPattern("SSH Host Key Refused", "fleet-b", "known_hosts has no entry for this host"),
+			ExpectError: errorFragments("SSH Host Key Refused", "fleet-b", "known_hosts has no entry for this host"),
 		},
 	}})
 }

@@ -1,10 +1,8 @@
 package provider
 
 import (
-	"fmt"
 	"regexp"
 	"strings"
-	"testing"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
@@ -12,7 +10,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/drift"
-	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/simtest"
 )
 
 // The drift acceptance tests create their clusters through the CloudStack
@@ -24,25 +21,6 @@ const driftAddr = "data.cks_cluster_drift.test"
 // driftClusterAge is how long before the test the clusters were created,
 // past the 15-minute grace period, so no VM is still joining.
 const driftClusterAge = 40 * time.Minute
-
-// driftEnv is a simulator whose clusters are driftClusterAge old.
-type driftEnv struct{ *simEnv }
-
-func newDriftEnv(t *testing.T, opts ...simtest.Option) *driftEnv {
-	t.Helper()
-	opts = append([]simtest.Option{simtest.WithClusterAge(driftClusterAge)}, opts...)
-	return &driftEnv{newSimEnv(t, opts...)}
-}
-
-// sshHCL is the ssh attribute with the simulator's key pair and the pinned host key.
-func (e *driftEnv) sshHCL(clusterID string) string {
-	return fmt.Sprintf("  ssh = {\n    private_key = file(%q)\n    host_key    = %q\n  }\n", e.KeyFile, e.HostKeyLine(clusterID))
-}
-
-// driftHCL is the provider plus data.cks_cluster_drift.test on a cluster.
-func (e *driftEnv) driftHCL(clusterID, body string) string {
-	return e.ProviderConfig(fmt.Sprintf("\ndata \"cks_cluster_drift\" \"test\" {\n  cluster_id = %q\n%s}\n", clusterID, body))
-}
 
 // expectDriftFindings checks in_sync, the finding kinds in order, and counts.
 func expectDriftFindings(kinds ...string) []statecheck.StateCheck {
@@ -85,14 +63,4 @@ func driftContains(parts ...string) knownvalue.Check {
 		quoted = append(quoted, regexp.QuoteMeta(p))
 	}
 	return knownvalue.StringRegexp(regexp.MustCompile("(?s)" + strings.Join(quoted, ".*")))
-}
-
-// driftErrorPattern matches an error that holds parts in order, however
-// Terraform wraps the lines.
-func driftErrorPattern(parts ...string) *regexp.Regexp {
-	quoted := make([]string, 0, len(parts))
-	for _, p := range parts {
-		quoted = append(quoted, strings.ReplaceAll(regexp.QuoteMeta(p), " ", `\s+`))
-	}
-	return regexp.MustCompile("(?s)" + strings.Join(quoted, ".*"))
 }

@@ -34,7 +34,7 @@ func TestGuideExternalNodesExample(t *testing.T) {
 		vars := append(append([]string{}, base...), fmt.Sprintf("TF_VAR_size=%d", size), "TF_VAR_gpu_vm_ids="+string(ids))
 		r.terraform(work, vars, "apply", "-auto-approve", "-input=false", "-no-color")
 		r.terraform(work, vars, "plan", "-detailed-exitcode", "-input=false", "-no-color")
-		id = liveClusters(t, env)[0].ID
+		id = env.liveClusters()[0].ID
 		if err := env.externalCheck(t, &id, int64(size), vmIDs)(nil); err != nil {
 			t.Fatalf("after the apply of size %d with external nodes %v: %v", size, vmIDs, err)
 		}
@@ -59,7 +59,7 @@ func TestGuideExternalNodesExample(t *testing.T) {
 	if err := env.externalCheck(t, &id, 1, []string{gpu1, gpu2, gpu3})(nil); err != nil {
 		t.Fatalf("after the resource example's join: %v", err)
 	}
-	if out := r.terraform(node, nodeVars, "output", "-raw", "gpu_node_ssh"); !strings.HasPrefix(out, liveClusters(t, env)[0].IP+":") {
+	if out := r.terraform(node, nodeVars, "output", "-raw", "gpu_node_ssh"); !strings.HasPrefix(out, env.liveClusters()[0].IP+":") {
 		t.Fatalf("the resource example's gpu_node_ssh is %q", out)
 	}
 	r.terraform(node, nodeVars, "destroy", "-auto-approve", "-input=false", "-no-color")

@@ -36,7 +36,7 @@ func simVars(env *simEnv) []string {
 // knownHostsLine is the known_hosts line of a cluster's control node 1.
 func knownHostsLine(t *testing.T, env *simEnv, name string) string {
 	t.Helper()
-	for _, c := range liveClusters(t, env) {
+	for _, c := range env.liveClusters() {
 		if c.Name == name {
 			return fmt.Sprintf("[%s]:2222 %s", c.IP, ssh.MarshalAuthorizedKey(env.Sim.HostKey(c.ID)))
 		}
@@ -64,7 +64,7 @@ func TestGuideEtcdScalingExample(t *testing.T) {
 		}
 		r.terraform(work, append(vars, "TF_VAR_size="+size), "plan", "-detailed-exitcode", "-input=false", "-no-color")
 	}
-	for _, fw := range env.FirewallRulesOn(env.Cluster(liveClusters(t, env)[0].ID).IPAddressID) {
+	for _, fw := range env.FirewallRulesOn(env.Cluster(env.liveClusters()[0].ID).IPAddressID) {
 		if fw.StartPort != 6443 && strings.Join(fw.CIDRList, ",") != "10.20.0.0/16,192.0.2.10/32" {
 			t.Errorf("SSH rule %d-%d has CIDRs %v, want ssh_cidrs", fw.StartPort, fw.EndPort, fw.CIDRList)
 		}
@@ -120,7 +120,7 @@ func TestGuideDriftGateExamples(t *testing.T) {
 	}
 	// The gate passes on a cluster in sync and fails once it drifted.
 	r.terraform(work, vars, "plan", "-refresh-only", "-input=false", "-no-color", "-var", "fail_on_drift=true")
-	vm := env.NthWorker(env.Cluster(liveClusters(t, env)[0].ID), 0)
+	vm := env.NthWorker(env.Cluster(env.liveClusters()[0].ID), 0)
 	if err := env.Sim.StopKubelet(vm.ID, true); err != nil {
 		t.Fatal(err)
 	}
@@ -204,7 +204,7 @@ func TestGuideMigrationExamples(t *testing.T) {
 
 	work := t.TempDir()
 	step(work, before)
-	id := liveClusters(t, env)[0].ID
+	id := env.liveClusters()[0].ID
 	out := step(work, moved)
 	for _, m := range []string{"cloudstack_kubernetes_version.v134 has moved to cks_kubernetes_version.v134",
 		"cloudstack_cni_configuration.calico has moved to cks_cni_configuration.calico",
@@ -223,7 +223,7 @@ func TestGuideMigrationExamples(t *testing.T) {
 
 	work = t.TempDir()
 	step(work, before)
-	ids := []string{"TF_VAR_cluster_id=" + liveClusters(t, env)[0].ID, "TF_VAR_version_id=" + versionNamed(t, env, "v1.34.9-sim-zone-1"),
+	ids := []string{"TF_VAR_cluster_id=" + env.liveClusters()[0].ID, "TF_VAR_version_id=" + versionNamed(t, env, "v1.34.9-sim-zone-1"),
 		"TF_VAR_cni_configuration_id=" + cniNamed(t, env, "calico")}
 	// The cluster's node_root_disk_size and cni_config_details, which the
 	// API does not return, are recorded in place (the guide says so).
@@ -265,7 +265,7 @@ func cniNamed(t *testing.T, env *simEnv, name string) string {
 // both CLIs' addresses of cloudstack/cloudstack.
 func officialStandInServers(t *testing.T, env *simEnv) map[string]func() tfprotov6.ProviderServer {
 	t.Helper()
-	factories := env.withOfficialStandIn()
+	factories := withOfficialStandIn(env)
 	out := map[string]func() tfprotov6.ProviderServer{}
 	for _, host := range mirrorHosts {
 		server, err := factories["cloudstack"]()
@@ -321,7 +321,7 @@ func TestReadmeQuickStart(t *testing.T) {
 	step(work, creds, "plan", "-detailed-exitcode")
 	// The CI gate passes on the new cluster, and fails once it drifted.
 	step(work, creds, "plan", "-refresh-only", "-var", "ci=true")
-	worker := env.NthWorker(env.Cluster(liveClusters(t, env)[0].ID), 0)
+	worker := env.NthWorker(env.Cluster(env.liveClusters()[0].ID), 0)
 	if err := env.Sim.StopKubelet(worker.ID, true); err != nil {
 		t.Fatal(err)
 	}
@@ -418,7 +418,7 @@ func TestDemoConfiguration(t *testing.T) {
 	vars := []string{"TF_VAR_simulator_info_file=" + infoFile}
 	r.terraform(work, nil, "init", "-input=false", "-no-color")
 	r.terraform(work, append(vars, "TF_VAR_size=1"), "apply", "-auto-approve", "-input=false", "-no-color")
-	cluster := liveClusters(t, env)[0]
+	cluster := env.liveClusters()[0]
 	withDrift := append(vars, "TF_VAR_size=2", "TF_VAR_ssh_host_key="+strings.TrimSpace(string(ssh.MarshalAuthorizedKey(env.Sim.HostKey(cluster.ID)))))
 	r.terraform(work, withDrift, "apply", "-auto-approve", "-input=false", "-no-color")
 	var out struct {

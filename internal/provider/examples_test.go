@@ -366,8 +366,8 @@ func TestExamplesApplyAgainstSimulator(t *testing.T) {
 		t.Fatalf("the helm provider configuration reached %q", out.HelmProbe.Value)
 	}
 
-	clusters := map[string]simCluster{}
-	for _, c := range liveClusters(t, env) {
+	clusters := map[string]liveCluster{}
+	for _, c := range env.liveClusters() {
 		clusters[c.Name] = c
 	}
 	example, ok := clusters["example"]
@@ -383,14 +383,14 @@ func TestExamplesApplyAgainstSimulator(t *testing.T) {
 	unprotected := append(clusterVars, "TF_VAR_deletion_protection=false")
 	r.terraform(resources, unprotected, "apply", "-auto-approve", "-input=false", "-no-color")
 	r.terraform(resources, unprotected, "destroy", "-auto-approve", "-input=false", "-no-color")
-	if left := liveClusters(t, env); len(left) != 1 || left[0].Name != "team" {
+	if left := env.liveClusters(); len(left) != 1 || left[0].Name != "team" {
 		t.Fatalf("clusters left after destroy: %v", left)
 	}
 }
 
 // applyDataSourceExamples applies each data source example against the
 // clusters the resource example created.
-func (r *exampleRunner) applyDataSourceExamples(env *simEnv, creds []string, example simCluster, clusters map[string]simCluster, projectNetworkPrefix string) {
+func (r *exampleRunner) applyDataSourceExamples(env *simEnv, creds []string, example liveCluster, clusters map[string]liveCluster, projectNetworkPrefix string) {
 	t := r.t
 	examples := filepath.Join("..", "..", "examples")
 	keyFile := env.KeyFile
@@ -444,26 +444,4 @@ func (r *exampleRunner) applyDataSourceExamples(env *simEnv, creds []string, exa
 		!strings.Contains(results["cks_kubernetes_versions"], `upgrade_to = "`+env.VersionID("1.34.4")+`"`) {
 		t.Fatalf("the versions example should offer 1.34.4 and 1.34.2 to a 1.33.13 cluster:\n%s", results["cks_kubernetes_versions"])
 	}
-}
-
-type simCluster struct {
-	ID, Name, IP string
-}
-
-func liveClusters(t *testing.T, env *simEnv) []simCluster {
-	t.Helper()
-	dump := env.Sim.DumpState()
-	ips := map[string]string{}
-	for _, ip := range dump.PublicIPs {
-		ips[ip.ID] = ip.Address
-	}
-	var out []simCluster
-	for _, c := range dump.Clusters {
-		if c.Removed {
-			continue
-		}
-		ip := strings.TrimSuffix(strings.TrimPrefix(c.Endpoint, "https://"), ":6443/")
-		out = append(out, simCluster{ID: c.ID, Name: c.Name, IP: ip})
-	}
-	return out
 }

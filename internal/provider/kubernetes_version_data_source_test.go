@@ -1,7 +1,6 @@
 package provider
 
 import (
-	"regexp"
 	"strings"
 	"testing"
 
@@ -41,7 +40,7 @@ data "cks_kubernetes_version" "missing" {
   semantic_version = "1.20.0"
 }
 `),
-				ExpectError: regexp.MustCompile(`(?s)Kubernetes Version Not Usable.*semantic_version.*no Kubernetes version "1.20.0".*1\.33\.13`),
+				ExpectError: errorFragments("Kubernetes Version Not Usable", "semantic_version", `no Kubernetes version "1.20.0"`, "1.33.13"),
 			},
 		},
 	})
@@ -62,7 +61,8 @@ data "cks_kubernetes_version" "two" {
   semantic_version_prefix = "1.34"
 }
 `),
-				ExpectError: regexp.MustCompile(`(?s)Several Kubernetes Versions Match.*semantic_version_prefix.*2 usable\s+Kubernetes\s+versions\s+match:\s+v1.34.4.*v1.34.2.*Set\s+latest\s+=\s+true`),
+				ExpectError: errorFragments("Several Kubernetes Versions Match", "semantic_version_prefix", "2 usable Kubernetes versions match: v1.34.4",
+					"v1.34.2", "Set latest = true"),
 			},
 			{
 				Config: env.ProviderConfig(`
@@ -72,7 +72,7 @@ data "cks_kubernetes_version" "both" {
   latest           = true
 }
 `),
-				ExpectError: regexp.MustCompile(`(?s)Invalid Attribute Combination`),
+				ExpectError: errorFragments("Invalid Attribute Combination"),
 			},
 			{
 				Config: env.ProviderConfig(`

@@ -30,7 +30,7 @@ type officialStandIn struct {
 
 // withOfficialStandIn returns the provider factories with the stand-in
 // added as "cloudstack".
-func (e *simEnv) withOfficialStandIn() map[string]func() (tfprotov6.ProviderServer, error) {
+func withOfficialStandIn(e *simEnv) map[string]func() (tfprotov6.ProviderServer, error) {
 	ids := map[string]string{
 		"sim-zone-1":              e.Info.ZoneID,
 		"cks-medium":              e.Info.ServiceOfferingID,

@@ -132,7 +132,7 @@ func TestAccPolicyFixtures(t *testing.T) {
 	fr := &fixtureRun{t: t, r: r, fixtures: fixtures, vars: policyGateVars(env)}
 	r.terraform(work, nil, "init", "-input=false", "-no-color")
 	r.terraform(work, fr.vars, "apply", "-auto-approve", "-input=false", "-no-color")
-	cl := liveClusters(t, env)
+	cl := env.liveClusters()
 	if len(cl) != 1 {
 		t.Fatalf("the example should create one cluster, the simulator has %v", cl)
 	}

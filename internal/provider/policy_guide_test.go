@@ -45,7 +45,7 @@ func TestGuidePolicyCommands(t *testing.T) {
 		r.shellLines(work, append(vars, engines), lines)
 	}
 
-	worker := env.NthWorker(env.Cluster(liveClusters(t, env)[0].ID), 0)
+	worker := env.NthWorker(env.Cluster(env.liveClusters()[0].ID), 0)
 	if err := env.Sim.StopKubelet(worker.ID, true); err != nil {
 		t.Fatal(err)
 	}

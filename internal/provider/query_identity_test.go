@@ -95,7 +95,7 @@ func TestAccClusterImportByIdentity(t *testing.T) {
 		CheckDestroy:           env.expectNothingLeft,
 		Steps: []resource.TestStep{
 			{
-				Config: env.clusterHCL("by-identity", env.smallCluster("")+fmt.Sprintf("  kubernetes_version_id = %q\n", env.VersionID("1.33.13"))),
+				Config: env.cluster("by-identity").keypair().String(),
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectIdentity(clusterAddr, map[string]knownvalue.Check{"id": knownvalue.NotNull()}),
 					statecheck.ExpectIdentityValueMatchesState(clusterAddr, tfjsonpath.New("id")),

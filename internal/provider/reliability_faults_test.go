@@ -132,8 +132,8 @@ var relFaultTable = []relFault{
 type relScenario struct {
 	t     *testing.T
 	env   *simEnv
-	proxy *relFaultProxy
-	drift *driftEnv
+	proxy *faultProxy
+	drift *simEnv
 	// cluster is the configuration of the shared cluster; rows change it.
 	cluster relClusterSpec
 	// driftClusterID is the cluster the node-fault rows check.
@@ -151,7 +151,7 @@ type relScenario struct {
 type relClusterSpec struct {
 	name, version, state string
 	size                 int
-	timeouts             string
+	timeouts             hcl // the timeouts object, "" for none
 	driftSources         bool
 }
 
@@ -181,13 +181,13 @@ var relScenarios = map[string]func(t *testing.T) *relScenario{
 	},
 	"node faults": func(t *testing.T) *relScenario {
 		e := newDriftEnv(t)
-		return &relScenario{t: t, env: e.simEnv, drift: e}
+		return &relScenario{t: t, env: e, drift: e}
 	},
 }
 
 func newRelScenario(t *testing.T, name string, size int, opts ...simtest.Option) *relScenario {
 	env := newSimEnv(t, opts...)
-	return &relScenario{t: t, env: env, proxy: newRelFaultProxy(t, env.Info.APIURL),
+	return &relScenario{t: t, env: env, proxy: newFaultProxy(t, env.Info.APIURL),
 		cluster: relClusterSpec{name: name, version: "1.33.13", state: "Running", size: size}}
 }
 
@@ -267,7 +267,7 @@ func (sc *relScenario) rowSteps(row relFault) []resource.TestStep {
 	if last.PlanOnly || last.ExpectError != nil {
 		sc.t.Fatalf("row %q must end with an apply that succeeds, to check the simulator after it", row.fault)
 	}
-	clean := sc.env.relCheckClean(sc.liveClusterNames()...)
+	clean := sc.env.checkClean(sc.liveClusterNames()...)
 	if last.Check == nil {
 		last.Check = clean
 	} else {
@@ -287,23 +287,19 @@ func (sc *relScenario) liveClusterNames() []string {
 // config is the configuration of the shared cluster as the spec stands.
 func (sc *relScenario) config() string {
 	c := sc.cluster
-	hcl := sc.env.relProviderConfig(sc.proxy.URL(), sc.requestTimeout) + fmt.Sprintf(`
-data "cks_kubernetes_version" "v" {
-  zone_id          = %q
-  semantic_version = %q
-}
-
-resource "cks_cluster" "test" {
-  name                       = %q
-  zone_id                    = %q
-  service_offering_id        = %q
-  kubernetes_version_id      = data.cks_kubernetes_version.v.id
-  size                       = %d
-  state                      = %q
-%s}
-`, sc.env.Info.ZoneID, c.version, c.name, sc.env.Info.ZoneID, sc.env.Info.ServiceOfferingID, c.size, c.state, c.timeouts)
+	var settings []string
+	if sc.requestTimeout > 0 {
+		settings = append(settings, fmt.Sprintf("request_timeout = %d", sc.requestTimeout))
+	}
+	cluster := sc.env.cluster(c.name).through(sc.env.providerAt(sc.proxy.URL(), settings...)).
+		set("kubernetes_version_id", hcl("data.cks_kubernetes_version.v.id")).size(c.size).set("state", c.state).
+		with(fmt.Sprintf("\ndata \"cks_kubernetes_version\" \"v\" {\n  zone_id          = %q\n  semantic_version = %q\n}\n",
+			sc.env.Info.ZoneID, c.version))
+	if c.timeouts != "" {
+		cluster = cluster.set("timeouts", c.timeouts)
+	}
 	if c.driftSources {
-		hcl += `
+		cluster = cluster.with(`
 data "cks_cluster_drift" "test" {
   cluster_id  = cks_cluster.test.id
   node_source = "kubeconfig"
@@ -312,9 +308,9 @@ data "cks_cluster_drift" "test" {
 data "cks_clusters_drift" "all" {
   node_source = "kubeconfig"
 }
-`
+`)
 	}
-	return hcl
+	return cluster.String()
 }
 
 // --- transient read faults ---
@@ -402,7 +398,7 @@ func relStatusFault(status int, phase relPhase) func(*relScenario) []resource.Te
 // sent again.
 func relTimeoutFault(phase relPhase) func(*relScenario) []resource.TestStep {
 	return func(sc *relScenario) []resource.TestStep {
-		arm := func() { sc.proxy.holdNext(relReadCommands...) }
+		arm := func() { sc.proxy.rearm(holdUnsent, 1, relReadCommands...) }
 		verify := func() error {
 			defer sc.proxy.disarm()
 			retried, abandoned := sc.proxy.heldAndRetried()
@@ -442,7 +438,7 @@ func relErrorIn200(sc *relScenario) []resource.TestStep {
 	config := sc.config()
 	return []resource.TestStep{
 		{
-			PreConfig: func() { sc.proxy.errorWith200("listKubernetesClusters", 1000) },
+			PreConfig: func() { sc.proxy.rearm(errorIn200, 1000, "listKubernetesClusters") },
 			Config:    config,
 			ExpectError: errorFragments("Unable to Read Cluster", "listKubernetesClusters", "error 530",
 				"Injected error object in an HTTP 200 answer"),

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"strings"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
@@ -21,66 +20,6 @@ import (
 // State that never says "in sync" when it is not, and a destroy that always
 // works: each test here failed before the provider learnt it.
 
-// userNetworkIP is the source NAT address of the seeded isolated network.
-func (e *simEnv) userNetworkIP(t *testing.T) cloudstack.PublicIPAddress {
-	t.Helper()
-	yes := true
-	ips, err := e.API.ListPublicIPAddresses(context.Background(), cloudstack.ListPublicIPParams{
-		AssociatedNetworkID: e.Info.IsolatedNetworkID, IsSourceNat: &yes, ListAll: true})
-	if err != nil || len(ips) != 1 {
-		t.Fatalf("the isolated network's source NAT IP: %v %v", ips, err)
-	}
-	return ips[0]
-}
-
-// addFirewall creates a user TCP firewall rule on an IP and returns its id.
-func (e *simEnv) addFirewall(t *testing.T, ipID string, start, end int, cidrs ...string) string {
-	t.Helper()
-	ref, err := e.API.CreateFirewallRule(context.Background(), cloudstack.CreateFirewallRuleParams{IPAddressID: ipID,
-		Protocol: "tcp", StartPort: start, EndPort: end, CIDRList: cidrs})
-	if err == nil {
-		err = e.WaitJob(ref.JobID)
-	}
-	if err != nil {
-		t.Fatalf("creating firewall rule %d-%d: %v", start, end, err)
-	}
-	return ref.ID
-}
-
-// firewallsOn lists the firewall rules of an IP as sorted "start-end cidrs".
-func (e *simEnv) firewallsOn(ipID string) []string {
-	var out []string
-	for _, fw := range e.FirewallRulesOn(ipID) {
-		out = append(out, fmt.Sprintf("%d-%d %s", fw.StartPort, fw.EndPort, strings.Join(fw.CIDRList, ",")))
-	}
-	slices.Sort(out)
-	return out
-}
-
-// deleteRulesThen deletes user rules the test made, then checks that
-// nothing of the cluster is left.
-func (e *simEnv) deleteRulesThen(ids *[]string) resource.TestCheckFunc {
-	return func(s *terraform.State) error {
-		for _, id := range *ids {
-			if err := e.Sim.DeleteRule(id); err != nil {
-				return err
-			}
-		}
-		return e.expectNothingLeft(s)
-	}
-}
-
-// expectFirewalls checks the firewall rules of an IP.
-func (e *simEnv) expectFirewalls(ipID string, want ...string) resource.TestCheckFunc {
-	return func(*terraform.State) error {
-		slices.Sort(want)
-		if got := e.firewallsOn(ipID); !slices.Equal(got, want) {
-			return fmt.Errorf("firewall rules on %s = %v, want %v", ipID, got, want)
-		}
-		return nil
-	}
-}
-
 // TestAccHonest_etcdRangeBlockedKeepsTheEtcdRule: a user firewall rule on
 // the network's IP is in the way of the etcd SSH range. For one etcd node
 // the provider takes 49999-50000 instead; when that is taken too, CKS's
@@ -95,11 +34,11 @@ func TestAccHonest_etcdRangeBlockedKeepsTheEtcdRule(t *testing.T) {
 		env := newSimEnv(t)
 		ip := env.userNetworkIP(t)
 		users := []string{env.addFirewall(t, ip.ID, 50001, 50001, "0.0.0.0/0")}
-		network := fmt.Sprintf("  network_id            = %q\n", env.Info.IsolatedNetworkID)
+		network := env.Info.IsolatedNetworkID
 		accTest(t, resource.TestCase{
 			CheckDestroy: env.deleteRulesThen(&users),
 			Steps: []resource.TestStep{{
-				Config:            env.etcdClusterConfig(1, 1, network),
+				Config:            env.etcdCluster(1, 1).on(network).String(),
 				ConfigPlanChecks:  emptyPlanAfterApply,
 				ConfigStateChecks: []statecheck.StateCheck{expectAttr("ssh_rules_in_sync", knownvalue.Bool(true))},
 				Check: resource.ComposeTestCheckFunc(
@@ -119,12 +58,12 @@ func TestAccHonest_etcdRangeBlockedKeepsTheEtcdRule(t *testing.T) {
 		// fits, while CKS's own single-port rule does.
 		users := []string{env.addFirewall(t, ip.ID, 49999, 49999, "0.0.0.0/0")}
 		blocker := env.addFirewall(t, ip.ID, 50001, 50001, "0.0.0.0/0")
-		network := fmt.Sprintf("  network_id            = %q\n", env.Info.IsolatedNetworkID)
+		network := env.Info.IsolatedNetworkID
 		accTest(t, resource.TestCase{
 			CheckDestroy: env.deleteRulesThen(&users),
 			Steps: []resource.TestStep{
 				{
-					Config:            env.etcdClusterConfig(1, 1, network),
+					Config:            env.etcdCluster(1, 1).on(network).String(),
 					ConfigPlanChecks:  emptyPlanAfterApply,
 					ConfigStateChecks: []statecheck.StateCheck{expectAttr("ssh_rules_in_sync", knownvalue.Bool(false))},
 					Check: resource.ComposeTestCheckFunc(
@@ -133,7 +72,7 @@ func TestAccHonest_etcdRangeBlockedKeepsTheEtcdRule(t *testing.T) {
 						func(*terraform.State) error { env.expectSSH(t, ip.IPAddress, 2222, 2223, 50000); return nil }),
 				},
 				{
-					Config:      env.etcdClusterConfig(1, 2, network),
+					Config:      env.etcdCluster(1, 2).on(network).String(),
 					ExpectError: errorFragments("Unsafe Cluster Scale", "CKS etcd SSH firewall rule", "conflict with rule", blocker),
 				},
 				{
@@ -142,7 +81,7 @@ func TestAccHonest_etcdRangeBlockedKeepsTheEtcdRule(t *testing.T) {
 							t.Fatal(err)
 						}
 					},
-					Config:            env.etcdClusterConfig(1, 1, network),
+					Config:            env.etcdCluster(1, 1).on(network).String(),
 					ConfigPlanChecks:  emptyPlanAfterApply,
 					ConfigStateChecks: []statecheck.StateCheck{expectAttr("ssh_rules_in_sync", knownvalue.Bool(true))},
 					Check: env.expectFirewalls(ip.ID, "2222-2223 0.0.0.0/0", "6443-6443 0.0.0.0/0", "49999-49999 0.0.0.0/0",
@@ -161,14 +100,14 @@ func TestAccHonest_etcdRangeBlockedKeepsTheEtcdRule(t *testing.T) {
 func TestAccHonest_failedNarrowingKeepsTheOldCIDRs(t *testing.T) {
 	t.Parallel()
 	env := newSimEnv(t)
-	wide := `  ssh_cidrs             = ["10.0.0.0/8", "127.0.0.0/8"]` + "\n"
-	narrow := `  ssh_cidrs             = ["127.0.0.1/32"]` + "\n"
+	wide := []string{"10.0.0.0/8", "127.0.0.0/8"}
+	narrow := []string{"127.0.0.1/32"}
 	var ipID string
 	accTest(t, resource.TestCase{
 		CheckDestroy: env.expectNothingLeft,
 		Steps: []resource.TestStep{
 			{
-				Config: env.etcdClusterConfig(3, 1, wide),
+				Config: env.etcdCluster(3, 1).set("ssh_cidrs", wide).String(),
 				Check: func(s *terraform.State) error {
 					id, err := clusterID(s)
 					if err == nil {
@@ -179,13 +118,13 @@ func TestAccHonest_failedNarrowingKeepsTheOldCIDRs(t *testing.T) {
 			},
 			{
 				PreConfig:   func() { env.Sim.FailNextCalls("deleteFirewallRule", 20, 530, "the firewall provider is down") },
-				Config:      env.etcdClusterConfig(3, 1, narrow),
+				Config:      env.etcdCluster(3, 1).set("ssh_cidrs", narrow).String(),
 				ExpectError: errorFragments("the firewall provider is down"),
 			},
 			{
 				// The state kept the wide CIDRs: the plan shows the narrowing.
 				PreConfig: env.Sim.ClearFaults,
-				Config:    env.etcdClusterConfig(3, 1, narrow),
+				Config:    env.etcdCluster(3, 1).set("ssh_cidrs", narrow).String(),
 				ConfigPlanChecks: resource.ConfigPlanChecks{
 					PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction(clusterAddr, plancheck.ResourceActionUpdate)},
 					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
@@ -196,7 +135,7 @@ func TestAccHonest_failedNarrowingKeepsTheOldCIDRs(t *testing.T) {
 				},
 			},
 			{
-				Config:           env.etcdClusterConfig(3, 2, narrow),
+				Config:           env.etcdCluster(3, 2).set("ssh_cidrs", narrow).String(),
 				ConfigPlanChecks: emptyPlanAfterApply,
 				Check: func(*terraform.State) error {
 					return env.expectFirewalls(ipID, "2222-2224 127.0.0.1/32", "50000-50002 127.0.0.1/32", "6443-6443 0.0.0.0/0")(nil)
@@ -221,14 +160,14 @@ func TestAccHonest_destroyNeverBlocked(t *testing.T) {
 			CheckDestroy: env.expectNothingLeft,
 			Steps: []resource.TestStep{
 				{
-					Config: env.etcdClusterConfig(3, 1, ""), ResourceName: clusterAddr, ImportState: true,
+					Config: env.etcdCluster(3, 1).String(), ResourceName: clusterAddr, ImportState: true,
 					ImportStateId: id, ImportStatePersist: true,
 				},
 				{
 					// The size CloudStack still records, with one worker
 					// expunged: refused; the test's destroy then runs with
 					// this configuration, whose plan warns and must not fail.
-					Config:      env.etcdClusterConfig(3, 2, ""),
+					Config:      env.etcdCluster(3, 2).String(),
 					ExpectError: errorFragments("Cluster Size Cannot Change", "size = 2 cannot be applied"),
 				},
 			},
@@ -242,18 +181,18 @@ func TestAccHonest_destroyNeverBlocked(t *testing.T) {
 			CheckDestroy: env.expectNothingLeft,
 			Steps: []resource.TestStep{
 				{
-					Config: env.etcdClusterConfig(1, 1, ""),
+					Config: env.etcdCluster(1, 1).String(),
 					Check:  recordClusterID(&id),
 				},
 				{
-					PreConfig:   env.addUserSSHRules(t, &id),
-					Config:      env.etcdClusterConfig(1, 2, ""),
+					PreConfig:   func() { env.addUserSSHRules(t, id) },
+					Config:      env.etcdCluster(1, 2).String(),
 					ExpectError: errorFragments("Unsafe Cluster Scale", "user firewall rule"),
 				},
 				{
 					// A name change replaces the cluster; the size change
 					// that the provider refuses on an update plays no part.
-					Config: strings.Replace(env.etcdClusterConfig(1, 2, ""), `"cks-etcd-minimal"`, `"cks-etcd-renamed"`, 1),
+					Config: env.etcdCluster(1, 2).set("name", "cks-etcd-renamed").String(),
 					ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 						plancheck.ExpectResourceAction(clusterAddr, plancheck.ResourceActionDestroyBeforeCreate),
 					}},
@@ -274,11 +213,11 @@ func TestAccHonest_createOnlyInputsNotEchoed(t *testing.T) {
 		env := newSimEnv(t, simtest.WithOptions(func(o *simulator.Options) {
 			o.ClusterResponseOmits = []string{"csienabled", "cniconfigurationid", "cniconfigname"}
 		}))
-		extra := fmt.Sprintf("  enable_csi            = true\n  cni_configuration_id  = %q\n", env.Info.CNIConfigurationID)
+		config := env.etcdCluster(1, 1).set("enable_csi", true).set("cni_configuration_id", env.Info.CNIConfigurationID)
 		accTest(t, resource.TestCase{
 			CheckDestroy: env.expectNothingLeft,
 			Steps: []resource.TestStep{{
-				Config:           env.etcdClusterConfig(1, 1, extra),
+				Config:           config.String(),
 				ConfigPlanChecks: emptyPlanAfterApply,
 				ConfigStateChecks: []statecheck.StateCheck{
 					expectAttr("enable_csi", knownvalue.Bool(true)),
@@ -294,11 +233,11 @@ func TestAccHonest_createOnlyInputsNotEchoed(t *testing.T) {
 			CheckDestroy: env.expectNothingLeft,
 			Steps: []resource.TestStep{
 				{
-					Config:      env.etcdClusterConfig(1, 1, "  enable_csi            = true\n"),
+					Config:      env.etcdCluster(1, 1).set("enable_csi", true).String(),
 					ExpectError: errorFragments("CSI Not Supported", "enable_csi = true needs CloudStack 4.22", "4.21.0.0"),
 				},
 				{
-					Config:            env.etcdClusterConfig(1, 1, ""),
+					Config:            env.etcdCluster(1, 1).String(),
 					ConfigPlanChecks:  emptyPlanAfterApply,
 					ConfigStateChecks: []statecheck.StateCheck{expectAttr("enable_csi", knownvalue.Bool(false))},
 				},
@@ -318,10 +257,10 @@ func TestAccHonest_lostDeleteAnswers(t *testing.T) {
 		CheckDestroy: env.expectNothingLeft,
 		Steps: []resource.TestStep{{
 			PreConfig:         func() { env.Sim.LoseNextResponses("deleteFirewallRule", 3) },
-			Config:            env.etcdClusterConfig(3, 1, ""),
+			Config:            env.etcdCluster(3, 1).String(),
 			ConfigPlanChecks:  emptyPlanAfterApply,
 			ConfigStateChecks: []statecheck.StateCheck{expectAttr("ssh_rules_in_sync", knownvalue.Bool(true))},
-			Check:             env.checkCluster(t, 1, etcdFirewalls(1, 3)),
+			Check:             env.checkCluster(t, clusterAddr, 1, etcdFirewalls(1, 3)),
 		}},
 	})
 }
@@ -332,19 +271,19 @@ func TestAccHonest_lostDeleteAnswers(t *testing.T) {
 func TestAccHonest_cidrFamily(t *testing.T) {
 	t.Parallel()
 	env := newSimEnv(t)
-	v6 := `  ssh_cidrs             = ["::/0"]` + "\n"
+	v6 := []string{"::/0"}
 	accTest(t, resource.TestCase{
 		CheckDestroy: env.expectNothingLeft,
 		Steps: []resource.TestStep{
 			{
-				Config:      env.etcdClusterConfig(1, 1, v6),
+				Config:      env.etcdCluster(1, 1).set("ssh_cidrs", v6).String(),
 				PlanOnly:    true,
 				ExpectError: errorFragments("Invalid CIDR", "ssh_cidrs[0]: ", "IPv4"),
 			},
-			{Config: env.etcdClusterConfig(1, 1, "")},
+			{Config: env.etcdCluster(1, 1).String()},
 			{
 				PreConfig:   env.Sim.ResetCallCounts,
-				Config:      env.etcdClusterConfig(1, 1, v6),
+				Config:      env.etcdCluster(1, 1).set("ssh_cidrs", v6).String(),
 				ExpectError: errorFragments("Invalid CIDR", "ssh_cidrs[0]: ", "an IPv4 address", "::/0"),
 			},
 			{
@@ -355,7 +294,7 @@ func TestAccHonest_cidrFamily(t *testing.T) {
 						}
 					}
 				},
-				Config:           env.etcdClusterConfig(1, 1, ""),
+				Config:           env.etcdCluster(1, 1).String(),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
 			},
 		},
@@ -377,21 +316,21 @@ func TestAccHonest_stuckInScaling(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	stopped := env.etcdClusterConfig(1, 1, `  state                 = "Stopped"`+"\n")
+	stopped := env.etcdCluster(1, 1).set("state", "Stopped").String()
 	accTest(t, resource.TestCase{
 		CheckDestroy: env.expectNothingLeft,
 		Steps: []resource.TestStep{
 			{
-				Config: env.etcdClusterConfig(1, 1, ""),
+				Config: env.etcdCluster(1, 1).String(),
 				Check:  recordClusterID(&id),
 			},
 			{
 				PreConfig:   stuck,
-				Config:      env.etcdClusterConfig(1, 2, ""),
+				Config:      env.etcdCluster(1, 2).String(),
 				ExpectError: errorFragments("Cluster Stuck in Scaling", "no CloudStack job of it is running", "A stop ends it"),
 			},
 			{
-				Config:      env.etcdClusterConfig(1, 2, ""),
+				Config:      env.etcdCluster(1, 2).String(),
 				Destroy:     true,
 				ExpectError: errorFragments("Cluster Stuck in Scaling", "stopKubernetesCluster runs in Scaling"),
 			},
@@ -410,7 +349,7 @@ func TestAccHonest_stuckInScaling(t *testing.T) {
 func TestAccHonest_twinCreatedMeanwhile(t *testing.T) {
 	t.Parallel()
 	env := newSimEnv(t)
-	proxy := newLossyProxy(t, env.Info.APIURL)
+	proxy := newFaultProxy(t, env.Info.APIURL)
 	var twin string
 	accTest(t, resource.TestCase{
 		CheckDestroy: func(s *terraform.State) error {
@@ -425,18 +364,18 @@ func TestAccHonest_twinCreatedMeanwhile(t *testing.T) {
 		},
 		Steps: []resource.TestStep{{
 			PreConfig: func() {
-				proxy.afterNextCreate(func() {
+				proxy.afterNext("createKubernetesCluster", func() {
 					twin = env.NewCluster(cloudstack.CreateClusterParams{Name: "readback", Size: 1}).ID
 				})
 			},
-			Config: proxy.lossyClusterConfig(env, "readback", 1),
+			Config: env.cluster("readback").through(env.providerAt(proxy.URL())).String(),
 			Check: func(s *terraform.State) error {
 				id, err := clusterID(s)
 				if err != nil {
 					return err
 				}
-				live := liveClusters(t, env)
-				if len(live) != 2 || id == twin || !slices.ContainsFunc(live, func(c simCluster) bool { return c.ID == id }) {
+				live := env.liveClusters()
+				if len(live) != 2 || id == twin || !slices.ContainsFunc(live, func(c liveCluster) bool { return c.ID == id }) {
 					return fmt.Errorf("want the provider's cluster %s and the twin %s, have %v", id, twin, live)
 				}
 				return nil

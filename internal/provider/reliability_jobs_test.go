@@ -176,7 +176,7 @@ func relCreateNeverRan(sc *relScenario) []resource.TestStep {
 				if n := sc.env.Sim.CallCounts()["createKubernetesCluster"]; n != 1 {
 					sc.t.Fatalf("createKubernetesCluster was sent %d times, want once", n)
 				}
-				if err := sc.env.relExpectClean(); err != nil {
+				if err := sc.env.expectClean(); err != nil {
 					sc.t.Fatal(err)
 				}
 			},
@@ -195,7 +195,7 @@ func relCreateAnswerLost(sc *relScenario) []resource.TestStep {
 	return []resource.TestStep{{
 		PreConfig: func() {
 			sc.env.Sim.ResetCallCounts()
-			sc.proxy.loseNext("createKubernetesCluster")
+			sc.proxy.rearm(holdAfterRun, 1, "createKubernetesCluster")
 		},
 		Config: sc.config(),
 		ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
@@ -227,7 +227,7 @@ func relCreateAnswerLost(sc *relScenario) []resource.TestStep {
 // still works. The healthy cluster must be kept in state, not tainted,
 // and the next apply finishes it without replacing it.
 func relCreateInterrupted(sc *relScenario) []resource.TestStep {
-	sc.cluster.timeouts = "  timeouts = { create = \"500ms\" }\n"
+	sc.cluster.timeouts = `{ create = "500ms" }`
 	interrupted := sc.config()
 	sc.cluster.timeouts = ""
 	sameID := statecheck.CompareValue(compare.ValuesSame())
@@ -311,7 +311,7 @@ func relCreateJobFailed(sc *relScenario) []resource.TestStep {
 		},
 		{
 			PreConfig: func() {
-				if n := sc.env.liveClusters(); n != 0 {
+				if n := len(sc.env.liveClusters()); n != 0 {
 					sc.t.Fatalf("%d clusters left after the failed create, want 0", n)
 				}
 			},
@@ -344,7 +344,7 @@ func relCreateTwin(sc *relScenario) []resource.TestStep {
 // the default timeout) converges.
 func relScaleInterrupted(sc *relScenario) []resource.TestStep {
 	sc.cluster.size = 2
-	sc.cluster.timeouts = "  timeouts = { update = \"500ms\" }\n"
+	sc.cluster.timeouts = `{ update = "500ms" }`
 	interrupted := sc.config()
 	sc.cluster.timeouts = ""
 	return []resource.TestStep{

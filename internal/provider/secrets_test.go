@@ -240,26 +240,14 @@ func TestSecrets_neverLogged(t *testing.T) {
 	t.Setenv(envSecretKey, env.Info.SecretKey)
 	var secrets []relSecret
 	secretsNow := func() []relSecret { return secrets }
-	version := env.VersionID("1.33.13")
 	_, wrongHostKey := testSSHKeys(t)
 	config := func(size int, hostKey string) string {
 		hostCheck := "insecure_ignore_host_key = true"
 		if hostKey != "" {
 			hostCheck = fmt.Sprintf("host_key = %q", hostKey)
 		}
-		return fmt.Sprintf(`
-provider "cks" {
-  api_url = %q
-}
-
-resource "cks_cluster" "test" {
-  name                       = "secrets"
-  zone_id                    = %q
-  service_offering_id        = %q
-  kubernetes_version_id      = %q
-  size                       = %d
-}
-
+		provider := fmt.Sprintf("\nprovider \"cks\" {\n  api_url = %q\n}\n", env.Info.APIURL)
+		return env.cluster("secrets").size(size).through(provider).with(fmt.Sprintf(`
 data "cks_cluster_drift" "ssh" {
   cluster_id = cks_cluster.test.id
   ssh = {
@@ -280,7 +268,7 @@ data "cks_clusters_drift" "all" {
 ephemeral "cks_cluster_kubeconfig" "this" {
   cluster_id = cks_cluster.test.id
 }
-`, env.Info.APIURL, env.Info.ZoneID, env.Info.ServiceOfferingID, version, size, env.KeyFile, hostCheck)
+`, env.KeyFile, hostCheck)).String()
 	}
 	checks := func() ([]statecheck.StateCheck, resource.ConfigPlanChecks) {
 		plan := []plancheck.PlanCheck{relNoSecretsInPlan{secretsNow}}

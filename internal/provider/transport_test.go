@@ -35,31 +35,17 @@ import (
 //	host key checked on every connection, of any key type        | internal/nodes/sshlister/hostkey_security_test.go
 //	chain, host name, validity and TLS 1.2 floor kept by ca_file | internal/cloudstack/tls_security_test.go
 
-// relTLSSimulator is a simulator serving its API over TLS with httptest's
-// self-signed certificate, which Env.CAFile holds.
-type relTLSSimulator struct{ *simtest.Env }
-
-func newRelTLSSimulator(t *testing.T) *relTLSSimulator {
-	t.Helper()
-	return &relTLSSimulator{simtest.Start(t, simtest.WithTLS())}
-}
-
-// config is a provider block on the TLS endpoint (with the extra
-// arguments) and a Kubernetes version lookup, plus more HCL.
-func (s *relTLSSimulator) config(tlsArgs, more string) string {
-	return fmt.Sprintf(`
-provider "cks" {
-  api_url    = %q
-  api_key    = %q
-  secret_key = %q
-%s
-}
-
+// overTLS is a provider block on the TLS endpoint of a simulator started
+// with simtest.WithTLS (httptest's self-signed certificate, which
+// Env.CAFile holds), with the settings given, and a Kubernetes version
+// lookup.
+func overTLS(s *simEnv, settings ...string) string {
+	return s.providerAt(s.Info.APIURL, settings...) + fmt.Sprintf(`
 data "cks_kubernetes_version" "v" {
   zone_id          = %q
   semantic_version = "1.33.13"
 }
-%s`, s.Info.APIURL, s.Info.APIKey, s.Info.SecretKey, tlsArgs, s.Info.ZoneID, more)
+`, s.Info.ZoneID)
 }
 
 // relOtherCAFile writes the certificate of a fresh self-signed authority
@@ -89,17 +75,12 @@ func relOtherCAFile(t *testing.T) string {
 
 func TestTransport_selfSignedAPIEndpoint(t *testing.T) {
 	t.Parallel()
-	s := newRelTLSSimulator(t)
+	s := newSimEnv(t, simtest.WithTLS())
 	otherCA := relOtherCAFile(t)
-	cluster := fmt.Sprintf(`
-resource "cks_cluster" "test" {
-  name                  = "over-tls"
-  zone_id               = %q
-  service_offering_id   = %q
-  kubernetes_version_id = data.cks_kubernetes_version.v.id
-  size                  = 1
-}
-`, s.Info.ZoneID, s.Info.ServiceOfferingID)
+	cluster := func(settings ...string) string {
+		return s.cluster("over-tls").set("kubernetes_version_id", hcl("data.cks_kubernetes_version.v.id")).
+			through(overTLS(s, settings...)).String()
+	}
 	noRequests := func() {
 		if calls := s.Sim.CallCounts(); len(calls) != 0 {
 			t.Fatalf("the endpoint answered %v although its certificate was refused", calls)
@@ -121,7 +102,7 @@ resource "cks_cluster" "test" {
 			{
 				// Verification is on by default: the self-signed endpoint is
 				// refused with the certificate error, before any command.
-				Config:   s.config("", ""),
+				Config:   overTLS(s),
 				PlanOnly: true,
 				ExpectError: errorFragments("Unable to List Kubernetes Versions", "listKubernetesSupportedVersions",
 					"tls: failed to verify certificate: x509: certificate signed by unknown authority"),
@@ -129,7 +110,7 @@ resource "cks_cluster" "test" {
 			{
 				// A CA file of another authority does not help.
 				PreConfig:   noRequests,
-				Config:      s.config(fmt.Sprintf("  ca_file = %q", otherCA), ""),
+				Config:      overTLS(s, fmt.Sprintf("ca_file = %q", otherCA)),
 				PlanOnly:    true,
 				ExpectError: errorFragments("Unable to List Kubernetes Versions", "x509: certificate signed by unknown authority"),
 			},
@@ -137,12 +118,12 @@ resource "cks_cluster" "test" {
 				// The endpoint's CA in ca_file: a whole cluster lifecycle
 				// (create, job polling, refresh) over verified TLS.
 				PreConfig:         noRequests,
-				Config:            s.config(fmt.Sprintf("  ca_file = %q", s.CAFile), cluster),
+				Config:            cluster(fmt.Sprintf("ca_file = %q", s.CAFile)),
 				ConfigStateChecks: []statecheck.StateCheck{versionID, expectAttr("state", knownvalue.StringExact("Running"))},
 			},
 			{
 				// insecure = true accepts the endpoint; the plan is empty.
-				Config:            s.config("  insecure = true", cluster),
+				Config:            cluster("insecure = true"),
 				ConfigStateChecks: []statecheck.StateCheck{versionID},
 			},
 		},
