@@ -484,3 +484,57 @@ func mapIDs(c *cloudstack.Cluster) []string {
 	slices.Sort(out)
 	return out
 }
+
+// versionsNamed counts the simulator's versions of a name.
+func (e *simEnv) versionsNamed(name string) (int, error) {
+	versions, err := e.API.ListKubernetesSupportedVersions(e.T().Context(), "")
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, v := range versions {
+		if v.Name == name {
+			n++
+		}
+	}
+	return n, nil
+}
+
+func (e *simEnv) expectVersionsNamed(name string, want int) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		n, err := e.versionsNamed(name)
+		if err == nil && n != want {
+			err = fmt.Errorf("%d versions named %s, want %d", n, name, want)
+		}
+		return err
+	}
+}
+
+// expectVersionState checks a version's state in the simulator.
+func (e *simEnv) expectVersionState(id, want string) error {
+	v, err := e.API.GetKubernetesSupportedVersion(e.T().Context(), id)
+	if err != nil {
+		return err
+	}
+	if v.State != want {
+		return fmt.Errorf("version %s is %s, want %s", id, v.State, want)
+	}
+	return nil
+}
+
+// expectNoVersion checks that no version of these semantic versions is
+// left in the simulator.
+func (e *simEnv) expectNoVersion(semvers ...string) error {
+	versions, err := e.API.ListKubernetesSupportedVersions(e.T().Context(), "")
+	if err != nil {
+		return err
+	}
+	for _, v := range versions {
+		for _, s := range semvers {
+			if v.SemanticVersion == s {
+				return fmt.Errorf("version %s (%s) is still registered", v.Name, v.ID)
+			}
+		}
+	}
+	return nil
+}

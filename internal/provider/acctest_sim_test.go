@@ -384,3 +384,18 @@ func (e *simEnv) deleteClusterRules(t *testing.T, match func(simulator.DumpRule)
 		t.Fatalf("deleted %d rules, want %d", deleted, want)
 	}
 }
+
+// versionHCL is a cks_kubernetes_version named label for the simulator's
+// zone.
+func (e *simEnv) versionHCL(label, semver, url, extra string) string {
+	return fmt.Sprintf(`
+resource "cks_kubernetes_version" %q {
+  semantic_version = %q
+  url              = %q
+  zone_id          = %q
+  min_cpu_number   = 2
+  min_memory       = 2048
+%s
+}
+`, label, semver, url, e.Info.ZoneID, extra)
+}

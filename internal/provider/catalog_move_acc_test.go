@@ -62,17 +62,7 @@ resource "cks_cni_configuration" "calico" {
   params     = ["POD_CIDR", "MTU"]
 }
 
-resource "cks_cluster" "x" {
-  name                  = "moved"
-  zone_id               = %q
-  kubernetes_version_id = cks_kubernetes_version.v134.id
-  service_offering_id   = %q
-  size                  = 1
-  keypair               = %q
-  cni_configuration_id  = cks_cni_configuration.calico.id
-  cni_config_details    = %s
-}
-
+%s
 moved {
   from = cloudstack_kubernetes_version.v134
   to   = cks_kubernetes_version.v134
@@ -87,7 +77,10 @@ moved {
   from = cloudstack_kubernetes_cluster.x
   to   = cks_cluster.x
 }
-`, newISOURL, env.Info.ZoneID, calicoConfig, env.Info.ZoneID, env.Info.ServiceOfferingID, env.Info.Keypair, details))
+`, newISOURL, env.Info.ZoneID, calicoConfig, env.cluster("moved").named("x").keypair().through("").
+		set("kubernetes_version_id", hcl("cks_kubernetes_version.v134.id")).
+		set("cni_configuration_id", hcl("cks_cni_configuration.calico.id")).
+		set("cni_config_details", hcl(details))))
 	ids := map[string]string{}
 	pairs := map[string]string{"cloudstack_kubernetes_version.v134": "cks_kubernetes_version.v134",
 		"cloudstack_cni_configuration.calico": "cks_cni_configuration.calico", "cloudstack_kubernetes_cluster.x": "cks_cluster.x"}

@@ -300,15 +300,14 @@ func TestAccCluster_vpcTierSharedACLList(t *testing.T) {
 func TestAccCluster_vpcTierRefusesCIDRs(t *testing.T) {
 	t.Parallel()
 	env := newSimEnv(t)
-	base := vpcCluster(env, env.Info.VPCACLTierNetworkID, env.VersionID("1.33.13"), 1, "Running").String()
-	with := func(line string) string {
-		return strings.Replace(base, `  state                 = "Running"`, `  state                 = "Running"`+"\n  "+line, 1)
-	}
+	cluster := vpcCluster(env, env.Info.VPCACLTierNetworkID, env.VersionID("1.33.13"), 1, "Running")
+	base := cluster.String()
+	with := func(attribute string) string { return cluster.set(attribute, []string{"10.0.0.0/8"}).String() }
 	accTest(t, resource.TestCase{
 		CheckDestroy: env.expectNothingLeft,
 		Steps: []resource.TestStep{
 			{
-				Config:      with(`ssh_cidrs = ["10.0.0.0/8"]`),
+				Config:      with("ssh_cidrs"),
 				PlanOnly:    true,
 				ExpectError: errorFragments("Not Supported on a VPC Tier", "ssh_cidrs cannot be set for a cluster on a VPC tier", "belongs to the list"),
 			},
@@ -319,7 +318,7 @@ func TestAccCluster_vpcTierRefusesCIDRs(t *testing.T) {
 				return nil
 			}},
 			{
-				Config:      with(`api_cidrs = ["10.0.0.0/8"]`),
+				Config:      with("api_cidrs"),
 				ExpectError: errorFragments("Not Supported on a VPC Tier", "api_cidrs cannot be set for a cluster on a VPC tier"),
 			},
 			{Config: base, ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}}},

@@ -39,18 +39,9 @@ func TestAccCNIConfigurationLifecycle(t *testing.T) {
 	env := newSimEnv(t)
 	var id string
 	var otherClient *cloudstack.Cluster
-	withCluster := env.ProviderConfig(cniHCL("calico"), fmt.Sprintf(`
-resource "cks_cluster" "test" {
-  name                  = "with-cni"
-  zone_id               = %q
-  service_offering_id   = %q
-  kubernetes_version_id = %q
-  size                  = 1
-  keypair               = %q
-  cni_configuration_id  = cks_cni_configuration.calico.id
-  cni_config_details    = { POD_CIDR = "10.244.0.0/16", MTU = "1450" }
-}
-`, env.Info.ZoneID, env.Info.ServiceOfferingID, env.VersionID("1.33.13"), env.Info.Keypair))
+	withCluster := env.ProviderConfig(cniHCL("calico"), env.cluster("with-cni").keypair().through("").
+		set("cni_configuration_id", hcl("cks_cni_configuration.calico.id")).
+		set("cni_config_details", map[string]string{"POD_CIDR": "10.244.0.0/16", "MTU": "1450"}).String())
 	accTest(t, resource.TestCase{
 		CheckDestroy: env.expectNothingLeft,
 		Steps: []resource.TestStep{

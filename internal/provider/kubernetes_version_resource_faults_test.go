@@ -13,31 +13,6 @@ import (
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator"
 )
 
-// versionsNamed counts the simulator's versions of a name.
-func (e *simEnv) versionsNamed(name string) (int, error) {
-	versions, err := e.API.ListKubernetesSupportedVersions(e.T().Context(), "")
-	if err != nil {
-		return 0, err
-	}
-	n := 0
-	for _, v := range versions {
-		if v.Name == name {
-			n++
-		}
-	}
-	return n, nil
-}
-
-func (e *simEnv) expectVersionsNamed(name string, want int) resource.TestCheckFunc {
-	return func(*terraform.State) error {
-		n, err := e.versionsNamed(name)
-		if err == nil && n != want {
-			err = fmt.Errorf("%d versions named %s, want %d", n, name, want)
-		}
-		return err
-	}
-}
-
 // An add whose answer is lost is not sent again: the version it made is
 // adopted, with a warning, and is the only one.
 func TestAccKubernetesVersionLostAnswer(t *testing.T) {

@@ -27,35 +27,6 @@ const (
 	newISOURL = "https://download.example.org/cks/setup-1.34.9.iso"
 )
 
-// versionHCL is a cks_kubernetes_version named label for the simulator's
-// zone.
-func (e *simEnv) versionHCL(label, semver, url, extra string) string {
-	return fmt.Sprintf(`
-resource "cks_kubernetes_version" %q {
-  semantic_version = %q
-  url              = %q
-  zone_id          = %q
-  min_cpu_number   = 2
-  min_memory       = 2048
-%s
-}
-`, label, semver, url, e.Info.ZoneID, extra)
-}
-
-// versionedClusterHCL is cks_cluster.test on the version versionRef.
-func (e *simEnv) versionedClusterHCL(versionRef string) string {
-	return fmt.Sprintf(`
-resource "cks_cluster" "test" {
-  name                  = "versioned"
-  zone_id               = %q
-  service_offering_id   = %q
-  kubernetes_version_id = %s
-  size                  = 1
-  keypair               = %q
-}
-`, e.Info.ZoneID, e.Info.ServiceOfferingID, versionRef, e.Info.Keypair)
-}
-
 // The operator's whole routine in Terraform: register a version, upgrade a
 // cluster to it, disable the old one; a plan that would delete (or
 // replace) the version in use fails at plan and names the cluster; the old
@@ -82,7 +53,7 @@ data "cks_kubernetes_version" "new" {
 		},
 		Steps: []resource.TestStep{
 			{
-				Config: env.ProviderConfig(oldVersion, env.versionedClusterHCL("cks_kubernetes_version.old.id")),
+				Config: env.ProviderConfig(oldVersion, versionedCluster(env, "cks_kubernetes_version.old.id")),
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue("cks_kubernetes_version.old", tfjsonpath.New("iso_state"), knownvalue.StringExact("Ready")),
 					statecheck.ExpectKnownValue("cks_kubernetes_version.old", tfjsonpath.New("name"), knownvalue.StringExact("v1.33.20-sim-zone-1")),
@@ -98,7 +69,7 @@ data "cks_kubernetes_version" "new" {
 			},
 			{
 				// Register 1.34.9 and upgrade the cluster to it.
-				Config: env.ProviderConfig(oldVersion, newVersion, env.versionedClusterHCL("cks_kubernetes_version.new.id")),
+				Config: env.ProviderConfig(oldVersion, newVersion, versionedCluster(env, "cks_kubernetes_version.new.id")),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction("cks_kubernetes_version.new", plancheck.ResourceActionCreate),
 					plancheck.ExpectResourceAction("cks_cluster.test", plancheck.ResourceActionUpdate),
@@ -112,7 +83,7 @@ data "cks_kubernetes_version" "new" {
 			{
 				// Disable the old version, in place.
 				Config: env.ProviderConfig(env.versionHCL("old", "1.33.20", oldISOURL, `  state = "Disabled"`), newVersion,
-					env.versionedClusterHCL("cks_kubernetes_version.new.id")),
+					versionedCluster(env, "cks_kubernetes_version.new.id")),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction("cks_kubernetes_version.old", plancheck.ResourceActionUpdate),
 				}},
@@ -122,7 +93,7 @@ data "cks_kubernetes_version" "new" {
 				// The cluster looks the version up; removing the version's
 				// resource would delete the version it runs.
 				Config: env.ProviderConfig(env.versionHCL("old", "1.33.20", oldISOURL, `  state = "Disabled"`), byName,
-					env.versionedClusterHCL("data.cks_kubernetes_version.new.id")),
+					versionedCluster(env, "data.cks_kubernetes_version.new.id")),
 				PlanOnly:    true,
 				ExpectError: errorFragments("Kubernetes Version In Use", "This plan deletes it", "is used by 1 cluster: versioned ("),
 			},
@@ -130,13 +101,13 @@ data "cks_kubernetes_version" "new" {
 				// A new url would replace it, which deletes it.
 				Config: env.ProviderConfig(env.versionHCL("old", "1.33.20", oldISOURL, `  state = "Disabled"`), byName,
 					env.versionHCL("new", "1.34.9", "https://download.example.org/cks/other.iso", ""),
-					env.versionedClusterHCL("data.cks_kubernetes_version.new.id")),
+					versionedCluster(env, "data.cks_kubernetes_version.new.id")),
 				PlanOnly:    true,
 				ExpectError: errorFragments("Kubernetes Version In Use", "Changing url replaces it", "versioned ("),
 			},
 			{
 				// The old version, which no cluster uses, goes.
-				Config: env.ProviderConfig(newVersion, env.versionedClusterHCL("cks_kubernetes_version.new.id")),
+				Config: env.ProviderConfig(newVersion, versionedCluster(env, "cks_kubernetes_version.new.id")),
 				ConfigPlanChecks: resource.ConfigPlanChecks{
 					PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction("cks_kubernetes_version.old", plancheck.ResourceActionDestroy)},
 					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
@@ -191,31 +162,7 @@ func TestAccKubernetesVersionValidation(t *testing.T) {
 	}
 }
 
-// expectVersionState checks a version's state in the simulator.
-func (e *simEnv) expectVersionState(id, want string) error {
-	v, err := e.API.GetKubernetesSupportedVersion(e.T().Context(), id)
-	if err != nil {
-		return err
-	}
-	if v.State != want {
-		return fmt.Errorf("version %s is %s, want %s", id, v.State, want)
-	}
-	return nil
-}
-
-// expectNoVersion checks that no version of these semantic versions is
-// left in the simulator.
-func (e *simEnv) expectNoVersion(semvers ...string) error {
-	versions, err := e.API.ListKubernetesSupportedVersions(e.T().Context(), "")
-	if err != nil {
-		return err
-	}
-	for _, v := range versions {
-		for _, s := range semvers {
-			if v.SemanticVersion == s {
-				return fmt.Errorf("version %s (%s) is still registered", v.Name, v.ID)
-			}
-		}
-	}
-	return nil
+// versionedCluster is cks_cluster.test on the version versionRef.
+func versionedCluster(e *simEnv, versionRef string) string {
+	return e.cluster("versioned").keypair().set("kubernetes_version_id", hcl(versionRef)).through("").String()
 }
