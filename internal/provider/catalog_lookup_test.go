@@ -11,6 +11,7 @@ import (
 )
 
 func TestAccLookupsByName(t *testing.T) {
+	readsListsInAnyOrder(t)
 	t.Parallel()
 	env := newSimEnv(t)
 	exact := func(addr, attr, want string) statecheck.StateCheck {
@@ -118,6 +119,7 @@ data "cks_kubernetes_version" "v" {
 // A cluster configured by names is created, scaled and destroyed, and
 // deletion_protection stops a destroy and a replacement at plan.
 func TestAccClusterByNamesWithDeletionProtection(t *testing.T) {
+	dependsOnTheCLI(t)
 	t.Parallel()
 	env := newSimEnv(t)
 	addr := "cks_cluster.named"

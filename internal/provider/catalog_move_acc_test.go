@@ -15,6 +15,7 @@ import (
 // cks_cluster in one plan: each is moved with no change, the objects are
 // the same, and the next plan is empty.
 func TestMoveAllThreeFromOfficialProvider(t *testing.T) {
+	dependsOnTheCLI(t)
 	if !inOwnProcess(t, officialNamespaceEnv) {
 		return
 	}

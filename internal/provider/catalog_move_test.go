@@ -29,6 +29,7 @@ func moveInto(t *testing.T, r resource.Resource, mover resource.StateMover, addr
 // Every attribute of the official cloudstack_kubernetes_version lands in
 // cks_kubernetes_version; a zone given by name is left to the refresh.
 func TestMoveOfficialVersion(t *testing.T) {
+	dependsOnTheCLI(t)
 	t.Parallel()
 	r := &kubernetesVersionResource{}
 	mover := r.MoveState(context.Background())[0]
@@ -54,6 +55,7 @@ func TestMoveOfficialVersion(t *testing.T) {
 // Every attribute of the official cloudstack_cni_configuration lands in
 // cks_cni_configuration, params as a set.
 func TestMoveOfficialCNI(t *testing.T) {
+	dependsOnTheCLI(t)
 	t.Parallel()
 	r := &cniConfigurationResource{}
 	mover := r.MoveState(context.Background())[0]

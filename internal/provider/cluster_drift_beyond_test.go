@@ -34,6 +34,7 @@ func TestAccClusterDrift_FQDNNodeNames(t *testing.T) {
 }
 
 func TestAccClusterDrift_EtcdVMsAreNotNodes(t *testing.T) {
+	readsListsInAnyOrder(t)
 	t.Parallel()
 	e := newDriftEnv(t, simtest.WithOrderedList())
 	cl := e.NewCluster(cloudstack.CreateClusterParams{Name: "test", EtcdNodes: 3, Size: 1})
@@ -45,6 +46,7 @@ func TestAccClusterDrift_EtcdVMsAreNotNodes(t *testing.T) {
 }
 
 func TestAccClusterDrift_VMMappedToAnotherCluster(t *testing.T) {
+	readsListsInAnyOrder(t)
 	t.Parallel()
 	e := newDriftEnv(t)
 	a := e.NewCluster(cloudstack.CreateClusterParams{Name: "alpha", Size: 2})
@@ -89,6 +91,7 @@ func etcdClusterScaledOnce(t *testing.T, order ...string) (*simEnv, string) {
 // verdict is not judged there (rules.ArmedEtcdRules reports a list that
 // contradicts both directions as a hazard).
 func TestAccClusterDrift_UntouchedCKSLayoutIsInSync(t *testing.T) {
+	readsListsInAnyOrder(t)
 	t.Parallel()
 	for _, order := range []string{simulator.ListOrderReal, simulator.ListOrderReversed} {
 		t.Run("order="+order, func(t *testing.T) {
@@ -104,6 +107,7 @@ func TestAccClusterDrift_UntouchedCKSLayoutIsInSync(t *testing.T) {
 }
 
 func TestAccClusterDrift_ScaleHazardBeforeScaleDown(t *testing.T) {
+	readsListsInAnyOrder(t)
 	t.Parallel()
 	for _, order := range []string{simulator.ListOrderReal, simulator.ListOrderReversed} {
 		t.Run("order="+order, func(t *testing.T) { testScaleHazardBeforeScaleDown(t, order) })
@@ -132,6 +136,7 @@ func testScaleHazardBeforeScaleDown(t *testing.T, order string) {
 // TestAccClusterDrift_ScaleDownBrokenByEtcdRulePick reads the cluster after
 // the scale-down that #14159 breaks.
 func TestAccClusterDrift_ScaleDownBrokenByEtcdRulePick(t *testing.T) {
+	readsListsInAnyOrder(t)
 	t.Parallel()
 	e, id := etcdClusterScaledOnce(t)
 	if err := e.Scale(id, 1); err == nil || !strings.Contains(err.Error(), "unable to update network rules") {

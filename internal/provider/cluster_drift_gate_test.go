@@ -16,6 +16,7 @@ import (
 )
 
 func TestAccClusterDrift_CIGateFailsThePlan(t *testing.T) {
+	dependsOnTheCLI(t)
 	t.Parallel()
 	e := newDriftEnv(t)
 	cl := e.NewCluster(cloudstack.CreateClusterParams{Name: "test", Size: 2})

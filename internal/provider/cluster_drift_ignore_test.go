@@ -71,6 +71,7 @@ func TestAccClusterDrift_IgnoreRuleAndItsExpiry(t *testing.T) {
 
 // The rules are checked at plan time, each problem against its attribute.
 func TestAccClusterDrift_IgnoreRulesAreValidated(t *testing.T) {
+	dependsOnTheCLI(t)
 	t.Parallel()
 	e := newDriftEnv(t)
 	cases := map[string][]string{

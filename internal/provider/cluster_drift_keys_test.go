@@ -72,6 +72,7 @@ func (c noKeyInState) CheckState(_ context.Context, req statecheck.CheckStateReq
 }
 
 func TestAccClusterDrift_PrivateKeyFileKeepsTheKeyOutOfPlans(t *testing.T) {
+	dependsOnTheCLI(t)
 	t.Parallel()
 	e := newDriftEnv(t)
 	cl := e.NewCluster(cloudstack.CreateClusterParams{Name: "test", Size: 1})

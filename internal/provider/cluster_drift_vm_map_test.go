@@ -21,6 +21,7 @@ import (
 // 40 minutes earlier (past the grace period).
 
 func TestAccClusterDrift_CleanClusterInSync(t *testing.T) {
+	readsListsInAnyOrder(t)
 	t.Parallel()
 	e := newDriftEnv(t)
 	cl := e.NewCluster(cloudstack.CreateClusterParams{Name: "test", Size: 2})
@@ -42,6 +43,7 @@ func TestAccClusterDrift_CleanClusterInSync(t *testing.T) {
 }
 
 func TestAccClusterDrift_WorkerMissingFromVMMap(t *testing.T) {
+	readsListsInAnyOrder(t)
 	t.Parallel()
 	e := newDriftEnv(t)
 	cl := e.NewCluster(cloudstack.CreateClusterParams{Name: "test", Size: 2})
@@ -90,6 +92,7 @@ func TestAccClusterDrift_WorkerMissingFromVMMap(t *testing.T) {
 }
 
 func TestAccClusterDrift_MapRowsWithoutVMs(t *testing.T) {
+	readsListsInAnyOrder(t)
 	t.Parallel()
 	e := newDriftEnv(t)
 	cl := e.NewCluster(cloudstack.CreateClusterParams{Name: "test", Size: 2})
@@ -138,6 +141,7 @@ func TestAccClusterDrift_MapRowsWithoutVMs(t *testing.T) {
 }
 
 func TestAccClusterDrift_NodeDeletedOutOfBand(t *testing.T) {
+	readsListsInAnyOrder(t)
 	t.Parallel()
 	e := newDriftEnv(t)
 	cl := e.NewCluster(cloudstack.CreateClusterParams{Name: "test", Size: 2})
@@ -211,6 +215,7 @@ func TestAccClusterDrift_NodeSourceNone(t *testing.T) {
 }
 
 func TestAccClusterDrift_MidScaleAndGracePeriod(t *testing.T) {
+	readsListsInAnyOrder(t)
 	t.Parallel()
 	e := newDriftEnv(t)
 	cl := e.NewCluster(cloudstack.CreateClusterParams{Name: "test", Size: 2})

@@ -30,6 +30,7 @@ var kubectlPath, errNoKubectl = exec.LookPath("kubectl")
 // ephemeral values). The kubeconfig works with the real kubectl, and no
 // other object in the state contains it.
 func TestAccClusterKubeconfigEphemeral(t *testing.T) {
+	dependsOnTheCLI(t)
 	t.Parallel()
 	if errNoKubectl != nil {
 		t.Skipf("this test runs the real kubectl with the kubeconfig, and none is on PATH: %v", errNoKubectl)

@@ -57,6 +57,7 @@ resource "cks_cluster_node" "gpu" {
 // empty, the drift check is clean, and the destroy takes out the node the
 // configuration joined and leaves both VMs running.
 func TestAccClusterNode_externalNodesThroughEveryChange(t *testing.T) {
+	readsListsInAnyOrder(t)
 	t.Parallel()
 	for _, profile := range simulator.Profiles() {
 		t.Run(profile, func(t *testing.T) {
@@ -155,6 +156,7 @@ resource "cks_cluster_node" "gpu" {
 // the plan records manual_upgrade in the VM's tag in place, and the destroy
 // takes it out of the cluster while the cluster stays.
 func TestAccClusterNode_importAndRecord(t *testing.T) {
+	dependsOnTheCLI(t)
 	t.Parallel()
 	env := newSimEnv(t)
 	c := env.NewCluster(cloudstack.CreateClusterParams{Name: "imported", Size: 1, Description: "imported"})
@@ -199,6 +201,7 @@ resource "cks_cluster_node" "gpu" {
 // would destroy and expunge it with the cluster, so the destroy's plan
 // refuses, naming it and the way out, and nothing is deleted.
 func TestAccCluster_destroyRefusesUnmanagedExternalNodes(t *testing.T) {
+	dependsOnTheCLI(t)
 	t.Parallel()
 	env := newSimEnv(t)
 	cfg := env.etcdCluster(0, 1).on(env.Info.IsolatedNetworkID).String()

@@ -21,6 +21,7 @@ import (
 // the next plan replaces the cluster. A replacing change while the
 // protection is still recorded is refused with the way out.
 func TestAccCluster_deletionProtectionLiftedInEveryState(t *testing.T) {
+	dependsOnTheCLI(t)
 	t.Parallel()
 	env := newSimEnv(t)
 	rec := &diagRecorder{}
@@ -127,6 +128,7 @@ func TestAccCluster_deletionProtectionLiftedInEveryState(t *testing.T) {
 // does not wait on the cluster, and the destroy, which refreshes, deletes
 // the cluster.
 func TestAccCluster_deletionProtectionLiftedWithoutRefresh(t *testing.T) {
+	dependsOnTheCLI(t)
 	t.Parallel()
 	env := newSimEnv(t)
 	var id string

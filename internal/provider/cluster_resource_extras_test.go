@@ -179,6 +179,7 @@ data "cks_clusters_drift" "all" {
 // them then plans an in-place update that only records them, not a
 // replacement, and after it nothing.
 func TestAccCluster_importedCreateOnlyInputsAreRecorded(t *testing.T) {
+	dependsOnTheCLI(t)
 	t.Parallel()
 	env := newSimEnv(t)
 	cl := env.NewCluster(cloudstack.CreateClusterParams{Name: "imported", ZoneID: env.Info.ZoneID,
@@ -232,6 +233,7 @@ func TestAccCluster_importedCreateOnlyInputsAreRecorded(t *testing.T) {
 // TestAccCluster_createOnlyInputsRejectedAtPlan checks the plan-time
 // validation, each error on its attribute.
 func TestAccCluster_createOnlyInputsRejectedAtPlan(t *testing.T) {
+	dependsOnTheCLI(t)
 	t.Parallel()
 	env := newSimEnv(t)
 	cases := []struct {

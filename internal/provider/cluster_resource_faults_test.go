@@ -42,6 +42,7 @@ func (c expectNoDrift) CheckPlan(_ context.Context, req plancheck.CheckPlanReque
 // and the next plan is empty; once an administrator has corrected
 // node_count and the state scanner has run, the cluster is Running.
 func TestAccCluster_scaleJobFailsAfterRemovingVM(t *testing.T) {
+	readsListsInAnyOrder(t)
 	t.Parallel()
 	env := newSimEnv(t)
 	var id string
@@ -146,6 +147,7 @@ func TestAccCluster_transientReadErrorsRetried(t *testing.T) {
 // job. CloudStack keeps the failed cluster; the provider deletes it and says
 // so, and the next apply creates exactly one cluster.
 func TestAccCluster_failedCreateIsDeleted(t *testing.T) {
+	dependsOnTheCLI(t)
 	t.Parallel()
 	env := newSimEnv(t)
 	config := env.cluster("failing").String()
@@ -331,6 +333,7 @@ func (s *interruptibleServer) ApplyResourceChange(ctx context.Context, req *tfpr
 // tainted (and not blamed on the create timeout); the next plan does not
 // replace it, and the next apply finishes.
 func TestAccCluster_createInterruptedKeptUntainted(t *testing.T) {
+	dependsOnTheCLI(t)
 	t.Parallel()
 	// A create job long enough that a slow machine still reads the cluster
 	// before the job ends.

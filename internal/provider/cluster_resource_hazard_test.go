@@ -23,6 +23,7 @@ import (
 // provider deletes the rule for the scale and re-creates it (same ports and
 // CIDR) after it, and the next plan is empty.
 func TestAccCluster_userHazardRule(t *testing.T) {
+	readsListsInAnyOrder(t)
 	t.Parallel()
 	env := newSimEnv(t, simtest.WithProfile("4.22.1.1"))
 	var id string

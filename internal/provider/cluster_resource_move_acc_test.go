@@ -44,6 +44,7 @@ terraform {
 // Each move test runs in its own process (inOwnProcess), because the test
 // framework reads TF_ACC_PROVIDER_NAMESPACE from the environment.
 func TestMoveFromOfficialProviderKeepsCluster(t *testing.T) {
+	dependsOnTheCLI(t)
 	if !inOwnProcess(t, officialNamespaceEnv) {
 		return
 	}
@@ -60,6 +61,7 @@ func TestMoveFromOfficialProviderKeepsCluster(t *testing.T) {
 // a project, which the official configuration names: the refresh finds the
 // cluster by id across the projects and fills in project_id.
 func TestMoveFromOfficialProviderKeepsProjectCluster(t *testing.T) {
+	dependsOnTheCLI(t)
 	if !inOwnProcess(t, officialNamespaceEnv) {
 		return
 	}
@@ -124,6 +126,7 @@ func TestMoveFromOfficialProviderCarriesWhatTheAPIDoesNotReturn(t *testing.T) {
 // move plans an in-place update that brings them to the provider's layout,
 // and nothing else.
 func TestMoveFromOfficialProviderConvertsEtcdRules(t *testing.T) {
+	readsListsInAnyOrder(t)
 	if !inOwnProcess(t, officialNamespaceEnv) {
 		return
 	}

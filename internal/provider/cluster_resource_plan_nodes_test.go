@@ -16,6 +16,7 @@ import (
 // remaining worker nodes stay known in the plan, and are the ones the apply
 // keeps (the newest workers go on a scale-down).
 func TestAccCluster_scalePlanKeepsUnchangedNodesKnown(t *testing.T) {
+	dependsOnTheCLI(t)
 	t.Parallel()
 	env := newSimEnv(t)
 	config := func(size int) string {

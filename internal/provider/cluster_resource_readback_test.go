@@ -19,6 +19,7 @@ import (
 // be recorded, neither deleted nor tainted, and the next refresh fills in
 // the rest: one cluster, nothing replaced.
 func TestAccCluster_createdButNotReadBack(t *testing.T) {
+	dependsOnTheCLI(t)
 	t.Parallel()
 	env := newSimEnv(t)
 	proxy := newFaultProxy(t, env.Info.APIURL)

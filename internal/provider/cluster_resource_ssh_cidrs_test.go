@@ -17,6 +17,7 @@ import (
 // narrowed again by the next apply, and a change of ssh_cidrs changes the
 // rules in place. The API rule keeps its own CIDRs.
 func TestAccCluster_sshCIDRsNarrowTheSSHRules(t *testing.T) {
+	readsListsInAnyOrder(t)
 	t.Parallel()
 	env := newSimEnv(t)
 	config := func(size int, cidrs ...string) string {
@@ -76,6 +77,7 @@ func TestAccCluster_sshCIDRsNarrowTheSSHRules(t *testing.T) {
 // of cks_cluster and of the drift checks, names the list element and shows
 // the attribute's line.
 func TestAccCluster_cidrErrorsNameTheElement(t *testing.T) {
+	dependsOnTheCLI(t)
 	t.Parallel()
 	env := newSimEnv(t)
 	attributeLine := func(attr string) string { return `line \d+, in [a-z]+ "cks_[a-z_]+" "test":\s+\d+:\s+` + attr + `\s+=` }

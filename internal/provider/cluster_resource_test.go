@@ -15,6 +15,7 @@ import (
 // etcd nodes and one worker, imports it, scales it up and down, upgrades it
 // by a minor version, stops and starts it, and destroys it.
 func TestAccCluster_lifecycle(t *testing.T) {
+	dependsOnTheCLI(t)
 	t.Parallel()
 	env := newSimEnv(t)
 	v133, v134 := env.VersionID("1.33.13"), env.VersionID("1.34.2")

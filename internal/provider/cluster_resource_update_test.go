@@ -137,6 +137,7 @@ func TestAccCluster_autoscaling(t *testing.T) {
 // (ssh_rules_in_sync goes to true) and says so; after that apply the plan
 // is empty.
 func TestAccCluster_importOutOfBand(t *testing.T) {
+	dependsOnTheCLI(t)
 	t.Parallel()
 	env := newSimEnv(t)
 	ctx := context.Background()
@@ -202,6 +203,7 @@ func TestAccCluster_importOutOfBand(t *testing.T) {
 // TestAccCluster_disappears deletes the cluster out of band: the refresh
 // drops it from state and the plan creates it again.
 func TestAccCluster_disappears(t *testing.T) {
+	dependsOnTheCLI(t)
 	t.Parallel()
 	env := newSimEnv(t)
 	config := env.cluster("vanishing").String()
@@ -235,6 +237,7 @@ func TestAccCluster_disappears(t *testing.T) {
 // TestAccCluster_errorStateReplaced puts the cluster into Error, from which
 // CloudStack only allows deleting it: the plan replaces it.
 func TestAccCluster_errorStateReplaced(t *testing.T) {
+	dependsOnTheCLI(t)
 	t.Parallel()
 	env := newSimEnv(t)
 	config := env.cluster("broken").String()

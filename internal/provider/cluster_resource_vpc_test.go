@@ -133,6 +133,7 @@ func testVPCTierLifecycle(t *testing.T, env *simEnv, network string) {
 // ssh_rules_in_sync back to true, and the apply creates the item again as
 // CKS made it, after which every path works and the plan is empty.
 func TestAccCluster_vpcTierACLItemRepaired(t *testing.T) {
+	readsListsInAnyOrder(t)
 	t.Parallel()
 	env := newSimEnv(t)
 	v133 := env.VersionID("1.33.13")
@@ -175,6 +176,7 @@ func TestAccCluster_vpcTierACLItemRepaired(t *testing.T) {
 // the apply refuses the scale before any change; without the forward the
 // scale goes through.
 func TestAccCluster_vpcTierUserForwardNamedBeforeScale(t *testing.T) {
+	readsListsInAnyOrder(t)
 	t.Parallel()
 	env := newSimEnv(t)
 	v133 := env.VersionID("1.33.13")
@@ -237,6 +239,7 @@ func TestAccCluster_vpcTierUserForwardNamedBeforeScale(t *testing.T) {
 // one's 2379 item, and the second cluster keeps every path, its rules in
 // sync and an empty plan.
 func TestAccCluster_vpcTierSharedACLList(t *testing.T) {
+	readsListsInAnyOrder(t)
 	t.Parallel()
 	env := newSimEnv(t)
 	v133 := env.VersionID("1.33.13")
@@ -329,6 +332,7 @@ func TestAccCluster_vpcTierRefusesCIDRs(t *testing.T) {
 // "TCP" item on 22 and the other cluster's items, and what the provider
 // re-creates; the destroy warns of each item it re-created.
 func TestVPCTierDestroyPlanSaysWhatItRevokes(t *testing.T) {
+	dependsOnTheCLI(t)
 	t.Parallel()
 	env := newSimEnv(t)
 	r := newExampleRunner(t)

@@ -24,6 +24,7 @@ func expectFleetCluster(nth int, checks map[string]knownvalue.Check) statecheck.
 }
 
 func TestAccClustersDrift_Fleet(t *testing.T) {
+	readsListsInAnyOrder(t)
 	t.Parallel()
 	e := newDriftEnv(t)
 	a := e.NewCluster(cloudstack.CreateClusterParams{Name: "fleet-a", Size: 1})

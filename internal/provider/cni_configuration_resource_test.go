@@ -35,6 +35,7 @@ resource "cks_cni_configuration" "calico" {
 // fails and names the cluster; it imports by id; with a cluster of its own
 // the destroy deletes the cluster first.
 func TestAccCNIConfigurationLifecycle(t *testing.T) {
+	dependsOnTheCLI(t)
 	env := newSimEnv(t)
 	var id string
 	var otherClient *cloudstack.Cluster

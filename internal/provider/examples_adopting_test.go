@@ -17,6 +17,7 @@ import (
 // scheduled query finds the cluster of another account, which no state
 // manages, and fails.
 func TestGuideAdoptingClusters(t *testing.T) {
+	dependsOnTheCLI(t)
 	t.Parallel()
 	skipBelowCLI(t, "1.14.0")
 	r := newExampleRunner(t)

@@ -14,6 +14,7 @@ import (
 // as users apply them: each converges (the next plan is empty) and
 // destroys cleanly.
 func TestExamplesCatalogResources(t *testing.T) {
+	dependsOnTheCLI(t)
 	t.Parallel()
 	env := newSimEnv(t)
 	r := newExampleRunner(t)
@@ -52,6 +53,7 @@ func TestExamplesCatalogResources(t *testing.T) {
 // The list resource example answers terraform query with the clusters it
 // selects (Terraform 1.14+).
 func TestExamplesListResource(t *testing.T) {
+	dependsOnTheCLI(t)
 	t.Parallel()
 	skipBelowCLI(t, "1.14.0")
 	env := newSimEnv(t)

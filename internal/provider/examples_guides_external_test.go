@@ -17,6 +17,7 @@ import (
 // external nodes' included) works and the drift check is clean; no VM of
 // the user's is destroyed.
 func TestGuideExternalNodesExample(t *testing.T) {
+	dependsOnTheCLI(t)
 	t.Parallel()
 	env := newSimEnv(t)
 	r := newExampleRunner(t)

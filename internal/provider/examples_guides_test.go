@@ -46,6 +46,7 @@ func knownHostsLine(t *testing.T, env *simEnv, name string) string {
 }
 
 func TestGuideEtcdScalingExample(t *testing.T) {
+	dependsOnTheCLI(t)
 	t.Parallel()
 	env := newSimEnv(t)
 	r := newExampleRunner(t)
@@ -79,6 +80,7 @@ func TestGuideEtcdScalingExample(t *testing.T) {
 // the policy gate's configuration is TestAccPolicyFixtures's. Then the CI
 // gate example checks every cluster.
 func TestGuideDriftGateExamples(t *testing.T) {
+	dependsOnTheCLI(t)
 	t.Parallel()
 	env := newSimEnv(t)
 	r := newExampleRunner(t)
@@ -146,6 +148,7 @@ func TestGuideDriftGateExamples(t *testing.T) {
 }
 
 func TestGuideSimulatorExample(t *testing.T) {
+	dependsOnTheCLI(t)
 	t.Parallel()
 	env := newSimEnv(t)
 	r := newExampleRunner(t)
@@ -177,6 +180,7 @@ func TestGuideSimulatorExample(t *testing.T) {
 // configuration (served by its stand-in) to cks_cluster: a moved block,
 // then a scale and a destroy; removed and import blocks.
 func TestGuideMigrationExamples(t *testing.T) {
+	dependsOnTheCLI(t)
 	t.Parallel()
 	env := newSimEnv(t)
 	r := newExampleRunner(t)
@@ -283,6 +287,7 @@ func officialStandInServers(t *testing.T, env *simEnv) map[string]func() tfproto
 // the quick start's main.tf, the CloudMonkey profile's and the private CA's
 // with what they name on disk. Every block runs verbatim.
 func TestReadmeQuickStart(t *testing.T) {
+	dependsOnTheCLI(t)
 	t.Parallel()
 	env := newSimEnv(t)
 	r := newExampleRunner(t)
@@ -375,6 +380,7 @@ func TestReadmeQuickStart(t *testing.T) {
 
 // The provider example, with the simulator's URL in place of the example's.
 func TestReadmeProviderBlocks(t *testing.T) {
+	dependsOnTheCLI(t)
 	t.Parallel()
 	env := newSimEnv(t)
 	r := newExampleRunner(t)
@@ -401,6 +407,7 @@ func TestReadmeProviderBlocks(t *testing.T) {
 // the drift check on, the drift the demo injects seen by a refresh-only
 // plan, destroy.
 func TestDemoConfiguration(t *testing.T) {
+	dependsOnTheCLI(t)
 	t.Parallel()
 	env := newSimEnv(t)
 	r := newExampleRunner(t)

@@ -213,6 +213,7 @@ func exampleDirs(t *testing.T) []string {
 }
 
 func TestExamplesInitAndValidate(t *testing.T) {
+	dependsOnTheCLI(t)
 	t.Parallel()
 	r := newExampleRunner(t)
 	dirs := exampleDirs(t)
@@ -310,6 +311,7 @@ output "helm_probe" {
 // source example against what it created; then shows that the example's
 // deletion_protection stops a destroy, lifts it and destroys everything.
 func TestExamplesApplyAgainstSimulator(t *testing.T) {
+	dependsOnTheCLI(t)
 	t.Parallel()
 	env := newSimEnv(t)
 	r := newExampleRunner(t)

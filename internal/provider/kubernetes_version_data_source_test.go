@@ -49,6 +49,7 @@ data "cks_kubernetes_version" "missing" {
 // The newest 1.34, the one 1.33, and what an upgrade pipeline asks: the
 // versions a cluster of 1.33.13 may be upgraded to.
 func TestAccKubernetesVersionSelection(t *testing.T) {
+	readsListsInAnyOrder(t)
 	t.Parallel()
 	env := newSimEnv(t)
 	zone := `zone_id = "` + env.Info.ZoneID + `"`

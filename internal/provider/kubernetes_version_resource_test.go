@@ -33,6 +33,7 @@ const (
 // one, unused, is deleted; and the destroy of everything deletes the
 // cluster before the version.
 func TestAccKubernetesVersionLifecycle(t *testing.T) {
+	dependsOnTheCLI(t)
 	env := newSimEnv(t)
 	byName := fmt.Sprintf(`
 data "cks_kubernetes_version" "new" {

@@ -115,6 +115,7 @@ func byID(t *testing.T, dir, id string) func() {
 }
 
 func TestAccPolicyFixtures(t *testing.T) {
+	dependsOnTheCLI(t)
 	t.Parallel()
 	dir := os.Getenv("CKS_POLICY_FIXTURES")
 	if dir == "" {

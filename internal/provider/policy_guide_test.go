@@ -15,6 +15,7 @@ import (
 // and the pinned engines run with go tool from a checkout of the
 // repository. They pass on the cluster in sync and deny once it drifted.
 func TestGuidePolicyCommands(t *testing.T) {
+	dependsOnTheCLI(t)
 	t.Parallel()
 	const doc = "docs/guides/drift-ci-gates.md"
 	root := repositoryRoot(t)

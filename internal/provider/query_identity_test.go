@@ -25,6 +25,8 @@ var queryAndIdentityVersions = []tfversion.TerraformVersionCheck{tfversion.SkipB
 // terraform query finds the clusters another client made, in accounts and
 // projects, and the filters narrow them.
 func TestAccClusterQuery(t *testing.T) {
+	readsListsInAnyOrder(t)
+	dependsOnTheCLI(t)
 	env := newSimEnv(t)
 	project := cloudstack.Ownership{ProjectID: env.Info.ProjectID}
 	teamA := env.NewCluster(cloudstack.CreateClusterParams{Name: "team-a-api", Ownership: project})
@@ -89,6 +91,7 @@ list "cks_cluster" "alert" {
 // A managed cluster imported by its identity: the import block names the
 // cluster's id as identity, and the state matches the one Terraform made.
 func TestAccClusterImportByIdentity(t *testing.T) {
+	dependsOnTheCLI(t)
 	env := newSimEnv(t)
 	accTest(t, resource.TestCase{
 		TerraformVersionChecks: queryAndIdentityVersions,
@@ -118,6 +121,7 @@ func TestAccClusterImportByIdentity(t *testing.T) {
 
 // A Kubernetes version and a CNI configuration imported by their identity.
 func TestAccCatalogImportByIdentity(t *testing.T) {
+	dependsOnTheCLI(t)
 	env := newSimEnv(t)
 	config := env.ProviderConfig(env.versionHCL("new", "1.34.9", newISOURL, ""), cniHCL("calico"))
 	importByIdentity := func(addr string) resource.TestStep {

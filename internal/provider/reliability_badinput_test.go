@@ -306,6 +306,7 @@ func (a *relRecordingAPI) calls() []string {
 // variables (no CLOUDSTACK_* and no ~/.cmk/config may leak in), so the test
 // itself is not parallel; its cases are.
 func TestBadInput_rejectedAtPlanWithoutAPICall(t *testing.T) {
+	dependsOnTheCLI(t)
 	isolateProviderEnv(t)
 	// No SSH agent either: ssh without a key falls back to it.
 	t.Setenv("SSH_AUTH_SOCK", "")

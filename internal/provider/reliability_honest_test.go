@@ -28,6 +28,7 @@ import (
 // user's rule, a size change is refused naming it, and once the user's rule
 // is gone the next apply converts the rules.
 func TestAccHonest_etcdRangeBlockedKeepsTheEtcdRule(t *testing.T) {
+	readsListsInAnyOrder(t)
 	t.Parallel()
 	t.Run("alternate range", func(t *testing.T) {
 		t.Parallel()
@@ -98,6 +99,7 @@ func TestAccHonest_etcdRangeBlockedKeepsTheEtcdRule(t *testing.T) {
 // and its apply deletes the wider rules as the cluster's own; a size change
 // then works.
 func TestAccHonest_failedNarrowingKeepsTheOldCIDRs(t *testing.T) {
+	readsListsInAnyOrder(t)
 	t.Parallel()
 	env := newSimEnv(t)
 	wide := []string{"10.0.0.0/8", "127.0.0.0/8"}
@@ -150,6 +152,7 @@ func TestAccHonest_failedNarrowingKeepsTheOldCIDRs(t *testing.T) {
 // rule of the user's in the way) fails its apply, and `terraform destroy`
 // with that configuration still works, as does a replacement.
 func TestAccHonest_destroyNeverBlocked(t *testing.T) {
+	dependsOnTheCLI(t)
 	t.Parallel()
 	t.Run("broken by #14159", func(t *testing.T) {
 		t.Parallel()
@@ -347,6 +350,7 @@ func TestAccHonest_stuckInScaling(t *testing.T) {
 // check. The apply succeeds with the provider's cluster in state, nothing
 // is deleted, and both clusters exist for the user to sort out.
 func TestAccHonest_twinCreatedMeanwhile(t *testing.T) {
+	readsListsInAnyOrder(t)
 	t.Parallel()
 	env := newSimEnv(t)
 	proxy := newFaultProxy(t, env.Info.APIURL)
