@@ -142,3 +142,22 @@ func (f listFilter[T]) excludes(item *T, accountID string) bool {
 	}
 	return !f.scope(accountID)
 }
+
+// ownerFields adds account or project and domain fields.
+func (s *Simulator) ownerFields(out map[string]any, accountID string) {
+	a := s.st.account(accountID)
+	if a == nil {
+		return
+	}
+	if prj := s.st.projectOfAccount(a.id); prj != nil {
+		out["projectid"] = prj.id
+		out["project"] = prj.name
+	} else {
+		out["account"] = a.name
+	}
+	if d := s.st.domain(a.domainID); d != nil {
+		out["domainid"] = d.id
+		out["domain"] = d.name
+		out["domainpath"] = d.path
+	}
+}

@@ -168,23 +168,6 @@ func (s *Simulator) StartKubelet(vmID string) error {
 	})
 }
 
-// joinNode registers a VM's node when the VM belongs to a live cluster and
-// is not an etcd VM.
-func (s *Simulator) joinNode(v *vm) {
-	if v.role == roleEtcd || v.clusterID == "" {
-		return
-	}
-	c := s.st.cluster(v.clusterID)
-	if c == nil || c.removed {
-		return
-	}
-	version := s.versionSemverOf(c)
-	if row := s.st.mapRowOf(v.id); row != nil && row.nodeVersion != "" {
-		version = strings.TrimPrefix(row.nodeVersion, "v")
-	}
-	s.registerNode(c.id, v, version)
-}
-
 // RegisterNodeFQDN makes a VM's node register under an FQDN (the guest's
 // hostname resolving as <host>.<network domain>). An empty fqdn uses
 // <lowercased VM name>.cs<account id>cloud.internal.
@@ -505,4 +488,18 @@ func (s *Simulator) SetScannerInterval(d time.Duration) {
 // it is stopped.
 func (s *Simulator) ScannerInterval() time.Duration {
 	return time.Duration(s.scanInterval.Load())
+}
+
+// DockerRegistryPasswordIs reports whether the cluster's stored docker
+// registry password equals candidate, so that tests can check it arrived
+// without the secret ever leaving the simulator.
+func (s *Simulator) DockerRegistryPasswordIs(clusterID, candidate string) bool {
+	s.lock()
+	defer s.unlock()
+	for _, c := range s.st.clusters {
+		if c.id == clusterID {
+			return c.dockerPassword != "" && c.dockerPassword == candidate
+		}
+	}
+	return false
 }

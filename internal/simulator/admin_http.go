@@ -239,6 +239,19 @@ var adminRoutes = []adminRoute{
 		}},
 	{AdminRoute{"GET", "info", nil, "connection details and seed ids"},
 		func(s *Simulator, _ adminArgs) (any, error) { return s.Info(), nil }},
+	{AdminRoute{"POST", "iso/download", []string{"url", "duration", "error"},
+		"how later downloads of a Kubernetes version's ISO from url go: how long they take (e.g. 30s), and the error string they fail with, if any"},
+		func(s *Simulator, a adminArgs) (any, error) {
+			var d ISODownload
+			if a.has("duration") {
+				var err error
+				if d.Duration, err = a.duration("duration"); err != nil {
+					return nil, err
+				}
+			}
+			d.Error = a.str("error")
+			return nil, s.SetISODownload(a.str("url"), d)
+		}},
 }
 
 // adminHandler serves /admin/<path>. It has no authentication: it is a test

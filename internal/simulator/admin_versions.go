@@ -26,3 +26,21 @@ func (s *Simulator) SetKubeletVersion(vmID, version string) error {
 	n.version = version
 	return nil
 }
+
+// SetISODownload decides how later downloads of url go; it changes no
+// download that already started.
+func (s *Simulator) SetISODownload(url string, d ISODownload) error {
+	if strings.TrimSpace(url) == "" {
+		return fmt.Errorf("an ISO URL is needed")
+	}
+	if d.Duration < 0 {
+		return fmt.Errorf("the download duration must not be negative")
+	}
+	s.lock()
+	defer s.unlock()
+	if s.st.isoDownloads == nil {
+		s.st.isoDownloads = map[string]ISODownload{}
+	}
+	s.st.isoDownloads[url] = d
+	return nil
+}

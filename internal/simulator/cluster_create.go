@@ -4,22 +4,6 @@ import (
 	"fmt"
 )
 
-// resolveParam resolves an optional UUID parameter the way the API layer
-// does: a value that is not a UUID, or names no entity, is a 431.
-func resolveParam[T any](p params, name string, find func(string) *T) (*T, *apiError) {
-	id := p.str(name)
-	if id == "" {
-		return nil, nil
-	}
-	if !isUUID(id) {
-		return nil, entityNotFound(name, id)
-	}
-	if e := find(id); e != nil {
-		return e, nil
-	}
-	return nil, entityNotFound(name, id)
-}
-
 // createRequest is createKubernetesCluster's validated input.
 type createRequest struct {
 	name, description string

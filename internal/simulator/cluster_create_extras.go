@@ -130,16 +130,6 @@ func javaNull(s string) string {
 	return s
 }
 
-// roleTemplate is the template of a node type's VMs:
-// getKubernetesServiceTemplate picks the nodetemplates entry of the type,
-// else the zone's system VM template (the cluster's templateid).
-func (c *cluster) roleTemplate(role nodeRole) string {
-	if t := c.nodeTemplates[role]; t != "" {
-		return t
-	}
-	return c.templateID
-}
-
 // storeExtras records the extras on the new cluster row and its details.
 func storeExtras(cl *cluster, req *createRequest) {
 	e := req.extras
@@ -173,18 +163,4 @@ func dumpTemplates(m map[nodeRole]string) map[string]string {
 		out[strings.ToUpper(string(role))] = id
 	}
 	return out
-}
-
-// DockerRegistryPasswordIs reports whether the cluster's stored docker
-// registry password equals candidate, so that tests can check it arrived
-// without the secret ever leaving the simulator.
-func (s *Simulator) DockerRegistryPasswordIs(clusterID, candidate string) bool {
-	s.lock()
-	defer s.unlock()
-	for _, c := range s.st.clusters {
-		if c.id == clusterID {
-			return c.dockerPassword != "" && c.dockerPassword == candidate
-		}
-	}
-	return false
 }

@@ -11,8 +11,8 @@ import (
 // KubernetesClusterDestroyWorker. Callers hold s.mu.
 
 const (
-	clusterAPIPort      = 6443
-	defaultSSHPort      = 22
+	clusterAPIPort = 6443
+
 	nodesStartSSHPort   = 2222
 	etcdNodesStartPort  = 50000
 	apiLBName           = "api-lb"
@@ -33,14 +33,11 @@ func (s *Simulator) clusterIP(c *cluster) *publicIP {
 	return s.st.sourceNatIP(c.networkID)
 }
 
-// isVPCTier reports whether the network is a VPC tier.
-func isVPCTier(n *network) bool { return n != nil && n.vpcID != "" }
-
 // nodeLists splits the cluster's existing mapped VMs, in map order, into the
 // node VMs ([controls..., workers...] as they sit in the map), externals and
 // etcd VMs.
 func (s *Simulator) nodeLists(c *cluster) (nodes, externals, etcd []*vm) {
-	vms, rows := s.clusterVMs(c)
+	vms, rows := s.st.clusterVMs(c)
 	for i, v := range vms {
 		switch {
 		case rows[i].etcd:
@@ -99,7 +96,7 @@ func (s *Simulator) scaleUpSSHOrder(c *cluster) []*vm {
 // where they stand. The first C+W of them get the forwards of the node
 // range, the rest the ports after it.
 func (s *Simulator) mapSSHOrder(c *cluster) []*vm {
-	vms, rows := s.clusterVMs(c)
+	vms, rows := s.st.clusterVMs(c)
 	var out []*vm
 	for i, v := range vms {
 		if !rows[i].etcd {

@@ -7,10 +7,6 @@ import (
 	"strings"
 )
 
-// roleDefault is KubernetesClusterNodeType.DEFAULT: one offering for every
-// node type.
-const roleDefault nodeRole = "default"
-
 // scaleRequest is scaleKubernetesCluster's input. Validation runs inside the
 // job, so every problem is a 530 job failure.
 type scaleRequest struct {
@@ -82,40 +78,6 @@ func (s *Simulator) requireCluster(c *caller, p params) (*cluster, *apiError) {
 	return cl, nil
 }
 
-// roleOfferingID is the offering the cluster records for a node type.
-func (c *cluster) roleOfferingID(role nodeRole) string {
-	switch role {
-	case roleControl:
-		return c.controlOfferingID
-	case roleWorker:
-		return c.workerOfferingID
-	case roleEtcd:
-		return c.etcdOfferingID
-	}
-	return c.offeringID
-}
-
-// nodeOfferingID is the offering a node type's new VMs get: its own
-// column, else the cluster's service offering
-// (KubernetesClusterResourceModifierActionWorker.getServiceOfferingForNodeTypeOnCluster).
-func (c *cluster) nodeOfferingID(role nodeRole) string {
-	if id := c.roleOfferingID(role); id != "" && role != roleDefault {
-		return id
-	}
-	return c.offeringID
-}
-
-func (c *cluster) setRoleOfferingID(role nodeRole, id string) {
-	switch role {
-	case roleControl:
-		c.controlOfferingID = id
-	case roleWorker:
-		c.workerOfferingID = id
-	case roleEtcd:
-		c.etcdOfferingID = id
-	}
-}
-
 // scaleWorker is one KubernetesClusterScaleWorker.
 type scaleWorker struct {
 	s             *Simulator
@@ -185,18 +147,6 @@ func (s *Simulator) existingOfferingForRole(c *cluster, role nodeRole) *serviceO
 		break
 	}
 	return s.st.offering(c.offeringID)
-}
-
-// rowRole is the node type of a map row (listByClusterIdAndVmType).
-func rowRole(row *mapRow) nodeRole {
-	switch {
-	case row.control:
-		return roleControl
-	case row.etcd:
-		return roleEtcd
-	default:
-		return roleWorker
-	}
 }
 
 // scaleCluster is KubernetesClusterScaleWorker.scaleCluster: node types in
@@ -431,7 +381,7 @@ func (s *Simulator) scalingFailed(c *cluster, err error, natural string) *apiErr
 }
 
 func (s *Simulator) scalingMessage(c *cluster, what string) string {
-	return fmt.Sprintf("Scaling failed for Kubernetes cluster %s, %s", s.clusterString(c), what)
+	return fmt.Sprintf("Scaling failed for Kubernetes cluster %s, %s", c.String(), what)
 }
 
 // scaleAutoscaling is autoscaleCluster: the cluster moves to Scaling, the

@@ -175,7 +175,7 @@ func (w *scaleWorker) removeNodes(rows []*mapRow) *apiError {
 		if err := jr.step("remove-vm"); err != nil {
 			return s.scalingFailed(c, err, removeFailed)
 		}
-		s.logf("Removing vm %s from cluster %s", s.vmString(v), s.clusterString(c))
+		s.logf("Removing vm %s from cluster %s", s.vmString(v), c.String())
 		host := strings.ToLower(v.name)
 		if !s.controlSSHReachable(c) || s.st.nodeByName(c.id, host) == nil {
 			// kubectl drain fails (no SSH, or NotFound): removeKubernetesClusterNode returns false.

@@ -22,27 +22,6 @@ func cmdUpgradeKubernetesCluster(s *Simulator, c *caller, p params) (map[string]
 		func(jr *jobRun) (any, *apiError) { return s.runUpgrade(jr, cl, target, c) })
 }
 
-// compareSemver compares dotted numeric versions.
-func compareSemver(a, b string) int {
-	as, bs := strings.Split(a, "."), strings.Split(b, ".")
-	for i := 0; i < max(len(as), len(bs)); i++ {
-		var x, y int
-		if i < len(as) {
-			x, _ = strconv.Atoi(as[i])
-		}
-		if i < len(bs) {
-			y, _ = strconv.Atoi(bs[i])
-		}
-		if x != y {
-			if x < y {
-				return -1
-			}
-			return 1
-		}
-	}
-	return 0
-}
-
 // canUpgrade is KubernetesVersionManagerImpl.canUpgradeKubernetesVersion.
 func canUpgrade(current, target string) error {
 	switch d := compareSemver(target, current); {
@@ -96,9 +75,9 @@ func (s *Simulator) runUpgrade(jr *jobRun, c *cluster, target *k8sVersion, who *
 	}
 	server, ok := s.clusterServer(c)
 	if !ok {
-		return nil, internalError("Upgrade failed for Kubernetes cluster: %s, unable to retrieve associated public IP", s.clusterString(c))
+		return nil, internalError("Upgrade failed for Kubernetes cluster: %s, unable to retrieve associated public IP", c.String())
 	}
-	vms, rows := s.clusterVMs(c)
+	vms, rows := s.st.clusterVMs(c)
 	var nodes []*vm
 	var nodeRows []*mapRow
 	for i, v := range vms {
@@ -111,7 +90,7 @@ func (s *Simulator) runUpgrade(jr *jobRun, c *cluster, target *k8sVersion, who *
 		}
 	}
 	if len(nodes) == 0 {
-		return nil, internalError("Upgrade failed for Kubernetes cluster: %s, unable to retrieve VMs for cluster", s.clusterString(c))
+		return nil, internalError("Upgrade failed for Kubernetes cluster: %s, unable to retrieve VMs for cluster", c.String())
 	}
 	s.transit(c, evUpgradeRequested)
 	fail := func(err error, natural string) (any, *apiError) {

@@ -219,7 +219,7 @@ func cmdListAccounts(s *Simulator, c *caller, p params) (map[string]any, *apiErr
 			"roletype":       a.roleType,
 			"rolename":       a.roleType,
 			"state":          "enabled",
-			"isdefault":      a.name == seedAdminAccount,
+			"isdefault":      a.isDefault,
 			"created":        csTime(a.created),
 			"hasannotations": false,
 			"vmtotal":        s.countVMs(a.id),

@@ -50,34 +50,3 @@ func cmdGetKubernetesClusterConfig(s *Simulator, c *caller, p params) (map[strin
 	}
 	return map[string]any{"clusterconfig": map[string]any{"id": cl.id, "name": cl.name, "configdata": cl.kubeconfig}}, nil
 }
-
-// cmdListAsyncJobs is ListAsyncJobsCmd (QueryManagerImpl.searchForAsyncJobs):
-// the jobs of the caller's account, or with listall every account's for an
-// admin, oldest first.
-func cmdListAsyncJobs(s *Simulator, c *caller, p params) (map[string]any, *apiError) {
-	scope, err := s.listScope(c, p)
-	if err != nil {
-		return nil, err
-	}
-	items := []map[string]any{}
-	for _, j := range s.st.jobs {
-		if scope(j.accountID) {
-			items = append(items, s.renderJob(j))
-		}
-	}
-	return s.listBody(p, "asyncjobs", items)
-}
-
-func cmdQueryAsyncJobResult(s *Simulator, c *caller, p params) (map[string]any, *apiError) {
-	if _, err := p.require("jobid"); err != nil {
-		return nil, err
-	}
-	j, err := resolveParam(p, "jobid", s.st.job)
-	if err != nil {
-		return nil, err
-	}
-	if err := s.checkAccess(c, j.accountID, "async job "+j.id); err != nil {
-		return nil, err
-	}
-	return s.renderJob(j), nil
-}

@@ -192,33 +192,3 @@ func (s *Simulator) vpcFields(out map[string]any, vpcID string) {
 		out["vpcname"] = vp.name
 	}
 }
-
-func cmdListVirtualMachines(s *Simulator, c *caller, p params) (map[string]any, *apiError) {
-	filter, err := newListFilter(s, c, p, s.st.vm)
-	if err != nil {
-		return nil, err
-	}
-	n, err := resolveParam(p, "networkid", s.st.network)
-	if err != nil {
-		return nil, err
-	}
-	ids := p.list("ids")
-	var matched []*vm
-	for _, v := range s.st.vms {
-		switch {
-		case v.expunged,
-			v.state == vmDestroyed && !c.isAdmin(),
-			filter.excludes(v, v.accountID),
-			len(ids) > 0 && !slices.ContainsFunc(ids, func(id string) bool { return strings.EqualFold(id, v.id) }),
-			n != nil && v.networkID != n.id,
-			p.has("name") && !strings.EqualFold(p.str("name"), v.name),
-			p.has("state") && !strings.EqualFold(p.str("state"), v.state),
-			p.has("zoneid") && !strings.EqualFold(p.str("zoneid"), v.zoneID),
-			p.has("keypair") && p.str("keypair") != v.keypair,
-			!matchesKeyword(p, v.name):
-			continue
-		}
-		matched = append(matched, v)
-	}
-	return listBodyOf(s, p, "virtualmachine", matched, func(v *vm) map[string]any { return s.renderVM(v, c.isAdmin()) })
-}

@@ -2,6 +2,7 @@ package simulator
 
 import (
 	"regexp"
+	"strconv"
 	"strings"
 )
 
@@ -273,4 +274,25 @@ func cmdDeleteKubernetesSupportedVersion(s *Simulator, c *caller, p params) (map
 			return map[string]any{"success": true}, nil
 		})
 	return map[string]any{"jobid": j.id}, nil
+}
+
+// compareSemver compares dotted numeric versions.
+func compareSemver(a, b string) int {
+	as, bs := strings.Split(a, "."), strings.Split(b, ".")
+	for i := 0; i < max(len(as), len(bs)); i++ {
+		var x, y int
+		if i < len(as) {
+			x, _ = strconv.Atoi(as[i])
+		}
+		if i < len(bs) {
+			y, _ = strconv.Atoi(bs[i])
+		}
+		if x != y {
+			if x < y {
+				return -1
+			}
+			return 1
+		}
+	}
+	return 0
 }

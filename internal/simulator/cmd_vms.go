@@ -150,49 +150,32 @@ func cmdDestroyVirtualMachine(s *Simulator, c *caller, p params) (map[string]any
 	return map[string]any{"jobid": j.id}, nil
 }
 
-// templateFilters are ListTemplatesCmd's templatefilter values.
-var templateFilters = []string{"featured", "self", "selfexecutable", "sharedexecutable", "executable", "community", "all"}
-
-// cmdListTemplates is ListTemplatesCmd over the seeded templates, which are
-// public and ready: id, name, keyword and forcks filter. forcks is in the
-// response with details=all (TemplateJoinDaoImpl.newTemplateResponse sets it
-// only then), which the simulator takes to be the default, as for
-// listVirtualMachines.
-func cmdListTemplates(s *Simulator, _ *caller, p params) (map[string]any, *apiError) {
-	filter, err := p.require("templatefilter")
+func cmdListVirtualMachines(s *Simulator, c *caller, p params) (map[string]any, *apiError) {
+	filter, err := newListFilter(s, c, p, s.st.vm)
 	if err != nil {
 		return nil, err
 	}
-	if !slices.Contains(templateFilters, filter) {
-		return nil, invalidParam("Invalid template filter %s, valid values are: %s", filter, strings.Join(templateFilters, ", "))
-	}
-	if _, err := resolveParam(p, "id", s.st.template); err != nil {
+	n, err := resolveParam(p, "networkid", s.st.network)
+	if err != nil {
 		return nil, err
 	}
-	forCks, forCksGiven := p.boolean("forcks")
-	details := p.list("details")
-	withDetails := len(details) == 0 || slices.ContainsFunc(details, func(d string) bool { return strings.EqualFold(d, "all") })
-	var matched []*template
-	for _, t := range s.st.templates {
+	ids := p.list("ids")
+	var matched []*vm
+	for _, v := range s.st.vms {
 		switch {
-		case p.has("id") && !strings.EqualFold(p.str("id"), t.id),
-			p.has("name") && !strings.EqualFold(p.str("name"), t.name),
-			forCksGiven && forCks != t.forCks,
-			!matchesKeyword(p, t.name):
+		case v.expunged,
+			v.state == vmDestroyed && !c.isAdmin(),
+			filter.excludes(v, v.accountID),
+			len(ids) > 0 && !slices.ContainsFunc(ids, func(id string) bool { return strings.EqualFold(id, v.id) }),
+			n != nil && v.networkID != n.id,
+			p.has("name") && !strings.EqualFold(p.str("name"), v.name),
+			p.has("state") && !strings.EqualFold(p.str("state"), v.state),
+			p.has("zoneid") && !strings.EqualFold(p.str("zoneid"), v.zoneID),
+			p.has("keypair") && p.str("keypair") != v.keypair,
+			!matchesKeyword(p, v.name):
 			continue
 		}
-		matched = append(matched, t)
+		matched = append(matched, v)
 	}
-	return listBodyOf(s, p, "template", matched, func(t *template) map[string]any {
-		out := map[string]any{"id": t.id, "name": t.name, "displaytext": t.displayText, "isready": true,
-			"ispublic": true, "isfeatured": true, "format": "QCOW2", "hypervisor": "KVM", "templatetype": "USER",
-			"zoneid": s.st.seedIDs.zone, "created": csTime(t.created), "ostypeid": s.st.seedIDs.guestOS}
-		if t.id == s.st.seedIDs.systemVMTemplate {
-			out["templatetype"] = "SYSTEM"
-		}
-		if withDetails {
-			out["forcks"] = t.forCks
-		}
-		return out
-	})
+	return listBodyOf(s, p, "virtualmachine", matched, func(v *vm) map[string]any { return s.renderVM(v, c.isAdmin()) })
 }

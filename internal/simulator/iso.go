@@ -1,7 +1,6 @@
 package simulator
 
 import (
-	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -17,22 +16,6 @@ import (
 // (VMTemplateStorageResourceAssoc.Status) with its percentage and error
 // string, which only listIsos shows (status, downloaddetails).
 
-// Data store states of the ISO (isostate).
-const (
-	isoCreating  = "Creating"  // CreateOnlyRequested: the download runs
-	isoReady     = "Ready"     // OperationSuccessed
-	isoAllocated = "Allocated" // OperationFailed from Creating: the download failed
-)
-
-// Download states of the ISO on the image store.
-const (
-	downloadNotStarted = "NOT_DOWNLOADED"
-	downloadInProgress = "DOWNLOAD_IN_PROGRESS"
-	downloadDone       = "DOWNLOADED"
-	downloadError      = "DOWNLOAD_ERROR"
-	downloadBypassed   = "BYPASSED"
-)
-
 // DefaultISODownloadDuration is how long the image store takes to download
 // a version's ISO when Options.ISODownloadDuration is zero.
 const DefaultISODownloadDuration = 5 * time.Second
@@ -40,49 +23,6 @@ const DefaultISODownloadDuration = 5 * time.Second
 // isoDownloadReports is how many progress reports a download sends before
 // its last one.
 const isoDownloadReports = 4
-
-// binariesISO is a version's ISO and its template_store_ref row.
-type binariesISO struct {
-	internalID     int64
-	id, name       string
-	url, checksum  string
-	zoneID         string // "" registers it in every zone
-	directDownload bool
-	state          string
-	downloadState  string
-	percent        int
-	errorString    string
-	created        time.Time
-	removed        bool
-}
-
-// ISODownload is how the image store's download of an ISO URL goes.
-type ISODownload struct {
-	// Duration is how long it takes; zero means Options.ISODownloadDuration.
-	Duration time.Duration `json:"duration"`
-	// Error, when set, fails the download at its end with this error
-	// string, as the secondary storage VM reports one (for example
-	// "HTTP Server returned 404 (expected 200 OK)").
-	Error string `json:"error"`
-}
-
-// SetISODownload decides how later downloads of url go; it changes no
-// download that already started.
-func (s *Simulator) SetISODownload(url string, d ISODownload) error {
-	if strings.TrimSpace(url) == "" {
-		return fmt.Errorf("an ISO URL is needed")
-	}
-	if d.Duration < 0 {
-		return fmt.Errorf("the download duration must not be negative")
-	}
-	s.lock()
-	defer s.unlock()
-	if s.st.isoDownloads == nil {
-		s.st.isoDownloads = map[string]ISODownload{}
-	}
-	s.st.isoDownloads[url] = d
-	return nil
-}
 
 // registerISO is registerIso for a version's ISO: a direct download ISO
 // bypasses secondary storage and is Ready at once; any other is downloaded
@@ -132,32 +72,6 @@ func (s *Simulator) download(iso *binariesISO, plan ISODownload) {
 		}
 		s.unlock()
 	}
-}
-
-// status is the ISO's status in listIsos (TemplateJoinDaoImpl.getTemplateStatus).
-func (iso *binariesISO) status() string {
-	switch {
-	case iso.downloadState == downloadDone:
-		return "Successfully Installed"
-	case iso.downloadState == downloadInProgress && iso.percent == 100:
-		return "Installing ISO"
-	case iso.downloadState == downloadInProgress:
-		return fmt.Sprintf("%d%% Downloaded", iso.percent)
-	case iso.downloadState == downloadBypassed:
-		return "Bypassed Secondary Storage"
-	case strings.TrimSpace(iso.errorString) != "":
-		return strings.TrimSpace(iso.errorString)
-	default:
-		return "Processing"
-	}
-}
-
-func (st *state) iso(id string) *binariesISO {
-	iso := findByID(st.isos, id, func(i *binariesISO) string { return i.id })
-	if iso == nil || iso.removed {
-		return nil
-	}
-	return iso
 }
 
 // cmdListIsos is listIsos for the ISOs the simulator has, the Kubernetes
@@ -226,21 +140,4 @@ func (s *Simulator) renderISO(iso *binariesISO, c *caller) map[string]any {
 		}
 	}
 	return out
-}
-
-// The admin route of ISO downloads, beside the others (admin_http.go).
-func init() {
-	adminRoutes = append(adminRoutes, adminRoute{AdminRoute{"POST", "iso/download", []string{"url", "duration", "error"},
-		"how later downloads of a Kubernetes version's ISO from url go: how long they take (e.g. 30s), and the error string they fail with, if any"},
-		func(s *Simulator, a adminArgs) (any, error) {
-			var d ISODownload
-			if a.has("duration") {
-				var err error
-				if d.Duration, err = a.duration("duration"); err != nil {
-					return nil, err
-				}
-			}
-			d.Error = a.str("error")
-			return nil, s.SetISODownload(a.str("url"), d)
-		}})
 }

@@ -11,28 +11,6 @@ const (
 	cmdPkgFirewall   = "org.apache.cloudstack.api.command.user.firewall."
 )
 
-// Job statuses.
-const (
-	jobPending   = 0
-	jobSucceeded = 1
-	jobFailed    = 2
-)
-
-type job struct {
-	internalID   int64
-	id           string
-	cmd          string
-	accountID    string
-	userID       string
-	instanceType string
-	instanceID   string
-	created      time.Time
-	completed    time.Time
-	status       int
-	resultCode   int
-	result       any
-}
-
 // jobRun is a running job's handle on the simulator. Job code runs with
 // s.mu held; step releases it while the job "works".
 type jobRun struct {
@@ -197,5 +175,33 @@ func (s *Simulator) renderJob(j *job) map[string]any {
 	return out
 }
 
-// csTime formats a date as CloudStack does: yyyy-MM-dd'T'HH:mm:ssZ.
-func csTime(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05-0700") }
+// cmdListAsyncJobs is ListAsyncJobsCmd (QueryManagerImpl.searchForAsyncJobs):
+// the jobs of the caller's account, or with listall every account's for an
+// admin, oldest first.
+func cmdListAsyncJobs(s *Simulator, c *caller, p params) (map[string]any, *apiError) {
+	scope, err := s.listScope(c, p)
+	if err != nil {
+		return nil, err
+	}
+	items := []map[string]any{}
+	for _, j := range s.st.jobs {
+		if scope(j.accountID) {
+			items = append(items, s.renderJob(j))
+		}
+	}
+	return s.listBody(p, "asyncjobs", items)
+}
+
+func cmdQueryAsyncJobResult(s *Simulator, c *caller, p params) (map[string]any, *apiError) {
+	if _, err := p.require("jobid"); err != nil {
+		return nil, err
+	}
+	j, err := resolveParam(p, "jobid", s.st.job)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.checkAccess(c, j.accountID, "async job "+j.id); err != nil {
+		return nil, err
+	}
+	return s.renderJob(j), nil
+}

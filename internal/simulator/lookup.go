@@ -181,3 +181,9 @@ func (st *state) nodeOfVM(vmID string) *kubeNode {
 func (st *state) nodeByName(clusterID, name string) *kubeNode {
 	return firstWhere(st.nodes, func(n *kubeNode) bool { return n.clusterID == clusterID && n.name == name })
 }
+
+// nextID returns the next internal numeric id of a table.
+func (st *state) nextID(table string) int64 {
+	st.seq[table]++
+	return st.seq[table]
+}

@@ -29,6 +29,7 @@ type account struct {
 	accountType int
 	roleType    string // Admin, User
 	projectID   string // set for a project's own account
+	isDefault   bool   // a default account of the installation (admin)
 	created     time.Time
 }
 
@@ -456,4 +457,13 @@ type seedIDs struct {
 	versions          map[string]string
 	disabledVersions  map[string]string
 	defaultVersionKey string
+}
+
+// ipRange is an inclusive range of guest addresses.
+type ipRange struct{ first, last netip.Addr }
+
+func (r ipRange) valid() bool { return r.first.IsValid() && r.last.IsValid() }
+
+func (r ipRange) contains(a netip.Addr) bool {
+	return r.valid() && r.first.Compare(a) <= 0 && a.Compare(r.last) <= 0
 }

@@ -82,16 +82,3 @@ func workerNodeName(prefix string, ms int64) string {
 func etcdNodeName(etcdPrefix string, index int, ms int64) string {
 	return fmt.Sprintf("%s-%d-%s", etcdPrefix, index, hexMillis(ms))
 }
-
-// nodeNameMillis returns the clock in milliseconds for a control or worker
-// name. VMs are created one after another, seconds apart on a real server;
-// a fast or frozen clock must still give distinct names, so the value never
-// repeats. Callers hold s.mu.
-func (s *Simulator) nodeNameMillis() int64 {
-	ms := s.now().UnixMilli()
-	if ms <= s.lastNameMS {
-		ms = s.lastNameMS + 1
-	}
-	s.lastNameMS = ms
-	return ms
-}

@@ -1,7 +1,6 @@
 package simulator
 
 import (
-	"encoding/json"
 	"net/netip"
 )
 
@@ -141,7 +140,5 @@ func (s *Simulator) vmsOnNetwork(networkID string) []*vm {
 	return out
 }
 
-func jsonString(s string) string {
-	b, _ := json.Marshal(s)
-	return string(b)
-}
+// isVPCTier reports whether the network is a VPC tier.
+func isVPCTier(n *network) bool { return n != nil && n.vpcID != "" }

@@ -139,3 +139,19 @@ func isUUID(s string) bool { return uuidRE.MatchString(s) }
 
 // lowerCommand is the command name as it appears in response keys.
 func lowerCommand(command string) string { return strings.ToLower(command) }
+
+// resolveParam resolves an optional UUID parameter the way the API layer
+// does: a value that is not a UUID, or names no entity, is a 431.
+func resolveParam[T any](p params, name string, find func(string) *T) (*T, *apiError) {
+	id := p.str(name)
+	if id == "" {
+		return nil, nil
+	}
+	if !isUUID(id) {
+		return nil, entityNotFound(name, id)
+	}
+	if e := find(id); e != nil {
+		return e, nil
+	}
+	return nil, entityNotFound(name, id)
+}

@@ -42,7 +42,9 @@ func (s *Simulator) scannerLoop() {
 				timer.Stop()
 			}
 		case <-tick:
-			s.RunScanner()
+			s.lock()
+			s.runScanner()
+			s.unlock()
 		}
 	}
 }
@@ -149,8 +151,6 @@ func (s *Simulator) scanDestroyingClusters() {
 		}
 	}
 }
-
-func expectedMapSize(c *cluster) int { return int(c.controlNodes + c.size + c.etcdNodes) }
 
 // clusterVMsInDesiredState is KubernetesClusterManagerImpl.
 // isClusterVMsInDesiredState: the map must have at least C+W+E rows (checked

@@ -92,6 +92,7 @@ func (s *Simulator) seed() {
 	ids.rootDomain = root.id
 
 	admin := s.seedAccount(seedAdminAccount, accountTypeRootAdmin, "Admin")
+	admin.isDefault = true
 	tenant := s.seedAccount(seedTenantAccount, accountTypeUser, "User")
 	ids.adminAccount, ids.tenantAccount = admin.id, tenant.id
 	ids.adminUser = st.userOfAccount(admin.id).id
@@ -339,9 +340,4 @@ func (s *Simulator) versionNamesLocked(ids map[string]string) map[string]string 
 		out[semver] = nameOf(s.st.version(id), func(v *k8sVersion) string { return v.name })
 	}
 	return out
-}
-
-// clusterString is KubernetesClusterVO.toString(), used in server messages.
-func (s *Simulator) clusterString(c *cluster) string {
-	return fmt.Sprintf(`KubernetesCluster {"id":%d,"name":%s,"uuid":"%s"}`, c.internalID, jsonString(c.name), c.id)
 }

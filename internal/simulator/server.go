@@ -6,10 +6,6 @@ import (
 	"time"
 )
 
-// commandHandler runs one API command with s.mu held and returns the body
-// inside "<command>response".
-type commandHandler func(s *Simulator, c *caller, p params) (map[string]any, *apiError)
-
 // commands maps API command names (case-sensitive, as CloudStack's
 // command map is) to handlers.
 var commands map[string]commandHandler

@@ -372,29 +372,3 @@ func (s *Simulator) Close() error {
 	})
 	return nil
 }
-
-func (s *Simulator) logf(format string, args ...any) {
-	if s.opts.Logf != nil {
-		s.opts.Logf(format, args...)
-	}
-}
-
-// now is the simulated wall clock.
-func (s *Simulator) now() time.Time {
-	var t time.Time
-	if s.opts.Clock != nil {
-		t = s.opts.Clock()
-	} else {
-		t = time.Now()
-	}
-	return t.Add(time.Duration(s.clockOffset.Load())).UTC().Truncate(time.Millisecond)
-}
-
-// lock and unlock guard the model; unlock republishes the view the network
-// endpoints read.
-func (s *Simulator) lock() { s.mu.Lock() }
-
-func (s *Simulator) unlock() {
-	s.publishView()
-	s.mu.Unlock()
-}

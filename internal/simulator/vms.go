@@ -70,14 +70,6 @@ func (s *Simulator) deleteMapRow(row *mapRow) {
 	s.st.vmMap = slices.DeleteFunc(s.st.vmMap, func(r *mapRow) bool { return r == row })
 }
 
-// kubeNodeName is the name a VM's kubelet registers under.
-func kubeNodeName(v *vm) string {
-	if v.nodeName != "" {
-		return v.nodeName
-	}
-	return strings.ToLower(v.name)
-}
-
 // registerNode registers the VM's node in the cluster's Kubernetes, once.
 func (s *Simulator) registerNode(clusterID string, v *vm, version string) {
 	if s.st.nodeOfVM(v.id) != nil {
@@ -122,16 +114,19 @@ func (s *Simulator) expungeVM(v *vm) {
 	v.expunged = true
 }
 
-// clusterVMs returns the cluster's mapped VMs that still exist, in map
-// order, with their map rows.
-func (s *Simulator) clusterVMs(c *cluster) ([]*vm, []*mapRow) {
-	var vms []*vm
-	var rows []*mapRow
-	for _, row := range s.st.mapRows(c.id) {
-		if v := s.st.vm(row.vmID); v != nil {
-			vms = append(vms, v)
-			rows = append(rows, row)
-		}
+// joinNode registers a VM's node when the VM belongs to a live cluster and
+// is not an etcd VM.
+func (s *Simulator) joinNode(v *vm) {
+	if v.role == roleEtcd || v.clusterID == "" {
+		return
 	}
-	return vms, rows
+	c := s.st.cluster(v.clusterID)
+	if c == nil || c.removed {
+		return
+	}
+	version := s.versionSemverOf(c)
+	if row := s.st.mapRowOf(v.id); row != nil && row.nodeVersion != "" {
+		version = strings.TrimPrefix(row.nodeVersion, "v")
+	}
+	s.registerNode(c.id, v, version)
 }
