@@ -1,24 +1,28 @@
 package simulator
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
+)
 
 // caller is the authenticated user of a request.
 type caller struct {
-	user    *user
-	account *account
+	user    *model.User
+	account *model.Account
 }
 
-func (c *caller) isAdmin() bool { return c.account.accountType == accountTypeRootAdmin }
+func (c *caller) isAdmin() bool { return c.account.AccountType == model.AccountTypeRootAdmin }
 
 // canAccess reports whether the caller may operate on a resource owned by
 // the account: root admins on anything, users on their own and their
 // projects' resources. Callers hold s.mu.
 func (s *Simulator) canAccess(c *caller, accountID string) bool {
-	if c.isAdmin() || accountID == c.account.id {
+	if c.isAdmin() || accountID == c.account.ID {
 		return true
 	}
-	p := s.st.projectOfAccount(accountID)
-	return p != nil && p.ownerAccountID == c.account.id
+	p := s.st.ProjectOfAccount(accountID)
+	return p != nil && p.OwnerAccountID == c.account.ID
 }
 
 // checkAccess is canAccess as a 531 for commands on one resource.
@@ -26,26 +30,26 @@ func (s *Simulator) checkAccess(c *caller, accountID, what string) *apiError {
 	if s.canAccess(c, accountID) {
 		return nil
 	}
-	return permissionDenied("Account %s does not have permission to operate within domain or on resource %s", c.account.name, what)
+	return permissionDenied("Account %s does not have permission to operate within domain or on resource %s", c.account.Name, what)
 }
 
 // resolveOwner picks the owner of a new resource from account/domainid and
 // projectid, defaulting to the caller's account.
-func (s *Simulator) resolveOwner(c *caller, p params) (*account, *apiError) {
+func (s *Simulator) resolveOwner(c *caller, p params) (*model.Account, *apiError) {
 	if id := p.str("projectid"); id != "" {
 		prj, err := s.accessibleProject(c, id)
 		if err != nil {
 			return nil, err
 		}
-		return s.st.account(prj.accountID), nil
+		return s.st.Account(prj.AccountID), nil
 	}
 	if name := p.str("account"); name != "" {
-		a := s.st.accountByName(name, p.str("domainid"))
+		a := s.st.AccountByName(name, p.str("domainid"))
 		if a == nil {
 			return nil, invalidParam("Unable to find account %s in domain id=%s", name, p.str("domainid"))
 		}
-		if !c.isAdmin() && a.id != c.account.id {
-			return nil, permissionDenied("Account %s does not have permission to operate on account %s", c.account.name, a.name)
+		if !c.isAdmin() && a.ID != c.account.ID {
+			return nil, permissionDenied("Account %s does not have permission to operate on account %s", c.account.Name, a.Name)
 		}
 		return a, nil
 	}
@@ -54,13 +58,13 @@ func (s *Simulator) resolveOwner(c *caller, p params) (*account, *apiError) {
 
 // accessibleProject resolves the projectid parameter of a command: the
 // project must exist and, for a user, be owned by the caller's account.
-func (s *Simulator) accessibleProject(c *caller, id string) (*project, *apiError) {
-	prj := s.st.project(id)
+func (s *Simulator) accessibleProject(c *caller, id string) (*model.Project, *apiError) {
+	prj := s.st.Project(id)
 	if prj == nil {
 		return nil, entityNotFound("projectid", id)
 	}
-	if !c.isAdmin() && prj.ownerAccountID != c.account.id {
-		return nil, permissionDenied("Account %s does not have permission to access project %s", c.account.name, prj.name)
+	if !c.isAdmin() && prj.OwnerAccountID != c.account.ID {
+		return nil, permissionDenied("Account %s does not have permission to access project %s", c.account.Name, prj.Name)
 	}
 	return prj, nil
 }
@@ -72,35 +76,35 @@ func (s *Simulator) listScope(c *caller, p params) (func(accountID string) bool,
 	if id := p.str("projectid"); id != "" {
 		if id == "-1" {
 			return func(accountID string) bool {
-				prj := s.st.projectOfAccount(accountID)
-				return prj != nil && (c.isAdmin() || prj.ownerAccountID == c.account.id)
+				prj := s.st.ProjectOfAccount(accountID)
+				return prj != nil && (c.isAdmin() || prj.OwnerAccountID == c.account.ID)
 			}, nil
 		}
 		prj, err := s.accessibleProject(c, id)
 		if err != nil {
 			return nil, err
 		}
-		return func(accountID string) bool { return accountID == prj.accountID }, nil
+		return func(accountID string) bool { return accountID == prj.AccountID }, nil
 	}
 	if name := p.str("account"); name != "" {
-		a := s.st.accountByName(name, p.str("domainid"))
+		a := s.st.AccountByName(name, p.str("domainid"))
 		if a == nil {
 			return nil, invalidParam("Unable to find account by name %s in domain %s", name, p.str("domainid"))
 		}
-		if !c.isAdmin() && a.id != c.account.id {
-			return nil, permissionDenied("Account %s does not have permission to list resources of account %s", c.account.name, a.name)
+		if !c.isAdmin() && a.ID != c.account.ID {
+			return nil, permissionDenied("Account %s does not have permission to list resources of account %s", c.account.Name, a.Name)
 		}
-		return func(accountID string) bool { return accountID == a.id }, nil
+		return func(accountID string) bool { return accountID == a.ID }, nil
 	}
 	listAll, _ := p.boolean("listall")
 	if listAll && c.isAdmin() {
 		domainID := p.str("domainid")
 		return func(accountID string) bool {
-			a := s.st.account(accountID)
-			return a != nil && a.accountType != accountTypeProject && (domainID == "" || strings.EqualFold(a.domainID, domainID))
+			a := s.st.Account(accountID)
+			return a != nil && a.AccountType != model.AccountTypeProject && (domainID == "" || strings.EqualFold(a.DomainID, domainID))
 		}, nil
 	}
-	return func(accountID string) bool { return accountID == c.account.id }, nil
+	return func(accountID string) bool { return accountID == c.account.ID }, nil
 }
 
 // listFilter is the ownership filter of a list command that takes an id:
@@ -145,19 +149,19 @@ func (f listFilter[T]) excludes(item *T, accountID string) bool {
 
 // ownerFields adds account or project and domain fields.
 func (s *Simulator) ownerFields(out map[string]any, accountID string) {
-	a := s.st.account(accountID)
+	a := s.st.Account(accountID)
 	if a == nil {
 		return
 	}
-	if prj := s.st.projectOfAccount(a.id); prj != nil {
-		out["projectid"] = prj.id
-		out["project"] = prj.name
+	if prj := s.st.ProjectOfAccount(a.ID); prj != nil {
+		out["projectid"] = prj.ID
+		out["project"] = prj.Name
 	} else {
-		out["account"] = a.name
+		out["account"] = a.Name
 	}
-	if d := s.st.domain(a.domainID); d != nil {
-		out["domainid"] = d.id
-		out["domain"] = d.name
-		out["domainpath"] = d.path
+	if d := s.st.Domain(a.DomainID); d != nil {
+		out["domainid"] = d.ID
+		out["domain"] = d.Name
+		out["domainpath"] = d.Path
 	}
 }

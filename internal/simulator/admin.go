@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
 	"golang.org/x/crypto/ssh"
 )
 
@@ -75,19 +76,19 @@ type StrayVM struct {
 // errNotFound wraps lookups of admin operations.
 var errNotFound = errors.New("not found")
 
-func (s *Simulator) adminCluster(id string) (*cluster, error) {
-	c := s.st.cluster(id)
-	if c == nil || c.removed {
+func (s *Simulator) adminCluster(id string) (*model.Cluster, error) {
+	c := s.st.Cluster(id)
+	if c == nil || c.Removed {
 		return nil, fmt.Errorf("cluster %s: %w", id, errNotFound)
 	}
 	return c, nil
 }
 
 // changeVM applies change to a VM that has not been expunged, under the lock.
-func (s *Simulator) changeVM(id string, change func(v *vm)) error {
+func (s *Simulator) changeVM(id string, change func(v *model.VM)) error {
 	s.lock()
 	defer s.unlock()
-	v := s.st.vm(id)
+	v := s.st.VM(id)
 	if v == nil {
 		return fmt.Errorf("VM %s: %w", id, errNotFound)
 	}
@@ -100,10 +101,10 @@ func (s *Simulator) changeVM(id string, change func(v *vm)) error {
 func (s *Simulator) DeleteMapRow(clusterID, vmID string) error {
 	s.lock()
 	defer s.unlock()
-	for _, row := range s.st.mapRows(clusterID) {
-		if strings.EqualFold(row.vmID, vmID) {
+	for _, row := range s.st.MapRows(clusterID) {
+		if strings.EqualFold(row.VMID, vmID) {
 			s.deleteMapRow(row)
-			s.st.mapTrash = append(s.st.mapTrash, row)
+			s.st.MapTrash = append(s.st.MapTrash, row)
 			return nil
 		}
 	}
@@ -114,11 +115,11 @@ func (s *Simulator) DeleteMapRow(clusterID, vmID string) error {
 func (s *Simulator) RestoreMapRow(clusterID, vmID string) error {
 	s.lock()
 	defer s.unlock()
-	for i, row := range s.st.mapTrash {
-		if row.clusterID == clusterID && strings.EqualFold(row.vmID, vmID) {
-			s.st.mapTrash = slices.Delete(s.st.mapTrash, i, i+1)
-			s.st.vmMap = append(s.st.vmMap, row)
-			slices.SortFunc(s.st.vmMap, func(a, b *mapRow) int { return int(a.internalID - b.internalID) })
+	for i, row := range s.st.MapTrash {
+		if row.ClusterID == clusterID && strings.EqualFold(row.VMID, vmID) {
+			s.st.MapTrash = slices.Delete(s.st.MapTrash, i, i+1)
+			s.st.VMMap = append(s.st.VMMap, row)
+			slices.SortFunc(s.st.VMMap, func(a, b *model.MapRow) int { return int(a.InternalID - b.InternalID) })
 			return nil
 		}
 	}
@@ -138,9 +139,9 @@ func (s *Simulator) InsertMapRow(clusterID, vmID string, spec MapRowSpec) error 
 	if version == "" && !spec.Etcd {
 		version = s.versionSemverOf(c)
 	}
-	s.st.vmMap = append(s.st.vmMap, &mapRow{internalID: s.st.nextID("vmmap"), clusterID: c.id, vmID: vmID,
-		control: spec.Control, etcd: spec.Etcd, external: spec.External, manualUpgrade: spec.ManualUpgrade || spec.Etcd,
-		nodeVersion: version})
+	s.st.VMMap = append(s.st.VMMap, &model.MapRow{InternalID: s.st.NextID("vmmap"), ClusterID: c.ID, VMID: vmID,
+		Control: spec.Control, Etcd: spec.Etcd, External: spec.External, ManualUpgrade: spec.ManualUpgrade || spec.Etcd,
+		NodeVersion: version})
 	return nil
 }
 
@@ -151,19 +152,19 @@ func (s *Simulator) InsertMapRow(clusterID, vmID string, spec MapRowSpec) error 
 // used to delete the node as well).
 func (s *Simulator) StopKubelet(vmID string, keepNode bool) error {
 	_ = keepNode
-	return s.changeVM(vmID, func(v *vm) { v.kubelet = false })
+	return s.changeVM(vmID, func(v *model.VM) { v.Kubelet = false })
 }
 
 // DeleteKubeNode deletes a VM's Node object from its cluster's Kubernetes
 // (kubectl delete node). A running kubelet registers it again on StartKubelet.
 func (s *Simulator) DeleteKubeNode(vmID string) error {
-	return s.changeVM(vmID, func(v *vm) { s.deleteNode(v.id) })
+	return s.changeVM(vmID, func(v *model.VM) { s.deleteNode(v.ID) })
 }
 
 // StartKubelet starts a VM's kubelet: its node (re)joins Kubernetes.
 func (s *Simulator) StartKubelet(vmID string) error {
-	return s.changeVM(vmID, func(v *vm) {
-		v.kubelet = true
+	return s.changeVM(vmID, func(v *model.VM) {
+		v.Kubelet = true
 		s.joinNode(v)
 	})
 }
@@ -172,18 +173,18 @@ func (s *Simulator) StartKubelet(vmID string) error {
 // hostname resolving as <host>.<network domain>). An empty fqdn uses
 // <lowercased VM name>.cs<account id>cloud.internal.
 func (s *Simulator) RegisterNodeFQDN(vmID, fqdn string) error {
-	return s.changeVM(vmID, func(v *vm) {
+	return s.changeVM(vmID, func(v *model.VM) {
 		if fqdn == "" {
 			var acct int64
-			if a := s.st.account(v.accountID); a != nil {
-				acct = a.internalID
+			if a := s.st.Account(v.AccountID); a != nil {
+				acct = a.InternalID
 			}
-			fqdn = fmt.Sprintf("%s.cs%dcloud.internal", strings.ToLower(v.name), acct)
+			fqdn = fmt.Sprintf("%s.cs%dcloud.internal", strings.ToLower(v.Name), acct)
 		}
-		v.nodeName = strings.ToLower(fqdn)
-		if n := s.st.nodeOfVM(v.id); n != nil {
-			n.name = v.nodeName
-		} else if v.kubelet {
+		v.NodeName = strings.ToLower(fqdn)
+		if n := s.st.NodeOfVM(v.ID); n != nil {
+			n.Name = v.NodeName
+		} else if v.Kubelet {
 			s.joinNode(v)
 		}
 	})
@@ -204,59 +205,59 @@ func (s *Simulator) createStrayVM(spec StrayVM) (string, string, error) {
 	if err != nil {
 		return "", "", err
 	}
-	n := s.st.network(c.networkID)
+	n := s.st.Network(c.NetworkID)
 	if n == nil {
-		return "", "", fmt.Errorf("network of cluster %s: %w", c.name, errNotFound)
+		return "", "", fmt.Errorf("network of cluster %s: %w", c.Name, errNotFound)
 	}
 	created := spec.Created
 	if created.IsZero() {
 		created = s.now()
 	}
-	role := nodeRole(spec.Role)
-	if role == roleNone {
-		role = roleWorker
+	role := model.NodeRole(spec.Role)
+	if role == model.RoleNone {
+		role = model.RoleWorker
 	}
 	name := spec.Name
 	if name == "" {
 		ms := created.UnixMilli()
 		switch role {
-		case roleControl:
-			name = controlNodeName(clusterNodePrefix(c.name, c.id), ms)
-		case roleEtcd:
-			name = etcdNodeName(etcdNodePrefix(c.name, c.id), 1, ms)
-		case roleWorker:
-			name = workerNodeName(clusterNodePrefix(c.name, c.id), ms)
+		case model.RoleControl:
+			name = model.ControlNodeName(model.ClusterNodePrefix(c.Name, c.ID), ms)
+		case model.RoleEtcd:
+			name = model.EtcdNodeName(model.EtcdNodePrefix(c.Name, c.ID), 1, ms)
+		case model.RoleWorker:
+			name = model.WorkerNodeName(model.ClusterNodePrefix(c.Name, c.ID), ms)
 		default:
 			return "", "", fmt.Errorf("unknown role %q (want control, worker or etcd)", spec.Role)
 		}
 	}
-	off := c.nodeOfferingID(roleWorker)
-	v, aerr := s.createNodeVM(c, roleNone, name, off, n)
+	off := c.NodeOfferingID(model.RoleWorker)
+	v, aerr := s.createNodeVM(c, model.RoleNone, name, off, n)
 	if aerr != nil {
 		return "", "", fmt.Errorf("deploy VM %s: %w", name, aerr)
 	}
-	v.role = role
-	v.userVM = true
-	v.created, v.lastUpdated = created.UTC(), created.UTC()
+	v.Role = role
+	v.UserVM = true
+	v.Created, v.LastUpdated = created.UTC(), created.UTC()
 	if spec.State != "" {
-		v.state = spec.State
+		v.State = spec.State
 	}
-	if spec.Join && role != roleEtcd {
-		v.kubelet = true
+	if spec.Join && role != model.RoleEtcd {
+		v.Kubelet = true
 		s.joinNode(v)
 	}
-	return v.id, v.name, nil
+	return v.ID, v.Name, nil
 }
 
 // SetVMState sets a VM's state (e.g. Stopped, Error, Destroyed) without
 // touching anything else.
 func (s *Simulator) SetVMState(vmID, state string) error {
-	valid := []string{vmStarting, vmRunning, "Stopping", vmStopped, vmDestroyed, vmExpunging, "Migrating",
+	valid := []string{model.VMStarting, model.VMRunning, "Stopping", model.VMStopped, model.VMDestroyed, model.VMExpunging, "Migrating",
 		"Error", "Unknown", "Shutdown", "Restoring"}
 	if !slices.Contains(valid, state) {
 		return fmt.Errorf("unknown VM state %q", state)
 	}
-	return s.changeVM(vmID, func(v *vm) { s.setVMState(v, state) })
+	return s.changeVM(vmID, func(v *model.VM) { s.setVMState(v, state) })
 }
 
 // ExpungeVM destroys and expunges a VM out of band: its own port forwards
@@ -270,7 +271,7 @@ func (s *Simulator) ExpungeVM(vmID string) error {
 func (s *Simulator) DeleteRule(ruleID string) error {
 	s.lock()
 	defer s.unlock()
-	r := s.st.rule(ruleID)
+	r := s.st.Rule(ruleID)
 	if r == nil {
 		return fmt.Errorf("rule %s: %w", ruleID, errNotFound)
 	}
@@ -297,7 +298,7 @@ func (s *Simulator) ClusterReachable(clusterID string) (ssh, api bool, err error
 func (s *Simulator) DeleteACLItem(itemID string) error {
 	s.lock()
 	defer s.unlock()
-	it := s.st.aclItem(itemID)
+	it := s.st.ACLItem(itemID)
 	if it == nil {
 		return fmt.Errorf("network ACL item %s: %w", itemID, errNotFound)
 	}
@@ -311,15 +312,15 @@ func (s *Simulator) DeleteACLItem(itemID string) error {
 func (s *Simulator) SetVMOffering(vmID, offeringID string) error {
 	s.lock()
 	defer s.unlock()
-	off := s.st.offering(offeringID)
+	off := s.st.Offering(offeringID)
 	if off == nil {
 		return fmt.Errorf("service offering %s: %w", offeringID, errNotFound)
 	}
-	v := s.st.vm(vmID)
+	v := s.st.VM(vmID)
 	if v == nil {
 		return fmt.Errorf("VM %s: %w", vmID, errNotFound)
 	}
-	v.offeringID = off.id
+	v.OfferingID = off.ID
 	return nil
 }
 
@@ -335,17 +336,17 @@ func (s *Simulator) SetNodeOffering(clusterID, role, offeringID string) error {
 	if err != nil {
 		return err
 	}
-	r := nodeRole(strings.ToLower(role))
-	if r != roleControl && r != roleWorker && r != roleEtcd {
+	r := model.NodeRole(strings.ToLower(role))
+	if r != model.RoleControl && r != model.RoleWorker && r != model.RoleEtcd {
 		return fmt.Errorf("unknown node type %q (want control, worker or etcd)", role)
 	}
-	off := s.st.offering(offeringID)
+	off := s.st.Offering(offeringID)
 	if off == nil {
 		return fmt.Errorf("service offering %s: %w", offeringID, errNotFound)
 	}
-	for _, row := range s.st.mapRows(c.id) {
-		if v := s.st.vm(row.vmID); v != nil && rowRole(row) == r {
-			v.offeringID = off.id
+	for _, row := range s.st.MapRows(c.ID) {
+		if v := s.st.VM(row.VMID); v != nil && model.RowRole(row) == r {
+			v.OfferingID = off.ID
 		}
 	}
 	return nil
@@ -381,7 +382,7 @@ func (s *Simulator) SetClusterNodeCount(clusterID string, n int64) error {
 	if err != nil {
 		return err
 	}
-	c.size = n
+	c.Size = n
 	s.recalculateCapacity(c)
 	return nil
 }
@@ -496,9 +497,9 @@ func (s *Simulator) ScannerInterval() time.Duration {
 func (s *Simulator) DockerRegistryPasswordIs(clusterID, candidate string) bool {
 	s.lock()
 	defer s.unlock()
-	for _, c := range s.st.clusters {
-		if c.id == clusterID {
-			return c.dockerPassword != "" && c.dockerPassword == candidate
+	for _, c := range s.st.Clusters {
+		if c.ID == clusterID {
+			return c.DockerPassword != "" && c.DockerPassword == candidate
 		}
 	}
 	return false

@@ -19,11 +19,11 @@ func (s *Simulator) SetKubeletVersion(vmID, version string) error {
 	}
 	s.lock()
 	defer s.unlock()
-	n := s.st.nodeOfVM(vmID)
+	n := s.st.NodeOfVM(vmID)
 	if n == nil {
 		return fmt.Errorf("the Kubernetes node of VM %s: %w", vmID, errNotFound)
 	}
-	n.version = version
+	n.Version = version
 	return nil
 }
 
@@ -38,9 +38,9 @@ func (s *Simulator) SetISODownload(url string, d ISODownload) error {
 	}
 	s.lock()
 	defer s.unlock()
-	if s.st.isoDownloads == nil {
-		s.st.isoDownloads = map[string]ISODownload{}
+	if s.st.ISODownloads == nil {
+		s.st.ISODownloads = map[string]ISODownload{}
 	}
-	s.st.isoDownloads[url] = d
+	s.st.ISODownloads[url] = d
 	return nil
 }

@@ -4,6 +4,8 @@ import (
 	"net/netip"
 	"net/url"
 	"strings"
+
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
 )
 
 // createExtras are createKubernetesCluster's create-only inputs beyond the
@@ -13,7 +15,7 @@ type createExtras struct {
 	// nodeTemplates is the raw nodetemplates map (node type as sent → template
 	// id); it is resolved after the other validation, as the server does.
 	nodeTemplates []map[string]string
-	cniConfig     *userData
+	cniConfig     *model.UserData
 	cniDetails    map[string]string
 	asNumber      int64
 	hasASNumber   bool
@@ -32,7 +34,7 @@ func (s *Simulator) parseExtras(p params, req *createRequest) *apiError {
 	e := &req.extras
 	e.nodeTemplates = p.mapEntries("nodetemplates")
 	var err *apiError
-	if e.cniConfig, err = resolveParam(p, "cniconfigurationid", s.st.userDataByID); err != nil {
+	if e.cniConfig, err = resolveParam(p, "cniconfigurationid", s.st.UserDataByID); err != nil {
 		return err
 	}
 	// CreateKubernetesClusterCmd.getCniConfigDetails: convertDetailsToMap.
@@ -64,7 +66,7 @@ func (s *Simulator) validateExtras(req *createRequest) *apiError {
 		}
 		// Only a Shared, non-ROUTED network takes one (the simulator models
 		// no ROUTED networks).
-		if req.network.netType != netTypeShared {
+		if req.network.NetType != netTypeShared {
 			return internalError("externalloadbalanceripaddress parameter must be specified when network type is not Shared or is ROUTED network")
 		}
 	}
@@ -100,24 +102,24 @@ var javaURLScheme = map[string]bool{"http": true, "https": true, "ftp": true, "f
 // against CONTROL, WORKER, ETCD and DEFAULT, and the template must exist. The
 // map keys are the upper-case type names. Its InvalidParameterValueExceptions
 // are CloudRuntimeExceptions, which the create phase answers with 530.
-func (s *Simulator) resolveNodeTemplates(entries []map[string]string) (map[nodeRole]string, *apiError) {
-	out := map[nodeRole]string{}
+func (s *Simulator) resolveNodeTemplates(entries []map[string]string) (map[model.NodeRole]string, *apiError) {
+	out := map[model.NodeRole]string{}
 	for _, entry := range entries {
 		node, tplID := entry["node"], entry["template"]
 		if node == "" || tplID == "" {
 			return nil, internalError("Incomplete Node Type to template ID mapping: '%s' -> '%s'", javaNull(node), javaNull(tplID))
 		}
-		role := nodeRole(strings.ToLower(node))
+		role := model.NodeRole(strings.ToLower(node))
 		switch role {
-		case roleControl, roleWorker, roleEtcd, "default":
+		case model.RoleControl, model.RoleWorker, model.RoleEtcd, "default":
 		default:
 			return nil, internalError("The provided value '%s' for Node Type is invalid", node)
 		}
-		t := s.st.template(tplID)
+		t := s.st.Template(tplID)
 		if t == nil {
 			return nil, internalError("Cannot find a template with ID %s", tplID)
 		}
-		out[role] = t.id
+		out[role] = t.ID
 	}
 	return out, nil
 }
@@ -131,30 +133,30 @@ func javaNull(s string) string {
 }
 
 // storeExtras records the extras on the new cluster row and its details.
-func storeExtras(cl *cluster, req *createRequest) {
+func storeExtras(cl *model.Cluster, req *createRequest) {
 	e := req.extras
-	cl.nodeTemplates = req.nodeTemplates
+	cl.NodeTemplates = req.nodeTemplates
 	if e.cniConfig != nil {
-		cl.cniConfigID = e.cniConfig.id
+		cl.CNIConfigID = e.cniConfig.ID
 	}
 	if len(e.cniDetails) > 0 {
-		cl.cniDetails = e.cniDetails
+		cl.CNIDetails = e.cniDetails
 	}
 	if e.hasASNumber {
 		n := e.asNumber
-		cl.asNumber = &n
+		cl.ASNumber = &n
 	}
-	cl.dockerURL, cl.dockerUser, cl.dockerPassword = e.dockerURL, e.dockerUser, e.dockerPassword
+	cl.DockerURL, cl.DockerUser, cl.DockerPassword = e.dockerURL, e.dockerUser, e.dockerPassword
 	// addKubernetesClusterDetails keeps the address only on a directly
 	// accessed network (or for an ExternalManaged cluster).
 	if isDirectAccess(req.network) {
-		cl.externalLBIP = e.externalLBIP
+		cl.ExternalLBIP = e.externalLBIP
 	}
 }
 
 // dumpTemplates keys the node templates by the upper-case node type, as
 // the server's map is.
-func dumpTemplates(m map[nodeRole]string) map[string]string {
+func dumpTemplates(m map[model.NodeRole]string) map[string]string {
 	if len(m) == 0 {
 		return nil
 	}

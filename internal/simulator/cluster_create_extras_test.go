@@ -4,6 +4,8 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
 )
 
 // TestCreateStoresExtrasAndReturnsOnlyCNIAndCSI creates a cluster with every
@@ -52,7 +54,7 @@ func TestCreateStoresExtrasAndReturnsOnlyCNIAndCSI(t *testing.T) {
 			continue
 		}
 		want := e.info.NodeTemplateID
-		if v.Role == string(roleControl) {
+		if v.Role == string(model.RoleControl) {
 			// Control nodes have no entry: they keep the system VM template.
 			if v.TemplateID == e.info.NodeTemplateID {
 				t.Errorf("control VM %s got the worker/etcd template", v.Name)

@@ -1,6 +1,10 @@
 package simulator
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
+)
 
 // parseCreate reads createKubernetesCluster's parameters; ids that do not
 // resolve are 431s from the API layer.
@@ -13,21 +17,21 @@ func (s *Simulator) parseCreate(c *caller, p params) (*createRequest, *apiError)
 		return nil, err
 	}
 	req := &createRequest{name: name, description: p.str("description"), keypair: p.str("keypair"),
-		hypervisor: p.str("hypervisor"), offerings: map[nodeRole]*serviceOffering{}}
+		hypervisor: p.str("hypervisor"), offerings: map[model.NodeRole]*model.ServiceOffering{}}
 	if req.description == "" {
 		req.description = name
 	}
-	if req.zone, err = resolveParam(p, "zoneid", s.st.zone); err != nil {
+	if req.zone, err = resolveParam(p, "zoneid", s.st.Zone); err != nil {
 		return nil, err
 	}
-	if req.version, err = resolveParam(p, "kubernetesversionid", s.st.version); err != nil {
+	if req.version, err = resolveParam(p, "kubernetesversionid", s.st.Version); err != nil {
 		return nil, err
 	}
-	if req.defaultOffering, err = resolveParam(p, "serviceofferingid", s.st.offering); err != nil {
+	if req.defaultOffering, err = resolveParam(p, "serviceofferingid", s.st.Offering); err != nil {
 		return nil, err
 	}
-	if req.network, err = resolveParam(p, "networkid", func(id string) *network {
-		if n := s.st.network(id); n != nil && !n.removed {
+	if req.network, err = resolveParam(p, "networkid", func(id string) *model.Network {
+		if n := s.st.Network(id); n != nil && !n.Removed {
 			return n
 		}
 		return nil
@@ -60,13 +64,13 @@ func (s *Simulator) parseCreate(c *caller, p params) (*createRequest, *apiError)
 // "default" entry that counts only when serviceofferingid is not given.
 func (s *Simulator) parseNodeOfferings(p params, req *createRequest) *apiError {
 	for _, entry := range p.mapEntries("nodeofferings") {
-		role := nodeRole(strings.ToLower(entry["node"]))
-		off := s.st.offering(entry["offering"])
+		role := model.NodeRole(strings.ToLower(entry["node"]))
+		off := s.st.Offering(entry["offering"])
 		if off == nil {
 			return entityNotFound("nodeofferings", entry["offering"])
 		}
 		switch role {
-		case roleControl, roleWorker, roleEtcd:
+		case model.RoleControl, model.RoleWorker, model.RoleEtcd:
 			req.offerings[role] = off
 		case "default":
 			if req.defaultOffering == nil {
@@ -115,10 +119,10 @@ func (s *Simulator) validateCreate(req *createRequest) *apiError {
 		return internalError("Invalid cluster type: %s", req.clusterType)
 	case req.version == nil:
 		return internalError("Invalid Kubernetes version ID, a valid Kubernetes version must be specified")
-	case req.version.state != "Enabled":
-		return internalError("Kubernetes version ID: %s is in %s state", req.version.id, req.version.state)
-	case req.version.isoState() != isoReady:
-		return internalError("Binaries ISO for Kubernetes version ID: %s is not in Ready state in zone ID: %s", req.version.id, req.zone.id)
+	case req.version.State != "Enabled":
+		return internalError("Kubernetes version ID: %s is in %s state", req.version.ID, req.version.State)
+	case req.version.ISOState() != model.ISOReady:
+		return internalError("Binaries ISO for Kubernetes version ID: %s is not in Ready state in zone ID: %s", req.version.ID, req.zone.ID)
 	case req.controlNodes < 1:
 		return internalError("Invalid cluster control nodes count: %d", req.controlNodes)
 	case req.etcdNodes < 0:
@@ -129,8 +133,8 @@ func (s *Simulator) validateCreate(req *createRequest) *apiError {
 	case req.rootDiskSize < 8:
 		return internalError("Invalid value for node root disk size: %d GB, it must be at least 8 GB", req.rootDiskSize)
 	}
-	for _, role := range []nodeRole{roleControl, roleWorker, roleEtcd} {
-		if role == roleEtcd && req.etcdNodes == 0 {
+	for _, role := range []model.NodeRole{model.RoleControl, model.RoleWorker, model.RoleEtcd} {
+		if role == model.RoleEtcd && req.etcdNodes == 0 {
 			continue
 		}
 		off := req.offerings[role]
@@ -140,13 +144,13 @@ func (s *Simulator) validateCreate(req *createRequest) *apiError {
 		if off == nil {
 			return internalError("No service offering was specified for %s nodes, specify serviceofferingid or nodeofferings", role)
 		}
-		minCPU, minMem := max(2, req.version.minCPU), max(2048, req.version.minMemory)
-		if off.cpu < minCPU || off.memory < minMem {
+		minCPU, minMem := max(2, req.version.MinCPU), max(2048, req.version.MinMemory)
+		if off.CPU < minCPU || off.Memory < minMem {
 			return internalError("Kubernetes cluster cannot be created with service offering ID: %s, Kubernetes cluster template needs minimum %d vCPUs and %d MB RAM",
-				off.id, minCPU, minMem)
+				off.ID, minCPU, minMem)
 		}
 	}
-	if req.keypair != "" && s.st.keypairFor(req.owner.id, req.keypair) == nil {
+	if req.keypair != "" && s.st.KeypairFor(req.owner.ID, req.keypair) == nil {
 		return internalError("Unable to find SSH keypair with name: %s", req.keypair)
 	}
 	if err := s.validateExtras(req); err != nil {
@@ -170,21 +174,21 @@ func (s *Simulator) validateClusterNetwork(req *createRequest) *apiError {
 	if isDirectAccess(n) {
 		return validateDirectNetwork(req)
 	}
-	if n.accountID != req.owner.id {
-		return internalError("Network ID: %s does not belong to the owner of the Kubernetes cluster", n.id)
+	if n.AccountID != req.owner.ID {
+		return internalError("Network ID: %s does not belong to the owner of the Kubernetes cluster", n.ID)
 	}
 	if isVPCTier(n) {
-		if acl := s.st.acl(n.aclID); acl != nil && acl.defaultDeny {
-			return internalError("Network ACL: %s of network %s can not be used for Kubernetes cluster as it uses default deny ACL", acl.name, n.name)
+		if acl := s.st.ACL(n.ACLID); acl != nil && acl.DefaultDeny {
+			return internalError("Network ACL: %s of network %s can not be used for Kubernetes cluster as it uses default deny ACL", acl.Name, n.Name)
 		}
 	}
-	if s.st.clusterOnNetwork(n.id) != nil {
-		return internalError("Network ID: %s is already under use by another Kubernetes cluster", n.id)
+	if s.st.ClusterOnNetwork(n.ID) != nil {
+		return internalError("Network ID: %s is already under use by another Kubernetes cluster", n.ID)
 	}
-	if isVPCTier(n) || n.state == netAllocated {
+	if isVPCTier(n) || n.State == model.NetworkAllocated {
 		return nil
 	}
-	ip := s.st.sourceNatIP(n.id)
+	ip := s.st.SourceNatIP(n.ID)
 	if ip == nil {
 		return nil
 	}
@@ -193,22 +197,22 @@ func (s *Simulator) validateClusterNetwork(req *createRequest) *apiError {
 
 // checkClusterPortsFree refuses a network whose source NAT IP has a TCP
 // firewall or PF rule on 6443 or on the node SSH range from 2222.
-func (s *Simulator) checkClusterPortsFree(n *network, ip *publicIP, nodeCount int) *apiError {
-	for _, purpose := range []string{purposeFirewall, purposePF} {
-		for _, r := range s.rulesOnIP(ip.id, purpose) {
-			if r.protocol != "tcp" {
+func (s *Simulator) checkClusterPortsFree(n *model.Network, ip *model.PublicIP, nodeCount int) *apiError {
+	for _, purpose := range []string{model.PurposeFirewall, model.PurposePF} {
+		for _, r := range s.rulesOnIP(ip.ID, purpose) {
+			if r.Protocol != "tcp" {
 				continue
 			}
 			start, end := 1, 65535
-			if r.hasPorts {
-				start, end = r.start, r.end
+			if r.HasPorts {
+				start, end = r.Start, r.End
 			}
 			kind := strings.ToLower(purpose)
 			if start <= clusterAPIPort && clusterAPIPort <= end {
-				return internalError("Network: %s has conflicting %s rules to provision Kubernetes cluster for API access", n.name, kind)
+				return internalError("Network: %s has conflicting %s rules to provision Kubernetes cluster for API access", n.Name, kind)
 			}
 			if max(start, nodesStartSSHPort) <= min(end, nodesStartSSHPort+nodeCount-1) {
-				return internalError("Network: %s has conflicting %s rules to provision Kubernetes cluster for node VM SSH access", n.name, kind)
+				return internalError("Network: %s has conflicting %s rules to provision Kubernetes cluster for node VM SSH access", n.Name, kind)
 			}
 		}
 	}
@@ -217,58 +221,58 @@ func (s *Simulator) checkClusterPortsFree(n *network, ip *publicIP, nodeCount in
 
 // insertCluster creates the network when none was given and the cluster row
 // in state Created.
-func (s *Simulator) insertCluster(req *createRequest) *cluster {
+func (s *Simulator) insertCluster(req *createRequest) *model.Cluster {
 	n := req.network
 	cleanup := false
 	if n == nil {
-		off := s.st.seedIDs.networkOffering
-		n = s.newNetwork(req.name+"-network", req.zone.id, off, req.owner.id, "", "")
+		off := s.st.SeedIDs.NetworkOffering
+		n = s.newNetwork(req.name+"-network", req.zone.ID, off, req.owner.ID, "", "")
 		cleanup = true
 	}
 	now := s.now()
-	cl := &cluster{internalID: s.st.nextID("cluster"), id: s.newUUID(), name: req.name,
-		description: req.description, zoneID: req.zone.id, templateID: s.st.seedIDs.systemVMTemplate,
-		versionID: req.version.id, networkID: n.id, accountID: req.owner.id, keypair: req.keypair,
-		controlNodes: req.controlNodes, etcdNodes: req.etcdNodes, size: req.size, state: stCreated, stateHistory: []string{stCreated},
-		created: now, stateSince: now, networkCleanup: cleanup, clusterType: "CloudManaged",
-		csiEnabled: req.csi, rootDiskSize: req.rootDiskSize, hypervisor: "KVM"}
+	cl := &model.Cluster{InternalID: s.st.NextID("cluster"), ID: s.newUUID(), Name: req.name,
+		Description: req.description, ZoneID: req.zone.ID, TemplateID: s.st.SeedIDs.SystemVMTemplate,
+		VersionID: req.version.ID, NetworkID: n.ID, AccountID: req.owner.ID, Keypair: req.keypair,
+		ControlNodes: req.controlNodes, EtcdNodes: req.etcdNodes, Size: req.size, State: model.ClusterCreated, StateHistory: []string{model.ClusterCreated},
+		Created: now, StateSince: now, NetworkCleanup: cleanup, ClusterType: "CloudManaged",
+		CSIEnabled: req.csi, RootDiskSize: req.rootDiskSize, Hypervisor: "KVM"}
 	// service_offering_id is serviceofferingid as sent: a cluster created
 	// with nodeofferings alone has none (and cannot change its size,
 	// apache/cloudstack#14122).
 	if req.defaultOffering != nil {
-		cl.offeringID = req.defaultOffering.id
+		cl.OfferingID = req.defaultOffering.ID
 	}
 	// createManagedKubernetesCluster writes a node type's offering column
 	// only for a nodeofferings entry of that type; the others stay empty and
 	// the type's VMs run the service offering.
 	for role, off := range req.offerings {
-		if role != roleEtcd || req.etcdNodes > 0 {
-			cl.setRoleOfferingID(role, off.id)
+		if role != model.RoleEtcd || req.etcdNodes > 0 {
+			cl.SetRoleOfferingID(role, off.ID)
 		}
 	}
 	storeExtras(cl, req)
 	s.recalculateCapacity(cl)
-	s.st.clusters = append(s.st.clusters, cl)
+	s.st.Clusters = append(s.st.Clusters, cl)
 	return cl
 }
 
 // recalculateCapacity sets the cluster's cores and memory from its counts
 // and offerings.
-func (s *Simulator) recalculateCapacity(c *cluster) {
+func (s *Simulator) recalculateCapacity(c *model.Cluster) {
 	add := func(offeringID string, count int64) (int64, int64) {
-		o := s.st.offering(offeringID)
+		o := s.st.Offering(offeringID)
 		if o == nil {
 			return 0, 0
 		}
-		return int64(o.cpu) * count, int64(o.memory) * count
+		return int64(o.CPU) * count, int64(o.Memory) * count
 	}
-	c.cores, c.memory = 0, 0
+	c.Cores, c.Memory = 0, 0
 	for _, part := range []struct {
 		id    string
 		count int64
-	}{{c.nodeOfferingID(roleControl), c.controlNodes}, {c.nodeOfferingID(roleWorker), c.size}, {c.nodeOfferingID(roleEtcd), c.etcdNodes}} {
+	}{{c.NodeOfferingID(model.RoleControl), c.ControlNodes}, {c.NodeOfferingID(model.RoleWorker), c.Size}, {c.NodeOfferingID(model.RoleEtcd), c.EtcdNodes}} {
 		cpu, mem := add(part.id, part.count)
-		c.cores += cpu
-		c.memory += mem
+		c.Cores += cpu
+		c.Memory += mem
 	}
 }

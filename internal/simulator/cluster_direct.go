@@ -1,6 +1,10 @@
 package simulator
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
+)
 
 // clusterServer is where CKS reaches a cluster, as
 // KubernetesClusterActionWorker.getKubernetesClusterServerIpSshPort decides:
@@ -11,33 +15,33 @@ import "fmt"
 type clusterServer struct {
 	address string
 	sshPort int
-	ip      *publicIP // nil on a directly accessed network
+	ip      *model.PublicIP // nil on a directly accessed network
 }
 
-func (s *Simulator) clusterServer(c *cluster) (clusterServer, bool) {
-	if c.externalLBIP != "" {
-		return clusterServer{address: c.externalLBIP, sshPort: nodesStartSSHPort}, true
+func (s *Simulator) clusterServer(c *model.Cluster) (clusterServer, bool) {
+	if c.ExternalLBIP != "" {
+		return clusterServer{address: c.ExternalLBIP, sshPort: nodesStartSSHPort}, true
 	}
-	if isDirectAccess(s.st.network(c.networkID)) {
+	if isDirectAccess(s.st.Network(c.NetworkID)) {
 		v := s.firstClusterVM(c)
 		if v == nil {
 			return clusterServer{}, false
 		}
-		return clusterServer{address: v.ip, sshPort: defaultSSHPort}, true
+		return clusterServer{address: v.IP, sshPort: defaultSSHPort}, true
 	}
 	ip := s.clusterIP(c)
 	if ip == nil {
 		return clusterServer{}, false
 	}
-	return clusterServer{address: ip.address, sshPort: nodesStartSSHPort, ip: ip}, true
+	return clusterServer{address: ip.Address, sshPort: nodesStartSSHPort, ip: ip}, true
 }
 
 // firstClusterVM is fetchControlVmIfMissing: the mapped VM with the lowest
 // id (an etcd VM when the cluster has etcd nodes).
-func (s *Simulator) firstClusterVM(c *cluster) *vm {
-	var first *vm
-	for _, row := range s.st.mapRows(c.id) {
-		if v := s.st.vm(row.vmID); v != nil && (first == nil || v.internalID < first.internalID) {
+func (s *Simulator) firstClusterVM(c *model.Cluster) *model.VM {
+	var first *model.VM
+	for _, row := range s.st.MapRows(c.ID) {
+		if v := s.st.VM(row.VMID); v != nil && (first == nil || v.InternalID < first.InternalID) {
 			first = v
 		}
 	}
@@ -49,21 +53,21 @@ func (s *Simulator) firstClusterVM(c *cluster) *vm {
 // external load balancer the first control VM (the simulator plays the
 // operator's load balancer, which forwards 2222 to it). Nil unless it is a
 // running control VM, the only nodes that hold the admin kubeconfig.
-func (s *Simulator) directControlTarget(c *cluster) *vm {
+func (s *Simulator) directControlTarget(c *model.Cluster) *model.VM {
 	v := s.firstClusterVM(c)
-	if c.externalLBIP != "" {
+	if c.ExternalLBIP != "" {
 		v = s.firstControlVM(c)
 	}
-	if v == nil || v.state != vmRunning || v.role != roleControl {
+	if v == nil || v.State != model.VMRunning || v.Role != model.RoleControl {
 		return nil
 	}
 	return v
 }
 
-func (s *Simulator) firstControlVM(c *cluster) *vm {
-	vms, rows := s.st.clusterVMs(c)
+func (s *Simulator) firstControlVM(c *model.Cluster) *model.VM {
+	vms, rows := s.st.ClusterVMs(c)
 	for i, v := range vms {
-		if rows[i].control {
+		if rows[i].Control {
 			return v
 		}
 	}
@@ -72,16 +76,16 @@ func (s *Simulator) firstControlVM(c *cluster) *vm {
 
 // directAPIReachable: the API answers on the endpoint's host, the external
 // load balancer (any running control VM behind it) or the first VM.
-func (s *Simulator) directAPIReachable(c *cluster) bool {
-	if c.endpoint == "" {
+func (s *Simulator) directAPIReachable(c *model.Cluster) bool {
+	if c.Endpoint == "" {
 		return false
 	}
-	if c.externalLBIP == "" {
+	if c.ExternalLBIP == "" {
 		return s.directControlTarget(c) != nil
 	}
-	vms, rows := s.st.clusterVMs(c)
+	vms, rows := s.st.ClusterVMs(c)
 	for i, v := range vms {
-		if rows[i].control && v.state == vmRunning {
+		if rows[i].Control && v.State == model.VMRunning {
 			return true
 		}
 	}
@@ -92,20 +96,20 @@ func (s *Simulator) directAPIReachable(c *cluster) bool {
 // the API (started by AddCluster on that address) and 2222 to the first
 // control VM, which is what the start worker's
 // "Make sure external load-balancer has port forwarding rules" asks for.
-func (s *Simulator) openExternalLB(c *cluster) error {
+func (s *Simulator) openExternalLB(c *model.Cluster) error {
 	v := s.firstControlVM(c)
-	if c.externalLBIP == "" || v == nil {
+	if c.ExternalLBIP == "" || v == nil {
 		return nil
 	}
-	if err := s.ep.OpenForward(c.externalLBIP, nodesStartSSHPort, s.sshTarget(v)); err != nil {
-		return fmt.Errorf("external load balancer %s: %w", c.externalLBIP, err)
+	if err := s.ep.OpenForward(c.ExternalLBIP, nodesStartSSHPort, s.sshTarget(v)); err != nil {
+		return fmt.Errorf("external load balancer %s: %w", c.ExternalLBIP, err)
 	}
 	return nil
 }
 
-func (s *Simulator) closeExternalLB(c *cluster) {
-	if c.externalLBIP != "" {
-		s.ep.CloseForward(c.externalLBIP, nodesStartSSHPort)
+func (s *Simulator) closeExternalLB(c *model.Cluster) {
+	if c.ExternalLBIP != "" {
+		s.ep.CloseForward(c.ExternalLBIP, nodesStartSSHPort)
 	}
 }
 
@@ -119,13 +123,13 @@ func (w *createWorker) directEndpoint() *apiError {
 	s, c := w.s, w.c
 	server, ok := s.clusterServer(c)
 	if !ok {
-		return w.fail(nil, evCreateFailed, fmt.Sprintf("Failed to start Kubernetes cluster : %s as no public IP found for the cluster", c.name))
+		return w.fail(nil, evCreateFailed, fmt.Sprintf("Failed to start Kubernetes cluster : %s as no public IP found for the cluster", c.Name))
 	}
 	if err := s.openExternalLB(c); err != nil {
 		s.logf("%v", err)
 		return w.fail(nil, evCreateFailed, w.unusable("access control node VMs of the cluster"))
 	}
-	c.endpoint = fmt.Sprintf("https://%s:%d/", server.address, clusterAPIPort)
+	c.Endpoint = fmt.Sprintf("https://%s:%d/", server.address, clusterAPIPort)
 	return nil
 }
 
@@ -136,7 +140,7 @@ func (w *createWorker) directEndpoint() *apiError {
 func validateDirectNetwork(req *createRequest) *apiError {
 	if req.controlNodes > 1 && req.extras.externalLBIP == "" {
 		return internalError("Multi-control nodes, HA Kubernetes cluster with %s network ID: %s needs an external load balancer IP address. "+
-			"externalloadbalanceripaddress parameter can be used", req.network.netType, req.network.id)
+			"externalloadbalanceripaddress parameter can be used", req.network.NetType, req.network.ID)
 	}
 	return nil
 }
@@ -144,9 +148,9 @@ func validateDirectNetwork(req *createRequest) *apiError {
 // nodeSSHTarget is the VM runInstallScriptOnVM reaches for the i-th node:
 // on a directly accessed network the node itself on port 22, else the PF
 // at 2222+i of the cluster IP.
-func (s *Simulator) nodeSSHTarget(server clusterServer, v *vm, i int) *vm {
+func (s *Simulator) nodeSSHTarget(server clusterServer, v *model.VM, i int) *model.VM {
 	if server.ip == nil {
-		if v.state == vmRunning {
+		if v.State == model.VMRunning {
 			return v
 		}
 		return nil

@@ -1,20 +1,24 @@
 package simulator
 
-import "slices"
+import (
+	"slices"
+
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
+)
 
 // validateScale is KubernetesClusterManagerImpl.
 // validateKubernetesClusterScaleParameters, with
 // validateServiceOfferingsForNodeTypesScale and
 // validateKubernetesClusterScaleSize, in their order.
-func (s *Simulator) validateScale(c *cluster, req *scaleRequest) error {
-	if c.removed {
+func (s *Simulator) validateScale(c *model.Cluster, req *scaleRequest) error {
+	if c.Removed {
 		return serverErr("Invalid Kubernetes cluster ID")
 	}
 	if req.offering == nil && len(req.nodeOfferings) == 0 && !req.sizeGiven && len(req.nodeIDs) == 0 && !req.autoscalingGiven {
-		return serverErr("Kubernetes cluster %s cannot be scaled, either service offering or cluster size or nodeids to be removed or autoscaling must be passed", c.name)
+		return serverErr("Kubernetes cluster %s cannot be scaled, either service offering or cluster size or nodeids to be removed or autoscaling must be passed", c.Name)
 	}
-	if !slices.Contains([]string{stCreated, stRunning, stStopped}, c.state) {
-		return serverErr("Kubernetes cluster %s is in %s state and can not be scaled", c.name, c.state)
+	if !slices.Contains([]string{model.ClusterCreated, model.ClusterRunning, model.ClusterStopped}, c.State) {
+		return serverErr("Kubernetes cluster %s is in %s state and can not be scaled", c.Name, c.State)
 	}
 	maxSize := int64(s.opts.MaxClusterSize)
 	if err := validateScaleAutoscaling(c, req, maxSize); err != nil {
@@ -32,7 +36,7 @@ func (s *Simulator) validateScale(c *cluster, req *scaleRequest) error {
 // validateScaleAutoscaling checks autoscalingenabled=true: neither nodeids
 // nor size along with it, and a minsize..maxsize range that fits the
 // maximum cluster size with the control nodes.
-func validateScaleAutoscaling(c *cluster, req *scaleRequest, maxSize int64) error {
+func validateScaleAutoscaling(c *model.Cluster, req *scaleRequest, maxSize int64) error {
 	if !req.autoscalingGiven || !req.autoscaling {
 		return nil
 	}
@@ -45,7 +49,7 @@ func validateScaleAutoscaling(c *cluster, req *scaleRequest, maxSize int64) erro
 		return serverErr("Minsize must be at least than 1")
 	case req.maxSize <= req.minSize:
 		return serverErr("Maxsize must be greater than minsize")
-	case req.maxSize+c.controlNodes > maxSize:
+	case req.maxSize+c.ControlNodes > maxSize:
 		return serverErr("Maximum cluster size can not exceed %d. Please contact your administrator", maxSize)
 	}
 	return nil
@@ -53,18 +57,18 @@ func validateScaleAutoscaling(c *cluster, req *scaleRequest, maxSize int64) erro
 
 // validateScaleNodeIDs checks nodeids: all of them in the cluster's VM map,
 // leaving at least one control node and one other node.
-func (s *Simulator) validateScaleNodeIDs(c *cluster, req *scaleRequest) error {
+func (s *Simulator) validateScaleNodeIDs(c *model.Cluster, req *scaleRequest) error {
 	if len(req.nodeIDs) == 0 {
 		return nil
 	}
 	// Control and etcd entries of nodeofferings may come with nodeids;
 	// size, serviceofferingid and a worker entry may not.
-	if req.sizeGiven || req.offering != nil || req.nodeOfferings[roleWorker] != nil {
+	if req.sizeGiven || req.offering != nil || req.nodeOfferings[model.RoleWorker] != nil {
 		return serverErr("nodeids can not be passed along with clustersize or service offering")
 	}
-	var rows []*mapRow
-	for _, row := range s.st.mapRows(c.id) {
-		if slices.Contains(req.nodeIDs, row.vmID) {
+	var rows []*model.MapRow
+	for _, row := range s.st.MapRows(c.ID) {
+		if slices.Contains(req.nodeIDs, row.VMID) {
 			rows = append(rows, row)
 		}
 	}
@@ -73,16 +77,16 @@ func (s *Simulator) validateScaleNodeIDs(c *cluster, req *scaleRequest) error {
 	}
 	controls, others := 0, 0
 	for _, row := range rows {
-		if row.control {
+		if row.Control {
 			controls++
 		} else {
 			others++
 		}
 	}
-	if int64(controls) >= c.controlNodes {
+	if int64(controls) >= c.ControlNodes {
 		return serverErr("Can not remove all control nodes from a cluster")
 	}
-	if int64(others) >= c.size {
+	if int64(others) >= c.Size {
 		return serverErr("Can not remove all nodes from a cluster")
 	}
 	return nil
@@ -91,16 +95,16 @@ func (s *Simulator) validateScaleNodeIDs(c *cluster, req *scaleRequest) error {
 // validateScaleSize is validateKubernetesClusterScaleSize: a size that
 // changes needs a cluster that is not Stopped, at least one worker, and
 // room under the maximum cluster size.
-func validateScaleSize(c *cluster, req *scaleRequest, maxSize int64) error {
-	if !req.sizeGiven || req.size == c.size {
+func validateScaleSize(c *model.Cluster, req *scaleRequest, maxSize int64) error {
+	if !req.sizeGiven || req.size == c.Size {
 		return nil
 	}
 	switch {
-	case c.state == stStopped:
-		return serverErr("Kubernetes cluster : %s is in %s state", c.name, c.state)
+	case c.State == model.ClusterStopped:
+		return serverErr("Kubernetes cluster : %s is in %s state", c.Name, c.State)
 	case req.size < 1:
-		return serverErr("Kubernetes cluster : %s cannot be scaled for size, %d", c.name, req.size)
-	case req.size+c.controlNodes > maxSize:
+		return serverErr("Kubernetes cluster : %s cannot be scaled for size, %d", c.Name, req.size)
+	case req.size+c.ControlNodes > maxSize:
 		return serverErr("Maximum cluster size can not exceed %d. Please contact your administrator", maxSize)
 	}
 	return nil
@@ -110,9 +114,9 @@ func validateScaleSize(c *cluster, req *scaleRequest, maxSize int64) error {
 // node type's requested offering (its nodeofferings entry, else
 // serviceofferingid) must meet the minimums and, on a Running cluster, not
 // offer less than the type's recorded offering.
-func (s *Simulator) validateScaleOfferings(c *cluster, req *scaleRequest) error {
-	version := s.st.version(c.versionID)
-	for _, role := range []nodeRole{roleWorker, roleControl, roleEtcd} {
+func (s *Simulator) validateScaleOfferings(c *model.Cluster, req *scaleRequest) error {
+	version := s.st.Version(c.VersionID)
+	for _, role := range []model.NodeRole{model.RoleWorker, model.RoleControl, model.RoleEtcd} {
 		off := req.nodeOfferings[role]
 		if off == nil {
 			off = req.offering
@@ -121,26 +125,26 @@ func (s *Simulator) validateScaleOfferings(c *cluster, req *scaleRequest) error 
 			continue
 		}
 		minCPU, minMem := 2, 2048
-		if off.cpu < minCPU || off.memory < minMem {
+		if off.CPU < minCPU || off.Memory < minMem {
 			return serverErr("Kubernetes cluster : %s cannot be scaled with service offering : %s, Kubernetes cluster template(CoreOS) needs minimum %d vCPUs and %d MB RAM",
-				c.name, off.name, minCPU, minMem)
+				c.Name, off.Name, minCPU, minMem)
 		}
-		if version != nil && off.cpu < version.minCPU {
+		if version != nil && off.CPU < version.MinCPU {
 			return serverErr("Kubernetes cluster : %s cannot be scaled with service offering : %s, associated Kubernetes version : %s needs minimum %d vCPUs",
-				c.name, off.name, version.name, version.minCPU)
+				c.Name, off.Name, version.Name, version.MinCPU)
 		}
-		if version != nil && off.memory < version.minMemory {
+		if version != nil && off.Memory < version.MinMemory {
 			return serverErr("Kubernetes cluster : %s cannot be scaled with service offering : %s, associated Kubernetes version : %s needs minimum %d MB RAM",
-				c.name, off.name, version.name, version.minMemory)
+				c.Name, off.Name, version.Name, version.MinMemory)
 		}
-		existing := s.st.offering(c.roleOfferingID(role))
+		existing := s.st.Offering(c.RoleOfferingID(role))
 		if existing == nil {
-			existing = s.st.offering(c.offeringID)
+			existing = s.st.Offering(c.OfferingID)
 		}
-		if existing != nil && c.state == stRunning &&
-			(off.memory < existing.memory || off.cpu*off.cpuSpeed < existing.cpu*existing.cpuSpeed) {
+		if existing != nil && c.State == model.ClusterRunning &&
+			(off.Memory < existing.Memory || off.CPU*off.CPUSpeed < existing.CPU*existing.CPUSpeed) {
 			return serverErr("Kubernetes cluster cannot be scaled down for service offering. Service offering : %s offers lesser resources as compared to service offering : %s of Kubernetes cluster : %s",
-				off.name, existing.name, c.name)
+				off.Name, existing.Name, c.Name)
 		}
 	}
 	return nil

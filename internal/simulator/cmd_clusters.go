@@ -1,6 +1,10 @@
 package simulator
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
+)
 
 // cmdListKubernetesClusters lists clusters in internal id order
 // (KubernetesClusterManagerImpl.listKubernetesClusters: new
@@ -8,25 +12,25 @@ import "strings"
 // excluded. name is an exact match (as the database compares it), keyword a
 // substring.
 func cmdListKubernetesClusters(s *Simulator, c *caller, p params) (map[string]any, *apiError) {
-	filter, err := newListFilter(s, c, p, s.st.cluster)
+	filter, err := newListFilter(s, c, p, s.st.Cluster)
 	if err != nil {
 		return nil, err
 	}
 	items := []map[string]any{}
-	for _, cl := range s.st.clusters {
-		if cl.removed || filter.excludes(cl, cl.accountID) {
+	for _, cl := range s.st.Clusters {
+		if cl.Removed || filter.excludes(cl, cl.AccountID) {
 			continue
 		}
-		if name := p.str("name"); name != "" && !strings.EqualFold(cl.name, name) {
+		if name := p.str("name"); name != "" && !strings.EqualFold(cl.Name, name) {
 			continue
 		}
-		if st := p.str("state"); st != "" && !strings.EqualFold(cl.state, st) {
+		if st := p.str("state"); st != "" && !strings.EqualFold(cl.State, st) {
 			continue
 		}
-		if ct := p.str("clustertype"); ct != "" && !strings.EqualFold(cl.clusterType, ct) {
+		if ct := p.str("clustertype"); ct != "" && !strings.EqualFold(cl.ClusterType, ct) {
 			continue
 		}
-		if !matchesKeyword(p, cl.name) {
+		if !matchesKeyword(p, cl.Name) {
 			continue
 		}
 		if err := s.cniConfigGone(cl, c); err != nil {
@@ -42,11 +46,11 @@ func cmdGetKubernetesClusterConfig(s *Simulator, c *caller, p params) (map[strin
 	if err != nil {
 		return nil, err
 	}
-	if cl.state == stStarting {
-		return nil, internalError("Setup is in progress for Kubernetes cluster : %s, config not available at this moment", cl.name)
+	if cl.State == model.ClusterStarting {
+		return nil, internalError("Setup is in progress for Kubernetes cluster : %s, config not available at this moment", cl.Name)
 	}
-	if cl.removed || cl.kubeconfig == "" {
-		return nil, internalError("Config not found for Kubernetes cluster : %s", cl.name)
+	if cl.Removed || cl.Kubeconfig == "" {
+		return nil, internalError("Config not found for Kubernetes cluster : %s", cl.Name)
 	}
-	return map[string]any{"clusterconfig": map[string]any{"id": cl.id, "name": cl.name, "configdata": cl.kubeconfig}}, nil
+	return map[string]any{"clusterconfig": map[string]any{"id": cl.ID, "name": cl.Name, "configdata": cl.Kubeconfig}}, nil
 }

@@ -5,6 +5,8 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
 )
 
 // CNI configurations (4.21+) are user data with for_cks set
@@ -31,10 +33,10 @@ func cmdRegisterCniConfiguration(s *Simulator, c *caller, p params) (map[string]
 		return nil, err
 	}
 	// checkForVRMetadataFileNames is not modelled (FIDELITY.md).
-	for _, u := range s.st.userData {
+	for _, u := range s.st.UserData {
 		// UserDataDao.findByName: the owner's user data of any kind, the
 		// name compared under the database's case-insensitive collation.
-		if !u.removed && u.accountID == owner.id && strings.EqualFold(u.name, name) {
+		if !u.Removed && u.AccountID == owner.ID && strings.EqualFold(u.Name, name) {
 			return nil, invalidParam("A userdata with name %s already exists for this account.", name)
 		}
 	}
@@ -46,10 +48,10 @@ func cmdRegisterCniConfiguration(s *Simulator, c *caller, p params) (map[string]
 	if err != nil {
 		return nil, err
 	}
-	u := &userData{internalID: s.st.nextID("userdata"), id: s.newUUID(), name: name, accountID: owner.id,
-		content: content, params: p.str("params"), forCks: true, created: s.now()}
-	s.st.userData = append(s.st.userData, u)
-	s.logf("registered CNI configuration %s (%s) for account %s", u.name, u.id, owner.name)
+	u := &model.UserData{InternalID: s.st.NextID("userdata"), ID: s.newUUID(), Name: name, AccountID: owner.ID,
+		Content: content, Params: p.str("params"), ForCKS: true, Created: s.now()}
+	s.st.UserData = append(s.st.UserData, u)
+	s.logf("registered CNI configuration %s (%s) for account %s", u.Name, u.ID, owner.Name)
 	return map[string]any{"cniconfig": s.renderUserData(u)}, nil
 }
 
@@ -128,17 +130,17 @@ func decodeBase64Leniently(s string) []byte {
 // listUserDatas, Filter(UserDataVO.class, "id", false, ...)); name is an
 // exact match, keyword a substring.
 func cmdListCniConfiguration(s *Simulator, c *caller, p params) (map[string]any, *apiError) {
-	filter, err := newListFilter(s, c, p, s.st.userDataByID)
+	filter, err := newListFilter(s, c, p, s.st.UserDataByID)
 	if err != nil {
 		return nil, err
 	}
 	items := []map[string]any{}
-	for _, u := range slices.Backward(s.st.userData) {
+	for _, u := range slices.Backward(s.st.UserData) {
 		switch {
-		case u.removed, !u.forCks,
-			filter.excludes(u, u.accountID),
-			p.has("name") && !strings.EqualFold(p.str("name"), u.name),
-			!matchesKeyword(p, u.name):
+		case u.Removed, !u.ForCKS,
+			filter.excludes(u, u.AccountID),
+			p.has("name") && !strings.EqualFold(p.str("name"), u.Name),
+			!matchesKeyword(p, u.Name):
 			continue
 		}
 		items = append(items, s.renderUserData(u))
@@ -155,32 +157,32 @@ func cmdDeleteCniConfiguration(s *Simulator, c *caller, p params) (map[string]an
 	if _, err := p.require("id"); err != nil {
 		return nil, err
 	}
-	u, err := resolveParam(p, "id", s.st.userDataByID)
+	u, err := resolveParam(p, "id", s.st.UserDataByID)
 	if err != nil {
 		return nil, err
 	}
 	if _, err := s.resolveOwner(c, p); err != nil {
 		return nil, err
 	}
-	u.removed = true
-	s.logf("removed CNI configuration %s (%s)", u.name, u.id)
+	u.Removed = true
+	s.logf("removed CNI configuration %s (%s)", u.Name, u.ID)
 	return map[string]any{"success": true}, nil
 }
 
 // renderUserData is ApiResponseHelper.createUserDataResponse.
-func (s *Simulator) renderUserData(u *userData) map[string]any {
+func (s *Simulator) renderUserData(u *model.UserData) map[string]any {
 	out := map[string]any{
-		"id":             u.id,
-		"name":           u.name,
-		"userdata":       u.content,
+		"id":             u.ID,
+		"name":           u.Name,
+		"userdata":       u.Content,
 		"hasannotations": false,
 	}
-	if u.params != "" {
-		out["params"] = u.params
+	if u.Params != "" {
+		out["params"] = u.Params
 	}
-	s.ownerFields(out, u.accountID)
+	s.ownerFields(out, u.AccountID)
 	if _, ok := out["account"]; ok {
-		out["accountid"] = u.accountID
+		out["accountid"] = u.AccountID
 	}
 	return out
 }
@@ -191,8 +193,8 @@ func (s *Simulator) renderUserData(u *userData) map[string]any {
 // the null it gets. The NullPointerException fails the whole command; the
 // API layer shows its message to root admins and a generic text to others
 // (ApiServer.handleRequest, BaseCmd.USER_ERROR_MESSAGE).
-func (s *Simulator) cniConfigGone(cl *cluster, c *caller) *apiError {
-	if cl.cniConfigID == "" || s.st.userDataByID(cl.cniConfigID) != nil {
+func (s *Simulator) cniConfigGone(cl *model.Cluster, c *caller) *apiError {
+	if cl.CNIConfigID == "" || s.st.UserDataByID(cl.CNIConfigID) != nil {
 		return nil
 	}
 	if c.isAdmin() {

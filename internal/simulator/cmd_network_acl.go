@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
 )
 
 // The network ACL commands: listNetworkACLLists, listNetworkACLs,
@@ -15,51 +17,51 @@ const cmdPkgNetwork = "org.apache.cloudstack.api.command.user.network."
 
 // aclScope tells which lists a caller sees without naming one: the global
 // default lists and the lists of the VPCs in the caller's scope.
-func (s *Simulator) aclScope(c *caller, p params) (func(*networkACL) bool, *apiError) {
+func (s *Simulator) aclScope(c *caller, p params) (func(*model.NetworkACL) bool, *apiError) {
 	scope, err := s.listScope(c, p)
 	if err != nil {
 		return nil, err
 	}
-	return func(acl *networkACL) bool {
-		if acl.vpcID == "" {
+	return func(acl *model.NetworkACL) bool {
+		if acl.VPCID == "" {
 			return true
 		}
-		vp := s.st.vpc(acl.vpcID)
-		return vp != nil && scope(vp.accountID)
+		vp := s.st.VPC(acl.VPCID)
+		return vp != nil && scope(vp.AccountID)
 	}, nil
 }
 
 // checkACLAccess is validateAclAssociatedToVpc: a VPC's list needs access to
 // the VPC; the global default lists are everyone's to read.
-func (s *Simulator) checkACLAccess(c *caller, acl *networkACL) *apiError {
-	if acl.vpcID == "" {
+func (s *Simulator) checkACLAccess(c *caller, acl *model.NetworkACL) *apiError {
+	if acl.VPCID == "" {
 		return nil
 	}
-	vp := s.st.vpc(acl.vpcID)
+	vp := s.st.VPC(acl.VPCID)
 	if vp == nil {
 		return invalidParam("Unable to find VPC associated with acl")
 	}
-	return s.checkAccess(c, vp.accountID, "VPC "+vp.name)
+	return s.checkAccess(c, vp.AccountID, "VPC "+vp.Name)
 }
 
 // cmdListNetworkACLLists is NetworkACLServiceImpl.listNetworkACLs: by id,
 // name, networkid (the tier's list) or vpcid (that VPC's lists and the
 // default ones), newest first (Filter(NetworkACLVO.class, "id", false)).
 func cmdListNetworkACLLists(s *Simulator, c *caller, p params) (map[string]any, *apiError) {
-	byID, err := resolveParam(p, "id", s.st.acl)
+	byID, err := resolveParam(p, "id", s.st.ACL)
 	if err != nil {
 		return nil, err
 	}
-	n, err := resolveParam(p, "networkid", s.st.network)
+	n, err := resolveParam(p, "networkid", s.st.Network)
 	if err != nil {
 		return nil, err
 	}
-	vp, err := resolveParam(p, "vpcid", s.st.vpc)
+	vp, err := resolveParam(p, "vpcid", s.st.VPC)
 	if err != nil {
 		return nil, err
 	}
 	if vp != nil {
-		if err := s.checkAccess(c, vp.accountID, "VPC "+vp.name); err != nil {
+		if err := s.checkAccess(c, vp.AccountID, "VPC "+vp.Name); err != nil {
 			return nil, err
 		}
 	}
@@ -67,17 +69,17 @@ func cmdListNetworkACLLists(s *Simulator, c *caller, p params) (map[string]any, 
 	if err != nil {
 		return nil, err
 	}
-	acls := slices.Clone(s.st.acls)
-	slices.SortFunc(acls, func(a, b *networkACL) int { return cmp.Compare(b.internalID, a.internalID) })
+	acls := slices.Clone(s.st.ACLs)
+	slices.SortFunc(acls, func(a, b *model.NetworkACL) int { return cmp.Compare(b.InternalID, a.InternalID) })
 	items := []map[string]any{}
 	for _, acl := range acls {
 		switch {
 		case byID != nil && acl != byID,
-			n != nil && n.aclID != acl.id,
-			vp != nil && acl.vpcID != "" && acl.vpcID != vp.id,
+			n != nil && n.ACLID != acl.ID,
+			vp != nil && acl.VPCID != "" && acl.VPCID != vp.ID,
 			vp == nil && !visible(acl),
-			p.has("name") && p.str("name") != acl.name,
-			!matchesKeyword(p, acl.name, acl.description):
+			p.has("name") && p.str("name") != acl.Name,
+			!matchesKeyword(p, acl.Name, acl.Description):
 			continue
 		}
 		items = append(items, s.renderNetworkACLList(acl))
@@ -85,9 +87,9 @@ func cmdListNetworkACLLists(s *Simulator, c *caller, p params) (map[string]any, 
 	return s.listBody(p, "networkacllist", items)
 }
 
-func (s *Simulator) renderNetworkACLList(acl *networkACL) map[string]any {
-	out := map[string]any{"id": acl.id, "name": acl.name, "description": acl.description, "fordisplay": acl.forDisplay}
-	s.vpcFields(out, acl.vpcID)
+func (s *Simulator) renderNetworkACLList(acl *model.NetworkACL) map[string]any {
+	out := map[string]any{"id": acl.ID, "name": acl.Name, "description": acl.Description, "fordisplay": acl.ForDisplay}
+	s.vpcFields(out, acl.VPCID)
 	return out
 }
 
@@ -97,20 +99,20 @@ func (s *Simulator) renderNetworkACLList(acl *networkACL) map[string]any {
 // (exact) and action; newest first (Filter(NetworkACLItemVO.class, "id",
 // false)).
 func cmdListNetworkACLs(s *Simulator, c *caller, p params) (map[string]any, *apiError) {
-	byID, err := resolveParam(p, "id", s.st.aclItem)
+	byID, err := resolveParam(p, "id", s.st.ACLItem)
 	if err != nil {
 		return nil, err
 	}
-	acl, err := resolveParam(p, "aclid", s.st.acl)
+	acl, err := resolveParam(p, "aclid", s.st.ACL)
 	if err != nil {
 		return nil, err
 	}
-	n, err := resolveParam(p, "networkid", s.st.network)
+	n, err := resolveParam(p, "networkid", s.st.Network)
 	if err != nil {
 		return nil, err
 	}
 	if n != nil {
-		if acl = s.st.acl(n.aclID); acl == nil {
+		if acl = s.st.ACL(n.ACLID); acl == nil {
 			return s.listBody(p, "networkacl", nil)
 		}
 	}
@@ -124,14 +126,14 @@ func cmdListNetworkACLs(s *Simulator, c *caller, p params) (map[string]any, *api
 		return nil, err
 	}
 	items := []map[string]any{}
-	for _, it := range s.st.aclItems {
+	for _, it := range s.st.ACLItems {
 		switch {
 		case byID != nil && it != byID,
-			acl != nil && it.aclID != acl.id,
-			acl == nil && !visible(s.st.acl(it.aclID)),
-			p.has("traffictype") && p.str("traffictype") != it.trafficType,
-			p.has("protocol") && p.str("protocol") != it.protocol,
-			p.has("action") && p.str("action") != it.action:
+			acl != nil && it.ACLID != acl.ID,
+			acl == nil && !visible(s.st.ACL(it.ACLID)),
+			p.has("traffictype") && p.str("traffictype") != it.TrafficType,
+			p.has("protocol") && p.str("protocol") != it.Protocol,
+			p.has("action") && p.str("action") != it.Action:
 			continue
 		}
 		items = append(items, s.renderNetworkACLItem(it))
@@ -142,34 +144,34 @@ func cmdListNetworkACLs(s *Simulator, c *caller, p params) (map[string]any, *api
 
 // renderNetworkACLItem is ApiResponseHelper.createNetworkACLItemResponse:
 // ports as strings, CIDRs joined with commas.
-func (s *Simulator) renderNetworkACLItem(it *networkACLItem) map[string]any {
+func (s *Simulator) renderNetworkACLItem(it *model.NetworkACLItem) map[string]any {
 	out := map[string]any{
-		"id":          it.id,
-		"protocol":    it.protocol,
-		"cidrlist":    strings.Join(it.cidrs, ","),
-		"traffictype": it.trafficType,
-		"state":       it.state,
-		"aclid":       it.aclID,
-		"number":      it.number,
-		"action":      it.action,
-		"fordisplay":  it.forDisplay,
+		"id":          it.ID,
+		"protocol":    it.Protocol,
+		"cidrlist":    strings.Join(it.CIDRs, ","),
+		"traffictype": it.TrafficType,
+		"state":       it.State,
+		"aclid":       it.ACLID,
+		"number":      it.Number,
+		"action":      it.Action,
+		"fordisplay":  it.ForDisplay,
 		"tags":        []any{},
 	}
-	if acl := s.st.acl(it.aclID); acl != nil {
-		out["aclname"] = acl.name
+	if acl := s.st.ACL(it.ACLID); acl != nil {
+		out["aclname"] = acl.Name
 	}
-	if it.hasPorts {
-		out["startport"] = strconv.Itoa(it.start)
-		out["endport"] = strconv.Itoa(it.end)
+	if it.HasPorts {
+		out["startport"] = strconv.Itoa(it.Start)
+		out["endport"] = strconv.Itoa(it.End)
 	}
-	if it.icmpType != nil {
-		out["icmptype"] = *it.icmpType
+	if it.ICMPType != nil {
+		out["icmptype"] = *it.ICMPType
 	}
-	if it.icmpCode != nil {
-		out["icmpcode"] = *it.icmpCode
+	if it.ICMPCode != nil {
+		out["icmpcode"] = *it.ICMPCode
 	}
-	if it.reason != "" {
-		out["reason"] = it.reason
+	if it.Reason != "" {
+		out["reason"] = it.Reason
 	}
 	return out
 }
@@ -192,43 +194,43 @@ func cmdCreateNetworkACL(s *Simulator, c *caller, p params) (map[string]any, *ap
 	if err != nil {
 		return nil, err
 	}
-	j := s.startJob(c, cmdPkgNetwork+"CreateNetworkACLCmd", "NetworkAclItem", it.id, 1,
+	j := s.startJob(c, cmdPkgNetwork+"CreateNetworkACLCmd", "NetworkAclItem", it.ID, 1,
 		func(jr *jobRun) (any, *apiError) {
 			jr.op = "rule"
-			if err := jr.step("apply"); err != nil || s.st.aclItem(it.id) == nil {
-				if s.st.aclItem(it.id) != nil {
+			if err := jr.step("apply"); err != nil || s.st.ACLItem(it.ID) == nil {
+				if s.st.ACLItem(it.ID) != nil {
 					s.revokeACLItem(it)
 				}
 				return nil, internalError("Failed to create network ACL Item")
 			}
-			s.applyACL(acl.id)
+			s.applyACL(acl.ID)
 			return map[string]any{"networkacl": s.renderNetworkACLItem(it)}, nil
 		})
-	return map[string]any{"id": it.id, "jobid": j.id}, nil
+	return map[string]any{"id": it.ID, "jobid": j.ID}, nil
 }
 
 // aclForCreate is createAclListIfNeeded and validateNetworkAcl's access
 // check: aclid, else the list of networkid's VPC tier.
-func (s *Simulator) aclForCreate(c *caller, p params) (*networkACL, *apiError) {
-	acl, err := resolveParam(p, "aclid", s.st.acl)
+func (s *Simulator) aclForCreate(c *caller, p params) (*model.NetworkACL, *apiError) {
+	acl, err := resolveParam(p, "aclid", s.st.ACL)
 	if err != nil {
 		return nil, err
 	}
 	if acl == nil {
-		n, err := resolveParam(p, "networkid", s.st.network)
+		n, err := resolveParam(p, "networkid", s.st.Network)
 		switch {
 		case err != nil:
 			return nil, err
 		case n == nil:
 			return nil, invalidParam("Cannot create Network ACL Item. ACL Id or network Id is required")
-		case n.vpcID == "":
-			return nil, invalidParam("Network: %s does not belong to VPC", n.id)
+		case n.VPCID == "":
+			return nil, invalidParam("Network: %s does not belong to VPC", n.ID)
 		}
-		if acl = s.st.acl(n.aclID); acl == nil {
+		if acl = s.st.ACL(n.ACLID); acl == nil {
 			return nil, invalidParam("Unable to find specified ACL.")
 		}
 	}
-	if acl.isDefault() {
+	if acl.IsDefault() {
 		return nil, invalidParam("Default ACL cannot be modified")
 	}
 	if err := s.checkACLAccess(c, acl); err != nil {
@@ -293,16 +295,16 @@ func cmdDeleteNetworkACL(s *Simulator, c *caller, p params) (map[string]any, *ap
 	if _, err := p.require("id"); err != nil {
 		return nil, err
 	}
-	it, err := resolveParam(p, "id", s.st.aclItem)
+	it, err := resolveParam(p, "id", s.st.ACLItem)
 	if err != nil {
 		return nil, err
 	}
-	j := s.startJob(c, cmdPkgNetwork+"DeleteNetworkACLCmd", "NetworkAclItem", it.id, 1,
+	j := s.startJob(c, cmdPkgNetwork+"DeleteNetworkACLCmd", "NetworkAclItem", it.ID, 1,
 		func(jr *jobRun) (any, *apiError) {
 			jr.op = "rule"
-			acl := s.st.acl(it.aclID)
+			acl := s.st.ACL(it.ACLID)
 			switch {
-			case acl != nil && acl.isDefault():
+			case acl != nil && acl.IsDefault():
 				return nil, invalidParam("ACL Items in default ACL cannot be deleted")
 			case acl != nil:
 				if err := s.checkACLAccess(c, acl); err != nil {
@@ -312,12 +314,12 @@ func cmdDeleteNetworkACL(s *Simulator, c *caller, p params) (map[string]any, *ap
 			if err := jr.step("apply"); err != nil {
 				return nil, internalError("%s", failText(err, "Failed to delete network ACL item"))
 			}
-			if s.st.aclItem(it.id) != nil {
+			if s.st.ACLItem(it.ID) != nil {
 				s.revokeACLItem(it)
 			}
 			return map[string]any{"success": true}, nil
 		})
-	return map[string]any{"jobid": j.id}, nil
+	return map[string]any{"jobid": j.ID}, nil
 }
 
 // cmdMoveNetworkAclItem is MoveNetworkAclItemCmd
@@ -340,23 +342,23 @@ func cmdMoveNetworkAclItem(s *Simulator, c *caller, p params) (map[string]any, *
 			}
 			return map[string]any{"networkacl": s.renderNetworkACLItem(it)}, nil
 		})
-	return map[string]any{"jobid": j.id}, nil
+	return map[string]any{"jobid": j.ID}, nil
 }
 
 // moveACLItem validates a move (validateMoveAclRulesData) and makes it.
-func (s *Simulator) moveACLItem(c *caller, id, prevID, nextID string) (*networkACLItem, *apiError) {
+func (s *Simulator) moveACLItem(c *caller, id, prevID, nextID string) (*model.NetworkACLItem, *apiError) {
 	if strings.TrimSpace(prevID) == "" && strings.TrimSpace(nextID) == "" {
 		return nil, invalidParam("Both previous and next ACL rule IDs cannot be blank.")
 	}
-	it := s.st.aclItem(id)
+	it := s.st.ACLItem(id)
 	if it == nil {
 		return nil, invalidParam("Could not find a rule with ID[%s]", id)
 	}
-	find := func(uuid string) (*networkACLItem, *apiError) {
+	find := func(uuid string) (*model.NetworkACLItem, *apiError) {
 		if strings.TrimSpace(uuid) == "" {
 			return nil, nil
 		}
-		if x := s.st.aclItem(uuid); x != nil {
+		if x := s.st.ACLItem(uuid); x != nil {
 			return x, nil
 		}
 		return nil, invalidParam("Could not find rule with ID [%s]", uuid)
@@ -369,30 +371,30 @@ func (s *Simulator) moveACLItem(c *caller, id, prevID, nextID string) (*networkA
 	if err != nil {
 		return nil, err
 	}
-	if (prev != nil && prev.aclID != it.aclID) || (next != nil && next.aclID != it.aclID) {
+	if (prev != nil && prev.ACLID != it.ACLID) || (next != nil && next.ACLID != it.ACLID) {
 		return nil, invalidParam("Cannot use ACL rules from differentiating ACLs. Rule being moved.")
 	}
-	acl := s.st.acl(it.aclID)
-	if acl == nil || acl.isDefault() {
+	acl := s.st.ACL(it.ACLID)
+	if acl == nil || acl.IsDefault() {
 		return nil, invalidParam("Default ACL rules cannot be moved.")
 	}
 	if err := s.checkACLAccess(c, acl); err != nil {
 		return nil, err
 	}
-	all := s.st.aclItemsByNumber(it.aclID)
+	all := s.st.ACLItemsByNumber(it.ACLID)
 	switch {
 	case prev == nil:
 		s.shiftACLItems(it, 1, snapshotNumbers(all), 0)
 	case next == nil:
-		it.number = all[len(all)-1].number + 1
-	case prev.number+1 != next.number:
-		if slices.ContainsFunc(all, func(x *networkACLItem) bool { return x.number == prev.number+1 }) {
+		it.Number = all[len(all)-1].Number + 1
+	case prev.Number+1 != next.Number:
+		if slices.ContainsFunc(all, func(x *model.NetworkACLItem) bool { return x.Number == prev.Number+1 }) {
 			return nil, invalidParam("There are some inconsistencies with the data you sent. The new position calculated already has a ACL rule on it.")
 		}
-		it.number = prev.number + 1
+		it.Number = prev.Number + 1
 	default:
 		from := slices.Index(all, prev) + 1
-		s.shiftACLItems(it, prev.number+1, snapshotNumbers(all), from)
+		s.shiftACLItems(it, prev.Number+1, snapshotNumbers(all), from)
 	}
 	return it, nil
 }
@@ -408,7 +410,7 @@ func cmdUpdateNetworkACLItem(s *Simulator, c *caller, p params) (map[string]any,
 	if _, err := p.require("id"); err != nil {
 		return nil, err
 	}
-	it, err := resolveParam(p, "id", s.st.aclItem)
+	it, err := resolveParam(p, "id", s.st.ACLItem)
 	if err != nil {
 		return nil, err
 	}
@@ -418,11 +420,11 @@ func cmdUpdateNetworkACLItem(s *Simulator, c *caller, p params) (map[string]any,
 	}
 	partial, given := p.boolean("partialupgrade")
 	partial = partial || !given
-	j := s.startJob(c, cmdPkgNetwork+"UpdateNetworkACLItemCmd", "NetworkAclItem", it.id, 1,
+	j := s.startJob(c, cmdPkgNetwork+"UpdateNetworkACLItemCmd", "NetworkAclItem", it.ID, 1,
 		func(jr *jobRun) (any, *apiError) {
 			jr.op = "rule"
-			acl := s.st.acl(it.aclID)
-			if acl == nil || acl.isDefault() {
+			acl := s.st.ACL(it.ACLID)
+			if acl == nil || acl.IsDefault() {
 				return nil, invalidParam("Default ACL cannot be modified")
 			}
 			if err := s.checkACLAccess(c, acl); err != nil {
@@ -433,22 +435,22 @@ func cmdUpdateNetworkACLItem(s *Simulator, c *caller, p params) (map[string]any,
 				return nil, err
 			}
 			*it = updated
-			it.state = aclItemAdd
-			s.applyACL(acl.id)
+			it.State = aclItemAdd
+			s.applyACL(acl.ID)
 			return map[string]any{"networkacl": s.renderNetworkACLItem(it)}, nil
 		})
-	return map[string]any{"jobid": j.id}, nil
+	return map[string]any{"jobid": j.ID}, nil
 }
 
 // updatedACLItem is the item after transferDataToNetworkAclRulePojo and
 // validateNetworkACLItem, or the error that refuses the update.
-func (s *Simulator) updatedACLItem(acl *networkACL, it *networkACLItem, spec aclItemSpec, p params, partial bool) (networkACLItem, *apiError) {
+func (s *Simulator) updatedACLItem(acl *model.NetworkACL, it *model.NetworkACLItem, spec aclItemSpec, p params, partial bool) (model.NetworkACLItem, *apiError) {
 	u := *it
 	if spec.number != nil {
-		if slices.ContainsFunc(s.st.aclItemsOf(acl.id), func(x *networkACLItem) bool { return x != it && x.number == *spec.number }) {
-			return u, invalidParam("ACL item with number %d already exists in ACL: %s", *spec.number, acl.id)
+		if slices.ContainsFunc(s.st.ACLItemsOf(acl.ID), func(x *model.NetworkACLItem) bool { return x != it && x.Number == *spec.number }) {
+			return u, invalidParam("ACL item with number %d already exists in ACL: %s", *spec.number, acl.ID)
 		}
-		u.number = *spec.number
+		u.Number = *spec.number
 	}
 	start, end := aclPorts(it)
 	if !partial || p.has("startport") {
@@ -458,40 +460,40 @@ func (s *Simulator) updatedACLItem(acl *networkACL, it *networkACLItem, spec acl
 		end = spec.end
 	}
 	if !partial || len(spec.cidrs) > 0 {
-		u.cidrs = spec.cidrs
+		u.CIDRs = spec.cidrs
 	}
 	if !partial || spec.protocol != "" {
-		u.protocol = spec.protocol
+		u.Protocol = spec.protocol
 	}
 	if !partial || p.has("icmptype") {
-		u.icmpType = spec.icmpType
+		u.ICMPType = spec.icmpType
 	}
 	if !partial || p.has("icmpcode") {
-		u.icmpCode = spec.icmpCode
+		u.ICMPCode = spec.icmpCode
 	}
 	if !partial || spec.action != "" {
 		action, err := aclAction(spec.action)
 		if err != nil {
 			return u, err
 		}
-		u.action = action
+		u.Action = action
 	}
 	if !partial || spec.trafficType != "" {
-		u.trafficType = spec.trafficType
+		u.TrafficType = spec.trafficType
 	}
 	if !partial || spec.reason != "" {
-		u.reason = spec.reason
+		u.Reason = spec.reason
 	}
-	u.hasPorts, u.start, u.end = false, 0, 0
+	u.HasPorts, u.Start, u.End = false, 0, 0
 	return u, validateACLItem(&u, start, end)
 }
 
 // aclPorts returns an item's ports as the database holds them (null when
 // it has none).
-func aclPorts(it *networkACLItem) (start, end *int) {
-	if !it.hasPorts {
+func aclPorts(it *model.NetworkACLItem) (start, end *int) {
+	if !it.HasPorts {
 		return nil, nil
 	}
-	s, e := it.start, it.end
+	s, e := it.Start, it.End
 	return &s, &e
 }

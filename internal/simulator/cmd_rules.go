@@ -4,6 +4,8 @@ import (
 	"net"
 	"slices"
 	"strings"
+
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
 )
 
 // listRules lists rules of one purpose with the common filters: id, the
@@ -12,23 +14,23 @@ import (
 // (ListFirewallRulesCmd.getDisplay; the fordisplay parameter is authorized
 // for root admins only), though the workers still evaluate them.
 func (s *Simulator) listRules(c *caller, p params, purpose string, ipParam string,
-	render func(*rule) map[string]any, objectName string) (map[string]any, *apiError) {
-	filter, err := newListFilter(s, c, p, s.st.ruleLookup(purpose))
+	render func(*model.Rule) map[string]any, objectName string) (map[string]any, *apiError) {
+	filter, err := newListFilter(s, c, p, s.st.RuleLookup(purpose))
 	if err != nil {
 		return nil, err
 	}
-	ip, err := resolveParam(p, ipParam, s.st.ip)
+	ip, err := resolveParam(p, ipParam, s.st.IP)
 	if err != nil {
 		return nil, err
 	}
-	if ip != nil && ip.released && purpose != purposeLB {
+	if ip != nil && ip.Released && purpose != model.PurposeLB {
 		// FirewallManagerImpl.listFirewallRules and
 		// RulesManagerImpl.listPortForwardingRules refuse an IP that is not
 		// Allocated (IPAddressVO.readyToUse); a released IP keeps its uuid.
-		what := map[string]string{purposeFirewall: "firewall", purposePF: "port forwarding"}[purpose]
-		return nil, invalidParam("Ip address id=%d not ready for %s rules yet", ip.internalID, what)
+		what := map[string]string{model.PurposeFirewall: "firewall", model.PurposePF: "port forwarding"}[purpose]
+		return nil, invalidParam("Ip address id=%d not ready for %s rules yet", ip.InternalID, what)
 	}
-	n, err := resolveParam(p, "networkid", s.st.network)
+	n, err := resolveParam(p, "networkid", s.st.Network)
 	if err != nil {
 		return nil, err
 	}
@@ -37,21 +39,21 @@ func (s *Simulator) listRules(c *caller, p params, purpose string, ipParam strin
 	display, displayGiven := p.boolean("fordisplay")
 	displayGiven = displayGiven && c.isAdmin()
 	items := []map[string]any{}
-	for _, r := range s.st.rules {
+	for _, r := range s.st.Rules {
 		switch {
-		case r.purpose != purpose,
-			filter.excludes(r, r.accountID),
-			ip != nil && r.ipID != ip.id,
-			n != nil && r.networkID != n.id,
-			displayGiven && r.forDisplay != display,
-			!displayGiven && !c.isAdmin() && !r.forDisplay,
-			purpose == purposeLB && p.has("name") && !strings.EqualFold(p.str("name"), r.name),
-			!matchesKeyword(p, r.name, r.description):
+		case r.Purpose != purpose,
+			filter.excludes(r, r.AccountID),
+			ip != nil && r.IPID != ip.ID,
+			n != nil && r.NetworkID != n.ID,
+			displayGiven && r.ForDisplay != display,
+			!displayGiven && !c.isAdmin() && !r.ForDisplay,
+			purpose == model.PurposeLB && p.has("name") && !strings.EqualFold(p.str("name"), r.Name),
+			!matchesKeyword(p, r.Name, r.Description):
 			continue
 		}
 		items = append(items, render(r))
 	}
-	if purpose != purposeLB {
+	if purpose != model.PurposeLB {
 		// FirewallManagerImpl.listFirewallRules and
 		// RulesManagerImpl.listPortForwardingRules search with
 		// new Filter(<VO>.class, "id", false, ...): ORDER BY id DESC.
@@ -63,24 +65,24 @@ func (s *Simulator) listRules(c *caller, p params, purpose string, ipParam strin
 }
 
 func cmdListFirewallRules(s *Simulator, c *caller, p params) (map[string]any, *apiError) {
-	return s.listRules(c, p, purposeFirewall, "ipaddressid", s.renderFirewallRule, "firewallrule")
+	return s.listRules(c, p, model.PurposeFirewall, "ipaddressid", s.renderFirewallRule, "firewallrule")
 }
 
 func cmdListPortForwardingRules(s *Simulator, c *caller, p params) (map[string]any, *apiError) {
-	return s.listRules(c, p, purposePF, "ipaddressid", s.renderPortForwardingRule, "portforwardingrule")
+	return s.listRules(c, p, model.PurposePF, "ipaddressid", s.renderPortForwardingRule, "portforwardingrule")
 }
 
 func cmdListLoadBalancerRules(s *Simulator, c *caller, p params) (map[string]any, *apiError) {
-	return s.listRules(c, p, purposeLB, "publicipid", s.renderLoadBalancerRule, "loadbalancerrule")
+	return s.listRules(c, p, model.PurposeLB, "publicipid", s.renderLoadBalancerRule, "loadbalancerrule")
 }
 
 // requireIP resolves the required ipaddressid of a rule command.
-func (s *Simulator) requireIP(c *caller, p params) (*publicIP, *apiError) {
+func (s *Simulator) requireIP(c *caller, p params) (*model.PublicIP, *apiError) {
 	if _, err := p.require("ipaddressid"); err != nil {
 		return nil, err
 	}
-	ip, err := resolveParam(p, "ipaddressid", func(id string) *publicIP {
-		if ip := s.st.ip(id); ip != nil && !ip.released {
+	ip, err := resolveParam(p, "ipaddressid", func(id string) *model.PublicIP {
+		if ip := s.st.IP(id); ip != nil && !ip.Released {
 			return ip
 		}
 		return nil
@@ -88,10 +90,10 @@ func (s *Simulator) requireIP(c *caller, p params) (*publicIP, *apiError) {
 	if err != nil {
 		return nil, err
 	}
-	if err := s.checkAccess(c, ip.accountID, "IP address "+ip.address); err != nil {
+	if err := s.checkAccess(c, ip.AccountID, "IP address "+ip.Address); err != nil {
 		return nil, err
 	}
-	if ip.networkID == "" {
+	if ip.NetworkID == "" {
 		return nil, invalidParam("Unable to create the rule; ip with specified id is not associated with any network")
 	}
 	return ip, nil
@@ -128,29 +130,29 @@ func (s *Simulator) deleteRule(c *caller, p params, purpose, cmdClass string) (m
 	if _, err := p.require("id"); err != nil {
 		return nil, err
 	}
-	r, err := resolveParam(p, "id", s.st.ruleLookup(purpose))
+	r, err := resolveParam(p, "id", s.st.RuleLookup(purpose))
 	if err != nil {
 		return nil, err
 	}
-	if err := s.checkAccess(c, r.accountID, "rule "+r.id); err != nil {
+	if err := s.checkAccess(c, r.AccountID, "rule "+r.ID); err != nil {
 		return nil, err
 	}
-	j := s.startJob(c, cmdPkgFirewall+cmdClass, "FirewallRule", r.id, 1,
+	j := s.startJob(c, cmdPkgFirewall+cmdClass, "FirewallRule", r.ID, 1,
 		func(jr *jobRun) (any, *apiError) {
 			jr.op = "rule"
 			if err := jr.step("apply"); err != nil {
-				return nil, internalError("%s", failText(err, "Failed to delete rule "+r.id))
+				return nil, internalError("%s", failText(err, "Failed to delete rule "+r.ID))
 			}
 			s.revokeRule(r)
 			return map[string]any{"success": true}, nil
 		})
-	return map[string]any{"jobid": j.id}, nil
+	return map[string]any{"jobid": j.ID}, nil
 }
 
 func cmdDeleteFirewallRule(s *Simulator, c *caller, p params) (map[string]any, *apiError) {
-	return s.deleteRule(c, p, purposeFirewall, "DeleteFirewallRuleCmd")
+	return s.deleteRule(c, p, model.PurposeFirewall, "DeleteFirewallRuleCmd")
 }
 
 func cmdDeletePortForwardingRule(s *Simulator, c *caller, p params) (map[string]any, *apiError) {
-	return s.deleteRule(c, p, purposePF, "DeletePortForwardingRuleCmd")
+	return s.deleteRule(c, p, model.PurposePF, "DeletePortForwardingRuleCmd")
 }

@@ -3,6 +3,8 @@ package simulator
 import (
 	"slices"
 	"strings"
+
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
 )
 
 // templateFilters are ListTemplatesCmd's templatefilter values.
@@ -21,32 +23,32 @@ func cmdListTemplates(s *Simulator, _ *caller, p params) (map[string]any, *apiEr
 	if !slices.Contains(templateFilters, filter) {
 		return nil, invalidParam("Invalid template filter %s, valid values are: %s", filter, strings.Join(templateFilters, ", "))
 	}
-	if _, err := resolveParam(p, "id", s.st.template); err != nil {
+	if _, err := resolveParam(p, "id", s.st.Template); err != nil {
 		return nil, err
 	}
 	forCks, forCksGiven := p.boolean("forcks")
 	details := p.list("details")
 	withDetails := len(details) == 0 || slices.ContainsFunc(details, func(d string) bool { return strings.EqualFold(d, "all") })
-	var matched []*template
-	for _, t := range s.st.templates {
+	var matched []*model.Template
+	for _, t := range s.st.Templates {
 		switch {
-		case p.has("id") && !strings.EqualFold(p.str("id"), t.id),
-			p.has("name") && !strings.EqualFold(p.str("name"), t.name),
-			forCksGiven && forCks != t.forCks,
-			!matchesKeyword(p, t.name):
+		case p.has("id") && !strings.EqualFold(p.str("id"), t.ID),
+			p.has("name") && !strings.EqualFold(p.str("name"), t.Name),
+			forCksGiven && forCks != t.ForCKS,
+			!matchesKeyword(p, t.Name):
 			continue
 		}
 		matched = append(matched, t)
 	}
-	return listBodyOf(s, p, "template", matched, func(t *template) map[string]any {
-		out := map[string]any{"id": t.id, "name": t.name, "displaytext": t.displayText, "isready": true,
+	return listBodyOf(s, p, "template", matched, func(t *model.Template) map[string]any {
+		out := map[string]any{"id": t.ID, "name": t.Name, "displaytext": t.DisplayText, "isready": true,
 			"ispublic": true, "isfeatured": true, "format": "QCOW2", "hypervisor": "KVM", "templatetype": "USER",
-			"zoneid": s.st.seedIDs.zone, "created": csTime(t.created), "ostypeid": s.st.seedIDs.guestOS}
-		if t.id == s.st.seedIDs.systemVMTemplate {
+			"zoneid": s.st.SeedIDs.Zone, "created": csTime(t.Created), "ostypeid": s.st.SeedIDs.GuestOS}
+		if t.ID == s.st.SeedIDs.SystemVMTemplate {
 			out["templatetype"] = "SYSTEM"
 		}
 		if withDetails {
-			out["forcks"] = t.forCks
+			out["forcks"] = t.ForCKS
 		}
 		return out
 	})

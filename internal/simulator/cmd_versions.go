@@ -4,6 +4,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
 )
 
 // The Kubernetes version commands (KubernetesVersionManagerImpl): list for
@@ -48,44 +50,37 @@ func adminOnly(c *caller) *apiError {
 		text: "The given command does not exist or it is not available for user"}
 }
 
-func (v *k8sVersion) isoState() string {
-	if v.iso == nil {
-		return ""
-	}
-	return v.iso.state
-}
-
 func cmdListKubernetesSupportedVersions(s *Simulator, c *caller, p params) (map[string]any, *apiError) {
 	if p.has("minimumsemanticversion") && p.has("minimumkubernetesversionid") {
 		return nil, invalidParam("Both parameters minimumsemanticversion, minimumkubernetesversionid can not be passed together")
 	}
-	byID, err := resolveParam(p, "id", s.st.version)
+	byID, err := resolveParam(p, "id", s.st.Version)
 	if err != nil {
 		return nil, err
 	}
-	zone, err := resolveParam(p, "zoneid", s.st.zone)
+	zone, err := resolveParam(p, "zoneid", s.st.Zone)
 	if err != nil {
 		return nil, err
 	}
-	minVersion, err := resolveParam(p, "minimumkubernetesversionid", s.st.version)
+	minVersion, err := resolveParam(p, "minimumkubernetesversionid", s.st.Version)
 	if err != nil {
 		return nil, err
 	}
 	minSemver := p.str("minimumsemanticversion")
 	if minVersion != nil {
-		minSemver = minVersion.semver
+		minSemver = minVersion.Semver
 	}
 	items := []map[string]any{}
-	for _, v := range s.st.versions {
+	for _, v := range s.st.Versions {
 		switch {
-		case v.removed,
+		case v.Removed,
 			byID != nil && v != byID,
 			// A zone's list has its versions and those of every zone.
-			zone != nil && v.zoneID != "" && v.zoneID != zone.id,
-			!c.isAdmin() && v.state != "Enabled",
-			minSemver != "" && compareSemver(v.semver, minSemver) < 0,
-			p.has("arch") && !strings.EqualFold(p.str("arch"), v.arch),
-			!matchesKeyword(p, v.name):
+			zone != nil && v.ZoneID != "" && v.ZoneID != zone.ID,
+			!c.isAdmin() && v.State != "Enabled",
+			minSemver != "" && compareSemver(v.Semver, minSemver) < 0,
+			p.has("arch") && !strings.EqualFold(p.str("arch"), v.Arch),
+			!matchesKeyword(p, v.Name):
 			continue
 		}
 		items = append(items, s.renderVersion(v))
@@ -95,25 +90,25 @@ func cmdListKubernetesSupportedVersions(s *Simulator, c *caller, p params) (map[
 
 // renderVersion is KubernetesVersionManagerImpl.createKubernetesSupportedVersionResponse:
 // the zone only for a zone's version, the ISO's data store state as isostate.
-func (s *Simulator) renderVersion(v *k8sVersion) map[string]any {
+func (s *Simulator) renderVersion(v *model.KubernetesVersion) map[string]any {
 	out := map[string]any{
-		"id":                  v.id,
-		"name":                v.name,
-		"semanticversion":     v.semver,
-		"arch":                v.arch,
-		"supportsha":          v.supportsHA,
-		"supportsautoscaling": v.supportsAutoscaling,
-		"state":               v.state,
-		"mincpunumber":        v.minCPU,
-		"minmemory":           v.minMemory,
-		"created":             csTime(v.created),
+		"id":                  v.ID,
+		"name":                v.Name,
+		"semanticversion":     v.Semver,
+		"arch":                v.Arch,
+		"supportsha":          v.SupportsHA,
+		"supportsautoscaling": v.SupportsAutoscaling,
+		"state":               v.State,
+		"mincpunumber":        v.MinCPU,
+		"minmemory":           v.MinMemory,
+		"created":             csTime(v.Created),
 	}
-	if iso := v.iso; iso != nil && !iso.removed {
-		out["isoid"], out["isoname"], out["isostate"] = iso.id, iso.name, iso.state
-		out["directdownload"] = iso.directDownload
+	if iso := v.ISO; iso != nil && !iso.Removed {
+		out["isoid"], out["isoname"], out["isostate"] = iso.ID, iso.Name, iso.State
+		out["directdownload"] = iso.DirectDownload
 	}
-	if z := s.st.zone(v.zoneID); z != nil {
-		out["zoneid"], out["zonename"] = z.id, z.name
+	if z := s.st.Zone(v.ZoneID); z != nil {
+		out["zoneid"], out["zonename"] = z.ID, z.Name
 	}
 	return out
 }
@@ -131,15 +126,15 @@ func cmdAddKubernetesSupportedVersion(s *Simulator, c *caller, p params) (map[st
 	if err != nil {
 		return nil, err
 	}
-	v := &k8sVersion{internalID: s.st.nextID("version"), id: s.newUUID(), name: req.name, semver: req.semver,
-		state: "Enabled", minCPU: req.minCPU, minMemory: req.minMemory,
-		supportsHA: compareSemver(req.semver, "1.16.0") >= 0,
+	v := &model.KubernetesVersion{InternalID: s.st.NextID("version"), ID: s.newUUID(), Name: req.name, Semver: req.semver,
+		State: "Enabled", MinCPU: req.minCPU, MinMemory: req.minMemory,
+		SupportsHA: compareSemver(req.semver, "1.16.0") >= 0,
 		// versionSupportsAutoscaling compares the strings, not the versions.
-		supportsAutoscaling: strings.Compare(req.semver, "1.15.0") >= 0,
-		created:             s.now(), zoneID: req.zoneID, arch: req.arch}
-	v.iso = s.registerISO(v.name, req.url, req.checksum, req.zoneID, req.directDownload)
-	s.st.versions = append(s.st.versions, v)
-	s.logf("added Kubernetes version %s (%s) with ISO %s from %s", v.name, v.semver, v.iso.id, req.url)
+		SupportsAutoscaling: strings.Compare(req.semver, "1.15.0") >= 0,
+		Created:             s.now(), ZoneID: req.zoneID, Arch: req.arch}
+	v.ISO = s.registerISO(v.Name, req.url, req.checksum, req.zoneID, req.directDownload)
+	s.st.Versions = append(s.st.Versions, v)
+	s.logf("added Kubernetes version %s (%s) with ISO %s from %s", v.Name, v.Semver, v.ISO.ID, req.url)
 	return map[string]any{"kubernetessupportedversion": s.renderVersion(v)}, nil
 }
 
@@ -159,7 +154,7 @@ func (s *Simulator) parseAddVersion(p params) (*addVersionRequest, *apiError) {
 			return nil, err
 		}
 	}
-	zone, err := resolveParam(p, "zoneid", s.st.zone)
+	zone, err := resolveParam(p, "zoneid", s.st.Zone)
 	if err != nil {
 		return nil, err
 	}
@@ -178,7 +173,7 @@ func (s *Simulator) parseAddVersion(p params) (*addVersionRequest, *apiError) {
 		req.arch = p.str("arch")
 	}
 	if zone != nil {
-		req.zoneID = zone.id
+		req.zoneID = zone.ID
 	}
 	switch {
 	case !semverDigits.MatchString(req.semver):
@@ -200,7 +195,7 @@ func (s *Simulator) parseAddVersion(p params) (*addVersionRequest, *apiError) {
 	if req.name == "" {
 		req.name = "v" + req.semver
 		if zone != nil {
-			req.name += "-" + zone.name
+			req.name += "-" + zone.Name
 		}
 	}
 	return req, nil
@@ -226,7 +221,7 @@ func cmdUpdateKubernetesSupportedVersion(s *Simulator, c *caller, p params) (map
 			return nil, err
 		}
 	}
-	v, err := resolveParam(p, "id", s.st.version)
+	v, err := resolveParam(p, "id", s.st.Version)
 	if err != nil {
 		return nil, err
 	}
@@ -234,9 +229,9 @@ func cmdUpdateKubernetesSupportedVersion(s *Simulator, c *caller, p params) (map
 	if state != "Enabled" && state != "Disabled" {
 		return nil, invalidParam("Invalid value for state parameter")
 	}
-	if v.state != state {
-		v.state = state
-		s.logf("Kubernetes version %s (%s) is now %s", v.name, v.id, state)
+	if v.State != state {
+		v.State = state
+		s.logf("Kubernetes version %s (%s) is now %s", v.Name, v.ID, state)
 	}
 	return map[string]any{"kubernetessupportedversion": s.renderVersion(v)}, nil
 }
@@ -252,28 +247,28 @@ func cmdDeleteKubernetesSupportedVersion(s *Simulator, c *caller, p params) (map
 	if _, err := p.require("id"); err != nil {
 		return nil, err
 	}
-	v, err := resolveParam(p, "id", s.st.version)
+	v, err := resolveParam(p, "id", s.st.Version)
 	if err != nil {
 		return nil, err
 	}
-	j := s.startJob(c, cmdDeleteVersionClass, "KubernetesSupportedVersion", v.id, 1,
+	j := s.startJob(c, cmdDeleteVersionClass, "KubernetesSupportedVersion", v.ID, 1,
 		func(jr *jobRun) (any, *apiError) {
-			if v.removed {
+			if v.Removed {
 				return nil, invalidParam("Invalid Kubernetes version id specified")
 			}
-			for _, cl := range s.st.clusters {
-				if !cl.removed && cl.versionID == v.id {
-					return nil, internalError("Unable to delete Kubernetes version ID: %s. Existing clusters currently using the version.", v.id)
+			for _, cl := range s.st.Clusters {
+				if !cl.Removed && cl.VersionID == v.ID {
+					return nil, internalError("Unable to delete Kubernetes version ID: %s. Existing clusters currently using the version.", v.ID)
 				}
 			}
-			if v.iso != nil {
-				v.iso.removed = true
+			if v.ISO != nil {
+				v.ISO.Removed = true
 			}
-			v.removed = true
-			s.logf("deleted Kubernetes version %s (%s)", v.name, v.id)
+			v.Removed = true
+			s.logf("deleted Kubernetes version %s (%s)", v.Name, v.ID)
 			return map[string]any{"success": true}, nil
 		})
-	return map[string]any{"jobid": j.id}, nil
+	return map[string]any{"jobid": j.ID}, nil
 }
 
 // compareSemver compares dotted numeric versions.

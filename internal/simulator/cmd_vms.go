@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
 )
 
 // Plain VMs a user deploys, and the templates they come from: what a user
@@ -22,15 +24,15 @@ func cmdDeployVirtualMachine(s *Simulator, c *caller, p params) (map[string]any,
 			return nil, err
 		}
 	}
-	z, err := resolveParam(p, "zoneid", s.st.zone)
+	z, err := resolveParam(p, "zoneid", s.st.Zone)
 	if err != nil {
 		return nil, err
 	}
-	off, err := resolveParam(p, "serviceofferingid", s.st.offering)
+	off, err := resolveParam(p, "serviceofferingid", s.st.Offering)
 	if err != nil {
 		return nil, err
 	}
-	tpl, err := resolveParam(p, "templateid", s.st.template)
+	tpl, err := resolveParam(p, "templateid", s.st.Template)
 	if err != nil {
 		return nil, err
 	}
@@ -42,8 +44,8 @@ func cmdDeployVirtualMachine(s *Simulator, c *caller, p params) (map[string]any,
 	if err != nil {
 		return nil, err
 	}
-	if kp := p.str("keypair"); kp != "" && s.st.keypairFor(owner.id, kp) == nil {
-		return nil, invalidParam("Unable to find key pair by name %s in account %s", kp, owner.name)
+	if kp := p.str("keypair"); kp != "" && s.st.KeypairFor(owner.ID, kp) == nil {
+		return nil, invalidParam("Unable to find key pair by name %s in account %s", kp, owner.Name)
 	}
 	spec := userVMSpec{zone: z, offering: off, template: tpl, network: n, owner: owner, name: p.str("name"),
 		keypair: p.str("keypair")}
@@ -53,15 +55,15 @@ func cmdDeployVirtualMachine(s *Simulator, c *caller, p params) (map[string]any,
 		if aerr != nil {
 			return nil, aerr
 		}
-		jr.job.instanceID = v.id
+		jr.job.InstanceID = v.ID
 		return map[string]any{"virtualmachine": s.renderVM(v, c.isAdmin())}, nil
 	})
-	return map[string]any{"jobid": j.id}, nil
+	return map[string]any{"jobid": j.ID}, nil
 }
 
 // deployNetwork resolves networkids: exactly one network of the owner (or
 // a Shared one) in the zone.
-func (s *Simulator) deployNetwork(c *caller, owner *account, p params) (*network, *apiError) {
+func (s *Simulator) deployNetwork(c *caller, owner *model.Account, p params) (*model.Network, *apiError) {
 	ids := p.list("networkids")
 	if len(ids) == 0 {
 		return nil, invalidParam("Can't deploy a VM without a network: networkids is required in an advanced zone")
@@ -69,14 +71,14 @@ func (s *Simulator) deployNetwork(c *caller, owner *account, p params) (*network
 	if len(ids) > 1 {
 		return nil, invalidParam("The simulator deploys VMs into one network; got %d networkids", len(ids))
 	}
-	n := s.st.network(ids[0])
-	if n == nil || n.removed {
+	n := s.st.Network(ids[0])
+	if n == nil || n.Removed {
 		return nil, entityNotFound("networkids", ids[0])
 	}
-	if n.netType != "Shared" && n.accountID != owner.id {
-		return nil, permissionDenied("Account %s does not have permission to operate within network %s", owner.name, n.name)
+	if n.NetType != "Shared" && n.AccountID != owner.ID {
+		return nil, permissionDenied("Account %s does not have permission to operate within network %s", owner.Name, n.Name)
 	}
-	if err := s.checkAccess(c, owner.id, "network "+n.name); err != nil {
+	if err := s.checkAccess(c, owner.ID, "network "+n.Name); err != nil {
 		return nil, err
 	}
 	return n, nil
@@ -84,20 +86,20 @@ func (s *Simulator) deployNetwork(c *caller, owner *account, p params) (*network
 
 // userVMSpec is a DeployVMCmd's resolved input.
 type userVMSpec struct {
-	zone     *zone
-	offering *serviceOffering
-	template *template
-	network  *network
-	owner    *account
+	zone     *model.Zone
+	offering *model.ServiceOffering
+	template *model.Template
+	network  *model.Network
+	owner    *model.Account
 	name     string
 	keypair  string
 }
 
 // deployUserVM creates a Running user VM (vmtype User) with its NIC in the
 // network. The host name is the name given, else VM-<uuid>.
-func (s *Simulator) deployUserVM(spec userVMSpec) (*vm, *apiError) {
+func (s *Simulator) deployUserVM(spec userVMSpec) (*model.VM, *apiError) {
 	st := s.st
-	if spec.network.state == netAllocated {
+	if spec.network.State == model.NetworkAllocated {
 		s.implementNetwork(spec.network)
 	}
 	ip, aerr := s.allocPrivateIP(spec.network)
@@ -110,14 +112,14 @@ func (s *Simulator) deployUserVM(spec userVMSpec) (*vm, *apiError) {
 	if name == "" {
 		name = "VM-" + id
 	}
-	v := &vm{internalID: st.nextID("vm"), id: id, name: name, state: vmRunning, created: now, lastUpdated: now,
-		zoneID: spec.zone.id, accountID: spec.owner.id, offeringID: spec.offering.id, templateID: spec.template.id,
-		networkID: spec.network.id, keypair: spec.keypair, rootDiskSize: 8, nicID: s.newUUID(), ip: ip, userVM: true}
-	v.mac = fmt.Sprintf("02:00:%02x:%02x:%02x:%02x", s.rng.IntN(256), s.rng.IntN(256), s.rng.IntN(256), v.internalID%256)
-	host := int(v.internalID) % len(st.hostIDs)
-	v.hostID, v.hostName = st.hostIDs[host], st.hostNames[host]
-	st.vms = append(st.vms, v)
-	st.vmByID[strings.ToLower(v.id)] = v
+	v := &model.VM{InternalID: st.NextID("vm"), ID: id, Name: name, State: model.VMRunning, Created: now, LastUpdated: now,
+		ZoneID: spec.zone.ID, AccountID: spec.owner.ID, OfferingID: spec.offering.ID, TemplateID: spec.template.ID,
+		NetworkID: spec.network.ID, Keypair: spec.keypair, RootDiskSize: 8, NICID: s.newUUID(), IP: ip, UserVM: true}
+	v.MAC = fmt.Sprintf("02:00:%02x:%02x:%02x:%02x", s.rng.IntN(256), s.rng.IntN(256), s.rng.IntN(256), v.InternalID%256)
+	host := int(v.InternalID) % len(st.HostIDs)
+	v.HostID, v.HostName = st.HostIDs[host], st.HostNames[host]
+	st.VMs = append(st.VMs, v)
+	st.VMByID[strings.ToLower(v.ID)] = v
 	s.openDirectSSH(v)
 	return v, nil
 }
@@ -130,52 +132,52 @@ func cmdDestroyVirtualMachine(s *Simulator, c *caller, p params) (map[string]any
 	if _, err := p.require("id"); err != nil {
 		return nil, err
 	}
-	v, err := resolveParam(p, "id", s.st.vm)
+	v, err := resolveParam(p, "id", s.st.VM)
 	if err != nil {
 		return nil, err
 	}
-	if err := s.checkAccess(c, v.accountID, "VM "+v.name); err != nil {
+	if err := s.checkAccess(c, v.AccountID, "VM "+v.Name); err != nil {
 		return nil, err
 	}
 	expunge, _ := p.boolean("expunge")
-	j := s.startJob(c, cmdPkgVM+"DestroyVMCmd", "VirtualMachine", v.id, 1, func(jr *jobRun) (any, *apiError) {
+	j := s.startJob(c, cmdPkgVM+"DestroyVMCmd", "VirtualMachine", v.ID, 1, func(jr *jobRun) (any, *apiError) {
 		jr.op = "destroy-vm"
 		if expunge {
 			s.expungeVM(v)
 		} else {
-			s.setVMState(v, vmDestroyed)
+			s.setVMState(v, model.VMDestroyed)
 		}
 		return map[string]any{"virtualmachine": s.renderVM(v, c.isAdmin())}, nil
 	})
-	return map[string]any{"jobid": j.id}, nil
+	return map[string]any{"jobid": j.ID}, nil
 }
 
 func cmdListVirtualMachines(s *Simulator, c *caller, p params) (map[string]any, *apiError) {
-	filter, err := newListFilter(s, c, p, s.st.vm)
+	filter, err := newListFilter(s, c, p, s.st.VM)
 	if err != nil {
 		return nil, err
 	}
-	n, err := resolveParam(p, "networkid", s.st.network)
+	n, err := resolveParam(p, "networkid", s.st.Network)
 	if err != nil {
 		return nil, err
 	}
 	ids := p.list("ids")
-	var matched []*vm
-	for _, v := range s.st.vms {
+	var matched []*model.VM
+	for _, v := range s.st.VMs {
 		switch {
-		case v.expunged,
-			v.state == vmDestroyed && !c.isAdmin(),
-			filter.excludes(v, v.accountID),
-			len(ids) > 0 && !slices.ContainsFunc(ids, func(id string) bool { return strings.EqualFold(id, v.id) }),
-			n != nil && v.networkID != n.id,
-			p.has("name") && !strings.EqualFold(p.str("name"), v.name),
-			p.has("state") && !strings.EqualFold(p.str("state"), v.state),
-			p.has("zoneid") && !strings.EqualFold(p.str("zoneid"), v.zoneID),
-			p.has("keypair") && p.str("keypair") != v.keypair,
-			!matchesKeyword(p, v.name):
+		case v.Expunged,
+			v.State == model.VMDestroyed && !c.isAdmin(),
+			filter.excludes(v, v.AccountID),
+			len(ids) > 0 && !slices.ContainsFunc(ids, func(id string) bool { return strings.EqualFold(id, v.ID) }),
+			n != nil && v.NetworkID != n.ID,
+			p.has("name") && !strings.EqualFold(p.str("name"), v.Name),
+			p.has("state") && !strings.EqualFold(p.str("state"), v.State),
+			p.has("zoneid") && !strings.EqualFold(p.str("zoneid"), v.ZoneID),
+			p.has("keypair") && p.str("keypair") != v.Keypair,
+			!matchesKeyword(p, v.Name):
 			continue
 		}
 		matched = append(matched, v)
 	}
-	return listBodyOf(s, p, "virtualmachine", matched, func(v *vm) map[string]any { return s.renderVM(v, c.isAdmin()) })
+	return listBodyOf(s, p, "virtualmachine", matched, func(v *model.VM) map[string]any { return s.renderVM(v, c.isAdmin()) })
 }

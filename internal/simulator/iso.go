@@ -4,6 +4,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
 )
 
 // The binaries ISO of a Kubernetes version. addKubernetesSupportedVersion
@@ -27,18 +29,18 @@ const isoDownloadReports = 4
 // registerISO is registerIso for a version's ISO: a direct download ISO
 // bypasses secondary storage and is Ready at once; any other is downloaded
 // by the image store in the background. Callers hold s.mu.
-func (s *Simulator) registerISO(versionName, url, checksum, zoneID string, directDownload bool) *binariesISO {
-	iso := &binariesISO{internalID: s.st.nextID("iso"), id: s.newUUID(), name: versionName + "-Kubernetes-Binaries-ISO",
-		url: url, checksum: checksum, zoneID: zoneID, directDownload: directDownload, created: s.now()}
-	s.st.isos = append(s.st.isos, iso)
+func (s *Simulator) registerISO(versionName, url, checksum, zoneID string, directDownload bool) *model.BinariesISO {
+	iso := &model.BinariesISO{InternalID: s.st.NextID("iso"), ID: s.newUUID(), Name: versionName + "-Kubernetes-Binaries-ISO",
+		URL: url, Checksum: checksum, ZoneID: zoneID, DirectDownload: directDownload, Created: s.now()}
+	s.st.ISOs = append(s.st.ISOs, iso)
 	if directDownload {
-		iso.state, iso.downloadState = isoReady, downloadBypassed
+		iso.State, iso.DownloadState = model.ISOReady, model.DownloadBypassed
 		return iso
 	}
 	// createTemplateAsync moves the row to Creating at once; the
 	// download state waits for the first report of the image store.
-	iso.state, iso.downloadState = isoCreating, downloadNotStarted
-	plan := s.st.isoDownloads[url]
+	iso.State, iso.DownloadState = model.ISOCreating, model.DownloadNotStarted
+	plan := s.st.ISODownloads[url]
 	if plan.Duration == 0 {
 		plan.Duration = s.opts.ISODownloadDuration
 	}
@@ -55,20 +57,20 @@ func (s *Simulator) registerISO(versionName, url, checksum, zoneID string, direc
 // DOWNLOADED and the move to Ready, or DOWNLOAD_ERROR with its error string
 // and the move back to Allocated (TemplateServiceImpl.createTemplateCallback,
 // OperationFailed from Creating).
-func (s *Simulator) download(iso *binariesISO, plan ISODownload) {
+func (s *Simulator) download(iso *model.BinariesISO, plan ISODownload) {
 	for report := 1; report <= isoDownloadReports+1; report++ {
 		if !s.sleep(plan.Duration / (isoDownloadReports + 1)) {
 			return
 		}
 		s.lock()
 		switch {
-		case iso.removed:
+		case iso.Removed:
 		case report <= isoDownloadReports:
-			iso.downloadState, iso.percent = downloadInProgress, 100*report/(isoDownloadReports+1)
+			iso.DownloadState, iso.Percent = model.DownloadInProgress, 100*report/(isoDownloadReports+1)
 		case plan.Error != "":
-			iso.downloadState, iso.errorString, iso.state = downloadError, plan.Error, isoAllocated
+			iso.DownloadState, iso.ErrorString, iso.State = model.DownloadError, plan.Error, model.ISOAllocated
 		default:
-			iso.downloadState, iso.percent, iso.state = downloadDone, 100, isoReady
+			iso.DownloadState, iso.Percent, iso.State = model.DownloadDone, 100, model.ISOReady
 		}
 		s.unlock()
 	}
@@ -79,21 +81,21 @@ func (s *Simulator) download(iso *binariesISO, plan ISODownload) {
 // (TemplateJoinDaoImpl.newIsoResponse); id, name, keyword and zoneid narrow
 // the list.
 func cmdListIsos(s *Simulator, c *caller, p params) (map[string]any, *apiError) {
-	byID, err := resolveParam(p, "id", s.st.iso)
+	byID, err := resolveParam(p, "id", s.st.ISO)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := resolveParam(p, "zoneid", s.st.zone); err != nil {
+	if _, err := resolveParam(p, "zoneid", s.st.Zone); err != nil {
 		return nil, err
 	}
 	items := []map[string]any{}
-	for _, iso := range s.st.isos {
+	for _, iso := range s.st.ISOs {
 		switch {
-		case iso.removed,
+		case iso.Removed,
 			byID != nil && iso != byID,
-			p.has("name") && p.str("name") != iso.name,
-			p.has("zoneid") && iso.zoneID != "" && !strings.EqualFold(p.str("zoneid"), iso.zoneID),
-			!matchesKeyword(p, iso.name):
+			p.has("name") && p.str("name") != iso.Name,
+			p.has("zoneid") && iso.ZoneID != "" && !strings.EqualFold(p.str("zoneid"), iso.ZoneID),
+			!matchesKeyword(p, iso.Name):
 			continue
 		}
 		items = append(items, s.renderISO(iso, c))
@@ -101,42 +103,42 @@ func cmdListIsos(s *Simulator, c *caller, p params) (map[string]any, *apiError) 
 	return s.listBody(p, "iso", items)
 }
 
-func (s *Simulator) renderISO(iso *binariesISO, c *caller) map[string]any {
+func (s *Simulator) renderISO(iso *model.BinariesISO, c *caller) map[string]any {
 	out := map[string]any{
-		"id":             iso.id,
-		"name":           iso.name,
-		"displaytext":    iso.name,
+		"id":             iso.ID,
+		"name":           iso.Name,
+		"displaytext":    iso.Name,
 		"ispublic":       true,
 		"isfeatured":     false,
 		"isextractable":  false,
 		"bootable":       false,
-		"isready":        iso.state == isoReady,
-		"crossZones":     iso.zoneID == "",
+		"isready":        iso.State == model.ISOReady,
+		"crossZones":     iso.ZoneID == "",
 		"format":         "ISO",
-		"created":        csTime(iso.created),
+		"created":        csTime(iso.Created),
 		"account":        "system",
 		"domain":         "ROOT",
-		"domainid":       s.st.seedIDs.rootDomain,
-		"directdownload": iso.directDownload,
+		"domainid":       s.st.SeedIDs.RootDomain,
+		"directdownload": iso.DirectDownload,
 		"arch":           "x86_64",
 		"hasannotations": false,
 	}
-	if iso.checksum != "" {
-		out["checksum"] = iso.checksum
+	if iso.Checksum != "" {
+		out["checksum"] = iso.Checksum
 	}
-	zoneID := iso.zoneID
+	zoneID := iso.ZoneID
 	if zoneID == "" {
-		zoneID = s.st.seedIDs.zone // a cross-zone ISO has a row per zone; the simulator has one
+		zoneID = s.st.SeedIDs.Zone // a cross-zone ISO has a row per zone; the simulator has one
 	}
-	if z := s.st.zone(zoneID); z != nil {
-		out["zoneid"], out["zonename"] = z.id, z.name
+	if z := s.st.Zone(zoneID); z != nil {
+		out["zoneid"], out["zonename"] = z.ID, z.Name
 	}
 	if c.isAdmin() {
-		out["status"] = iso.status()
-		out["url"] = iso.url
-		if !iso.directDownload {
+		out["status"] = iso.Status()
+		out["url"] = iso.URL
+		if !iso.DirectDownload {
 			out["downloaddetails"] = []map[string]string{{"datastore": "sim-secondary-storage", "datastoreRole": "Image",
-				"downloadPercent": strconv.Itoa(iso.percent), "downloadState": iso.downloadState}}
+				"downloadPercent": strconv.Itoa(iso.Percent), "downloadState": iso.DownloadState}}
 		}
 	}
 	return out

@@ -3,6 +3,8 @@ package simulator
 import (
 	"errors"
 	"time"
+
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
 )
 
 // Java command classes reported in queryAsyncJobResult's cmd field.
@@ -15,7 +17,7 @@ const (
 // s.mu held; step releases it while the job "works".
 type jobRun struct {
 	s     *Simulator
-	job   *job
+	job   *model.Job
 	op    string // operation name for step fault injection, e.g. "scale-down"
 	steps int    // expected number of steps, to spread JobDuration
 	// started is when the job began, for holdUntilDue.
@@ -110,10 +112,10 @@ func (s *Simulator) sleep(d time.Duration) bool {
 // goroutine waits for s.mu, so the API response is written before the job
 // makes its first change. Callers hold s.mu.
 func (s *Simulator) startJob(c *caller, cmdClass, instanceType, instanceID string, steps int,
-	run func(jr *jobRun) (any, *apiError)) *job {
-	j := &job{internalID: s.st.nextID("job"), id: s.newUUID(), cmd: cmdClass, accountID: c.account.id,
-		userID: c.user.id, instanceType: instanceType, instanceID: instanceID, created: s.now()}
-	s.st.jobs = append(s.st.jobs, j)
+	run func(jr *jobRun) (any, *apiError)) *model.Job {
+	j := &model.Job{InternalID: s.st.NextID("job"), ID: s.newUUID(), Cmd: cmdClass, AccountID: c.account.ID,
+		UserID: c.user.ID, InstanceType: instanceType, InstanceID: instanceID, Created: s.now()}
+	s.st.Jobs = append(s.st.Jobs, j)
 	s.jobs.Add(1)
 	go func() {
 		defer s.jobs.Done()
@@ -125,52 +127,52 @@ func (s *Simulator) startJob(c *caller, cmdClass, instanceType, instanceID strin
 		jr := &jobRun{s: s, job: j, steps: steps, started: time.Now()}
 		result, err := run(jr)
 		jr.holdUntilDue()
-		j.completed = s.now()
+		j.Completed = s.now()
 		if err != nil {
-			j.status = jobFailed
-			j.resultCode = err.code
+			j.Status = model.JobFailed
+			j.ResultCode = err.code
 			// ApiAsyncJobDispatcher.runJob serializes an ExceptionResponse:
 			// uuidList (empty), errorcode and errortext.
-			j.result = map[string]any{"uuidList": []string{}, "errorcode": err.code, "errortext": err.text}
+			j.Result = map[string]any{"uuidList": []string{}, "errorcode": err.code, "errortext": err.text}
 			return
 		}
-		j.status = jobSucceeded
-		j.result = result
+		j.Status = model.JobSucceeded
+		j.Result = result
 	}()
 	return j
 }
 
 // clusterJob starts the job of a command on an existing cluster and returns
 // the command's response, the job id. Callers hold s.mu.
-func (s *Simulator) clusterJob(c *caller, cl *cluster, cmdClass string, steps int,
+func (s *Simulator) clusterJob(c *caller, cl *model.Cluster, cmdClass string, steps int,
 	run func(jr *jobRun) (any, *apiError)) (map[string]any, *apiError) {
-	j := s.startJob(c, cmdPkgKubernetes+cmdClass, "KubernetesCluster", cl.id, steps, run)
-	return map[string]any{"jobid": j.id}, nil
+	j := s.startJob(c, cmdPkgKubernetes+cmdClass, "KubernetesCluster", cl.ID, steps, run)
+	return map[string]any{"jobid": j.ID}, nil
 }
 
 // renderJob is the queryAsyncJobResult response.
-func (s *Simulator) renderJob(j *job) map[string]any {
+func (s *Simulator) renderJob(j *model.Job) map[string]any {
 	out := map[string]any{
-		"jobid":           j.id,
-		"accountid":       j.accountID,
-		"userid":          j.userID,
-		"cmd":             j.cmd,
-		"created":         csTime(j.created),
-		"jobstatus":       j.status,
+		"jobid":           j.ID,
+		"accountid":       j.AccountID,
+		"userid":          j.UserID,
+		"cmd":             j.Cmd,
+		"created":         csTime(j.Created),
+		"jobstatus":       j.Status,
 		"jobprocstatus":   0,
-		"jobresultcode":   j.resultCode,
-		"jobinstancetype": j.instanceType,
-		"jobinstanceid":   j.instanceID,
+		"jobresultcode":   j.ResultCode,
+		"jobinstancetype": j.InstanceType,
+		"jobinstanceid":   j.InstanceID,
 	}
-	if a := s.st.account(j.accountID); a != nil {
-		out["account"] = a.name
-		out["domainid"] = a.domainID
+	if a := s.st.Account(j.AccountID); a != nil {
+		out["account"] = a.Name
+		out["domainid"] = a.DomainID
 		out["domainpath"] = "ROOT"
 	}
-	if j.status != jobPending {
-		out["completed"] = csTime(j.completed)
+	if j.Status != model.JobPending {
+		out["completed"] = csTime(j.Completed)
 		out["jobresulttype"] = "object"
-		out["jobresult"] = j.result
+		out["jobresult"] = j.Result
 	}
 	return out
 }
@@ -184,8 +186,8 @@ func cmdListAsyncJobs(s *Simulator, c *caller, p params) (map[string]any, *apiEr
 		return nil, err
 	}
 	items := []map[string]any{}
-	for _, j := range s.st.jobs {
-		if scope(j.accountID) {
+	for _, j := range s.st.Jobs {
+		if scope(j.AccountID) {
 			items = append(items, s.renderJob(j))
 		}
 	}
@@ -196,11 +198,11 @@ func cmdQueryAsyncJobResult(s *Simulator, c *caller, p params) (map[string]any, 
 	if _, err := p.require("jobid"); err != nil {
 		return nil, err
 	}
-	j, err := resolveParam(p, "jobid", s.st.job)
+	j, err := resolveParam(p, "jobid", s.st.Job)
 	if err != nil {
 		return nil, err
 	}
-	if err := s.checkAccess(c, j.accountID, "async job "+j.id); err != nil {
+	if err := s.checkAccess(c, j.AccountID, "async job "+j.ID); err != nil {
 		return nil, err
 	}
 	return s.renderJob(j), nil

@@ -116,9 +116,9 @@ func (b *ipBlock) cidr() string { return fmt.Sprintf("127.%d.%d.0/24", b.a, b.b)
 // allocAddress returns the next free address of the block. Callers hold s.mu.
 func (s *Simulator) allocAddress() (string, error) {
 	inUse := map[string]bool{}
-	for _, p := range s.st.ips {
-		if !p.released {
-			inUse[p.address] = true
+	for _, p := range s.st.IPs {
+		if !p.Released {
+			inUse[p.Address] = true
 		}
 	}
 	for _, b := range s.publicBlocks() {

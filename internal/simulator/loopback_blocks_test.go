@@ -3,6 +3,8 @@ package simulator
 import (
 	"strings"
 	"testing"
+
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
 )
 
 // With more public IP blocks the zone hands out more addresses than one
@@ -17,8 +19,8 @@ func TestPublicIPBlocksExtendTheZone(t *testing.T) {
 	first := strings.TrimSuffix(s.block.cidr(), "0/24")
 	second := strings.TrimSuffix(s.extraBlocks[0].cidr(), "0/24")
 	seen := map[string]bool{}
-	for _, p := range s.st.ips {
-		seen[p.address] = true
+	for _, p := range s.st.IPs {
+		seen[p.Address] = true
 	}
 	for i := len(seen); i < 2*lastIPHost; i++ {
 		addr, err := s.allocAddress()
@@ -36,7 +38,7 @@ func TestPublicIPBlocksExtendTheZone(t *testing.T) {
 			t.Fatalf("address %d is %s, want one of %s0/24", i+1, addr, block)
 		}
 		seen[addr] = true
-		s.st.ips = append(s.st.ips, &publicIP{address: addr})
+		s.st.IPs = append(s.st.IPs, &model.PublicIP{Address: addr})
 	}
 	if _, err := s.allocAddress(); err == nil || !strings.Contains(err.Error(), "Insufficient address capacity") {
 		t.Fatalf("a full zone: %v", err)

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
 )
 
 // Network ACL lists and their items, as NetworkACLServiceImpl and
@@ -48,8 +50,8 @@ type aclItemSpec struct {
 // was found: the list may be changed, the number is free (else the next
 // after the highest), the action, ports, CIDRs and protocol are valid; then
 // NetworkACLManagerImpl.createNetworkACLItem persists it in state Add.
-func (s *Simulator) createACLItem(acl *networkACL, spec aclItemSpec) (*networkACLItem, *apiError) {
-	if acl.isDefault() {
+func (s *Simulator) createACLItem(acl *model.NetworkACL, spec aclItemSpec) (*model.NetworkACLItem, *apiError) {
+	if acl.IsDefault() {
 		return nil, invalidParam("Default ACL cannot be modified")
 	}
 	number, err := s.aclItemNumber(acl, spec.number)
@@ -60,17 +62,17 @@ func (s *Simulator) createACLItem(acl *networkACL, spec aclItemSpec) (*networkAC
 	if err != nil {
 		return nil, err
 	}
-	it := &networkACLItem{aclID: acl.id, number: number, protocol: spec.protocol, cidrs: spec.cidrs,
-		icmpType: spec.icmpType, icmpCode: spec.icmpCode, trafficType: cmp.Or(spec.trafficType, aclIngress),
-		action: action, reason: spec.reason, forDisplay: spec.forDisplay}
-	if it.cidrs == nil {
-		it.cidrs = []string{"0.0.0.0/0", "::/0"}
+	it := &model.NetworkACLItem{ACLID: acl.ID, Number: number, Protocol: spec.protocol, CIDRs: spec.cidrs,
+		ICMPType: spec.icmpType, ICMPCode: spec.icmpCode, TrafficType: cmp.Or(spec.trafficType, aclIngress),
+		Action: action, Reason: spec.reason, ForDisplay: spec.forDisplay}
+	if it.CIDRs == nil {
+		it.CIDRs = []string{"0.0.0.0/0", "::/0"}
 	}
 	if err := validateACLItem(it, spec.start, spec.end); err != nil {
 		return nil, err
 	}
-	it.internalID, it.id, it.created, it.state = s.st.nextID("aclitem"), s.newUUID(), s.now(), aclItemAdd
-	s.st.aclItems = append(s.st.aclItems, it)
+	it.InternalID, it.ID, it.Created, it.State = s.st.NextID("aclitem"), s.newUUID(), s.now(), aclItemAdd
+	s.st.ACLItems = append(s.st.ACLItems, it)
 	return it, nil
 }
 
@@ -88,27 +90,27 @@ func aclAction(action string) (string, *apiError) {
 
 // aclItemNumber is validateAclRuleNumber and the default number
 // (NetworkACLItemDao.getMaxNumberByACL + 1).
-func (s *Simulator) aclItemNumber(acl *networkACL, number *int) (int, *apiError) {
-	items := s.st.aclItemsOf(acl.id)
+func (s *Simulator) aclItemNumber(acl *model.NetworkACL, number *int) (int, *apiError) {
+	items := s.st.ACLItemsOf(acl.ID)
 	if number == nil {
 		highest := 0
 		for _, it := range items {
-			highest = max(highest, it.number)
+			highest = max(highest, it.Number)
 		}
 		return highest + 1, nil
 	}
 	if *number < 1 {
 		return 0, invalidParam("Invalid number [%d]. Number cannot be < 1", *number)
 	}
-	if slices.ContainsFunc(items, func(it *networkACLItem) bool { return it.number == *number }) {
-		return 0, invalidParam("ACL item with number %d already exists in ACL: %s", *number, acl.id)
+	if slices.ContainsFunc(items, func(it *model.NetworkACLItem) bool { return it.Number == *number }) {
+		return 0, invalidParam("ACL item with number %d already exists in ACL: %s", *number, acl.ID)
 	}
 	return *number, nil
 }
 
 // validateACLItem is NetworkACLServiceImpl.validateNetworkACLItem: ports,
 // then source CIDRs, then the protocol and its ICMP fields.
-func validateACLItem(it *networkACLItem, start, end *int) *apiError {
+func validateACLItem(it *model.NetworkACLItem, start, end *int) *apiError {
 	if start != nil || end != nil {
 		s, e := -1, -1
 		if start != nil {
@@ -124,12 +126,12 @@ func validateACLItem(it *networkACLItem, start, end *int) *apiError {
 			return invalidParam("End public port is an invalid value: %s", javaInt(end))
 		case s > e:
 			return invalidParam("Start port can't be bigger than end port [startport=%d,endport=%d]", s, e)
-		case strings.EqualFold(it.protocol, "all"):
+		case strings.EqualFold(it.Protocol, "all"):
 			return invalidParam("start port and end port must be null if protocol = 'all'")
 		}
-		it.hasPorts, it.start, it.end = true, s, e
+		it.HasPorts, it.Start, it.End = true, s, e
 	}
-	for _, c := range it.cidrs {
+	for _, c := range it.CIDRs {
 		if _, err := netip.ParsePrefix(c); err != nil {
 			return invalidParam("Source cidrs formatting error %s", c)
 		}
@@ -145,8 +147,8 @@ func javaInt(v *int) string {
 }
 
 // validateACLProtocol is NetworkACLServiceImpl.validateProtocol.
-func validateACLProtocol(it *networkACLItem) *apiError {
-	p := it.protocol
+func validateACLProtocol(it *model.NetworkACLItem) *apiError {
+	p := it.Protocol
 	if strings.TrimSpace(p) == "" {
 		return nil
 	}
@@ -159,16 +161,16 @@ func validateACLProtocol(it *networkACLItem) *apiError {
 	}
 	icmp := strings.EqualFold(p, "icmp")
 	switch {
-	case !icmp && (it.icmpCode != nil || it.icmpType != nil):
+	case !icmp && (it.ICMPCode != nil || it.ICMPType != nil):
 		return invalidParam("Can specify icmpCode and icmpType for ICMP protocol only")
-	case icmp && it.hasPorts:
+	case icmp && it.HasPorts:
 		return invalidParam("Can't specify start/end port when protocol is ICMP")
-	case it.icmpType == nil:
+	case it.ICMPType == nil:
 		return nil
-	case *it.icmpType != -1 && (*it.icmpType < 0 || *it.icmpType > 255):
-		return invalidParam("Invalid icmp type [%d]. It should belong to [0-255] range", *it.icmpType)
-	case it.icmpCode != nil && *it.icmpCode != -1 && (*it.icmpCode < 0 || *it.icmpCode > 16):
-		return invalidParam("Invalid icmp code [%d]. It should belong to [0-16] range and can be defined when icmpType belongs to [0-40] range", *it.icmpCode)
+	case *it.ICMPType != -1 && (*it.ICMPType < 0 || *it.ICMPType > 255):
+		return invalidParam("Invalid icmp type [%d]. It should belong to [0-255] range", *it.ICMPType)
+	case it.ICMPCode != nil && *it.ICMPCode != -1 && (*it.ICMPCode < 0 || *it.ICMPCode > 16):
+		return invalidParam("Invalid icmp code [%d]. It should belong to [0-16] range and can be defined when icmpType belongs to [0-40] range", *it.ICMPCode)
 	}
 	return nil
 }
@@ -177,33 +179,33 @@ func validateACLProtocol(it *networkACLItem) *apiError {
 // Active, and the tiers that use the list get it as it now is (their SSH
 // endpoints open or close with it).
 func (s *Simulator) applyACL(aclID string) {
-	acl := s.st.acl(aclID)
+	acl := s.st.ACL(aclID)
 	if acl == nil {
 		return
 	}
-	acl.applied = acl.applied[:0]
-	for _, it := range s.st.aclItemsByNumber(aclID) {
-		if it.state == aclItemAdd {
-			it.state = aclItemActive
+	acl.Applied = acl.Applied[:0]
+	for _, it := range s.st.ACLItemsByNumber(aclID) {
+		if it.State == aclItemAdd {
+			it.State = aclItemActive
 		}
-		acl.applied = append(acl.applied, *it)
+		acl.Applied = append(acl.Applied, *it)
 	}
 	s.refreshACLForwards(aclID)
 }
 
 // revokeACLItem is NetworkACLManagerImpl.revokeNetworkACLItem: the item is
 // marked Revoke and the list applied, which removes it.
-func (s *Simulator) revokeACLItem(it *networkACLItem) {
-	s.st.aclItems = slices.DeleteFunc(s.st.aclItems, func(x *networkACLItem) bool { return x == it })
-	s.applyACL(it.aclID)
+func (s *Simulator) revokeACLItem(it *model.NetworkACLItem) {
+	s.st.ACLItems = slices.DeleteFunc(s.st.ACLItems, func(x *model.NetworkACLItem) bool { return x == it })
+	s.applyACL(it.ACLID)
 }
 
 // moveACLItemToTop is NetworkACLServiceImpl.moveRuleToTheTopInACLList: the
 // item takes number 1, and the items numbered 1, 2, ... without a gap move
 // one down (updateAclRuleToNewPositionAndExecuteShiftIfNecessary, which
 // compares with the numbers as they were read).
-func (s *Simulator) moveACLItemToTop(it *networkACLItem) {
-	all := s.st.aclItemsByNumber(it.aclID)
+func (s *Simulator) moveACLItemToTop(it *model.NetworkACLItem) {
+	all := s.st.ACLItemsByNumber(it.ACLID)
 	if len(all) == 1 {
 		return
 	}
@@ -212,21 +214,21 @@ func (s *Simulator) moveACLItemToTop(it *networkACLItem) {
 
 // aclSlot is an item with the number it had when the move read the list.
 type aclSlot struct {
-	item   *networkACLItem
+	item   *model.NetworkACLItem
 	number int
 }
 
-func snapshotNumbers(items []*networkACLItem) []aclSlot {
+func snapshotNumbers(items []*model.NetworkACLItem) []aclSlot {
 	out := make([]aclSlot, len(items))
 	for i, it := range items {
-		out[i] = aclSlot{item: it, number: it.number}
+		out[i] = aclSlot{item: it, number: it.Number}
 	}
 	return out
 }
 
 // shiftACLItems gives moved the number, first moving the item that holds it
 // one further, recursively.
-func (s *Simulator) shiftACLItems(moved *networkACLItem, number int, all []aclSlot, from int) {
+func (s *Simulator) shiftACLItems(moved *model.NetworkACLItem, number int, all []aclSlot, from int) {
 	for i := from; i < len(all); i++ {
 		if all[i].item == moved {
 			continue
@@ -236,7 +238,7 @@ func (s *Simulator) shiftACLItems(moved *networkACLItem, number int, all []aclSl
 		}
 		s.shiftACLItems(all[i].item, number+1, all, i)
 	}
-	moved.number = number
+	moved.Number = number
 }
 
 // aclAllowsIngress reports whether the tier's network ACL, as last applied,
@@ -244,20 +246,20 @@ func (s *Simulator) shiftACLItems(moved *networkACLItem, number int, all []aclSl
 // Ingress items in number order, the first whose protocol, ports and source
 // CIDRs match decides, and no match denies (the VPC router's default
 // ingress policy). A tier without a list is not filtered.
-func (s *Simulator) aclAllowsIngress(n *network, port int) bool {
-	acl := s.st.acl(n.aclID)
+func (s *Simulator) aclAllowsIngress(n *model.Network, port int) bool {
+	acl := s.st.ACL(n.ACLID)
 	if acl == nil {
 		return true
 	}
-	for _, it := range acl.applied {
-		if it.trafficType != aclIngress || !aclCoversTCP(it.protocol) || (it.hasPorts && (port < it.start || port > it.end)) {
+	for _, it := range acl.Applied {
+		if it.TrafficType != aclIngress || !aclCoversTCP(it.Protocol) || (it.HasPorts && (port < it.Start || port > it.End)) {
 			continue
 		}
-		if slices.ContainsFunc(it.cidrs, func(c string) bool {
+		if slices.ContainsFunc(it.CIDRs, func(c string) bool {
 			p, err := netip.ParsePrefix(c)
 			return err == nil && p.Contains(mgmtSource)
 		}) {
-			return it.action == aclAllow
+			return it.Action == aclAllow
 		}
 	}
 	return false
@@ -271,13 +273,13 @@ func aclCoversTCP(protocol string) bool {
 // refreshACLForwards opens or closes the SSH endpoints of the forwards on
 // the tiers that use the list, as the list now lets port 22 in or not.
 func (s *Simulator) refreshACLForwards(aclID string) {
-	for _, n := range s.st.networks {
-		if n.removed || n.aclID != aclID {
+	for _, n := range s.st.Networks {
+		if n.Removed || n.ACLID != aclID {
 			continue
 		}
 		allowed := s.aclAllowsIngress(n, defaultSSHPort)
-		for _, r := range s.rulesInNetwork(n.id, purposePF) {
-			if r.privateStart != defaultSSHPort || r.state != ruleActive {
+		for _, r := range s.rulesInNetwork(n.ID, model.PurposePF) {
+			if r.PrivateStart != defaultSSHPort || r.State != model.RuleActive {
 				continue
 			}
 			if allowed {
@@ -291,7 +293,7 @@ func (s *Simulator) refreshACLForwards(aclID string) {
 
 // forwardAllowed reports whether the network ACL of a forward's tier lets
 // SSH in; forwards off VPC tiers are not filtered by an ACL.
-func (s *Simulator) forwardAllowed(r *rule) bool {
-	n := s.st.network(r.networkID)
+func (s *Simulator) forwardAllowed(r *model.Rule) bool {
+	n := s.st.Network(r.NetworkID)
 	return !isVPCTier(n) || s.aclAllowsIngress(n, defaultSSHPort)
 }

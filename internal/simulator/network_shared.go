@@ -2,6 +2,8 @@ package simulator
 
 import (
 	"net/netip"
+
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
 )
 
 // Shared guest networks. A Shared network is zone-wide, has no source NAT
@@ -22,41 +24,41 @@ const (
 
 // isDirectAccess is KubernetesClusterManagerImpl.isDirectAccess: a network
 // whose VMs CKS reaches on their own addresses, with no rules.
-func isDirectAccess(n *network) bool { return n != nil && n.netType == netTypeShared }
+func isDirectAccess(n *model.Network) bool { return n != nil && n.NetType == netTypeShared }
 
 // seedSharedNetwork adds the zone's Shared network, on the loopback block
 // reserved for it: gateway .1, guest IP range .2-.199.
 func (s *Simulator) seedSharedNetwork(zoneID string) {
 	st := s.st
-	off := &networkOffering{internalID: st.nextID("netoffering"), id: s.newUUID(), name: sharedOfferingName,
-		displayText: "Offering for Shared networks", conserveMode: true}
-	st.netOffers = append(st.netOffers, off)
+	off := &model.NetworkOffering{InternalID: st.NextID("netoffering"), ID: s.newUUID(), Name: sharedOfferingName,
+		DisplayText: "Offering for Shared networks", ConserveMode: true}
+	st.NetOffers = append(st.NetOffers, off)
 	b := s.sharedBlock
 	host := func(h int) netip.Addr { return netip.AddrFrom4([4]byte{127, byte(b.a), byte(b.b), byte(h)}) }
-	n := &network{internalID: st.nextID("network"), id: s.newUUID(), name: sharedNetworkName,
-		displayText: sharedNetworkName, zoneID: zoneID, offeringID: off.id, netType: netTypeShared,
-		state: netImplemented, inUse: map[netip.Addr]bool{}, created: s.now(),
-		cidr: b.cidr(), gateway: host(1).String(),
-		ipRange: ipRange{first: host(sharedRangeFirstHost), last: host(sharedRangeLastHost)}}
-	st.networks = append(st.networks, n)
-	st.seedIDs.sharedNetwork, st.seedIDs.sharedOffering = n.id, off.id
+	n := &model.Network{InternalID: st.NextID("network"), ID: s.newUUID(), Name: sharedNetworkName,
+		DisplayText: sharedNetworkName, ZoneID: zoneID, OfferingID: off.ID, NetType: netTypeShared,
+		State: model.NetworkImplemented, InUse: map[netip.Addr]bool{}, Created: s.now(),
+		CIDR: b.cidr(), Gateway: host(1).String(),
+		IPRange: model.IPRange{First: host(sharedRangeFirstHost), Last: host(sharedRangeLastHost)}}
+	st.Networks = append(st.Networks, n)
+	st.SeedIDs.SharedNetwork, st.SeedIDs.SharedOffering = n.ID, off.ID
 }
 
 // openDirectSSH starts the SSH server of a VM on a directly accessed
 // network, on its own address, port 22.
-func (s *Simulator) openDirectSSH(v *vm) {
-	if !isDirectAccess(s.st.network(v.networkID)) {
+func (s *Simulator) openDirectSSH(v *model.VM) {
+	if !isDirectAccess(s.st.Network(v.NetworkID)) {
 		return
 	}
 	t := s.sshTarget(v)
-	if err := s.ep.OpenForward(v.ip, defaultSSHPort, t); err != nil {
-		s.logf("open SSH of %s on %s: %v", v.name, v.ip, err)
+	if err := s.ep.OpenForward(v.IP, defaultSSHPort, t); err != nil {
+		s.logf("open SSH of %s on %s: %v", v.Name, v.IP, err)
 	}
 }
 
 // closeDirectSSH stops it when the VM is expunged.
-func (s *Simulator) closeDirectSSH(v *vm) {
-	if isDirectAccess(s.st.network(v.networkID)) {
-		s.ep.CloseForward(v.ip, defaultSSHPort)
+func (s *Simulator) closeDirectSSH(v *model.VM) {
+	if isDirectAccess(s.st.Network(v.NetworkID)) {
+		s.ep.CloseForward(v.IP, defaultSSHPort)
 	}
 }

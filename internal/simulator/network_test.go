@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
 )
 
 // liveIPs returns the guest addresses of the network's non-expunged VMs by
@@ -67,7 +69,7 @@ func TestGuestIPsUniqueAndReusedAfterExpunge(t *testing.T) {
 	ips := liveIPs(t, e, cl.Networkid)
 	got := slices.Sorted(maps.Values(ips))
 	e.sim.lock()
-	guest := netip.MustParsePrefix(e.sim.st.network(cl.Networkid).cidr)
+	guest := netip.MustParsePrefix(e.sim.st.Network(cl.Networkid).CIDR)
 	e.sim.unlock()
 	gateway := guest.Addr().Next()
 	want := []string{gateway.Next().String(), gateway.Next().Next().String(), gateway.Next().Next().Next().String()}
@@ -140,7 +142,7 @@ func TestFullNetworkFailsCreateAndScaleUp(t *testing.T) {
 		t.Fatalf("create on a full network: %d %q", code, text)
 	}
 	cl := e.cluster(r.Id)
-	if cl.State != stError || len(cl.Virtualmachines) != 5 {
+	if cl.State != model.ClusterError || len(cl.Virtualmachines) != 5 {
 		t.Fatalf("failed create: state %s, %d VMs", cl.State, len(cl.Virtualmachines))
 	}
 	liveIPs(t, e, cl.Networkid)
@@ -153,7 +155,7 @@ func TestFullNetworkFailsCreateAndScaleUp(t *testing.T) {
 		t.Fatalf("scale-up on a full network: %d %q", code, text)
 	}
 	cl = e.cluster(id)
-	if cl.State != stAlert || cl.Size != 3 || len(workerIDs(e, id)) != 4 {
+	if cl.State != model.ClusterAlert || cl.Size != 3 || len(workerIDs(e, id)) != 4 {
 		t.Fatalf("after failed scale-up: state %s size %d workers %d", cl.State, cl.Size, len(workerIDs(e, id)))
 	}
 	liveIPs(t, e, cl.Networkid)

@@ -4,6 +4,8 @@ import (
 	"maps"
 	"net/http"
 	"time"
+
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
 )
 
 // commands maps API command names (case-sensitive, as CloudStack's
@@ -124,12 +126,12 @@ func (s *Simulator) serveAPI(w http.ResponseWriter, r *http.Request) {
 func (s *Simulator) authenticate(form map[string][]string) *caller {
 	s.lock()
 	defer s.unlock()
-	var found *user
+	var found *model.User
 	secretFor := func(apiKey string) (string, bool) {
-		for _, u := range s.st.users {
-			if u.apiKey == apiKey {
+		for _, u := range s.st.Users {
+			if u.APIKey == apiKey {
 				found = u
-				return u.secretKey, true
+				return u.SecretKey, true
 			}
 		}
 		return "", false
@@ -137,7 +139,7 @@ func (s *Simulator) authenticate(form map[string][]string) *caller {
 	if !verifySignature(form, secretFor, time.Now()) || found == nil {
 		return nil
 	}
-	a := s.st.account(found.accountID)
+	a := s.st.Account(found.AccountID)
 	if a == nil {
 		return nil
 	}

@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
 	"golang.org/x/crypto/ssh"
 )
 
@@ -163,7 +164,7 @@ type Simulator struct {
 	// while holding it; the endpoints read the model only through the
 	// lock-free view published on unlock, so they never wait on mu.
 	mu         sync.Mutex
-	st         *state
+	st         *model.DB
 	rng        *rand.Rand
 	orderRNG   *rand.Rand // shuffled list order, apart from rng
 	twinRNG    *rand.Rand // findByNetworkAndPorts' ORDER BY RAND(), apart from rng
@@ -243,7 +244,7 @@ func New(opts Options) (*Simulator, error) {
 	s := &Simulator{
 		opts:      opts,
 		profile:   prof,
-		st:        newState(),
+		st:        model.NewDB(),
 		rng:       newRNG(opts.Seed),
 		orderRNG:  newOrderRNG(opts.Seed),
 		twinRNG:   newTwinRNG(opts.Seed),
