@@ -28,16 +28,12 @@ func (e *Engine) readTier(ctx context.Context, s *Snapshot) error {
 	if err != nil {
 		return fmt.Errorf("reading VPC tier %s of cluster %s: %w", c.NetworkID, c.Name, err)
 	}
-	var tier *cloudstack.Network
-	for i := range nets {
-		if nets[i].ID == c.NetworkID {
-			tier = &nets[i]
-		}
-	}
-	if tier == nil {
+	n := clusterview.FindNetwork(nets, c.NetworkID)
+	if n == nil {
 		return fmt.Errorf("reading VPC tier %s of cluster %s: it is not visible to these credentials", c.NetworkID, c.Name)
 	}
-	s.Layout.VPCAPI = rules.VPCAPIPathOf(tier.ConserveMode)
+	tier := clusterview.TierOf(n)
+	s.Layout.VPCAPI = tier.API
 	s.TierName, s.VPCID = tier.Name, tier.VPCID
 	if tier.ACLID == "" {
 		return nil
@@ -53,18 +49,14 @@ func (e *Engine) readTier(ctx context.Context, s *Snapshot) error {
 // readACL reads a network ACL list and, unless it is default_allow, its
 // items.
 func (e *Engine) readACL(ctx context.Context, aclID string) (*rules.TierACL, error) {
-	lists, err := e.api.ListNetworkACLLists(ctx, cloudstack.ListNetworkACLListsParams{ID: aclID})
-	if err != nil {
-		return nil, err
-	}
-	var items []cloudstack.NetworkACLItem
-	if !clusterview.IsDefaultAllow(aclID, lists) {
-		if items, err = e.api.ListNetworkACLs(ctx, cloudstack.ListNetworkACLsParams{ACLID: aclID}); err != nil {
-			return nil, err
-		}
-	}
-	acl := clusterview.TierACL(aclID, lists, items)
-	return &acl, nil
+	return clusterview.ReadTierACL(aclID, clusterview.ACLSource{
+		Lists: func() ([]cloudstack.NetworkACLList, error) {
+			return e.api.ListNetworkACLLists(ctx, cloudstack.ListNetworkACLListsParams{ID: aclID})
+		},
+		Items: func() ([]cloudstack.NetworkACLItem, error) {
+			return e.api.ListNetworkACLs(ctx, cloudstack.ListNetworkACLsParams{ACLID: aclID})
+		},
+	})
 }
 
 // aclItems reads the items of a list again.

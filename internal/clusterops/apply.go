@@ -195,7 +195,7 @@ func (e *Engine) reportAction(ctx context.Context, s *Snapshot, a rules.Action, 
 		st = e.step(ctx, rep, StepHardened, msg)
 		st.RuleID = res.rule.ID
 	case a.Rule.Kind == rules.KindFirewall:
-		st = e.step(ctx, rep, StepRepaired, fmt.Sprintf("created missing %s from %s as rule %s", desc, cidrText(a.Rule.CIDRs), res.rule.ID))
+		st = e.step(ctx, rep, StepRepaired, fmt.Sprintf("created missing %s from %s as rule %s", desc, rules.CIDRText(a.Rule.CIDRs), res.rule.ID))
 		st.RuleID = res.rule.ID
 	default:
 		st = e.step(ctx, rep, StepRepaired, fmt.Sprintf("created missing %s as rule %s", desc, res.rule.ID))
@@ -214,7 +214,7 @@ func (e *Engine) createRule(ctx context.Context, s *Snapshot, onIP []rules.Rule,
 	}
 	if conflict, ok := rules.DetectConflict(onIP, r); ok {
 		return rules.Rule{}, false, fmt.Errorf("it would conflict with rule %s (%s %s)", conflict.ID, conflict.Kind,
-			portRange(conflict.StartPort, conflict.EndPort))
+			rules.PortRange(conflict.StartPort, conflict.EndPort))
 	}
 	id, err := e.createAndWait(ctx, r)
 	if err == nil {
@@ -343,42 +343,14 @@ func findEquivalent(list []rules.Rule, r rules.Rule) (rules.Rule, bool) {
 
 func equivalent(a, b rules.Rule) bool {
 	if a.Kind != b.Kind || !strings.EqualFold(strings.TrimSpace(a.Protocol), strings.TrimSpace(b.Protocol)) ||
-		a.StartPort != b.StartPort || end(a) != end(b) {
+		a.StartPort != b.StartPort || a.End() != b.End() {
 		return false
 	}
 	if a.Kind == rules.KindPortForward && (a.VMID != b.VMID || a.PrivatePort != b.PrivatePort ||
-		privateEnd(a) != privateEnd(b)) {
+		a.PrivateEnd() != b.PrivateEnd()) {
 		return false
 	}
-	return sameCIDRs(a.CIDRs, b.CIDRs)
-}
-
-func end(r rules.Rule) int {
-	if r.EndPort == 0 {
-		return r.StartPort
-	}
-	return r.EndPort
-}
-
-func privateEnd(r rules.Rule) int {
-	if r.PrivateEndPort == 0 {
-		return r.PrivatePort
-	}
-	return r.PrivateEndPort
-}
-
-func sameCIDRs(a, b []string) bool {
-	norm := func(in []string) []string {
-		var out []string
-		for _, c := range in {
-			if c = strings.TrimSpace(c); c != "" {
-				out = append(out, c)
-			}
-		}
-		slices.Sort(out)
-		return out
-	}
-	return slices.Equal(norm(a), norm(b))
+	return rules.SameCIDRs(a.CIDRs, b.CIDRs)
 }
 
 // newRules returns the rules of now that are not in before.

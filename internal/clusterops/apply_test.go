@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/clusterview"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/rules"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator"
 )
@@ -200,7 +201,7 @@ func TestBlockedStepNamesWhoseRuleIsInTheWay(t *testing.T) {
 			for _, i := range tc.vmOrder {
 				cl.VirtualMachines = append(cl.VirtualMachines, c.VirtualMachines[i])
 			}
-			s := &Snapshot{Cluster: cl, Layout: layoutFor(&cl, rules.NetworkIsolated, 0), Rules: ruleSet}
+			s := &Snapshot{Cluster: cl, Layout: clusterview.Layout(&cl, rules.NetworkIsolated, 0), Rules: ruleSet}
 			s.Classification = rules.Classify(s.Layout, s.Rules)
 			plan := rules.PlanSync(s.Layout, s.Classification)
 			if len(plan.Blocked) != 1 || plan.Blocked[0].Conflict.ID != tc.conflict {

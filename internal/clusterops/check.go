@@ -90,7 +90,7 @@ func (c ScaleCheck) Describe() []string {
 	}
 	if l := c.snap.Layout; l.Network == rules.NetworkIsolated && l.NarrowsSSH() {
 		out = append(out, fmt.Sprintf("after the scale, which re-creates the node SSH firewall range open to %s, narrow it "+
-			"back to %s (the narrowed rule is created before the open one is deleted)", rules.AnyCIDR, cidrText(l.SSHCIDRs)))
+			"back to %s (the narrowed rule is created before the open one is deleted)", rules.AnyCIDR, rules.CIDRText(l.SSHCIDRs)))
 	}
 	return out
 }

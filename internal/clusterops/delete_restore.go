@@ -54,7 +54,7 @@ func (e *Engine) restoreRule(ctx context.Context, s *Snapshot, r rules.Rule, now
 		}
 		if conflict, ok := rules.DetectConflict(now, again); ok {
 			return rules.Rule{}, fmt.Errorf("it would conflict with rule %s (%s %s)", conflict.ID, conflict.Kind,
-				portRange(conflict.StartPort, conflict.EndPort))
+				rules.PortRange(conflict.StartPort, conflict.EndPort))
 		}
 		var created rules.Rule
 		if created, _, err = e.createRule(ctx, s, now, again); err == nil {
@@ -69,7 +69,7 @@ func (e *Engine) restoreRule(ctx context.Context, s *Snapshot, r rules.Rule, now
 
 // whyTaken says which pick of the destroy worker took a user rule.
 func whyTaken(r rules.Rule) string {
-	if r.StartPort == rules.APIPort && end(r) == rules.APIPort {
+	if r.StartPort == rules.APIPort && r.End() == rules.APIPort {
 		return "it revokes the first TCP firewall rule of the IP on exactly 6443, in an order the database does not " +
 			"promise, whoever made it"
 	}
@@ -80,5 +80,5 @@ func whyTaken(r rules.Rule) string {
 // describeUserRule names a user firewall rule by what it is, so that a
 // user can create it again: "firewall rule tcp 6443 from 10.0.0.0/8".
 func describeUserRule(r rules.Rule) string {
-	return fmt.Sprintf("firewall rule %s %s from %s", strings.ToLower(r.Protocol), portRange(r.StartPort, r.EndPort), cidrText(r.CIDRs))
+	return fmt.Sprintf("firewall rule %s %s from %s", strings.ToLower(r.Protocol), rules.PortRange(r.StartPort, r.EndPort), rules.CIDRText(r.CIDRs))
 }

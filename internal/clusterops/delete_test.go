@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/rules"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/simtest"
 )
@@ -50,7 +51,7 @@ func TestDeleteRemovesLeftoverRulesOnUserNetwork(t *testing.T) {
 	}{
 		{"cks-layout", nil, singles},
 		{"hardened", &Intent{}, []string{"etcd SSH firewall range 50000-50002"}},
-		{"narrowed", &Intent{SSHCIDRs: []string{"10.0.0.0/8"}}, []string{"etcd SSH firewall range 50000-50002"}},
+		{"narrowed", &Intent{SourceCIDRs: rules.SourceCIDRs{SSHCIDRs: []string{"10.0.0.0/8"}}}, []string{"etcd SSH firewall range 50000-50002"}},
 	}
 	for _, profile := range simulator.Profiles() {
 		for _, tc := range layouts {
@@ -137,7 +138,7 @@ func (e *testEnv) userAPIRuleThenNarrowed(t *testing.T, id string) (string, Inte
 	if err != nil {
 		t.Fatal(err)
 	}
-	in := Intent{APICIDRs: []string{"127.0.0.1/32"}}
+	in := Intent{SourceCIDRs: rules.SourceCIDRs{APICIDRs: []string{"127.0.0.1/32"}}}
 	if rep, err := e.engine().Sync(e.ctx(), id, in); err != nil {
 		t.Fatalf("Sync: %v\n%s", err, rep)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/clusterstate"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/clusterview"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/rules"
 )
 
@@ -147,8 +148,8 @@ func (e *Engine) sharingClusters(ctx context.Context, s *Snapshot) ([]SharingClu
 		return nil, fmt.Errorf("listing the tiers of VPC %s: %w", s.VPCID, err)
 	}
 	names := map[string]string{}
-	for _, t := range tiers {
-		if t.ACLID == s.ACL.ID && t.ID != c.NetworkID {
+	for i := range tiers {
+		if t := clusterview.TierOf(&tiers[i]); t.ACLID == s.ACL.ID && t.ID != c.NetworkID {
 			names[t.ID] = t.Name
 		}
 	}
@@ -289,6 +290,6 @@ func (e *Engine) deleteLeftACLItem(ctx context.Context, s *Snapshot, it rules.AC
 // sameACLItem reports whether two items are alike in everything but id and
 // number.
 func sameACLItem(a, b rules.ACLItem) bool {
-	return a.Protocol == b.Protocol && a.StartPort == b.StartPort && a.EndPort == b.EndPort && sameCIDRs(a.CIDRs, b.CIDRs) &&
+	return a.Protocol == b.Protocol && a.StartPort == b.StartPort && a.EndPort == b.EndPort && rules.SameCIDRs(a.CIDRs, b.CIDRs) &&
 		strings.EqualFold(a.TrafficType, b.TrafficType) && strings.EqualFold(a.Action, b.Action)
 }

@@ -11,7 +11,7 @@ import (
 // describeRule names a rule in words for report messages, e.g. "etcd SSH
 // firewall rule 50000" or "node SSH port forward 2222→22 to VM c-control-1".
 func (s *Snapshot) describeRule(r rules.Rule, purpose rules.Purpose) string {
-	ports := portRange(r.StartPort, r.EndPort)
+	ports := rules.PortRange(r.StartPort, r.EndPort)
 	switch r.Kind {
 	case rules.KindFirewall:
 		switch purpose {
@@ -26,7 +26,7 @@ func (s *Snapshot) describeRule(r rules.Rule, purpose rules.Purpose) string {
 		case rules.PurposeAPIFirewall:
 			return "API firewall rule " + ports
 		default:
-			return fmt.Sprintf("user firewall rule %s %s from %s", strings.ToLower(r.Protocol), ports, cidrText(r.CIDRs))
+			return fmt.Sprintf("user firewall rule %s %s from %s", strings.ToLower(r.Protocol), ports, rules.CIDRText(r.CIDRs))
 		}
 	case rules.KindPortForward:
 		what := "port forward"
@@ -38,9 +38,9 @@ func (s *Snapshot) describeRule(r rules.Rule, purpose rules.Purpose) string {
 		case rules.PurposeUser:
 			what = "user port forward"
 		}
-		return fmt.Sprintf("%s %s→%s to %sVM %s", what, ports, portRange(r.PrivatePort, r.PrivateEndPort), s.roleOf(r.VMID), s.vmName(r.VMID))
+		return fmt.Sprintf("%s %s→%s to %sVM %s", what, ports, rules.PortRange(r.PrivatePort, r.PrivateEndPort), s.roleOf(r.VMID), s.vmName(r.VMID))
 	default:
-		return fmt.Sprintf("load balancer rule %s→%s", ports, portRange(r.PrivatePort, r.PrivateEndPort))
+		return fmt.Sprintf("load balancer rule %s→%s", ports, rules.PortRange(r.PrivatePort, r.PrivateEndPort))
 	}
 }
 
@@ -69,24 +69,6 @@ func (s *Snapshot) vmName(id string) string {
 	return id
 }
 
-func portRange(start, end int) string {
-	switch {
-	case start == 0 && end == 0:
-		return "(all ports)"
-	case end == 0 || end == start:
-		return fmt.Sprintf("%d", start)
-	default:
-		return fmt.Sprintf("%d-%d", start, end)
-	}
-}
-
-func cidrText(cidrs []string) string {
-	if len(cidrs) == 0 {
-		return "any source"
-	}
-	return strings.Join(cidrs, ",")
-}
-
 // DescribePlan words each change of a rule plan for a plan-time message,
 // e.g. "create node SSH firewall range 2222-2223 from 10.0.0.0/8", and each
 // rule it cannot create.
@@ -98,7 +80,7 @@ func (s *Snapshot) DescribePlan(p rules.Plan) []string {
 		case a.Op == rules.OpDelete:
 			out = append(out, fmt.Sprintf("delete %s (rule %s): %s", desc, a.Rule.ID, strings.TrimPrefix(a.Reason, "stale: ")))
 		case a.Rule.Kind == rules.KindFirewall:
-			out = append(out, fmt.Sprintf("create %s from %s", desc, cidrText(a.Rule.CIDRs)))
+			out = append(out, fmt.Sprintf("create %s from %s", desc, rules.CIDRText(a.Rule.CIDRs)))
 		default:
 			out = append(out, "create "+desc)
 		}
@@ -121,7 +103,7 @@ func (s *Snapshot) keptText(b rules.Blocked) string {
 	for _, r := range b.Kept {
 		what := s.describeRule(r, b.Expectation.Purpose)
 		if r.Kind == rules.KindFirewall {
-			what += " from " + cidrText(r.CIDRs)
+			what += " from " + rules.CIDRText(r.CIDRs)
 		}
 		parts = append(parts, fmt.Sprintf("rule %s (%s)", r.ID, what))
 	}

@@ -5,11 +5,12 @@
 //
 // The rule knowledge lives in package rules (what CKS owns, what a scale
 // would pick wrongly, how to repair), and what a cluster's records mean
-// (the roles of its VMs, its endpoint host) in package clusterview; this
-// package reads the cluster and its rules (Snapshot), applies the plans
-// with awaited async jobs, calls the CKS commands in a safe order and
-// reports every change in words fit for a Terraform warning diagnostic. It
-// has no Terraform imports.
+// (its VM map with roles, its network kind, its rules and ACL items as
+// rules values) in package clusterview, which the drift check reads them
+// with too; this package lists the cluster's records (Snapshot), applies
+// the plans with awaited async jobs, calls the CKS commands in a safe
+// order and reports every change in words fit for a Terraform warning
+// diagnostic. It has no Terraform imports.
 //
 // The Engine (New) is the entry point. Its methods:
 //

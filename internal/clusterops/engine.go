@@ -32,17 +32,11 @@ type Options struct {
 
 // Intent is what the configuration asks of a cluster's rules.
 type Intent struct {
-	// SSHCIDRs are the source CIDRs of the SSH firewall rules the engine
-	// keeps (node SSH range, etcd SSH range); empty means 0.0.0.0/0.
-	SSHCIDRs []string
-	// FormerSSHCIDRs are CIDR lists used before SSHCIDRs (from the prior
-	// state), whose rules are still the cluster's.
-	FormerSSHCIDRs [][]string
-	// APICIDRs are the source CIDRs of the API firewall rule (6443); empty
-	// leaves the rule as CloudStack made it, unless FormerAPICIDRs says the
-	// provider narrowed it before (then it is opened again).
-	APICIDRs       []string
-	FormerAPICIDRs [][]string
+	// SourceCIDRs are the source CIDRs the engine gives the SSH and API
+	// firewall rules it keeps, and the lists it gave them before (from the
+	// prior state and the private state), whose rules are still the
+	// cluster's; they become the snapshot's layout's.
+	rules.SourceCIDRs
 	// MoveUserRules lets a scale delete the user rules that would make it go
 	// wrong (a firewall rule CloudStack's selector would revoke, a forward
 	// its cleanup would delete, a port-less rule) and re-create them with
@@ -99,18 +93,10 @@ func (e *Engine) step(ctx context.Context, rep *Report, kind StepKind, msg strin
 }
 
 // server describes the management server for the hazards that depend on
-// its version. The version is read at most once per engine, and only when
-// a rule that needs it exists.
+// its version (clusterview.ServerFor). The version is read at most once per
+// engine, and only when a rule that needs it exists.
 func (e *Engine) server(ctx context.Context, s *Snapshot) rules.Server {
-	if !s.hasPortlessTCPRule() {
-		return rules.Server{}
-	}
-	version, err := e.cloudStackVersion(ctx)
-	if err != nil {
-		// Unknown: assume the worst, a version that breaks on it.
-		return rules.Server{PortlessRuleBreaksScale: true}
-	}
-	return rules.Server{PortlessRuleBreaksScale: clusterview.PortlessRuleBreaksScale(version)}
+	return clusterview.ServerFor(s.Rules, func() (string, error) { return e.cloudStackVersion(ctx) })
 }
 
 // cloudStackVersion is the management server's version, read once.

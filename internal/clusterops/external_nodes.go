@@ -157,12 +157,12 @@ func clusterJoinProblems(c *cloudstack.Cluster) []NodeProblem {
 // memberProblem refuses a VM already in the cluster's map, which
 // validateNodes drops.
 func memberProblem(c *cloudstack.Cluster, vm *cloudstack.VirtualMachine) *NodeProblem {
-	for i, v := range c.VirtualMachines {
+	for _, v := range clusterview.MapVMs(c) {
 		if v.ID != vm.ID {
 			continue
 		}
-		what := "a " + string(clusterview.Roles(c)[i]) + " node it made"
-		if v.IsExternalNode {
+		what := "a " + string(v.Role) + " node it made"
+		if v.External {
 			what = "an external node already; import it instead (terraform import cks_cluster_node.<name> " + c.ID + "/" + vm.ID + ")"
 		}
 		return &NodeProblem{FieldVM, fmt.Sprintf("VM %s (%s) is in the VM map of cluster %s as %s", vm.Name, vm.ID, c.Name, what)}
@@ -239,7 +239,7 @@ func portProblem(s *Snapshot, port int) *NodeProblem {
 	}
 	if conflict, ok := rules.DetectConflict(in, candidate); ok {
 		return &NodeProblem{FieldCluster, fmt.Sprintf("the node's SSH firewall rule on port %d would conflict with rule %s "+
-			"(%s %s); move it first", port, conflict.ID, conflict.Kind, portRange(conflict.StartPort, conflict.EndPort))}
+			"(%s %s); move it first", port, conflict.ID, conflict.Kind, rules.PortRange(conflict.StartPort, conflict.EndPort))}
 	}
 	return nil
 }
@@ -317,12 +317,8 @@ func (e *Engine) readJoined(ctx context.Context, req JoinRequest) (*cloudstack.C
 	if err != nil {
 		return nil, false, fmt.Errorf("reading Kubernetes cluster %s after the join: %w", req.ClusterID, err)
 	}
-	for _, vm := range c.VirtualMachines {
-		if vm.ID == req.VMID && vm.IsExternalNode {
-			return c, true, nil
-		}
-	}
-	return c, false, nil
+	_, external := mapMembership(c, req.VMID)
+	return c, external, nil
 }
 
 // failedJoin deletes the rules a skipped VM kept on its port (CloudStack's
@@ -390,7 +386,7 @@ func (e *Engine) settleNodeRules(ctx context.Context, c *cloudstack.Cluster, rep
 		return nil
 	}
 	if cidrs := nodeRangeCIDRs(s); len(cidrs) > 0 {
-		s, err = e.snapshotOf(ctx, c, Intent{SSHCIDRs: cidrs, Network: s.Layout.Network})
+		s, err = e.snapshotOf(ctx, c, Intent{SourceCIDRs: rules.SourceCIDRs{SSHCIDRs: cidrs}, Network: s.Layout.Network})
 		if err != nil {
 			return fmt.Errorf("reading the rules of cluster %s: %w", c.ID, err)
 		}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/clusterview"
 )
 
 // ExternalNode is one external node of a cluster as read for its resource.
@@ -31,16 +32,11 @@ func (e *Engine) ReadExternalNode(ctx context.Context, clusterID, vmID string) (
 	if err != nil {
 		return nil, err
 	}
-	var found *cloudstack.ClusterVM
-	for i, vm := range c.VirtualMachines {
-		if vm.ID == vmID && vm.IsExternalNode {
-			found = &c.VirtualMachines[i]
-		}
-	}
-	if found == nil {
+	found, ok := mapVM(c, vmID)
+	if !ok || !found.External {
 		return nil, cloudstack.NewNotFoundError("listKubernetesClusters", "external node", vmID)
 	}
-	n := &ExternalNode{ClusterID: c.ID, VMID: vmID, Name: found.Name, State: found.State, KubernetesVersion: found.KubernetesNodeVersion}
+	n := &ExternalNode{ClusterID: c.ID, VMID: vmID, Name: found.Name, State: found.State, KubernetesVersion: found.NodeVersion}
 	s, err := e.snapshotOf(ctx, c, Intent{})
 	if err != nil {
 		return nil, fmt.Errorf("reading the rules of cluster %s: %w", c.ID, err)
@@ -85,8 +81,8 @@ func (e *Engine) ExternalNodesOf(ctx context.Context, clusterID string) ([]Exter
 		return nil, err
 	}
 	var out []ExternalNodeRef
-	for _, vm := range c.VirtualMachines {
-		if !vm.IsExternalNode {
+	for _, vm := range clusterview.MapVMs(c) {
+		if !vm.External {
 			continue
 		}
 		ref := ExternalNodeRef{ID: vm.ID, Name: vm.Name}

@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/clusterview"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/rules"
 )
 
@@ -63,12 +64,17 @@ func (e *Engine) RemoveNode(ctx context.Context, clusterID, vmID string) (Report
 // mapMembership tells whether a VM is in the cluster's map, and as an
 // external node.
 func mapMembership(c *cloudstack.Cluster, vmID string) (member, external bool) {
-	for _, vm := range c.VirtualMachines {
-		if vm.ID == vmID {
-			return true, vm.IsExternalNode
-		}
+	vm, ok := mapVM(c, vmID)
+	return ok, vm.External
+}
+
+// mapVM is the row of the cluster's VM map for a VM.
+func mapVM(c *cloudstack.Cluster, vmID string) (clusterview.MapVM, bool) {
+	vms := clusterview.MapVMs(c)
+	if i := slices.IndexFunc(vms, func(vm clusterview.MapVM) bool { return vm.ID == vmID }); i >= 0 {
+		return vms[i], true
 	}
-	return false, false
+	return clusterview.MapVM{}, false
 }
 
 // removeProblem refuses a removal that would revoke a user's rule:
@@ -86,7 +92,7 @@ func (e *Engine) removeProblem(ctx context.Context, c *cloudstack.Cluster, vmID 
 			continue
 		}
 		for _, r := range append(s.Rules, s.NetworkForwards...) {
-			if r.ID == pf.ID || r.StartPort != pf.StartPort || end(r) != end(pf) {
+			if r.ID == pf.ID || r.StartPort != pf.StartPort || r.End() != pf.End() {
 				continue
 			}
 			if cr, ok := s.Classification.Lookup(r.ID); ok && cr.Owned() {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/clusterview"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/naming"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/rules"
 )
@@ -109,8 +110,8 @@ func (e *Engine) upgradePlan(ctx context.Context, s *Snapshot, seen map[string][
 // manualUpgrades reads the provider's tag of each external node.
 func (e *Engine) manualUpgrades(ctx context.Context, c *cloudstack.Cluster) (manual map[string]bool, assumed []string, err error) {
 	manual = map[string]bool{}
-	for _, vm := range c.VirtualMachines {
-		if !vm.IsExternalNode {
+	for _, vm := range clusterview.MapVMs(c) {
+		if !vm.External {
 			continue
 		}
 		v, err := e.api.GetVirtualMachine(ctx, vm.ID)
@@ -133,25 +134,25 @@ func (e *Engine) manualUpgrades(ctx context.Context, c *cloudstack.Cluster) (man
 // after the node joined, so its row comes after the node's.
 func mapOrder(s *Snapshot, seen map[string][]string) ([]string, error) {
 	c := &s.Cluster
-	var internal, external []cloudstack.ClusterVM
-	for i, vm := range c.VirtualMachines {
-		switch n := s.Layout.Nodes[i]; {
-		case n.Role == naming.RoleEtcd:
-		case n.External:
+	var internal, external []clusterview.MapVM
+	for _, vm := range clusterview.MapVMs(c) {
+		switch {
+		case vm.Role == naming.RoleEtcd:
+		case vm.External:
 			external = append(external, vm)
 		default:
 			internal = append(internal, vm)
 		}
 	}
-	slices.SortStableFunc(internal, func(a, b cloudstack.ClusterVM) int {
+	slices.SortStableFunc(internal, func(a, b clusterview.MapVM) int {
 		return cmp.Or(madeAt(a).Compare(madeAt(b)), cmp.Compare(a.Name, b.Name))
 	})
 	port := forwardPorts(s)
-	slices.SortStableFunc(external, func(a, b cloudstack.ClusterVM) int {
+	slices.SortStableFunc(external, func(a, b clusterview.MapVM) int {
 		return cmp.Or(cmp.Compare(port[a.ID], port[b.ID]), cmp.Compare(a.Name, b.Name))
 	})
 	var ambiguous []string
-	after := make([][]cloudstack.ClusterVM, len(internal)+1) // external rows after internal row i-1
+	after := make([][]clusterview.MapVM, len(internal)+1) // external rows after internal row i-1
 	for _, x := range external {
 		slot, between := externalSlot(x, internal, seen)
 		if len(between) > 0 {
@@ -179,9 +180,9 @@ func mapOrder(s *Snapshot, seen map[string][]string) ([]string, error) {
 // external node's row: those made before its VM was (it can only join
 // after), and not those the cluster did not have when the provider first
 // saw it. It returns the workers it cannot place the node against.
-func externalSlot(x cloudstack.ClusterVM, internal []cloudstack.ClusterVM, seen map[string][]string) (int, []string) {
+func externalSlot(x clusterview.MapVM, internal []clusterview.MapVM, seen map[string][]string) (int, []string) {
 	known, ok := seen[x.ID]
-	vmMade := createdAt(x) // seconds: the node's VM was made no earlier
+	vmMade := x.Created // seconds: the node's VM was made no earlier
 	slot := 0
 	var between []string
 	for i, w := range internal {
@@ -196,27 +197,18 @@ func externalSlot(x cloudstack.ClusterVM, internal []cloudstack.ClusterVM, seen 
 	return slot, between
 }
 
-// createdAt parses a VM's creation time (to the second); an unreadable one
-// is the zero time.
-func createdAt(vm cloudstack.ClusterVM) time.Time {
-	t, err := time.Parse("2006-01-02T15:04:05-0700", vm.Created)
-	if err != nil {
-		return time.Time{}
-	}
-	return t
-}
-
 // madeAt is when CKS made a control or worker VM: the hexadecimal suffix of
 // its name is the creation time in milliseconds
 // (KubernetesClusterResourceModifierActionWorker's node names), finer than
-// the creation time the API reports; createdAt for a VM named otherwise.
-func madeAt(vm cloudstack.ClusterVM) time.Time {
+// the creation time the API reports, which is the time for a VM named
+// otherwise.
+func madeAt(vm clusterview.MapVM) time.Time {
 	if i := strings.LastIndexByte(vm.Name, '-'); i >= 0 {
 		if ms, err := strconv.ParseInt(vm.Name[i+1:], 16, 64); err == nil && len(vm.Name)-i-1 >= 10 {
 			return time.UnixMilli(ms)
 		}
 	}
-	return createdAt(vm)
+	return vm.Created
 }
 
 // forwardPorts maps each node VM to the public port of its SSH forward on
@@ -286,16 +278,17 @@ func (e *Engine) alignForUpgrade(ctx context.Context, s *Snapshot, p *UpgradePla
 // are kept as they were. It is what the provider keeps between refreshes
 // for the upgrade's node order.
 func SightExternalNodes(c *cloudstack.Cluster, prior map[string][]string) map[string][]string {
+	vms := clusterview.MapVMs(c)
 	var internal []string
-	for _, vm := range c.VirtualMachines {
-		if !vm.IsExternalNode && !vm.IsEtcdNode {
+	for _, vm := range vms {
+		if !vm.External && vm.Role != naming.RoleEtcd {
 			internal = append(internal, vm.ID)
 		}
 	}
 	slices.Sort(internal)
 	out := map[string][]string{}
-	for _, vm := range c.VirtualMachines {
-		if !vm.IsExternalNode {
+	for _, vm := range vms {
+		if !vm.External {
 			continue
 		}
 		if known, ok := prior[vm.ID]; ok {

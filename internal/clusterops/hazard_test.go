@@ -222,7 +222,7 @@ func TestCheckScaleSaysTheNodeRangeIsNarrowedAgain(t *testing.T) {
 	t.Parallel()
 	env := newEnv(t, simulator.Profile42211)
 	id := env.createCluster("narrow", 1, 1)
-	in := Intent{SSHCIDRs: []string{"10.0.0.0/8"}}
+	in := Intent{SourceCIDRs: rules.SourceCIDRs{SSHCIDRs: []string{"10.0.0.0/8"}}}
 	if _, err := env.engine().Sync(env.ctx(), id, in); err != nil {
 		t.Fatal(err)
 	}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/clusterview"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/rules"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/simtest"
 )
@@ -71,7 +72,7 @@ func (e *testEnv) createClusterWith(p cloudstack.CreateClusterParams) string {
 func firewallShape(fws []cloudstack.FirewallRule) []string {
 	out := make([]string, 0, len(fws))
 	for _, fw := range fws {
-		out = append(out, fmt.Sprintf("%s %s %v", fw.Protocol, portRange(fw.StartPort, fw.EndPort), fw.CIDRList))
+		out = append(out, fmt.Sprintf("%s %s %v", fw.Protocol, rules.PortRange(fw.StartPort, fw.EndPort), fw.CIDRList))
 	}
 	sort.Strings(out)
 	return out
@@ -143,8 +144,8 @@ func (e *testEnv) assertHardened(id string, cidrs ...string) *cloudstack.Cluster
 	if len(cidrs) == 0 {
 		cidrs = []string{"0.0.0.0/0"}
 	}
-	nodes := int(MapWorkerCount(c) + c.ControlNodes + c.ExternalNodes())
-	wantFW := []string{fmt.Sprintf("tcp %s %v", portRange(2222, 2222+nodes-1), cidrs), "tcp 6443 [0.0.0.0/0]"}
+	nodes := int(clusterview.MapWorkers(c) + c.ControlNodes + c.ExternalNodes())
+	wantFW := []string{fmt.Sprintf("tcp %s %v", rules.PortRange(2222, 2222+nodes-1), cidrs), "tcp 6443 [0.0.0.0/0]"}
 	if c.EtcdNodes > 0 {
 		wantFW = append(wantFW, fmt.Sprintf("tcp 50000-%d %v", 50000+max(int(c.EtcdNodes)-1, 1), cidrs))
 	}
@@ -162,7 +163,7 @@ func (e *testEnv) assertHardened(id string, cidrs ...string) *cloudstack.Cluster
 func (e *testEnv) assertSafe(id string, cidrs ...string) {
 	e.T().Helper()
 	eng := New(e.API, Options{Wait: fastWait})
-	s, err := eng.Snapshot(e.ctx(), id, Intent{SSHCIDRs: cidrs})
+	s, err := eng.Snapshot(e.ctx(), id, Intent{SourceCIDRs: rules.SourceCIDRs{SSHCIDRs: cidrs}})
 	if err != nil {
 		e.T().Fatalf("Snapshot: %v", err)
 	}
@@ -182,7 +183,7 @@ func (e *testEnv) assertSSH(id string, c *cloudstack.Cluster) {
 	e.T().Helper()
 	hostKey := e.HostKey(id)
 	out, status, err := e.RunSSH(net.JoinHostPort(c.IPAddress, "2222"), hostKey, "sudo /opt/bin/kubectl get nodes -o name")
-	if wantNodes := int(c.ControlNodes + MapWorkerCount(c) + c.ExternalNodes()); err != nil || status != 0 || len(strings.Fields(out)) != wantNodes {
+	if wantNodes := int(c.ControlNodes + clusterview.MapWorkers(c) + c.ExternalNodes()); err != nil || status != 0 || len(strings.Fields(out)) != wantNodes {
 		e.T().Errorf("kubectl get nodes over SSH to %s:2222 = %q, status %d, %v; want %d nodes", c.IPAddress, out, status, err, wantNodes)
 	}
 	for _, port := range checkTargets(e.T(), c, forwardTargets(e.T(), e.ForwardsOn(c.IPAddressID))) {

@@ -23,7 +23,7 @@ import (
 // Nil when every type uses the cluster's template.
 func NodeTemplates(c *cloudstack.Cluster) map[string]string {
 	var out map[string]string
-	for role, template := range roleValues(c, func(vm cloudstack.ClusterVM) string { return vm.TemplateID }) {
+	for role, template := range roleValues(c, func(vm clusterview.MapVM) string { return vm.TemplateID }) {
 		if template == c.TemplateID {
 			continue
 		}

@@ -25,7 +25,7 @@ type Node struct {
 	SSHPort int
 }
 
-// NodesOf returns the cluster's VM map with roles (Roles) and the SSH ports
+// NodesOf returns the cluster's VM map with roles (clusterview.Roles) and the SSH ports
 // CKS gives them, without any API call, in the order of SortNodes.
 // etcdStartPort 0 means 50000.
 func NodesOf(c *cloudstack.Cluster, network rules.NetworkKind, etcdStartPort int) []Node {
@@ -36,16 +36,14 @@ func NodesOf(c *cloudstack.Cluster, network rules.NetworkKind, etcdStartPort int
 // they were read (observed not nil): a node without a forward then has no
 // port (0), whatever CKS would give it.
 func nodesWithPorts(c *cloudstack.Cluster, network rules.NetworkKind, etcdStartPort int, observed map[string]int) []Node {
-	layout := layoutFor(c, network, etcdStartPort)
-	ports := sshPorts(layout)
-	if observed != nil && network != rules.NetworkDirect {
-		ports = observed
+	ports := observed
+	if observed == nil || network == rules.NetworkDirect {
+		ports = sshPorts(clusterview.Layout(c, network, etcdStartPort))
 	}
-	out := make([]Node, 0, len(c.VirtualMachines))
-	for i, vm := range c.VirtualMachines {
-		n := layout.Nodes[i]
-		port := ports[vm.ID]
-		out = append(out, Node{ID: vm.ID, Name: vm.Name, State: vm.State, Role: n.Role, External: n.External, SSHPort: port})
+	vms := clusterview.MapVMs(c)
+	out := make([]Node, 0, len(vms))
+	for _, vm := range vms {
+		out = append(out, Node{ID: vm.ID, Name: vm.Name, State: vm.State, Role: vm.Role, External: vm.External, SSHPort: ports[vm.ID]})
 	}
 	SortNodes(out)
 	return out
@@ -69,25 +67,6 @@ func SortNodes(nodes []Node) {
 	})
 }
 
-// MapWorkerCount is the number of worker VMs in the cluster's VM map: the
-// map's control and worker VMs (etcd and external ones left out) minus the
-// control node count.
-func MapWorkerCount(c *cloudstack.Cluster) int64 {
-	var internal int64
-	for _, vm := range c.VirtualMachines {
-		if !vm.IsEtcdNode && !vm.IsExternalNode {
-			internal++
-		}
-	}
-	return internal - c.ControlNodes
-}
-
-// layoutFor builds the rules.Layout of a cluster from its VM map, with the
-// roles Roles tells.
-func layoutFor(c *cloudstack.Cluster, network rules.NetworkKind, etcdStartPort int) rules.Layout {
-	return rules.Layout{Network: network, EtcdStartPort: etcdStartPort, NetworkID: c.NetworkID, Nodes: clusterview.LayoutNodes(c)}
-}
-
 // sshPorts maps VM ids to the public SSH port CKS gives them on the layout.
 func sshPorts(l rules.Layout) map[string]int {
 	ports := map[string]int{}
@@ -108,14 +87,8 @@ func sshPorts(l rules.Layout) map[string]int {
 // InconsistentMap returns the cluster's VM map inconsistency (a failed
 // scale's stale size), or nil.
 func InconsistentMap(c *cloudstack.Cluster) *vmmap.Inconsistency {
-	var external int64
-	for _, vm := range c.VirtualMachines {
-		if vm.IsExternalNode {
-			external++
-		}
-	}
 	return vmmap.Check(vmmap.Cluster{ID: c.ID, Name: c.Name, State: c.State, ControlNodes: c.ControlNodes, Size: c.Size,
-		EtcdNodes: c.EtcdNodes, Rows: int64(len(c.VirtualMachines)), External: external, Workers: MapWorkerCount(c)})
+		EtcdNodes: c.EtcdNodes, Rows: int64(len(c.VirtualMachines)), External: c.ExternalNodes(), Workers: clusterview.MapWorkers(c)})
 }
 
 // NodesAfterResize predicts which of a cluster's nodes (in SortNodes order)

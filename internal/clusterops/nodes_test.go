@@ -110,27 +110,6 @@ func TestInconsistentMap(t *testing.T) {
 	}
 }
 
-func TestKindOfNetwork(t *testing.T) {
-	t.Parallel()
-	isolated := &cloudstack.Cluster{IPAddressID: "ip", Endpoint: "https://10.0.0.1:6443/"}
-	routed := &cloudstack.Cluster{Endpoint: "https://10.1.0.5:6443/"}
-	cases := []struct {
-		n    cloudstack.Network
-		c    *cloudstack.Cluster
-		want rules.NetworkKind
-	}{
-		{cloudstack.Network{Type: "Isolated"}, isolated, rules.NetworkIsolated},
-		{cloudstack.Network{Type: "Isolated", VPCID: "vpc"}, routed, rules.NetworkVPC},
-		{cloudstack.Network{Type: "Shared"}, routed, rules.NetworkDirect},
-		{cloudstack.Network{Type: "Isolated"}, routed, rules.NetworkDirect},
-	}
-	for _, tc := range cases {
-		if got := kindOfNetwork(tc.n, tc.c); got != tc.want {
-			t.Errorf("kindOfNetwork(%+v) = %s, want %s", tc.n, got, tc.want)
-		}
-	}
-}
-
 func TestNodesAfterResize(t *testing.T) {
 	t.Parallel()
 	control := Node{ID: "c", Name: "prod-control-1932a7a3b01", Role: naming.RoleControl, SSHPort: 2222}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/clusterstate"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/clusterview"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/naming"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/rules"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/vmmap"
@@ -95,7 +96,7 @@ func (o *Observation) readRules(ctx context.Context, e *Engine, in Intent) {
 		kind, err := NetworkKindOf(ctx, e.api, c)
 		if err != nil {
 			o.RulesErr = err
-			o.Network, o.NetworkGuessed = guessNetwork(c), true
+			o.Network, o.NetworkGuessed = clusterview.NetworkKind(c, nil), true
 			return
 		}
 		o.Network = kind
@@ -159,15 +160,6 @@ func ObservationOf(s *Snapshot) *Observation {
 		Inconsistency: InconsistentMap(&s.Cluster)}
 	o.fromSnapshot(s)
 	return o
-}
-
-// guessNetwork is the network kind from the cluster's own fields, when the
-// network cannot be read: only an isolated network has a source NAT IP.
-func guessNetwork(c *cloudstack.Cluster) rules.NetworkKind {
-	if c.IPAddressID != "" {
-		return rules.NetworkIsolated
-	}
-	return rules.NetworkDirect
 }
 
 // ClosedSSH names the nodes whose SSH path is closed, as read: a node

@@ -32,7 +32,7 @@ func (e *Engine) moveAside(ctx context.Context, s *Snapshot, prep scalePrep, rep
 		what := s.describeRule(pf, rules.PurposeUser)
 		for _, fw := range onIP {
 			if fw.Kind == rules.KindFirewall && strings.EqualFold(fw.Protocol, pf.Protocol) &&
-				fw.StartPort == pf.StartPort && end(fw) == end(pf) {
+				fw.StartPort == pf.StartPort && fw.End() == pf.End() {
 				out = append(out, fw)
 				what += " and " + s.describeRule(fw, rules.PurposeUser)
 			}

@@ -10,19 +10,18 @@ import (
 // nodes left out) have, e.g. their offering or template; a role whose VMs
 // have none, or disagree, is left out, so that no VM's place in the map
 // decides.
-func roleValues(c *cloudstack.Cluster, value func(cloudstack.ClusterVM) string) map[naming.Role]string {
-	roles := clusterview.Roles(c)
+func roleValues(c *cloudstack.Cluster, value func(clusterview.MapVM) string) map[naming.Role]string {
 	out := map[naming.Role]string{}
 	mixed := map[naming.Role]bool{}
-	for i, vm := range c.VirtualMachines {
+	for _, vm := range clusterview.MapVMs(c) {
 		v := value(vm)
-		if v == "" || vm.IsExternalNode {
+		if v == "" || vm.External {
 			continue
 		}
-		if seen, ok := out[roles[i]]; ok && seen != v {
-			mixed[roles[i]] = true
+		if seen, ok := out[vm.Role]; ok && seen != v {
+			mixed[vm.Role] = true
 		}
-		out[roles[i]] = v
+		out[vm.Role] = v
 	}
 	for role := range mixed {
 		delete(out, role)

@@ -30,13 +30,13 @@ func markRoutine(rep *Report, first int, p rules.Plan, s *Snapshot) {
 	deleted := map[string]spanKey{}
 	for _, a := range p.Actions() {
 		if a.Op == rules.OpDelete && cidrRanges[a.Purpose] {
-			deleted[a.Rule.ID] = spanKey{a.Purpose, a.Rule.StartPort, ruleEnd(a.Rule)}
+			deleted[a.Rule.ID] = spanKey{a.Purpose, a.Rule.StartPort, a.Rule.End()}
 		}
 	}
 	created := map[string]spanKey{}
 	for _, cr := range s.Classification.Rules {
 		if cidrRanges[cr.Purpose] {
-			created[cr.Rule.ID] = spanKey{cr.Purpose, cr.Rule.StartPort, ruleEnd(cr.Rule)}
+			created[cr.Rule.ID] = spanKey{cr.Purpose, cr.Rule.StartPort, cr.Rule.End()}
 		}
 	}
 	steps := rep.Steps[first:]
@@ -75,11 +75,4 @@ func spanOf(st Step, deleted, created map[string]spanKey) (stepSpan, bool) {
 		return stepSpan{k, createdSide}, true
 	}
 	return stepSpan{}, false
-}
-
-func ruleEnd(r rules.Rule) int {
-	if r.EndPort == 0 {
-		return r.StartPort
-	}
-	return r.EndPort
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/clusterstate"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/clusterview"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/naming"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/rules"
 )
@@ -133,7 +134,7 @@ func (e *Engine) prepareScale(ctx context.Context, s *Snapshot, size int64, in I
 	optIn := false
 	// After the scale CKS forwards the ports of its new node range and, after
 	// them, those of the external nodes (addFirewallRulesForNodes).
-	newEnd := rules.NodeSSHStartPort + s.Layout.InternalCount() + int(size-MapWorkerCount(&s.Cluster)) +
+	newEnd := rules.NodeSSHStartPort + s.Layout.InternalCount() + int(size-clusterview.MapWorkers(&s.Cluster)) +
 		int(s.Cluster.ExternalNodes()) - 1
 	for _, h := range hazards {
 		if h.Kind == rules.HazardCollateral && h.Rule.IPAddressID == s.PublicIPID && h.Rule.StartPort <= newEnd {
@@ -175,7 +176,7 @@ func (e *Engine) prepareScale(ctx context.Context, s *Snapshot, size int64, in I
 func (e *Engine) hazardsAfterSync(ctx context.Context, s *Snapshot, size int64) []rules.Hazard {
 	ip, forwards := rules.Predict(s.Rules, s.NetworkForwards, s.Sync)
 	if s.Layout.Network == rules.NetworkVPC {
-		return rules.PreflightVPC(s.Layout, ip, forwards, s.Layout.NodeVMCount()+int(size-MapWorkerCount(&s.Cluster)))
+		return rules.PreflightVPC(s.Layout, ip, forwards, s.Layout.NodeVMCount()+int(size-clusterview.MapWorkers(&s.Cluster)))
 	}
 	hazards := rules.Preflight(s.Layout, ip, forwards, e.server(ctx, s))
 	for i, h := range hazards {
@@ -264,7 +265,7 @@ func scaleParams(s *Snapshot, size int64) (cloudstack.ScaleClusterParams, string
 // which the API does not show, so the map order must not decide.
 func roleOfferings(c *cloudstack.Cluster) map[string]string {
 	out := map[string]string{}
-	agreed := roleValues(c, func(vm cloudstack.ClusterVM) string { return vm.ServiceOfferingID })
+	agreed := roleValues(c, func(vm clusterview.MapVM) string { return vm.OfferingID })
 	roles := []naming.Role{naming.RoleControl, naming.RoleWorker}
 	if c.EtcdNodes > 0 {
 		roles = append(roles, naming.RoleEtcd)
@@ -293,18 +294,18 @@ func workersToRemove(s *Snapshot, size int64) []string {
 	if (c.ControlNodes <= 1 && c.ExternalNodes() == 0) || size >= managed || c.State != clusterstate.Running {
 		return nil
 	}
-	var workers []cloudstack.ClusterVM
-	for i, n := range s.Layout.Nodes {
-		if n.Role == naming.RoleWorker && !n.External {
-			workers = append(workers, c.VirtualMachines[i])
+	var workers []clusterview.MapVM
+	for _, vm := range clusterview.MapVMs(c) {
+		if vm.Role == naming.RoleWorker && !vm.External {
+			workers = append(workers, vm)
 		}
 	}
 	k := int(managed - size)
 	if k > len(workers) {
 		return nil
 	}
-	slices.SortStableFunc(workers, func(a, b cloudstack.ClusterVM) int {
-		return cmp.Or(cmp.Compare(b.Created, a.Created), cmp.Compare(b.Name, a.Name))
+	slices.SortStableFunc(workers, func(a, b clusterview.MapVM) int {
+		return cmp.Or(b.Created.Compare(a.Created), cmp.Compare(b.Name, a.Name))
 	})
 	out := make([]string, 0, k)
 	for _, vm := range workers[:k] {

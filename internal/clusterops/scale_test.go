@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/clusterview"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/rules"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator"
 )
 
@@ -114,7 +116,7 @@ func TestScaleKeepsSSHCIDRs(t *testing.T) {
 	t.Parallel()
 	env := newEnv(t, simulator.Profile42211)
 	id := env.createCluster("narrow", 3, 1)
-	in := Intent{SSHCIDRs: []string{"10.0.0.0/8"}}
+	in := Intent{SourceCIDRs: rules.SourceCIDRs{SSHCIDRs: []string{"10.0.0.0/8"}}}
 	eng, api := env.countingEngine()
 	for _, size := range []int64{2, 1} {
 		before := api.ruleChanges()
@@ -142,8 +144,8 @@ func TestScaleDownWithSeveralControlNodes(t *testing.T) {
 		t.Fatalf("Scale: %v\n%s", err, rep)
 	}
 	c := env.Cluster(id)
-	if c.Size != 1 || MapWorkerCount(c) != 1 || c.State != "Running" {
-		t.Fatalf("cluster %s size %d with %d workers", c.State, c.Size, MapWorkerCount(c))
+	if c.Size != 1 || clusterview.MapWorkers(c) != 1 || c.State != "Running" {
+		t.Fatalf("cluster %s size %d with %d workers", c.State, c.Size, clusterview.MapWorkers(c))
 	}
 	if len(api.scales) != 1 || len(api.scales[0].NodeIDs) != 2 || api.scales[0].Size != nil {
 		t.Fatalf("scale = %+v, want two node ids and no size", api.scales)

@@ -3,7 +3,6 @@ package clusterops
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/clusterview"
@@ -23,9 +22,8 @@ type Snapshot struct {
 	// or the cluster's VPC IP); empty on direct networks.
 	PublicIP   string
 	PublicIPID string
-	// Rules are the firewall rules, then the port forwards on PublicIPID,
-	// each kind in the order CloudStack listed them (which nothing but
-	// ArmedEtcdRules relies on).
+	// Rules are the rules on PublicIPID, as clusterview.ReadRules reads
+	// them.
 	Rules []rules.Rule
 	// NetworkForwards are the port forwards of the whole network, which
 	// both the scale's SSH rule selector and its forward cleanup look at.
@@ -84,26 +82,6 @@ func (s *Snapshot) OnlyBlocked() bool {
 	return !s.Direct() && s.Sync.Empty() && len(s.Sync.Blocked) > 0 && s.ACLClassification.InSync()
 }
 
-// Firewalls returns the firewall rules in the order CloudStack listed them.
-func (s *Snapshot) Firewalls() []rules.Rule {
-	var out []rules.Rule
-	for _, r := range s.Rules {
-		if r.Kind == rules.KindFirewall {
-			out = append(out, r)
-		}
-	}
-	return out
-}
-
-func (s *Snapshot) hasPortlessTCPRule() bool {
-	for _, r := range s.Rules {
-		if r.Kind == rules.KindFirewall && r.StartPort <= 0 && strings.EqualFold(strings.TrimSpace(r.Protocol), rules.ProtocolTCP) {
-			return true
-		}
-	}
-	return false
-}
-
 // Snapshot reads the cluster, the firewall rules on its public IP and the
 // port forwards of its network (CKS's are on the IP; the scale's selector
 // and cleanup look at the whole network), and classifies them against the
@@ -122,12 +100,9 @@ func (e *Engine) snapshotOf(ctx context.Context, c *cloudstack.Cluster, in Inten
 	if err != nil {
 		return nil, err
 	}
-	s := &Snapshot{Cluster: *c, Layout: layoutFor(c, kind, e.opts.EtcdSSHStartPort), PublicIP: ip, PublicIPID: ipID}
+	s := &Snapshot{Cluster: *c, Layout: clusterview.Layout(c, kind, e.opts.EtcdSSHStartPort), PublicIP: ip, PublicIPID: ipID}
 	s.Layout.IPAddressID = ipID
-	s.Layout.SSHCIDRs = in.SSHCIDRs
-	s.Layout.FormerSSHCIDRs = in.FormerSSHCIDRs
-	s.Layout.APICIDRs = in.APICIDRs
-	s.Layout.FormerAPICIDRs = in.FormerAPICIDRs
+	s.Layout.SourceCIDRs = in.SourceCIDRs
 	if kind == rules.NetworkDirect {
 		s.Classification = rules.Classify(s.Layout, nil)
 		return s, nil
@@ -146,42 +121,24 @@ func (e *Engine) snapshotOf(ctx context.Context, c *cloudstack.Cluster, in Inten
 // readRules (re)lists the rules of the snapshot's IP and network and
 // recomputes the classification and the sync plan: two calls.
 func (e *Engine) readRules(ctx context.Context, s *Snapshot) error {
-	var fws []rules.Rule
+	var rec clusterview.RuleRecords
+	var err error
 	if s.Layout.Network == rules.NetworkIsolated {
-		list, err := e.api.ListFirewallRules(ctx, cloudstack.ListRulesParams{IPAddressID: s.PublicIPID, ProjectID: s.projectID(), ListAll: true})
+		rec.Firewalls, err = e.api.ListFirewallRules(ctx, cloudstack.ListRulesParams{IPAddressID: s.PublicIPID, ProjectID: s.projectID(), ListAll: true})
 		if err != nil {
 			return fmt.Errorf("listing the firewall rules of IP %s: %w", s.PublicIP, err)
 		}
-		for _, fw := range list {
-			if active(fw.State) {
-				fws = append(fws, firewallRule(fw))
-			}
-		}
 	}
-	pfs, err := e.api.ListPortForwardingRules(ctx, cloudstack.ListRulesParams{NetworkID: s.Cluster.NetworkID,
+	rec.Forwards, err = e.api.ListPortForwardingRules(ctx, cloudstack.ListRulesParams{NetworkID: s.Cluster.NetworkID,
 		ProjectID: s.projectID(), ListAll: true})
 	if err != nil {
 		return fmt.Errorf("listing the port forwards of network %s: %w", s.Cluster.NetworkID, err)
 	}
-	lbs, err := e.vpcLoadBalancers(ctx, s)
-	if err != nil {
+	if rec.LoadBalancers, err = e.vpcLoadBalancers(ctx, s); err != nil {
 		return err
 	}
-	s.Rules = append(fws, lbs...)
-	s.NetworkForwards = nil
-	for _, pf := range pfs {
-		if !active(pf.State) {
-			continue
-		}
-		r := forwardRule(pf)
-		s.NetworkForwards = append(s.NetworkForwards, r)
-		if r.IPAddressID == s.PublicIPID {
-			s.Rules = append(s.Rules, r)
-		}
-	}
-	if start, ok := rules.DetectEtcdStartPort(s.Layout, s.Rules); ok {
-		s.Layout.EtcdStartPort = start
-	}
+	read := clusterview.ReadRules(s.Layout, rec)
+	s.Layout, s.Rules, s.NetworkForwards = read.Layout, read.OnIP, read.NetworkForwards
 	s.Classification = rules.Classify(s.Layout, s.Rules)
 	s.Sync = rules.PlanSync(s.Layout, s.Classification)
 	s.classifyACL()
@@ -191,7 +148,7 @@ func (e *Engine) readRules(ctx context.Context, s *Snapshot) error {
 // vpcLoadBalancers lists the load balancer rules of a VPC tier cluster's IP
 // when CKS balances its API there (a conserve-mode offering), so that the
 // api-lb it requires is seen.
-func (e *Engine) vpcLoadBalancers(ctx context.Context, s *Snapshot) ([]rules.Rule, error) {
+func (e *Engine) vpcLoadBalancers(ctx context.Context, s *Snapshot) ([]cloudstack.LoadBalancerRule, error) {
 	if s.Layout.Network != rules.NetworkVPC || s.Layout.VPCAPI != rules.VPCAPILoadBalancer {
 		return nil, nil
 	}
@@ -199,13 +156,7 @@ func (e *Engine) vpcLoadBalancers(ctx context.Context, s *Snapshot) ([]rules.Rul
 	if err != nil {
 		return nil, fmt.Errorf("listing the load balancer rules of IP %s: %w", s.PublicIP, err)
 	}
-	out := make([]rules.Rule, 0, len(lbs))
-	for _, lb := range lbs {
-		if active(lb.State) {
-			out = append(out, clusterview.LoadBalancerRule(lb))
-		}
-	}
-	return out, nil
+	return lbs, nil
 }
 
 // projectID is the project owning the cluster, "" for an account's: a
@@ -224,18 +175,7 @@ func (e *Engine) rulesOnIP(ctx context.Context, projectID, ipID string) ([]rules
 	if err != nil {
 		return nil, fmt.Errorf("listing the port forwards of IP %s: %w", ipID, err)
 	}
-	out := make([]rules.Rule, 0, len(fws)+len(pfs))
-	for _, fw := range fws {
-		if active(fw.State) {
-			out = append(out, firewallRule(fw))
-		}
-	}
-	for _, pf := range pfs {
-		if active(pf.State) {
-			out = append(out, forwardRule(pf))
-		}
-	}
-	return out, nil
+	return append(clusterview.FirewallRules(fws), clusterview.ForwardRules(pfs)...), nil
 }
 
 // locateRules finds the network kind and the public IP CKS keeps the
@@ -270,10 +210,8 @@ func (e *Engine) locateRules(ctx context.Context, c *cloudstack.Cluster, known r
 		if err != nil {
 			return "", "", "", fmt.Errorf("listing the source NAT IP of network %s: %w", c.NetworkID, err)
 		}
-		for _, p := range ips {
-			if p.IsSourceNat {
-				return rules.NetworkIsolated, p.ID, p.IPAddress, nil
-			}
+		if id, address, ok := clusterview.SourceNATAddress(ips); ok {
+			return rules.NetworkIsolated, id, address, nil
 		}
 	}
 	return rules.NetworkDirect, "", "", nil
@@ -293,30 +231,8 @@ func (e *Engine) vpcClusterIP(ctx context.Context, c *cloudstack.Cluster) (id, i
 	if err != nil {
 		return "", "", fmt.Errorf("looking up the VPC IP %s of cluster %s: %w", host, c.Name, err)
 	}
-	for _, p := range ips {
-		if p.IPAddress == host {
-			return p.ID, p.IPAddress, nil
-		}
+	if id, ok := clusterview.AddressID(ips, host); ok {
+		return id, host, nil
 	}
 	return "", "", nil
-}
-
-// active reports whether a listed rule is in force or about to be.
-func active(state string) bool {
-	switch strings.ToLower(state) {
-	case "revoke", "deleting":
-		return false
-	}
-	return true
-}
-
-func firewallRule(fw cloudstack.FirewallRule) rules.Rule {
-	return rules.Rule{ID: fw.ID, Kind: rules.KindFirewall, Protocol: fw.Protocol, StartPort: fw.StartPort,
-		EndPort: fw.EndPort, CIDRs: fw.CIDRList, IPAddressID: fw.IPAddressID, NetworkID: fw.NetworkID}
-}
-
-func forwardRule(pf cloudstack.PortForwardingRule) rules.Rule {
-	return rules.Rule{ID: pf.ID, Kind: rules.KindPortForward, Protocol: pf.Protocol, StartPort: pf.PublicPort,
-		EndPort: pf.PublicEndPort, PrivatePort: pf.PrivatePort, PrivateEndPort: pf.PrivateEndPort,
-		VMID: pf.VirtualMachineID, CIDRs: pf.CIDRList, IPAddressID: pf.IPAddressID, NetworkID: pf.NetworkID}
 }

@@ -1,8 +1,6 @@
 package clusterview
 
 import (
-	"strings"
-
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/rules"
 )
@@ -27,21 +25,34 @@ func TierACL(aclID string, lists []cloudstack.NetworkACLList, items []cloudstack
 	return acl
 }
 
-// IsDefaultAllow tells, from listNetworkACLLists by id, whether a list is
-// default_allow, whose items need not be read.
-func IsDefaultAllow(aclID string, lists []cloudstack.NetworkACLList) bool {
-	return TierACL(aclID, lists, nil).DefaultAllow
+// ACLSource lists the records of one network ACL list: Lists the list
+// itself (listNetworkACLLists by its id), Items its items (listNetworkACLs).
+type ACLSource struct {
+	Lists func() ([]cloudstack.NetworkACLList, error)
+	Items func() ([]cloudstack.NetworkACLItem, error)
+}
+
+// ReadTierACL reads a VPC tier's network ACL list through src: the list,
+// then its items unless it is default_allow, on which CKS keeps no item.
+func ReadTierACL(aclID string, src ACLSource) (*rules.TierACL, error) {
+	lists, err := src.Lists()
+	if err != nil {
+		return nil, err
+	}
+	var items []cloudstack.NetworkACLItem
+	if !TierACL(aclID, lists, nil).DefaultAllow {
+		if items, err = src.Items(); err != nil {
+			return nil, err
+		}
+	}
+	acl := TierACL(aclID, lists, items)
+	return &acl, nil
 }
 
 // ACLItems converts listed ACL items, leaving out those on their way out.
 func ACLItems(items []cloudstack.NetworkACLItem) []rules.ACLItem {
-	var out []rules.ACLItem
-	for _, it := range items {
-		if strings.EqualFold(it.State, "Revoke") {
-			continue
-		}
-		out = append(out, rules.ACLItem{ID: it.ID, Number: it.Number, Protocol: it.Protocol, StartPort: it.StartPort,
-			EndPort: it.EndPort, CIDRs: it.CIDRList, TrafficType: it.TrafficType, Action: it.Action, Reason: it.Reason})
-	}
-	return out
+	return inForce(items, func(it cloudstack.NetworkACLItem) string { return it.State }, func(it cloudstack.NetworkACLItem) rules.ACLItem {
+		return rules.ACLItem{ID: it.ID, Number: it.Number, Protocol: it.Protocol, StartPort: it.StartPort,
+			EndPort: it.EndPort, CIDRs: it.CIDRList, TrafficType: it.TrafficType, Action: it.Action, Reason: it.Reason}
+	})
 }

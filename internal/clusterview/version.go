@@ -1,9 +1,24 @@
 package clusterview
 
 import (
+	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/rules"
 )
+
+// ServerFor describes the management server for the hazards of a cluster's
+// rules. Only a TCP firewall rule without ports makes its version matter,
+// so version is called only when the rules hold one; a version that cannot
+// be read counts as one that breaks on it.
+func ServerFor(onIP []rules.Rule, version func() (string, error)) rules.Server {
+	if !slices.ContainsFunc(onIP, rules.PortlessTCP) {
+		return rules.Server{}
+	}
+	v, err := version()
+	return rules.Server{PortlessRuleBreaksScale: err != nil || PortlessRuleBreaksScale(v)}
+}
 
 // PortlessRuleBreaksScale reports whether a CloudStack version's scale
 // worker throws on a TCP firewall rule without ports: removeSshFirewallRule

@@ -76,7 +76,7 @@ func sshRangeOf(l rules.Layout, nodeRange rules.Expectation, r rules.Rule) (rule
 	case rules.PurposeEtcdSSHRange:
 		return cr.Purpose, true
 	case rules.PurposeNodeSSHRange:
-		return cr.Purpose, nodeRange.Purpose != "" && r.StartPort == nodeRange.StartPort && ruleEnd(r) == nodeRange.EndPort
+		return cr.Purpose, nodeRange.Purpose != "" && r.StartPort == nodeRange.StartPort && r.End() == nodeRange.EndPort
 	}
 	return "", false
 }
@@ -96,7 +96,7 @@ func (c *comparison) reportSSHCIDRs(l rules.Layout, s rules.ClassifiedRule, stal
 		}
 	}
 	r := s.Rule
-	if want.Purpose == "" || (s.Purpose == rules.PurposeNodeSSHRange && (r.StartPort != want.StartPort || ruleEnd(r) != want.EndPort)) {
+	if want.Purpose == "" || (s.Purpose == rules.PurposeNodeSSHRange && (r.StartPort != want.StartPort || r.End() != want.EndPort)) {
 		return false
 	}
 	live, expected := sortedCIDRs(r.CIDRs), sortedCIDRs(want.CIDRs)
@@ -113,7 +113,7 @@ func (c *comparison) reportSSHCIDRs(l rules.Layout, s rules.ClassifiedRule, stal
 	c.add(Finding{Kind: KindSSHCIDRsMismatch, RuleID: r.ID, Attribute: "ssh_cidrs", Live: live, Expected: expected,
 		Message: fmt.Sprintf("%s %d-%d (rule %s) is open to %s, not to %s: changed out of band, re-opened by a scale, or "+
 			"ssh_cidrs changed and not applied yet; if the cks_cluster sets ssh_cidrs, give the check the same",
-			what, r.StartPort, ruleEnd(r), r.ID, strings.Join(live, ","), strings.Join(expected, ","))})
+			what, r.StartPort, r.End(), r.ID, strings.Join(live, ","), strings.Join(expected, ","))})
 	return true
 }
 
@@ -140,23 +140,8 @@ func (c *comparison) describeAPIRules(view *RulesView) {
 	}
 }
 
-// sortedCIDRs is a CIDR list as a set: trimmed, without blanks or
-// duplicates, sorted.
+// sortedCIDRs is a CIDR list as a set (rules.NormalCIDRs), never nil: a
+// finding's live and expected lists are empty lists, not absent ones.
 func sortedCIDRs(in []string) []string {
-	out := make([]string, 0, len(in))
-	for _, c := range in {
-		if c = strings.TrimSpace(c); c != "" && !slices.Contains(out, c) {
-			out = append(out, c)
-		}
-	}
-	slices.Sort(out)
-	return out
-}
-
-// ruleEnd is a rule's last public port.
-func ruleEnd(r rules.Rule) int {
-	if r.EndPort == 0 {
-		return r.StartPort
-	}
-	return r.EndPort
+	return append([]string{}, rules.NormalCIDRs(in)...)
 }

@@ -50,15 +50,14 @@ func sshAddress(c *cloudstack.Cluster) (host string, port int) {
 // <cluster>-control-<creation time in hex>), whatever order the map is
 // listed in.
 func firstControlIP(c *cloudstack.Cluster) string {
-	roles := clusterview.Roles(c)
 	type candidate struct {
 		worker   bool
 		name, ip string
 	}
 	var candidates []candidate
-	for i, vm := range c.VirtualMachines {
-		if roles[i] != naming.RoleEtcd && !vm.IsExternalNode && vm.IPAddress != "" {
-			candidates = append(candidates, candidate{worker: roles[i] != naming.RoleControl, name: vm.Name, ip: vm.IPAddress})
+	for _, vm := range clusterview.MapVMs(c) {
+		if vm.Role != naming.RoleEtcd && !vm.External && vm.IPAddress != "" {
+			candidates = append(candidates, candidate{worker: vm.Role != naming.RoleControl, name: vm.Name, ip: vm.IPAddress})
 		}
 	}
 	if len(candidates) == 0 {

@@ -1,7 +1,9 @@
 // Package driftcheck runs the CKS drift check against a live CloudStack: it
 // fetches the four views of a cluster (the VM map, the owner's VMs, the
 // Kubernetes nodes and the SSH network rules), feeds them to drift.Compare and
-// reports what the check cost.
+// reports what the check cost. It lists the records and takes what they mean
+// from package clusterview, the reading clusterops uses too, so that a
+// check judges a cluster as an apply would.
 //
 // Views are fetched concurrently once the cluster is known, so a check takes
 // about one cluster lookup plus the slowest view. One check of a cluster on an

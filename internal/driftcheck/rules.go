@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"errors"
-	"strings"
 	"sync"
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
@@ -97,22 +96,59 @@ func (c *Checker) rulesView(ctx context.Context, m *meter, cl *cloudstack.Cluste
 	if cl.NetworkID == "" {
 		return rulesNotChecked("the cluster reports no network"), nil
 	}
+	rec, net, err := c.ruleRecords(ctx, m, cl, bulk)
+	if err != nil {
+		return rulesResult{}, err
+	}
+	kind := clusterview.NetworkKind(cl, nil) // isolated when it has a source NAT IP
+	if cl.IPAddressID == "" {
+		if net == nil {
+			return rulesNotChecked("network " + cl.NetworkID + " is not visible to these credentials"), nil
+		}
+		if kind = clusterview.NetworkKind(cl, net); kind != rules.NetworkVPC {
+			// Shared and routed networks: CKS keeps no rules there; nor
+			// does it on an isolated network without one source NAT IP.
+			return rulesResult{}, nil
+		}
+	}
+	layout := clusterview.Layout(cl, kind, c.EtcdSSHStartPort)
+	layout.IPAddressID, layout.SSHCIDRs, layout.APICIDRs = cl.IPAddressID, opts.SSHCIDRs, opts.APICIDRs
+	var acl *rules.TierACL
+	if kind == rules.NetworkVPC {
+		tier := clusterview.TierOf(net)
+		layout.IPAddressID = clusterview.ForwardedAddressID(rec.Forwards, clusterview.EndpointHost(cl))
+		layout.VPCAPI = tier.API
+		if rec.LoadBalancers, acl, err = c.readVPCTier(ctx, m, cl, tier, layout.IPAddressID, bulk); err != nil {
+			return rulesResult{}, err
+		}
+	}
+	read := clusterview.ReadRules(layout, rec)
+	view := &drift.RulesView{Layout: read.Layout, Rules: read.OnIP, NetworkForwards: read.NetworkForwards, ACL: acl,
+		LoadBalancersListed: kind == rules.NetworkIsolated || layout.VPCAPI == rules.VPCAPILoadBalancer && layout.IPAddressID != ""}
+	view.Server = clusterview.ServerFor(view.Rules, func() (string, error) {
+		m.call(cmdCapabilities)
+		return c.API.CloudStackVersion(ctx)
+	})
+	return rulesResult{view: view}, nil
+}
+
+// ruleRecords lists, concurrently, what the rules view of a cluster is
+// read from: the forwards of its network and, on an isolated network (a
+// source NAT IP), the firewall and load balancer rules of the IP, else the
+// network, which tells a VPC tier (whose records readVPCTier lists) from a
+// network without CKS rules.
+func (c *Checker) ruleRecords(ctx context.Context, m *meter, cl *cloudstack.Cluster, bulk *bulkRules,
+) (clusterview.RuleRecords, *cloudstack.Network, error) {
 	var (
-		wg        sync.WaitGroup
-		firewalls []cloudstack.FirewallRule
-		forwards  []cloudstack.PortForwardingRule
-		lbs       []cloudstack.LoadBalancerRule
-		networks  []cloudstack.Network
-		fwErr     error
-		pfErr     error
-		lbErr     error
-		netErr    error
+		wg                          sync.WaitGroup
+		rec                         clusterview.RuleRecords
+		networks                    []cloudstack.Network
+		fwErr, pfErr, lbErr, netErr error
 	)
-	isolated := cl.IPAddressID != ""
-	wg.Go(func() { forwards, pfErr = c.networkForwards(ctx, m, cl, bulk) })
-	if isolated {
-		wg.Go(func() { firewalls, fwErr = c.ipFirewall(ctx, m, cl, bulk) })
-		wg.Go(func() { lbs, lbErr = c.ipLoadBalancers(ctx, m, cl, bulk) })
+	wg.Go(func() { rec.Forwards, pfErr = c.networkForwards(ctx, m, cl, bulk) })
+	if cl.IPAddressID != "" {
+		wg.Go(func() { rec.Firewalls, fwErr = c.ipFirewall(ctx, m, cl, bulk) })
+		wg.Go(func() { rec.LoadBalancers, lbErr = c.loadBalancersOf(ctx, m, cl.ProjectID, cl.IPAddressID, bulk) })
 	} else {
 		wg.Go(func() {
 			m.call(cmdListNetworks)
@@ -121,116 +157,41 @@ func (c *Checker) rulesView(ctx context.Context, m *meter, cl *cloudstack.Cluste
 	}
 	wg.Wait()
 	if err := cmp.Or(fwErr, pfErr, lbErr, netErr); err != nil {
-		return rulesResult{}, err
+		return rec, nil, err
 	}
-
-	layout := rules.Layout{Network: rules.NetworkIsolated, Nodes: clusterview.LayoutNodes(cl), EtcdStartPort: c.EtcdSSHStartPort,
-		IPAddressID: cl.IPAddressID, NetworkID: cl.NetworkID, SSHCIDRs: opts.SSHCIDRs, APICIDRs: opts.APICIDRs}
-	var tier vpcTierView
-	if !isolated {
-		net := findNetwork(networks, cl.NetworkID)
-		switch {
-		case net == nil:
-			return rulesNotChecked("network " + cl.NetworkID + " is not visible to these credentials"), nil
-		case net.VPCID == "":
-			// Shared and routed networks: CKS keeps no rules there.
-			return rulesResult{}, nil
-		}
-		layout.Network = rules.NetworkVPC
-		layout.IPAddressID = vpcAddressID(forwards, clusterview.EndpointHost(cl))
-		var err error
-		if tier, err = c.readVPCTier(ctx, m, cl, net, layout.IPAddressID, bulk); err != nil {
-			return rulesResult{}, err
-		}
-		layout.VPCAPI = tier.api
-		lbs = nil // listed by readVPCTier, and only on the load balancer path
-	}
-
-	networkForwards := forwardRules(forwards)
-	view := &drift.RulesView{Layout: layout, NetworkForwards: networkForwards, ACL: tier.acl,
-		LoadBalancersListed: isolated || tier.api == rules.VPCAPILoadBalancer && layout.IPAddressID != ""}
-	view.Rules = append(view.Rules, tier.lbs...)
-	view.Rules = append(view.Rules, firewallRules(firewalls)...)
-	for _, pf := range networkForwards {
-		if layout.IPAddressID != "" && pf.IPAddressID == layout.IPAddressID {
-			view.Rules = append(view.Rules, pf)
-		}
-	}
-	for _, lb := range lbs {
-		view.Rules = append(view.Rules, clusterview.LoadBalancerRule(lb))
-	}
-	if start, ok := rules.DetectEtcdStartPort(layout, view.Rules); ok {
-		view.Layout.EtcdStartPort = start
-	}
-	if hasPortlessTCPRule(view.Rules) {
-		m.call(cmdCapabilities)
-		version, err := c.API.CloudStackVersion(ctx)
-		view.Server.PortlessRuleBreaksScale = err != nil || clusterview.PortlessRuleBreaksScale(version)
-	}
-	return rulesResult{view: view}, nil
+	return rec, clusterview.FindNetwork(networks, cl.NetworkID), nil
 }
 
-func hasPortlessTCPRule(rs []rules.Rule) bool {
-	for _, r := range rs {
-		if r.Kind == rules.KindFirewall && r.StartPort <= 0 && strings.EqualFold(strings.TrimSpace(r.Protocol), rules.ProtocolTCP) {
-			return true
-		}
-	}
-	return false
-}
-
-func (c *Checker) ipLoadBalancers(ctx context.Context, m *meter, cl *cloudstack.Cluster, bulk *bulkRules) ([]cloudstack.LoadBalancerRule, error) {
+// listed are a cluster's records of one kind: the fleet's shared listing's
+// (pick), or one call of command of the cluster's own (list).
+func listed[T any](c *Checker, m *meter, bulk *bulkRules, pick func(*bulkRules) []T, command string, list func() ([]T, error)) ([]T, error) {
 	if bulk != nil {
 		if err := bulk.load(c, m); err != nil {
 			return nil, err
 		}
-		return bulk.lbByIP[cl.IPAddressID], nil
+		return pick(bulk), nil
 	}
-	m.call(cmdListLB)
-	return c.API.ListLoadBalancerRules(ctx, cloudstack.ListRulesParams{IPAddressID: cl.IPAddressID, ProjectID: cl.ProjectID})
+	m.call(command)
+	return list()
+}
+
+func (c *Checker) loadBalancersOf(ctx context.Context, m *meter, projectID, ipID string, bulk *bulkRules) ([]cloudstack.LoadBalancerRule, error) {
+	return listed(c, m, bulk, func(b *bulkRules) []cloudstack.LoadBalancerRule { return b.lbByIP[ipID] }, cmdListLB,
+		func() ([]cloudstack.LoadBalancerRule, error) {
+			return c.API.ListLoadBalancerRules(ctx, cloudstack.ListRulesParams{IPAddressID: ipID, ProjectID: projectID})
+		})
 }
 
 func (c *Checker) networkForwards(ctx context.Context, m *meter, cl *cloudstack.Cluster, bulk *bulkRules) ([]cloudstack.PortForwardingRule, error) {
-	if bulk != nil {
-		if err := bulk.load(c, m); err != nil {
-			return nil, err
-		}
-		return bulk.forwardsByNetwork[cl.NetworkID], nil
-	}
-	m.call(cmdListForwards)
-	return c.API.ListPortForwardingRules(ctx, cloudstack.ListRulesParams{NetworkID: cl.NetworkID, ProjectID: cl.ProjectID})
+	return listed(c, m, bulk, func(b *bulkRules) []cloudstack.PortForwardingRule { return b.forwardsByNetwork[cl.NetworkID] },
+		cmdListForwards, func() ([]cloudstack.PortForwardingRule, error) {
+			return c.API.ListPortForwardingRules(ctx, cloudstack.ListRulesParams{NetworkID: cl.NetworkID, ProjectID: cl.ProjectID})
+		})
 }
 
 func (c *Checker) ipFirewall(ctx context.Context, m *meter, cl *cloudstack.Cluster, bulk *bulkRules) ([]cloudstack.FirewallRule, error) {
-	if bulk != nil {
-		if err := bulk.load(c, m); err != nil {
-			return nil, err
-		}
-		return bulk.firewallByIP[cl.IPAddressID], nil
-	}
-	m.call(cmdListFirewall)
-	return c.API.ListFirewallRules(ctx, cloudstack.ListRulesParams{IPAddressID: cl.IPAddressID, ProjectID: cl.ProjectID})
-}
-
-func findNetwork(list []cloudstack.Network, id string) *cloudstack.Network {
-	for i := range list {
-		if list[i].ID == id {
-			return &list[i]
-		}
-	}
-	return nil
-}
-
-// vpcAddressID finds the id of the cluster's VPC public IP from the
-// forwards that use its address; "" when none does (all forwards gone).
-func vpcAddressID(forwards []cloudstack.PortForwardingRule, address string) string {
-	if address == "" {
-		return ""
-	}
-	for _, pf := range forwards {
-		if pf.IPAddress == address && pf.IPAddressID != "" {
-			return pf.IPAddressID
-		}
-	}
-	return ""
+	return listed(c, m, bulk, func(b *bulkRules) []cloudstack.FirewallRule { return b.firewallByIP[cl.IPAddressID] },
+		cmdListFirewall, func() ([]cloudstack.FirewallRule, error) {
+			return c.API.ListFirewallRules(ctx, cloudstack.ListRulesParams{IPAddressID: cl.IPAddressID, ProjectID: cl.ProjectID})
+		})
 }

@@ -24,6 +24,7 @@ import (
 // all of them.
 var docRunners = map[string]string{
 	"README.md":                                             "TestReadmeQuickStart",
+	"docs/guides/adopting-clusters.md":                      "TestGuideAdoptingClusters",
 	"docs/guides/drift-ci-gates.md":                         "TestGuideDriftGateExamples",
 	"docs/guides/etcd-scaling.md":                           "TestGuideEtcdScalingExample",
 	"docs/guides/external-nodes.md":                         "TestGuideExternalNodesExample",

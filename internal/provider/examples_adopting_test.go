@@ -59,7 +59,7 @@ func TestGuideAdoptingClusters(t *testing.T) {
 	r.terraform(adopt, vars, "plan", "-detailed-exitcode", "-input=false", "-no-color")
 
 	scheduled := t.TempDir()
-	writeFile(t, scheduled, "main.tf", run.block("a read-only role with listKubernetesClusters"))
+	writeFile(t, scheduled, "main.tf", run.block("Credentials that may list every account's clusters"))
 	writeFile(t, scheduled, "clusters.tfquery.hcl", run.block(`list "cks_cluster" "all"`))
 	script := filepath.Join(scheduled, "find-unmanaged.sh")
 	if err := os.WriteFile(script, []byte(fencedBlock(t, doc, "shell", "Clusters that no Terraform state manages")), 0o700); err != nil {

@@ -117,14 +117,15 @@ func ExpectedACL(l Layout, acl TierACL) []ACLExpectation {
 // management servers.
 func IsCKSACLItem(it ACLItem, port int) bool {
 	if !strings.EqualFold(it.Action, ACLAllow) || !strings.EqualFold(it.TrafficType, ACLIngress) ||
-		!strings.EqualFold(strings.TrimSpace(it.Protocol), ProtocolTCP) || it.StartPort != port || aclEnd(it) != port {
+		!strings.EqualFold(strings.TrimSpace(it.Protocol), ProtocolTCP) || it.StartPort != port || it.End() != port {
 		return false
 	}
 	c := NormalCIDRs(it.CIDRs)
 	return slices.Equal(c, []string{AnyCIDR}) || slices.Equal(c, NormalCIDRs([]string{AnyCIDR, AnyIPv6CIDR}))
 }
 
-func aclEnd(it ACLItem) int {
+// End is the item's last port: EndPort, or StartPort when it is unset.
+func (it ACLItem) End() int {
 	if it.EndPort == 0 {
 		return it.StartPort
 	}
@@ -204,7 +205,7 @@ func coversTCPPort(it ACLItem, port int) bool {
 	if !strings.EqualFold(p, ProtocolTCP) && !strings.EqualFold(p, "all") && p != "6" {
 		return false
 	}
-	return it.StartPort == 0 || (it.StartPort <= port && port <= aclEnd(it))
+	return it.StartPort == 0 || (it.StartPort <= port && port <= it.End())
 }
 
 // DestroyRevokes returns the items of the list that CloudStack's destroy of
@@ -217,7 +218,7 @@ func DestroyRevokes(acl TierACL) []ACLItem {
 	}
 	var out []ACLItem
 	for _, it := range acl.Items {
-		if it.Protocol == ACLProtocolCKS && it.Action == ACLAllow && it.StartPort != 0 && it.StartPort == aclEnd(it) &&
+		if it.Protocol == ACLProtocolCKS && it.Action == ACLAllow && it.StartPort != 0 && it.StartPort == it.End() &&
 			(it.StartPort == APIPort || it.StartPort == SSHPort) {
 			out = append(out, it)
 		}
@@ -229,9 +230,9 @@ func DestroyRevokes(acl TierACL) []ACLItem {
 func DescribeACLItem(it ACLItem) string {
 	ports := "all ports"
 	if it.StartPort > 0 {
-		ports = portRange(it.StartPort, aclEnd(it))
+		ports = PortRange(it.StartPort, it.End())
 	}
-	what := fmt.Sprintf("%s %s %q %s from %s", it.Action, it.TrafficType, it.Protocol, ports, cidrText(NormalCIDRs(it.CIDRs)))
+	what := fmt.Sprintf("%s %s %q %s from %s", it.Action, it.TrafficType, it.Protocol, ports, CIDRText(NormalCIDRs(it.CIDRs)))
 	if it.Reason != "" {
 		what += fmt.Sprintf(" (%q)", it.Reason)
 	}

@@ -286,11 +286,11 @@ func identifyFirewall(l Layout, vms clusterVMs, r Rule, owned func(Purpose, int)
 	if l.Network != NetworkIsolated {
 		return user("CKS keeps no firewall rules on a VPC tier")
 	}
-	if r.StartPort == NodeSSHStartPort && endPort(r) < l.nodePortLimit() {
+	if r.StartPort == NodeSSHStartPort && r.End() < l.nodePortLimit() {
 		if l.ownsSSHCIDRs(r) {
 			return owned(PurposeNodeSSHRange, 0)
 		}
-		return user(fmt.Sprintf("source CIDRs %v: the node SSH range has %s", cidrs(r), cidrText(l.sshCIDRs())))
+		return user(fmt.Sprintf("source CIDRs %v: the node SSH range has %s", cidrs(r), CIDRText(l.sshCIDRs())))
 	}
 	if l.isEtcdRange(r) && l.ownsSSHCIDRs(r) {
 		return owned(PurposeEtcdSSHRange, 0)
@@ -318,7 +318,14 @@ func identifyFirewall(l Layout, vms clusterVMs, r Rule, owned func(Purpose, int)
 	return user("")
 }
 
-func cidrText(cidrs []string) string { return strings.Join(cidrs, ",") }
+// CIDRText words a CIDR list for messages: "10.0.0.0/8,192.168.0.0/16",
+// or "any source" for none.
+func CIDRText(cidrs []string) string {
+	if len(cidrs) == 0 {
+		return "any source"
+	}
+	return strings.Join(cidrs, ",")
+}
 
 func identifyForward(l Layout, vms clusterVMs, r Rule, owned func(Purpose, int) ClassifiedRule, user func(string) ClassifiedRule) ClassifiedRule {
 	public, ok := singlePublicPort(r)
@@ -344,7 +351,7 @@ func identifyForward(l Layout, vms clusterVMs, r Rule, owned func(Purpose, int) 
 		return user("")
 	}
 	if private != SSHPort {
-		return user(fmt.Sprintf("forwards to private port %s, CKS forwards to %d", portRange(r.PrivatePort, r.PrivateEndPort), SSHPort))
+		return user(fmt.Sprintf("forwards to private port %s, CKS forwards to %d", PortRange(r.PrivatePort, r.PrivateEndPort), SSHPort))
 	}
 	if inNodeRange {
 		if _, ok := vms.sshIndex[r.VMID]; ok {
@@ -468,13 +475,13 @@ func (x *expectationIndex) mismatch(e Expectation, r Rule) string {
 	case PurposeNodeSSHRange, PurposeEtcdSSHRange, PurposeAPIFirewall:
 		what := map[Purpose]string{PurposeNodeSSHRange: "node SSH firewall range", PurposeEtcdSSHRange: "etcd SSH firewall range",
 			PurposeAPIFirewall: "API firewall rule"}[e.Purpose]
-		if !slices.Contains(e.spans(), portSpan{r.StartPort, endPort(r)}) {
+		if !slices.Contains(e.spans(), portSpan{r.StartPort, r.End()}) {
 			return fmt.Sprintf("%s is %s, expected %s", what,
-				portRange(r.StartPort, endPort(r)), portRange(e.StartPort, e.EndPort))
+				PortRange(r.StartPort, r.End()), PortRange(e.StartPort, e.EndPort))
 		}
-		if !sameCIDRSet(r.CIDRs, e.CIDRs) {
-			return fmt.Sprintf("%s %s is open to %s, expected %s", what, portRange(r.StartPort, endPort(r)),
-				cidrText(NormalCIDRs(cidrs(r))), cidrText(NormalCIDRs(e.CIDRs)))
+		if !SameCIDRs(r.CIDRs, e.CIDRs) {
+			return fmt.Sprintf("%s %s is open to %s, expected %s", what, PortRange(r.StartPort, r.End()),
+				CIDRText(NormalCIDRs(cidrs(r))), CIDRText(NormalCIDRs(e.CIDRs)))
 		}
 	case PurposeNodeSSHForward, PurposeEtcdForward:
 		if r.VMID != e.VMID {
@@ -492,6 +499,8 @@ func (x *expectationIndex) mismatch(e Expectation, r Rule) string {
 	return ""
 }
 
-func sameCIDRSet(a, b []string) bool {
+// SameCIDRs reports whether two CIDR lists are the same set of CIDRs
+// (NormalCIDRs).
+func SameCIDRs(a, b []string) bool {
 	return slices.Equal(NormalCIDRs(a), NormalCIDRs(b))
 }

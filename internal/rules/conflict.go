@@ -53,7 +53,7 @@ func conflicts(existing, candidate Rule) bool {
 		// Only two port-less firewall rules of one protocol collide.
 		return bothFirewall && !existingPorts && !candidatePorts && sameProtocol
 	}
-	return existing.StartPort <= endPort(candidate) && candidate.StartPort <= endPort(existing)
+	return existing.StartPort <= candidate.End() && candidate.StartPort <= existing.End()
 }
 
 // cidrsIntersect is detectConflictingCidrs: exact string intersection, where

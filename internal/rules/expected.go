@@ -123,7 +123,7 @@ func (e Expectation) Rule(l Layout) Rule {
 func (e Expectation) String() string {
 	switch e.Kind {
 	case KindFirewall:
-		return fmt.Sprintf("%s firewall %s %s", e.Purpose, e.Protocol, portRange(e.StartPort, e.EndPort))
+		return fmt.Sprintf("%s firewall %s %s", e.Purpose, e.Protocol, PortRange(e.StartPort, e.EndPort))
 	case KindPortForward:
 		return fmt.Sprintf("%s forward %s %d -> %d to VM %s", e.Purpose, e.Protocol, e.StartPort, e.PrivatePort, e.VMID)
 	default:
@@ -218,7 +218,7 @@ func (l Layout) etcdRanges() []portSpan {
 // isEtcdRange reports whether a rule has the ports of an etcd SSH range.
 func (l Layout) isEtcdRange(r Rule) bool {
 	for _, s := range l.etcdRanges() {
-		if r.StartPort == s.start && endPort(r) == s.end {
+		if r.StartPort == s.start && r.End() == s.end {
 			return true
 		}
 	}
@@ -279,8 +279,13 @@ func apiLoadBalancer() Expectation {
 	}
 }
 
-func portRange(start, end int) string {
-	if end == 0 || end == start {
+// PortRange words a port range for messages: "2222-2224", "6443", or
+// "(all ports)" for a rule without ports.
+func PortRange(start, end int) string {
+	switch {
+	case start == 0 && end == 0:
+		return "(all ports)"
+	case end == 0 || end == start:
 		return fmt.Sprintf("%d", start)
 	}
 	return fmt.Sprintf("%d-%d", start, end)

@@ -60,7 +60,7 @@ func (s *server) cksScale(l Layout, pick func([]Rule) (Rule, bool)) error {
 	}
 	s.delete(fw.ID)
 	s.rules = slices.DeleteFunc(s.rules, func(r Rule) bool {
-		return r.Kind == KindPortForward && r.StartPort >= NodeSSHStartPort && r.StartPort <= endPort(fw)
+		return r.Kind == KindPortForward && r.StartPort >= NodeSSHStartPort && r.StartPort <= fw.End()
 	})
 	for _, r := range cksNodeRules(l) {
 		if err := s.create(r); err != nil {
@@ -102,7 +102,7 @@ func TestPreflightExternalNodesInCKSLayoutAreTheSyncsToFix(t *testing.T) {
 		if h.Kind != HazardWrongPick || h.Owner != OwnerCKS || h.Remedy != RemedySync || h.Purpose != PurposeExternalSSHFirewall {
 			t.Errorf("hazard %+v", h)
 		}
-		picks = append(picks, portRange(h.Rule.StartPort, endPort(h.Rule)))
+		picks = append(picks, PortRange(h.Rule.StartPort, h.Rule.End()))
 	}
 	if !slices.Equal(picks, []string{"2224", "2225"}) {
 		t.Fatalf("hazards on %v, want the external nodes' rules 2224 and 2225", picks)

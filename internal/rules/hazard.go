@@ -112,7 +112,7 @@ func selectorMatches(c Classification, forwards []Rule, srv Server) (ranges, oth
 			continue
 		}
 		switch {
-		case fw.StartPort <= 0:
+		case PortlessTCP(fw):
 			if srv.PortlessRuleBreaksScale {
 				portless = append(portless, hazardOf(HazardPortless, cr, fmt.Sprintf("%s has no ports; on CloudStack 4.21.0 "+
 					"through 4.22.0.x the scale's SSH rule selector throws a NullPointerException on it, the job fails with 530 "+
@@ -151,7 +151,7 @@ func betterNodeRange(a, b ClassifiedRule) bool {
 	if am != bm {
 		return am
 	}
-	if ea, eb := endPort(a.Rule), endPort(b.Rule); ea != eb {
+	if ea, eb := a.Rule.End(), b.Rule.End(); ea != eb {
 		return ea > eb
 	}
 	return a.Rule.ID < b.Rule.ID
@@ -167,8 +167,8 @@ func wrongPicks(others []ClassifiedRule) []Hazard {
 		if fw.StartPort == NodeSSHStartPort {
 			why = "starts at 2222 like the node SSH range"
 		}
-		cleanup := fmt.Sprintf("deletes the forwards of the network from 2222 to %d", endPort(fw))
-		if endPort(fw) < NodeSSHStartPort {
+		cleanup := fmt.Sprintf("deletes the forwards of the network from 2222 to %d", fw.End())
+		if fw.End() < NodeSSHStartPort {
 			cleanup = "keeps the old node range, whose forwards it deletes and cannot re-create"
 		}
 		if cr.Purpose == PurposeExternalSSHFirewall {
@@ -205,7 +205,7 @@ func collateral(l Layout, nodeRange *Rule, forwards []ClassifiedRule) []Hazard {
 			Kind: HazardCollateral, Owner: OwnerUser, Purpose: PurposeUser, Rule: pf, Remedy: RemedyAroundScale,
 			Explanation: fmt.Sprintf("user port forward %s (%s) has its public start port in the node SSH range %s; "+
 				"every scale of the cluster deletes all port forwards of the network that start in that range, so it would be deleted",
-				pf.ID, describeForward(pf), portRange(NodeSSHStartPort, end)),
+				pf.ID, describeForward(pf), PortRange(NodeSSHStartPort, end)),
 		})
 	}
 	return out
@@ -245,18 +245,14 @@ func describeRule(cr ClassifiedRule) string {
 	if cr.Owned() {
 		what = "CKS " + cr.Purpose.describe() + " firewall rule"
 	}
-	ports := "(all ports)"
-	if r.StartPort > 0 {
-		ports = portRange(r.StartPort, endPort(r))
-	}
-	return fmt.Sprintf("%s %s (tcp %s from %s)", what, r.ID, ports, cidrText(NormalCIDRs(cidrs(r))))
+	return fmt.Sprintf("%s %s (tcp %s from %s)", what, r.ID, PortRange(r.StartPort, r.End()), CIDRText(NormalCIDRs(cidrs(r))))
 }
 
 // cleanupEnd is the end of the forward range a scale cleans up: the node
 // range's end, or the expected one when the range is missing.
 func cleanupEnd(l Layout, nodeRange *Rule) (int, bool) {
 	if nodeRange != nil {
-		return endPort(*nodeRange), true
+		return (*nodeRange).End(), true
 	}
 	if n := l.InternalCount(); n > 0 {
 		return NodeSSHStartPort + n - 1, true
@@ -301,5 +297,5 @@ func forwardRules(crs []ClassifiedRule) []Rule {
 
 func describeForward(pf Rule) string {
 	return fmt.Sprintf("%s %s -> %s to VM %s on IP %s", pf.Protocol,
-		portRange(pf.StartPort, endPort(pf)), portRange(pf.PrivatePort, pf.PrivateEndPort), pf.VMID, pf.IPAddressID)
+		PortRange(pf.StartPort, pf.End()), PortRange(pf.PrivatePort, pf.PrivateEndPort), pf.VMID, pf.IPAddressID)
 }

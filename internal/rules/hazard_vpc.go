@@ -24,7 +24,7 @@ func PreflightVPC(l Layout, rules, networkForwards []Rule, nodesAfter int) []Haz
 			Explanation: fmt.Sprintf("user port forward %s (%s) has its public start port in %s; a size change of the cluster "+
 				"that leaves it %d node VM(s) or more (control, worker and external) deletes every port forward of the VPC tier "+
 				"starting in 2222 up to the last node's port, so this one would be deleted", pf.ID, describeForward(pf),
-				portRange(NodeSSHStartPort, end), pf.StartPort-NodeSSHStartPort+1),
+				PortRange(NodeSSHStartPort, end), pf.StartPort-NodeSSHStartPort+1),
 		})
 	}
 	return out

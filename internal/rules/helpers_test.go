@@ -68,7 +68,7 @@ func (s *server) create(r Rule) error {
 	s.next++
 	if c, ok := DetectConflict(s.onIP(r.IPAddressID), r); ok {
 		return fmt.Errorf("the range specified, %d-%d, conflicts with rule %s which has %d-%d",
-			r.StartPort, endPort(r), c.ID, c.StartPort, endPort(c))
+			r.StartPort, r.End(), c.ID, c.StartPort, c.End())
 	}
 	s.rules = append(s.rules, r)
 	return nil
@@ -179,7 +179,7 @@ func (s *server) scaleRules(l Layout, pick func([]Rule) (Rule, bool)) error {
 	}
 	s.delete(fw.ID)
 	s.rules = slices.DeleteFunc(s.rules, func(r Rule) bool {
-		return r.Kind == KindPortForward && r.StartPort >= NodeSSHStartPort && r.StartPort <= endPort(fw)
+		return r.Kind == KindPortForward && r.StartPort >= NodeSSHStartPort && r.StartPort <= fw.End()
 	})
 	open := l
 	open.SSHCIDRs = nil
@@ -266,7 +266,7 @@ func ownedShape(l Layout, rules []Rule) []string {
 	for _, cr := range Classify(l, rules).Rules {
 		if cr.Owned() {
 			r := cr.Rule
-			out = append(out, fmt.Sprintf("%s %s %d-%d->%d %s %v", cr.Purpose, r.Kind, r.StartPort, endPort(r), r.PrivatePort, r.VMID, NormalCIDRs(r.CIDRs)))
+			out = append(out, fmt.Sprintf("%s %s %d-%d->%d %s %v", cr.Purpose, r.Kind, r.StartPort, r.End(), r.PrivatePort, r.VMID, NormalCIDRs(r.CIDRs)))
 		}
 	}
 	slices.Sort(out)
@@ -277,14 +277,14 @@ func expectedShape(l Layout) []string {
 	var out []string
 	for _, e := range Expected(l) {
 		r := e.Rule(l)
-		out = append(out, fmt.Sprintf("%s %s %d-%d->%d %s %v", e.Purpose, r.Kind, r.StartPort, endPort(r), r.PrivatePort, r.VMID, NormalCIDRs(r.CIDRs)))
+		out = append(out, fmt.Sprintf("%s %s %d-%d->%d %s %v", e.Purpose, r.Kind, r.StartPort, r.End(), r.PrivatePort, r.VMID, NormalCIDRs(r.CIDRs)))
 	}
 	slices.Sort(out)
 	return out
 }
 
 func actionText(a Action) string {
-	return fmt.Sprintf("%s %s %s %s", a.Op, a.Purpose, portRange(a.Rule.StartPort, endPort(a.Rule)), a.Rule.VMID)
+	return fmt.Sprintf("%s %s %s %s", a.Op, a.Purpose, PortRange(a.Rule.StartPort, a.Rule.End()), a.Rule.VMID)
 }
 
 func waveTexts(p Plan) [][]string {

@@ -136,7 +136,7 @@ func planCreates(l Layout, missing []Expectation, stale []ClassifiedRule, nonSta
 			p.Blocked = append(p.Blocked, Blocked{
 				Expectation: e, Conflict: conflict,
 				Reason: fmt.Sprintf("%s would conflict with rule %s (%s %s)", e, conflict.ID, conflict.Kind,
-					portRange(conflict.StartPort, endPort(conflict))),
+					PortRange(conflict.StartPort, conflict.End())),
 			})
 			continue
 		}

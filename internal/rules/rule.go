@@ -86,6 +86,23 @@ type Layout struct {
 	// Read it from the etcd forwards (DetectEtcdStartPort): the setting is
 	// dynamic, so the configured value may not be the one the cluster got.
 	EtcdStartPort int
+	// SourceCIDRs are the source CIDRs the provider gives the SSH and API
+	// firewall rules it keeps, and those it gave them before.
+	SourceCIDRs
+	// IPAddressID and NetworkID are copied into the rules a plan creates.
+	IPAddressID string
+	NetworkID   string
+	// VPCAPI is how CKS opened the API of a cluster on a VPC tier, which
+	// the tier's network offering decides; "" when it is not known, and
+	// then neither way is required.
+	VPCAPI VPCAPIPath
+}
+
+// SourceCIDRs are the source CIDRs the provider gives the firewall rules
+// it keeps on a cluster's IP, and the lists it gave them before: what a
+// configuration asks of the rules (the engine's intent) and what a layout
+// decides ownership by.
+type SourceCIDRs struct {
 	// SSHCIDRs are the source CIDRs of the SSH firewall rules the provider
 	// keeps (the node SSH range and the merged etcd SSH range); empty means
 	// 0.0.0.0/0, which is what CKS hard-codes.
@@ -96,17 +113,11 @@ type Layout struct {
 	FormerSSHCIDRs [][]string
 	// APICIDRs are the source CIDRs of the API firewall rule (6443) the
 	// provider keeps; empty means 0.0.0.0/0, as CKS makes it, and then
-	// the API rule is left as it is.
+	// the API rule is left as it is, unless FormerAPICIDRs says the provider
+	// narrowed it before (then it is opened again).
 	APICIDRs []string
 	// FormerAPICIDRs are CIDR lists the provider gave the API rule before.
 	FormerAPICIDRs [][]string
-	// IPAddressID and NetworkID are copied into the rules a plan creates.
-	IPAddressID string
-	NetworkID   string
-	// VPCAPI is how CKS opened the API of a cluster on a VPC tier, which
-	// the tier's network offering decides; "" when it is not known, and
-	// then neither way is required.
-	VPCAPI VPCAPIPath
 }
 
 // VPCAPIPath is how CKS opens the API of a cluster on a VPC tier
@@ -190,6 +201,13 @@ func (l Layout) nodePortLimit() int {
 
 func isTCP(r Rule) bool {
 	return strings.EqualFold(strings.TrimSpace(r.Protocol), ProtocolTCP)
+}
+
+// PortlessTCP tells whether a rule is a TCP firewall rule without ports,
+// which the scale's SSH rule selector of some versions throws on
+// (Server.PortlessRuleBreaksScale).
+func PortlessTCP(r Rule) bool {
+	return r.Kind == KindFirewall && r.StartPort <= 0 && isTCP(r)
 }
 
 // cidrs returns the rule's CIDRs without blanks.
@@ -285,10 +303,20 @@ func privateSinglePort(r Rule) int {
 	return r.PrivatePort
 }
 
-// endPort returns EndPort, or StartPort when EndPort is unset.
-func endPort(r Rule) int {
+// End is the rule's last public port: EndPort, or StartPort when EndPort
+// is unset (CloudStack lists a single-port rule either way).
+func (r Rule) End() int {
 	if r.EndPort == 0 {
 		return r.StartPort
 	}
 	return r.EndPort
+}
+
+// PrivateEnd is the rule's last private port: PrivateEndPort, or
+// PrivatePort when it is unset.
+func (r Rule) PrivateEnd() int {
+	if r.PrivateEndPort == 0 {
+		return r.PrivatePort
+	}
+	return r.PrivateEndPort
 }

@@ -17,7 +17,7 @@ func anyForwardToSSH(forwards []Rule, fw Rule) bool {
 	}
 	for _, pf := range forwards {
 		if pf.Kind == KindPortForward && sameNetwork(pf, fw) &&
-			pf.StartPort == fw.StartPort && endPort(pf) == endPort(fw) && pf.PrivatePort == SSHPort {
+			pf.StartPort == fw.StartPort && pf.End() == fw.End() && pf.PrivatePort == SSHPort {
 			return true
 		}
 	}
@@ -157,7 +157,7 @@ func DestroyCandidates(c Classification, networkForwards []Rule) []Rule {
 		if cr.Owned() || r.Kind != KindFirewall || !isTCP(r) || r.StartPort <= 0 {
 			continue
 		}
-		api := r.StartPort == APIPort && endPort(r) == APIPort
+		api := r.StartPort == APIPort && r.End() == APIPort
 		if api || r.StartPort == NodeSSHStartPort || anyForwardToSSH(networkForwards, r) {
 			out = append(out, r)
 		}

@@ -60,7 +60,7 @@ func forwardsToSSH(rules []Rule, fw Rule) bool {
 		if pf.Kind != KindPortForward || !sameNetwork(pf, fw) {
 			continue
 		}
-		if pf.StartPort == fw.StartPort && endPort(pf) == endPort(fw) {
+		if pf.StartPort == fw.StartPort && pf.End() == fw.End() {
 			return pf.PrivatePort == SSHPort
 		}
 	}

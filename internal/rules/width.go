@@ -107,10 +107,10 @@ func openedPorts(r Rule, spans []portSpan) string {
 	for _, s := range spans {
 		from, to := s.start, s.end
 		if r.StartPort > 0 {
-			from, to = max(from, r.StartPort), min(to, endPort(r))
+			from, to = max(from, r.StartPort), min(to, r.End())
 		}
 		if from <= to {
-			parts = append(parts, portRange(from, to))
+			parts = append(parts, PortRange(from, to))
 		}
 	}
 	return strings.Join(parts, ",")
