@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/wire"
 )
 
 // caller is the authenticated user of a request.
@@ -26,30 +27,30 @@ func (s *Simulator) canAccess(c *caller, accountID string) bool {
 }
 
 // checkAccess is canAccess as a 531 for commands on one resource.
-func (s *Simulator) checkAccess(c *caller, accountID, what string) *apiError {
+func (s *Simulator) checkAccess(c *caller, accountID, what string) *wire.APIError {
 	if s.canAccess(c, accountID) {
 		return nil
 	}
-	return permissionDenied("Account %s does not have permission to operate within domain or on resource %s", c.account.Name, what)
+	return wire.PermissionDenied("Account %s does not have permission to operate within domain or on resource %s", c.account.Name, what)
 }
 
 // resolveOwner picks the owner of a new resource from account/domainid and
 // projectid, defaulting to the caller's account.
-func (s *Simulator) resolveOwner(c *caller, p params) (*model.Account, *apiError) {
-	if id := p.str("projectid"); id != "" {
+func (s *Simulator) resolveOwner(c *caller, p wire.Params) (*model.Account, *wire.APIError) {
+	if id := p.Str("projectid"); id != "" {
 		prj, err := s.accessibleProject(c, id)
 		if err != nil {
 			return nil, err
 		}
 		return s.st.Account(prj.AccountID), nil
 	}
-	if name := p.str("account"); name != "" {
-		a := s.st.AccountByName(name, p.str("domainid"))
+	if name := p.Str("account"); name != "" {
+		a := s.st.AccountByName(name, p.Str("domainid"))
 		if a == nil {
-			return nil, invalidParam("Unable to find account %s in domain id=%s", name, p.str("domainid"))
+			return nil, wire.InvalidParam("Unable to find account %s in domain id=%s", name, p.Str("domainid"))
 		}
 		if !c.isAdmin() && a.ID != c.account.ID {
-			return nil, permissionDenied("Account %s does not have permission to operate on account %s", c.account.Name, a.Name)
+			return nil, wire.PermissionDenied("Account %s does not have permission to operate on account %s", c.account.Name, a.Name)
 		}
 		return a, nil
 	}
@@ -58,13 +59,13 @@ func (s *Simulator) resolveOwner(c *caller, p params) (*model.Account, *apiError
 
 // accessibleProject resolves the projectid parameter of a command: the
 // project must exist and, for a user, be owned by the caller's account.
-func (s *Simulator) accessibleProject(c *caller, id string) (*model.Project, *apiError) {
+func (s *Simulator) accessibleProject(c *caller, id string) (*model.Project, *wire.APIError) {
 	prj := s.st.Project(id)
 	if prj == nil {
-		return nil, entityNotFound("projectid", id)
+		return nil, wire.EntityNotFound("projectid", id)
 	}
 	if !c.isAdmin() && prj.OwnerAccountID != c.account.ID {
-		return nil, permissionDenied("Account %s does not have permission to access project %s", c.account.Name, prj.Name)
+		return nil, wire.PermissionDenied("Account %s does not have permission to access project %s", c.account.Name, prj.Name)
 	}
 	return prj, nil
 }
@@ -72,8 +73,8 @@ func (s *Simulator) accessibleProject(c *caller, id string) (*model.Project, *ap
 // listScope returns the ownership filter of a list command: projectid
 // (-1 for every visible project), account/domainid, listall, or the
 // caller's own account.
-func (s *Simulator) listScope(c *caller, p params) (func(accountID string) bool, *apiError) {
-	if id := p.str("projectid"); id != "" {
+func (s *Simulator) listScope(c *caller, p wire.Params) (func(accountID string) bool, *wire.APIError) {
+	if id := p.Str("projectid"); id != "" {
 		if id == "-1" {
 			return func(accountID string) bool {
 				prj := s.st.ProjectOfAccount(accountID)
@@ -86,19 +87,19 @@ func (s *Simulator) listScope(c *caller, p params) (func(accountID string) bool,
 		}
 		return func(accountID string) bool { return accountID == prj.AccountID }, nil
 	}
-	if name := p.str("account"); name != "" {
-		a := s.st.AccountByName(name, p.str("domainid"))
+	if name := p.Str("account"); name != "" {
+		a := s.st.AccountByName(name, p.Str("domainid"))
 		if a == nil {
-			return nil, invalidParam("Unable to find account by name %s in domain %s", name, p.str("domainid"))
+			return nil, wire.InvalidParam("Unable to find account by name %s in domain %s", name, p.Str("domainid"))
 		}
 		if !c.isAdmin() && a.ID != c.account.ID {
-			return nil, permissionDenied("Account %s does not have permission to list resources of account %s", c.account.Name, a.Name)
+			return nil, wire.PermissionDenied("Account %s does not have permission to list resources of account %s", c.account.Name, a.Name)
 		}
 		return func(accountID string) bool { return accountID == a.ID }, nil
 	}
-	listAll, _ := p.boolean("listall")
+	listAll, _ := p.Bool("listall")
 	if listAll && c.isAdmin() {
-		domainID := p.str("domainid")
+		domainID := p.Str("domainid")
 		return func(accountID string) bool {
 			a := s.st.Account(accountID)
 			return a != nil && a.AccountType != model.AccountTypeProject && (domainID == "" || strings.EqualFold(a.DomainID, domainID))
@@ -123,16 +124,16 @@ type listFilter[T any] struct {
 
 // newListFilter reads the scope parameters, then the id parameter, looked
 // up with find.
-func newListFilter[T any](s *Simulator, c *caller, p params, find func(string) *T) (listFilter[T], *apiError) {
+func newListFilter[T any](s *Simulator, c *caller, p wire.Params, find func(string) *T) (listFilter[T], *wire.APIError) {
 	scope, err := s.listScope(c, p)
 	if err != nil {
 		return listFilter[T]{}, err
 	}
-	byID, err := resolveParam(p, "id", find)
+	byID, err := wire.ResolveParam(p, "id", find)
 	if err != nil {
 		return listFilter[T]{}, err
 	}
-	idScoped := !c.isAdmin() || p.str("projectid") != "" || p.str("account") != ""
+	idScoped := !c.isAdmin() || p.Str("projectid") != "" || p.Str("account") != ""
 	return listFilter[T]{s: s, c: c, scope: scope, byID: byID, idScoped: idScoped}, nil
 }
 

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/wire"
 	"golang.org/x/crypto/ssh"
 )
 
@@ -391,12 +392,12 @@ func (s *Simulator) SetClusterNodeCount(clusterID string, n int64) error {
 // error code (HTTP status) and text. n <= 0 clears it.
 func (s *Simulator) FailNextCalls(command string, n, code int, text string) {
 	if code == 0 {
-		code = codeInternalError
+		code = wire.CodeInternalError
 	}
 	if text == "" {
 		text = "Injected failure of " + command
 	}
-	s.faults.setAPIFailure(command, n, code, text)
+	s.faults.SetAPIFailure(command, n, code, text)
 }
 
 // LoseNextResponses makes the answers to the next n calls of an API
@@ -404,7 +405,7 @@ func (s *Simulator) FailNextCalls(command string, n, code int, text string) {
 // runs), and the client gets a proxy's 504 instead of the answer. n <= 0
 // clears it.
 func (s *Simulator) LoseNextResponses(command string, n int) {
-	s.faults.setLostResponses(command, n)
+	s.faults.SetLostResponses(command, n)
 }
 
 // FailJobStep makes the next n jobs of an operation fail at a named step
@@ -418,14 +419,14 @@ func (s *Simulator) FailJobStep(op, step string, n int, message string) error {
 	if !slices.Contains(steps, step) {
 		return fmt.Errorf("unknown step %q of %s (known: %s)", step, op, strings.Join(steps, ", "))
 	}
-	s.faults.addJobFailure(op, step, n, message)
+	s.faults.AddJobFailure(op, step, n, message)
 	return nil
 }
 
 // SetCommandLatency delays every call of a command ("" or "*" for all
 // commands) by d; zero clears it.
 func (s *Simulator) SetCommandLatency(command string, d time.Duration) {
-	s.faults.setLatency(command, d)
+	s.faults.SetLatency(command, d)
 }
 
 // SetJobDuration sets how long an async job takes (Options.JobDuration),
@@ -438,7 +439,7 @@ func (s *Simulator) SetJobDuration(d time.Duration) {
 }
 
 // ClearFaults removes every injected API failure, latency and job failure.
-func (s *Simulator) ClearFaults() { s.faults.clear() }
+func (s *Simulator) ClearFaults() { s.faults.Clear() }
 
 // SetSSHLatency delays each SSH command's output.
 func (s *Simulator) SetSSHLatency(d time.Duration) { s.ep.SetSSHLatency(d) }
@@ -458,10 +459,10 @@ func (s *Simulator) SSHSessions() int64 { return s.ep.SSHSessions() }
 func (s *Simulator) HostKey(clusterID string) ssh.PublicKey { return s.ep.HostKey(clusterID) }
 
 // CallCounts returns the number of API calls per command name.
-func (s *Simulator) CallCounts() map[string]int64 { return s.counters.snapshot() }
+func (s *Simulator) CallCounts() map[string]int64 { return s.counters.Snapshot() }
 
 // ResetCallCounts sets every API call counter back to zero.
-func (s *Simulator) ResetCallCounts() { s.counters.reset() }
+func (s *Simulator) ResetCallCounts() { s.counters.Reset() }
 
 // AdvanceClock moves the simulated clock forward (on top of Options.Clock).
 func (s *Simulator) AdvanceClock(d time.Duration) { s.clockOffset.Add(int64(d)) }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/wire"
 )
 
 // createRequest is createKubernetesCluster's validated input.
@@ -32,7 +33,7 @@ type createRequest struct {
 // checks (431), validation (530, as the create phase wraps
 // CloudRuntimeException), network creation, the cluster row in state Created,
 // then the async start job.
-func cmdCreateKubernetesCluster(s *Simulator, c *caller, p params) (map[string]any, *apiError) {
+func cmdCreateKubernetesCluster(s *Simulator, c *caller, p wire.Params) (map[string]any, *wire.APIError) {
 	req, err := s.parseCreate(c, p)
 	if err != nil {
 		return nil, err
@@ -42,7 +43,7 @@ func cmdCreateKubernetesCluster(s *Simulator, c *caller, p params) (map[string]a
 	}
 	cl := s.insertCluster(req)
 	j := s.startJob(c, cmdPkgKubernetes+"CreateKubernetesClusterCmd", "KubernetesCluster", cl.ID, 10,
-		func(jr *jobRun) (any, *apiError) { return s.runCreate(jr, cl, c) })
+		func(jr *jobRun) (any, *wire.APIError) { return s.runCreate(jr, cl, c) })
 	return map[string]any{"id": cl.ID, "jobid": j.ID}, nil
 }
 
@@ -50,7 +51,7 @@ func cmdCreateKubernetesCluster(s *Simulator, c *caller, p params) (map[string]a
 // VMs, workers, network rules, etcd rules, API, ready nodes, kubeconfig.
 // Failures before the kubeconfig leave the cluster in Error, later ones in
 // Alert; nothing is rolled back.
-func (s *Simulator) runCreate(jr *jobRun, c *model.Cluster, who *caller) (any, *apiError) {
+func (s *Simulator) runCreate(jr *jobRun, c *model.Cluster, who *caller) (any, *wire.APIError) {
 	jr.op = "create"
 	if c.EtcdNodes == 0 {
 		jr.steps -= 2 // no etcd VMs, no etcd rules
@@ -88,16 +89,16 @@ type createWorker struct {
 
 // fail moves the cluster with event and returns the 530: the step's
 // injected error, else natural.
-func (w *createWorker) fail(err error, event, natural string) *apiError {
+func (w *createWorker) fail(err error, event, natural string) *wire.APIError {
 	w.s.transit(w.c, event)
-	return internalError("%s", failText(err, natural))
+	return wire.InternalError("%s", failText(err, natural))
 }
 
 // deployFailed is a VM that cannot be deployed: the job fails with the
 // deployment's own error (e.g. 533 capacity); the VMs already deployed stay.
-func (w *createWorker) deployFailed(aerr *apiError, natural string) *apiError {
+func (w *createWorker) deployFailed(aerr *wire.APIError, natural string) *wire.APIError {
 	w.s.transit(w.c, evCreateFailed)
-	return aerr.withContext(natural)
+	return aerr.WithContext(natural)
 }
 
 func (w *createWorker) unusable(what string) string {
@@ -106,7 +107,7 @@ func (w *createWorker) unusable(what string) string {
 
 // provisionNodeVMs deploys the etcd VMs, then the control VMs, then the
 // workers, each group after its step.
-func (w *createWorker) provisionNodeVMs(n *model.Network) *apiError {
+func (w *createWorker) provisionNodeVMs(n *model.Network) *wire.APIError {
 	s, c, jr := w.s, w.c, w.jr
 	if c.EtcdNodes > 0 {
 		if err := jr.step("etcd-vms"); err != nil {
@@ -142,7 +143,7 @@ func (w *createWorker) provisionNodeVMs(n *model.Network) *apiError {
 
 // setupNetworkRules sets up the cluster's network rules, which give it its
 // API endpoint, then those of the etcd nodes.
-func (w *createWorker) setupNetworkRules(n *model.Network, ip *model.PublicIP) *apiError {
+func (w *createWorker) setupNetworkRules(n *model.Network, ip *model.PublicIP) *wire.APIError {
 	s, c, jr := w.s, w.c, w.jr
 	if err := jr.step("network-rules"); err != nil {
 		return w.fail(err, evCreateFailed, fmt.Sprintf("Failed to setup Kubernetes cluster : %s, unable to setup network rules", c.Name))
@@ -174,7 +175,7 @@ func (w *createWorker) setupNetworkRules(n *model.Network, ip *model.PublicIP) *
 // awaitKubernetes waits for the API to answer and every node to be Ready,
 // then reads the kubeconfig and checks the dashboard; a failure from the
 // kubeconfig step on leaves the cluster in Alert rather than Error.
-func (w *createWorker) awaitKubernetes() *apiError {
+func (w *createWorker) awaitKubernetes() *wire.APIError {
 	s, c, jr := w.s, w.c, w.jr
 	if err := jr.step("api"); err != nil {
 		return w.fail(err, evCreateFailed, w.unusable("access control node VMs of the cluster"))
@@ -232,7 +233,7 @@ func (s *Simulator) acquireClusterIP(c *model.Cluster, n *model.Network) (*model
 // createEtcdVMs builds all etcd host names in one tight loop first (so
 // several may share a suffix), then deploys the VMs. It stops at the first
 // VM that cannot be deployed.
-func (s *Simulator) createEtcdVMs(c *model.Cluster, n *model.Network) *apiError {
+func (s *Simulator) createEtcdVMs(c *model.Cluster, n *model.Network) *wire.APIError {
 	prefix := model.EtcdNodePrefix(c.Name, c.ID)
 	names := make([]string, c.EtcdNodes)
 	for i := range names {

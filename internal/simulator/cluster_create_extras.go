@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/wire"
 )
 
 // createExtras are createKubernetesCluster's create-only inputs beyond the
@@ -30,21 +31,21 @@ type createExtras struct {
 // parseExtras reads the extras. cniconfigurationid is a UUID parameter of
 // entity UserDataResponse, so an unknown id is the API layer's 431; the
 // maps are CommandType.MAP, checked later.
-func (s *Simulator) parseExtras(p params, req *createRequest) *apiError {
+func (s *Simulator) parseExtras(p wire.Params, req *createRequest) *wire.APIError {
 	e := &req.extras
-	e.nodeTemplates = p.mapEntries("nodetemplates")
-	var err *apiError
-	if e.cniConfig, err = resolveParam(p, "cniconfigurationid", s.st.UserDataByID); err != nil {
+	e.nodeTemplates = p.MapEntries("nodetemplates")
+	var err *wire.APIError
+	if e.cniConfig, err = wire.ResolveParam(p, "cniconfigurationid", s.st.UserDataByID); err != nil {
 		return err
 	}
 	// CreateKubernetesClusterCmd.getCniConfigDetails: convertDetailsToMap.
-	e.cniDetails = p.detailsMap("cniconfigdetails")
-	if e.asNumber, e.hasASNumber, err = p.long("asnumber"); err != nil {
+	e.cniDetails = p.DetailsMap("cniconfigdetails")
+	if e.asNumber, e.hasASNumber, err = p.Long("asnumber"); err != nil {
 		return err
 	}
-	e.dockerURL, e.dockerUser = p.str("dockerregistryurl"), p.str("dockerregistryusername")
-	e.dockerPassword = p.str("dockerregistrypassword")
-	e.externalLBIP = p.str("externalloadbalanceripaddress")
+	e.dockerURL, e.dockerUser = p.Str("dockerregistryurl"), p.Str("dockerregistryusername")
+	e.dockerPassword = p.Str("dockerregistrypassword")
+	e.externalLBIP = p.Str("externalloadbalanceripaddress")
 	return nil
 }
 
@@ -52,26 +53,26 @@ func (s *Simulator) parseExtras(p params, req *createRequest) *apiError {
 // KubernetesClusterManagerImpl.validateManagedKubernetesClusterCreateParameters:
 // validateDockerRegistryParams, the external load balancer address, then
 // the experimental-features check for a private registry.
-func (s *Simulator) validateExtras(req *createRequest) *apiError {
+func (s *Simulator) validateExtras(req *createRequest) *wire.APIError {
 	e := &req.extras
 	if err := validateDockerRegistryParams(e.dockerUser, e.dockerPassword, e.dockerURL); err != nil {
 		return err
 	}
 	if e.externalLBIP != "" {
 		if _, perr := netip.ParseAddr(e.externalLBIP); perr != nil {
-			return internalError("Invalid external load balancer IP address")
+			return wire.InternalError("Invalid external load balancer IP address")
 		}
 		if req.network == nil {
-			return internalError("externalloadbalanceripaddress parameter must be specified along with networkid parameter")
+			return wire.InternalError("externalloadbalanceripaddress parameter must be specified along with networkid parameter")
 		}
 		// Only a Shared, non-ROUTED network takes one (the simulator models
 		// no ROUTED networks).
 		if req.network.NetType != netTypeShared {
-			return internalError("externalloadbalanceripaddress parameter must be specified when network type is not Shared or is ROUTED network")
+			return wire.InternalError("externalloadbalanceripaddress parameter must be specified when network type is not Shared or is ROUTED network")
 		}
 	}
 	if !s.opts.ExperimentalFeatures && (e.dockerURL != "" || e.dockerUser != "" || e.dockerPassword != "") {
-		return internalError("Private registry for the Kubernetes cluster is an experimental feature. " +
+		return wire.InternalError("Private registry for the Kubernetes cluster is an experimental feature. " +
 			"Use cloud.kubernetes.cluster.experimental.features.enabled configuration for enabling experimental features")
 	}
 	return nil
@@ -79,16 +80,16 @@ func (s *Simulator) validateExtras(req *createRequest) *apiError {
 
 // validateDockerRegistryParams is the manager's method of that name: all
 // three or none, and a URL java.net.URL accepts (it needs a known scheme).
-func validateDockerRegistryParams(user, password, rawURL string) *apiError {
+func validateDockerRegistryParams(user, password, rawURL string) *wire.APIError {
 	if user == "" && password == "" && rawURL == "" {
 		return nil
 	}
 	if user == "" || password == "" || rawURL == "" {
-		return internalError("All the docker private registry parameters (username, password, url) required are specified")
+		return wire.InternalError("All the docker private registry parameters (username, password, url) required are specified")
 	}
 	u, err := url.Parse(rawURL)
 	if err != nil || !javaURLScheme[strings.ToLower(u.Scheme)] {
-		return internalError("Invalid docker registry url specified")
+		return wire.InternalError("Invalid docker registry url specified")
 	}
 	return nil
 }
@@ -102,22 +103,22 @@ var javaURLScheme = map[string]bool{"http": true, "https": true, "ftp": true, "f
 // against CONTROL, WORKER, ETCD and DEFAULT, and the template must exist. The
 // map keys are the upper-case type names. Its InvalidParameterValueExceptions
 // are CloudRuntimeExceptions, which the create phase answers with 530.
-func (s *Simulator) resolveNodeTemplates(entries []map[string]string) (map[model.NodeRole]string, *apiError) {
+func (s *Simulator) resolveNodeTemplates(entries []map[string]string) (map[model.NodeRole]string, *wire.APIError) {
 	out := map[model.NodeRole]string{}
 	for _, entry := range entries {
 		node, tplID := entry["node"], entry["template"]
 		if node == "" || tplID == "" {
-			return nil, internalError("Incomplete Node Type to template ID mapping: '%s' -> '%s'", javaNull(node), javaNull(tplID))
+			return nil, wire.InternalError("Incomplete Node Type to template ID mapping: '%s' -> '%s'", javaNull(node), javaNull(tplID))
 		}
 		role := model.NodeRole(strings.ToLower(node))
 		switch role {
 		case model.RoleControl, model.RoleWorker, model.RoleEtcd, "default":
 		default:
-			return nil, internalError("The provided value '%s' for Node Type is invalid", node)
+			return nil, wire.InternalError("The provided value '%s' for Node Type is invalid", node)
 		}
 		t := s.st.Template(tplID)
 		if t == nil {
-			return nil, internalError("Cannot find a template with ID %s", tplID)
+			return nil, wire.InternalError("Cannot find a template with ID %s", tplID)
 		}
 		out[role] = t.ID
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/wire"
 )
 
 // TestCreateStoresExtrasAndReturnsOnlyCNIAndCSI creates a cluster with every
@@ -139,9 +140,9 @@ func TestCreateRefusesBadExtras(t *testing.T) {
 
 func TestDetailsMapKeepsSubKeyCase(t *testing.T) {
 	t.Parallel()
-	p := newParams("createKubernetesCluster", url.Values{"cniconfigdetails[0].podCidr": {"a"},
+	p := wire.NewParams("createKubernetesCluster", url.Values{"cniconfigdetails[0].podCidr": {"a"},
 		"CNIConfigDetails[1].MTU": {"b"}, "other[0].x": {"c"}})
-	got := p.detailsMap("cniconfigdetails")
+	got := p.DetailsMap("cniconfigdetails")
 	if len(got) != 2 || got["podCidr"] != "a" || got["MTU"] != "b" {
 		t.Errorf("detailsMap = %v", got)
 	}

@@ -4,33 +4,34 @@ import (
 	"strings"
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/wire"
 )
 
 // parseCreate reads createKubernetesCluster's parameters; ids that do not
 // resolve are 431s from the API layer.
-func (s *Simulator) parseCreate(c *caller, p params) (*createRequest, *apiError) {
-	name, err := p.require("name")
+func (s *Simulator) parseCreate(c *caller, p wire.Params) (*createRequest, *wire.APIError) {
+	name, err := p.Require("name")
 	if err != nil {
 		return nil, err
 	}
-	if _, err := p.require("zoneid"); err != nil {
+	if _, err := p.Require("zoneid"); err != nil {
 		return nil, err
 	}
-	req := &createRequest{name: name, description: p.str("description"), keypair: p.str("keypair"),
-		hypervisor: p.str("hypervisor"), offerings: map[model.NodeRole]*model.ServiceOffering{}}
+	req := &createRequest{name: name, description: p.Str("description"), keypair: p.Str("keypair"),
+		hypervisor: p.Str("hypervisor"), offerings: map[model.NodeRole]*model.ServiceOffering{}}
 	if req.description == "" {
 		req.description = name
 	}
-	if req.zone, err = resolveParam(p, "zoneid", s.st.Zone); err != nil {
+	if req.zone, err = wire.ResolveParam(p, "zoneid", s.st.Zone); err != nil {
 		return nil, err
 	}
-	if req.version, err = resolveParam(p, "kubernetesversionid", s.st.Version); err != nil {
+	if req.version, err = wire.ResolveParam(p, "kubernetesversionid", s.st.Version); err != nil {
 		return nil, err
 	}
-	if req.defaultOffering, err = resolveParam(p, "serviceofferingid", s.st.Offering); err != nil {
+	if req.defaultOffering, err = wire.ResolveParam(p, "serviceofferingid", s.st.Offering); err != nil {
 		return nil, err
 	}
-	if req.network, err = resolveParam(p, "networkid", func(id string) *model.Network {
+	if req.network, err = wire.ResolveParam(p, "networkid", func(id string) *model.Network {
 		if n := s.st.Network(id); n != nil && !n.Removed {
 			return n
 		}
@@ -47,12 +48,12 @@ func (s *Simulator) parseCreate(c *caller, p params) (*createRequest, *apiError)
 	if err := parseNodeCounts(p, req); err != nil {
 		return nil, err
 	}
-	req.clusterType = p.str("clustertype")
+	req.clusterType = p.Str("clustertype")
 	if req.clusterType == "" {
 		req.clusterType = "CloudManaged"
 	}
 	if !s.profile.noCSI {
-		req.csi, _ = p.boolean("enablecsi")
+		req.csi, _ = p.Bool("enablecsi")
 	}
 	if err := s.parseExtras(p, req); err != nil {
 		return nil, err
@@ -62,12 +63,12 @@ func (s *Simulator) parseCreate(c *caller, p params) (*createRequest, *apiError)
 
 // parseNodeOfferings reads nodeofferings: one offering per node type, and a
 // "default" entry that counts only when serviceofferingid is not given.
-func (s *Simulator) parseNodeOfferings(p params, req *createRequest) *apiError {
-	for _, entry := range p.mapEntries("nodeofferings") {
+func (s *Simulator) parseNodeOfferings(p wire.Params, req *createRequest) *wire.APIError {
+	for _, entry := range p.MapEntries("nodeofferings") {
 		role := model.NodeRole(strings.ToLower(entry["node"]))
 		off := s.st.Offering(entry["offering"])
 		if off == nil {
-			return entityNotFound("nodeofferings", entry["offering"])
+			return wire.EntityNotFound("nodeofferings", entry["offering"])
 		}
 		switch role {
 		case model.RoleControl, model.RoleWorker, model.RoleEtcd:
@@ -77,7 +78,7 @@ func (s *Simulator) parseNodeOfferings(p params, req *createRequest) *apiError {
 				req.defaultOffering = off
 			}
 		default:
-			return invalidParam("Invalid node type: %s, valid types are: control, worker, etcd, default", entry["node"])
+			return wire.InvalidParam("Invalid node type: %s, valid types are: control, worker, etcd, default", entry["node"])
 		}
 	}
 	return nil
@@ -85,14 +86,14 @@ func (s *Simulator) parseNodeOfferings(p params, req *createRequest) *apiError {
 
 // parseNodeCounts reads the node counts and the root disk size, with their
 // defaults; the deprecated masternodes counts only without controlnodes.
-func parseNodeCounts(p params, req *createRequest) *apiError {
+func parseNodeCounts(p wire.Params, req *createRequest) *wire.APIError {
 	counts := []struct {
 		name string
 		dst  *int64
 		def  int64
 	}{{"controlnodes", &req.controlNodes, 1}, {"etcdnodes", &req.etcdNodes, 0}, {"size", &req.size, 1}, {"noderootdisksize", &req.rootDiskSize, 8}}
 	for _, cnt := range counts {
-		v, present, err := p.long(cnt.name)
+		v, present, err := p.Long(cnt.name)
 		if err != nil {
 			return err
 		}
@@ -101,9 +102,9 @@ func parseNodeCounts(p params, req *createRequest) *apiError {
 			*cnt.dst = v
 		}
 	}
-	if v, present, err := p.long("masternodes"); err != nil {
+	if v, present, err := p.Long("masternodes"); err != nil {
 		return err
-	} else if present && !p.has("controlnodes") {
+	} else if present && !p.Has("controlnodes") {
 		req.controlNodes = v
 	}
 	return nil
@@ -111,27 +112,27 @@ func parseNodeCounts(p params, req *createRequest) *apiError {
 
 // validateCreate is validateKubernetesClusterCreateParameters; failures are
 // 530s from the create phase.
-func (s *Simulator) validateCreate(req *createRequest) *apiError {
+func (s *Simulator) validateCreate(req *createRequest) *wire.APIError {
 	switch {
 	case strings.EqualFold(req.clusterType, "ExternalManaged"):
-		return internalError("ExternalManaged Kubernetes clusters are not supported by this simulator")
+		return wire.InternalError("ExternalManaged Kubernetes clusters are not supported by this simulator")
 	case !strings.EqualFold(req.clusterType, "CloudManaged"):
-		return internalError("Invalid cluster type: %s", req.clusterType)
+		return wire.InternalError("Invalid cluster type: %s", req.clusterType)
 	case req.version == nil:
-		return internalError("Invalid Kubernetes version ID, a valid Kubernetes version must be specified")
+		return wire.InternalError("Invalid Kubernetes version ID, a valid Kubernetes version must be specified")
 	case req.version.State != "Enabled":
-		return internalError("Kubernetes version ID: %s is in %s state", req.version.ID, req.version.State)
+		return wire.InternalError("Kubernetes version ID: %s is in %s state", req.version.ID, req.version.State)
 	case req.version.ISOState() != model.ISOReady:
-		return internalError("Binaries ISO for Kubernetes version ID: %s is not in Ready state in zone ID: %s", req.version.ID, req.zone.ID)
+		return wire.InternalError("Binaries ISO for Kubernetes version ID: %s is not in Ready state in zone ID: %s", req.version.ID, req.zone.ID)
 	case req.controlNodes < 1:
-		return internalError("Invalid cluster control nodes count: %d", req.controlNodes)
+		return wire.InternalError("Invalid cluster control nodes count: %d", req.controlNodes)
 	case req.etcdNodes < 0:
-		return internalError("Invalid etcd nodes count: %d", req.etcdNodes)
+		return wire.InternalError("Invalid etcd nodes count: %d", req.etcdNodes)
 	case req.size < 1 || req.size+req.controlNodes > int64(s.opts.MaxClusterSize):
-		return internalError("Invalid cluster size: %d, the sum of control nodes (%d) and worker nodes must not exceed cloud.kubernetes.cluster.max.size: %d",
+		return wire.InternalError("Invalid cluster size: %d, the sum of control nodes (%d) and worker nodes must not exceed cloud.kubernetes.cluster.max.size: %d",
 			req.size, req.controlNodes, s.opts.MaxClusterSize)
 	case req.rootDiskSize < 8:
-		return internalError("Invalid value for node root disk size: %d GB, it must be at least 8 GB", req.rootDiskSize)
+		return wire.InternalError("Invalid value for node root disk size: %d GB, it must be at least 8 GB", req.rootDiskSize)
 	}
 	for _, role := range []model.NodeRole{model.RoleControl, model.RoleWorker, model.RoleEtcd} {
 		if role == model.RoleEtcd && req.etcdNodes == 0 {
@@ -142,16 +143,16 @@ func (s *Simulator) validateCreate(req *createRequest) *apiError {
 			off = req.defaultOffering
 		}
 		if off == nil {
-			return internalError("No service offering was specified for %s nodes, specify serviceofferingid or nodeofferings", role)
+			return wire.InternalError("No service offering was specified for %s nodes, specify serviceofferingid or nodeofferings", role)
 		}
 		minCPU, minMem := max(2, req.version.MinCPU), max(2048, req.version.MinMemory)
 		if off.CPU < minCPU || off.Memory < minMem {
-			return internalError("Kubernetes cluster cannot be created with service offering ID: %s, Kubernetes cluster template needs minimum %d vCPUs and %d MB RAM",
+			return wire.InternalError("Kubernetes cluster cannot be created with service offering ID: %s, Kubernetes cluster template needs minimum %d vCPUs and %d MB RAM",
 				off.ID, minCPU, minMem)
 		}
 	}
 	if req.keypair != "" && s.st.KeypairFor(req.owner.ID, req.keypair) == nil {
-		return internalError("Unable to find SSH keypair with name: %s", req.keypair)
+		return wire.InternalError("Unable to find SSH keypair with name: %s", req.keypair)
 	}
 	if err := s.validateExtras(req); err != nil {
 		return err
@@ -169,21 +170,21 @@ func (s *Simulator) validateCreate(req *createRequest) *apiError {
 
 // validateClusterNetwork checks a given network: owner, VPC ACL, one
 // cluster per network, and free API/SSH ports on its source NAT IP.
-func (s *Simulator) validateClusterNetwork(req *createRequest) *apiError {
+func (s *Simulator) validateClusterNetwork(req *createRequest) *wire.APIError {
 	n := req.network
 	if isDirectAccess(n) {
 		return validateDirectNetwork(req)
 	}
 	if n.AccountID != req.owner.ID {
-		return internalError("Network ID: %s does not belong to the owner of the Kubernetes cluster", n.ID)
+		return wire.InternalError("Network ID: %s does not belong to the owner of the Kubernetes cluster", n.ID)
 	}
 	if isVPCTier(n) {
 		if acl := s.st.ACL(n.ACLID); acl != nil && acl.DefaultDeny {
-			return internalError("Network ACL: %s of network %s can not be used for Kubernetes cluster as it uses default deny ACL", acl.Name, n.Name)
+			return wire.InternalError("Network ACL: %s of network %s can not be used for Kubernetes cluster as it uses default deny ACL", acl.Name, n.Name)
 		}
 	}
 	if s.st.ClusterOnNetwork(n.ID) != nil {
-		return internalError("Network ID: %s is already under use by another Kubernetes cluster", n.ID)
+		return wire.InternalError("Network ID: %s is already under use by another Kubernetes cluster", n.ID)
 	}
 	if isVPCTier(n) || n.State == model.NetworkAllocated {
 		return nil
@@ -197,7 +198,7 @@ func (s *Simulator) validateClusterNetwork(req *createRequest) *apiError {
 
 // checkClusterPortsFree refuses a network whose source NAT IP has a TCP
 // firewall or PF rule on 6443 or on the node SSH range from 2222.
-func (s *Simulator) checkClusterPortsFree(n *model.Network, ip *model.PublicIP, nodeCount int) *apiError {
+func (s *Simulator) checkClusterPortsFree(n *model.Network, ip *model.PublicIP, nodeCount int) *wire.APIError {
 	for _, purpose := range []string{model.PurposeFirewall, model.PurposePF} {
 		for _, r := range s.rulesOnIP(ip.ID, purpose) {
 			if r.Protocol != "tcp" {
@@ -209,10 +210,10 @@ func (s *Simulator) checkClusterPortsFree(n *model.Network, ip *model.PublicIP, 
 			}
 			kind := strings.ToLower(purpose)
 			if start <= clusterAPIPort && clusterAPIPort <= end {
-				return internalError("Network: %s has conflicting %s rules to provision Kubernetes cluster for API access", n.Name, kind)
+				return wire.InternalError("Network: %s has conflicting %s rules to provision Kubernetes cluster for API access", n.Name, kind)
 			}
 			if max(start, nodesStartSSHPort) <= min(end, nodesStartSSHPort+nodeCount-1) {
-				return internalError("Network: %s has conflicting %s rules to provision Kubernetes cluster for node VM SSH access", n.Name, kind)
+				return wire.InternalError("Network: %s has conflicting %s rules to provision Kubernetes cluster for node VM SSH access", n.Name, kind)
 			}
 		}
 	}

@@ -5,23 +5,24 @@ import (
 	"slices"
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/wire"
 )
 
-func cmdDeleteKubernetesCluster(s *Simulator, c *caller, p params) (map[string]any, *apiError) {
+func cmdDeleteKubernetesCluster(s *Simulator, c *caller, p wire.Params) (map[string]any, *wire.APIError) {
 	cl, err := s.requireCluster(c, p)
 	if err != nil {
 		return nil, err
 	}
 	return s.clusterJob(c, cl, "DeleteKubernetesClusterCmd", 3,
-		func(jr *jobRun) (any, *apiError) { return s.runDelete(jr, cl) })
+		func(jr *jobRun) (any, *wire.APIError) { return s.runDelete(jr, cl) })
 }
 
 // runDelete is KubernetesClusterManagerImpl.deleteKubernetesCluster for a
 // CloudManaged cluster: KubernetesClusterDestroyWorker.destroy.
-func (s *Simulator) runDelete(jr *jobRun, c *model.Cluster) (any, *apiError) {
+func (s *Simulator) runDelete(jr *jobRun, c *model.Cluster) (any, *wire.APIError) {
 	jr.op = "delete"
 	if c.Removed {
-		return nil, internalError("Kubernetes cluster %s has already been deleted", c.Name)
+		return nil, wire.InternalError("Kubernetes cluster %s has already been deleted", c.Name)
 	}
 	if err := s.destroyCluster(jr, c); err != nil {
 		return nil, err
@@ -35,7 +36,7 @@ func (s *Simulator) runDelete(jr *jobRun, c *model.Cluster) (any, *apiError) {
 // was. A failure after that sets the gc flag and leaves it in Destroying; an
 // exception the worker does not catch (the 4.22.0.0 NullPointerException of
 // removeSshFirewallRule) leaves it in Destroying without the flag.
-func (s *Simulator) destroyCluster(jr *jobRun, c *model.Cluster) *apiError {
+func (s *Simulator) destroyCluster(jr *jobRun, c *model.Cluster) *wire.APIError {
 	step := func(name string) error {
 		if jr == nil {
 			return nil
@@ -43,7 +44,7 @@ func (s *Simulator) destroyCluster(jr *jobRun, c *model.Cluster) *apiError {
 		return jr.step(name)
 	}
 	if !slices.Contains([]string{model.ClusterRunning, model.ClusterStopped, model.ClusterAlert, model.ClusterError, model.ClusterDestroying}, c.State) {
-		return internalError("Cannot perform delete operation on cluster : %s in state: %s", c.Name, c.State)
+		return wire.InternalError("Cannot perform delete operation on cluster : %s in state: %s", c.Name, c.State)
 	}
 	n := s.st.Network(c.NetworkID)
 	if c.NetworkCleanup && n != nil && !n.Removed {
@@ -55,7 +56,7 @@ func (s *Simulator) destroyCluster(jr *jobRun, c *model.Cluster) *apiError {
 	s.transit(c, evDestroyRequested)
 	if err := step("vms"); err != nil {
 		c.GC = true
-		return internalError("%s", failText(err, fmt.Sprintf("Failed to destroy one or more VMs as part of Kubernetes cluster : %s cleanup", c.Name)))
+		return wire.InternalError("%s", failText(err, fmt.Sprintf("Failed to destroy one or more VMs as part of Kubernetes cluster : %s cleanup", c.Name)))
 	}
 	vmIDs := s.destroyClusterVMs(c)
 	if err := step("network"); err != nil {
@@ -64,7 +65,7 @@ func (s *Simulator) destroyCluster(jr *jobRun, c *model.Cluster) *apiError {
 		if c.NetworkCleanup {
 			msg = fmt.Sprintf("Failed to destroy network of Kubernetes cluster : %s cleanup", c.Name)
 		}
-		return internalError("%s", failText(err, msg))
+		return wire.InternalError("%s", failText(err, msg))
 	}
 	if err := s.cleanupClusterNetwork(c, n, vmIDs, step); err != nil {
 		return err
@@ -82,20 +83,20 @@ func (s *Simulator) destroyCluster(jr *jobRun, c *model.Cluster) *apiError {
 // validateNetworkCleanup refuses to destroy a cluster whose network is to
 // be removed with it while other VMs use that network: external nodes, or
 // VMs outside the cluster's map.
-func (s *Simulator) validateNetworkCleanup(c *model.Cluster, n *model.Network) *apiError {
+func (s *Simulator) validateNetworkCleanup(c *model.Cluster, n *model.Network) *wire.APIError {
 	rows := s.st.MapRows(c.ID)
 	for _, row := range rows {
 		if row.External {
-			return internalError("Kubernetes cluster : %s has external nodes, remove them before deleting the cluster", c.Name)
+			return wire.InternalError("Kubernetes cluster : %s has external nodes, remove them before deleting the cluster", c.Name)
 		}
 	}
 	networkVMs := s.vmsOnNetwork(n.ID)
 	if len(networkVMs) > len(rows) {
-		return internalError("Network : %s for Kubernetes cluster : %s has instances using it which are not part of the Kubernetes cluster", n.Name, c.Name)
+		return wire.InternalError("Network : %s for Kubernetes cluster : %s has instances using it which are not part of the Kubernetes cluster", n.Name, c.Name)
 	}
 	for _, v := range networkVMs {
 		if row := s.st.MapRowOf(v.ID); row == nil || row.ClusterID != c.ID {
-			return internalError("VM : %s which is not a part of Kubernetes cluster : %s is using Kubernetes cluster network : %s", v.ID, c.Name, n.Name)
+			return wire.InternalError("VM : %s which is not a part of Kubernetes cluster : %s is using Kubernetes cluster network : %s", v.ID, c.Name, n.Name)
 		}
 	}
 	return nil
@@ -122,7 +123,7 @@ func (s *Simulator) destroyClusterVMs(c *model.Cluster) []string {
 // exception the worker does not catch (no gc flag), except a failure to
 // remove the isolated network's forwards (step "forwards") or to release a
 // VPC tier's IP (step "release-ip"), which it catches and flags.
-func (s *Simulator) cleanupClusterNetwork(c *model.Cluster, n *model.Network, vmIDs []string, step func(string) error) *apiError {
+func (s *Simulator) cleanupClusterNetwork(c *model.Cluster, n *model.Network, vmIDs []string, step func(string) error) *wire.APIError {
 	switch {
 	case n == nil || n.Removed:
 	case c.NetworkCleanup:
@@ -148,7 +149,7 @@ func (s *Simulator) cleanupClusterNetwork(c *model.Cluster, n *model.Network, vm
 // failure to remove the forwards (ResourceUnavailableException, step
 // "forwards") comes after both revokes: the worker catches it, flags the
 // cluster for the garbage collector and leaves it in Destroying.
-func (s *Simulator) deleteIsolatedClusterRules(c *model.Cluster, n *model.Network, vmIDs []string, step func(string) error) *apiError {
+func (s *Simulator) deleteIsolatedClusterRules(c *model.Cluster, n *model.Network, vmIDs []string, step func(string) error) *wire.APIError {
 	ip := s.clusterIP(c)
 	if ip == nil {
 		return nil
@@ -160,11 +161,11 @@ func (s *Simulator) deleteIsolatedClusterRules(c *model.Cluster, n *model.Networ
 	}
 	s.removeApiFirewallRule(ip)
 	if _, err := s.removeSshFirewallRule(ip, n); err != nil {
-		return internalError("%s", err.Error())
+		return wire.InternalError("%s", err.Error())
 	}
 	if err := step("forwards"); err != nil {
 		c.GC = true
-		return internalError("%s", failText(err, fmt.Sprintf("Failed to remove network rules of Kubernetes cluster : %s", c.Name)))
+		return wire.InternalError("%s", failText(err, fmt.Sprintf("Failed to remove network rules of Kubernetes cluster : %s", c.Name)))
 	}
 	s.removeVMPortForwards(vmIDs)
 	return nil
@@ -193,7 +194,7 @@ func (s *Simulator) removeApiFirewallRule(ip *model.PublicIP) *model.Rule {
 // PFs of the removed VMs, and the IP is released with whatever rules remain
 // on it. The 2379 items stay. A failure to release the IP (step release-ip)
 // sets the gc flag and leaves the cluster in Destroying, its items revoked.
-func (s *Simulator) deleteVPCClusterRules(c *model.Cluster, n *model.Network, vmIDs []string, step func(string) error) *apiError {
+func (s *Simulator) deleteVPCClusterRules(c *model.Cluster, n *model.Network, vmIDs []string, step func(string) error) *wire.APIError {
 	ip := s.clusterIP(c)
 	if ip == nil || c.PublicIPID == "" {
 		return nil
@@ -202,7 +203,7 @@ func (s *Simulator) deleteVPCClusterRules(c *model.Cluster, n *model.Network, vm
 	s.removeVMPortForwards(vmIDs)
 	if err := step("release-ip"); err != nil {
 		c.GC = true
-		return internalError("%s", failText(err, fmt.Sprintf("Failed to release public IP for VPC tier used by Kubernetes cluster : %s", c.Name)))
+		return wire.InternalError("%s", failText(err, fmt.Sprintf("Failed to release public IP for VPC tier used by Kubernetes cluster : %s", c.Name)))
 	}
 	s.releaseIP(ip)
 	return nil

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/wire"
 )
 
 // clusterServer is where CKS reaches a cluster, as
@@ -119,7 +120,7 @@ func (s *Simulator) closeExternalLB(c *model.Cluster) {
 // (getKubernetesClusterServerIpSshPort) and updateKubernetesClusterEntryEndpoint
 // writes https://<address>:6443/ — the external load balancer, or the first
 // VM's guest address.
-func (w *createWorker) directEndpoint() *apiError {
+func (w *createWorker) directEndpoint() *wire.APIError {
 	s, c := w.s, w.c
 	server, ok := s.clusterServer(c)
 	if !ok {
@@ -137,9 +138,9 @@ func (w *createWorker) directEndpoint() *apiError {
 // network that is not Isolated: no owner check, no one-cluster-per-network
 // check, no port checks; a directly accessed network needs an external
 // load balancer address for more than one control node.
-func validateDirectNetwork(req *createRequest) *apiError {
+func validateDirectNetwork(req *createRequest) *wire.APIError {
 	if req.controlNodes > 1 && req.extras.externalLBIP == "" {
-		return internalError("Multi-control nodes, HA Kubernetes cluster with %s network ID: %s needs an external load balancer IP address. "+
+		return wire.InternalError("Multi-control nodes, HA Kubernetes cluster with %s network ID: %s needs an external load balancer IP address. "+
 			"externalloadbalanceripaddress parameter can be used", req.network.NetType, req.network.ID)
 	}
 	return nil

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/wire"
 )
 
 // CKS network rule choreography of KubernetesClusterResourceModifierActionWorker,
@@ -69,8 +70,8 @@ func (s *Simulator) addFirewallRulesForNodes(c *model.Cluster, ip *model.PublicI
 	}
 	endPort := nodesStartSSHPort + len(rows) - externalCount - etcdCount - 1
 	if err := s.provisionFirewallRule(ip, n.ID, nodesStartSSHPort, endPort); err != nil {
-		s.logf("%s; caused by: %s", fmt.Sprintf(errNodeSSHFirewalls, c.Name), err.text)
-		return serverErr(errNodeSSHFirewalls, c.Name)
+		s.logf("%s; caused by: %s", fmt.Sprintf(errNodeSSHFirewalls, c.Name), err.Text)
+		return wire.ServerErr(errNodeSSHFirewalls, c.Name)
 	}
 	for i := range externalCount {
 		port := endPort + 1 + i
@@ -78,8 +79,8 @@ func (s *Simulator) addFirewallRulesForNodes(c *model.Cluster, ip *model.PublicI
 			// Thrown inside the forEach lambda as a CloudRuntimeException,
 			// which neither addFirewallRulesForNodes nor the scale worker
 			// catches: no state transition.
-			s.logf("%s; caused by: %s", fmt.Sprintf(errNodeSSHFirewalls, c.Name), err.text)
-			return &javaException{class: "com.cloud.utils.exception.CloudRuntimeException", msg: fmt.Sprintf(errNodeSSHFirewalls, c.Name)}
+			s.logf("%s; caused by: %s", fmt.Sprintf(errNodeSSHFirewalls, c.Name), err.Text)
+			return &wire.JavaException{Class: "com.cloud.utils.exception.CloudRuntimeException", Msg: fmt.Sprintf(errNodeSSHFirewalls, c.Name)}
 		}
 	}
 	return nil
@@ -135,11 +136,11 @@ func (s *Simulator) setupClusterNetworkRules(c *model.Cluster, n *model.Network,
 		return err
 	}
 	if err := s.provisionFirewallRule(ip, n.ID, clusterAPIPort, clusterAPIPort); err != nil {
-		return errors.New(err.text)
+		return errors.New(err.Text)
 	}
 	s.provisionSSHPortForwards(ip, n, append(nodes, externals...))
 	if err := s.provisionLoadBalancer(ip, n.ID, apiLBName, apiLBDescription, clusterAPIPort, controls); err != nil {
-		return errors.New(err.text)
+		return errors.New(err.Text)
 	}
 	return nil
 }
@@ -149,11 +150,11 @@ func (s *Simulator) setupClusterNetworkRules(c *model.Cluster, n *model.Network,
 // to the first control VM.
 func (s *Simulator) setupVPCAPIAccess(n *model.Network, ip *model.PublicIP, controls []*model.VM) error {
 	if len(controls) == 0 {
-		return serverErr("no control node VM to provision API access to")
+		return wire.ServerErr("no control node VM to provision API access to")
 	}
 	if off := s.st.NetOffering(n.OfferingID); off != nil && off.ConserveMode {
 		if err := s.provisionLoadBalancer(ip, n.ID, apiLBName, apiLBDescription, clusterAPIPort, controls); err != nil {
-			return errors.New(err.text)
+			return errors.New(err.Text)
 		}
 		return nil
 	}
@@ -172,12 +173,12 @@ func (s *Simulator) setupEtcdNetworkRules(c *model.Cluster, n *model.Network, ip
 		switch {
 		case !isVPCTier(n):
 			if err := s.provisionFirewallRule(ip, n.ID, port, port); err != nil {
-				return errors.New(err.text)
+				return errors.New(err.Text)
 			}
 		case !s.tierACLIsDefaultAllow(n):
 			if err := s.provisionVpcTierAllowPortACLRule(n, etcdClientPort); err != nil {
-				s.logf("ACL item %d of %s: %s", etcdClientPort, c.Name, err.text)
-				return serverErr("Failed to provision ACL rules for etcd client access for the Kubernetes cluster : %s", c.Name)
+				s.logf("ACL item %d of %s: %s", etcdClientPort, c.Name, err.Text)
+				return wire.ServerErr("Failed to provision ACL rules for etcd client access for the Kubernetes cluster : %s", c.Name)
 			}
 		}
 		s.provisionPortForward(ip, n.ID, port, defaultSSHPort, v)
@@ -188,7 +189,7 @@ func (s *Simulator) setupEtcdNetworkRules(c *model.Cluster, n *model.Network, ip
 // errPortlessRuleNPE is the NullPointerException of removeSshFirewallRule
 // before #12806: the Integer ports of a TCP firewall rule without ports are
 // unboxed into portForwardingRulesDao.findByNetworkAndPorts(long, int, int).
-var errPortlessRuleNPE = &javaException{msg: `Cannot invoke "java.lang.Integer.intValue()" because the return value of "com.cloud.network.rules.FirewallRuleVO.getSourcePortStart()" is null`}
+var errPortlessRuleNPE = &wire.JavaException{Msg: `Cannot invoke "java.lang.Integer.intValue()" because the return value of "com.cloud.network.rules.FirewallRuleVO.getSourcePortStart()" is null`}
 
 // removeSshFirewallRule is KubernetesClusterResourceModifierActionWorker.
 // removeSshFirewallRule: it revokes ONE firewall rule for node SSH access
@@ -302,7 +303,7 @@ func (s *Simulator) removePortForwardingRules(n *model.Network, start, end int) 
 // revokes the rule removeSshFirewallRule picks, removes every PF of the
 // network from 2222 to that rule's end, then creates the node range and the
 // node PFs again; a VPC tier (scaleKubernetesClusterVpcTierRules) gets its
-// node PFs re-created. A *javaException is an exception the worker does not
+// node PFs re-created. A *wire.JavaException is an exception the worker does not
 // catch.
 func (s *Simulator) scaleNetworkRules(c *model.Cluster, all []*model.VM) error {
 	n := s.st.Network(c.NetworkID)
@@ -311,7 +312,7 @@ func (s *Simulator) scaleNetworkRules(c *model.Cluster, all []*model.VM) error {
 	}
 	ip := s.clusterIP(c)
 	if n == nil || ip == nil {
-		return serverErr("No source NAT IP addresses found for network : %s, Kubernetes cluster : %s", c.NetworkID, c.Name)
+		return wire.ServerErr("No source NAT IP addresses found for network : %s, Kubernetes cluster : %s", c.NetworkID, c.Name)
 	}
 	if isVPCTier(n) {
 		s.removePortForwardingRules(n, nodesStartSSHPort, nodesStartSSHPort+len(all)-1)
@@ -327,7 +328,7 @@ func (s *Simulator) scaleNetworkRules(c *model.Cluster, all []*model.VM) error {
 	case fw != nil:
 		end = fw.End
 	case s.profile.before4221:
-		return serverErr(errSSHFirewallRule)
+		return wire.ServerErr(errSSHFirewallRule)
 	default:
 		s.logf("SSH firewall rule not found for Kubernetes cluster: %s. It may have been manually deleted or modified.", c.Name)
 	}

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/wire"
 )
 
 // External nodes (4.21+): addNodesToKubernetesCluster joins existing VMs to
@@ -12,14 +13,14 @@ import (
 // validates the VMs (validateNodes), then KubernetesClusterAddWorker.
 // addNodesToCluster gives each one SSH rules and joins it. Callers hold s.mu.
 
-func cmdAddNodesToKubernetesCluster(s *Simulator, c *caller, p params) (map[string]any, *apiError) {
+func cmdAddNodesToKubernetesCluster(s *Simulator, c *caller, p wire.Params) (map[string]any, *wire.APIError) {
 	cl, vmIDs, err := s.nodesCommand(c, p)
 	if err != nil {
 		return nil, err
 	}
-	mountOnVR, _ := p.boolean("mountcksisoonvr")
-	manual, _ := p.boolean("manualupgrade")
-	return s.clusterJob(c, cl, "AddNodesToKubernetesClusterCmd", 2+2*len(vmIDs), func(jr *jobRun) (any, *apiError) {
+	mountOnVR, _ := p.Bool("mountcksisoonvr")
+	manual, _ := p.Bool("manualupgrade")
+	return s.clusterJob(c, cl, "AddNodesToKubernetesClusterCmd", 2+2*len(vmIDs), func(jr *jobRun) (any, *wire.APIError) {
 		return s.runAddNodes(jr, cl, vmIDs, mountOnVR, manual, c)
 	})
 }
@@ -28,8 +29,8 @@ func cmdAddNodesToKubernetesCluster(s *Simulator, c *caller, p params) (map[stri
 // and removeNodesFromKubernetesCluster. nodeids name VirtualMachine
 // entities; an unknown uuid fails the call, as the API layer's conversion
 // to internal ids does.
-func (s *Simulator) nodesCommand(c *caller, p params) (*model.Cluster, []string, *apiError) {
-	if _, err := p.require("nodeids"); err != nil {
+func (s *Simulator) nodesCommand(c *caller, p wire.Params) (*model.Cluster, []string, *wire.APIError) {
+	if _, err := p.Require("nodeids"); err != nil {
 		return nil, nil, err
 	}
 	cl, err := s.requireCluster(c, p)
@@ -37,10 +38,10 @@ func (s *Simulator) nodesCommand(c *caller, p params) (*model.Cluster, []string,
 		return nil, nil, err
 	}
 	var ids []string
-	for _, id := range p.list("nodeids") {
+	for _, id := range p.List("nodeids") {
 		v := s.st.VMIncludingExpunged(id)
-		if !isUUID(id) || v == nil {
-			return nil, nil, entityNotFound("nodeids", id)
+		if !wire.IsUUID(id) || v == nil {
+			return nil, nil, wire.EntityNotFound("nodeids", id)
 		}
 		ids = append(ids, v.ID)
 	}
@@ -95,20 +96,20 @@ type nodeAdd struct {
 // that fails is skipped: the job still succeeds
 // (AddNodesToKubernetesClusterCmd.execute ignores the worker's result),
 // and the cluster goes back to Running (OperationFailed from Importing).
-func (s *Simulator) runAddNodes(jr *jobRun, c *model.Cluster, ids []string, _ /*mountCksIsoOnVr*/, manual bool, who *caller) (any, *apiError) {
+func (s *Simulator) runAddNodes(jr *jobRun, c *model.Cluster, ids []string, _ /*mountCksIsoOnVr*/, manual bool, who *caller) (any, *wire.APIError) {
 	jr.op = "add-nodes"
 	valid := s.validNodesToAdd(c, ids)
 	if len(valid) == 0 {
-		return nil, internalError("No valid nodes found to be added to the Kubernetes cluster")
+		return nil, wire.InternalError("No valid nodes found to be added to the Kubernetes cluster")
 	}
 	a := &nodeAdd{s: s, jr: jr, c: c, n: s.st.Network(c.NetworkID)}
 	if a.n == nil {
-		return nil, internalError("Failed to find network with id: %s", c.NetworkID)
+		return nil, wire.InternalError("Failed to find network with id: %s", c.NetworkID)
 	}
 	// KubernetesClusterActionWorker.getPublicIp: a Shared network has no
 	// public IP for the nodes' SSH, so no node can be added there.
 	if a.ip = s.clusterIP(c); a.ip == nil || isDirectAccess(a.n) {
-		return nil, internalError("java.lang.RuntimeException: Failed to retrieve public IP for the network: %s ", a.n.Name)
+		return nil, wire.InternalError("java.lang.RuntimeException: Failed to retrieve public IP for the network: %s ", a.n.Name)
 	}
 	s.transit(c, "AddNodeRequested")
 	for _, v := range valid {
@@ -147,7 +148,7 @@ func (a *nodeAdd) externalNodePort() int {
 // conflict or a failed check reverts the rules and skips the node; an
 // exception thrown while reverting fails the job. The returned error is
 // such a failure.
-func (a *nodeAdd) setupNode(v *model.VM) *apiError {
+func (a *nodeAdd) setupNode(v *model.VM) *wire.APIError {
 	s, c := a.s, a.c
 	port := a.externalNodePort()
 	// The node's SSH endpoint belongs to the cluster from its forward on;
@@ -161,11 +162,11 @@ func (a *nodeAdd) setupNode(v *model.VM) *apiError {
 		}
 	}()
 	if err := a.jr.step("node"); err != nil {
-		return internalError("%s", failText(err, fmt.Sprintf("Failed to add node %s to Kubernetes cluster : %s", v.ID, c.Name)))
+		return wire.InternalError("%s", failText(err, fmt.Sprintf("Failed to add node %s to Kubernetes cluster : %s", v.ID, c.Name)))
 	}
 	if !isVPCTier(a.n) {
 		if err := s.provisionFirewallRule(a.ip, a.n.ID, port, port); err != nil {
-			s.logf("Failed to activate API port forwarding rules for the Kubernetes cluster : %s: %s", c.Name, err.text)
+			s.logf("Failed to activate API port forwarding rules for the Kubernetes cluster : %s: %s", c.Name, err.Text)
 			return a.revertNetworkRules(v, port)
 		}
 	}
@@ -201,15 +202,15 @@ func (a *nodeAdd) setupNode(v *model.VM) *apiError {
 // firewall rule throws InvalidParameterValueException, and nothing found
 // throws a NullPointerException. Then every forward of the VM is revoked.
 // The returned error is such an exception, which fails the job.
-func (a *nodeAdd) revertNetworkRules(v *model.VM, port int) *apiError {
+func (a *nodeAdd) revertNetworkRules(v *model.VM, port int) *wire.APIError {
 	s := a.s
 	pick := s.findRuleByNetworkAndPorts(a.n.ID, port, port)
 	if !isVPCTier(a.n) {
 		switch {
 		case pick == nil:
-			return internalError(`Cannot invoke "com.cloud.network.rules.FirewallRuleVO.getId()" because "ruleVO" is null`)
+			return wire.InternalError(`Cannot invoke "com.cloud.network.rules.FirewallRuleVO.getId()" because "ruleVO" is null`)
 		case pick.Purpose != model.PurposeFirewall:
-			return internalError("Unable to find %d having purpose %s", pick.InternalID, model.PurposeFirewall)
+			return wire.InternalError("Unable to find %d having purpose %s", pick.InternalID, model.PurposeFirewall)
 		}
 		s.revokeRule(pick)
 	}

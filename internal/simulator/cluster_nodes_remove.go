@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/wire"
 )
 
 // removeNodesFromKubernetesCluster takes VMs out of a cluster; the VMs keep
@@ -12,12 +13,12 @@ import (
 // do not exist), then KubernetesClusterRemoveWorker.removeNodesFromCluster
 // removes each. Callers hold s.mu.
 
-func cmdRemoveNodesFromKubernetesCluster(s *Simulator, c *caller, p params) (map[string]any, *apiError) {
+func cmdRemoveNodesFromKubernetesCluster(s *Simulator, c *caller, p wire.Params) (map[string]any, *wire.APIError) {
 	cl, vmIDs, err := s.nodesCommand(c, p)
 	if err != nil {
 		return nil, err
 	}
-	return s.clusterJob(c, cl, "RemoveNodesFromKubernetesClusterCmd", 1+len(vmIDs), func(jr *jobRun) (any, *apiError) {
+	return s.clusterJob(c, cl, "RemoveNodesFromKubernetesClusterCmd", 1+len(vmIDs), func(jr *jobRun) (any, *wire.APIError) {
 		return s.runRemoveNodes(jr, cl, vmIDs, c)
 	})
 }
@@ -28,7 +29,7 @@ func cmdRemoveNodesFromKubernetesCluster(s *Simulator, c *caller, p params) (map
 // the map rows of those in it. When a VM could not be removed the cluster
 // goes back to Running (OperationFailed from RemovingNodes) and the job
 // fails (RemoveNodesFromKubernetesClusterCmd.execute).
-func (s *Simulator) runRemoveNodes(jr *jobRun, c *model.Cluster, ids []string, who *caller) (any, *apiError) {
+func (s *Simulator) runRemoveNodes(jr *jobRun, c *model.Cluster, ids []string, who *caller) (any, *wire.APIError) {
 	jr.op = "remove-nodes"
 	var valid []string
 	for _, id := range ids {
@@ -37,15 +38,15 @@ func (s *Simulator) runRemoveNodes(jr *jobRun, c *model.Cluster, ids []string, w
 		}
 	}
 	if len(valid) == 0 {
-		return nil, internalError("No valid nodes found to be removed from the Kubernetes cluster")
+		return nil, wire.InternalError("No valid nodes found to be removed from the Kubernetes cluster")
 	}
 	n := s.st.Network(c.NetworkID)
 	if n == nil {
-		return nil, internalError("Failed to find network with id: %s", c.NetworkID)
+		return nil, wire.InternalError("Failed to find network with id: %s", c.NetworkID)
 	}
 	ip := s.clusterIP(c)
 	if ip == nil || isDirectAccess(n) {
-		return nil, internalError("Failed to retrieve public IP for the network: %s ", n.Name)
+		return nil, wire.InternalError("Failed to retrieve public IP for the network: %s ", n.Name)
 	}
 	s.transit(c, "RemoveNodeRequested")
 	ok := true
@@ -66,7 +67,7 @@ func (s *Simulator) runRemoveNodes(jr *jobRun, c *model.Cluster, ids []string, w
 	s.updateAfterRemoval(c, removed)
 	if !ok {
 		s.transit(c, evOperationFailed)
-		return nil, internalError("Failed to remove node(s) from Kubernetes cluster ID: %d", c.InternalID)
+		return nil, wire.InternalError("Failed to remove node(s) from Kubernetes cluster ID: %d", c.InternalID)
 	}
 	s.transit(c, evOperationSucceeded)
 	return map[string]any{"kubernetescluster": s.renderCluster(c, who)}, nil

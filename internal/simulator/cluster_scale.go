@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/wire"
 )
 
 // scaleRequest is scaleKubernetesCluster's input. Validation runs inside the
@@ -24,53 +25,53 @@ type scaleRequest struct {
 	maxGiven         bool
 }
 
-func cmdScaleKubernetesCluster(s *Simulator, c *caller, p params) (map[string]any, *apiError) {
+func cmdScaleKubernetesCluster(s *Simulator, c *caller, p wire.Params) (map[string]any, *wire.APIError) {
 	cl, err := s.requireCluster(c, p)
 	if err != nil {
 		return nil, err
 	}
 	req := &scaleRequest{nodeOfferings: map[model.NodeRole]*model.ServiceOffering{}}
-	if req.size, req.sizeGiven, err = p.long("size"); err != nil {
+	if req.size, req.sizeGiven, err = p.Long("size"); err != nil {
 		return nil, err
 	}
-	if req.offering, err = resolveParam(p, "serviceofferingid", s.st.Offering); err != nil {
+	if req.offering, err = wire.ResolveParam(p, "serviceofferingid", s.st.Offering); err != nil {
 		return nil, err
 	}
-	for _, entry := range p.mapEntries("nodeofferings") {
+	for _, entry := range p.MapEntries("nodeofferings") {
 		role := model.NodeRole(strings.ToLower(entry["node"]))
 		if role != model.RoleControl && role != model.RoleWorker && role != model.RoleEtcd {
-			return nil, invalidParam("Invalid node type: %s, valid types are: control, worker, etcd", entry["node"])
+			return nil, wire.InvalidParam("Invalid node type: %s, valid types are: control, worker, etcd", entry["node"])
 		}
 		off := s.st.Offering(entry["offering"])
 		if off == nil {
-			return nil, entityNotFound("nodeofferings", entry["offering"])
+			return nil, wire.EntityNotFound("nodeofferings", entry["offering"])
 		}
 		req.nodeOfferings[role] = off
 	}
-	for _, id := range p.list("nodeids") {
-		if !isUUID(id) || s.st.VMIncludingExpunged(id) == nil {
-			return nil, entityNotFound("nodeids", id)
+	for _, id := range p.List("nodeids") {
+		if !wire.IsUUID(id) || s.st.VMIncludingExpunged(id) == nil {
+			return nil, wire.EntityNotFound("nodeids", id)
 		}
 		req.nodeIDs = append(req.nodeIDs, s.st.VMIncludingExpunged(id).ID)
 	}
-	req.autoscaling, req.autoscalingGiven = p.boolean("autoscalingenabled")
-	if req.minSize, req.minGiven, err = p.long("minsize"); err != nil {
+	req.autoscaling, req.autoscalingGiven = p.Bool("autoscalingenabled")
+	if req.minSize, req.minGiven, err = p.Long("minsize"); err != nil {
 		return nil, err
 	}
-	if req.maxSize, req.maxGiven, err = p.long("maxsize"); err != nil {
+	if req.maxSize, req.maxGiven, err = p.Long("maxsize"); err != nil {
 		return nil, err
 	}
 	return s.clusterJob(c, cl, "ScaleKubernetesClusterCmd", 6,
-		func(jr *jobRun) (any, *apiError) { return s.runScale(jr, cl, req, c) })
+		func(jr *jobRun) (any, *wire.APIError) { return s.runScale(jr, cl, req, c) })
 }
 
 // requireCluster resolves the required id parameter of a cluster command
 // and checks the caller's access.
-func (s *Simulator) requireCluster(c *caller, p params) (*model.Cluster, *apiError) {
-	if _, err := p.require("id"); err != nil {
+func (s *Simulator) requireCluster(c *caller, p wire.Params) (*model.Cluster, *wire.APIError) {
+	if _, err := p.Require("id"); err != nil {
 		return nil, err
 	}
-	cl, err := resolveParam(p, "id", s.st.Cluster)
+	cl, err := wire.ResolveParam(p, "id", s.st.Cluster)
 	if err != nil {
 		return nil, err
 	}
@@ -94,10 +95,10 @@ type scaleWorker struct {
 
 // runScale is KubernetesClusterManagerImpl.scaleKubernetesCluster: the
 // validation, then the scale worker.
-func (s *Simulator) runScale(jr *jobRun, c *model.Cluster, req *scaleRequest, who *caller) (any, *apiError) {
+func (s *Simulator) runScale(jr *jobRun, c *model.Cluster, req *scaleRequest, who *caller) (any, *wire.APIError) {
 	jr.op = "scale"
 	if err := s.validateScale(c, req); err != nil {
-		return nil, internalError("%s", err.Error())
+		return nil, wire.InternalError("%s", err.Error())
 	}
 	w := &scaleWorker{s: s, jr: jr, c: c, req: req, offerings: s.nodeTypeOfferings(c, req),
 		originalState: c.State, originalSize: c.Size}
@@ -155,7 +156,7 @@ func (s *Simulator) existingOfferingForRole(c *model.Cluster, role model.NodeRol
 // the order CONTROL, ETCD, WORKER; a type whose requested offering (its
 // entry, else DEFAULT) differs from its first VM's gets an offering change;
 // the worker type also gets the size change or the autoscaler.
-func (w *scaleWorker) scaleCluster() *apiError {
+func (w *scaleWorker) scaleCluster() *wire.APIError {
 	_, hasDefault := w.offerings[model.RoleDefault]
 	autoscalingChanged := w.autoscalingChanged()
 	for _, role := range []model.NodeRole{model.RoleControl, model.RoleEtcd, model.RoleWorker} {
@@ -208,11 +209,11 @@ type nodeTypeScale struct {
 // planNodeType compares the node type's requested offering (its entry,
 // else DEFAULT) with the one of its first VM
 // (getExistingServiceOfferingForNodeType).
-func (w *scaleWorker) planNodeType(role model.NodeRole) (*nodeTypeScale, *apiError) {
+func (w *scaleWorker) planNodeType(role model.NodeRole) (*nodeTypeScale, *wire.APIError) {
 	c := w.c
 	existing := w.s.existingOfferingForRole(c, role)
 	if existing == nil {
-		return nil, internalError("The Kubernetes cluster %s does not have a service offering set for node type %s", c.Name, strings.ToUpper(string(role)))
+		return nil, wire.InternalError("The Kubernetes cluster %s does not have a service offering set for node type %s", c.Name, strings.ToUpper(string(role)))
 	}
 	def, hasDefault := w.offerings[model.RoleDefault]
 	scaling, inMap := w.offerings[role]
@@ -225,13 +226,13 @@ func (w *scaleWorker) planNodeType(role model.NodeRole) (*nodeTypeScale, *apiErr
 }
 
 // scaleNodeTypeOffering is scaleKubernetesClusterOffering for the node type.
-func (w *scaleWorker) scaleNodeTypeOffering(t *nodeTypeScale) *apiError {
+func (w *scaleWorker) scaleNodeTypeOffering(t *nodeTypeScale) *wire.APIError {
 	return w.scaleOffering(t.role, t.offering, t.updateNode, t.updateCluster)
 }
 
 // autoscaleWorkers is the worker type when autoscaling changed: the
 // autoscaler, then the offering if it differs, and the scale ends there.
-func (w *scaleWorker) autoscaleWorkers(t *nodeTypeScale) *apiError {
+func (w *scaleWorker) autoscaleWorkers(t *nodeTypeScale) *wire.APIError {
 	if err := w.s.scaleAutoscaling(w.jr, w.c, w.req); err != nil {
 		return err
 	}
@@ -247,7 +248,7 @@ func (w *scaleWorker) autoscaleWorkers(t *nodeTypeScale) *apiError {
 // scaleNodeType changes the node type's offering, its size, or both: the
 // offering first when nodes are added, last when they are removed. A type
 // that needs neither is left alone (see FIDELITY.md on Java's return true).
-func (w *scaleWorker) scaleNodeType(t *nodeTypeScale) *apiError {
+func (w *scaleWorker) scaleNodeType(t *nodeTypeScale) *wire.APIError {
 	newVMs := w.newVMsRequired(t.role)
 	sizeNeeded := t.role == model.RoleWorker && w.clusterSize != nil && *w.clusterSize != w.originalSize
 	switch {
@@ -271,11 +272,11 @@ func (w *scaleWorker) scaleNodeType(t *nodeTypeScale) *apiError {
 
 // failIfScaling is logTransitStateToFailedIfNeededAndThrow: a cluster in
 // Scaling goes to Alert; in any other state nothing changes.
-func (w *scaleWorker) failIfScaling(format string, args ...any) *apiError {
+func (w *scaleWorker) failIfScaling(format string, args ...any) *wire.APIError {
 	if w.c.State == model.ClusterScaling {
 		w.s.transit(w.c, evOperationFailed)
 	}
-	return internalError(format, args...)
+	return wire.InternalError(format, args...)
 }
 
 // updateEntry is updateKubernetesClusterEntryForNodeType: the capacity,
@@ -327,7 +328,7 @@ func (w *scaleWorker) newCapacity(size *int64, role model.NodeRole, off *model.S
 // inconsistent VM map and, with any VM running, on KVM; then each VM of the
 // node type gets the offering (upgradeVirtualMachine). A stopped cluster
 // scales through ScalingStoppedCluster.
-func (w *scaleWorker) scaleOffering(role model.NodeRole, off *model.ServiceOffering, updateNode, updateCluster bool) *apiError {
+func (w *scaleWorker) scaleOffering(role model.NodeRole, off *model.ServiceOffering, updateNode, updateCluster bool) *wire.APIError {
 	s, c := w.s, w.c
 	w.jr.op = "scale-offering"
 	if w.originalState != model.ClusterCreated {
@@ -377,9 +378,9 @@ func (w *scaleWorker) scaleOffering(role model.NodeRole, off *model.ServiceOffer
 }
 
 // scalingFailed moves a Scaling cluster to Alert and returns the 530.
-func (s *Simulator) scalingFailed(c *model.Cluster, err error, natural string) *apiError {
+func (s *Simulator) scalingFailed(c *model.Cluster, err error, natural string) *wire.APIError {
 	s.transit(c, evOperationFailed)
-	return internalError("%s", failText(err, natural))
+	return wire.InternalError("%s", failText(err, natural))
 }
 
 func (s *Simulator) scalingMessage(c *model.Cluster, what string) string {
@@ -391,7 +392,7 @@ func (s *Simulator) scalingMessage(c *model.Cluster, what string) string {
 // minsize and maxsize written (turning it off clears minsize and maxsize).
 // A failure is thrown without a transition, so the cluster stays in
 // Scaling, which only a stop ends.
-func (s *Simulator) scaleAutoscaling(jr *jobRun, c *model.Cluster, req *scaleRequest) *apiError {
+func (s *Simulator) scaleAutoscaling(jr *jobRun, c *model.Cluster, req *scaleRequest) *wire.APIError {
 	jr.op = "scale-autoscaling"
 	if c.State != model.ClusterScaling {
 		s.transit(c, evAutoscaleRequested)
@@ -401,7 +402,7 @@ func (s *Simulator) scaleAutoscaling(jr *jobRun, c *model.Cluster, req *scaleReq
 		err = errors.New("unable to reach the control node over SSH")
 	}
 	if err != nil {
-		return internalError("Failed to autoscale Kubernetes cluster: %s : %s", c.Name, failText(err, err.Error()))
+		return wire.InternalError("Failed to autoscale Kubernetes cluster: %s : %s", c.Name, failText(err, err.Error()))
 	}
 	c.Autoscaling = req.autoscaling
 	if req.autoscaling {

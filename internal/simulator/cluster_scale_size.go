@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/wire"
 )
 
 // The size change of KubernetesClusterScaleWorker: new workers, or nodes
@@ -16,7 +17,7 @@ import (
 // validateKubernetesClusterScaleSizeParameters: a size change (by size or
 // nodeids, in any state) is refused while the VM map has fewer rows than
 // C + node_count + E; node_count is written only after the VMs and rules.
-func (w *scaleWorker) scaleSize(role model.NodeRole) *apiError {
+func (w *scaleWorker) scaleSize(role model.NodeRole) *wire.APIError {
 	s, c := w.s, w.c
 	if s.st.Network(c.NetworkID) == nil {
 		return w.failIfScaling("Scaling failed for Kubernetes cluster : %s, cluster network not found", c.Name)
@@ -42,7 +43,7 @@ func (w *scaleWorker) scaleSize(role model.NodeRole) *apiError {
 	if _, ok := s.clusterServer(c); !ok {
 		return w.failIfScaling("Scaling failed for Kubernetes cluster : %s, unable to retrieve associated public IP", c.Name)
 	}
-	var err *apiError
+	var err *wire.APIError
 	if newVMs < 0 {
 		err = w.scaleDown()
 	} else {
@@ -59,11 +60,11 @@ func (w *scaleWorker) scaleSize(role model.NodeRole) *apiError {
 // rulesFailed is a failure of scaleKubernetesClusterNetworkRules: a Java
 // exception the worker does not catch (a NullPointerException) leaves the
 // state as it is; any other goes through failure, the caller's transition.
-func (s *Simulator) rulesFailed(c *model.Cluster, err error, failure func() *apiError) *apiError {
-	var je *javaException
+func (s *Simulator) rulesFailed(c *model.Cluster, err error, failure func() *wire.APIError) *wire.APIError {
+	var je *wire.JavaException
 	if errors.As(err, &je) {
-		s.logf("Unexpected exception while executing %sScaleKubernetesClusterCmd: %s: %s", cmdPkgKubernetes, je.className(), je.msg)
-		return internalError("%s", je.msg)
+		s.logf("Unexpected exception while executing %sScaleKubernetesClusterCmd: %s: %s", cmdPkgKubernetes, je.ClassName(), je.Msg)
+		return wire.InternalError("%s", je.Msg)
 	}
 	s.logf("%s: %v", s.scalingMessage(c, "unable to update network rules"), err)
 	return failure()
@@ -71,7 +72,7 @@ func (s *Simulator) rulesFailed(c *model.Cluster, err error, failure func() *api
 
 // scaleUp is scaleUpKubernetesClusterSize: new workers, the SSH rules
 // rebuilt, the ready count checked.
-func (w *scaleWorker) scaleUp(newVMs int64) *apiError {
+func (w *scaleWorker) scaleUp(newVMs int64) *wire.APIError {
 	s, c, jr := w.s, w.c, w.jr
 	jr.op = "scale-up"
 	n := s.st.Network(c.NetworkID)
@@ -91,7 +92,7 @@ func (w *scaleWorker) scaleUp(newVMs int64) *apiError {
 		if aerr != nil {
 			// Alert, node_count unchanged, the workers already added stay.
 			_ = w.failIfScaling("%s", provisionFailed) // the VM error says more
-			return aerr.withContext(provisionFailed)
+			return aerr.WithContext(provisionFailed)
 		}
 		s.addMapRow(c, v)
 	}
@@ -100,7 +101,7 @@ func (w *scaleWorker) scaleUp(newVMs int64) *apiError {
 		return w.failIfScaling("%s", failText(err, rulesFailed))
 	}
 	if err := s.scaleNetworkRules(c, s.scaleUpSSHOrder(c)); err != nil {
-		return s.rulesFailed(c, err, func() *apiError { return w.failIfScaling("%s", rulesFailed) })
+		return s.rulesFailed(c, err, func() *wire.APIError { return w.failIfScaling("%s", rulesFailed) })
 	}
 	// validateKubernetesClusterReadyNodesCount wants C + size + E ready
 	// nodes (the etcd nodes added to kubectl's count); size is node_count,
@@ -118,7 +119,7 @@ func (w *scaleWorker) scaleUp(newVMs int64) *apiError {
 // workers of the worker-only list in map order (getWorkerNodesToRemove;
 // 4.22.0 cut it with subList(controlNodeCount + newSize - 1, size), right
 // only for one control node); the list is removed newest first.
-func (w *scaleWorker) scaleDown() *apiError {
+func (w *scaleWorker) scaleDown() *wire.APIError {
 	s, c := w.s, w.c
 	w.jr.op = "scale-down"
 	if c.State != model.ClusterScaling {
@@ -145,7 +146,7 @@ func (w *scaleWorker) scaleDown() *apiError {
 		if from > len(workers) {
 			// ArrayList.subList throws IllegalArgumentException, which the
 			// worker does not catch: the cluster stays in Scaling.
-			return internalError("fromIndex(%d) > toIndex(%d)", from, len(workers))
+			return wire.InternalError("fromIndex(%d) > toIndex(%d)", from, len(workers))
 		}
 		remove = slices.Clone(workers[from:])
 	}
@@ -164,14 +165,14 @@ func (s *Simulator) vmString(v *model.VM) string {
 // Kubernetes node, named after the lowercased host name), its VM destroyed
 // and expunged (which revokes the VM's own PFs) and its map row deleted;
 // then the SSH rules are rebuilt.
-func (w *scaleWorker) removeNodes(rows []*model.MapRow) *apiError {
+func (w *scaleWorker) removeNodes(rows []*model.MapRow) *wire.APIError {
 	s, c, jr := w.s, w.c, w.jr
 	for _, row := range rows {
 		v := s.st.VM(row.VMID)
 		if v == nil {
 			// userVm.getHostName() on null: uncaught, the cluster stays in
 			// Scaling.
-			return internalError(`Cannot invoke "com.cloud.uservm.UserVm.getHostName()" because "userVm" is null`)
+			return wire.InternalError(`Cannot invoke "com.cloud.uservm.UserVm.getHostName()" because "userVm" is null`)
 		}
 		removeFailed := s.scalingMessage(c, fmt.Sprintf("failed to remove Kubernetes node: %s running on VM : %s", v.Name, s.vmString(v)))
 		if err := jr.step("remove-vm"); err != nil {
@@ -194,7 +195,7 @@ func (w *scaleWorker) removeNodes(rows []*model.MapRow) *apiError {
 		return s.scalingFailed(c, err, s.scalingMessage(c, "unable to update network rules"))
 	}
 	if err := s.scaleNetworkRules(c, s.mapSSHOrder(c)); err != nil {
-		return s.rulesFailed(c, err, func() *apiError {
+		return s.rulesFailed(c, err, func() *wire.APIError {
 			return s.scalingFailed(c, nil, s.scalingMessage(c, "unable to update network rules"))
 		})
 	}

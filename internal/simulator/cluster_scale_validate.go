@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/wire"
 )
 
 // validateScale is KubernetesClusterManagerImpl.
@@ -12,13 +13,13 @@ import (
 // validateKubernetesClusterScaleSize, in their order.
 func (s *Simulator) validateScale(c *model.Cluster, req *scaleRequest) error {
 	if c.Removed {
-		return serverErr("Invalid Kubernetes cluster ID")
+		return wire.ServerErr("Invalid Kubernetes cluster ID")
 	}
 	if req.offering == nil && len(req.nodeOfferings) == 0 && !req.sizeGiven && len(req.nodeIDs) == 0 && !req.autoscalingGiven {
-		return serverErr("Kubernetes cluster %s cannot be scaled, either service offering or cluster size or nodeids to be removed or autoscaling must be passed", c.Name)
+		return wire.ServerErr("Kubernetes cluster %s cannot be scaled, either service offering or cluster size or nodeids to be removed or autoscaling must be passed", c.Name)
 	}
 	if !slices.Contains([]string{model.ClusterCreated, model.ClusterRunning, model.ClusterStopped}, c.State) {
-		return serverErr("Kubernetes cluster %s is in %s state and can not be scaled", c.Name, c.State)
+		return wire.ServerErr("Kubernetes cluster %s is in %s state and can not be scaled", c.Name, c.State)
 	}
 	maxSize := int64(s.opts.MaxClusterSize)
 	if err := validateScaleAutoscaling(c, req, maxSize); err != nil {
@@ -42,15 +43,15 @@ func validateScaleAutoscaling(c *model.Cluster, req *scaleRequest, maxSize int64
 	}
 	switch {
 	case req.sizeGiven || len(req.nodeIDs) > 0:
-		return serverErr("Autoscaling can not be passed along with nodeids or clustersize")
+		return wire.ServerErr("Autoscaling can not be passed along with nodeids or clustersize")
 	case !req.minGiven || !req.maxGiven:
-		return serverErr("Autoscaling requires minsize and maxsize to be passed")
+		return wire.ServerErr("Autoscaling requires minsize and maxsize to be passed")
 	case req.minSize < 1:
-		return serverErr("Minsize must be at least than 1")
+		return wire.ServerErr("Minsize must be at least than 1")
 	case req.maxSize <= req.minSize:
-		return serverErr("Maxsize must be greater than minsize")
+		return wire.ServerErr("Maxsize must be greater than minsize")
 	case req.maxSize+c.ControlNodes > maxSize:
-		return serverErr("Maximum cluster size can not exceed %d. Please contact your administrator", maxSize)
+		return wire.ServerErr("Maximum cluster size can not exceed %d. Please contact your administrator", maxSize)
 	}
 	return nil
 }
@@ -64,7 +65,7 @@ func (s *Simulator) validateScaleNodeIDs(c *model.Cluster, req *scaleRequest) er
 	// Control and etcd entries of nodeofferings may come with nodeids;
 	// size, serviceofferingid and a worker entry may not.
 	if req.sizeGiven || req.offering != nil || req.nodeOfferings[model.RoleWorker] != nil {
-		return serverErr("nodeids can not be passed along with clustersize or service offering")
+		return wire.ServerErr("nodeids can not be passed along with clustersize or service offering")
 	}
 	var rows []*model.MapRow
 	for _, row := range s.st.MapRows(c.ID) {
@@ -73,7 +74,7 @@ func (s *Simulator) validateScaleNodeIDs(c *model.Cluster, req *scaleRequest) er
 		}
 	}
 	if len(rows) != len(req.nodeIDs) {
-		return serverErr("Invalid node ids")
+		return wire.ServerErr("Invalid node ids")
 	}
 	controls, others := 0, 0
 	for _, row := range rows {
@@ -84,10 +85,10 @@ func (s *Simulator) validateScaleNodeIDs(c *model.Cluster, req *scaleRequest) er
 		}
 	}
 	if int64(controls) >= c.ControlNodes {
-		return serverErr("Can not remove all control nodes from a cluster")
+		return wire.ServerErr("Can not remove all control nodes from a cluster")
 	}
 	if int64(others) >= c.Size {
-		return serverErr("Can not remove all nodes from a cluster")
+		return wire.ServerErr("Can not remove all nodes from a cluster")
 	}
 	return nil
 }
@@ -101,11 +102,11 @@ func validateScaleSize(c *model.Cluster, req *scaleRequest, maxSize int64) error
 	}
 	switch {
 	case c.State == model.ClusterStopped:
-		return serverErr("Kubernetes cluster : %s is in %s state", c.Name, c.State)
+		return wire.ServerErr("Kubernetes cluster : %s is in %s state", c.Name, c.State)
 	case req.size < 1:
-		return serverErr("Kubernetes cluster : %s cannot be scaled for size, %d", c.Name, req.size)
+		return wire.ServerErr("Kubernetes cluster : %s cannot be scaled for size, %d", c.Name, req.size)
 	case req.size+c.ControlNodes > maxSize:
-		return serverErr("Maximum cluster size can not exceed %d. Please contact your administrator", maxSize)
+		return wire.ServerErr("Maximum cluster size can not exceed %d. Please contact your administrator", maxSize)
 	}
 	return nil
 }
@@ -126,15 +127,15 @@ func (s *Simulator) validateScaleOfferings(c *model.Cluster, req *scaleRequest) 
 		}
 		minCPU, minMem := 2, 2048
 		if off.CPU < minCPU || off.Memory < minMem {
-			return serverErr("Kubernetes cluster : %s cannot be scaled with service offering : %s, Kubernetes cluster template(CoreOS) needs minimum %d vCPUs and %d MB RAM",
+			return wire.ServerErr("Kubernetes cluster : %s cannot be scaled with service offering : %s, Kubernetes cluster template(CoreOS) needs minimum %d vCPUs and %d MB RAM",
 				c.Name, off.Name, minCPU, minMem)
 		}
 		if version != nil && off.CPU < version.MinCPU {
-			return serverErr("Kubernetes cluster : %s cannot be scaled with service offering : %s, associated Kubernetes version : %s needs minimum %d vCPUs",
+			return wire.ServerErr("Kubernetes cluster : %s cannot be scaled with service offering : %s, associated Kubernetes version : %s needs minimum %d vCPUs",
 				c.Name, off.Name, version.Name, version.MinCPU)
 		}
 		if version != nil && off.Memory < version.MinMemory {
-			return serverErr("Kubernetes cluster : %s cannot be scaled with service offering : %s, associated Kubernetes version : %s needs minimum %d MB RAM",
+			return wire.ServerErr("Kubernetes cluster : %s cannot be scaled with service offering : %s, associated Kubernetes version : %s needs minimum %d MB RAM",
 				c.Name, off.Name, version.Name, version.MinMemory)
 		}
 		existing := s.st.Offering(c.RoleOfferingID(role))
@@ -143,7 +144,7 @@ func (s *Simulator) validateScaleOfferings(c *model.Cluster, req *scaleRequest) 
 		}
 		if existing != nil && c.State == model.ClusterRunning &&
 			(off.Memory < existing.Memory || off.CPU*off.CPUSpeed < existing.CPU*existing.CPUSpeed) {
-			return serverErr("Kubernetes cluster cannot be scaled down for service offering. Service offering : %s offers lesser resources as compared to service offering : %s of Kubernetes cluster : %s",
+			return wire.ServerErr("Kubernetes cluster cannot be scaled down for service offering. Service offering : %s offers lesser resources as compared to service offering : %s of Kubernetes cluster : %s",
 				off.Name, existing.Name, c.Name)
 		}
 	}

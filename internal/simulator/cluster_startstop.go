@@ -4,24 +4,25 @@ import (
 	"fmt"
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/wire"
 )
 
-func cmdStartKubernetesCluster(s *Simulator, c *caller, p params) (map[string]any, *apiError) {
+func cmdStartKubernetesCluster(s *Simulator, c *caller, p wire.Params) (map[string]any, *wire.APIError) {
 	cl, err := s.requireCluster(c, p)
 	if err != nil {
 		return nil, err
 	}
 	return s.clusterJob(c, cl, "StartKubernetesClusterCmd", 4,
-		func(jr *jobRun) (any, *apiError) { return s.runStart(jr, cl, c) })
+		func(jr *jobRun) (any, *wire.APIError) { return s.runStart(jr, cl, c) })
 }
 
-func cmdStopKubernetesCluster(s *Simulator, c *caller, p params) (map[string]any, *apiError) {
+func cmdStopKubernetesCluster(s *Simulator, c *caller, p wire.Params) (map[string]any, *wire.APIError) {
 	cl, err := s.requireCluster(c, p)
 	if err != nil {
 		return nil, err
 	}
 	return s.clusterJob(c, cl, "StopKubernetesClusterCmd", 2,
-		func(jr *jobRun) (any, *apiError) { return s.runStop(jr, cl) })
+		func(jr *jobRun) (any, *wire.APIError) { return s.runStop(jr, cl) })
 }
 
 // runStart is KubernetesClusterManagerImpl.startKubernetesCluster: a no-op
@@ -31,18 +32,18 @@ func cmdStopKubernetesCluster(s *Simulator, c *caller, p params) (map[string]any
 // API endpoint on 6443, then read the kubeconfig over SSH through the
 // cluster IP's port 2222 (the PF to the first control node). A failure moves
 // the cluster to Alert.
-func (s *Simulator) runStart(jr *jobRun, c *model.Cluster, who *caller) (any, *apiError) {
+func (s *Simulator) runStart(jr *jobRun, c *model.Cluster, who *caller) (any, *wire.APIError) {
 	jr.op = "start"
 	if c.Removed {
-		return nil, internalError("Kubernetes cluster %s has been removed", c.Name)
+		return nil, wire.InternalError("Kubernetes cluster %s has been removed", c.Name)
 	}
 	if c.State == model.ClusterRunning || c.State == model.ClusterStarting {
 		return map[string]any{"kubernetescluster": s.renderCluster(c, who)}, nil
 	}
 	s.transit(c, evStartRequested)
-	fail := func(err error, natural string) (any, *apiError) {
+	fail := func(err error, natural string) (any, *wire.APIError) {
 		s.transit(c, evOperationFailed)
-		return nil, internalError("%s", failText(err, natural))
+		return nil, wire.InternalError("%s", failText(err, natural))
 	}
 	if err := jr.step("vms"); err != nil {
 		return fail(err, fmt.Sprintf("Failed to start all VMs in Kubernetes cluster : %s", c.Name))
@@ -90,10 +91,10 @@ func (s *Simulator) runStart(jr *jobRun, c *model.Cluster, who *caller) (any, *a
 }
 
 // runStop stops every mapped VM: a no-op when Stopped or Stopping.
-func (s *Simulator) runStop(jr *jobRun, c *model.Cluster) (any, *apiError) {
+func (s *Simulator) runStop(jr *jobRun, c *model.Cluster) (any, *wire.APIError) {
 	jr.op = "stop"
 	if c.Removed {
-		return nil, internalError("Kubernetes cluster %s has been removed", c.Name)
+		return nil, wire.InternalError("Kubernetes cluster %s has been removed", c.Name)
 	}
 	if c.State == model.ClusterStopped || c.State == model.ClusterStopping {
 		return map[string]any{"success": true}, nil
@@ -101,7 +102,7 @@ func (s *Simulator) runStop(jr *jobRun, c *model.Cluster) (any, *apiError) {
 	s.transit(c, evStopRequested)
 	if err := jr.step("vms"); err != nil {
 		s.transit(c, evOperationFailed)
-		return nil, internalError("%s", failText(err, fmt.Sprintf("Failed to stop Kubernetes cluster : %s, unable to stop all VMs", c.Name)))
+		return nil, wire.InternalError("%s", failText(err, fmt.Sprintf("Failed to stop Kubernetes cluster : %s, unable to stop all VMs", c.Name)))
 	}
 	for _, row := range s.st.MapRows(c.ID) {
 		if v := s.st.VM(row.VMID); v != nil && v.State == model.VMRunning {

@@ -6,31 +6,32 @@ import (
 	"strings"
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/wire"
 )
 
-func cmdUpgradeKubernetesCluster(s *Simulator, c *caller, p params) (map[string]any, *apiError) {
+func cmdUpgradeKubernetesCluster(s *Simulator, c *caller, p wire.Params) (map[string]any, *wire.APIError) {
 	cl, err := s.requireCluster(c, p)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := p.require("kubernetesversionid"); err != nil {
+	if _, err := p.Require("kubernetesversionid"); err != nil {
 		return nil, err
 	}
-	target, err := resolveParam(p, "kubernetesversionid", s.st.Version)
+	target, err := wire.ResolveParam(p, "kubernetesversionid", s.st.Version)
 	if err != nil {
 		return nil, err
 	}
 	return s.clusterJob(c, cl, "UpgradeKubernetesClusterCmd", 4,
-		func(jr *jobRun) (any, *apiError) { return s.runUpgrade(jr, cl, target, c) })
+		func(jr *jobRun) (any, *wire.APIError) { return s.runUpgrade(jr, cl, target, c) })
 }
 
 // canUpgrade is KubernetesVersionManagerImpl.canUpgradeKubernetesVersion.
 func canUpgrade(current, target string) error {
 	switch d := compareSemver(target, current); {
 	case d == 0:
-		return serverErr("Kubernetes clusters can not be upgraded, current version: %s, upgrade version: %s", current, target)
+		return wire.ServerErr("Kubernetes clusters can not be upgraded, current version: %s, upgrade version: %s", current, target)
 	case d < 0:
-		return serverErr("Kubernetes clusters can not be downgraded, current version: %s, upgrade version: %s", current, target)
+		return wire.ServerErr("Kubernetes clusters can not be downgraded, current version: %s, upgrade version: %s", current, target)
 	}
 	cur, tgt := strings.Split(current, "."), strings.Split(target, ".")
 	curMajor, _ := strconv.Atoi(cur[0])
@@ -43,7 +44,7 @@ func canUpgrade(current, target string) error {
 		tgtMinor, _ = strconv.Atoi(tgt[1])
 	}
 	if tgtMajor != curMajor || tgtMinor-curMinor > 1 {
-		return serverErr("Kubernetes clusters can be upgraded between next minor or patch version releases, current version: %s, upgrade version: %s", current, target)
+		return wire.ServerErr("Kubernetes clusters can be upgraded between next minor or patch version releases, current version: %s, upgrade version: %s", current, target)
 	}
 	return nil
 }
@@ -57,27 +58,27 @@ func canUpgrade(current, target string) error {
 // script over SSH through port 2222+i (the node's own forward), uncordon it
 // and check that it is Ready on the new version; then -> Running. A failure
 // leaves the nodes done so far upgraded and the cluster in Alert.
-func (s *Simulator) runUpgrade(jr *jobRun, c *model.Cluster, target *model.KubernetesVersion, who *caller) (any, *apiError) {
+func (s *Simulator) runUpgrade(jr *jobRun, c *model.Cluster, target *model.KubernetesVersion, who *caller) (any, *wire.APIError) {
 	jr.op = "upgrade"
 	current := s.st.Version(c.VersionID)
 	switch {
 	case c.Removed:
-		return nil, internalError("Kubernetes cluster %s has been removed", c.Name)
+		return nil, wire.InternalError("Kubernetes cluster %s has been removed", c.Name)
 	case c.State != model.ClusterRunning:
-		return nil, internalError("Kubernetes cluster : %s is not in running state", c.Name)
+		return nil, wire.InternalError("Kubernetes cluster : %s is not in running state", c.Name)
 	case target.State != "Enabled":
-		return nil, internalError("Kubernetes version ID: %s is in %s state", target.ID, target.State)
+		return nil, wire.InternalError("Kubernetes version ID: %s is in %s state", target.ID, target.State)
 	case target.ISOState() != model.ISOReady:
-		return nil, internalError("Binaries ISO for Kubernetes version ID: %s is not in Ready state", target.ID)
+		return nil, wire.InternalError("Binaries ISO for Kubernetes version ID: %s is not in Ready state", target.ID)
 	case current == nil:
-		return nil, internalError("Unable to find the current Kubernetes version of cluster %s", c.Name)
+		return nil, wire.InternalError("Unable to find the current Kubernetes version of cluster %s", c.Name)
 	}
 	if err := canUpgrade(current.Semver, target.Semver); err != nil {
-		return nil, internalError("%s", err.Error())
+		return nil, wire.InternalError("%s", err.Error())
 	}
 	server, ok := s.clusterServer(c)
 	if !ok {
-		return nil, internalError("Upgrade failed for Kubernetes cluster: %s, unable to retrieve associated public IP", c.String())
+		return nil, wire.InternalError("Upgrade failed for Kubernetes cluster: %s, unable to retrieve associated public IP", c.String())
 	}
 	vms, rows := s.st.ClusterVMs(c)
 	var nodes []*model.VM
@@ -92,12 +93,12 @@ func (s *Simulator) runUpgrade(jr *jobRun, c *model.Cluster, target *model.Kuber
 		}
 	}
 	if len(nodes) == 0 {
-		return nil, internalError("Upgrade failed for Kubernetes cluster: %s, unable to retrieve VMs for cluster", c.String())
+		return nil, wire.InternalError("Upgrade failed for Kubernetes cluster: %s, unable to retrieve VMs for cluster", c.String())
 	}
 	s.transit(c, evUpgradeRequested)
-	fail := func(err error, natural string) (any, *apiError) {
+	fail := func(err error, natural string) (any, *wire.APIError) {
 		s.transit(c, evOperationFailed)
-		return nil, internalError("%s", failText(err, natural))
+		return nil, wire.InternalError("%s", failText(err, natural))
 	}
 	for i, v := range nodes {
 		host := strings.ToLower(v.Name)

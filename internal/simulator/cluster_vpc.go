@@ -1,6 +1,10 @@
 package simulator
 
-import "github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
+import (
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
+
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/wire"
+)
 
 // CKS's network ACL items on a VPC tier
 // (KubernetesClusterResourceModifierActionWorker.createVpcTierAclRules,
@@ -33,8 +37,8 @@ func (s *Simulator) createVpcTierACLRules(c *model.Cluster, n *model.Network) er
 	}
 	for _, port := range []int{clusterAPIPort, defaultSSHPort} {
 		if err := s.provisionVpcTierAllowPortACLRule(n, port); err != nil {
-			s.logf("ACL item %d of %s: %s", port, c.Name, err.text)
-			return serverErr("Failed to provision firewall rules for API access for the Kubernetes cluster : %s", c.Name)
+			s.logf("ACL item %d of %s: %s", port, c.Name, err.Text)
+			return wire.ServerErr("Failed to provision firewall rules for API access for the Kubernetes cluster : %s", c.Name)
 		}
 	}
 	return nil
@@ -44,10 +48,10 @@ func (s *Simulator) createVpcTierACLRules(c *model.Cluster, n *model.Network) er
 // NetworkACLService.createNetworkACLItem, an Allow Ingress item "TCP" for
 // one port on the tier's list without a CIDR list (so 0.0.0.0/0 and ::/0),
 // moves it to the top (moveRuleToTheTopInACLList) and applies the list.
-func (s *Simulator) provisionVpcTierAllowPortACLRule(n *model.Network, port int) *apiError {
+func (s *Simulator) provisionVpcTierAllowPortACLRule(n *model.Network, port int) *wire.APIError {
 	acl := s.st.ACL(n.ACLID)
 	if acl == nil {
-		return invalidParam("Unable to find specified ACL.")
+		return wire.InvalidParam("Unable to find specified ACL.")
 	}
 	it, err := s.createACLItem(acl, aclItemSpec{protocol: cksACLProtocol, start: &port, end: &port,
 		trafficType: aclIngress, action: aclAllow, forDisplay: true})

@@ -5,19 +5,20 @@ import (
 	"strings"
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/wire"
 )
 
 // Read-only catalogue commands: zones, offerings, key pairs, projects,
 // domains, accounts and capabilities.
 
-func cmdListZones(s *Simulator, _ *caller, p params) (map[string]any, *apiError) {
-	byID, err := resolveParam(p, "id", s.st.Zone)
+func cmdListZones(s *Simulator, _ *caller, p wire.Params) (map[string]any, *wire.APIError) {
+	byID, err := wire.ResolveParam(p, "id", s.st.Zone)
 	if err != nil {
 		return nil, err
 	}
 	items := []map[string]any{}
 	for _, z := range s.st.Zones {
-		if (byID != nil && z != byID) || (p.has("name") && !strings.EqualFold(p.str("name"), z.Name)) || !matchesKeyword(p, z.Name) {
+		if (byID != nil && z != byID) || (p.Has("name") && !strings.EqualFold(p.Str("name"), z.Name)) || !wire.MatchesKeyword(p, z.Name) {
 			continue
 		}
 		items = append(items, map[string]any{
@@ -43,20 +44,20 @@ func cmdListZones(s *Simulator, _ *caller, p params) (map[string]any, *apiError)
 	return s.listBody(p, "zone", items)
 }
 
-func cmdListServiceOfferings(s *Simulator, _ *caller, p params) (map[string]any, *apiError) {
-	byID, err := resolveParam(p, "id", s.st.Offering)
+func cmdListServiceOfferings(s *Simulator, _ *caller, p wire.Params) (map[string]any, *wire.APIError) {
+	byID, err := wire.ResolveParam(p, "id", s.st.Offering)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := resolveParam(p, "zoneid", s.st.Zone); err != nil {
+	if _, err := wire.ResolveParam(p, "zoneid", s.st.Zone); err != nil {
 		return nil, err
 	}
-	if sys, _ := p.boolean("issystem"); sys {
+	if sys, _ := p.Bool("issystem"); sys {
 		return map[string]any{}, nil
 	}
 	items := []map[string]any{}
 	for _, o := range s.st.Offerings {
-		if (byID != nil && o != byID) || (p.has("name") && !strings.EqualFold(p.str("name"), o.Name)) || !matchesKeyword(p, o.Name, o.DisplayText) {
+		if (byID != nil && o != byID) || (p.Has("name") && !strings.EqualFold(p.Str("name"), o.Name)) || !wire.MatchesKeyword(p, o.Name, o.DisplayText) {
 			continue
 		}
 		items = append(items, map[string]any{
@@ -66,7 +67,7 @@ func cmdListServiceOfferings(s *Simulator, _ *caller, p params) (map[string]any,
 			"cpunumber":              o.CPU,
 			"cpuspeed":               o.CPUSpeed,
 			"memory":                 o.Memory,
-			"created":                csTime(o.Created),
+			"created":                wire.CSTime(o.Created),
 			"storagetype":            "shared",
 			"provisioningtype":       "thin",
 			"offerha":                false,
@@ -87,7 +88,7 @@ func cmdListServiceOfferings(s *Simulator, _ *caller, p params) (map[string]any,
 	return s.listBody(p, "serviceoffering", items)
 }
 
-func cmdListSSHKeyPairs(s *Simulator, c *caller, p params) (map[string]any, *apiError) {
+func cmdListSSHKeyPairs(s *Simulator, c *caller, p wire.Params) (map[string]any, *wire.APIError) {
 	scope, err := s.listScope(c, p)
 	if err != nil {
 		return nil, err
@@ -96,10 +97,10 @@ func cmdListSSHKeyPairs(s *Simulator, c *caller, p params) (map[string]any, *api
 	for _, k := range s.st.Keypairs {
 		switch {
 		case !scope(k.AccountID),
-			p.has("id") && !strings.EqualFold(p.str("id"), k.ID),
-			p.has("name") && p.str("name") != k.Name,
-			p.has("fingerprint") && p.str("fingerprint") != k.Fingerprint,
-			!matchesKeyword(p, k.Name):
+			p.Has("id") && !strings.EqualFold(p.Str("id"), k.ID),
+			p.Has("name") && p.Str("name") != k.Name,
+			p.Has("fingerprint") && p.Str("fingerprint") != k.Fingerprint,
+			!wire.MatchesKeyword(p, k.Name):
 			continue
 		}
 		out := map[string]any{"id": k.ID, "name": k.Name, "fingerprint": k.Fingerprint, "hasannotations": false}
@@ -109,20 +110,20 @@ func cmdListSSHKeyPairs(s *Simulator, c *caller, p params) (map[string]any, *api
 	return s.listBody(p, "sshkeypair", items)
 }
 
-func cmdListProjects(s *Simulator, c *caller, p params) (map[string]any, *apiError) {
-	byID, err := resolveParam(p, "id", s.st.Project)
+func cmdListProjects(s *Simulator, c *caller, p wire.Params) (map[string]any, *wire.APIError) {
+	byID, err := wire.ResolveParam(p, "id", s.st.Project)
 	if err != nil {
 		return nil, err
 	}
-	listAll, _ := p.boolean("listall")
+	listAll, _ := p.Bool("listall")
 	items := []map[string]any{}
 	for _, prj := range s.st.Projects {
 		switch {
 		case byID != nil && prj != byID,
 			(!c.isAdmin() || (!listAll && byID == nil)) && prj.OwnerAccountID != c.account.ID,
-			p.has("name") && !strings.EqualFold(p.str("name"), prj.Name),
-			p.has("state") && !strings.EqualFold(p.str("state"), "Active"),
-			!matchesKeyword(p, prj.Name, prj.DisplayText):
+			p.Has("name") && !strings.EqualFold(p.Str("name"), prj.Name),
+			p.Has("state") && !strings.EqualFold(p.Str("state"), "Active"),
+			!wire.MatchesKeyword(p, prj.Name, prj.DisplayText):
 			continue
 		}
 		out := map[string]any{
@@ -131,7 +132,7 @@ func cmdListProjects(s *Simulator, c *caller, p params) (map[string]any, *apiErr
 			"displaytext":  prj.DisplayText,
 			"domainid":     prj.DomainID,
 			"state":        "Active",
-			"created":      csTime(prj.Created),
+			"created":      wire.CSTime(prj.Created),
 			"tags":         []any{},
 			"vmtotal":      s.countVMs(prj.AccountID),
 			"vmlimit":      "Unlimited",
@@ -164,8 +165,8 @@ func (s *Simulator) countVMs(accountID string) int {
 	return n
 }
 
-func cmdListDomains(s *Simulator, c *caller, p params) (map[string]any, *apiError) {
-	byID, err := resolveParam(p, "id", s.st.Domain)
+func cmdListDomains(s *Simulator, c *caller, p wire.Params) (map[string]any, *wire.APIError) {
+	byID, err := wire.ResolveParam(p, "id", s.st.Domain)
 	if err != nil {
 		return nil, err
 	}
@@ -174,9 +175,9 @@ func cmdListDomains(s *Simulator, c *caller, p params) (map[string]any, *apiErro
 		switch {
 		case byID != nil && d != byID,
 			!c.isAdmin() && d.ID != c.account.DomainID,
-			p.has("name") && !strings.EqualFold(p.str("name"), d.Name),
-			p.has("level") && p.str("level") != "0",
-			!matchesKeyword(p, d.Name):
+			p.Has("name") && !strings.EqualFold(p.Str("name"), d.Name),
+			p.Has("level") && p.Str("level") != "0",
+			!wire.MatchesKeyword(p, d.Name):
 			continue
 		}
 		items = append(items, map[string]any{
@@ -186,7 +187,7 @@ func cmdListDomains(s *Simulator, c *caller, p params) (map[string]any, *apiErro
 			"haschild":       false,
 			"path":           d.Path,
 			"state":          "Active",
-			"created":        csTime(d.Created),
+			"created":        wire.CSTime(d.Created),
 			"hasannotations": false,
 			"vmlimit":        "Unlimited",
 			"vmtotal":        0,
@@ -196,22 +197,22 @@ func cmdListDomains(s *Simulator, c *caller, p params) (map[string]any, *apiErro
 	return s.listBody(p, "domain", items)
 }
 
-func cmdListAccounts(s *Simulator, c *caller, p params) (map[string]any, *apiError) {
-	byID, err := resolveParam(p, "id", s.st.Account)
+func cmdListAccounts(s *Simulator, c *caller, p wire.Params) (map[string]any, *wire.APIError) {
+	byID, err := wire.ResolveParam(p, "id", s.st.Account)
 	if err != nil {
 		return nil, err
 	}
-	listAll, _ := p.boolean("listall")
+	listAll, _ := p.Bool("listall")
 	items := []map[string]any{}
 	for _, a := range s.st.Accounts {
 		switch {
 		case a.AccountType == model.AccountTypeProject,
 			byID != nil && a != byID,
-			(!c.isAdmin() || (!listAll && byID == nil && !p.has("name"))) && a.ID != c.account.ID,
-			p.has("name") && !strings.EqualFold(p.str("name"), a.Name),
-			p.has("accounttype") && p.str("accounttype") != strconv.Itoa(a.AccountType),
-			p.has("domainid") && !strings.EqualFold(p.str("domainid"), a.DomainID),
-			!matchesKeyword(p, a.Name):
+			(!c.isAdmin() || (!listAll && byID == nil && !p.Has("name"))) && a.ID != c.account.ID,
+			p.Has("name") && !strings.EqualFold(p.Str("name"), a.Name),
+			p.Has("accounttype") && p.Str("accounttype") != strconv.Itoa(a.AccountType),
+			p.Has("domainid") && !strings.EqualFold(p.Str("domainid"), a.DomainID),
+			!wire.MatchesKeyword(p, a.Name):
 			continue
 		}
 		out := map[string]any{
@@ -222,7 +223,7 @@ func cmdListAccounts(s *Simulator, c *caller, p params) (map[string]any, *apiErr
 			"rolename":       a.RoleType,
 			"state":          "enabled",
 			"isdefault":      a.IsDefault,
-			"created":        csTime(a.Created),
+			"created":        wire.CSTime(a.Created),
 			"hasannotations": false,
 			"vmtotal":        s.countVMs(a.ID),
 			"vmlimit":        "Unlimited",
@@ -235,7 +236,7 @@ func cmdListAccounts(s *Simulator, c *caller, p params) (map[string]any, *apiErr
 		for _, u := range s.st.Users {
 			if u.AccountID == a.ID {
 				users = append(users, map[string]any{"id": u.ID, "username": u.Username, "account": a.Name,
-					"accountid": a.ID, "accounttype": a.AccountType, "state": "enabled", "created": csTime(u.Created)})
+					"accountid": a.ID, "accounttype": a.AccountType, "state": "enabled", "created": wire.CSTime(u.Created)})
 			}
 		}
 		if users != nil {
@@ -246,7 +247,7 @@ func cmdListAccounts(s *Simulator, c *caller, p params) (map[string]any, *apiErr
 	return s.listBody(p, "account", items)
 }
 
-func cmdListCapabilities(s *Simulator, _ *caller, _ params) (map[string]any, *apiError) {
+func cmdListCapabilities(s *Simulator, _ *caller, _ wire.Params) (map[string]any, *wire.APIError) {
 	return map[string]any{"capability": map[string]any{
 		"cloudstackversion":                            s.profile.cloudStackVersion,
 		"kubernetesserviceenabled":                     true,

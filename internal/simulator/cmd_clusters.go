@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/wire"
 )
 
 // cmdListKubernetesClusters lists clusters in internal id order
@@ -11,7 +12,7 @@ import (
 // Filter(KubernetesClusterVO.class, "id", true, ...)), removed ones
 // excluded. name is an exact match (as the database compares it), keyword a
 // substring.
-func cmdListKubernetesClusters(s *Simulator, c *caller, p params) (map[string]any, *apiError) {
+func cmdListKubernetesClusters(s *Simulator, c *caller, p wire.Params) (map[string]any, *wire.APIError) {
 	filter, err := newListFilter(s, c, p, s.st.Cluster)
 	if err != nil {
 		return nil, err
@@ -21,16 +22,16 @@ func cmdListKubernetesClusters(s *Simulator, c *caller, p params) (map[string]an
 		if cl.Removed || filter.excludes(cl, cl.AccountID) {
 			continue
 		}
-		if name := p.str("name"); name != "" && !strings.EqualFold(cl.Name, name) {
+		if name := p.Str("name"); name != "" && !strings.EqualFold(cl.Name, name) {
 			continue
 		}
-		if st := p.str("state"); st != "" && !strings.EqualFold(cl.State, st) {
+		if st := p.Str("state"); st != "" && !strings.EqualFold(cl.State, st) {
 			continue
 		}
-		if ct := p.str("clustertype"); ct != "" && !strings.EqualFold(cl.ClusterType, ct) {
+		if ct := p.Str("clustertype"); ct != "" && !strings.EqualFold(cl.ClusterType, ct) {
 			continue
 		}
-		if !matchesKeyword(p, cl.Name) {
+		if !wire.MatchesKeyword(p, cl.Name) {
 			continue
 		}
 		if err := s.cniConfigGone(cl, c); err != nil {
@@ -41,16 +42,16 @@ func cmdListKubernetesClusters(s *Simulator, c *caller, p params) (map[string]an
 	return s.listBody(p, "kubernetescluster", items)
 }
 
-func cmdGetKubernetesClusterConfig(s *Simulator, c *caller, p params) (map[string]any, *apiError) {
+func cmdGetKubernetesClusterConfig(s *Simulator, c *caller, p wire.Params) (map[string]any, *wire.APIError) {
 	cl, err := s.requireCluster(c, p)
 	if err != nil {
 		return nil, err
 	}
 	if cl.State == model.ClusterStarting {
-		return nil, internalError("Setup is in progress for Kubernetes cluster : %s, config not available at this moment", cl.Name)
+		return nil, wire.InternalError("Setup is in progress for Kubernetes cluster : %s, config not available at this moment", cl.Name)
 	}
 	if cl.Removed || cl.Kubeconfig == "" {
-		return nil, internalError("Config not found for Kubernetes cluster : %s", cl.Name)
+		return nil, wire.InternalError("Config not found for Kubernetes cluster : %s", cl.Name)
 	}
 	return map[string]any{"clusterconfig": map[string]any{"id": cl.ID, "name": cl.Name, "configdata": cl.Kubeconfig}}, nil
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/wire"
 )
 
 // CNI configurations (4.21+) are user data with for_cks set
@@ -23,8 +24,8 @@ const userDataMaxLength = 32768
 // (UserDataManagerImpl.MAX_HTTP_POST_LENGTH).
 const userDataMaxPostLength = 1048576
 
-func cmdRegisterCniConfiguration(s *Simulator, c *caller, p params) (map[string]any, *apiError) {
-	name, err := p.require("name")
+func cmdRegisterCniConfiguration(s *Simulator, c *caller, p wire.Params) (map[string]any, *wire.APIError) {
+	name, err := p.Require("name")
 	if err != nil {
 		return nil, err
 	}
@@ -37,19 +38,19 @@ func cmdRegisterCniConfiguration(s *Simulator, c *caller, p params) (map[string]
 		// UserDataDao.findByName: the owner's user data of any kind, the
 		// name compared under the database's case-insensitive collation.
 		if !u.Removed && u.AccountID == owner.ID && strings.EqualFold(u.Name, name) {
-			return nil, invalidParam("A userdata with name %s already exists for this account.", name)
+			return nil, wire.InvalidParam("A userdata with name %s already exists for this account.", name)
 		}
 	}
-	if !p.has("cniconfig") {
+	if !p.Has("cniconfig") {
 		// The user_data column is NOT NULL; the insert fails.
-		return nil, internalError("DB Exception on: INSERT INTO user_data: Column 'user_data' cannot be null")
+		return nil, wire.InternalError("DB Exception on: INSERT INTO user_data: Column 'user_data' cannot be null")
 	}
-	content, err := validateUserData(p.str("cniconfig"))
+	content, err := validateUserData(p.Str("cniconfig"))
 	if err != nil {
 		return nil, err
 	}
 	u := &model.UserData{InternalID: s.st.NextID("userdata"), ID: s.newUUID(), Name: name, AccountID: owner.ID,
-		Content: content, Params: p.str("params"), ForCKS: true, Created: s.now()}
+		Content: content, Params: p.Str("params"), ForCKS: true, Created: s.now()}
 	s.st.UserData = append(s.st.UserData, u)
 	s.logf("registered CNI configuration %s (%s) for account %s", u.Name, u.ID, owner.Name)
 	return map[string]any{"cniconfig": s.renderUserData(u)}, nil
@@ -59,26 +60,26 @@ func cmdRegisterCniConfiguration(s *Simulator, c *caller, p params) (map[string]
 // decoding when the value has a "%", the base64 alphabet check
 // (Base64.isBase64), the length limits, then the bytes re-encoded as
 // standard base64 with padding, which is what the server stores.
-func validateUserData(value string) (string, *apiError) {
+func validateUserData(value string) (string, *wire.APIError) {
 	if strings.Contains(value, "%") {
 		decoded, err := url.QueryUnescape(value)
 		if err != nil {
-			return "", invalidParam("Url decoding of userdata failed.")
+			return "", wire.InvalidParam("Url decoding of userdata failed.")
 		}
 		value = decoded
 	}
 	if !isBase64(value) {
-		return "", invalidParam("User data is not base64 encoded")
+		return "", wire.InvalidParam("User data is not base64 encoded")
 	}
 	switch {
 	case len(value) >= userDataMaxPostLength:
-		return "", invalidParam("User data is too long for an http POST request")
+		return "", wire.InvalidParam("User data is too long for an http POST request")
 	case len(value) > userDataMaxLength:
-		return "", invalidParam("User data has exceeded configurable max length : %d", userDataMaxLength)
+		return "", wire.InvalidParam("User data has exceeded configurable max length : %d", userDataMaxLength)
 	}
 	data := decodeBase64Leniently(value)
 	if len(data) < 1 {
-		return "", invalidParam("User data is too short")
+		return "", wire.InvalidParam("User data is too short")
 	}
 	return base64.StdEncoding.EncodeToString(data), nil
 }
@@ -129,7 +130,7 @@ func decodeBase64Leniently(s string) []byte {
 // in the caller's scope, newest first (UserDataRegistryServiceImpl.
 // listUserDatas, Filter(UserDataVO.class, "id", false, ...)); name is an
 // exact match, keyword a substring.
-func cmdListCniConfiguration(s *Simulator, c *caller, p params) (map[string]any, *apiError) {
+func cmdListCniConfiguration(s *Simulator, c *caller, p wire.Params) (map[string]any, *wire.APIError) {
 	filter, err := newListFilter(s, c, p, s.st.UserDataByID)
 	if err != nil {
 		return nil, err
@@ -139,8 +140,8 @@ func cmdListCniConfiguration(s *Simulator, c *caller, p params) (map[string]any,
 		switch {
 		case u.Removed, !u.ForCKS,
 			filter.excludes(u, u.AccountID),
-			p.has("name") && !strings.EqualFold(p.str("name"), u.Name),
-			!matchesKeyword(p, u.Name):
+			p.Has("name") && !strings.EqualFold(p.Str("name"), u.Name),
+			!wire.MatchesKeyword(p, u.Name):
 			continue
 		}
 		items = append(items, s.renderUserData(u))
@@ -153,11 +154,11 @@ func cmdListCniConfiguration(s *Simulator, c *caller, p params) (map[string]any,
 // projectid; the caller by default) must be one the caller may act for,
 // and the user data is removed. It is not compared with the user data's own
 // owner, and nothing checks the clusters that refer to it.
-func cmdDeleteCniConfiguration(s *Simulator, c *caller, p params) (map[string]any, *apiError) {
-	if _, err := p.require("id"); err != nil {
+func cmdDeleteCniConfiguration(s *Simulator, c *caller, p wire.Params) (map[string]any, *wire.APIError) {
+	if _, err := p.Require("id"); err != nil {
 		return nil, err
 	}
-	u, err := resolveParam(p, "id", s.st.UserDataByID)
+	u, err := wire.ResolveParam(p, "id", s.st.UserDataByID)
 	if err != nil {
 		return nil, err
 	}
@@ -193,12 +194,12 @@ func (s *Simulator) renderUserData(u *model.UserData) map[string]any {
 // the null it gets. The NullPointerException fails the whole command; the
 // API layer shows its message to root admins and a generic text to others
 // (ApiServer.handleRequest, BaseCmd.USER_ERROR_MESSAGE).
-func (s *Simulator) cniConfigGone(cl *model.Cluster, c *caller) *apiError {
+func (s *Simulator) cniConfigGone(cl *model.Cluster, c *caller) *wire.APIError {
 	if cl.CNIConfigID == "" || s.st.UserDataByID(cl.CNIConfigID) != nil {
 		return nil
 	}
 	if c.isAdmin() {
-		return internalError(`Cannot invoke "com.cloud.user.UserDataVO.getUuid()" because "cniConfig" is null`)
+		return wire.InternalError(`Cannot invoke "com.cloud.user.UserDataVO.getUuid()" because "cniConfig" is null`)
 	}
-	return internalError("Internal error executing command, please contact your system administrator")
+	return wire.InternalError("Internal error executing command, please contact your system administrator")
 }

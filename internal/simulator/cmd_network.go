@@ -5,18 +5,19 @@ import (
 	"strings"
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/wire"
 )
 
-func cmdListNetworks(s *Simulator, c *caller, p params) (map[string]any, *apiError) {
+func cmdListNetworks(s *Simulator, c *caller, p wire.Params) (map[string]any, *wire.APIError) {
 	filter, err := newListFilter(s, c, p, s.st.Network)
 	if err != nil {
 		return nil, err
 	}
-	vp, err := resolveParam(p, "vpcid", s.st.VPC)
+	vp, err := wire.ResolveParam(p, "vpcid", s.st.VPC)
 	if err != nil {
 		return nil, err
 	}
-	forVPC, forVPCGiven := p.boolean("forvpc")
+	forVPC, forVPCGiven := p.Bool("forvpc")
 	items := []map[string]any{}
 	for _, n := range s.st.Networks {
 		switch {
@@ -24,11 +25,11 @@ func cmdListNetworks(s *Simulator, c *caller, p params) (map[string]any, *apiErr
 			s.networkHidden(filter, n),
 			vp != nil && n.VPCID != vp.ID,
 			forVPCGiven && forVPC != (n.VPCID != ""),
-			p.has("type") && !strings.EqualFold(p.str("type"), n.NetType),
-			p.has("zoneid") && !strings.EqualFold(p.str("zoneid"), n.ZoneID),
+			p.Has("type") && !strings.EqualFold(p.Str("type"), n.NetType),
+			p.Has("zoneid") && !strings.EqualFold(p.Str("zoneid"), n.ZoneID),
 			// keyword is a LIKE on the name only
 			// (NetworkServiceImpl.createNetworkSearchCriteria).
-			!matchesKeyword(p, n.Name):
+			!wire.MatchesKeyword(p, n.Name):
 			continue
 		}
 		items = append(items, s.renderNetwork(n))
@@ -64,7 +65,7 @@ func (s *Simulator) renderNetwork(n *model.Network) map[string]any {
 		"redundantrouter":     false,
 		"hasannotations":      false,
 		"tags":                []any{},
-		"created":             csTime(n.Created),
+		"created":             wire.CSTime(n.Created),
 		"physicalnetworkid":   s.st.PhysNetID,
 	}
 	if z := s.st.Zone(n.ZoneID); z != nil {
@@ -108,21 +109,21 @@ func (s *Simulator) sharedNetworkFields(out map[string]any) {
 	}
 }
 
-func cmdListPublicIPAddresses(s *Simulator, c *caller, p params) (map[string]any, *apiError) {
+func cmdListPublicIPAddresses(s *Simulator, c *caller, p wire.Params) (map[string]any, *wire.APIError) {
 	filter, err := newListFilter(s, c, p, s.st.IP)
 	if err != nil {
 		return nil, err
 	}
-	assoc, err := resolveParam(p, "associatednetworkid", s.st.Network)
+	assoc, err := wire.ResolveParam(p, "associatednetworkid", s.st.Network)
 	if err != nil {
 		return nil, err
 	}
-	vp, err := resolveParam(p, "vpcid", s.st.VPC)
+	vp, err := wire.ResolveParam(p, "vpcid", s.st.VPC)
 	if err != nil {
 		return nil, err
 	}
-	sourceNat, sourceNatGiven := p.boolean("issourcenat")
-	staticNat, staticNatGiven := p.boolean("isstaticnat")
+	sourceNat, sourceNatGiven := p.Bool("issourcenat")
+	staticNat, staticNatGiven := p.Bool("isstaticnat")
 	items := []map[string]any{}
 	// ManagementServerImpl.searchForIPAddresses: new
 	// Filter(IPAddressVO.class, "address", false, ...), the address column
@@ -134,14 +135,14 @@ func cmdListPublicIPAddresses(s *Simulator, c *caller, p params) (map[string]any
 		case ip.Released,
 			filter.excludes(ip, ip.AccountID),
 			assoc != nil && ip.NetworkID != assoc.ID,
-			p.has("networkid") && !strings.EqualFold(p.str("networkid"), ip.NetworkID) && !strings.EqualFold(p.str("networkid"), s.st.PublicNet),
+			p.Has("networkid") && !strings.EqualFold(p.Str("networkid"), ip.NetworkID) && !strings.EqualFold(p.Str("networkid"), s.st.PublicNet),
 			vp != nil && ip.VPCID != vp.ID,
-			p.has("ipaddress") && p.str("ipaddress") != ip.Address,
+			p.Has("ipaddress") && p.Str("ipaddress") != ip.Address,
 			sourceNatGiven && sourceNat != ip.SourceNat,
 			staticNatGiven && staticNat,
-			p.has("state") && !strings.EqualFold(p.str("state"), ip.State),
-			p.has("zoneid") && !strings.EqualFold(p.str("zoneid"), ip.ZoneID),
-			!matchesKeyword(p, ip.Address):
+			p.Has("state") && !strings.EqualFold(p.Str("state"), ip.State),
+			p.Has("zoneid") && !strings.EqualFold(p.Str("zoneid"), ip.ZoneID),
+			!wire.MatchesKeyword(p, ip.Address):
 			continue
 		}
 		items = append(items, s.renderPublicIP(ip))
@@ -153,7 +154,7 @@ func (s *Simulator) renderPublicIP(ip *model.PublicIP) map[string]any {
 	out := map[string]any{
 		"id":                ip.ID,
 		"ipaddress":         ip.Address,
-		"allocated":         csTime(ip.Allocated),
+		"allocated":         wire.CSTime(ip.Allocated),
 		"zoneid":            ip.ZoneID,
 		"issourcenat":       ip.SourceNat,
 		"isstaticnat":       false,

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/wire"
 )
 
 // The network ACL commands: listNetworkACLLists, listNetworkACLs,
@@ -17,7 +18,7 @@ const cmdPkgNetwork = "org.apache.cloudstack.api.command.user.network."
 
 // aclScope tells which lists a caller sees without naming one: the global
 // default lists and the lists of the VPCs in the caller's scope.
-func (s *Simulator) aclScope(c *caller, p params) (func(*model.NetworkACL) bool, *apiError) {
+func (s *Simulator) aclScope(c *caller, p wire.Params) (func(*model.NetworkACL) bool, *wire.APIError) {
 	scope, err := s.listScope(c, p)
 	if err != nil {
 		return nil, err
@@ -33,13 +34,13 @@ func (s *Simulator) aclScope(c *caller, p params) (func(*model.NetworkACL) bool,
 
 // checkACLAccess is validateAclAssociatedToVpc: a VPC's list needs access to
 // the VPC; the global default lists are everyone's to read.
-func (s *Simulator) checkACLAccess(c *caller, acl *model.NetworkACL) *apiError {
+func (s *Simulator) checkACLAccess(c *caller, acl *model.NetworkACL) *wire.APIError {
 	if acl.VPCID == "" {
 		return nil
 	}
 	vp := s.st.VPC(acl.VPCID)
 	if vp == nil {
-		return invalidParam("Unable to find VPC associated with acl")
+		return wire.InvalidParam("Unable to find VPC associated with acl")
 	}
 	return s.checkAccess(c, vp.AccountID, "VPC "+vp.Name)
 }
@@ -47,16 +48,16 @@ func (s *Simulator) checkACLAccess(c *caller, acl *model.NetworkACL) *apiError {
 // cmdListNetworkACLLists is NetworkACLServiceImpl.listNetworkACLs: by id,
 // name, networkid (the tier's list) or vpcid (that VPC's lists and the
 // default ones), newest first (Filter(NetworkACLVO.class, "id", false)).
-func cmdListNetworkACLLists(s *Simulator, c *caller, p params) (map[string]any, *apiError) {
-	byID, err := resolveParam(p, "id", s.st.ACL)
+func cmdListNetworkACLLists(s *Simulator, c *caller, p wire.Params) (map[string]any, *wire.APIError) {
+	byID, err := wire.ResolveParam(p, "id", s.st.ACL)
 	if err != nil {
 		return nil, err
 	}
-	n, err := resolveParam(p, "networkid", s.st.Network)
+	n, err := wire.ResolveParam(p, "networkid", s.st.Network)
 	if err != nil {
 		return nil, err
 	}
-	vp, err := resolveParam(p, "vpcid", s.st.VPC)
+	vp, err := wire.ResolveParam(p, "vpcid", s.st.VPC)
 	if err != nil {
 		return nil, err
 	}
@@ -78,8 +79,8 @@ func cmdListNetworkACLLists(s *Simulator, c *caller, p params) (map[string]any, 
 			n != nil && n.ACLID != acl.ID,
 			vp != nil && acl.VPCID != "" && acl.VPCID != vp.ID,
 			vp == nil && !visible(acl),
-			p.has("name") && p.str("name") != acl.Name,
-			!matchesKeyword(p, acl.Name, acl.Description):
+			p.Has("name") && p.Str("name") != acl.Name,
+			!wire.MatchesKeyword(p, acl.Name, acl.Description):
 			continue
 		}
 		items = append(items, s.renderNetworkACLList(acl))
@@ -98,16 +99,16 @@ func (s *Simulator) renderNetworkACLList(acl *model.NetworkACL) map[string]any {
 // list), or of every list the caller sees; filters traffictype, protocol
 // (exact) and action; newest first (Filter(NetworkACLItemVO.class, "id",
 // false)).
-func cmdListNetworkACLs(s *Simulator, c *caller, p params) (map[string]any, *apiError) {
-	byID, err := resolveParam(p, "id", s.st.ACLItem)
+func cmdListNetworkACLs(s *Simulator, c *caller, p wire.Params) (map[string]any, *wire.APIError) {
+	byID, err := wire.ResolveParam(p, "id", s.st.ACLItem)
 	if err != nil {
 		return nil, err
 	}
-	acl, err := resolveParam(p, "aclid", s.st.ACL)
+	acl, err := wire.ResolveParam(p, "aclid", s.st.ACL)
 	if err != nil {
 		return nil, err
 	}
-	n, err := resolveParam(p, "networkid", s.st.Network)
+	n, err := wire.ResolveParam(p, "networkid", s.st.Network)
 	if err != nil {
 		return nil, err
 	}
@@ -131,9 +132,9 @@ func cmdListNetworkACLs(s *Simulator, c *caller, p params) (map[string]any, *api
 		case byID != nil && it != byID,
 			acl != nil && it.ACLID != acl.ID,
 			acl == nil && !visible(s.st.ACL(it.ACLID)),
-			p.has("traffictype") && p.str("traffictype") != it.TrafficType,
-			p.has("protocol") && p.str("protocol") != it.Protocol,
-			p.has("action") && p.str("action") != it.Action:
+			p.Has("traffictype") && p.Str("traffictype") != it.TrafficType,
+			p.Has("protocol") && p.Str("protocol") != it.Protocol,
+			p.Has("action") && p.Str("action") != it.Action:
 			continue
 		}
 		items = append(items, s.renderNetworkACLItem(it))
@@ -178,8 +179,8 @@ func (s *Simulator) renderNetworkACLItem(it *model.NetworkACLItem) map[string]an
 
 // cmdCreateNetworkACL is CreateNetworkACLCmd: create() validates and
 // persists the item (a 431 for bad input), the job applies the list.
-func cmdCreateNetworkACL(s *Simulator, c *caller, p params) (map[string]any, *apiError) {
-	if _, err := p.require("protocol"); err != nil {
+func cmdCreateNetworkACL(s *Simulator, c *caller, p wire.Params) (map[string]any, *wire.APIError) {
+	if _, err := p.Require("protocol"); err != nil {
 		return nil, err
 	}
 	acl, err := s.aclForCreate(c, p)
@@ -195,13 +196,13 @@ func cmdCreateNetworkACL(s *Simulator, c *caller, p params) (map[string]any, *ap
 		return nil, err
 	}
 	j := s.startJob(c, cmdPkgNetwork+"CreateNetworkACLCmd", "NetworkAclItem", it.ID, 1,
-		func(jr *jobRun) (any, *apiError) {
+		func(jr *jobRun) (any, *wire.APIError) {
 			jr.op = "rule"
 			if err := jr.step("apply"); err != nil || s.st.ACLItem(it.ID) == nil {
 				if s.st.ACLItem(it.ID) != nil {
 					s.revokeACLItem(it)
 				}
-				return nil, internalError("Failed to create network ACL Item")
+				return nil, wire.InternalError("Failed to create network ACL Item")
 			}
 			s.applyACL(acl.ID)
 			return map[string]any{"networkacl": s.renderNetworkACLItem(it)}, nil
@@ -211,27 +212,27 @@ func cmdCreateNetworkACL(s *Simulator, c *caller, p params) (map[string]any, *ap
 
 // aclForCreate is createAclListIfNeeded and validateNetworkAcl's access
 // check: aclid, else the list of networkid's VPC tier.
-func (s *Simulator) aclForCreate(c *caller, p params) (*model.NetworkACL, *apiError) {
-	acl, err := resolveParam(p, "aclid", s.st.ACL)
+func (s *Simulator) aclForCreate(c *caller, p wire.Params) (*model.NetworkACL, *wire.APIError) {
+	acl, err := wire.ResolveParam(p, "aclid", s.st.ACL)
 	if err != nil {
 		return nil, err
 	}
 	if acl == nil {
-		n, err := resolveParam(p, "networkid", s.st.Network)
+		n, err := wire.ResolveParam(p, "networkid", s.st.Network)
 		switch {
 		case err != nil:
 			return nil, err
 		case n == nil:
-			return nil, invalidParam("Cannot create Network ACL Item. ACL Id or network Id is required")
+			return nil, wire.InvalidParam("Cannot create Network ACL Item. ACL Id or network Id is required")
 		case n.VPCID == "":
-			return nil, invalidParam("Network: %s does not belong to VPC", n.ID)
+			return nil, wire.InvalidParam("Network: %s does not belong to VPC", n.ID)
 		}
 		if acl = s.st.ACL(n.ACLID); acl == nil {
-			return nil, invalidParam("Unable to find specified ACL.")
+			return nil, wire.InvalidParam("Unable to find specified ACL.")
 		}
 	}
 	if acl.IsDefault() {
-		return nil, invalidParam("Default ACL cannot be modified")
+		return nil, wire.InvalidParam("Default ACL cannot be modified")
 	}
 	if err := s.checkACLAccess(c, acl); err != nil {
 		return nil, err
@@ -243,16 +244,16 @@ func (s *Simulator) aclForCreate(c *caller, p params) (*model.NetworkACL, *apiEr
 // CreateNetworkACLCmd's accessors give them: the protocol trimmed (1 is
 // icmp), the end port defaulting to the start, ICMP type and code -1 for
 // icmp, traffic type Ingress by default, fordisplay for root admins only.
-func parseACLItemSpec(p params, c *caller) (aclItemSpec, *apiError) {
-	spec := aclItemSpec{protocol: strings.TrimSpace(p.str("protocol")), cidrs: p.list("cidrlist"), action: p.str("action"),
-		reason: p.str("reason"), forDisplay: true}
+func parseACLItemSpec(p wire.Params, c *caller) (aclItemSpec, *wire.APIError) {
+	spec := aclItemSpec{protocol: strings.TrimSpace(p.Str("protocol")), cidrs: p.List("cidrlist"), action: p.Str("action"),
+		reason: p.Str("reason"), forDisplay: true}
 	if spec.protocol == "1" {
 		spec.protocol = "icmp"
 	}
 	ints := map[string]**int{"startport": &spec.start, "endport": &spec.end, "icmptype": &spec.icmpType,
 		"icmpcode": &spec.icmpCode, "number": &spec.number}
 	for name, dst := range ints {
-		v, present, err := p.long(name)
+		v, present, err := p.Long(name)
 		if err != nil {
 			return spec, err
 		}
@@ -273,16 +274,16 @@ func parseACLItemSpec(p params, c *caller) (aclItemSpec, *apiError) {
 			spec.icmpCode = &minusOne
 		}
 	}
-	switch tt := p.str("traffictype"); {
+	switch tt := p.Str("traffictype"); {
 	case tt == "":
 	case strings.EqualFold(tt, aclIngress):
 		spec.trafficType = aclIngress
 	case strings.EqualFold(tt, aclEgress):
 		spec.trafficType = aclEgress
 	default:
-		return spec, invalidParam("Invalid traffic type %s", tt)
+		return spec, wire.InvalidParam("Invalid traffic type %s", tt)
 	}
-	if fd, present := p.boolean("fordisplay"); present && c.isAdmin() {
+	if fd, present := p.Bool("fordisplay"); present && c.isAdmin() {
 		spec.forDisplay = fd
 	}
 	return spec, nil
@@ -291,28 +292,28 @@ func parseACLItemSpec(p params, c *caller) (aclItemSpec, *apiError) {
 // cmdDeleteNetworkACL is DeleteNetworkACLCmd: the job revokes the item
 // (NetworkACLServiceImpl.revokeNetworkACLItem); items of a default list
 // cannot be deleted.
-func cmdDeleteNetworkACL(s *Simulator, c *caller, p params) (map[string]any, *apiError) {
-	if _, err := p.require("id"); err != nil {
+func cmdDeleteNetworkACL(s *Simulator, c *caller, p wire.Params) (map[string]any, *wire.APIError) {
+	if _, err := p.Require("id"); err != nil {
 		return nil, err
 	}
-	it, err := resolveParam(p, "id", s.st.ACLItem)
+	it, err := wire.ResolveParam(p, "id", s.st.ACLItem)
 	if err != nil {
 		return nil, err
 	}
 	j := s.startJob(c, cmdPkgNetwork+"DeleteNetworkACLCmd", "NetworkAclItem", it.ID, 1,
-		func(jr *jobRun) (any, *apiError) {
+		func(jr *jobRun) (any, *wire.APIError) {
 			jr.op = "rule"
 			acl := s.st.ACL(it.ACLID)
 			switch {
 			case acl != nil && acl.IsDefault():
-				return nil, invalidParam("ACL Items in default ACL cannot be deleted")
+				return nil, wire.InvalidParam("ACL Items in default ACL cannot be deleted")
 			case acl != nil:
 				if err := s.checkACLAccess(c, acl); err != nil {
 					return nil, err
 				}
 			}
 			if err := jr.step("apply"); err != nil {
-				return nil, internalError("%s", failText(err, "Failed to delete network ACL item"))
+				return nil, wire.InternalError("%s", failText(err, "Failed to delete network ACL item"))
 			}
 			if s.st.ACLItem(it.ID) != nil {
 				s.revokeACLItem(it)
@@ -327,14 +328,14 @@ func cmdDeleteNetworkACL(s *Simulator, c *caller, p params) (map[string]any, *ap
 // without previousaclruleid the item goes to the top, without
 // nextaclruleid to the bottom, else between the two. The router is not told
 // until the list is next applied.
-func cmdMoveNetworkAclItem(s *Simulator, c *caller, p params) (map[string]any, *apiError) {
-	id, err := p.require("id")
+func cmdMoveNetworkAclItem(s *Simulator, c *caller, p wire.Params) (map[string]any, *wire.APIError) {
+	id, err := p.Require("id")
 	if err != nil {
 		return nil, err
 	}
-	prevID, nextID := p.str("previousaclruleid"), p.str("nextaclruleid")
+	prevID, nextID := p.Str("previousaclruleid"), p.Str("nextaclruleid")
 	j := s.startJob(c, cmdPkgNetwork+"MoveNetworkAclItemCmd", "NetworkAclItem", id, 1,
-		func(jr *jobRun) (any, *apiError) {
+		func(jr *jobRun) (any, *wire.APIError) {
 			jr.op = "rule"
 			it, err := s.moveACLItem(c, id, prevID, nextID)
 			if err != nil {
@@ -346,22 +347,22 @@ func cmdMoveNetworkAclItem(s *Simulator, c *caller, p params) (map[string]any, *
 }
 
 // moveACLItem validates a move (validateMoveAclRulesData) and makes it.
-func (s *Simulator) moveACLItem(c *caller, id, prevID, nextID string) (*model.NetworkACLItem, *apiError) {
+func (s *Simulator) moveACLItem(c *caller, id, prevID, nextID string) (*model.NetworkACLItem, *wire.APIError) {
 	if strings.TrimSpace(prevID) == "" && strings.TrimSpace(nextID) == "" {
-		return nil, invalidParam("Both previous and next ACL rule IDs cannot be blank.")
+		return nil, wire.InvalidParam("Both previous and next ACL rule IDs cannot be blank.")
 	}
 	it := s.st.ACLItem(id)
 	if it == nil {
-		return nil, invalidParam("Could not find a rule with ID[%s]", id)
+		return nil, wire.InvalidParam("Could not find a rule with ID[%s]", id)
 	}
-	find := func(uuid string) (*model.NetworkACLItem, *apiError) {
+	find := func(uuid string) (*model.NetworkACLItem, *wire.APIError) {
 		if strings.TrimSpace(uuid) == "" {
 			return nil, nil
 		}
 		if x := s.st.ACLItem(uuid); x != nil {
 			return x, nil
 		}
-		return nil, invalidParam("Could not find rule with ID [%s]", uuid)
+		return nil, wire.InvalidParam("Could not find rule with ID [%s]", uuid)
 	}
 	prev, err := find(prevID)
 	if err != nil {
@@ -372,11 +373,11 @@ func (s *Simulator) moveACLItem(c *caller, id, prevID, nextID string) (*model.Ne
 		return nil, err
 	}
 	if (prev != nil && prev.ACLID != it.ACLID) || (next != nil && next.ACLID != it.ACLID) {
-		return nil, invalidParam("Cannot use ACL rules from differentiating ACLs. Rule being moved.")
+		return nil, wire.InvalidParam("Cannot use ACL rules from differentiating ACLs. Rule being moved.")
 	}
 	acl := s.st.ACL(it.ACLID)
 	if acl == nil || acl.IsDefault() {
-		return nil, invalidParam("Default ACL rules cannot be moved.")
+		return nil, wire.InvalidParam("Default ACL rules cannot be moved.")
 	}
 	if err := s.checkACLAccess(c, acl); err != nil {
 		return nil, err
@@ -389,7 +390,7 @@ func (s *Simulator) moveACLItem(c *caller, id, prevID, nextID string) (*model.Ne
 		it.Number = all[len(all)-1].Number + 1
 	case prev.Number+1 != next.Number:
 		if slices.ContainsFunc(all, func(x *model.NetworkACLItem) bool { return x.Number == prev.Number+1 }) {
-			return nil, invalidParam("There are some inconsistencies with the data you sent. The new position calculated already has a ACL rule on it.")
+			return nil, wire.InvalidParam("There are some inconsistencies with the data you sent. The new position calculated already has a ACL rule on it.")
 		}
 		it.Number = prev.Number + 1
 	default:
@@ -406,11 +407,11 @@ func (s *Simulator) moveACLItem(c *caller, id, prevID, nextID string) (*model.Ne
 // sent replace the item's, without it every field but the number takes what
 // was sent; the item is checked again, saved in state Add, and the list
 // applied, which also gives the tiers a move made since.
-func cmdUpdateNetworkACLItem(s *Simulator, c *caller, p params) (map[string]any, *apiError) {
-	if _, err := p.require("id"); err != nil {
+func cmdUpdateNetworkACLItem(s *Simulator, c *caller, p wire.Params) (map[string]any, *wire.APIError) {
+	if _, err := p.Require("id"); err != nil {
 		return nil, err
 	}
-	it, err := resolveParam(p, "id", s.st.ACLItem)
+	it, err := wire.ResolveParam(p, "id", s.st.ACLItem)
 	if err != nil {
 		return nil, err
 	}
@@ -418,14 +419,14 @@ func cmdUpdateNetworkACLItem(s *Simulator, c *caller, p params) (map[string]any,
 	if err != nil {
 		return nil, err
 	}
-	partial, given := p.boolean("partialupgrade")
+	partial, given := p.Bool("partialupgrade")
 	partial = partial || !given
 	j := s.startJob(c, cmdPkgNetwork+"UpdateNetworkACLItemCmd", "NetworkAclItem", it.ID, 1,
-		func(jr *jobRun) (any, *apiError) {
+		func(jr *jobRun) (any, *wire.APIError) {
 			jr.op = "rule"
 			acl := s.st.ACL(it.ACLID)
 			if acl == nil || acl.IsDefault() {
-				return nil, invalidParam("Default ACL cannot be modified")
+				return nil, wire.InvalidParam("Default ACL cannot be modified")
 			}
 			if err := s.checkACLAccess(c, acl); err != nil {
 				return nil, err
@@ -444,19 +445,19 @@ func cmdUpdateNetworkACLItem(s *Simulator, c *caller, p params) (map[string]any,
 
 // updatedACLItem is the item after transferDataToNetworkAclRulePojo and
 // validateNetworkACLItem, or the error that refuses the update.
-func (s *Simulator) updatedACLItem(acl *model.NetworkACL, it *model.NetworkACLItem, spec aclItemSpec, p params, partial bool) (model.NetworkACLItem, *apiError) {
+func (s *Simulator) updatedACLItem(acl *model.NetworkACL, it *model.NetworkACLItem, spec aclItemSpec, p wire.Params, partial bool) (model.NetworkACLItem, *wire.APIError) {
 	u := *it
 	if spec.number != nil {
 		if slices.ContainsFunc(s.st.ACLItemsOf(acl.ID), func(x *model.NetworkACLItem) bool { return x != it && x.Number == *spec.number }) {
-			return u, invalidParam("ACL item with number %d already exists in ACL: %s", *spec.number, acl.ID)
+			return u, wire.InvalidParam("ACL item with number %d already exists in ACL: %s", *spec.number, acl.ID)
 		}
 		u.Number = *spec.number
 	}
 	start, end := aclPorts(it)
-	if !partial || p.has("startport") {
+	if !partial || p.Has("startport") {
 		start = spec.start
 	}
-	if !partial || p.has("endport") {
+	if !partial || p.Has("endport") {
 		end = spec.end
 	}
 	if !partial || len(spec.cidrs) > 0 {
@@ -465,10 +466,10 @@ func (s *Simulator) updatedACLItem(acl *model.NetworkACL, it *model.NetworkACLIt
 	if !partial || spec.protocol != "" {
 		u.Protocol = spec.protocol
 	}
-	if !partial || p.has("icmptype") {
+	if !partial || p.Has("icmptype") {
 		u.ICMPType = spec.icmpType
 	}
-	if !partial || p.has("icmpcode") {
+	if !partial || p.Has("icmpcode") {
 		u.ICMPCode = spec.icmpCode
 	}
 	if !partial || spec.action != "" {

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/wire"
 )
 
 // listRules lists rules of one purpose with the common filters: id, the
@@ -13,13 +14,13 @@ import (
 // fordisplay=false are hidden from callers other than root admins
 // (ListFirewallRulesCmd.getDisplay; the fordisplay parameter is authorized
 // for root admins only), though the workers still evaluate them.
-func (s *Simulator) listRules(c *caller, p params, purpose string, ipParam string,
-	render func(*model.Rule) map[string]any, objectName string) (map[string]any, *apiError) {
+func (s *Simulator) listRules(c *caller, p wire.Params, purpose string, ipParam string,
+	render func(*model.Rule) map[string]any, objectName string) (map[string]any, *wire.APIError) {
 	filter, err := newListFilter(s, c, p, s.st.RuleLookup(purpose))
 	if err != nil {
 		return nil, err
 	}
-	ip, err := resolveParam(p, ipParam, s.st.IP)
+	ip, err := wire.ResolveParam(p, ipParam, s.st.IP)
 	if err != nil {
 		return nil, err
 	}
@@ -28,15 +29,15 @@ func (s *Simulator) listRules(c *caller, p params, purpose string, ipParam strin
 		// RulesManagerImpl.listPortForwardingRules refuse an IP that is not
 		// Allocated (IPAddressVO.readyToUse); a released IP keeps its uuid.
 		what := map[string]string{model.PurposeFirewall: "firewall", model.PurposePF: "port forwarding"}[purpose]
-		return nil, invalidParam("Ip address id=%d not ready for %s rules yet", ip.InternalID, what)
+		return nil, wire.InvalidParam("Ip address id=%d not ready for %s rules yet", ip.InternalID, what)
 	}
-	n, err := resolveParam(p, "networkid", s.st.Network)
+	n, err := wire.ResolveParam(p, "networkid", s.st.Network)
 	if err != nil {
 		return nil, err
 	}
 	// fordisplay is authorized for root admins only; the API layer drops it
 	// from other callers' requests.
-	display, displayGiven := p.boolean("fordisplay")
+	display, displayGiven := p.Bool("fordisplay")
 	displayGiven = displayGiven && c.isAdmin()
 	items := []map[string]any{}
 	for _, r := range s.st.Rules {
@@ -47,8 +48,8 @@ func (s *Simulator) listRules(c *caller, p params, purpose string, ipParam strin
 			n != nil && r.NetworkID != n.ID,
 			displayGiven && r.ForDisplay != display,
 			!displayGiven && !c.isAdmin() && !r.ForDisplay,
-			purpose == model.PurposeLB && p.has("name") && !strings.EqualFold(p.str("name"), r.Name),
-			!matchesKeyword(p, r.Name, r.Description):
+			purpose == model.PurposeLB && p.Has("name") && !strings.EqualFold(p.Str("name"), r.Name),
+			!wire.MatchesKeyword(p, r.Name, r.Description):
 			continue
 		}
 		items = append(items, render(r))
@@ -64,24 +65,24 @@ func (s *Simulator) listRules(c *caller, p params, purpose string, ipParam strin
 	return s.listBody(p, objectName, items)
 }
 
-func cmdListFirewallRules(s *Simulator, c *caller, p params) (map[string]any, *apiError) {
+func cmdListFirewallRules(s *Simulator, c *caller, p wire.Params) (map[string]any, *wire.APIError) {
 	return s.listRules(c, p, model.PurposeFirewall, "ipaddressid", s.renderFirewallRule, "firewallrule")
 }
 
-func cmdListPortForwardingRules(s *Simulator, c *caller, p params) (map[string]any, *apiError) {
+func cmdListPortForwardingRules(s *Simulator, c *caller, p wire.Params) (map[string]any, *wire.APIError) {
 	return s.listRules(c, p, model.PurposePF, "ipaddressid", s.renderPortForwardingRule, "portforwardingrule")
 }
 
-func cmdListLoadBalancerRules(s *Simulator, c *caller, p params) (map[string]any, *apiError) {
+func cmdListLoadBalancerRules(s *Simulator, c *caller, p wire.Params) (map[string]any, *wire.APIError) {
 	return s.listRules(c, p, model.PurposeLB, "publicipid", s.renderLoadBalancerRule, "loadbalancerrule")
 }
 
 // requireIP resolves the required ipaddressid of a rule command.
-func (s *Simulator) requireIP(c *caller, p params) (*model.PublicIP, *apiError) {
-	if _, err := p.require("ipaddressid"); err != nil {
+func (s *Simulator) requireIP(c *caller, p wire.Params) (*model.PublicIP, *wire.APIError) {
+	if _, err := p.Require("ipaddressid"); err != nil {
 		return nil, err
 	}
-	ip, err := resolveParam(p, "ipaddressid", func(id string) *model.PublicIP {
+	ip, err := wire.ResolveParam(p, "ipaddressid", func(id string) *model.PublicIP {
 		if ip := s.st.IP(id); ip != nil && !ip.Released {
 			return ip
 		}
@@ -94,31 +95,31 @@ func (s *Simulator) requireIP(c *caller, p params) (*model.PublicIP, *apiError) 
 		return nil, err
 	}
 	if ip.NetworkID == "" {
-		return nil, invalidParam("Unable to create the rule; ip with specified id is not associated with any network")
+		return nil, wire.InvalidParam("Unable to create the rule; ip with specified id is not associated with any network")
 	}
 	return ip, nil
 }
 
 // parsePort parses an optional port parameter (1-65535).
-func parsePort(p params, name string) (int, bool, *apiError) {
-	v, present, err := p.long(name)
+func parsePort(p wire.Params, name string) (int, bool, *wire.APIError) {
+	v, present, err := p.Long(name)
 	if err != nil || !present {
 		return 0, present, err
 	}
 	if v < 1 || v > 65535 {
-		return 0, true, invalidParam("Invalid port: %d, ports must be between 1 and 65535", v)
+		return 0, true, wire.InvalidParam("Invalid port: %d, ports must be between 1 and 65535", v)
 	}
 	return int(v), true, nil
 }
 
-func parseCidrs(p params, def []string) ([]string, *apiError) {
-	list := p.list("cidrlist")
+func parseCidrs(p wire.Params, def []string) ([]string, *wire.APIError) {
+	list := p.List("cidrlist")
 	if len(list) == 0 {
 		return def, nil
 	}
 	for _, cidr := range list {
 		if _, _, err := net.ParseCIDR(cidr); err != nil {
-			return nil, invalidParam("Source cidrs formatting error %s", cidr)
+			return nil, wire.InvalidParam("Source cidrs formatting error %s", cidr)
 		}
 	}
 	return list, nil
@@ -126,11 +127,11 @@ func parseCidrs(p params, def []string) ([]string, *apiError) {
 
 // deleteRule is deleteFirewallRule / deletePortForwardingRule: async, the
 // rule is revoked (with its related firewall rule) in the job.
-func (s *Simulator) deleteRule(c *caller, p params, purpose, cmdClass string) (map[string]any, *apiError) {
-	if _, err := p.require("id"); err != nil {
+func (s *Simulator) deleteRule(c *caller, p wire.Params, purpose, cmdClass string) (map[string]any, *wire.APIError) {
+	if _, err := p.Require("id"); err != nil {
 		return nil, err
 	}
-	r, err := resolveParam(p, "id", s.st.RuleLookup(purpose))
+	r, err := wire.ResolveParam(p, "id", s.st.RuleLookup(purpose))
 	if err != nil {
 		return nil, err
 	}
@@ -138,10 +139,10 @@ func (s *Simulator) deleteRule(c *caller, p params, purpose, cmdClass string) (m
 		return nil, err
 	}
 	j := s.startJob(c, cmdPkgFirewall+cmdClass, "FirewallRule", r.ID, 1,
-		func(jr *jobRun) (any, *apiError) {
+		func(jr *jobRun) (any, *wire.APIError) {
 			jr.op = "rule"
 			if err := jr.step("apply"); err != nil {
-				return nil, internalError("%s", failText(err, "Failed to delete rule "+r.ID))
+				return nil, wire.InternalError("%s", failText(err, "Failed to delete rule "+r.ID))
 			}
 			s.revokeRule(r)
 			return map[string]any{"success": true}, nil
@@ -149,10 +150,10 @@ func (s *Simulator) deleteRule(c *caller, p params, purpose, cmdClass string) (m
 	return map[string]any{"jobid": j.ID}, nil
 }
 
-func cmdDeleteFirewallRule(s *Simulator, c *caller, p params) (map[string]any, *apiError) {
+func cmdDeleteFirewallRule(s *Simulator, c *caller, p wire.Params) (map[string]any, *wire.APIError) {
 	return s.deleteRule(c, p, model.PurposeFirewall, "DeleteFirewallRuleCmd")
 }
 
-func cmdDeletePortForwardingRule(s *Simulator, c *caller, p params) (map[string]any, *apiError) {
+func cmdDeletePortForwardingRule(s *Simulator, c *caller, p wire.Params) (map[string]any, *wire.APIError) {
 	return s.deleteRule(c, p, model.PurposePF, "DeletePortForwardingRuleCmd")
 }

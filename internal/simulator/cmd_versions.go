@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/wire"
 )
 
 // The Kubernetes version commands (KubernetesVersionManagerImpl): list for
@@ -42,31 +43,31 @@ var semverDigits = regexp.MustCompile(`^[0-9]+(\.[0-9]+)*$`)
 // adminOnly is what the API layer answers a caller whose role does not
 // have the command: the admin version commands are authorized for root
 // admins only.
-func adminOnly(c *caller) *apiError {
+func adminOnly(c *caller) *wire.APIError {
 	if c.isAdmin() {
 		return nil
 	}
-	return &apiError{code: codeUnsupported, csCode: csServerAPIException,
-		text: "The given command does not exist or it is not available for user"}
+	return &wire.APIError{Code: wire.CodeUnsupported, CSCode: wire.CSServerAPIException,
+		Text: "The given command does not exist or it is not available for user"}
 }
 
-func cmdListKubernetesSupportedVersions(s *Simulator, c *caller, p params) (map[string]any, *apiError) {
-	if p.has("minimumsemanticversion") && p.has("minimumkubernetesversionid") {
-		return nil, invalidParam("Both parameters minimumsemanticversion, minimumkubernetesversionid can not be passed together")
+func cmdListKubernetesSupportedVersions(s *Simulator, c *caller, p wire.Params) (map[string]any, *wire.APIError) {
+	if p.Has("minimumsemanticversion") && p.Has("minimumkubernetesversionid") {
+		return nil, wire.InvalidParam("Both parameters minimumsemanticversion, minimumkubernetesversionid can not be passed together")
 	}
-	byID, err := resolveParam(p, "id", s.st.Version)
+	byID, err := wire.ResolveParam(p, "id", s.st.Version)
 	if err != nil {
 		return nil, err
 	}
-	zone, err := resolveParam(p, "zoneid", s.st.Zone)
+	zone, err := wire.ResolveParam(p, "zoneid", s.st.Zone)
 	if err != nil {
 		return nil, err
 	}
-	minVersion, err := resolveParam(p, "minimumkubernetesversionid", s.st.Version)
+	minVersion, err := wire.ResolveParam(p, "minimumkubernetesversionid", s.st.Version)
 	if err != nil {
 		return nil, err
 	}
-	minSemver := p.str("minimumsemanticversion")
+	minSemver := p.Str("minimumsemanticversion")
 	if minVersion != nil {
 		minSemver = minVersion.Semver
 	}
@@ -79,8 +80,8 @@ func cmdListKubernetesSupportedVersions(s *Simulator, c *caller, p params) (map[
 			zone != nil && v.ZoneID != "" && v.ZoneID != zone.ID,
 			!c.isAdmin() && v.State != "Enabled",
 			minSemver != "" && compareSemver(v.Semver, minSemver) < 0,
-			p.has("arch") && !strings.EqualFold(p.str("arch"), v.Arch),
-			!matchesKeyword(p, v.Name):
+			p.Has("arch") && !strings.EqualFold(p.Str("arch"), v.Arch),
+			!wire.MatchesKeyword(p, v.Name):
 			continue
 		}
 		items = append(items, s.renderVersion(v))
@@ -101,7 +102,7 @@ func (s *Simulator) renderVersion(v *model.KubernetesVersion) map[string]any {
 		"state":               v.State,
 		"mincpunumber":        v.MinCPU,
 		"minmemory":           v.MinMemory,
-		"created":             csTime(v.Created),
+		"created":             wire.CSTime(v.Created),
 	}
 	if iso := v.ISO; iso != nil && !iso.Removed {
 		out["isoid"], out["isoname"], out["isostate"] = iso.ID, iso.Name, iso.State
@@ -118,7 +119,7 @@ func (s *Simulator) renderVersion(v *model.KubernetesVersion) map[string]any {
 // addKubernetesSupportedVersion's order, then the ISO's registration and the
 // version row. Nothing stops two versions with the same name or semantic
 // version.
-func cmdAddKubernetesSupportedVersion(s *Simulator, c *caller, p params) (map[string]any, *apiError) {
+func cmdAddKubernetesSupportedVersion(s *Simulator, c *caller, p wire.Params) (map[string]any, *wire.APIError) {
 	if err := adminOnly(c); err != nil {
 		return nil, err
 	}
@@ -148,49 +149,49 @@ type addVersionRequest struct {
 	arch              string
 }
 
-func (s *Simulator) parseAddVersion(p params) (*addVersionRequest, *apiError) {
+func (s *Simulator) parseAddVersion(p wire.Params) (*addVersionRequest, *wire.APIError) {
 	for _, name := range []string{"semanticversion", "mincpunumber", "minmemory"} {
-		if _, err := p.require(name); err != nil {
+		if _, err := p.Require(name); err != nil {
 			return nil, err
 		}
 	}
-	zone, err := resolveParam(p, "zoneid", s.st.Zone)
+	zone, err := wire.ResolveParam(p, "zoneid", s.st.Zone)
 	if err != nil {
 		return nil, err
 	}
-	cpu, _, err := p.long("mincpunumber")
+	cpu, _, err := p.Long("mincpunumber")
 	if err != nil {
 		return nil, err
 	}
-	memory, _, err := p.long("minmemory")
+	memory, _, err := p.Long("minmemory")
 	if err != nil {
 		return nil, err
 	}
-	req := &addVersionRequest{name: p.str("name"), semver: p.str("semanticversion"), url: p.str("url"),
-		checksum: p.str("checksum"), minCPU: int(cpu), minMemory: int(memory), arch: "x86_64"}
-	req.directDownload, _ = p.boolean("directdownload")
-	if p.has("arch") {
-		req.arch = p.str("arch")
+	req := &addVersionRequest{name: p.Str("name"), semver: p.Str("semanticversion"), url: p.Str("url"),
+		checksum: p.Str("checksum"), minCPU: int(cpu), minMemory: int(memory), arch: "x86_64"}
+	req.directDownload, _ = p.Bool("directdownload")
+	if p.Has("arch") {
+		req.arch = p.Str("arch")
 	}
 	if zone != nil {
 		req.zoneID = zone.ID
 	}
 	switch {
 	case !semverDigits.MatchString(req.semver):
-		return nil, invalidParam("Invalid version format. Semantic version needed")
+		return nil, wire.InvalidParam("Invalid version format. Semantic version needed")
 	case req.minCPU < minNodeCPU:
-		return nil, invalidParam("Invalid value for mincpunumber parameter. Minimum %d vCPUs required.", minNodeCPU)
+		return nil, wire.InvalidParam("Invalid value for mincpunumber parameter. Minimum %d vCPUs required.", minNodeCPU)
 	case req.minMemory < minNodeMemory:
-		return nil, invalidParam("Invalid value for minmemory parameter. Minimum %dMB memory required", minNodeMemory)
+		return nil, wire.InvalidParam("Invalid value for minmemory parameter. Minimum %dMB memory required", minNodeMemory)
 	case strings.Count(req.semver, ".") < 2:
 		// compareSemanticVersions throws IllegalArgumentException, which
 		// the API layer answers with 431 too.
-		return nil, invalidParam("Invalid version format, %s. Semantic version should be specified in MAJOR.MINOR.PATCH format", req.semver)
+		return nil, wire.InvalidParam("Invalid version format, %s. Semantic version should be specified in MAJOR.MINOR.PATCH format", req.semver)
 	case compareSemver(req.semver, minKubernetesVersion) < 0:
-		return nil, invalidParam("New supported Kubernetes version cannot be added as %s is minimum version supported by Kubernetes Service",
+		return nil, wire.InvalidParam("New supported Kubernetes version cannot be added as %s is minimum version supported by Kubernetes Service",
 			minKubernetesVersion)
 	case strings.TrimSpace(req.url) == "":
-		return nil, invalidParam("Invalid URL for ISO specified, %s", nullable(req.url))
+		return nil, wire.InvalidParam("Invalid URL for ISO specified, %s", nullable(req.url))
 	}
 	if req.name == "" {
 		req.name = "v" + req.semver
@@ -212,22 +213,22 @@ func nullable(s string) string {
 // cmdUpdateKubernetesSupportedVersion is updateKubernetesSupportedVersion:
 // state must name KubernetesSupportedVersion.State exactly (Enabled,
 // Disabled); the row is written only when the state changes.
-func cmdUpdateKubernetesSupportedVersion(s *Simulator, c *caller, p params) (map[string]any, *apiError) {
+func cmdUpdateKubernetesSupportedVersion(s *Simulator, c *caller, p wire.Params) (map[string]any, *wire.APIError) {
 	if err := adminOnly(c); err != nil {
 		return nil, err
 	}
 	for _, name := range []string{"id", "state"} {
-		if _, err := p.require(name); err != nil {
+		if _, err := p.Require(name); err != nil {
 			return nil, err
 		}
 	}
-	v, err := resolveParam(p, "id", s.st.Version)
+	v, err := wire.ResolveParam(p, "id", s.st.Version)
 	if err != nil {
 		return nil, err
 	}
-	state := p.str("state")
+	state := p.Str("state")
 	if state != "Enabled" && state != "Disabled" {
-		return nil, invalidParam("Invalid value for state parameter")
+		return nil, wire.InvalidParam("Invalid value for state parameter")
 	}
 	if v.State != state {
 		v.State = state
@@ -240,25 +241,25 @@ func cmdUpdateKubernetesSupportedVersion(s *Simulator, c *caller, p params) (map
 // an async command: the job refuses while any cluster that is not removed
 // uses the version (KubernetesClusterDao.listAllByKubernetesVersion), then
 // deletes the ISO and removes the version row.
-func cmdDeleteKubernetesSupportedVersion(s *Simulator, c *caller, p params) (map[string]any, *apiError) {
+func cmdDeleteKubernetesSupportedVersion(s *Simulator, c *caller, p wire.Params) (map[string]any, *wire.APIError) {
 	if err := adminOnly(c); err != nil {
 		return nil, err
 	}
-	if _, err := p.require("id"); err != nil {
+	if _, err := p.Require("id"); err != nil {
 		return nil, err
 	}
-	v, err := resolveParam(p, "id", s.st.Version)
+	v, err := wire.ResolveParam(p, "id", s.st.Version)
 	if err != nil {
 		return nil, err
 	}
 	j := s.startJob(c, cmdDeleteVersionClass, "KubernetesSupportedVersion", v.ID, 1,
-		func(jr *jobRun) (any, *apiError) {
+		func(jr *jobRun) (any, *wire.APIError) {
 			if v.Removed {
-				return nil, invalidParam("Invalid Kubernetes version id specified")
+				return nil, wire.InvalidParam("Invalid Kubernetes version id specified")
 			}
 			for _, cl := range s.st.Clusters {
 				if !cl.Removed && cl.VersionID == v.ID {
-					return nil, internalError("Unable to delete Kubernetes version ID: %s. Existing clusters currently using the version.", v.ID)
+					return nil, wire.InternalError("Unable to delete Kubernetes version ID: %s. Existing clusters currently using the version.", v.ID)
 				}
 			}
 			if v.ISO != nil {

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/wire"
 )
 
 // Plain VMs a user deploys, and the templates they come from: what a user
@@ -18,21 +19,21 @@ const cmdPkgVM = "org.apache.cloudstack.api.command.user.vm."
 // (networkids), from a template, with a service offering: the VM is
 // created Running by a job (UserVmManagerImpl.createAdvancedVirtualMachine,
 // startVirtualMachine). It runs no kubelet until a cluster joins it.
-func cmdDeployVirtualMachine(s *Simulator, c *caller, p params) (map[string]any, *apiError) {
+func cmdDeployVirtualMachine(s *Simulator, c *caller, p wire.Params) (map[string]any, *wire.APIError) {
 	for _, name := range []string{"zoneid", "serviceofferingid", "templateid"} {
-		if _, err := p.require(name); err != nil {
+		if _, err := p.Require(name); err != nil {
 			return nil, err
 		}
 	}
-	z, err := resolveParam(p, "zoneid", s.st.Zone)
+	z, err := wire.ResolveParam(p, "zoneid", s.st.Zone)
 	if err != nil {
 		return nil, err
 	}
-	off, err := resolveParam(p, "serviceofferingid", s.st.Offering)
+	off, err := wire.ResolveParam(p, "serviceofferingid", s.st.Offering)
 	if err != nil {
 		return nil, err
 	}
-	tpl, err := resolveParam(p, "templateid", s.st.Template)
+	tpl, err := wire.ResolveParam(p, "templateid", s.st.Template)
 	if err != nil {
 		return nil, err
 	}
@@ -44,12 +45,12 @@ func cmdDeployVirtualMachine(s *Simulator, c *caller, p params) (map[string]any,
 	if err != nil {
 		return nil, err
 	}
-	if kp := p.str("keypair"); kp != "" && s.st.KeypairFor(owner.ID, kp) == nil {
-		return nil, invalidParam("Unable to find key pair by name %s in account %s", kp, owner.Name)
+	if kp := p.Str("keypair"); kp != "" && s.st.KeypairFor(owner.ID, kp) == nil {
+		return nil, wire.InvalidParam("Unable to find key pair by name %s in account %s", kp, owner.Name)
 	}
-	spec := userVMSpec{zone: z, offering: off, template: tpl, network: n, owner: owner, name: p.str("name"),
-		keypair: p.str("keypair")}
-	j := s.startJob(c, cmdPkgVM+"DeployVMCmd", "VirtualMachine", "", 2, func(jr *jobRun) (any, *apiError) {
+	spec := userVMSpec{zone: z, offering: off, template: tpl, network: n, owner: owner, name: p.Str("name"),
+		keypair: p.Str("keypair")}
+	j := s.startJob(c, cmdPkgVM+"DeployVMCmd", "VirtualMachine", "", 2, func(jr *jobRun) (any, *wire.APIError) {
 		jr.op = "deploy-vm"
 		v, aerr := s.deployUserVM(spec)
 		if aerr != nil {
@@ -63,20 +64,20 @@ func cmdDeployVirtualMachine(s *Simulator, c *caller, p params) (map[string]any,
 
 // deployNetwork resolves networkids: exactly one network of the owner (or
 // a Shared one) in the zone.
-func (s *Simulator) deployNetwork(c *caller, owner *model.Account, p params) (*model.Network, *apiError) {
-	ids := p.list("networkids")
+func (s *Simulator) deployNetwork(c *caller, owner *model.Account, p wire.Params) (*model.Network, *wire.APIError) {
+	ids := p.List("networkids")
 	if len(ids) == 0 {
-		return nil, invalidParam("Can't deploy a VM without a network: networkids is required in an advanced zone")
+		return nil, wire.InvalidParam("Can't deploy a VM without a network: networkids is required in an advanced zone")
 	}
 	if len(ids) > 1 {
-		return nil, invalidParam("The simulator deploys VMs into one network; got %d networkids", len(ids))
+		return nil, wire.InvalidParam("The simulator deploys VMs into one network; got %d networkids", len(ids))
 	}
 	n := s.st.Network(ids[0])
 	if n == nil || n.Removed {
-		return nil, entityNotFound("networkids", ids[0])
+		return nil, wire.EntityNotFound("networkids", ids[0])
 	}
 	if n.NetType != "Shared" && n.AccountID != owner.ID {
-		return nil, permissionDenied("Account %s does not have permission to operate within network %s", owner.Name, n.Name)
+		return nil, wire.PermissionDenied("Account %s does not have permission to operate within network %s", owner.Name, n.Name)
 	}
 	if err := s.checkAccess(c, owner.ID, "network "+n.Name); err != nil {
 		return nil, err
@@ -97,7 +98,7 @@ type userVMSpec struct {
 
 // deployUserVM creates a Running user VM (vmtype User) with its NIC in the
 // network. The host name is the name given, else VM-<uuid>.
-func (s *Simulator) deployUserVM(spec userVMSpec) (*model.VM, *apiError) {
+func (s *Simulator) deployUserVM(spec userVMSpec) (*model.VM, *wire.APIError) {
 	st := s.st
 	if spec.network.State == model.NetworkAllocated {
 		s.implementNetwork(spec.network)
@@ -128,19 +129,19 @@ func (s *Simulator) deployUserVM(spec userVMSpec) (*model.VM, *apiError) {
 // expunge=true expunged (its port forwards go with it). A VM in a
 // Kubernetes cluster's VM map is destroyed all the same: CloudStack does not
 // look at the map, and the map row stays.
-func cmdDestroyVirtualMachine(s *Simulator, c *caller, p params) (map[string]any, *apiError) {
-	if _, err := p.require("id"); err != nil {
+func cmdDestroyVirtualMachine(s *Simulator, c *caller, p wire.Params) (map[string]any, *wire.APIError) {
+	if _, err := p.Require("id"); err != nil {
 		return nil, err
 	}
-	v, err := resolveParam(p, "id", s.st.VM)
+	v, err := wire.ResolveParam(p, "id", s.st.VM)
 	if err != nil {
 		return nil, err
 	}
 	if err := s.checkAccess(c, v.AccountID, "VM "+v.Name); err != nil {
 		return nil, err
 	}
-	expunge, _ := p.boolean("expunge")
-	j := s.startJob(c, cmdPkgVM+"DestroyVMCmd", "VirtualMachine", v.ID, 1, func(jr *jobRun) (any, *apiError) {
+	expunge, _ := p.Bool("expunge")
+	j := s.startJob(c, cmdPkgVM+"DestroyVMCmd", "VirtualMachine", v.ID, 1, func(jr *jobRun) (any, *wire.APIError) {
 		jr.op = "destroy-vm"
 		if expunge {
 			s.expungeVM(v)
@@ -152,16 +153,16 @@ func cmdDestroyVirtualMachine(s *Simulator, c *caller, p params) (map[string]any
 	return map[string]any{"jobid": j.ID}, nil
 }
 
-func cmdListVirtualMachines(s *Simulator, c *caller, p params) (map[string]any, *apiError) {
+func cmdListVirtualMachines(s *Simulator, c *caller, p wire.Params) (map[string]any, *wire.APIError) {
 	filter, err := newListFilter(s, c, p, s.st.VM)
 	if err != nil {
 		return nil, err
 	}
-	n, err := resolveParam(p, "networkid", s.st.Network)
+	n, err := wire.ResolveParam(p, "networkid", s.st.Network)
 	if err != nil {
 		return nil, err
 	}
-	ids := p.list("ids")
+	ids := p.List("ids")
 	var matched []*model.VM
 	for _, v := range s.st.VMs {
 		switch {
@@ -170,11 +171,11 @@ func cmdListVirtualMachines(s *Simulator, c *caller, p params) (map[string]any, 
 			filter.excludes(v, v.AccountID),
 			len(ids) > 0 && !slices.ContainsFunc(ids, func(id string) bool { return strings.EqualFold(id, v.ID) }),
 			n != nil && v.NetworkID != n.ID,
-			p.has("name") && !strings.EqualFold(p.str("name"), v.Name),
-			p.has("state") && !strings.EqualFold(p.str("state"), v.State),
-			p.has("zoneid") && !strings.EqualFold(p.str("zoneid"), v.ZoneID),
-			p.has("keypair") && p.str("keypair") != v.Keypair,
-			!matchesKeyword(p, v.Name):
+			p.Has("name") && !strings.EqualFold(p.Str("name"), v.Name),
+			p.Has("state") && !strings.EqualFold(p.Str("state"), v.State),
+			p.Has("zoneid") && !strings.EqualFold(p.Str("zoneid"), v.ZoneID),
+			p.Has("keypair") && p.Str("keypair") != v.Keypair,
+			!wire.MatchesKeyword(p, v.Name):
 			continue
 		}
 		matched = append(matched, v)

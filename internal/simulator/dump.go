@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"encoding/json"
 	"slices"
+
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/wire"
 )
 
 // Dump types: the model as JSON, every list in a fixed order, so two dumps
@@ -193,7 +195,7 @@ func (s *Simulator) dumpState() DumpState {
 	slices.SortFunc(d.VMMap, func(a, b DumpMapRow) int { return cmp.Compare(a.InternalID, b.InternalID) })
 	for _, v := range st.VMs {
 		d.VMs = append(d.VMs, DumpVM{InternalID: v.InternalID, ID: v.ID, Name: v.Name, State: v.State,
-			Expunged: v.Expunged, Created: csTime(v.Created), ClusterID: v.ClusterID, Role: string(v.Role),
+			Expunged: v.Expunged, Created: wire.CSTime(v.Created), ClusterID: v.ClusterID, Role: string(v.Role),
 			NetworkID: v.NetworkID, IP: v.IP, Kubelet: v.Kubelet, UserVM: v.UserVM, ServiceOfferingID: v.OfferingID,
 			TemplateID: v.TemplateID})
 	}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/wire"
 )
 
 // The binaries ISO of a Kubernetes version. addKubernetesSupportedVersion
@@ -80,12 +81,12 @@ func (s *Simulator) download(iso *model.BinariesISO, plan ISODownload) {
 // versions' binaries ISOs. An admin sees the download status and URL
 // (TemplateJoinDaoImpl.newIsoResponse); id, name, keyword and zoneid narrow
 // the list.
-func cmdListIsos(s *Simulator, c *caller, p params) (map[string]any, *apiError) {
-	byID, err := resolveParam(p, "id", s.st.ISO)
+func cmdListIsos(s *Simulator, c *caller, p wire.Params) (map[string]any, *wire.APIError) {
+	byID, err := wire.ResolveParam(p, "id", s.st.ISO)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := resolveParam(p, "zoneid", s.st.Zone); err != nil {
+	if _, err := wire.ResolveParam(p, "zoneid", s.st.Zone); err != nil {
 		return nil, err
 	}
 	items := []map[string]any{}
@@ -93,9 +94,9 @@ func cmdListIsos(s *Simulator, c *caller, p params) (map[string]any, *apiError) 
 		switch {
 		case iso.Removed,
 			byID != nil && iso != byID,
-			p.has("name") && p.str("name") != iso.Name,
-			p.has("zoneid") && iso.ZoneID != "" && !strings.EqualFold(p.str("zoneid"), iso.ZoneID),
-			!matchesKeyword(p, iso.Name):
+			p.Has("name") && p.Str("name") != iso.Name,
+			p.Has("zoneid") && iso.ZoneID != "" && !strings.EqualFold(p.Str("zoneid"), iso.ZoneID),
+			!wire.MatchesKeyword(p, iso.Name):
 			continue
 		}
 		items = append(items, s.renderISO(iso, c))
@@ -115,7 +116,7 @@ func (s *Simulator) renderISO(iso *model.BinariesISO, c *caller) map[string]any 
 		"isready":        iso.State == model.ISOReady,
 		"crossZones":     iso.ZoneID == "",
 		"format":         "ISO",
-		"created":        csTime(iso.Created),
+		"created":        wire.CSTime(iso.Created),
 		"account":        "system",
 		"domain":         "ROOT",
 		"domainid":       s.st.SeedIDs.RootDomain,

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/wire"
 )
 
 // Java command classes reported in queryAsyncJobResult's cmd field.
@@ -57,7 +58,7 @@ func (jr *jobRun) step(name string) error {
 		return errShutdown
 	default:
 	}
-	if msg, ok := s.faults.takeJobFailure(jr.op, name); ok {
+	if msg, ok := s.faults.TakeJobFailure(jr.op, name); ok {
 		return &stepFailure{op: jr.op, step: name, message: msg}
 	}
 	return nil
@@ -112,7 +113,7 @@ func (s *Simulator) sleep(d time.Duration) bool {
 // goroutine waits for s.mu, so the API response is written before the job
 // makes its first change. Callers hold s.mu.
 func (s *Simulator) startJob(c *caller, cmdClass, instanceType, instanceID string, steps int,
-	run func(jr *jobRun) (any, *apiError)) *model.Job {
+	run func(jr *jobRun) (any, *wire.APIError)) *model.Job {
 	j := &model.Job{InternalID: s.st.NextID("job"), ID: s.newUUID(), Cmd: cmdClass, AccountID: c.account.ID,
 		UserID: c.user.ID, InstanceType: instanceType, InstanceID: instanceID, Created: s.now()}
 	s.st.Jobs = append(s.st.Jobs, j)
@@ -130,10 +131,10 @@ func (s *Simulator) startJob(c *caller, cmdClass, instanceType, instanceID strin
 		j.Completed = s.now()
 		if err != nil {
 			j.Status = model.JobFailed
-			j.ResultCode = err.code
+			j.ResultCode = err.Code
 			// ApiAsyncJobDispatcher.runJob serializes an ExceptionResponse:
 			// uuidList (empty), errorcode and errortext.
-			j.Result = map[string]any{"uuidList": []string{}, "errorcode": err.code, "errortext": err.text}
+			j.Result = map[string]any{"uuidList": []string{}, "errorcode": err.Code, "errortext": err.Text}
 			return
 		}
 		j.Status = model.JobSucceeded
@@ -145,7 +146,7 @@ func (s *Simulator) startJob(c *caller, cmdClass, instanceType, instanceID strin
 // clusterJob starts the job of a command on an existing cluster and returns
 // the command's response, the job id. Callers hold s.mu.
 func (s *Simulator) clusterJob(c *caller, cl *model.Cluster, cmdClass string, steps int,
-	run func(jr *jobRun) (any, *apiError)) (map[string]any, *apiError) {
+	run func(jr *jobRun) (any, *wire.APIError)) (map[string]any, *wire.APIError) {
 	j := s.startJob(c, cmdPkgKubernetes+cmdClass, "KubernetesCluster", cl.ID, steps, run)
 	return map[string]any{"jobid": j.ID}, nil
 }
@@ -157,7 +158,7 @@ func (s *Simulator) renderJob(j *model.Job) map[string]any {
 		"accountid":       j.AccountID,
 		"userid":          j.UserID,
 		"cmd":             j.Cmd,
-		"created":         csTime(j.Created),
+		"created":         wire.CSTime(j.Created),
 		"jobstatus":       j.Status,
 		"jobprocstatus":   0,
 		"jobresultcode":   j.ResultCode,
@@ -170,7 +171,7 @@ func (s *Simulator) renderJob(j *model.Job) map[string]any {
 		out["domainpath"] = "ROOT"
 	}
 	if j.Status != model.JobPending {
-		out["completed"] = csTime(j.Completed)
+		out["completed"] = wire.CSTime(j.Completed)
 		out["jobresulttype"] = "object"
 		out["jobresult"] = j.Result
 	}
@@ -180,7 +181,7 @@ func (s *Simulator) renderJob(j *model.Job) map[string]any {
 // cmdListAsyncJobs is ListAsyncJobsCmd (QueryManagerImpl.searchForAsyncJobs):
 // the jobs of the caller's account, or with listall every account's for an
 // admin, oldest first.
-func cmdListAsyncJobs(s *Simulator, c *caller, p params) (map[string]any, *apiError) {
+func cmdListAsyncJobs(s *Simulator, c *caller, p wire.Params) (map[string]any, *wire.APIError) {
 	scope, err := s.listScope(c, p)
 	if err != nil {
 		return nil, err
@@ -194,11 +195,11 @@ func cmdListAsyncJobs(s *Simulator, c *caller, p params) (map[string]any, *apiEr
 	return s.listBody(p, "asyncjobs", items)
 }
 
-func cmdQueryAsyncJobResult(s *Simulator, c *caller, p params) (map[string]any, *apiError) {
-	if _, err := p.require("jobid"); err != nil {
+func cmdQueryAsyncJobResult(s *Simulator, c *caller, p wire.Params) (map[string]any, *wire.APIError) {
+	if _, err := p.Require("jobid"); err != nil {
 		return nil, err
 	}
-	j, err := resolveParam(p, "jobid", s.st.Job)
+	j, err := wire.ResolveParam(p, "jobid", s.st.Job)
 	if err != nil {
 		return nil, err
 	}

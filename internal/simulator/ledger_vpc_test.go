@@ -7,6 +7,7 @@ import (
 
 	"github.com/apache/cloudstack-go/v2/cloudstack"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/wire"
 )
 
 // The write ledger's VPC tier scenarios: CKS's network ACL items, its
@@ -61,7 +62,7 @@ func vpcScenarios() []ledgerScenario {
 			if status != 200 {
 				e.t.Fatalf("%s: %d %v", command, status, body)
 			}
-			e.mustSucceed(asStr(e.t, inner(e.t, body, lowerCommand(command)+"response")["jobid"]))
+			e.mustSucceed(asStr(e.t, inner(e.t, body, wire.LowerCommand(command)+"response")["jobid"]))
 			return id
 		}
 	}

@@ -7,6 +7,8 @@ import (
 	"math/rand/v2"
 	"net"
 	"syscall"
+
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/wire"
 )
 
 // ipBlock is the loopback /24 (127.A.B.0/24) whose addresses this simulator
@@ -134,5 +136,5 @@ func (s *Simulator) allocAddress() (string, error) {
 			}
 		}
 	}
-	return "", serverErr("Insufficient address capacity: no free public IP addresses in the zone")
+	return "", wire.ServerErr("Insufficient address capacity: no free public IP addresses in the zone")
 }

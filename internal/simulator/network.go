@@ -4,6 +4,7 @@ import (
 	"net/netip"
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/wire"
 )
 
 // Networks and public IPs. Callers hold s.mu.
@@ -84,10 +85,10 @@ func (s *Simulator) releaseIP(p *model.PublicIP) {
 // network address, the gateway (.1) and the broadcast address are never
 // handed out, nor an address a non-expunged VM holds. A full network fails
 // like CloudStack's guest IP allocation, with InsufficientAddressCapacity.
-func (s *Simulator) allocPrivateIP(n *model.Network) (string, *apiError) {
+func (s *Simulator) allocPrivateIP(n *model.Network) (string, *wire.APIError) {
 	guest, err := netip.ParsePrefix(n.CIDR)
 	if err != nil {
-		return "", internalError("network %s has an invalid guest CIDR %q", n.Name, n.CIDR)
+		return "", wire.InternalError("network %s has an invalid guest CIDR %q", n.Name, n.CIDR)
 	}
 	gateway := guest.Addr().Next()
 	for a := gateway.Next(); guest.Contains(a) && guest.Contains(a.Next()); a = a.Next() {
@@ -99,7 +100,7 @@ func (s *Simulator) allocPrivateIP(n *model.Network) (string, *apiError) {
 			return a.String(), nil
 		}
 	}
-	return "", insufficientAddressCapacity("Unable to acquire Guest IP address for network %s: no free address in %s", n.Name, n.CIDR)
+	return "", wire.InsufficientAddressCapacity("Unable to acquire Guest IP address for network %s: no free address in %s", n.Name, n.CIDR)
 }
 
 // releasePrivateIP frees an expunged VM's guest address for reuse.

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/wire"
 )
 
 // Network ACL lists and their items, as NetworkACLServiceImpl and
@@ -50,9 +51,9 @@ type aclItemSpec struct {
 // was found: the list may be changed, the number is free (else the next
 // after the highest), the action, ports, CIDRs and protocol are valid; then
 // NetworkACLManagerImpl.createNetworkACLItem persists it in state Add.
-func (s *Simulator) createACLItem(acl *model.NetworkACL, spec aclItemSpec) (*model.NetworkACLItem, *apiError) {
+func (s *Simulator) createACLItem(acl *model.NetworkACL, spec aclItemSpec) (*model.NetworkACLItem, *wire.APIError) {
 	if acl.IsDefault() {
-		return nil, invalidParam("Default ACL cannot be modified")
+		return nil, wire.InvalidParam("Default ACL cannot be modified")
 	}
 	number, err := s.aclItemNumber(acl, spec.number)
 	if err != nil {
@@ -78,19 +79,19 @@ func (s *Simulator) createACLItem(acl *model.NetworkACL, spec aclItemSpec) (*mod
 
 // aclAction is NetworkACLServiceImpl.validateAndCreateNetworkAclRuleAction:
 // Deny when asked (any case), else Allow, which is also the default.
-func aclAction(action string) (string, *apiError) {
+func aclAction(action string) (string, *wire.APIError) {
 	switch {
 	case action == "" || strings.EqualFold(action, aclAllow):
 		return aclAllow, nil
 	case strings.EqualFold(action, aclDeny):
 		return aclDeny, nil
 	}
-	return "", invalidParam("Invalid action [%s]. Permitted actions are Allow and Deny", action)
+	return "", wire.InvalidParam("Invalid action [%s]. Permitted actions are Allow and Deny", action)
 }
 
 // aclItemNumber is validateAclRuleNumber and the default number
 // (NetworkACLItemDao.getMaxNumberByACL + 1).
-func (s *Simulator) aclItemNumber(acl *model.NetworkACL, number *int) (int, *apiError) {
+func (s *Simulator) aclItemNumber(acl *model.NetworkACL, number *int) (int, *wire.APIError) {
 	items := s.st.ACLItemsOf(acl.ID)
 	if number == nil {
 		highest := 0
@@ -100,17 +101,17 @@ func (s *Simulator) aclItemNumber(acl *model.NetworkACL, number *int) (int, *api
 		return highest + 1, nil
 	}
 	if *number < 1 {
-		return 0, invalidParam("Invalid number [%d]. Number cannot be < 1", *number)
+		return 0, wire.InvalidParam("Invalid number [%d]. Number cannot be < 1", *number)
 	}
 	if slices.ContainsFunc(items, func(it *model.NetworkACLItem) bool { return it.Number == *number }) {
-		return 0, invalidParam("ACL item with number %d already exists in ACL: %s", *number, acl.ID)
+		return 0, wire.InvalidParam("ACL item with number %d already exists in ACL: %s", *number, acl.ID)
 	}
 	return *number, nil
 }
 
 // validateACLItem is NetworkACLServiceImpl.validateNetworkACLItem: ports,
 // then source CIDRs, then the protocol and its ICMP fields.
-func validateACLItem(it *model.NetworkACLItem, start, end *int) *apiError {
+func validateACLItem(it *model.NetworkACLItem, start, end *int) *wire.APIError {
 	if start != nil || end != nil {
 		s, e := -1, -1
 		if start != nil {
@@ -121,19 +122,19 @@ func validateACLItem(it *model.NetworkACLItem, start, end *int) *apiError {
 		}
 		switch {
 		case s < 0 || s > 65535:
-			return invalidParam("Start public port is an invalid value: %s", javaInt(start))
+			return wire.InvalidParam("Start public port is an invalid value: %s", javaInt(start))
 		case e < 0 || e > 65535:
-			return invalidParam("End public port is an invalid value: %s", javaInt(end))
+			return wire.InvalidParam("End public port is an invalid value: %s", javaInt(end))
 		case s > e:
-			return invalidParam("Start port can't be bigger than end port [startport=%d,endport=%d]", s, e)
+			return wire.InvalidParam("Start port can't be bigger than end port [startport=%d,endport=%d]", s, e)
 		case strings.EqualFold(it.Protocol, "all"):
-			return invalidParam("start port and end port must be null if protocol = 'all'")
+			return wire.InvalidParam("start port and end port must be null if protocol = 'all'")
 		}
 		it.HasPorts, it.Start, it.End = true, s, e
 	}
 	for _, c := range it.CIDRs {
 		if _, err := netip.ParsePrefix(c); err != nil {
-			return invalidParam("Source cidrs formatting error %s", c)
+			return wire.InvalidParam("Source cidrs formatting error %s", c)
 		}
 	}
 	return validateACLProtocol(it)
@@ -147,30 +148,30 @@ func javaInt(v *int) string {
 }
 
 // validateACLProtocol is NetworkACLServiceImpl.validateProtocol.
-func validateACLProtocol(it *model.NetworkACLItem) *apiError {
+func validateACLProtocol(it *model.NetworkACLItem) *wire.APIError {
 	p := it.Protocol
 	if strings.TrimSpace(p) == "" {
 		return nil
 	}
 	if n, err := strconv.Atoi(p); err == nil && !strings.HasPrefix(p, "-") && !strings.HasPrefix(p, "+") {
 		if n > 255 {
-			return invalidParam("Invalid protocol number: %d", n)
+			return wire.InvalidParam("Invalid protocol number: %d", n)
 		}
 	} else if !strings.Contains(supportedACLProtocols, strings.ToLower(p)) {
-		return invalidParam("Invalid protocol [%s]. Expected one of: [%s]", p, supportedACLProtocols)
+		return wire.InvalidParam("Invalid protocol [%s]. Expected one of: [%s]", p, supportedACLProtocols)
 	}
 	icmp := strings.EqualFold(p, "icmp")
 	switch {
 	case !icmp && (it.ICMPCode != nil || it.ICMPType != nil):
-		return invalidParam("Can specify icmpCode and icmpType for ICMP protocol only")
+		return wire.InvalidParam("Can specify icmpCode and icmpType for ICMP protocol only")
 	case icmp && it.HasPorts:
-		return invalidParam("Can't specify start/end port when protocol is ICMP")
+		return wire.InvalidParam("Can't specify start/end port when protocol is ICMP")
 	case it.ICMPType == nil:
 		return nil
 	case *it.ICMPType != -1 && (*it.ICMPType < 0 || *it.ICMPType > 255):
-		return invalidParam("Invalid icmp type [%d]. It should belong to [0-255] range", *it.ICMPType)
+		return wire.InvalidParam("Invalid icmp type [%d]. It should belong to [0-255] range", *it.ICMPType)
 	case it.ICMPCode != nil && *it.ICMPCode != -1 && (*it.ICMPCode < 0 || *it.ICMPCode > 16):
-		return invalidParam("Invalid icmp code [%d]. It should belong to [0-16] range and can be defined when icmpType belongs to [0-40] range", *it.ICMPCode)
+		return wire.InvalidParam("Invalid icmp code [%d]. It should belong to [0-16] range and can be defined when icmpType belongs to [0-40] range", *it.ICMPCode)
 	}
 	return nil
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/wire"
 )
 
 // liveIPs returns the guest addresses of the network's non-expunged VMs by
@@ -105,8 +106,8 @@ func TestGuestIPsUniqueAndReusedAfterExpunge(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, _, err = e.sim.CreateStrayVM(StrayVM{ClusterID: id, Name: "app-4"})
-	var aerr *apiError
-	if !errors.As(err, &aerr) || aerr.code != codeCapacity || aerr.csCode != csInsufficientAddr {
+	var aerr *wire.APIError
+	if !errors.As(err, &aerr) || aerr.Code != wire.CodeCapacity || aerr.CSCode != wire.CSInsufficientAddr {
 		t.Fatalf("VM on a full network: %v, want a 533 capacity error", err)
 	}
 	if n := len(liveIPs(t, e, cl.Networkid)); n != 5 {
@@ -137,7 +138,7 @@ func TestFullNetworkFailsCreateAndScaleUp(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, text := e.mustFail(r.JobID)
-	if code != codeInternalError || !strings.Contains(text, "Unable to acquire Guest IP address") ||
+	if code != wire.CodeInternalError || !strings.Contains(text, "Unable to acquire Guest IP address") ||
 		!strings.HasPrefix(text, "Failed to setup Kubernetes cluster : toobig") {
 		t.Fatalf("create on a full network: %d %q", code, text)
 	}
@@ -151,7 +152,7 @@ func TestFullNetworkFailsCreateAndScaleUp(t *testing.T) {
 	// stays 3, the added worker stays.
 	id := e.createCluster(e.createParams("grows", 3))
 	code, text = e.mustFail(e.scale(id, 5))
-	if code != codeInternalError || !strings.Contains(text, "Scaling failed for Kubernetes cluster") {
+	if code != wire.CodeInternalError || !strings.Contains(text, "Scaling failed for Kubernetes cluster") {
 		t.Fatalf("scale-up on a full network: %d %q", code, text)
 	}
 	cl = e.cluster(id)

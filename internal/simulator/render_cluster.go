@@ -4,6 +4,7 @@ import (
 	"strconv"
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/wire"
 )
 
 // renderCluster is KubernetesClusterManagerImpl.createKubernetesClusterResponse
@@ -29,7 +30,7 @@ func (s *Simulator) renderCluster(c *model.Cluster, who *caller) map[string]any 
 		"autoscalingenabled":  c.Autoscaling,
 		"csienabled":          c.CSIEnabled,
 		"clustertype":         c.ClusterType,
-		"created":             csTime(c.Created),
+		"created":             wire.CSTime(c.Created),
 		"hasannotations":      false,
 	}
 	if z := s.st.Zone(c.ZoneID); z != nil {

@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/wire"
 )
 
 // renderVM is the UserVmResponse; full is the root admin view (instance
@@ -14,8 +15,8 @@ func (s *Simulator) renderVM(v *model.VM, full bool) map[string]any {
 		"id":                    v.ID,
 		"name":                  v.Name,
 		"displayname":           v.Name,
-		"created":               csTime(v.Created),
-		"lastupdated":           csTime(v.LastUpdated),
+		"created":               wire.CSTime(v.Created),
+		"lastupdated":           wire.CSTime(v.LastUpdated),
 		"state":                 v.State,
 		"haenable":              false,
 		"zoneid":                v.ZoneID,

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/wire"
 )
 
 // The firewall_rules table: one id sequence for firewall, port-forwarding
@@ -14,7 +15,7 @@ import (
 // persistRule gives the rule the next id and inserts it. With conflict
 // checking it then runs detectRulesConflict and, on a conflict, rolls the
 // insert back: the id stays used, as a database sequence would.
-func (s *Simulator) persistRule(r *model.Rule, checkConflict bool) *apiError {
+func (s *Simulator) persistRule(r *model.Rule, checkConflict bool) *wire.APIError {
 	s.st.RuleSeq++
 	r.InternalID = s.st.RuleSeq
 	r.ID = s.newUUID()
@@ -86,7 +87,7 @@ func (s *Simulator) ruleString(r *model.Rule) string {
 
 // detectRulesConflict is FirewallManagerImpl.detectRulesConflict:
 // the new rule against every not-revoked rule on the same IP, in id order.
-func (s *Simulator) detectRulesConflict(nr *model.Rule) *apiError {
+func (s *Simulator) detectRulesConflict(nr *model.Rule) *wire.APIError {
 	for _, r := range s.rulesOnIP(nr.IPID, "") {
 		if r == nr {
 			continue
@@ -100,7 +101,7 @@ func (s *Simulator) detectRulesConflict(nr *model.Rule) *apiError {
 
 // conflictWithRule is one turn of detectRulesConflict's loop: the existing
 // rule r against the new rule nr.
-func (s *Simulator) conflictWithRule(r, nr *model.Rule) *apiError {
+func (s *Simulator) conflictWithRule(r, nr *model.Rule) *wire.APIError {
 	sameProto := strings.EqualFold(r.Protocol, nr.Protocol)
 	bothFirewall := r.Purpose == model.PurposeFirewall && nr.Purpose == model.PurposeFirewall
 	// Two firewall rules whose CIDRs (source and destination) do not meet,
@@ -113,13 +114,13 @@ func (s *Simulator) conflictWithRule(r, nr *model.Rule) *apiError {
 		return nil
 	}
 	if r.NetworkID != nr.NetworkID {
-		return ruleConflict("New rule is for a different network than what's specified in rule " + r.ID)
+		return wire.RuleConflict("New rule is for a different network than what's specified in rule " + r.ID)
 	}
 	if bothFirewall && sameProto && nr.Protocol == "icmp" && intPtrEq(r.ICMPType, nr.ICMPType) && intPtrEq(r.ICMPCode, nr.ICMPCode) {
-		return invalidParam("New rule conflicts with existing rule id=%s", r.ID)
+		return wire.InvalidParam("New rule conflicts with existing rule id=%s", r.ID)
 	}
 	if !r.HasPorts && !nr.HasPorts && duplicatedCidrs && sameProto {
-		return ruleConflict(fmt.Sprintf("There is already a firewall rule specified with protocol = %s and no ports", nr.Protocol))
+		return wire.RuleConflict(fmt.Sprintf("There is already a firewall rule specified with protocol = %s and no ports", nr.Protocol))
 	}
 	return s.portRangeConflict(r, nr, sameProto)
 }
@@ -127,7 +128,7 @@ func (s *Simulator) conflictWithRule(r, nr *model.Rule) *apiError {
 // portRangeConflict refuses overlapping port ranges, unless one rule is a
 // firewall rule and the other differs in purpose or protocol, or both are
 // PFs of different protocols.
-func (s *Simulator) portRangeConflict(r, nr *model.Rule, sameProto bool) *apiError {
+func (s *Simulator) portRangeConflict(r, nr *model.Rule, sameProto bool) *wire.APIError {
 	oneIsFirewall := (r.Purpose == model.PurposeFirewall || nr.Purpose == model.PurposeFirewall) &&
 		(r.Purpose != nr.Purpose || !sameProto)
 	if !r.HasPorts || !nr.HasPorts || oneIsFirewall {
@@ -136,7 +137,7 @@ func (s *Simulator) portRangeConflict(r, nr *model.Rule, sameProto bool) *apiErr
 	overlap := r.Start <= nr.End && nr.Start <= r.End
 	allowPF := r.Purpose == model.PurposePF && nr.Purpose == model.PurposePF && !sameProto
 	if overlap && !allowPF {
-		return ruleConflict(fmt.Sprintf("The range specified, %d-%d, conflicts with rule %s which has %d-%d",
+		return wire.RuleConflict(fmt.Sprintf("The range specified, %d-%d, conflicts with rule %s which has %d-%d",
 			nr.Start, nr.End, s.ruleString(r), r.Start, r.End))
 	}
 	return nil
@@ -165,7 +166,7 @@ func intPtrEq(a, b *int) bool {
 
 // provisionFirewallRule creates an ingress TCP firewall rule from
 // 0.0.0.0/0, as CKS does, with conflict detection.
-func (s *Simulator) provisionFirewallRule(ip *model.PublicIP, networkID string, start, end int) *apiError {
+func (s *Simulator) provisionFirewallRule(ip *model.PublicIP, networkID string, start, end int) *wire.APIError {
 	r := &model.Rule{Purpose: model.PurposeFirewall, Protocol: "tcp", HasPorts: true, Start: start, End: end,
 		IPID: ip.ID, NetworkID: networkID, AccountID: ip.AccountID, State: model.RuleStaged,
 		CIDRs: []string{"0.0.0.0/0"}, ForDisplay: true}
@@ -189,7 +190,7 @@ func (s *Simulator) provisionPortForward(ip *model.PublicIP, networkID string, p
 }
 
 // provisionLoadBalancer creates the api-lb rule on 6443.
-func (s *Simulator) provisionLoadBalancer(ip *model.PublicIP, networkID, name, description string, port int, members []*model.VM) *apiError {
+func (s *Simulator) provisionLoadBalancer(ip *model.PublicIP, networkID, name, description string, port int, members []*model.VM) *wire.APIError {
 	r := &model.Rule{Purpose: model.PurposeLB, Protocol: "tcp", HasPorts: true, Start: port, End: port,
 		PrivateStart: port, PrivateEnd: port, IPID: ip.ID, NetworkID: networkID, AccountID: ip.AccountID,
 		State: model.RuleAdd, Name: name, Description: description, Algorithm: "roundrobin",

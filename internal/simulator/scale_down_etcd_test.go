@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/wire"
 	"golang.org/x/crypto/ssh"
 )
 
@@ -104,7 +105,7 @@ func activeRules(e *testEnv) []string {
 func TestScaleDownWithSeparateEtcdRevokesEtcdRule(t *testing.T) {
 	t.Parallel()
 	e, id, log, code, text := etcdScaleRun(t, Options{Profile: Profile42211}, 1, 2, 1)
-	if code != codeInternalError {
+	if code != wire.CodeInternalError {
 		t.Fatalf("last scale: code %d (%q), want 530", code, text)
 	}
 	want := regexp.MustCompile(`^Scaling failed for Kubernetes cluster KubernetesCluster \{"id":\d+,"name":"` + etcdClusterName + `","uuid":"` + id + `"\}, unable to update network rules$`)

@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/faults"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
 	"golang.org/x/crypto/ssh"
 )
@@ -184,8 +185,8 @@ type Simulator struct {
 	keyPub      ssh.PublicKey
 	keyPEM      []byte
 
-	faults   *faults
-	counters *callCounters
+	faults   *faults.Set
+	counters *faults.Counters
 
 	closing   chan struct{}
 	closeOnce sync.Once
@@ -248,8 +249,8 @@ func New(opts Options) (*Simulator, error) {
 		rng:       newRNG(opts.Seed),
 		orderRNG:  newOrderRNG(opts.Seed),
 		twinRNG:   newTwinRNG(opts.Seed),
-		faults:    newFaults(),
-		counters:  newCallCounters(),
+		faults:    faults.New(),
+		counters:  faults.NewCounters(),
 		closing:   make(chan struct{}),
 		scanReset: make(chan struct{}, 1),
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/wire"
 )
 
 // VMs, the VM map and Kubernetes node registration. Callers hold s.mu.
@@ -14,7 +15,7 @@ import (
 // worker VMs run a kubelet that registers a Kubernetes node. Without a free
 // guest address on the network nothing is deployed and the capacity error
 // is returned.
-func (s *Simulator) createNodeVM(c *model.Cluster, role model.NodeRole, name, offeringID string, n *model.Network) (*model.VM, *apiError) {
+func (s *Simulator) createNodeVM(c *model.Cluster, role model.NodeRole, name, offeringID string, n *model.Network) (*model.VM, *wire.APIError) {
 	st := s.st
 	ip, aerr := s.allocPrivateIP(n)
 	if aerr != nil {
