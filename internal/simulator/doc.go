@@ -10,6 +10,7 @@
 //	           jobs, ISOs), their states, lookups and CKS's naming
 //	wire       the API's format: parameters, error codes and responses,
 //	           the JSON envelope, request signatures
+//	loopback   the 127.A.B.0/24 blocks of public IPs and the Shared network
 //	faults     injected API failures, lost answers, latencies, job step
 //	           failures and the call counters
 //	endpoints  the SSH servers and Kubernetes APIs behind each cluster IP

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/loopback"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
 )
 
@@ -16,13 +17,13 @@ func TestPublicIPBlocksExtendTheZone(t *testing.T) {
 	s := e.sim
 	s.lock()
 	defer s.unlock()
-	first := strings.TrimSuffix(s.block.cidr(), "0/24")
-	second := strings.TrimSuffix(s.extraBlocks[0].cidr(), "0/24")
+	first := strings.TrimSuffix(s.block.CIDR(), "0/24")
+	second := strings.TrimSuffix(s.extraBlocks[0].CIDR(), "0/24")
 	seen := map[string]bool{}
 	for _, p := range s.st.IPs {
 		seen[p.Address] = true
 	}
-	for i := len(seen); i < 2*lastIPHost; i++ {
+	for i := len(seen); i < 2*loopback.LastHost; i++ {
 		addr, err := s.allocAddress()
 		if err != nil {
 			t.Fatalf("address %d: %v", i+1, err)
@@ -31,7 +32,7 @@ func TestPublicIPBlocksExtendTheZone(t *testing.T) {
 			t.Fatalf("address %s handed out twice", addr)
 		}
 		block := first
-		if i >= lastIPHost {
+		if i >= loopback.LastHost {
 			block = second
 		}
 		if !strings.HasPrefix(addr, block) {

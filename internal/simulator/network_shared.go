@@ -34,12 +34,11 @@ func (s *Simulator) seedSharedNetwork(zoneID string) {
 		DisplayText: "Offering for Shared networks", ConserveMode: true}
 	st.NetOffers = append(st.NetOffers, off)
 	b := s.sharedBlock
-	host := func(h int) netip.Addr { return netip.AddrFrom4([4]byte{127, byte(b.a), byte(b.b), byte(h)}) }
 	n := &model.Network{InternalID: st.NextID("network"), ID: s.newUUID(), Name: sharedNetworkName,
 		DisplayText: sharedNetworkName, ZoneID: zoneID, OfferingID: off.ID, NetType: netTypeShared,
 		State: model.NetworkImplemented, InUse: map[netip.Addr]bool{}, Created: s.now(),
-		CIDR: b.cidr(), Gateway: host(1).String(),
-		IPRange: model.IPRange{First: host(sharedRangeFirstHost), Last: host(sharedRangeLastHost)}}
+		CIDR: b.CIDR(), Gateway: b.Host(1).String(),
+		IPRange: model.IPRange{First: b.Host(sharedRangeFirstHost), Last: b.Host(sharedRangeLastHost)}}
 	st.Networks = append(st.Networks, n)
 	st.SeedIDs.SharedNetwork, st.SeedIDs.SharedOffering = n.ID, off.ID
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/faults"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/loopback"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
 	"golang.org/x/crypto/ssh"
 )
@@ -176,11 +177,11 @@ type Simulator struct {
 	view        atomic.Pointer[endpointView]
 	ep          netEndpoints
 
-	block ipBlock
+	block loopback.Block
 	// extraBlocks are the public IP blocks beyond block (PublicIPBlocks).
-	extraBlocks []ipBlock
+	extraBlocks []loopback.Block
 	// sharedBlock is the loopback /24 of the Shared network's guest range.
-	sharedBlock ipBlock
+	sharedBlock loopback.Block
 	keyPriv     ed25519.PrivateKey
 	keyPub      ssh.PublicKey
 	keyPEM      []byte
@@ -254,27 +255,27 @@ func New(opts Options) (*Simulator, error) {
 		closing:   make(chan struct{}),
 		scanReset: make(chan struct{}, 1),
 	}
-	block, err := reserveIPBlock(s.rng)
+	block, err := loopback.Reserve(s.rng)
 	if err != nil {
 		return nil, err
 	}
 	s.block = block
 	if err := s.reserveExtraBlocks(opts.PublicIPBlocks); err != nil {
-		block.release()
+		block.Release()
 		return nil, err
 	}
 	// Its own generator, so that the ids drawn from rng keep their values.
-	shared, err := reserveIPBlock(newRNG(sharedBlockSeed(opts.Seed)))
+	shared, err := loopback.Reserve(newRNG(sharedBlockSeed(opts.Seed)))
 	if err != nil {
-		block.release()
+		block.Release()
 		s.releaseExtraBlocks()
 		return nil, err
 	}
 	s.sharedBlock = shared
 	if err := s.generateKeyPair(); err != nil {
-		block.release()
+		block.Release()
 		s.releaseExtraBlocks()
-		shared.release()
+		shared.Release()
 		return nil, err
 	}
 	s.ep = newEndpoints(endpointSource{s})
@@ -368,9 +369,9 @@ func (s *Simulator) Close() error {
 		s.jobs.Wait()
 		s.bg.Wait()
 		s.ep.Close()
-		s.block.release()
+		s.block.Release()
 		s.releaseExtraBlocks()
-		s.sharedBlock.release()
+		s.sharedBlock.Release()
 	})
 	return nil
 }
