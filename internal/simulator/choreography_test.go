@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/profiles"
 )
 
 // ruleSummary renders dumped rules in id order as "purpose proto start-end[->private] target".
@@ -347,12 +348,12 @@ func TestConflictInsideScaleJob(t *testing.T) {
 func TestForwardCleanupRemovesUserForwardUpToPickedEtcdRule(t *testing.T) {
 	t.Parallel()
 	for _, profile := range Profiles() {
-		behaviour, err := profileByName(profile)
+		behaviour, err := profiles.ByName(profile)
 		if err != nil {
 			t.Fatal(err)
 		}
 		// A selector that picks the node range stops the cleanup at its end.
-		survives := behaviour.preferNodeSSHRule
+		survives := behaviour.PreferNodeSSHRule
 		t.Run(profile, func(t *testing.T) {
 			t.Parallel()
 			e := newEnv(t, Options{Profile: profile})

@@ -52,7 +52,7 @@ func (s *Simulator) parseCreate(c *caller, p wire.Params) (*createRequest, *wire
 	if req.clusterType == "" {
 		req.clusterType = "CloudManaged"
 	}
-	if !s.profile.noCSI {
+	if !s.profile.NoCSI {
 		req.csi, _ = p.Bool("enablecsi")
 	}
 	if err := s.parseExtras(p, req); err != nil {

@@ -205,7 +205,7 @@ var errPortlessRuleNPE = &wire.JavaException{Msg: `Cannot invoke "java.lang.Inte
 func (s *Simulator) removeSshFirewallRule(ip *model.PublicIP, n *model.Network) (*model.Rule, error) {
 	fws := s.tcpFirewallRules(ip)
 	var pick *model.Rule
-	if s.profile.preferNodeSSHRule {
+	if s.profile.PreferNodeSSHRule {
 		pick = nodeRangeFirewallRule(fws)
 	}
 	if pick == nil {
@@ -253,7 +253,7 @@ func nodeRangeFirewallRule(fws []*model.Rule) *model.Rule {
 func (s *Simulator) firstSSHFirewallRule(fws []*model.Rule, n *model.Network) (*model.Rule, error) {
 	for _, fw := range fws {
 		if !fw.HasPorts {
-			if s.profile.portlessRuleNPE {
+			if s.profile.PortlessRuleNPE {
 				return nil, errPortlessRuleNPE
 			}
 			continue
@@ -327,7 +327,7 @@ func (s *Simulator) scaleNetworkRules(c *model.Cluster, all []*model.VM) error {
 	switch {
 	case fw != nil:
 		end = fw.End
-	case s.profile.before4221:
+	case s.profile.Before4221:
 		return wire.ServerErr(errSSHFirewallRule)
 	default:
 		s.logf("SSH firewall rule not found for Kubernetes cluster: %s. It may have been manually deleted or modified.", c.Name)

@@ -135,7 +135,7 @@ func (s *Simulator) runAddNodes(jr *jobRun, c *model.Cluster, ids []string, _ /*
 func (a *nodeAdd) externalNodePort() int {
 	c := a.c
 	total := c.ControlNodes + c.Size
-	if a.s.profile.externalPortCountsEtcd {
+	if a.s.profile.ExternalPortCountsEtcd {
 		total += c.EtcdNodes
 	}
 	return nodesStartSSHPort + int(total) + a.index

@@ -140,7 +140,7 @@ func (w *scaleWorker) scaleDown() *wire.APIError {
 			}
 		}
 		from := len(workers) - max(0, len(workers)-int(*w.clusterSize))
-		if s.profile.before4221 {
+		if s.profile.Before4221 {
 			from = int(c.ControlNodes + *w.clusterSize - 1)
 		}
 		if from > len(workers) {

@@ -249,7 +249,7 @@ func cmdListAccounts(s *Simulator, c *caller, p wire.Params) (map[string]any, *w
 
 func cmdListCapabilities(s *Simulator, _ *caller, _ wire.Params) (map[string]any, *wire.APIError) {
 	return map[string]any{"capability": map[string]any{
-		"cloudstackversion":                            s.profile.cloudStackVersion,
+		"cloudstackversion":                            s.profile.CloudStackVersion,
 		"kubernetesserviceenabled":                     true,
 		"kubernetesclusterexperimentalfeaturesenabled": false,
 		"securitygroupsenabled":                        false,

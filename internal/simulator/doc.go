@@ -11,6 +11,7 @@
 //	wire       the API's format: parameters, error codes and responses,
 //	           the JSON envelope, request signatures
 //	loopback   the 127.A.B.0/24 blocks of public IPs and the Shared network
+//	profiles   the CloudStack builds the simulator behaves as (Options.Profile)
 //	faults     injected API failures, lost answers, latencies, job step
 //	           failures and the call counters
 //	endpoints  the SSH servers and Kubernetes APIs behind each cluster IP

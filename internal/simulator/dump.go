@@ -176,7 +176,7 @@ func (s *Simulator) DumpState() DumpState {
 
 func (s *Simulator) dumpState() DumpState {
 	st := s.st
-	d := DumpState{Profile: s.profile.name, Clusters: []DumpCluster{}, VMMap: []DumpMapRow{}, VMs: []DumpVM{},
+	d := DumpState{Profile: s.profile.Name, Clusters: []DumpCluster{}, VMMap: []DumpMapRow{}, VMs: []DumpVM{},
 		Nodes: []DumpNode{}, Rules: []DumpRule{}, Networks: []DumpNetwork{}, PublicIPs: []DumpIP{}, ACLItems: []DumpACLItem{}}
 	for _, c := range st.Clusters {
 		d.Clusters = append(d.Clusters, DumpCluster{InternalID: c.InternalID, ID: c.ID, Name: c.Name, State: c.State,

@@ -15,12 +15,14 @@ const simulatorImportPath = "github.com/cloudstack-cks/terraform-provider-cks/in
 // simulatorFloors places each package of the simulator (by its directory
 // under internal/simulator; "." is this one) on a floor. A package imports
 // only packages on lower floors, so no arrow runs back up: the model, the
-// wire format and the loopback blocks at the bottom, what reads them above,
-// the simulator's API over all of them, and the test support on top.
+// wire format, the loopback blocks and the behaviour profiles at the bottom,
+// what reads them above, the simulator's API over all of them, and the test
+// support on top.
 var simulatorFloors = map[string]int{
 	"model":     0,
 	"wire":      0,
 	"loopback":  0,
+	"profiles":  0,
 	"faults":    1,
 	"endpoints": 1,
 	".":         2,

@@ -90,7 +90,7 @@ func (s *Simulator) renderCluster(c *model.Cluster, who *caller) map[string]any 
 		vms = append(vms, r)
 	}
 	out["virtualmachines"] = orderList(s, vms)
-	if s.profile.noCSI {
+	if s.profile.NoCSI {
 		delete(out, "csienabled")
 	}
 	for _, f := range s.opts.ClusterResponseOmits {

@@ -15,6 +15,7 @@ import (
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/faults"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/loopback"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/profiles"
 	"golang.org/x/crypto/ssh"
 )
 
@@ -160,7 +161,7 @@ type Info struct {
 // Simulator is one simulated CloudStack management server.
 type Simulator struct {
 	opts    Options
-	profile profile
+	profile profiles.Profile
 
 	// mu guards st, rng and every model change. Endpoint calls are made
 	// while holding it; the endpoints read the model only through the
@@ -208,7 +209,7 @@ type Simulator struct {
 // 127.A.B.0/24 for public IP addresses but does not listen for API requests
 // until Start.
 func New(opts Options) (*Simulator, error) {
-	prof, err := profileByName(opts.Profile)
+	prof, err := profiles.ByName(opts.Profile)
 	if err != nil {
 		return nil, err
 	}
