@@ -1,51 +1,56 @@
 package simulator
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/wire"
+)
 
 // caller is the authenticated user of a request.
 type caller struct {
-	user    *user
-	account *account
+	user    *model.User
+	account *model.Account
 }
 
-func (c *caller) isAdmin() bool { return c.account.accountType == accountTypeRootAdmin }
+func (c *caller) isAdmin() bool { return c.account.AccountType == model.AccountTypeRootAdmin }
 
 // canAccess reports whether the caller may operate on a resource owned by
 // the account: root admins on anything, users on their own and their
 // projects' resources. Callers hold s.mu.
 func (s *Simulator) canAccess(c *caller, accountID string) bool {
-	if c.isAdmin() || accountID == c.account.id {
+	if c.isAdmin() || accountID == c.account.ID {
 		return true
 	}
-	p := s.st.projectOfAccount(accountID)
-	return p != nil && p.ownerAccountID == c.account.id
+	p := s.st.ProjectOfAccount(accountID)
+	return p != nil && p.OwnerAccountID == c.account.ID
 }
 
 // checkAccess is canAccess as a 531 for commands on one resource.
-func (s *Simulator) checkAccess(c *caller, accountID, what string) *apiError {
+func (s *Simulator) checkAccess(c *caller, accountID, what string) *wire.APIError {
 	if s.canAccess(c, accountID) {
 		return nil
 	}
-	return permissionDenied("Account %s does not have permission to operate within domain or on resource %s", c.account.name, what)
+	return wire.PermissionDenied("Account %s does not have permission to operate within domain or on resource %s", c.account.Name, what)
 }
 
 // resolveOwner picks the owner of a new resource from account/domainid and
 // projectid, defaulting to the caller's account.
-func (s *Simulator) resolveOwner(c *caller, p params) (*account, *apiError) {
-	if id := p.str("projectid"); id != "" {
+func (s *Simulator) resolveOwner(c *caller, p wire.Params) (*model.Account, *wire.APIError) {
+	if id := p.Str("projectid"); id != "" {
 		prj, err := s.accessibleProject(c, id)
 		if err != nil {
 			return nil, err
 		}
-		return s.st.account(prj.accountID), nil
+		return s.st.Account(prj.AccountID), nil
 	}
-	if name := p.str("account"); name != "" {
-		a := s.st.accountByName(name, p.str("domainid"))
+	if name := p.Str("account"); name != "" {
+		a := s.st.AccountByName(name, p.Str("domainid"))
 		if a == nil {
-			return nil, invalidParam("Unable to find account %s in domain id=%s", name, p.str("domainid"))
+			return nil, wire.InvalidParam("Unable to find account %s in domain id=%s", name, p.Str("domainid"))
 		}
-		if !c.isAdmin() && a.id != c.account.id {
-			return nil, permissionDenied("Account %s does not have permission to operate on account %s", c.account.name, a.name)
+		if !c.isAdmin() && a.ID != c.account.ID {
+			return nil, wire.PermissionDenied("Account %s does not have permission to operate on account %s", c.account.Name, a.Name)
 		}
 		return a, nil
 	}
@@ -54,13 +59,13 @@ func (s *Simulator) resolveOwner(c *caller, p params) (*account, *apiError) {
 
 // accessibleProject resolves the projectid parameter of a command: the
 // project must exist and, for a user, be owned by the caller's account.
-func (s *Simulator) accessibleProject(c *caller, id string) (*project, *apiError) {
-	prj := s.st.project(id)
+func (s *Simulator) accessibleProject(c *caller, id string) (*model.Project, *wire.APIError) {
+	prj := s.st.Project(id)
 	if prj == nil {
-		return nil, entityNotFound("projectid", id)
+		return nil, wire.EntityNotFound("projectid", id)
 	}
-	if !c.isAdmin() && prj.ownerAccountID != c.account.id {
-		return nil, permissionDenied("Account %s does not have permission to access project %s", c.account.name, prj.name)
+	if !c.isAdmin() && prj.OwnerAccountID != c.account.ID {
+		return nil, wire.PermissionDenied("Account %s does not have permission to access project %s", c.account.Name, prj.Name)
 	}
 	return prj, nil
 }
@@ -68,39 +73,39 @@ func (s *Simulator) accessibleProject(c *caller, id string) (*project, *apiError
 // listScope returns the ownership filter of a list command: projectid
 // (-1 for every visible project), account/domainid, listall, or the
 // caller's own account.
-func (s *Simulator) listScope(c *caller, p params) (func(accountID string) bool, *apiError) {
-	if id := p.str("projectid"); id != "" {
+func (s *Simulator) listScope(c *caller, p wire.Params) (func(accountID string) bool, *wire.APIError) {
+	if id := p.Str("projectid"); id != "" {
 		if id == "-1" {
 			return func(accountID string) bool {
-				prj := s.st.projectOfAccount(accountID)
-				return prj != nil && (c.isAdmin() || prj.ownerAccountID == c.account.id)
+				prj := s.st.ProjectOfAccount(accountID)
+				return prj != nil && (c.isAdmin() || prj.OwnerAccountID == c.account.ID)
 			}, nil
 		}
 		prj, err := s.accessibleProject(c, id)
 		if err != nil {
 			return nil, err
 		}
-		return func(accountID string) bool { return accountID == prj.accountID }, nil
+		return func(accountID string) bool { return accountID == prj.AccountID }, nil
 	}
-	if name := p.str("account"); name != "" {
-		a := s.st.accountByName(name, p.str("domainid"))
+	if name := p.Str("account"); name != "" {
+		a := s.st.AccountByName(name, p.Str("domainid"))
 		if a == nil {
-			return nil, invalidParam("Unable to find account by name %s in domain %s", name, p.str("domainid"))
+			return nil, wire.InvalidParam("Unable to find account by name %s in domain %s", name, p.Str("domainid"))
 		}
-		if !c.isAdmin() && a.id != c.account.id {
-			return nil, permissionDenied("Account %s does not have permission to list resources of account %s", c.account.name, a.name)
+		if !c.isAdmin() && a.ID != c.account.ID {
+			return nil, wire.PermissionDenied("Account %s does not have permission to list resources of account %s", c.account.Name, a.Name)
 		}
-		return func(accountID string) bool { return accountID == a.id }, nil
+		return func(accountID string) bool { return accountID == a.ID }, nil
 	}
-	listAll, _ := p.boolean("listall")
+	listAll, _ := p.Bool("listall")
 	if listAll && c.isAdmin() {
-		domainID := p.str("domainid")
+		domainID := p.Str("domainid")
 		return func(accountID string) bool {
-			a := s.st.account(accountID)
-			return a != nil && a.accountType != accountTypeProject && (domainID == "" || strings.EqualFold(a.domainID, domainID))
+			a := s.st.Account(accountID)
+			return a != nil && a.AccountType != model.AccountTypeProject && (domainID == "" || strings.EqualFold(a.DomainID, domainID))
 		}, nil
 	}
-	return func(accountID string) bool { return accountID == c.account.id }, nil
+	return func(accountID string) bool { return accountID == c.account.ID }, nil
 }
 
 // listFilter is the ownership filter of a list command that takes an id:
@@ -119,16 +124,16 @@ type listFilter[T any] struct {
 
 // newListFilter reads the scope parameters, then the id parameter, looked
 // up with find.
-func newListFilter[T any](s *Simulator, c *caller, p params, find func(string) *T) (listFilter[T], *apiError) {
+func newListFilter[T any](s *Simulator, c *caller, p wire.Params, find func(string) *T) (listFilter[T], *wire.APIError) {
 	scope, err := s.listScope(c, p)
 	if err != nil {
 		return listFilter[T]{}, err
 	}
-	byID, err := resolveParam(p, "id", find)
+	byID, err := wire.ResolveParam(p, "id", find)
 	if err != nil {
 		return listFilter[T]{}, err
 	}
-	idScoped := !c.isAdmin() || p.str("projectid") != "" || p.str("account") != ""
+	idScoped := !c.isAdmin() || p.Str("projectid") != "" || p.Str("account") != ""
 	return listFilter[T]{s: s, c: c, scope: scope, byID: byID, idScoped: idScoped}, nil
 }
 
@@ -141,4 +146,23 @@ func (f listFilter[T]) excludes(item *T, accountID string) bool {
 		return item != f.byID || !f.s.canAccess(f.c, accountID) || (f.idScoped && !f.scope(accountID))
 	}
 	return !f.scope(accountID)
+}
+
+// ownerFields adds account or project and domain fields.
+func (s *Simulator) ownerFields(out map[string]any, accountID string) {
+	a := s.st.Account(accountID)
+	if a == nil {
+		return
+	}
+	if prj := s.st.ProjectOfAccount(a.ID); prj != nil {
+		out["projectid"] = prj.ID
+		out["project"] = prj.Name
+	} else {
+		out["account"] = a.Name
+	}
+	if d := s.st.Domain(a.DomainID); d != nil {
+		out["domainid"] = d.ID
+		out["domain"] = d.Name
+		out["domainpath"] = d.Path
+	}
 }

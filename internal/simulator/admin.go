@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/wire"
 	"golang.org/x/crypto/ssh"
 )
 
@@ -75,19 +77,19 @@ type StrayVM struct {
 // errNotFound wraps lookups of admin operations.
 var errNotFound = errors.New("not found")
 
-func (s *Simulator) adminCluster(id string) (*cluster, error) {
-	c := s.st.cluster(id)
-	if c == nil || c.removed {
+func (s *Simulator) adminCluster(id string) (*model.Cluster, error) {
+	c := s.st.Cluster(id)
+	if c == nil || c.Removed {
 		return nil, fmt.Errorf("cluster %s: %w", id, errNotFound)
 	}
 	return c, nil
 }
 
 // changeVM applies change to a VM that has not been expunged, under the lock.
-func (s *Simulator) changeVM(id string, change func(v *vm)) error {
+func (s *Simulator) changeVM(id string, change func(v *model.VM)) error {
 	s.lock()
 	defer s.unlock()
-	v := s.st.vm(id)
+	v := s.st.VM(id)
 	if v == nil {
 		return fmt.Errorf("VM %s: %w", id, errNotFound)
 	}
@@ -100,10 +102,10 @@ func (s *Simulator) changeVM(id string, change func(v *vm)) error {
 func (s *Simulator) DeleteMapRow(clusterID, vmID string) error {
 	s.lock()
 	defer s.unlock()
-	for _, row := range s.st.mapRows(clusterID) {
-		if strings.EqualFold(row.vmID, vmID) {
+	for _, row := range s.st.MapRows(clusterID) {
+		if strings.EqualFold(row.VMID, vmID) {
 			s.deleteMapRow(row)
-			s.st.mapTrash = append(s.st.mapTrash, row)
+			s.st.MapTrash = append(s.st.MapTrash, row)
 			return nil
 		}
 	}
@@ -114,11 +116,11 @@ func (s *Simulator) DeleteMapRow(clusterID, vmID string) error {
 func (s *Simulator) RestoreMapRow(clusterID, vmID string) error {
 	s.lock()
 	defer s.unlock()
-	for i, row := range s.st.mapTrash {
-		if row.clusterID == clusterID && strings.EqualFold(row.vmID, vmID) {
-			s.st.mapTrash = slices.Delete(s.st.mapTrash, i, i+1)
-			s.st.vmMap = append(s.st.vmMap, row)
-			slices.SortFunc(s.st.vmMap, func(a, b *mapRow) int { return int(a.internalID - b.internalID) })
+	for i, row := range s.st.MapTrash {
+		if row.ClusterID == clusterID && strings.EqualFold(row.VMID, vmID) {
+			s.st.MapTrash = slices.Delete(s.st.MapTrash, i, i+1)
+			s.st.VMMap = append(s.st.VMMap, row)
+			slices.SortFunc(s.st.VMMap, func(a, b *model.MapRow) int { return int(a.InternalID - b.InternalID) })
 			return nil
 		}
 	}
@@ -138,9 +140,9 @@ func (s *Simulator) InsertMapRow(clusterID, vmID string, spec MapRowSpec) error 
 	if version == "" && !spec.Etcd {
 		version = s.versionSemverOf(c)
 	}
-	s.st.vmMap = append(s.st.vmMap, &mapRow{internalID: s.st.nextID("vmmap"), clusterID: c.id, vmID: vmID,
-		control: spec.Control, etcd: spec.Etcd, external: spec.External, manualUpgrade: spec.ManualUpgrade || spec.Etcd,
-		nodeVersion: version})
+	s.st.VMMap = append(s.st.VMMap, &model.MapRow{InternalID: s.st.NextID("vmmap"), ClusterID: c.ID, VMID: vmID,
+		Control: spec.Control, Etcd: spec.Etcd, External: spec.External, ManualUpgrade: spec.ManualUpgrade || spec.Etcd,
+		NodeVersion: version})
 	return nil
 }
 
@@ -151,56 +153,39 @@ func (s *Simulator) InsertMapRow(clusterID, vmID string, spec MapRowSpec) error 
 // used to delete the node as well).
 func (s *Simulator) StopKubelet(vmID string, keepNode bool) error {
 	_ = keepNode
-	return s.changeVM(vmID, func(v *vm) { v.kubelet = false })
+	return s.changeVM(vmID, func(v *model.VM) { v.Kubelet = false })
 }
 
 // DeleteKubeNode deletes a VM's Node object from its cluster's Kubernetes
 // (kubectl delete node). A running kubelet registers it again on StartKubelet.
 func (s *Simulator) DeleteKubeNode(vmID string) error {
-	return s.changeVM(vmID, func(v *vm) { s.deleteNode(v.id) })
+	return s.changeVM(vmID, func(v *model.VM) { s.deleteNode(v.ID) })
 }
 
 // StartKubelet starts a VM's kubelet: its node (re)joins Kubernetes.
 func (s *Simulator) StartKubelet(vmID string) error {
-	return s.changeVM(vmID, func(v *vm) {
-		v.kubelet = true
+	return s.changeVM(vmID, func(v *model.VM) {
+		v.Kubelet = true
 		s.joinNode(v)
 	})
-}
-
-// joinNode registers a VM's node when the VM belongs to a live cluster and
-// is not an etcd VM.
-func (s *Simulator) joinNode(v *vm) {
-	if v.role == roleEtcd || v.clusterID == "" {
-		return
-	}
-	c := s.st.cluster(v.clusterID)
-	if c == nil || c.removed {
-		return
-	}
-	version := s.versionSemverOf(c)
-	if row := s.st.mapRowOf(v.id); row != nil && row.nodeVersion != "" {
-		version = strings.TrimPrefix(row.nodeVersion, "v")
-	}
-	s.registerNode(c.id, v, version)
 }
 
 // RegisterNodeFQDN makes a VM's node register under an FQDN (the guest's
 // hostname resolving as <host>.<network domain>). An empty fqdn uses
 // <lowercased VM name>.cs<account id>cloud.internal.
 func (s *Simulator) RegisterNodeFQDN(vmID, fqdn string) error {
-	return s.changeVM(vmID, func(v *vm) {
+	return s.changeVM(vmID, func(v *model.VM) {
 		if fqdn == "" {
 			var acct int64
-			if a := s.st.account(v.accountID); a != nil {
-				acct = a.internalID
+			if a := s.st.Account(v.AccountID); a != nil {
+				acct = a.InternalID
 			}
-			fqdn = fmt.Sprintf("%s.cs%dcloud.internal", strings.ToLower(v.name), acct)
+			fqdn = fmt.Sprintf("%s.cs%dcloud.internal", strings.ToLower(v.Name), acct)
 		}
-		v.nodeName = strings.ToLower(fqdn)
-		if n := s.st.nodeOfVM(v.id); n != nil {
-			n.name = v.nodeName
-		} else if v.kubelet {
+		v.NodeName = strings.ToLower(fqdn)
+		if n := s.st.NodeOfVM(v.ID); n != nil {
+			n.Name = v.NodeName
+		} else if v.Kubelet {
 			s.joinNode(v)
 		}
 	})
@@ -221,59 +206,59 @@ func (s *Simulator) createStrayVM(spec StrayVM) (string, string, error) {
 	if err != nil {
 		return "", "", err
 	}
-	n := s.st.network(c.networkID)
+	n := s.st.Network(c.NetworkID)
 	if n == nil {
-		return "", "", fmt.Errorf("network of cluster %s: %w", c.name, errNotFound)
+		return "", "", fmt.Errorf("network of cluster %s: %w", c.Name, errNotFound)
 	}
 	created := spec.Created
 	if created.IsZero() {
 		created = s.now()
 	}
-	role := nodeRole(spec.Role)
-	if role == roleNone {
-		role = roleWorker
+	role := model.NodeRole(spec.Role)
+	if role == model.RoleNone {
+		role = model.RoleWorker
 	}
 	name := spec.Name
 	if name == "" {
 		ms := created.UnixMilli()
 		switch role {
-		case roleControl:
-			name = controlNodeName(clusterNodePrefix(c.name, c.id), ms)
-		case roleEtcd:
-			name = etcdNodeName(etcdNodePrefix(c.name, c.id), 1, ms)
-		case roleWorker:
-			name = workerNodeName(clusterNodePrefix(c.name, c.id), ms)
+		case model.RoleControl:
+			name = model.ControlNodeName(model.ClusterNodePrefix(c.Name, c.ID), ms)
+		case model.RoleEtcd:
+			name = model.EtcdNodeName(model.EtcdNodePrefix(c.Name, c.ID), 1, ms)
+		case model.RoleWorker:
+			name = model.WorkerNodeName(model.ClusterNodePrefix(c.Name, c.ID), ms)
 		default:
 			return "", "", fmt.Errorf("unknown role %q (want control, worker or etcd)", spec.Role)
 		}
 	}
-	off := c.nodeOfferingID(roleWorker)
-	v, aerr := s.createNodeVM(c, roleNone, name, off, n)
+	off := c.NodeOfferingID(model.RoleWorker)
+	v, aerr := s.createNodeVM(c, model.RoleNone, name, off, n)
 	if aerr != nil {
 		return "", "", fmt.Errorf("deploy VM %s: %w", name, aerr)
 	}
-	v.role = role
-	v.userVM = true
-	v.created, v.lastUpdated = created.UTC(), created.UTC()
+	v.Role = role
+	v.UserVM = true
+	v.Created, v.LastUpdated = created.UTC(), created.UTC()
 	if spec.State != "" {
-		v.state = spec.State
+		v.State = spec.State
 	}
-	if spec.Join && role != roleEtcd {
-		v.kubelet = true
+	if spec.Join && role != model.RoleEtcd {
+		v.Kubelet = true
 		s.joinNode(v)
 	}
-	return v.id, v.name, nil
+	return v.ID, v.Name, nil
 }
 
 // SetVMState sets a VM's state (e.g. Stopped, Error, Destroyed) without
 // touching anything else.
 func (s *Simulator) SetVMState(vmID, state string) error {
-	valid := []string{vmStarting, vmRunning, "Stopping", vmStopped, vmDestroyed, vmExpunging, "Migrating",
+	valid := []string{model.VMStarting, model.VMRunning, "Stopping", model.VMStopped, model.VMDestroyed, model.VMExpunging, "Migrating",
 		"Error", "Unknown", "Shutdown", "Restoring"}
 	if !slices.Contains(valid, state) {
 		return fmt.Errorf("unknown VM state %q", state)
 	}
-	return s.changeVM(vmID, func(v *vm) { s.setVMState(v, state) })
+	return s.changeVM(vmID, func(v *model.VM) { s.setVMState(v, state) })
 }
 
 // ExpungeVM destroys and expunges a VM out of band: its own port forwards
@@ -287,7 +272,7 @@ func (s *Simulator) ExpungeVM(vmID string) error {
 func (s *Simulator) DeleteRule(ruleID string) error {
 	s.lock()
 	defer s.unlock()
-	r := s.st.rule(ruleID)
+	r := s.st.Rule(ruleID)
 	if r == nil {
 		return fmt.Errorf("rule %s: %w", ruleID, errNotFound)
 	}
@@ -314,7 +299,7 @@ func (s *Simulator) ClusterReachable(clusterID string) (ssh, api bool, err error
 func (s *Simulator) DeleteACLItem(itemID string) error {
 	s.lock()
 	defer s.unlock()
-	it := s.st.aclItem(itemID)
+	it := s.st.ACLItem(itemID)
 	if it == nil {
 		return fmt.Errorf("network ACL item %s: %w", itemID, errNotFound)
 	}
@@ -328,15 +313,15 @@ func (s *Simulator) DeleteACLItem(itemID string) error {
 func (s *Simulator) SetVMOffering(vmID, offeringID string) error {
 	s.lock()
 	defer s.unlock()
-	off := s.st.offering(offeringID)
+	off := s.st.Offering(offeringID)
 	if off == nil {
 		return fmt.Errorf("service offering %s: %w", offeringID, errNotFound)
 	}
-	v := s.st.vm(vmID)
+	v := s.st.VM(vmID)
 	if v == nil {
 		return fmt.Errorf("VM %s: %w", vmID, errNotFound)
 	}
-	v.offeringID = off.id
+	v.OfferingID = off.ID
 	return nil
 }
 
@@ -352,17 +337,17 @@ func (s *Simulator) SetNodeOffering(clusterID, role, offeringID string) error {
 	if err != nil {
 		return err
 	}
-	r := nodeRole(strings.ToLower(role))
-	if r != roleControl && r != roleWorker && r != roleEtcd {
+	r := model.NodeRole(strings.ToLower(role))
+	if r != model.RoleControl && r != model.RoleWorker && r != model.RoleEtcd {
 		return fmt.Errorf("unknown node type %q (want control, worker or etcd)", role)
 	}
-	off := s.st.offering(offeringID)
+	off := s.st.Offering(offeringID)
 	if off == nil {
 		return fmt.Errorf("service offering %s: %w", offeringID, errNotFound)
 	}
-	for _, row := range s.st.mapRows(c.id) {
-		if v := s.st.vm(row.vmID); v != nil && rowRole(row) == r {
-			v.offeringID = off.id
+	for _, row := range s.st.MapRows(c.ID) {
+		if v := s.st.VM(row.VMID); v != nil && model.RowRole(row) == r {
+			v.OfferingID = off.ID
 		}
 	}
 	return nil
@@ -398,7 +383,7 @@ func (s *Simulator) SetClusterNodeCount(clusterID string, n int64) error {
 	if err != nil {
 		return err
 	}
-	c.size = n
+	c.Size = n
 	s.recalculateCapacity(c)
 	return nil
 }
@@ -407,12 +392,12 @@ func (s *Simulator) SetClusterNodeCount(clusterID string, n int64) error {
 // error code (HTTP status) and text. n <= 0 clears it.
 func (s *Simulator) FailNextCalls(command string, n, code int, text string) {
 	if code == 0 {
-		code = codeInternalError
+		code = wire.CodeInternalError
 	}
 	if text == "" {
 		text = "Injected failure of " + command
 	}
-	s.faults.setAPIFailure(command, n, code, text)
+	s.faults.SetAPIFailure(command, n, code, text)
 }
 
 // LoseNextResponses makes the answers to the next n calls of an API
@@ -420,7 +405,7 @@ func (s *Simulator) FailNextCalls(command string, n, code int, text string) {
 // runs), and the client gets a proxy's 504 instead of the answer. n <= 0
 // clears it.
 func (s *Simulator) LoseNextResponses(command string, n int) {
-	s.faults.setLostResponses(command, n)
+	s.faults.SetLostResponses(command, n)
 }
 
 // FailJobStep makes the next n jobs of an operation fail at a named step
@@ -434,14 +419,14 @@ func (s *Simulator) FailJobStep(op, step string, n int, message string) error {
 	if !slices.Contains(steps, step) {
 		return fmt.Errorf("unknown step %q of %s (known: %s)", step, op, strings.Join(steps, ", "))
 	}
-	s.faults.addJobFailure(op, step, n, message)
+	s.faults.AddJobFailure(op, step, n, message)
 	return nil
 }
 
 // SetCommandLatency delays every call of a command ("" or "*" for all
 // commands) by d; zero clears it.
 func (s *Simulator) SetCommandLatency(command string, d time.Duration) {
-	s.faults.setLatency(command, d)
+	s.faults.SetLatency(command, d)
 }
 
 // SetJobDuration sets how long an async job takes (Options.JobDuration),
@@ -454,7 +439,7 @@ func (s *Simulator) SetJobDuration(d time.Duration) {
 }
 
 // ClearFaults removes every injected API failure, latency and job failure.
-func (s *Simulator) ClearFaults() { s.faults.clear() }
+func (s *Simulator) ClearFaults() { s.faults.Clear() }
 
 // SetSSHLatency delays each SSH command's output.
 func (s *Simulator) SetSSHLatency(d time.Duration) { s.ep.SetSSHLatency(d) }
@@ -474,10 +459,10 @@ func (s *Simulator) SSHSessions() int64 { return s.ep.SSHSessions() }
 func (s *Simulator) HostKey(clusterID string) ssh.PublicKey { return s.ep.HostKey(clusterID) }
 
 // CallCounts returns the number of API calls per command name.
-func (s *Simulator) CallCounts() map[string]int64 { return s.counters.snapshot() }
+func (s *Simulator) CallCounts() map[string]int64 { return s.counters.Snapshot() }
 
 // ResetCallCounts sets every API call counter back to zero.
-func (s *Simulator) ResetCallCounts() { s.counters.reset() }
+func (s *Simulator) ResetCallCounts() { s.counters.Reset() }
 
 // AdvanceClock moves the simulated clock forward (on top of Options.Clock).
 func (s *Simulator) AdvanceClock(d time.Duration) { s.clockOffset.Add(int64(d)) }
@@ -505,4 +490,18 @@ func (s *Simulator) SetScannerInterval(d time.Duration) {
 // it is stopped.
 func (s *Simulator) ScannerInterval() time.Duration {
 	return time.Duration(s.scanInterval.Load())
+}
+
+// DockerRegistryPasswordIs reports whether the cluster's stored docker
+// registry password equals candidate, so that tests can check it arrived
+// without the secret ever leaving the simulator.
+func (s *Simulator) DockerRegistryPasswordIs(clusterID, candidate string) bool {
+	s.lock()
+	defer s.unlock()
+	for _, c := range s.st.Clusters {
+		if c.ID == clusterID {
+			return c.DockerPassword != "" && c.DockerPassword == candidate
+		}
+	}
+	return false
 }

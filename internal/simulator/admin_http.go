@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"golang.org/x/crypto/ssh"
+
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/wire"
 )
 
 // AdminRoute describes one admin API route: POST routes take a JSON object
@@ -125,7 +127,7 @@ var adminRoutes = []adminRoute{
 			if err != nil {
 				return nil, err
 			}
-			code, err := a.integer("code", codeInternalError)
+			code, err := a.integer("code", wire.CodeInternalError)
 			if err != nil {
 				return nil, err
 			}
@@ -239,6 +241,19 @@ var adminRoutes = []adminRoute{
 		}},
 	{AdminRoute{"GET", "info", nil, "connection details and seed ids"},
 		func(s *Simulator, _ adminArgs) (any, error) { return s.Info(), nil }},
+	{AdminRoute{"POST", "iso/download", []string{"url", "duration", "error"},
+		"how later downloads of a Kubernetes version's ISO from url go: how long they take (e.g. 30s), and the error string they fail with, if any"},
+		func(s *Simulator, a adminArgs) (any, error) {
+			var d ISODownload
+			if a.has("duration") {
+				var err error
+				if d.Duration, err = a.duration("duration"); err != nil {
+					return nil, err
+				}
+			}
+			d.Error = a.str("error")
+			return nil, s.SetISODownload(a.str("url"), d)
+		}},
 }
 
 // adminHandler serves /admin/<path>. It has no authentication: it is a test
@@ -251,28 +266,28 @@ func (s *Simulator) adminHandler() http.Handler {
 				continue
 			}
 			if r.Method != route.Method {
-				writeJSON(w, http.StatusMethodNotAllowed, map[string]string{"error": "use " + route.Method})
+				wire.WriteJSON(w, http.StatusMethodNotAllowed, map[string]string{"error": "use " + route.Method})
 				return
 			}
 			args, err := readAdminArgs(r)
 			if err != nil {
-				writeJSON(w, http.StatusBadRequest, map[string]string{"error": err.Error()})
+				wire.WriteJSON(w, http.StatusBadRequest, map[string]string{"error": err.Error()})
 				return
 			}
 			result, err := route.handle(s, args)
 			switch {
 			case errors.Is(err, errNotFound):
-				writeJSON(w, http.StatusNotFound, map[string]string{"error": err.Error()})
+				wire.WriteJSON(w, http.StatusNotFound, map[string]string{"error": err.Error()})
 			case err != nil:
-				writeJSON(w, http.StatusBadRequest, map[string]string{"error": err.Error()})
+				wire.WriteJSON(w, http.StatusBadRequest, map[string]string{"error": err.Error()})
 			case result == nil:
-				writeJSON(w, http.StatusOK, map[string]bool{"ok": true})
+				wire.WriteJSON(w, http.StatusOK, map[string]bool{"ok": true})
 			default:
-				writeJSON(w, http.StatusOK, result)
+				wire.WriteJSON(w, http.StatusOK, result)
 			}
 			return
 		}
-		writeJSON(w, http.StatusNotFound, map[string]string{"error": "unknown admin route /admin/" + path})
+		wire.WriteJSON(w, http.StatusNotFound, map[string]string{"error": "unknown admin route /admin/" + path})
 	})
 }
 

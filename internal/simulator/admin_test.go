@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/apache/cloudstack-go/v2/cloudstack"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
 	"golang.org/x/crypto/ssh"
 )
 
@@ -81,7 +82,7 @@ func TestAdminKubeletAndFQDN(t *testing.T) {
 		if status != 200 || len(nodes) != 3 || nodes[a.vmName(w)] {
 			t.Fatalf("kubelet stopped: %d %v, want the node NotReady", status, nodes)
 		}
-		if vms := a.cluster(a.id).Virtualmachines; vms[1].State != vmRunning {
+		if vms := a.cluster(a.id).Virtualmachines; vms[1].State != model.VMRunning {
 			t.Fatalf("the VM must keep running: %s", vms[1].State)
 		}
 		if err := a.sim.StartKubelet(w); err != nil {
@@ -130,14 +131,14 @@ func TestAdminMapRows(t *testing.T) {
 	}
 	a.sim.RunScanner()
 	cl := a.cluster(a.id)
-	if len(cl.Virtualmachines) != 2 || cl.State != stAlert {
+	if len(cl.Virtualmachines) != 2 || cl.State != model.ClusterAlert {
 		t.Fatalf("row deleted: %d VMs, state %s", len(cl.Virtualmachines), cl.State)
 	}
 	if err := a.sim.RestoreMapRow(a.id, w); err != nil {
 		t.Fatal(err)
 	}
 	a.sim.RunScanner()
-	if cl := a.cluster(a.id); len(cl.Virtualmachines) != 3 || cl.Virtualmachines[2].Id != w || cl.State != stRunning {
+	if cl := a.cluster(a.id); len(cl.Virtualmachines) != 3 || cl.Virtualmachines[2].Id != w || cl.State != model.ClusterRunning {
 		t.Fatalf("row restored: %d VMs, state %s", len(cl.Virtualmachines), cl.State)
 	}
 	rowsBefore := len(a.sim.DumpState().VMMap)
@@ -157,14 +158,14 @@ func TestAdminMapRows(t *testing.T) {
 	}
 	a.sim.RunScanner()
 	cl = a.cluster(a.id)
-	if len(cl.Virtualmachines) != 2 || cl.State != stRunning {
+	if len(cl.Virtualmachines) != 2 || cl.State != model.ClusterRunning {
 		t.Fatalf("row for a missing VM: %d VMs, state %s, want the cluster skipped (Running)", len(cl.Virtualmachines), cl.State)
 	}
 	if err := a.sim.DeleteMapRow(a.id, ghost); err != nil {
 		t.Fatal(err)
 	}
 	a.sim.RunScanner()
-	if st := a.cluster(a.id).State; st != stAlert {
+	if st := a.cluster(a.id).State; st != model.ClusterAlert {
 		t.Fatalf("ghost row gone, the map short: state %s, want Alert", st)
 	}
 	if err := a.sim.DeleteMapRow(a.id, "nope"); err == nil || !errors.Is(err, errNotFound) {
@@ -180,7 +181,7 @@ func TestAdminVMOperations(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if strayName != "admin-node-"+hexMillis(created.UnixMilli()) {
+	if strayName != "admin-node-"+model.HexMillis(created.UnixMilli()) {
 		t.Fatalf("stray name %q", strayName)
 	}
 	vp := a.cs.VirtualMachine.NewListVirtualMachinesParams()
@@ -212,7 +213,7 @@ func TestAdminVMOperations(t *testing.T) {
 	if got := forwardPorts(a.portForwards(cl.Ipaddressid)); !slices.Equal(got, []string{"2222->22", "2223->22"}) {
 		t.Fatalf("PFs after expunge %v", got)
 	}
-	if cl.State != stAlert {
+	if cl.State != model.ClusterAlert {
 		t.Fatalf("map row of an expunged VM: state %s, want Alert", cl.State)
 	}
 
@@ -258,10 +259,10 @@ func TestAdminRulesAndClusterState(t *testing.T) {
 	if got := firewallRanges(a.firewallRules(cl.Ipaddressid)); !slices.Equal(got, []string{"6443-6443"}) {
 		t.Fatalf("firewall rules after delete %v", got)
 	}
-	if err := a.sim.SetClusterState(a.id, stError); err != nil {
+	if err := a.sim.SetClusterState(a.id, model.ClusterError); err != nil {
 		t.Fatal(err)
 	}
-	if st := a.cluster(a.id).State; st != stError {
+	if st := a.cluster(a.id).State; st != model.ClusterError {
 		t.Fatalf("state %s", st)
 	}
 	if err := a.sim.SetClusterState(a.id, "Sleeping"); err == nil {
@@ -436,12 +437,12 @@ func TestAdminNodeCountCorrectionIsWhatTheScannerNeeds(t *testing.T) {
 	if err := e.sim.SetClusterNodeCount(id, 1); err != nil {
 		t.Fatal(err)
 	}
-	if c := e.cluster(id); c.Size != 1 || c.State != stAlert {
+	if c := e.cluster(id); c.Size != 1 || c.State != model.ClusterAlert {
 		t.Fatalf("after the correction: %s size %d, want Alert size 1 until the scanner runs", c.State, c.Size)
 	}
 	// The count alone is not enough: the bad pick removed the forward on
 	// 2222 that the scanner's reconciliation needs.
-	if st := e.scanned(id); st != stAlert {
+	if st := e.scanned(id); st != model.ClusterAlert {
 		t.Fatalf("scanner without SSH through 2222: %s, want Alert", st)
 	}
 	if err := e.sim.SetClusterNodeCount(id, -1); err == nil {

@@ -19,10 +19,28 @@ func (s *Simulator) SetKubeletVersion(vmID, version string) error {
 	}
 	s.lock()
 	defer s.unlock()
-	n := s.st.nodeOfVM(vmID)
+	n := s.st.NodeOfVM(vmID)
 	if n == nil {
 		return fmt.Errorf("the Kubernetes node of VM %s: %w", vmID, errNotFound)
 	}
-	n.version = version
+	n.Version = version
+	return nil
+}
+
+// SetISODownload decides how later downloads of url go; it changes no
+// download that already started.
+func (s *Simulator) SetISODownload(url string, d ISODownload) error {
+	if strings.TrimSpace(url) == "" {
+		return fmt.Errorf("an ISO URL is needed")
+	}
+	if d.Duration < 0 {
+		return fmt.Errorf("the download duration must not be negative")
+	}
+	s.lock()
+	defer s.unlock()
+	if s.st.ISODownloads == nil {
+		s.st.ISODownloads = map[string]ISODownload{}
+	}
+	s.st.ISODownloads[url] = d
 	return nil
 }

@@ -9,6 +9,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/profiles"
 )
 
 // ruleSummary renders dumped rules in id order as "purpose proto start-end[->private] target".
@@ -16,10 +19,10 @@ func ruleSummary(d DumpState, vmNames map[string]string) []string {
 	var out []string
 	for _, r := range d.Rules {
 		s := fmt.Sprintf("%s %d-%d", r.Purpose, r.StartPort, r.EndPort)
-		if r.Purpose == purposePF {
+		if r.Purpose == model.PurposePF {
 			s += fmt.Sprintf("->%d %s", r.PrivatePort, vmNames[r.VMID])
 		}
-		if r.Purpose == purposeLB {
+		if r.Purpose == model.PurposeLB {
 			var members []string
 			for _, m := range r.LBMembers {
 				members = append(members, vmNames[m])
@@ -72,8 +75,8 @@ func TestCreateRuleChoreographyAndNaming(t *testing.T) {
 		}
 	}
 
-	hex := hexMillis(frozen.UnixMilli())
-	next := func(n int64) string { return hexMillis(frozen.UnixMilli() + n) }
+	hex := model.HexMillis(frozen.UnixMilli())
+	next := func(n int64) string { return model.HexMillis(frozen.UnixMilli() + n) }
 	wantNames := []string{
 		"MyCluster-etcd-1-" + hex, "MyCluster-etcd-2-" + hex, // built in one loop: shared suffix
 		"mycluster-control-" + hex, "mycluster-node-" + next(1), "mycluster-node-" + next(2),
@@ -150,7 +153,7 @@ func TestVPCTierCluster(t *testing.T) {
 	if got, want := forwardPorts(e.portForwards(ipID)), []string{"2222->22", "2223->22", "50000->22", "6443->6443"}; !slices.Equal(got, want) {
 		t.Fatalf("VPC PFs after scale-down %v, want %v", got, want)
 	}
-	if st := e.cluster(id).State; st != stRunning {
+	if st := e.cluster(id).State; st != model.ClusterRunning {
 		t.Fatalf("state %s", st)
 	}
 	out := sshRun(t, e, id, m[1], 2222, "sudo /opt/bin/kubectl get nodes -o name")
@@ -327,7 +330,7 @@ func TestConflictInsideScaleJob(t *testing.T) {
 		t.Fatalf("scale over a user rule: %d %q", code, text)
 	}
 	after := e.cluster(id)
-	if after.State != stAlert || after.Size != 1 || len(workerVMs(e, id)) != 2 {
+	if after.State != model.ClusterAlert || after.Size != 1 || len(workerVMs(e, id)) != 2 {
 		t.Fatalf("after failed scale-up: state %s size %d workers %v (no rollback, node_count stale)", after.State, after.Size, workerVMs(e, id))
 	}
 	if got := firewallRanges(e.firewallRules(cl.Ipaddressid)); !slices.Equal(got, []string{"2224-2224", "6443-6443"}) {
@@ -345,12 +348,12 @@ func TestConflictInsideScaleJob(t *testing.T) {
 func TestForwardCleanupRemovesUserForwardUpToPickedEtcdRule(t *testing.T) {
 	t.Parallel()
 	for _, profile := range Profiles() {
-		behaviour, err := profileByName(profile)
+		behaviour, err := profiles.ByName(profile)
 		if err != nil {
 			t.Fatal(err)
 		}
 		// A selector that picks the node range stops the cleanup at its end.
-		survives := behaviour.preferNodeSSHRule
+		survives := behaviour.PreferNodeSSHRule
 		t.Run(profile, func(t *testing.T) {
 			t.Parallel()
 			e := newEnv(t, Options{Profile: profile})
@@ -369,7 +372,7 @@ func TestForwardCleanupRemovesUserForwardUpToPickedEtcdRule(t *testing.T) {
 			if got := slices.Contains(forwardPorts(e.portForwards(cl.Ipaddressid)), "3000->80"); got != survives {
 				t.Fatalf("user PF 3000 survives: %v, want %v (job status %d)", got, survives, r.Jobstatus)
 			}
-			if wantStatus := map[bool]int{true: jobSucceeded, false: jobFailed}[survives]; r.Jobstatus != wantStatus {
+			if wantStatus := map[bool]int{true: model.JobSucceeded, false: model.JobFailed}[survives]; r.Jobstatus != wantStatus {
 				t.Fatalf("scale-down job status %d, want %d: %s", r.Jobstatus, wantStatus, r.Jobresult)
 			}
 		})
@@ -400,13 +403,13 @@ func TestScaleWithoutNodeSSHRule(t *testing.T) {
 				if code != 530 || !strings.HasSuffix(text, "unable to update network rules") {
 					t.Fatalf("scale without the node SSH rule: %d %q", code, text)
 				}
-				if st := e.cluster(id).State; st != stAlert {
+				if st := e.cluster(id).State; st != model.ClusterAlert {
 					t.Fatalf("state %s, want Alert", st)
 				}
 				return
 			}
 			e.mustSucceed(e.scale(id, 2))
-			if cl := e.cluster(id); cl.State != stRunning || cl.Size != 2 {
+			if cl := e.cluster(id); cl.State != model.ClusterRunning || cl.Size != 2 {
 				t.Fatalf("after the scale: %s size %d, want Running with 2 workers", cl.State, cl.Size)
 			}
 			var ranges []string

@@ -2,33 +2,20 @@ package simulator
 
 import (
 	"fmt"
-)
 
-// resolveParam resolves an optional UUID parameter the way the API layer
-// does: a value that is not a UUID, or names no entity, is a 431.
-func resolveParam[T any](p params, name string, find func(string) *T) (*T, *apiError) {
-	id := p.str(name)
-	if id == "" {
-		return nil, nil
-	}
-	if !isUUID(id) {
-		return nil, entityNotFound(name, id)
-	}
-	if e := find(id); e != nil {
-		return e, nil
-	}
-	return nil, entityNotFound(name, id)
-}
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/wire"
+)
 
 // createRequest is createKubernetesCluster's validated input.
 type createRequest struct {
 	name, description string
-	zone              *zone
-	version           *k8sVersion
-	offerings         map[nodeRole]*serviceOffering
-	defaultOffering   *serviceOffering
-	network           *network
-	owner             *account
+	zone              *model.Zone
+	version           *model.KubernetesVersion
+	offerings         map[model.NodeRole]*model.ServiceOffering
+	defaultOffering   *model.ServiceOffering
+	network           *model.Network
+	owner             *model.Account
 	keypair           string
 	controlNodes      int64
 	etcdNodes         int64
@@ -39,14 +26,14 @@ type createRequest struct {
 	csi               bool
 	extras            createExtras
 	// nodeTemplates is extras.nodeTemplates resolved.
-	nodeTemplates map[nodeRole]string
+	nodeTemplates map[model.NodeRole]string
 }
 
 // cmdCreateKubernetesCluster is the synchronous create phase: parameter
 // checks (431), validation (530, as the create phase wraps
 // CloudRuntimeException), network creation, the cluster row in state Created,
 // then the async start job.
-func cmdCreateKubernetesCluster(s *Simulator, c *caller, p params) (map[string]any, *apiError) {
+func cmdCreateKubernetesCluster(s *Simulator, c *caller, p wire.Params) (map[string]any, *wire.APIError) {
 	req, err := s.parseCreate(c, p)
 	if err != nil {
 		return nil, err
@@ -55,30 +42,30 @@ func cmdCreateKubernetesCluster(s *Simulator, c *caller, p params) (map[string]a
 		return nil, err
 	}
 	cl := s.insertCluster(req)
-	j := s.startJob(c, cmdPkgKubernetes+"CreateKubernetesClusterCmd", "KubernetesCluster", cl.id, 10,
-		func(jr *jobRun) (any, *apiError) { return s.runCreate(jr, cl, c) })
-	return map[string]any{"id": cl.id, "jobid": j.id}, nil
+	j := s.startJob(c, cmdPkgKubernetes+"CreateKubernetesClusterCmd", "KubernetesCluster", cl.ID, 10,
+		func(jr *jobRun) (any, *wire.APIError) { return s.runCreate(jr, cl, c) })
+	return map[string]any{"id": cl.ID, "jobid": j.ID}, nil
 }
 
 // runCreate is KubernetesClusterStartWorker.startKubernetesClusterOnCreate: etcd VMs, control
 // VMs, workers, network rules, etcd rules, API, ready nodes, kubeconfig.
 // Failures before the kubeconfig leave the cluster in Error, later ones in
 // Alert; nothing is rolled back.
-func (s *Simulator) runCreate(jr *jobRun, c *cluster, who *caller) (any, *apiError) {
+func (s *Simulator) runCreate(jr *jobRun, c *model.Cluster, who *caller) (any, *wire.APIError) {
 	jr.op = "create"
-	if c.etcdNodes == 0 {
+	if c.EtcdNodes == 0 {
 		jr.steps -= 2 // no etcd VMs, no etcd rules
 	}
 	s.transit(c, evStartRequested)
 	w := &createWorker{s: s, jr: jr, c: c}
-	n := s.st.network(c.networkID)
-	if err := jr.step("network"); err != nil || n == nil || n.removed {
-		return nil, w.fail(err, evCreateFailed, fmt.Sprintf("Failed to setup network for Kubernetes cluster : %s", c.name))
+	n := s.st.Network(c.NetworkID)
+	if err := jr.step("network"); err != nil || n == nil || n.Removed {
+		return nil, w.fail(err, evCreateFailed, fmt.Sprintf("Failed to setup network for Kubernetes cluster : %s", c.Name))
 	}
 	s.implementNetwork(n)
 	ip, ipErr := s.acquireClusterIP(c, n)
 	if ipErr != nil {
-		return nil, w.fail(nil, evCreateFailed, fmt.Sprintf("Failed to setup Kubernetes cluster : %s, unable to acquire a public IP address: %v", c.name, ipErr))
+		return nil, w.fail(nil, evCreateFailed, fmt.Sprintf("Failed to setup Kubernetes cluster : %s, unable to acquire a public IP address: %v", c.Name, ipErr))
 	}
 	if err := w.provisionNodeVMs(n); err != nil {
 		return nil, err
@@ -97,32 +84,32 @@ func (s *Simulator) runCreate(jr *jobRun, c *cluster, who *caller) (any, *apiErr
 type createWorker struct {
 	s  *Simulator
 	jr *jobRun
-	c  *cluster
+	c  *model.Cluster
 }
 
 // fail moves the cluster with event and returns the 530: the step's
 // injected error, else natural.
-func (w *createWorker) fail(err error, event, natural string) *apiError {
+func (w *createWorker) fail(err error, event, natural string) *wire.APIError {
 	w.s.transit(w.c, event)
-	return internalError("%s", failText(err, natural))
+	return wire.InternalError("%s", failText(err, natural))
 }
 
 // deployFailed is a VM that cannot be deployed: the job fails with the
 // deployment's own error (e.g. 533 capacity); the VMs already deployed stay.
-func (w *createWorker) deployFailed(aerr *apiError, natural string) *apiError {
+func (w *createWorker) deployFailed(aerr *wire.APIError, natural string) *wire.APIError {
 	w.s.transit(w.c, evCreateFailed)
-	return aerr.withContext(natural)
+	return aerr.WithContext(natural)
 }
 
 func (w *createWorker) unusable(what string) string {
-	return fmt.Sprintf("Failed to setup Kubernetes cluster : %s in usable state as unable to %s", w.c.name, what)
+	return fmt.Sprintf("Failed to setup Kubernetes cluster : %s in usable state as unable to %s", w.c.Name, what)
 }
 
 // provisionNodeVMs deploys the etcd VMs, then the control VMs, then the
 // workers, each group after its step.
-func (w *createWorker) provisionNodeVMs(n *network) *apiError {
+func (w *createWorker) provisionNodeVMs(n *model.Network) *wire.APIError {
 	s, c, jr := w.s, w.c, w.jr
-	if c.etcdNodes > 0 {
+	if c.EtcdNodes > 0 {
 		if err := jr.step("etcd-vms"); err != nil {
 			return w.fail(err, evCreateFailed, w.unusable("provision etcd node VMs"))
 		}
@@ -133,9 +120,9 @@ func (w *createWorker) provisionNodeVMs(n *network) *apiError {
 	if err := jr.step("control-vms"); err != nil {
 		return w.fail(err, evCreateFailed, w.unusable("provision the control node VM"))
 	}
-	prefix := clusterNodePrefix(c.name, c.id)
-	for range c.controlNodes {
-		v, aerr := s.createNodeVM(c, roleControl, controlNodeName(prefix, s.nodeNameMillis()), c.nodeOfferingID(roleControl), n)
+	prefix := model.ClusterNodePrefix(c.Name, c.ID)
+	for range c.ControlNodes {
+		v, aerr := s.createNodeVM(c, model.RoleControl, model.ControlNodeName(prefix, s.nodeNameMillis()), c.NodeOfferingID(model.RoleControl), n)
 		if aerr != nil {
 			return w.deployFailed(aerr, w.unusable("provision the control node VM"))
 		}
@@ -144,8 +131,8 @@ func (w *createWorker) provisionNodeVMs(n *network) *apiError {
 	if err := jr.step("worker-vms"); err != nil {
 		return w.fail(err, evCreateFailed, w.unusable("provision node VMs"))
 	}
-	for range c.size {
-		v, aerr := s.createNodeVM(c, roleWorker, workerNodeName(prefix, s.nodeNameMillis()), c.nodeOfferingID(roleWorker), n)
+	for range c.Size {
+		v, aerr := s.createNodeVM(c, model.RoleWorker, model.WorkerNodeName(prefix, s.nodeNameMillis()), c.NodeOfferingID(model.RoleWorker), n)
 		if aerr != nil {
 			return w.deployFailed(aerr, w.unusable("provision node VMs"))
 		}
@@ -156,10 +143,10 @@ func (w *createWorker) provisionNodeVMs(n *network) *apiError {
 
 // setupNetworkRules sets up the cluster's network rules, which give it its
 // API endpoint, then those of the etcd nodes.
-func (w *createWorker) setupNetworkRules(n *network, ip *publicIP) *apiError {
+func (w *createWorker) setupNetworkRules(n *model.Network, ip *model.PublicIP) *wire.APIError {
 	s, c, jr := w.s, w.c, w.jr
 	if err := jr.step("network-rules"); err != nil {
-		return w.fail(err, evCreateFailed, fmt.Sprintf("Failed to setup Kubernetes cluster : %s, unable to setup network rules", c.name))
+		return w.fail(err, evCreateFailed, fmt.Sprintf("Failed to setup Kubernetes cluster : %s, unable to setup network rules", c.Name))
 	}
 	if isDirectAccess(n) {
 		// setupKubernetesClusterNetworkRules and
@@ -168,19 +155,19 @@ func (w *createWorker) setupNetworkRules(n *network, ip *publicIP) *apiError {
 		return w.directEndpoint()
 	}
 	if err := s.setupClusterNetworkRules(c, n, ip); err != nil {
-		s.logf("setup network rules of %s: %v", c.name, err)
-		return w.fail(nil, evCreateFailed, fmt.Sprintf("Failed to setup Kubernetes cluster : %s, unable to setup network rules", c.name))
+		s.logf("setup network rules of %s: %v", c.Name, err)
+		return w.fail(nil, evCreateFailed, fmt.Sprintf("Failed to setup Kubernetes cluster : %s, unable to setup network rules", c.Name))
 	}
-	c.endpoint = fmt.Sprintf("https://%s:%d/", ip.address, clusterAPIPort)
-	if c.etcdNodes == 0 {
+	c.Endpoint = fmt.Sprintf("https://%s:%d/", ip.Address, clusterAPIPort)
+	if c.EtcdNodes == 0 {
 		return nil
 	}
 	if err := jr.step("etcd-rules"); err != nil {
-		return w.fail(err, evCreateFailed, fmt.Sprintf("Failed to setup Kubernetes cluster : %s, unable to setup network rules for etcd nodes", c.name))
+		return w.fail(err, evCreateFailed, fmt.Sprintf("Failed to setup Kubernetes cluster : %s, unable to setup network rules for etcd nodes", c.Name))
 	}
 	if err := s.setupEtcdNetworkRules(c, n, ip); err != nil {
-		s.logf("setup etcd network rules of %s: %v", c.name, err)
-		return w.fail(nil, evCreateFailed, fmt.Sprintf("Failed to setup Kubernetes cluster : %s, unable to setup network rules for etcd nodes", c.name))
+		s.logf("setup etcd network rules of %s: %v", c.Name, err)
+		return w.fail(nil, evCreateFailed, fmt.Sprintf("Failed to setup Kubernetes cluster : %s, unable to setup network rules for etcd nodes", c.Name))
 	}
 	return nil
 }
@@ -188,31 +175,31 @@ func (w *createWorker) setupNetworkRules(n *network, ip *publicIP) *apiError {
 // awaitKubernetes waits for the API to answer and every node to be Ready,
 // then reads the kubeconfig and checks the dashboard; a failure from the
 // kubeconfig step on leaves the cluster in Alert rather than Error.
-func (w *createWorker) awaitKubernetes() *apiError {
+func (w *createWorker) awaitKubernetes() *wire.APIError {
 	s, c, jr := w.s, w.c, w.jr
 	if err := jr.step("api"); err != nil {
 		return w.fail(err, evCreateFailed, w.unusable("access control node VMs of the cluster"))
 	}
 	server, ok := s.clusterServer(c)
 	if !ok {
-		return w.fail(nil, evCreateFailed, fmt.Sprintf("Failed to start Kubernetes cluster : %s as no public IP found for the cluster", c.name))
+		return w.fail(nil, evCreateFailed, fmt.Sprintf("Failed to start Kubernetes cluster : %s as no public IP found for the cluster", c.Name))
 	}
-	if err := s.ep.AddCluster(c.id, server.address); err != nil {
-		s.logf("Kubernetes API of %s: %v", c.name, err)
+	if err := s.ep.AddCluster(c.ID, server.address); err != nil {
+		s.logf("Kubernetes API of %s: %v", c.Name, err)
 		return w.fail(nil, evCreateFailed, w.unusable("access control node VMs of the cluster"))
 	}
-	if err := jr.step("nodes-ready"); err != nil || s.readyNodeCount(c)+int(c.etcdNodes) < int(c.controlNodes+c.size+c.etcdNodes) {
+	if err := jr.step("nodes-ready"); err != nil || s.readyNodeCount(c)+int(c.EtcdNodes) < int(c.ControlNodes+c.Size+c.EtcdNodes) {
 		return w.fail(err, evCreateFailed, w.unusable("get the desired number of Kubernetes nodes in ready state"))
 	}
 	if err := jr.step("kubeconfig"); err != nil {
 		return w.fail(err, evOperationFailed, w.unusable("retrieve kube-config for the cluster"))
 	}
-	kubeconfig, kerr := s.ep.Kubeconfig(c.id, c.name)
+	kubeconfig, kerr := s.ep.Kubeconfig(c.ID, c.Name)
 	if kerr != nil {
-		s.logf("kubeconfig of %s: %v", c.name, kerr)
+		s.logf("kubeconfig of %s: %v", c.Name, kerr)
 		return w.fail(nil, evOperationFailed, w.unusable("retrieve kube-config for the cluster"))
 	}
-	c.kubeconfig = kubeconfig
+	c.Kubeconfig = kubeconfig
 	if err := jr.step("dashboard"); err != nil {
 		return w.fail(err, evOperationFailed, w.unusable("get Dashboard service running for the cluster"))
 	}
@@ -222,38 +209,38 @@ func (w *createWorker) awaitKubernetes() *apiError {
 // acquireClusterIP returns the address the cluster is reached at: none on
 // a directly accessed network, the network's source NAT IP, or for a VPC tier a new VPC public IP stored as
 // the cluster detail publicipid.
-func (s *Simulator) acquireClusterIP(c *cluster, n *network) (*publicIP, error) {
+func (s *Simulator) acquireClusterIP(c *model.Cluster, n *model.Network) (*model.PublicIP, error) {
 	if isDirectAccess(n) {
 		return nil, nil // no public IP: the nodes are reached directly
 	}
 	if !isVPCTier(n) {
-		if ip := s.st.sourceNatIP(n.id); ip != nil {
+		if ip := s.st.SourceNatIP(n.ID); ip != nil {
 			return ip, nil
 		}
-		return nil, fmt.Errorf("network %s has no source NAT IP", n.name)
+		return nil, fmt.Errorf("network %s has no source NAT IP", n.Name)
 	}
 	if ip := s.clusterIP(c); ip != nil {
 		return ip, nil
 	}
-	ip, err := s.allocPublicIP(c.accountID, n.id, n.vpcID, false)
+	ip, err := s.allocPublicIP(c.AccountID, n.ID, n.VPCID, false)
 	if err != nil {
 		return nil, err
 	}
-	c.publicIPID = ip.id
+	c.PublicIPID = ip.ID
 	return ip, nil
 }
 
 // createEtcdVMs builds all etcd host names in one tight loop first (so
 // several may share a suffix), then deploys the VMs. It stops at the first
 // VM that cannot be deployed.
-func (s *Simulator) createEtcdVMs(c *cluster, n *network) *apiError {
-	prefix := etcdNodePrefix(c.name, c.id)
-	names := make([]string, c.etcdNodes)
+func (s *Simulator) createEtcdVMs(c *model.Cluster, n *model.Network) *wire.APIError {
+	prefix := model.EtcdNodePrefix(c.Name, c.ID)
+	names := make([]string, c.EtcdNodes)
 	for i := range names {
-		names[i] = etcdNodeName(prefix, i+1, s.now().UnixMilli())
+		names[i] = model.EtcdNodeName(prefix, i+1, s.now().UnixMilli())
 	}
 	for _, name := range names {
-		v, aerr := s.createNodeVM(c, roleEtcd, name, c.nodeOfferingID(roleEtcd), n)
+		v, aerr := s.createNodeVM(c, model.RoleEtcd, name, c.NodeOfferingID(model.RoleEtcd), n)
 		if aerr != nil {
 			return aerr
 		}

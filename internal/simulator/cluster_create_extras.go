@@ -4,6 +4,9 @@ import (
 	"net/netip"
 	"net/url"
 	"strings"
+
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/wire"
 )
 
 // createExtras are createKubernetesCluster's create-only inputs beyond the
@@ -13,7 +16,7 @@ type createExtras struct {
 	// nodeTemplates is the raw nodetemplates map (node type as sent → template
 	// id); it is resolved after the other validation, as the server does.
 	nodeTemplates []map[string]string
-	cniConfig     *userData
+	cniConfig     *model.UserData
 	cniDetails    map[string]string
 	asNumber      int64
 	hasASNumber   bool
@@ -28,21 +31,21 @@ type createExtras struct {
 // parseExtras reads the extras. cniconfigurationid is a UUID parameter of
 // entity UserDataResponse, so an unknown id is the API layer's 431; the
 // maps are CommandType.MAP, checked later.
-func (s *Simulator) parseExtras(p params, req *createRequest) *apiError {
+func (s *Simulator) parseExtras(p wire.Params, req *createRequest) *wire.APIError {
 	e := &req.extras
-	e.nodeTemplates = p.mapEntries("nodetemplates")
-	var err *apiError
-	if e.cniConfig, err = resolveParam(p, "cniconfigurationid", s.st.userDataByID); err != nil {
+	e.nodeTemplates = p.MapEntries("nodetemplates")
+	var err *wire.APIError
+	if e.cniConfig, err = wire.ResolveParam(p, "cniconfigurationid", s.st.UserDataByID); err != nil {
 		return err
 	}
 	// CreateKubernetesClusterCmd.getCniConfigDetails: convertDetailsToMap.
-	e.cniDetails = p.detailsMap("cniconfigdetails")
-	if e.asNumber, e.hasASNumber, err = p.long("asnumber"); err != nil {
+	e.cniDetails = p.DetailsMap("cniconfigdetails")
+	if e.asNumber, e.hasASNumber, err = p.Long("asnumber"); err != nil {
 		return err
 	}
-	e.dockerURL, e.dockerUser = p.str("dockerregistryurl"), p.str("dockerregistryusername")
-	e.dockerPassword = p.str("dockerregistrypassword")
-	e.externalLBIP = p.str("externalloadbalanceripaddress")
+	e.dockerURL, e.dockerUser = p.Str("dockerregistryurl"), p.Str("dockerregistryusername")
+	e.dockerPassword = p.Str("dockerregistrypassword")
+	e.externalLBIP = p.Str("externalloadbalanceripaddress")
 	return nil
 }
 
@@ -50,26 +53,26 @@ func (s *Simulator) parseExtras(p params, req *createRequest) *apiError {
 // KubernetesClusterManagerImpl.validateManagedKubernetesClusterCreateParameters:
 // validateDockerRegistryParams, the external load balancer address, then
 // the experimental-features check for a private registry.
-func (s *Simulator) validateExtras(req *createRequest) *apiError {
+func (s *Simulator) validateExtras(req *createRequest) *wire.APIError {
 	e := &req.extras
 	if err := validateDockerRegistryParams(e.dockerUser, e.dockerPassword, e.dockerURL); err != nil {
 		return err
 	}
 	if e.externalLBIP != "" {
 		if _, perr := netip.ParseAddr(e.externalLBIP); perr != nil {
-			return internalError("Invalid external load balancer IP address")
+			return wire.InternalError("Invalid external load balancer IP address")
 		}
 		if req.network == nil {
-			return internalError("externalloadbalanceripaddress parameter must be specified along with networkid parameter")
+			return wire.InternalError("externalloadbalanceripaddress parameter must be specified along with networkid parameter")
 		}
 		// Only a Shared, non-ROUTED network takes one (the simulator models
 		// no ROUTED networks).
-		if req.network.netType != netTypeShared {
-			return internalError("externalloadbalanceripaddress parameter must be specified when network type is not Shared or is ROUTED network")
+		if req.network.NetType != netTypeShared {
+			return wire.InternalError("externalloadbalanceripaddress parameter must be specified when network type is not Shared or is ROUTED network")
 		}
 	}
 	if !s.opts.ExperimentalFeatures && (e.dockerURL != "" || e.dockerUser != "" || e.dockerPassword != "") {
-		return internalError("Private registry for the Kubernetes cluster is an experimental feature. " +
+		return wire.InternalError("Private registry for the Kubernetes cluster is an experimental feature. " +
 			"Use cloud.kubernetes.cluster.experimental.features.enabled configuration for enabling experimental features")
 	}
 	return nil
@@ -77,16 +80,16 @@ func (s *Simulator) validateExtras(req *createRequest) *apiError {
 
 // validateDockerRegistryParams is the manager's method of that name: all
 // three or none, and a URL java.net.URL accepts (it needs a known scheme).
-func validateDockerRegistryParams(user, password, rawURL string) *apiError {
+func validateDockerRegistryParams(user, password, rawURL string) *wire.APIError {
 	if user == "" && password == "" && rawURL == "" {
 		return nil
 	}
 	if user == "" || password == "" || rawURL == "" {
-		return internalError("All the docker private registry parameters (username, password, url) required are specified")
+		return wire.InternalError("All the docker private registry parameters (username, password, url) required are specified")
 	}
 	u, err := url.Parse(rawURL)
 	if err != nil || !javaURLScheme[strings.ToLower(u.Scheme)] {
-		return internalError("Invalid docker registry url specified")
+		return wire.InternalError("Invalid docker registry url specified")
 	}
 	return nil
 }
@@ -100,24 +103,24 @@ var javaURLScheme = map[string]bool{"http": true, "https": true, "ftp": true, "f
 // against CONTROL, WORKER, ETCD and DEFAULT, and the template must exist. The
 // map keys are the upper-case type names. Its InvalidParameterValueExceptions
 // are CloudRuntimeExceptions, which the create phase answers with 530.
-func (s *Simulator) resolveNodeTemplates(entries []map[string]string) (map[nodeRole]string, *apiError) {
-	out := map[nodeRole]string{}
+func (s *Simulator) resolveNodeTemplates(entries []map[string]string) (map[model.NodeRole]string, *wire.APIError) {
+	out := map[model.NodeRole]string{}
 	for _, entry := range entries {
 		node, tplID := entry["node"], entry["template"]
 		if node == "" || tplID == "" {
-			return nil, internalError("Incomplete Node Type to template ID mapping: '%s' -> '%s'", javaNull(node), javaNull(tplID))
+			return nil, wire.InternalError("Incomplete Node Type to template ID mapping: '%s' -> '%s'", javaNull(node), javaNull(tplID))
 		}
-		role := nodeRole(strings.ToLower(node))
+		role := model.NodeRole(strings.ToLower(node))
 		switch role {
-		case roleControl, roleWorker, roleEtcd, "default":
+		case model.RoleControl, model.RoleWorker, model.RoleEtcd, "default":
 		default:
-			return nil, internalError("The provided value '%s' for Node Type is invalid", node)
+			return nil, wire.InternalError("The provided value '%s' for Node Type is invalid", node)
 		}
-		t := s.st.template(tplID)
+		t := s.st.Template(tplID)
 		if t == nil {
-			return nil, internalError("Cannot find a template with ID %s", tplID)
+			return nil, wire.InternalError("Cannot find a template with ID %s", tplID)
 		}
-		out[role] = t.id
+		out[role] = t.ID
 	}
 	return out, nil
 }
@@ -130,41 +133,31 @@ func javaNull(s string) string {
 	return s
 }
 
-// roleTemplate is the template of a node type's VMs:
-// getKubernetesServiceTemplate picks the nodetemplates entry of the type,
-// else the zone's system VM template (the cluster's templateid).
-func (c *cluster) roleTemplate(role nodeRole) string {
-	if t := c.nodeTemplates[role]; t != "" {
-		return t
-	}
-	return c.templateID
-}
-
 // storeExtras records the extras on the new cluster row and its details.
-func storeExtras(cl *cluster, req *createRequest) {
+func storeExtras(cl *model.Cluster, req *createRequest) {
 	e := req.extras
-	cl.nodeTemplates = req.nodeTemplates
+	cl.NodeTemplates = req.nodeTemplates
 	if e.cniConfig != nil {
-		cl.cniConfigID = e.cniConfig.id
+		cl.CNIConfigID = e.cniConfig.ID
 	}
 	if len(e.cniDetails) > 0 {
-		cl.cniDetails = e.cniDetails
+		cl.CNIDetails = e.cniDetails
 	}
 	if e.hasASNumber {
 		n := e.asNumber
-		cl.asNumber = &n
+		cl.ASNumber = &n
 	}
-	cl.dockerURL, cl.dockerUser, cl.dockerPassword = e.dockerURL, e.dockerUser, e.dockerPassword
+	cl.DockerURL, cl.DockerUser, cl.DockerPassword = e.dockerURL, e.dockerUser, e.dockerPassword
 	// addKubernetesClusterDetails keeps the address only on a directly
 	// accessed network (or for an ExternalManaged cluster).
 	if isDirectAccess(req.network) {
-		cl.externalLBIP = e.externalLBIP
+		cl.ExternalLBIP = e.externalLBIP
 	}
 }
 
 // dumpTemplates keys the node templates by the upper-case node type, as
 // the server's map is.
-func dumpTemplates(m map[nodeRole]string) map[string]string {
+func dumpTemplates(m map[model.NodeRole]string) map[string]string {
 	if len(m) == 0 {
 		return nil
 	}
@@ -173,18 +166,4 @@ func dumpTemplates(m map[nodeRole]string) map[string]string {
 		out[strings.ToUpper(string(role))] = id
 	}
 	return out
-}
-
-// DockerRegistryPasswordIs reports whether the cluster's stored docker
-// registry password equals candidate, so that tests can check it arrived
-// without the secret ever leaving the simulator.
-func (s *Simulator) DockerRegistryPasswordIs(clusterID, candidate string) bool {
-	s.lock()
-	defer s.unlock()
-	for _, c := range s.st.clusters {
-		if c.id == clusterID {
-			return c.dockerPassword != "" && c.dockerPassword == candidate
-		}
-	}
-	return false
 }

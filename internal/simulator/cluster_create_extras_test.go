@@ -4,6 +4,9 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/wire"
 )
 
 // TestCreateStoresExtrasAndReturnsOnlyCNIAndCSI creates a cluster with every
@@ -52,7 +55,7 @@ func TestCreateStoresExtrasAndReturnsOnlyCNIAndCSI(t *testing.T) {
 			continue
 		}
 		want := e.info.NodeTemplateID
-		if v.Role == string(roleControl) {
+		if v.Role == string(model.RoleControl) {
 			// Control nodes have no entry: they keep the system VM template.
 			if v.TemplateID == e.info.NodeTemplateID {
 				t.Errorf("control VM %s got the worker/etcd template", v.Name)
@@ -137,9 +140,9 @@ func TestCreateRefusesBadExtras(t *testing.T) {
 
 func TestDetailsMapKeepsSubKeyCase(t *testing.T) {
 	t.Parallel()
-	p := newParams("createKubernetesCluster", url.Values{"cniconfigdetails[0].podCidr": {"a"},
+	p := wire.NewParams("createKubernetesCluster", url.Values{"cniconfigdetails[0].podCidr": {"a"},
 		"CNIConfigDetails[1].MTU": {"b"}, "other[0].x": {"c"}})
-	got := p.detailsMap("cniconfigdetails")
+	got := p.DetailsMap("cniconfigdetails")
 	if len(got) != 2 || got["podCidr"] != "a" || got["MTU"] != "b" {
 		t.Errorf("detailsMap = %v", got)
 	}

@@ -1,33 +1,38 @@
 package simulator
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/wire"
+)
 
 // parseCreate reads createKubernetesCluster's parameters; ids that do not
 // resolve are 431s from the API layer.
-func (s *Simulator) parseCreate(c *caller, p params) (*createRequest, *apiError) {
-	name, err := p.require("name")
+func (s *Simulator) parseCreate(c *caller, p wire.Params) (*createRequest, *wire.APIError) {
+	name, err := p.Require("name")
 	if err != nil {
 		return nil, err
 	}
-	if _, err := p.require("zoneid"); err != nil {
+	if _, err := p.Require("zoneid"); err != nil {
 		return nil, err
 	}
-	req := &createRequest{name: name, description: p.str("description"), keypair: p.str("keypair"),
-		hypervisor: p.str("hypervisor"), offerings: map[nodeRole]*serviceOffering{}}
+	req := &createRequest{name: name, description: p.Str("description"), keypair: p.Str("keypair"),
+		hypervisor: p.Str("hypervisor"), offerings: map[model.NodeRole]*model.ServiceOffering{}}
 	if req.description == "" {
 		req.description = name
 	}
-	if req.zone, err = resolveParam(p, "zoneid", s.st.zone); err != nil {
+	if req.zone, err = wire.ResolveParam(p, "zoneid", s.st.Zone); err != nil {
 		return nil, err
 	}
-	if req.version, err = resolveParam(p, "kubernetesversionid", s.st.version); err != nil {
+	if req.version, err = wire.ResolveParam(p, "kubernetesversionid", s.st.Version); err != nil {
 		return nil, err
 	}
-	if req.defaultOffering, err = resolveParam(p, "serviceofferingid", s.st.offering); err != nil {
+	if req.defaultOffering, err = wire.ResolveParam(p, "serviceofferingid", s.st.Offering); err != nil {
 		return nil, err
 	}
-	if req.network, err = resolveParam(p, "networkid", func(id string) *network {
-		if n := s.st.network(id); n != nil && !n.removed {
+	if req.network, err = wire.ResolveParam(p, "networkid", func(id string) *model.Network {
+		if n := s.st.Network(id); n != nil && !n.Removed {
 			return n
 		}
 		return nil
@@ -43,12 +48,12 @@ func (s *Simulator) parseCreate(c *caller, p params) (*createRequest, *apiError)
 	if err := parseNodeCounts(p, req); err != nil {
 		return nil, err
 	}
-	req.clusterType = p.str("clustertype")
+	req.clusterType = p.Str("clustertype")
 	if req.clusterType == "" {
 		req.clusterType = "CloudManaged"
 	}
-	if !s.profile.noCSI {
-		req.csi, _ = p.boolean("enablecsi")
+	if !s.profile.NoCSI {
+		req.csi, _ = p.Bool("enablecsi")
 	}
 	if err := s.parseExtras(p, req); err != nil {
 		return nil, err
@@ -58,22 +63,22 @@ func (s *Simulator) parseCreate(c *caller, p params) (*createRequest, *apiError)
 
 // parseNodeOfferings reads nodeofferings: one offering per node type, and a
 // "default" entry that counts only when serviceofferingid is not given.
-func (s *Simulator) parseNodeOfferings(p params, req *createRequest) *apiError {
-	for _, entry := range p.mapEntries("nodeofferings") {
-		role := nodeRole(strings.ToLower(entry["node"]))
-		off := s.st.offering(entry["offering"])
+func (s *Simulator) parseNodeOfferings(p wire.Params, req *createRequest) *wire.APIError {
+	for _, entry := range p.MapEntries("nodeofferings") {
+		role := model.NodeRole(strings.ToLower(entry["node"]))
+		off := s.st.Offering(entry["offering"])
 		if off == nil {
-			return entityNotFound("nodeofferings", entry["offering"])
+			return wire.EntityNotFound("nodeofferings", entry["offering"])
 		}
 		switch role {
-		case roleControl, roleWorker, roleEtcd:
+		case model.RoleControl, model.RoleWorker, model.RoleEtcd:
 			req.offerings[role] = off
 		case "default":
 			if req.defaultOffering == nil {
 				req.defaultOffering = off
 			}
 		default:
-			return invalidParam("Invalid node type: %s, valid types are: control, worker, etcd, default", entry["node"])
+			return wire.InvalidParam("Invalid node type: %s, valid types are: control, worker, etcd, default", entry["node"])
 		}
 	}
 	return nil
@@ -81,14 +86,14 @@ func (s *Simulator) parseNodeOfferings(p params, req *createRequest) *apiError {
 
 // parseNodeCounts reads the node counts and the root disk size, with their
 // defaults; the deprecated masternodes counts only without controlnodes.
-func parseNodeCounts(p params, req *createRequest) *apiError {
+func parseNodeCounts(p wire.Params, req *createRequest) *wire.APIError {
 	counts := []struct {
 		name string
 		dst  *int64
 		def  int64
 	}{{"controlnodes", &req.controlNodes, 1}, {"etcdnodes", &req.etcdNodes, 0}, {"size", &req.size, 1}, {"noderootdisksize", &req.rootDiskSize, 8}}
 	for _, cnt := range counts {
-		v, present, err := p.long(cnt.name)
+		v, present, err := p.Long(cnt.name)
 		if err != nil {
 			return err
 		}
@@ -97,9 +102,9 @@ func parseNodeCounts(p params, req *createRequest) *apiError {
 			*cnt.dst = v
 		}
 	}
-	if v, present, err := p.long("masternodes"); err != nil {
+	if v, present, err := p.Long("masternodes"); err != nil {
 		return err
-	} else if present && !p.has("controlnodes") {
+	} else if present && !p.Has("controlnodes") {
 		req.controlNodes = v
 	}
 	return nil
@@ -107,30 +112,30 @@ func parseNodeCounts(p params, req *createRequest) *apiError {
 
 // validateCreate is validateKubernetesClusterCreateParameters; failures are
 // 530s from the create phase.
-func (s *Simulator) validateCreate(req *createRequest) *apiError {
+func (s *Simulator) validateCreate(req *createRequest) *wire.APIError {
 	switch {
 	case strings.EqualFold(req.clusterType, "ExternalManaged"):
-		return internalError("ExternalManaged Kubernetes clusters are not supported by this simulator")
+		return wire.InternalError("ExternalManaged Kubernetes clusters are not supported by this simulator")
 	case !strings.EqualFold(req.clusterType, "CloudManaged"):
-		return internalError("Invalid cluster type: %s", req.clusterType)
+		return wire.InternalError("Invalid cluster type: %s", req.clusterType)
 	case req.version == nil:
-		return internalError("Invalid Kubernetes version ID, a valid Kubernetes version must be specified")
-	case req.version.state != "Enabled":
-		return internalError("Kubernetes version ID: %s is in %s state", req.version.id, req.version.state)
-	case req.version.isoState() != isoReady:
-		return internalError("Binaries ISO for Kubernetes version ID: %s is not in Ready state in zone ID: %s", req.version.id, req.zone.id)
+		return wire.InternalError("Invalid Kubernetes version ID, a valid Kubernetes version must be specified")
+	case req.version.State != "Enabled":
+		return wire.InternalError("Kubernetes version ID: %s is in %s state", req.version.ID, req.version.State)
+	case req.version.ISOState() != model.ISOReady:
+		return wire.InternalError("Binaries ISO for Kubernetes version ID: %s is not in Ready state in zone ID: %s", req.version.ID, req.zone.ID)
 	case req.controlNodes < 1:
-		return internalError("Invalid cluster control nodes count: %d", req.controlNodes)
+		return wire.InternalError("Invalid cluster control nodes count: %d", req.controlNodes)
 	case req.etcdNodes < 0:
-		return internalError("Invalid etcd nodes count: %d", req.etcdNodes)
+		return wire.InternalError("Invalid etcd nodes count: %d", req.etcdNodes)
 	case req.size < 1 || req.size+req.controlNodes > int64(s.opts.MaxClusterSize):
-		return internalError("Invalid cluster size: %d, the sum of control nodes (%d) and worker nodes must not exceed cloud.kubernetes.cluster.max.size: %d",
+		return wire.InternalError("Invalid cluster size: %d, the sum of control nodes (%d) and worker nodes must not exceed cloud.kubernetes.cluster.max.size: %d",
 			req.size, req.controlNodes, s.opts.MaxClusterSize)
 	case req.rootDiskSize < 8:
-		return internalError("Invalid value for node root disk size: %d GB, it must be at least 8 GB", req.rootDiskSize)
+		return wire.InternalError("Invalid value for node root disk size: %d GB, it must be at least 8 GB", req.rootDiskSize)
 	}
-	for _, role := range []nodeRole{roleControl, roleWorker, roleEtcd} {
-		if role == roleEtcd && req.etcdNodes == 0 {
+	for _, role := range []model.NodeRole{model.RoleControl, model.RoleWorker, model.RoleEtcd} {
+		if role == model.RoleEtcd && req.etcdNodes == 0 {
 			continue
 		}
 		off := req.offerings[role]
@@ -138,16 +143,16 @@ func (s *Simulator) validateCreate(req *createRequest) *apiError {
 			off = req.defaultOffering
 		}
 		if off == nil {
-			return internalError("No service offering was specified for %s nodes, specify serviceofferingid or nodeofferings", role)
+			return wire.InternalError("No service offering was specified for %s nodes, specify serviceofferingid or nodeofferings", role)
 		}
-		minCPU, minMem := max(2, req.version.minCPU), max(2048, req.version.minMemory)
-		if off.cpu < minCPU || off.memory < minMem {
-			return internalError("Kubernetes cluster cannot be created with service offering ID: %s, Kubernetes cluster template needs minimum %d vCPUs and %d MB RAM",
-				off.id, minCPU, minMem)
+		minCPU, minMem := max(2, req.version.MinCPU), max(2048, req.version.MinMemory)
+		if off.CPU < minCPU || off.Memory < minMem {
+			return wire.InternalError("Kubernetes cluster cannot be created with service offering ID: %s, Kubernetes cluster template needs minimum %d vCPUs and %d MB RAM",
+				off.ID, minCPU, minMem)
 		}
 	}
-	if req.keypair != "" && s.st.keypairFor(req.owner.id, req.keypair) == nil {
-		return internalError("Unable to find SSH keypair with name: %s", req.keypair)
+	if req.keypair != "" && s.st.KeypairFor(req.owner.ID, req.keypair) == nil {
+		return wire.InternalError("Unable to find SSH keypair with name: %s", req.keypair)
 	}
 	if err := s.validateExtras(req); err != nil {
 		return err
@@ -165,26 +170,26 @@ func (s *Simulator) validateCreate(req *createRequest) *apiError {
 
 // validateClusterNetwork checks a given network: owner, VPC ACL, one
 // cluster per network, and free API/SSH ports on its source NAT IP.
-func (s *Simulator) validateClusterNetwork(req *createRequest) *apiError {
+func (s *Simulator) validateClusterNetwork(req *createRequest) *wire.APIError {
 	n := req.network
 	if isDirectAccess(n) {
 		return validateDirectNetwork(req)
 	}
-	if n.accountID != req.owner.id {
-		return internalError("Network ID: %s does not belong to the owner of the Kubernetes cluster", n.id)
+	if n.AccountID != req.owner.ID {
+		return wire.InternalError("Network ID: %s does not belong to the owner of the Kubernetes cluster", n.ID)
 	}
 	if isVPCTier(n) {
-		if acl := s.st.acl(n.aclID); acl != nil && acl.defaultDeny {
-			return internalError("Network ACL: %s of network %s can not be used for Kubernetes cluster as it uses default deny ACL", acl.name, n.name)
+		if acl := s.st.ACL(n.ACLID); acl != nil && acl.DefaultDeny {
+			return wire.InternalError("Network ACL: %s of network %s can not be used for Kubernetes cluster as it uses default deny ACL", acl.Name, n.Name)
 		}
 	}
-	if s.st.clusterOnNetwork(n.id) != nil {
-		return internalError("Network ID: %s is already under use by another Kubernetes cluster", n.id)
+	if s.st.ClusterOnNetwork(n.ID) != nil {
+		return wire.InternalError("Network ID: %s is already under use by another Kubernetes cluster", n.ID)
 	}
-	if isVPCTier(n) || n.state == netAllocated {
+	if isVPCTier(n) || n.State == model.NetworkAllocated {
 		return nil
 	}
-	ip := s.st.sourceNatIP(n.id)
+	ip := s.st.SourceNatIP(n.ID)
 	if ip == nil {
 		return nil
 	}
@@ -193,22 +198,22 @@ func (s *Simulator) validateClusterNetwork(req *createRequest) *apiError {
 
 // checkClusterPortsFree refuses a network whose source NAT IP has a TCP
 // firewall or PF rule on 6443 or on the node SSH range from 2222.
-func (s *Simulator) checkClusterPortsFree(n *network, ip *publicIP, nodeCount int) *apiError {
-	for _, purpose := range []string{purposeFirewall, purposePF} {
-		for _, r := range s.rulesOnIP(ip.id, purpose) {
-			if r.protocol != "tcp" {
+func (s *Simulator) checkClusterPortsFree(n *model.Network, ip *model.PublicIP, nodeCount int) *wire.APIError {
+	for _, purpose := range []string{model.PurposeFirewall, model.PurposePF} {
+		for _, r := range s.rulesOnIP(ip.ID, purpose) {
+			if r.Protocol != "tcp" {
 				continue
 			}
 			start, end := 1, 65535
-			if r.hasPorts {
-				start, end = r.start, r.end
+			if r.HasPorts {
+				start, end = r.Start, r.End
 			}
 			kind := strings.ToLower(purpose)
 			if start <= clusterAPIPort && clusterAPIPort <= end {
-				return internalError("Network: %s has conflicting %s rules to provision Kubernetes cluster for API access", n.name, kind)
+				return wire.InternalError("Network: %s has conflicting %s rules to provision Kubernetes cluster for API access", n.Name, kind)
 			}
 			if max(start, nodesStartSSHPort) <= min(end, nodesStartSSHPort+nodeCount-1) {
-				return internalError("Network: %s has conflicting %s rules to provision Kubernetes cluster for node VM SSH access", n.name, kind)
+				return wire.InternalError("Network: %s has conflicting %s rules to provision Kubernetes cluster for node VM SSH access", n.Name, kind)
 			}
 		}
 	}
@@ -217,58 +222,58 @@ func (s *Simulator) checkClusterPortsFree(n *network, ip *publicIP, nodeCount in
 
 // insertCluster creates the network when none was given and the cluster row
 // in state Created.
-func (s *Simulator) insertCluster(req *createRequest) *cluster {
+func (s *Simulator) insertCluster(req *createRequest) *model.Cluster {
 	n := req.network
 	cleanup := false
 	if n == nil {
-		off := s.st.seedIDs.networkOffering
-		n = s.newNetwork(req.name+"-network", req.zone.id, off, req.owner.id, "", "")
+		off := s.st.SeedIDs.NetworkOffering
+		n = s.newNetwork(req.name+"-network", req.zone.ID, off, req.owner.ID, "", "")
 		cleanup = true
 	}
 	now := s.now()
-	cl := &cluster{internalID: s.st.nextID("cluster"), id: s.newUUID(), name: req.name,
-		description: req.description, zoneID: req.zone.id, templateID: s.st.seedIDs.systemVMTemplate,
-		versionID: req.version.id, networkID: n.id, accountID: req.owner.id, keypair: req.keypair,
-		controlNodes: req.controlNodes, etcdNodes: req.etcdNodes, size: req.size, state: stCreated, stateHistory: []string{stCreated},
-		created: now, stateSince: now, networkCleanup: cleanup, clusterType: "CloudManaged",
-		csiEnabled: req.csi, rootDiskSize: req.rootDiskSize, hypervisor: "KVM"}
+	cl := &model.Cluster{InternalID: s.st.NextID("cluster"), ID: s.newUUID(), Name: req.name,
+		Description: req.description, ZoneID: req.zone.ID, TemplateID: s.st.SeedIDs.SystemVMTemplate,
+		VersionID: req.version.ID, NetworkID: n.ID, AccountID: req.owner.ID, Keypair: req.keypair,
+		ControlNodes: req.controlNodes, EtcdNodes: req.etcdNodes, Size: req.size, State: model.ClusterCreated, StateHistory: []string{model.ClusterCreated},
+		Created: now, StateSince: now, NetworkCleanup: cleanup, ClusterType: "CloudManaged",
+		CSIEnabled: req.csi, RootDiskSize: req.rootDiskSize, Hypervisor: "KVM"}
 	// service_offering_id is serviceofferingid as sent: a cluster created
 	// with nodeofferings alone has none (and cannot change its size,
 	// apache/cloudstack#14122).
 	if req.defaultOffering != nil {
-		cl.offeringID = req.defaultOffering.id
+		cl.OfferingID = req.defaultOffering.ID
 	}
 	// createManagedKubernetesCluster writes a node type's offering column
 	// only for a nodeofferings entry of that type; the others stay empty and
 	// the type's VMs run the service offering.
 	for role, off := range req.offerings {
-		if role != roleEtcd || req.etcdNodes > 0 {
-			cl.setRoleOfferingID(role, off.id)
+		if role != model.RoleEtcd || req.etcdNodes > 0 {
+			cl.SetRoleOfferingID(role, off.ID)
 		}
 	}
 	storeExtras(cl, req)
 	s.recalculateCapacity(cl)
-	s.st.clusters = append(s.st.clusters, cl)
+	s.st.Clusters = append(s.st.Clusters, cl)
 	return cl
 }
 
 // recalculateCapacity sets the cluster's cores and memory from its counts
 // and offerings.
-func (s *Simulator) recalculateCapacity(c *cluster) {
+func (s *Simulator) recalculateCapacity(c *model.Cluster) {
 	add := func(offeringID string, count int64) (int64, int64) {
-		o := s.st.offering(offeringID)
+		o := s.st.Offering(offeringID)
 		if o == nil {
 			return 0, 0
 		}
-		return int64(o.cpu) * count, int64(o.memory) * count
+		return int64(o.CPU) * count, int64(o.Memory) * count
 	}
-	c.cores, c.memory = 0, 0
+	c.Cores, c.Memory = 0, 0
 	for _, part := range []struct {
 		id    string
 		count int64
-	}{{c.nodeOfferingID(roleControl), c.controlNodes}, {c.nodeOfferingID(roleWorker), c.size}, {c.nodeOfferingID(roleEtcd), c.etcdNodes}} {
+	}{{c.NodeOfferingID(model.RoleControl), c.ControlNodes}, {c.NodeOfferingID(model.RoleWorker), c.Size}, {c.NodeOfferingID(model.RoleEtcd), c.EtcdNodes}} {
 		cpu, mem := add(part.id, part.count)
-		c.cores += cpu
-		c.memory += mem
+		c.Cores += cpu
+		c.Memory += mem
 	}
 }

@@ -3,23 +3,26 @@ package simulator
 import (
 	"fmt"
 	"slices"
+
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/wire"
 )
 
-func cmdDeleteKubernetesCluster(s *Simulator, c *caller, p params) (map[string]any, *apiError) {
+func cmdDeleteKubernetesCluster(s *Simulator, c *caller, p wire.Params) (map[string]any, *wire.APIError) {
 	cl, err := s.requireCluster(c, p)
 	if err != nil {
 		return nil, err
 	}
 	return s.clusterJob(c, cl, "DeleteKubernetesClusterCmd", 3,
-		func(jr *jobRun) (any, *apiError) { return s.runDelete(jr, cl) })
+		func(jr *jobRun) (any, *wire.APIError) { return s.runDelete(jr, cl) })
 }
 
 // runDelete is KubernetesClusterManagerImpl.deleteKubernetesCluster for a
 // CloudManaged cluster: KubernetesClusterDestroyWorker.destroy.
-func (s *Simulator) runDelete(jr *jobRun, c *cluster) (any, *apiError) {
+func (s *Simulator) runDelete(jr *jobRun, c *model.Cluster) (any, *wire.APIError) {
 	jr.op = "delete"
-	if c.removed {
-		return nil, internalError("Kubernetes cluster %s has already been deleted", c.name)
+	if c.Removed {
+		return nil, wire.InternalError("Kubernetes cluster %s has already been deleted", c.Name)
 	}
 	if err := s.destroyCluster(jr, c); err != nil {
 		return nil, err
@@ -33,67 +36,67 @@ func (s *Simulator) runDelete(jr *jobRun, c *cluster) (any, *apiError) {
 // was. A failure after that sets the gc flag and leaves it in Destroying; an
 // exception the worker does not catch (the 4.22.0.0 NullPointerException of
 // removeSshFirewallRule) leaves it in Destroying without the flag.
-func (s *Simulator) destroyCluster(jr *jobRun, c *cluster) *apiError {
+func (s *Simulator) destroyCluster(jr *jobRun, c *model.Cluster) *wire.APIError {
 	step := func(name string) error {
 		if jr == nil {
 			return nil
 		}
 		return jr.step(name)
 	}
-	if !slices.Contains([]string{stRunning, stStopped, stAlert, stError, stDestroying}, c.state) {
-		return internalError("Cannot perform delete operation on cluster : %s in state: %s", c.name, c.state)
+	if !slices.Contains([]string{model.ClusterRunning, model.ClusterStopped, model.ClusterAlert, model.ClusterError, model.ClusterDestroying}, c.State) {
+		return wire.InternalError("Cannot perform delete operation on cluster : %s in state: %s", c.Name, c.State)
 	}
-	n := s.st.network(c.networkID)
-	if c.networkCleanup && n != nil && !n.removed {
+	n := s.st.Network(c.NetworkID)
+	if c.NetworkCleanup && n != nil && !n.Removed {
 		if err := s.validateNetworkCleanup(c, n); err != nil {
 			return err
 		}
 	}
-	s.logf("Destroying Kubernetes cluster : %s", c.name)
+	s.logf("Destroying Kubernetes cluster : %s", c.Name)
 	s.transit(c, evDestroyRequested)
 	if err := step("vms"); err != nil {
-		c.gc = true
-		return internalError("%s", failText(err, fmt.Sprintf("Failed to destroy one or more VMs as part of Kubernetes cluster : %s cleanup", c.name)))
+		c.GC = true
+		return wire.InternalError("%s", failText(err, fmt.Sprintf("Failed to destroy one or more VMs as part of Kubernetes cluster : %s cleanup", c.Name)))
 	}
 	vmIDs := s.destroyClusterVMs(c)
 	if err := step("network"); err != nil {
-		c.gc = true
-		msg := fmt.Sprintf("Failed to remove network rules of Kubernetes cluster : %s", c.name)
-		if c.networkCleanup {
-			msg = fmt.Sprintf("Failed to destroy network of Kubernetes cluster : %s cleanup", c.name)
+		c.GC = true
+		msg := fmt.Sprintf("Failed to remove network rules of Kubernetes cluster : %s", c.Name)
+		if c.NetworkCleanup {
+			msg = fmt.Sprintf("Failed to destroy network of Kubernetes cluster : %s cleanup", c.Name)
 		}
-		return internalError("%s", failText(err, msg))
+		return wire.InternalError("%s", failText(err, msg))
 	}
 	if err := s.cleanupClusterNetwork(c, n, vmIDs, step); err != nil {
 		return err
 	}
-	for _, node := range s.st.nodesOf(c.id) {
-		s.deleteNode(node.vmID)
+	for _, node := range s.st.NodesOf(c.ID) {
+		s.deleteNode(node.VMID)
 	}
-	s.ep.RemoveCluster(c.id)
+	s.ep.RemoveCluster(c.ID)
 	s.transit(c, evOperationSucceeded)
-	c.removed = true
-	c.kubeconfig = ""
+	c.Removed = true
+	c.Kubeconfig = ""
 	return nil
 }
 
 // validateNetworkCleanup refuses to destroy a cluster whose network is to
 // be removed with it while other VMs use that network: external nodes, or
 // VMs outside the cluster's map.
-func (s *Simulator) validateNetworkCleanup(c *cluster, n *network) *apiError {
-	rows := s.st.mapRows(c.id)
+func (s *Simulator) validateNetworkCleanup(c *model.Cluster, n *model.Network) *wire.APIError {
+	rows := s.st.MapRows(c.ID)
 	for _, row := range rows {
-		if row.external {
-			return internalError("Kubernetes cluster : %s has external nodes, remove them before deleting the cluster", c.name)
+		if row.External {
+			return wire.InternalError("Kubernetes cluster : %s has external nodes, remove them before deleting the cluster", c.Name)
 		}
 	}
-	networkVMs := s.vmsOnNetwork(n.id)
+	networkVMs := s.vmsOnNetwork(n.ID)
 	if len(networkVMs) > len(rows) {
-		return internalError("Network : %s for Kubernetes cluster : %s has instances using it which are not part of the Kubernetes cluster", n.name, c.name)
+		return wire.InternalError("Network : %s for Kubernetes cluster : %s has instances using it which are not part of the Kubernetes cluster", n.Name, c.Name)
 	}
 	for _, v := range networkVMs {
-		if row := s.st.mapRowOf(v.id); row == nil || row.clusterID != c.id {
-			return internalError("VM : %s which is not a part of Kubernetes cluster : %s is using Kubernetes cluster network : %s", v.id, c.name, n.name)
+		if row := s.st.MapRowOf(v.ID); row == nil || row.ClusterID != c.ID {
+			return wire.InternalError("VM : %s which is not a part of Kubernetes cluster : %s is using Kubernetes cluster network : %s", v.ID, c.Name, n.Name)
 		}
 	}
 	return nil
@@ -102,12 +105,12 @@ func (s *Simulator) validateNetworkCleanup(c *cluster, n *network) *apiError {
 // destroyClusterVMs expunges the cluster's VMs, with their Kubernetes
 // nodes, and deletes its map rows. It returns the ids of the VMs the map
 // listed.
-func (s *Simulator) destroyClusterVMs(c *cluster) []string {
+func (s *Simulator) destroyClusterVMs(c *model.Cluster) []string {
 	var vmIDs []string
-	for _, row := range s.st.mapRows(c.id) {
-		vmIDs = append(vmIDs, row.vmID)
-		if v := s.st.vm(row.vmID); v != nil {
-			s.deleteNode(v.id)
+	for _, row := range s.st.MapRows(c.ID) {
+		vmIDs = append(vmIDs, row.VMID)
+		if v := s.st.VM(row.VMID); v != nil {
+			s.deleteNode(v.ID)
 			s.expungeVM(v)
 		}
 		s.deleteMapRow(row)
@@ -120,10 +123,10 @@ func (s *Simulator) destroyClusterVMs(c *cluster) []string {
 // exception the worker does not catch (no gc flag), except a failure to
 // remove the isolated network's forwards (step "forwards") or to release a
 // VPC tier's IP (step "release-ip"), which it catches and flags.
-func (s *Simulator) cleanupClusterNetwork(c *cluster, n *network, vmIDs []string, step func(string) error) *apiError {
+func (s *Simulator) cleanupClusterNetwork(c *model.Cluster, n *model.Network, vmIDs []string, step func(string) error) *wire.APIError {
 	switch {
-	case n == nil || n.removed:
-	case c.networkCleanup:
+	case n == nil || n.Removed:
+	case c.NetworkCleanup:
 		s.destroyNetwork(n)
 	case isDirectAccess(n):
 		// KubernetesClusterDestroyWorker: no rules to delete; only the
@@ -146,23 +149,23 @@ func (s *Simulator) cleanupClusterNetwork(c *cluster, n *network, vmIDs []string
 // failure to remove the forwards (ResourceUnavailableException, step
 // "forwards") comes after both revokes: the worker catches it, flags the
 // cluster for the garbage collector and leaves it in Destroying.
-func (s *Simulator) deleteIsolatedClusterRules(c *cluster, n *network, vmIDs []string, step func(string) error) *apiError {
+func (s *Simulator) deleteIsolatedClusterRules(c *model.Cluster, n *model.Network, vmIDs []string, step func(string) error) *wire.APIError {
 	ip := s.clusterIP(c)
 	if ip == nil {
 		return nil
 	}
-	for _, r := range s.rulesOnIP(ip.id, purposeLB) {
-		if r.networkID == n.id && r.accountID == c.accountID && r.start == clusterAPIPort && r.end == clusterAPIPort {
+	for _, r := range s.rulesOnIP(ip.ID, model.PurposeLB) {
+		if r.NetworkID == n.ID && r.AccountID == c.AccountID && r.Start == clusterAPIPort && r.End == clusterAPIPort {
 			s.revokeRule(r)
 		}
 	}
 	s.removeApiFirewallRule(ip)
 	if _, err := s.removeSshFirewallRule(ip, n); err != nil {
-		return internalError("%s", err.Error())
+		return wire.InternalError("%s", err.Error())
 	}
 	if err := step("forwards"); err != nil {
-		c.gc = true
-		return internalError("%s", failText(err, fmt.Sprintf("Failed to remove network rules of Kubernetes cluster : %s", c.name)))
+		c.GC = true
+		return wire.InternalError("%s", failText(err, fmt.Sprintf("Failed to remove network rules of Kubernetes cluster : %s", c.Name)))
 	}
 	s.removeVMPortForwards(vmIDs)
 	return nil
@@ -172,10 +175,10 @@ func (s *Simulator) deleteIsolatedClusterRules(c *cluster, n *network, vmIDs []s
 // removeApiFirewallRule: the first TCP firewall rule of the IP whose ports
 // are exactly 6443-6443, in the order the DAO returns them (no ORDER BY),
 // whoever made it. A user's rule on 6443 is as likely to go as CKS's.
-func (s *Simulator) removeApiFirewallRule(ip *publicIP) *rule {
+func (s *Simulator) removeApiFirewallRule(ip *model.PublicIP) *model.Rule {
 	for _, r := range s.tcpFirewallRules(ip) {
-		if r.hasPorts && r.start == clusterAPIPort && r.end == clusterAPIPort {
-			s.logf("The API firewall rule [%s] with the id [%d] was revoked", javaString(r.name), r.internalID)
+		if r.HasPorts && r.Start == clusterAPIPort && r.End == clusterAPIPort {
+			s.logf("The API firewall rule [%s] with the id [%d] was revoked", javaString(r.Name), r.InternalID)
 			s.revokeRule(r)
 			return r
 		}
@@ -191,24 +194,24 @@ func (s *Simulator) removeApiFirewallRule(ip *publicIP) *rule {
 // PFs of the removed VMs, and the IP is released with whatever rules remain
 // on it. The 2379 items stay. A failure to release the IP (step release-ip)
 // sets the gc flag and leaves the cluster in Destroying, its items revoked.
-func (s *Simulator) deleteVPCClusterRules(c *cluster, n *network, vmIDs []string, step func(string) error) *apiError {
+func (s *Simulator) deleteVPCClusterRules(c *model.Cluster, n *model.Network, vmIDs []string, step func(string) error) *wire.APIError {
 	ip := s.clusterIP(c)
-	if ip == nil || c.publicIPID == "" {
+	if ip == nil || c.PublicIPID == "" {
 		return nil
 	}
 	s.removeVpcTierACLRules(n)
 	s.removeVMPortForwards(vmIDs)
 	if err := step("release-ip"); err != nil {
-		c.gc = true
-		return internalError("%s", failText(err, fmt.Sprintf("Failed to release public IP for VPC tier used by Kubernetes cluster : %s", c.name)))
+		c.GC = true
+		return wire.InternalError("%s", failText(err, fmt.Sprintf("Failed to release public IP for VPC tier used by Kubernetes cluster : %s", c.Name)))
 	}
 	s.releaseIP(ip)
 	return nil
 }
 
 func (s *Simulator) removeVMPortForwards(vmIDs []string) {
-	for _, r := range slices.Clone(s.st.rules) {
-		if r.purpose == purposePF && slices.Contains(vmIDs, r.vmID) {
+	for _, r := range slices.Clone(s.st.Rules) {
+		if r.Purpose == model.PurposePF && slices.Contains(vmIDs, r.VMID) {
 			s.revokeRule(r)
 		}
 	}

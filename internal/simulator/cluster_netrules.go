@@ -4,6 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/wire"
 )
 
 // CKS network rule choreography of KubernetesClusterResourceModifierActionWorker,
@@ -11,8 +14,8 @@ import (
 // KubernetesClusterDestroyWorker. Callers hold s.mu.
 
 const (
-	clusterAPIPort      = 6443
-	defaultSSHPort      = 22
+	clusterAPIPort = 6443
+
 	nodesStartSSHPort   = 2222
 	etcdNodesStartPort  = 50000
 	apiLBName           = "api-lb"
@@ -23,29 +26,26 @@ const (
 
 // clusterIP is the address CKS uses for SSH and the API: the cluster's own
 // VPC IP (detail publicipid) or the network's source NAT IP.
-func (s *Simulator) clusterIP(c *cluster) *publicIP {
-	if c.publicIPID != "" {
-		if p := s.st.ip(c.publicIPID); p != nil && !p.released {
+func (s *Simulator) clusterIP(c *model.Cluster) *model.PublicIP {
+	if c.PublicIPID != "" {
+		if p := s.st.IP(c.PublicIPID); p != nil && !p.Released {
 			return p
 		}
 		return nil
 	}
-	return s.st.sourceNatIP(c.networkID)
+	return s.st.SourceNatIP(c.NetworkID)
 }
-
-// isVPCTier reports whether the network is a VPC tier.
-func isVPCTier(n *network) bool { return n != nil && n.vpcID != "" }
 
 // nodeLists splits the cluster's existing mapped VMs, in map order, into the
 // node VMs ([controls..., workers...] as they sit in the map), externals and
 // etcd VMs.
-func (s *Simulator) nodeLists(c *cluster) (nodes, externals, etcd []*vm) {
-	vms, rows := s.clusterVMs(c)
+func (s *Simulator) nodeLists(c *model.Cluster) (nodes, externals, etcd []*model.VM) {
+	vms, rows := s.st.ClusterVMs(c)
 	for i, v := range vms {
 		switch {
-		case rows[i].etcd:
+		case rows[i].Etcd:
 			etcd = append(etcd, v)
-		case rows[i].external:
+		case rows[i].External:
 			externals = append(externals, v)
 		default:
 			nodes = append(nodes, v)
@@ -57,30 +57,30 @@ func (s *Simulator) nodeLists(c *cluster) (nodes, externals, etcd []*vm) {
 // addFirewallRulesForNodes creates the node SSH range 2222..end, with end
 // computed from the VM map as 2222 + mapSize - X - E - 1, then one single
 // port rule per external node.
-func (s *Simulator) addFirewallRulesForNodes(c *cluster, ip *publicIP, n *network) error {
+func (s *Simulator) addFirewallRulesForNodes(c *model.Cluster, ip *model.PublicIP, n *model.Network) error {
 	var externalCount, etcdCount int
-	rows := s.st.mapRows(c.id)
+	rows := s.st.MapRows(c.ID)
 	for _, r := range rows {
-		if r.external {
+		if r.External {
 			externalCount++
 		}
-		if r.etcd {
+		if r.Etcd {
 			etcdCount++
 		}
 	}
 	endPort := nodesStartSSHPort + len(rows) - externalCount - etcdCount - 1
-	if err := s.provisionFirewallRule(ip, n.id, nodesStartSSHPort, endPort); err != nil {
-		s.logf("%s; caused by: %s", fmt.Sprintf(errNodeSSHFirewalls, c.name), err.text)
-		return serverErr(errNodeSSHFirewalls, c.name)
+	if err := s.provisionFirewallRule(ip, n.ID, nodesStartSSHPort, endPort); err != nil {
+		s.logf("%s; caused by: %s", fmt.Sprintf(errNodeSSHFirewalls, c.Name), err.Text)
+		return wire.ServerErr(errNodeSSHFirewalls, c.Name)
 	}
 	for i := range externalCount {
 		port := endPort + 1 + i
-		if err := s.provisionFirewallRule(ip, n.id, port, port); err != nil {
+		if err := s.provisionFirewallRule(ip, n.ID, port, port); err != nil {
 			// Thrown inside the forEach lambda as a CloudRuntimeException,
 			// which neither addFirewallRulesForNodes nor the scale worker
 			// catches: no state transition.
-			s.logf("%s; caused by: %s", fmt.Sprintf(errNodeSSHFirewalls, c.name), err.text)
-			return &javaException{class: "com.cloud.utils.exception.CloudRuntimeException", msg: fmt.Sprintf(errNodeSSHFirewalls, c.name)}
+			s.logf("%s; caused by: %s", fmt.Sprintf(errNodeSSHFirewalls, c.Name), err.Text)
+			return &wire.JavaException{Class: "com.cloud.utils.exception.CloudRuntimeException", Msg: fmt.Sprintf(errNodeSSHFirewalls, c.Name)}
 		}
 	}
 	return nil
@@ -89,7 +89,7 @@ func (s *Simulator) addFirewallRulesForNodes(c *cluster, ip *publicIP, n *networ
 // scaleUpSSHOrder is the VM order scaleUpKubernetesClusterSize passes to the
 // rule rebuild: the control and worker VMs in map order, then the external
 // ones; each gets the forward 2222+i in that order.
-func (s *Simulator) scaleUpSSHOrder(c *cluster) []*vm {
+func (s *Simulator) scaleUpSSHOrder(c *model.Cluster) []*model.VM {
 	nodes, externals, _ := s.nodeLists(c)
 	return append(nodes, externals...)
 }
@@ -98,11 +98,11 @@ func (s *Simulator) scaleUpSSHOrder(c *cluster) []*vm {
 // every VM of the map but the etcd ones, in map order, external nodes
 // where they stand. The first C+W of them get the forwards of the node
 // range, the rest the ports after it.
-func (s *Simulator) mapSSHOrder(c *cluster) []*vm {
-	vms, rows := s.clusterVMs(c)
-	var out []*vm
+func (s *Simulator) mapSSHOrder(c *model.Cluster) []*model.VM {
+	vms, rows := s.st.ClusterVMs(c)
+	var out []*model.VM
 	for i, v := range vms {
-		if !rows[i].etcd {
+		if !rows[i].Etcd {
 			out = append(out, v)
 		}
 	}
@@ -110,18 +110,18 @@ func (s *Simulator) mapSSHOrder(c *cluster) []*vm {
 }
 
 // provisionSSHPortForwards creates PF 2222+i -> 22 for each VM, in order.
-func (s *Simulator) provisionSSHPortForwards(ip *publicIP, n *network, vms []*vm) {
+func (s *Simulator) provisionSSHPortForwards(ip *model.PublicIP, n *model.Network, vms []*model.VM) {
 	for i, v := range vms {
-		s.provisionPortForward(ip, n.id, nodesStartSSHPort+i, defaultSSHPort, v)
+		s.provisionPortForward(ip, n.ID, nodesStartSSHPort+i, defaultSSHPort, v)
 	}
 }
 
 // setupClusterNetworkRules is setupKubernetesClusterNetworkRules at
 // creation: isolated (firewall range, 6443 firewall, PFs, api-lb) or VPC
 // tier (ACL items for 6443 and 22, API access and PFs).
-func (s *Simulator) setupClusterNetworkRules(c *cluster, n *network, ip *publicIP) error {
+func (s *Simulator) setupClusterNetworkRules(c *model.Cluster, n *model.Network, ip *model.PublicIP) error {
 	nodes, externals, _ := s.nodeLists(c)
-	controls := nodes[:min(int(c.controlNodes), len(nodes))]
+	controls := nodes[:min(int(c.ControlNodes), len(nodes))]
 	if isVPCTier(n) {
 		if err := s.createVpcTierACLRules(c, n); err != nil {
 			return err
@@ -135,12 +135,12 @@ func (s *Simulator) setupClusterNetworkRules(c *cluster, n *network, ip *publicI
 	if err := s.addFirewallRulesForNodes(c, ip, n); err != nil {
 		return err
 	}
-	if err := s.provisionFirewallRule(ip, n.id, clusterAPIPort, clusterAPIPort); err != nil {
-		return errors.New(err.text)
+	if err := s.provisionFirewallRule(ip, n.ID, clusterAPIPort, clusterAPIPort); err != nil {
+		return errors.New(err.Text)
 	}
 	s.provisionSSHPortForwards(ip, n, append(nodes, externals...))
-	if err := s.provisionLoadBalancer(ip, n.id, apiLBName, apiLBDescription, clusterAPIPort, controls); err != nil {
-		return errors.New(err.text)
+	if err := s.provisionLoadBalancer(ip, n.ID, apiLBName, apiLBDescription, clusterAPIPort, controls); err != nil {
+		return errors.New(err.Text)
 	}
 	return nil
 }
@@ -148,17 +148,17 @@ func (s *Simulator) setupClusterNetworkRules(c *cluster, n *network, ip *publicI
 // setupVPCAPIAccess gives a VPC cluster API access: an api-lb over the
 // control nodes when the tier's offering is in conserve mode, else PF 6443
 // to the first control VM.
-func (s *Simulator) setupVPCAPIAccess(n *network, ip *publicIP, controls []*vm) error {
+func (s *Simulator) setupVPCAPIAccess(n *model.Network, ip *model.PublicIP, controls []*model.VM) error {
 	if len(controls) == 0 {
-		return serverErr("no control node VM to provision API access to")
+		return wire.ServerErr("no control node VM to provision API access to")
 	}
-	if off := s.st.netOffering(n.offeringID); off != nil && off.conserveMode {
-		if err := s.provisionLoadBalancer(ip, n.id, apiLBName, apiLBDescription, clusterAPIPort, controls); err != nil {
-			return errors.New(err.text)
+	if off := s.st.NetOffering(n.OfferingID); off != nil && off.ConserveMode {
+		if err := s.provisionLoadBalancer(ip, n.ID, apiLBName, apiLBDescription, clusterAPIPort, controls); err != nil {
+			return errors.New(err.Text)
 		}
 		return nil
 	}
-	s.provisionPortForward(ip, n.id, clusterAPIPort, clusterAPIPort, controls[0])
+	s.provisionPortForward(ip, n.ID, clusterAPIPort, clusterAPIPort, controls[0])
 	return nil
 }
 
@@ -166,22 +166,22 @@ func (s *Simulator) setupVPCAPIAccess(n *network, ip *publicIP, controls []*vm) 
 // isolated network, or on a VPC tier whose list is not default_allow an ACL
 // item for TCP 2379 moved to the top (one per etcd VM, all alike), then PF
 // 50000+j -> 22.
-func (s *Simulator) setupEtcdNetworkRules(c *cluster, n *network, ip *publicIP) error {
+func (s *Simulator) setupEtcdNetworkRules(c *model.Cluster, n *model.Network, ip *model.PublicIP) error {
 	_, _, etcd := s.nodeLists(c)
 	for j, v := range etcd {
 		port := etcdNodesStartPort + j
 		switch {
 		case !isVPCTier(n):
-			if err := s.provisionFirewallRule(ip, n.id, port, port); err != nil {
-				return errors.New(err.text)
+			if err := s.provisionFirewallRule(ip, n.ID, port, port); err != nil {
+				return errors.New(err.Text)
 			}
 		case !s.tierACLIsDefaultAllow(n):
 			if err := s.provisionVpcTierAllowPortACLRule(n, etcdClientPort); err != nil {
-				s.logf("ACL item %d of %s: %s", etcdClientPort, c.name, err.text)
-				return serverErr("Failed to provision ACL rules for etcd client access for the Kubernetes cluster : %s", c.name)
+				s.logf("ACL item %d of %s: %s", etcdClientPort, c.Name, err.Text)
+				return wire.ServerErr("Failed to provision ACL rules for etcd client access for the Kubernetes cluster : %s", c.Name)
 			}
 		}
-		s.provisionPortForward(ip, n.id, port, defaultSSHPort, v)
+		s.provisionPortForward(ip, n.ID, port, defaultSSHPort, v)
 	}
 	return nil
 }
@@ -189,7 +189,7 @@ func (s *Simulator) setupEtcdNetworkRules(c *cluster, n *network, ip *publicIP) 
 // errPortlessRuleNPE is the NullPointerException of removeSshFirewallRule
 // before #12806: the Integer ports of a TCP firewall rule without ports are
 // unboxed into portForwardingRulesDao.findByNetworkAndPorts(long, int, int).
-var errPortlessRuleNPE = &javaException{msg: `Cannot invoke "java.lang.Integer.intValue()" because the return value of "com.cloud.network.rules.FirewallRuleVO.getSourcePortStart()" is null`}
+var errPortlessRuleNPE = &wire.JavaException{Msg: `Cannot invoke "java.lang.Integer.intValue()" because the return value of "com.cloud.network.rules.FirewallRuleVO.getSourcePortStart()" is null`}
 
 // removeSshFirewallRule is KubernetesClusterResourceModifierActionWorker.
 // removeSshFirewallRule: it revokes ONE firewall rule for node SSH access
@@ -202,10 +202,10 @@ var errPortlessRuleNPE = &javaException{msg: `Cannot invoke "java.lang.Integer.i
 // Rules without ports are skipped (#12806); before that fix (profile
 // 4.22.0.0) reaching one throws a NullPointerException. PR #14165 (profile
 // pr14165) first looks for the rule starting at 2222.
-func (s *Simulator) removeSshFirewallRule(ip *publicIP, n *network) (*rule, error) {
+func (s *Simulator) removeSshFirewallRule(ip *model.PublicIP, n *model.Network) (*model.Rule, error) {
 	fws := s.tcpFirewallRules(ip)
-	var pick *rule
-	if s.profile.preferNodeSSHRule {
+	var pick *model.Rule
+	if s.profile.PreferNodeSSHRule {
 		pick = nodeRangeFirewallRule(fws)
 	}
 	if pick == nil {
@@ -215,7 +215,7 @@ func (s *Simulator) removeSshFirewallRule(ip *publicIP, n *network) (*rule, erro
 		}
 	}
 	if pick != nil {
-		s.logf("The SSH firewall rule %s with the id %d was revoked", javaString(pick.name), pick.internalID)
+		s.logf("The SSH firewall rule %s with the id %d was revoked", javaString(pick.Name), pick.InternalID)
 		s.revokeRule(pick)
 	}
 	return pick, nil
@@ -225,10 +225,10 @@ func (s *Simulator) removeSshFirewallRule(ip *publicIP, n *network) (*rule, erro
 // order the workers read them:
 // firewallRulesDao.listByIpPurposeProtocolAndNotRevoked(ip, Firewall, TCP),
 // hidden (fordisplay=false) rules included.
-func (s *Simulator) tcpFirewallRules(ip *publicIP) []*rule {
-	var fws []*rule
-	for _, r := range s.rulesOnIP(ip.id, purposeFirewall) {
-		if r.protocol == "tcp" {
+func (s *Simulator) tcpFirewallRules(ip *model.PublicIP) []*model.Rule {
+	var fws []*model.Rule
+	for _, r := range s.rulesOnIP(ip.ID, model.PurposeFirewall) {
+		if r.Protocol == "tcp" {
 			fws = append(fws, r)
 		}
 	}
@@ -237,9 +237,9 @@ func (s *Simulator) tcpFirewallRules(ip *publicIP) []*rule {
 
 // nodeRangeFirewallRule is PR #14165's first look: the rule starting at
 // 2222.
-func nodeRangeFirewallRule(fws []*rule) *rule {
+func nodeRangeFirewallRule(fws []*model.Rule) *model.Rule {
 	for _, fw := range fws {
-		if fw.hasPorts && fw.start == nodesStartSSHPort {
+		if fw.HasPorts && fw.Start == nodesStartSSHPort {
 			return fw
 		}
 	}
@@ -250,18 +250,18 @@ func nodeRangeFirewallRule(fws []*rule) *rule {
 // the first rule that starts at 2222 or has a twin PF to port 22. A rule
 // without ports is skipped (#12806), or throws before that fix
 // (portlessRuleNPE).
-func (s *Simulator) firstSSHFirewallRule(fws []*rule, n *network) (*rule, error) {
+func (s *Simulator) firstSSHFirewallRule(fws []*model.Rule, n *model.Network) (*model.Rule, error) {
 	for _, fw := range fws {
-		if !fw.hasPorts {
-			if s.profile.portlessRuleNPE {
+		if !fw.HasPorts {
+			if s.profile.PortlessRuleNPE {
 				return nil, errPortlessRuleNPE
 			}
 			continue
 		}
 		// The twin is looked up even for a rule at 2222: each lookup draws
 		// from the seeded random source.
-		pf := s.findPFByNetworkAndPorts(n.id, fw.start, fw.end)
-		if fw.start == nodesStartSSHPort || (pf != nil && pf.privateStart == defaultSSHPort) {
+		pf := s.findPFByNetworkAndPorts(n.ID, fw.Start, fw.End)
+		if fw.Start == nodesStartSSHPort || (pf != nil && pf.PrivateStart == defaultSSHPort) {
 			return fw, nil
 		}
 	}
@@ -272,10 +272,10 @@ func (s *Simulator) firstSSHFirewallRule(fws []*rule, n *network) (*rule, error)
 // findOneBy with ORDER BY RAND() LIMIT 1: when several port forwards in the
 // network have the same public ports, which one is returned is random
 // (seeded by Options.Seed).
-func (s *Simulator) findPFByNetworkAndPorts(networkID string, start, end int) *rule {
-	var found []*rule
-	for _, r := range s.rulesInNetwork(networkID, purposePF) {
-		if r.start == start && r.end == end {
+func (s *Simulator) findPFByNetworkAndPorts(networkID string, start, end int) *model.Rule {
+	var found []*model.Rule
+	for _, r := range s.rulesInNetwork(networkID, model.PurposePF) {
+		if r.Start == start && r.End == end {
 			found = append(found, r)
 		}
 	}
@@ -288,10 +288,10 @@ func (s *Simulator) findPFByNetworkAndPorts(networkID string, start, end int) *r
 // removePortForwardingRules revokes every PF rule in the network (any public
 // IP, user rules included) whose public start port is in [start, end]
 // (KubernetesClusterResourceModifierActionWorker.removePortForwardingRules).
-func (s *Simulator) removePortForwardingRules(n *network, start, end int) {
-	for _, r := range s.rulesInNetwork(n.id, purposePF) {
-		if r.start >= start && r.start <= end {
-			s.logf("The Port forwarding rule [%s] with the id [%d] was mark as revoked.", javaString(r.name), r.internalID)
+func (s *Simulator) removePortForwardingRules(n *model.Network, start, end int) {
+	for _, r := range s.rulesInNetwork(n.ID, model.PurposePF) {
+		if r.Start >= start && r.Start <= end {
+			s.logf("The Port forwarding rule [%s] with the id [%d] was mark as revoked.", javaString(r.Name), r.InternalID)
 			s.revokeRule(r)
 		}
 	}
@@ -303,16 +303,16 @@ func (s *Simulator) removePortForwardingRules(n *network, start, end int) {
 // revokes the rule removeSshFirewallRule picks, removes every PF of the
 // network from 2222 to that rule's end, then creates the node range and the
 // node PFs again; a VPC tier (scaleKubernetesClusterVpcTierRules) gets its
-// node PFs re-created. A *javaException is an exception the worker does not
+// node PFs re-created. A *wire.JavaException is an exception the worker does not
 // catch.
-func (s *Simulator) scaleNetworkRules(c *cluster, all []*vm) error {
-	n := s.st.network(c.networkID)
+func (s *Simulator) scaleNetworkRules(c *model.Cluster, all []*model.VM) error {
+	n := s.st.Network(c.NetworkID)
 	if isDirectAccess(n) {
 		return nil // scaleKubernetesClusterNetworkRules: no rules on a directly accessed network
 	}
 	ip := s.clusterIP(c)
 	if n == nil || ip == nil {
-		return serverErr("No source NAT IP addresses found for network : %s, Kubernetes cluster : %s", c.networkID, c.name)
+		return wire.ServerErr("No source NAT IP addresses found for network : %s, Kubernetes cluster : %s", c.NetworkID, c.Name)
 	}
 	if isVPCTier(n) {
 		s.removePortForwardingRules(n, nodesStartSSHPort, nodesStartSSHPort+len(all)-1)
@@ -326,11 +326,11 @@ func (s *Simulator) scaleNetworkRules(c *cluster, all []*vm) error {
 	end := nodesStartSSHPort + len(all) - 1
 	switch {
 	case fw != nil:
-		end = fw.end
-	case s.profile.before4221:
-		return serverErr(errSSHFirewallRule)
+		end = fw.End
+	case s.profile.Before4221:
+		return wire.ServerErr(errSSHFirewallRule)
 	default:
-		s.logf("SSH firewall rule not found for Kubernetes cluster: %s. It may have been manually deleted or modified.", c.name)
+		s.logf("SSH firewall rule not found for Kubernetes cluster: %s. It may have been manually deleted or modified.", c.Name)
 	}
 	s.removePortForwardingRules(n, nodesStartSSHPort, end)
 	if err := s.addFirewallRulesForNodes(c, ip, n); err != nil {
@@ -344,8 +344,8 @@ func (s *Simulator) scaleNetworkRules(c *cluster, all []*vm) error {
 // getKubernetesClusterServerIpSshPort's (cluster IP, 2222): an active PF on
 // the cluster IP at 2222 to port 22 of a running control VM (only control
 // nodes hold the admin kubeconfig).
-func (s *Simulator) controlSSHReachable(c *cluster) bool {
-	if isDirectAccess(s.st.network(c.networkID)) {
+func (s *Simulator) controlSSHReachable(c *model.Cluster) bool {
+	if isDirectAccess(s.st.Network(c.NetworkID)) {
 		return s.directControlTarget(c) != nil
 	}
 	ip := s.clusterIP(c)
@@ -353,16 +353,16 @@ func (s *Simulator) controlSSHReachable(c *cluster) bool {
 		return false
 	}
 	v := s.sshForwardTarget(ip, nodesStartSSHPort)
-	return v != nil && v.role == roleControl
+	return v != nil && v.Role == model.RoleControl
 }
 
 // sshForwardTarget returns the running VM an SSH connection to the IP's
 // public port reaches (an active PF to port 22 that the tier's network ACL
 // lets in), or nil.
-func (s *Simulator) sshForwardTarget(ip *publicIP, port int) *vm {
-	for _, r := range s.rulesOnIP(ip.id, purposePF) {
-		if r.start <= port && port <= r.end && r.privateStart == defaultSSHPort && r.state == ruleActive && s.forwardAllowed(r) {
-			if v := s.st.vm(r.vmID); v != nil && v.state == vmRunning {
+func (s *Simulator) sshForwardTarget(ip *model.PublicIP, port int) *model.VM {
+	for _, r := range s.rulesOnIP(ip.ID, model.PurposePF) {
+		if r.Start <= port && port <= r.End && r.PrivateStart == defaultSSHPort && r.State == model.RuleActive && s.forwardAllowed(r) {
+			if v := s.st.VM(r.VMID); v != nil && v.State == model.VMRunning {
 				return v
 			}
 		}
@@ -372,9 +372,9 @@ func (s *Simulator) sshForwardTarget(ip *publicIP, port int) *vm {
 
 // readyNodeCount is the kubectl ready count CKS compares with C+W+E (after
 // adding E).
-func (s *Simulator) readyNodeCount(c *cluster) int {
+func (s *Simulator) readyNodeCount(c *model.Cluster) int {
 	count := 0
-	for _, node := range s.st.nodesOf(c.id) {
+	for _, node := range s.st.NodesOf(c.ID) {
 		if s.nodeReady(node) {
 			count++
 		}
@@ -388,13 +388,13 @@ func (s *Simulator) readyNodeCount(c *cluster) int {
 // an isolated network an ingress firewall rule opens 6443 (on a VPC tier the
 // network ACL lets 6443 in), and the api-lb load balancer (or, on a VPC tier
 // without conserve mode, PF 6443) reaches a running control VM.
-func (s *Simulator) apiReachable(c *cluster) bool {
+func (s *Simulator) apiReachable(c *model.Cluster) bool {
 	ip := s.clusterIP(c)
-	n := s.st.network(c.networkID)
+	n := s.st.Network(c.NetworkID)
 	if isDirectAccess(n) {
 		return s.directAPIReachable(c)
 	}
-	if ip == nil || n == nil || c.endpoint == "" {
+	if ip == nil || n == nil || c.Endpoint == "" {
 		return false
 	}
 	if !isVPCTier(n) && !s.apiFirewallOpen(ip) || isVPCTier(n) && !s.aclAllowsIngress(n, clusterAPIPort) {
@@ -405,9 +405,9 @@ func (s *Simulator) apiReachable(c *cluster) bool {
 
 // apiFirewallOpen reports whether an ingress firewall rule on the IP lets
 // TCP 6443 in.
-func (s *Simulator) apiFirewallOpen(ip *publicIP) bool {
-	for _, r := range s.rulesOnIP(ip.id, purposeFirewall) {
-		if (r.protocol == "tcp" || r.protocol == "all") && (!r.hasPorts || (r.start <= clusterAPIPort && clusterAPIPort <= r.end)) {
+func (s *Simulator) apiFirewallOpen(ip *model.PublicIP) bool {
+	for _, r := range s.rulesOnIP(ip.ID, model.PurposeFirewall) {
+		if (r.Protocol == "tcp" || r.Protocol == "all") && (!r.HasPorts || (r.Start <= clusterAPIPort && clusterAPIPort <= r.End)) {
 			return true
 		}
 	}
@@ -416,14 +416,14 @@ func (s *Simulator) apiFirewallOpen(ip *publicIP) bool {
 
 // apiReachesControl reports whether the IP's api-lb, or its PF 6443, leads
 // to a running control VM.
-func (s *Simulator) apiReachesControl(ip *publicIP) bool {
-	for _, r := range s.rulesOnIP(ip.id, "") {
+func (s *Simulator) apiReachesControl(ip *model.PublicIP) bool {
+	for _, r := range s.rulesOnIP(ip.ID, "") {
 		switch {
-		case r.purpose == purposeLB && r.start == clusterAPIPort:
-			if slices.ContainsFunc(r.lbMembers, s.runningControlVM) {
+		case r.Purpose == model.PurposeLB && r.Start == clusterAPIPort:
+			if slices.ContainsFunc(r.LBMembers, s.runningControlVM) {
 				return true
 			}
-		case r.purpose == purposePF && r.start == clusterAPIPort && r.privateStart == clusterAPIPort && s.runningControlVM(r.vmID):
+		case r.Purpose == model.PurposePF && r.Start == clusterAPIPort && r.PrivateStart == clusterAPIPort && s.runningControlVM(r.VMID):
 			return true
 		}
 	}
@@ -431,8 +431,8 @@ func (s *Simulator) apiReachesControl(ip *publicIP) bool {
 }
 
 func (s *Simulator) runningControlVM(vmID string) bool {
-	v := s.st.vm(vmID)
-	return v != nil && v.state == vmRunning && v.role == roleControl
+	v := s.st.VM(vmID)
+	return v != nil && v.State == model.VMRunning && v.Role == model.RoleControl
 }
 
 // javaString is how Java prints a String that may be null (empty here).

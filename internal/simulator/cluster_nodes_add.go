@@ -3,6 +3,9 @@ package simulator
 import (
 	"fmt"
 	"slices"
+
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/wire"
 )
 
 // External nodes (4.21+): addNodesToKubernetesCluster joins existing VMs to
@@ -10,14 +13,14 @@ import (
 // validates the VMs (validateNodes), then KubernetesClusterAddWorker.
 // addNodesToCluster gives each one SSH rules and joins it. Callers hold s.mu.
 
-func cmdAddNodesToKubernetesCluster(s *Simulator, c *caller, p params) (map[string]any, *apiError) {
+func cmdAddNodesToKubernetesCluster(s *Simulator, c *caller, p wire.Params) (map[string]any, *wire.APIError) {
 	cl, vmIDs, err := s.nodesCommand(c, p)
 	if err != nil {
 		return nil, err
 	}
-	mountOnVR, _ := p.boolean("mountcksisoonvr")
-	manual, _ := p.boolean("manualupgrade")
-	return s.clusterJob(c, cl, "AddNodesToKubernetesClusterCmd", 2+2*len(vmIDs), func(jr *jobRun) (any, *apiError) {
+	mountOnVR, _ := p.Bool("mountcksisoonvr")
+	manual, _ := p.Bool("manualupgrade")
+	return s.clusterJob(c, cl, "AddNodesToKubernetesClusterCmd", 2+2*len(vmIDs), func(jr *jobRun) (any, *wire.APIError) {
 		return s.runAddNodes(jr, cl, vmIDs, mountOnVR, manual, c)
 	})
 }
@@ -26,8 +29,8 @@ func cmdAddNodesToKubernetesCluster(s *Simulator, c *caller, p params) (map[stri
 // and removeNodesFromKubernetesCluster. nodeids name VirtualMachine
 // entities; an unknown uuid fails the call, as the API layer's conversion
 // to internal ids does.
-func (s *Simulator) nodesCommand(c *caller, p params) (*cluster, []string, *apiError) {
-	if _, err := p.require("nodeids"); err != nil {
+func (s *Simulator) nodesCommand(c *caller, p wire.Params) (*model.Cluster, []string, *wire.APIError) {
+	if _, err := p.Require("nodeids"); err != nil {
 		return nil, nil, err
 	}
 	cl, err := s.requireCluster(c, p)
@@ -35,12 +38,12 @@ func (s *Simulator) nodesCommand(c *caller, p params) (*cluster, []string, *apiE
 		return nil, nil, err
 	}
 	var ids []string
-	for _, id := range p.list("nodeids") {
-		v := s.st.vmIncludingExpunged(id)
-		if !isUUID(id) || v == nil {
-			return nil, nil, entityNotFound("nodeids", id)
+	for _, id := range p.List("nodeids") {
+		v := s.st.VMIncludingExpunged(id)
+		if !wire.IsUUID(id) || v == nil {
+			return nil, nil, wire.EntityNotFound("nodeids", id)
 		}
-		ids = append(ids, v.id)
+		ids = append(ids, v.ID)
 	}
 	return cl, ids, nil
 }
@@ -49,19 +52,19 @@ func (s *Simulator) nodesCommand(c *caller, p params) (*cluster, []string, *apiE
 // VM that is gone, whose template is not marked for CKS, whose default NIC
 // is in another network or that is already in the cluster's map. Neither
 // the cluster's state nor the VM's state or owner is checked.
-func (s *Simulator) validNodesToAdd(c *cluster, ids []string) []*vm {
-	var out []*vm
+func (s *Simulator) validNodesToAdd(c *model.Cluster, ids []string) []*model.VM {
+	var out []*model.VM
 	for _, id := range ids {
-		v := s.st.vm(id)
+		v := s.st.VM(id)
 		switch {
 		case v == nil:
 			s.logf("Failed to find node (physical or virtual machine) with ID: %s", id)
-		case s.st.template(v.templateID) == nil || !s.st.template(v.templateID).forCks:
-			s.logf("Node: %d is deployed with a template that is not marked to be used for CKS", v.internalID)
-		case v.networkID != c.networkID:
-			s.logf("Node: %d does not have its default NIC in the kubernetes cluster network", v.internalID)
-		case s.inClusterMap(c, v.id):
-			s.logf("Node: %d is already part of the cluster %s", v.internalID, c.name)
+		case s.st.Template(v.TemplateID) == nil || !s.st.Template(v.TemplateID).ForCKS:
+			s.logf("Node: %d is deployed with a template that is not marked to be used for CKS", v.InternalID)
+		case v.NetworkID != c.NetworkID:
+			s.logf("Node: %d does not have its default NIC in the kubernetes cluster network", v.InternalID)
+		case s.inClusterMap(c, v.ID):
+			s.logf("Node: %d is already part of the cluster %s", v.InternalID, c.Name)
 		default:
 			out = append(out, v)
 		}
@@ -69,18 +72,18 @@ func (s *Simulator) validNodesToAdd(c *cluster, ids []string) []*vm {
 	return out
 }
 
-func (s *Simulator) inClusterMap(c *cluster, vmID string) bool {
-	return slices.ContainsFunc(s.st.mapRows(c.id), func(r *mapRow) bool { return r.vmID == vmID })
+func (s *Simulator) inClusterMap(c *model.Cluster, vmID string) bool {
+	return slices.ContainsFunc(s.st.MapRows(c.ID), func(r *model.MapRow) bool { return r.VMID == vmID })
 }
 
 // nodeAdd is one run of KubernetesClusterAddWorker.
 type nodeAdd struct {
 	s     *Simulator
 	jr    *jobRun
-	c     *cluster
-	n     *network
-	ip    *publicIP
-	added []*vm
+	c     *model.Cluster
+	n     *model.Network
+	ip    *model.PublicIP
+	added []*model.VM
 	index int // nodeIndex: the nodes added so far
 }
 
@@ -93,20 +96,20 @@ type nodeAdd struct {
 // that fails is skipped: the job still succeeds
 // (AddNodesToKubernetesClusterCmd.execute ignores the worker's result),
 // and the cluster goes back to Running (OperationFailed from Importing).
-func (s *Simulator) runAddNodes(jr *jobRun, c *cluster, ids []string, _ /*mountCksIsoOnVr*/, manual bool, who *caller) (any, *apiError) {
+func (s *Simulator) runAddNodes(jr *jobRun, c *model.Cluster, ids []string, _ /*mountCksIsoOnVr*/, manual bool, who *caller) (any, *wire.APIError) {
 	jr.op = "add-nodes"
 	valid := s.validNodesToAdd(c, ids)
 	if len(valid) == 0 {
-		return nil, internalError("No valid nodes found to be added to the Kubernetes cluster")
+		return nil, wire.InternalError("No valid nodes found to be added to the Kubernetes cluster")
 	}
-	a := &nodeAdd{s: s, jr: jr, c: c, n: s.st.network(c.networkID)}
+	a := &nodeAdd{s: s, jr: jr, c: c, n: s.st.Network(c.NetworkID)}
 	if a.n == nil {
-		return nil, internalError("Failed to find network with id: %s", c.networkID)
+		return nil, wire.InternalError("Failed to find network with id: %s", c.NetworkID)
 	}
 	// KubernetesClusterActionWorker.getPublicIp: a Shared network has no
 	// public IP for the nodes' SSH, so no node can be added there.
 	if a.ip = s.clusterIP(c); a.ip == nil || isDirectAccess(a.n) {
-		return nil, internalError("java.lang.RuntimeException: Failed to retrieve public IP for the network: %s ", a.n.name)
+		return nil, wire.InternalError("java.lang.RuntimeException: Failed to retrieve public IP for the network: %s ", a.n.Name)
 	}
 	s.transit(c, "AddNodeRequested")
 	for _, v := range valid {
@@ -117,7 +120,7 @@ func (s *Simulator) runAddNodes(jr *jobRun, c *cluster, ids []string, _ /*mountC
 	}
 	a.updateCluster(manual)
 	if len(a.added) != len(valid) {
-		s.logf("Not every node was added to the CKS cluster %s, nodes added: %d out of %d", c.id, len(a.added), len(valid))
+		s.logf("Not every node was added to the CKS cluster %s, nodes added: %d out of %d", c.ID, len(a.added), len(valid))
 		s.transit(c, evOperationFailed)
 	} else {
 		s.transit(c, evOperationSucceeded)
@@ -131,9 +134,9 @@ func (s *Simulator) runAddNodes(jr *jobRun, c *cluster, ids []string, _ /*mountC
 // (2222 + getTotalNodeCount()).
 func (a *nodeAdd) externalNodePort() int {
 	c := a.c
-	total := c.controlNodes + c.size
-	if a.s.profile.externalPortCountsEtcd {
-		total += c.etcdNodes
+	total := c.ControlNodes + c.Size
+	if a.s.profile.ExternalPortCountsEtcd {
+		total += c.EtcdNodes
 	}
 	return nodesStartSSHPort + int(total) + a.index
 }
@@ -145,31 +148,31 @@ func (a *nodeAdd) externalNodePort() int {
 // conflict or a failed check reverts the rules and skips the node; an
 // exception thrown while reverting fails the job. The returned error is
 // such a failure.
-func (a *nodeAdd) setupNode(v *vm) *apiError {
+func (a *nodeAdd) setupNode(v *model.VM) *wire.APIError {
 	s, c := a.s, a.c
 	port := a.externalNodePort()
 	// The node's SSH endpoint belongs to the cluster from its forward on;
 	// a node that is not added belongs to none again.
-	previous := v.clusterID
-	v.clusterID = c.id
+	previous := v.ClusterID
+	v.ClusterID = c.ID
 	ok := false
 	defer func() {
 		if !ok {
-			v.clusterID = previous
+			v.ClusterID = previous
 		}
 	}()
 	if err := a.jr.step("node"); err != nil {
-		return internalError("%s", failText(err, fmt.Sprintf("Failed to add node %s to Kubernetes cluster : %s", v.id, c.name)))
+		return wire.InternalError("%s", failText(err, fmt.Sprintf("Failed to add node %s to Kubernetes cluster : %s", v.ID, c.Name)))
 	}
 	if !isVPCTier(a.n) {
-		if err := s.provisionFirewallRule(a.ip, a.n.id, port, port); err != nil {
-			s.logf("Failed to activate API port forwarding rules for the Kubernetes cluster : %s: %s", c.name, err.text)
+		if err := s.provisionFirewallRule(a.ip, a.n.ID, port, port); err != nil {
+			s.logf("Failed to activate API port forwarding rules for the Kubernetes cluster : %s: %s", c.Name, err.Text)
 			return a.revertNetworkRules(v, port)
 		}
 	}
-	s.provisionPortForward(a.ip, a.n.id, port, defaultSSHPort, v)
+	s.provisionPortForward(a.ip, a.n.ID, port, defaultSSHPort, v)
 	if err := a.jr.step("node-check"); err != nil || s.sshForwardTarget(a.ip, port) != v {
-		s.logf("Failed to validate node with ID: %d", v.internalID)
+		s.logf("Failed to validate node with ID: %d", v.InternalID)
 		if rerr := a.revertNetworkRules(v, port); rerr != nil {
 			// The generic catch of validateAndSetupNode reverts once more
 			// and throws.
@@ -183,8 +186,8 @@ func (a *nodeAdd) setupNode(v *vm) *apiError {
 	// updateVirtualMachine (user data) and rebootVirtualMachine: the
 	// node's kubelet joins the cluster with the cluster's token.
 	ok = true
-	v.role = roleWorker
-	v.kubelet = true
+	v.Role = model.RoleWorker
+	v.Kubelet = true
 	s.joinNode(v)
 	a.added = append(a.added, v)
 	a.index++
@@ -199,20 +202,20 @@ func (a *nodeAdd) setupNode(v *vm) *apiError {
 // firewall rule throws InvalidParameterValueException, and nothing found
 // throws a NullPointerException. Then every forward of the VM is revoked.
 // The returned error is such an exception, which fails the job.
-func (a *nodeAdd) revertNetworkRules(v *vm, port int) *apiError {
+func (a *nodeAdd) revertNetworkRules(v *model.VM, port int) *wire.APIError {
 	s := a.s
-	pick := s.findRuleByNetworkAndPorts(a.n.id, port, port)
+	pick := s.findRuleByNetworkAndPorts(a.n.ID, port, port)
 	if !isVPCTier(a.n) {
 		switch {
 		case pick == nil:
-			return internalError(`Cannot invoke "com.cloud.network.rules.FirewallRuleVO.getId()" because "ruleVO" is null`)
-		case pick.purpose != purposeFirewall:
-			return internalError("Unable to find %d having purpose %s", pick.internalID, purposeFirewall)
+			return wire.InternalError(`Cannot invoke "com.cloud.network.rules.FirewallRuleVO.getId()" because "ruleVO" is null`)
+		case pick.Purpose != model.PurposeFirewall:
+			return wire.InternalError("Unable to find %d having purpose %s", pick.InternalID, model.PurposeFirewall)
 		}
 		s.revokeRule(pick)
 	}
-	for _, r := range slices.Clone(s.st.rules) {
-		if r.purpose == purposePF && r.vmID == v.id {
+	for _, r := range slices.Clone(s.st.Rules) {
+		if r.Purpose == model.PurposePF && r.VMID == v.ID {
 			s.revokeRule(r)
 		}
 	}
@@ -223,10 +226,10 @@ func (a *nodeAdd) revertNetworkRules(v *vm, port int) *apiError {
 // any rule of the network (firewall, forward or load balancer) with exactly
 // those public ports, one of several at random (findOneBy, seeded by
 // Options.Seed).
-func (s *Simulator) findRuleByNetworkAndPorts(networkID string, start, end int) *rule {
-	var found []*rule
-	for _, r := range s.st.rules {
-		if r.networkID == networkID && r.state != ruleRevoke && r.hasPorts && r.start == start && r.end == end {
+func (s *Simulator) findRuleByNetworkAndPorts(networkID string, start, end int) *model.Rule {
+	var found []*model.Rule
+	for _, r := range s.st.Rules {
+		if r.NetworkID == networkID && r.State != model.RuleRevoke && r.HasPorts && r.Start == start && r.End == end {
 			found = append(found, r)
 		}
 	}
@@ -242,14 +245,14 @@ func (s *Simulator) findRuleByNetworkAndPorts(networkID string, start, end int) 
 // external, manual_upgrade as asked, the cluster's version).
 func (a *nodeAdd) updateCluster(manual bool) {
 	s, c := a.s, a.c
-	c.size += int64(len(a.added))
+	c.Size += int64(len(a.added))
 	for _, v := range a.added {
-		if o := s.st.offering(v.offeringID); o != nil {
-			c.cores += int64(o.cpu)
-			c.memory += int64(o.memory)
+		if o := s.st.Offering(v.OfferingID); o != nil {
+			c.Cores += int64(o.CPU)
+			c.Memory += int64(o.Memory)
 		}
 		row := s.addMapRow(c, v)
-		row.external = true
-		row.manualUpgrade = manual
+		row.External = true
+		row.ManualUpgrade = manual
 	}
 }

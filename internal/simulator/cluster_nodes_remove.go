@@ -2,6 +2,9 @@ package simulator
 
 import (
 	"slices"
+
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/wire"
 )
 
 // removeNodesFromKubernetesCluster takes VMs out of a cluster; the VMs keep
@@ -10,12 +13,12 @@ import (
 // do not exist), then KubernetesClusterRemoveWorker.removeNodesFromCluster
 // removes each. Callers hold s.mu.
 
-func cmdRemoveNodesFromKubernetesCluster(s *Simulator, c *caller, p params) (map[string]any, *apiError) {
+func cmdRemoveNodesFromKubernetesCluster(s *Simulator, c *caller, p wire.Params) (map[string]any, *wire.APIError) {
 	cl, vmIDs, err := s.nodesCommand(c, p)
 	if err != nil {
 		return nil, err
 	}
-	return s.clusterJob(c, cl, "RemoveNodesFromKubernetesClusterCmd", 1+len(vmIDs), func(jr *jobRun) (any, *apiError) {
+	return s.clusterJob(c, cl, "RemoveNodesFromKubernetesClusterCmd", 1+len(vmIDs), func(jr *jobRun) (any, *wire.APIError) {
 		return s.runRemoveNodes(jr, cl, vmIDs, c)
 	})
 }
@@ -26,34 +29,34 @@ func cmdRemoveNodesFromKubernetesCluster(s *Simulator, c *caller, p params) (map
 // the map rows of those in it. When a VM could not be removed the cluster
 // goes back to Running (OperationFailed from RemovingNodes) and the job
 // fails (RemoveNodesFromKubernetesClusterCmd.execute).
-func (s *Simulator) runRemoveNodes(jr *jobRun, c *cluster, ids []string, who *caller) (any, *apiError) {
+func (s *Simulator) runRemoveNodes(jr *jobRun, c *model.Cluster, ids []string, who *caller) (any, *wire.APIError) {
 	jr.op = "remove-nodes"
 	var valid []string
 	for _, id := range ids {
-		if s.st.vm(id) != nil {
+		if s.st.VM(id) != nil {
 			valid = append(valid, id)
 		}
 	}
 	if len(valid) == 0 {
-		return nil, internalError("No valid nodes found to be removed from the Kubernetes cluster")
+		return nil, wire.InternalError("No valid nodes found to be removed from the Kubernetes cluster")
 	}
-	n := s.st.network(c.networkID)
+	n := s.st.Network(c.NetworkID)
 	if n == nil {
-		return nil, internalError("Failed to find network with id: %s", c.networkID)
+		return nil, wire.InternalError("Failed to find network with id: %s", c.NetworkID)
 	}
 	ip := s.clusterIP(c)
 	if ip == nil || isDirectAccess(n) {
-		return nil, internalError("Failed to retrieve public IP for the network: %s ", n.name)
+		return nil, wire.InternalError("Failed to retrieve public IP for the network: %s ", n.Name)
 	}
 	s.transit(c, "RemoveNodeRequested")
 	ok := true
-	var removed []*vm
+	var removed []*model.VM
 	for _, id := range valid {
-		v := s.st.vm(id)
+		v := s.st.VM(id)
 		if err := jr.step("node"); err != nil || !s.controlSSHReachable(c) {
 			// copyScriptFile to the control node through 2222 throws; the
 			// node is not counted.
-			s.logf("Error trying to remove node %s from Kubernetes Cluster %s", v.id, c.id)
+			s.logf("Error trying to remove node %s from Kubernetes Cluster %s", v.ID, c.ID)
 			ok = false
 			continue
 		}
@@ -64,7 +67,7 @@ func (s *Simulator) runRemoveNodes(jr *jobRun, c *cluster, ids []string, who *ca
 	s.updateAfterRemoval(c, removed)
 	if !ok {
 		s.transit(c, evOperationFailed)
-		return nil, internalError("Failed to remove node(s) from Kubernetes cluster ID: %d", c.internalID)
+		return nil, wire.InternalError("Failed to remove node(s) from Kubernetes cluster ID: %d", c.InternalID)
 	}
 	s.transit(c, evOperationSucceeded)
 	return map[string]any{"kubernetescluster": s.renderCluster(c, who)}, nil
@@ -75,10 +78,10 @@ func (s *Simulator) runRemoveNodes(jr *jobRun, c *cluster, ids []string, who *ca
 // or above, a reset of the node through that forward (its kubelet stops)
 // and `kubectl delete node <display name>` through 2222. Failures of these
 // commands are only logged.
-func (s *Simulator) removeNodeVM(c *cluster, ip *publicIP, v *vm) {
-	var forward *rule
-	for _, r := range s.rulesOnIP(ip.id, purposePF) {
-		if r.vmID == v.id && r.privateStart == defaultSSHPort && r.start >= nodesStartSSHPort {
+func (s *Simulator) removeNodeVM(c *model.Cluster, ip *model.PublicIP, v *model.VM) {
+	var forward *model.Rule
+	for _, r := range s.rulesOnIP(ip.ID, model.PurposePF) {
+		if r.VMID == v.ID && r.PrivateStart == defaultSSHPort && r.Start >= nodesStartSSHPort {
 			forward = r
 			break
 		}
@@ -86,14 +89,14 @@ func (s *Simulator) removeNodeVM(c *cluster, ip *publicIP, v *vm) {
 	if forward == nil {
 		return
 	}
-	if s.sshForwardTarget(ip, forward.start) == v {
-		v.kubelet = false
-		v.role = roleNone
+	if s.sshForwardTarget(ip, forward.Start) == v {
+		v.Kubelet = false
+		v.Role = model.RoleNone
 	}
 	// kubectl matches the display name as it is: a node registered under
 	// the lowercased host name stays when the name has capitals.
-	if node := s.st.nodeByName(c.id, v.name); node != nil {
-		s.deleteNode(node.vmID)
+	if node := s.st.NodeByName(c.ID, v.Name); node != nil {
+		s.deleteNode(node.VMID)
 	}
 }
 
@@ -103,21 +106,21 @@ func (s *Simulator) removeNodeVM(c *cluster, ip *publicIP, v *vm) {
 // purpose, one at random) is revoked as a firewall rule. Its exceptions (no
 // rule found, or a forward picked) are caught and logged, and change
 // nothing of the worker's result.
-func (s *Simulator) removeNodePortForwards(n *network, v *vm) {
-	for _, pf := range slices.Clone(s.st.rules) {
-		if pf.purpose != purposePF || pf.vmID != v.id || pf.state == ruleRevoke {
+func (s *Simulator) removeNodePortForwards(n *model.Network, v *model.VM) {
+	for _, pf := range slices.Clone(s.st.Rules) {
+		if pf.Purpose != model.PurposePF || pf.VMID != v.ID || pf.State == model.RuleRevoke {
 			continue
 		}
 		s.revokeRule(pf)
 		if isVPCTier(n) {
 			continue
 		}
-		fw := s.findRuleByNetworkAndPorts(n.id, pf.start, pf.end)
+		fw := s.findRuleByNetworkAndPorts(n.ID, pf.Start, pf.End)
 		switch {
 		case fw == nil:
-			s.logf("Failed to cleanup network rules for node %s, due to: ruleVO is null", v.name)
-		case fw.purpose != purposeFirewall:
-			s.logf("Failed to cleanup network rules for node %s, due to: Unable to find %d having purpose Firewall", v.name, fw.internalID)
+			s.logf("Failed to cleanup network rules for node %s, due to: ruleVO is null", v.Name)
+		case fw.Purpose != model.PurposeFirewall:
+			s.logf("Failed to cleanup network rules for node %s, due to: Unable to find %d having purpose Firewall", v.Name, fw.InternalID)
 		default:
 			s.revokeRule(fw)
 		}
@@ -127,20 +130,20 @@ func (s *Simulator) removeNodePortForwards(n *network, v *vm) {
 // updateAfterRemoval is KubernetesClusterRemoveWorker.updateKubernetesCluster:
 // node_count, memory and cores drop by every VM processed, and the map rows
 // of those in the cluster's map are deleted.
-func (s *Simulator) updateAfterRemoval(c *cluster, removed []*vm) {
-	c.size -= int64(len(removed))
+func (s *Simulator) updateAfterRemoval(c *model.Cluster, removed []*model.VM) {
+	c.Size -= int64(len(removed))
 	for _, v := range removed {
-		if o := s.st.offering(v.offeringID); o != nil {
-			c.cores -= int64(o.cpu)
-			c.memory -= int64(o.memory)
+		if o := s.st.Offering(v.OfferingID); o != nil {
+			c.Cores -= int64(o.CPU)
+			c.Memory -= int64(o.Memory)
 		}
-		for _, row := range s.st.mapRows(c.id) {
-			if row.vmID == v.id {
+		for _, row := range s.st.MapRows(c.ID) {
+			if row.VMID == v.ID {
 				s.deleteMapRow(row)
 			}
 		}
-		if v.clusterID == c.id && v.userVM {
-			v.clusterID = ""
+		if v.ClusterID == c.ID && v.UserVM {
+			v.ClusterID = ""
 		}
 	}
 }

@@ -5,19 +5,18 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-)
 
-// roleDefault is KubernetesClusterNodeType.DEFAULT: one offering for every
-// node type.
-const roleDefault nodeRole = "default"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/wire"
+)
 
 // scaleRequest is scaleKubernetesCluster's input. Validation runs inside the
 // job, so every problem is a 530 job failure.
 type scaleRequest struct {
 	size             int64
 	sizeGiven        bool
-	offering         *serviceOffering
-	nodeOfferings    map[nodeRole]*serviceOffering
+	offering         *model.ServiceOffering
+	nodeOfferings    map[model.NodeRole]*model.ServiceOffering
 	nodeIDs          []string
 	autoscaling      bool
 	autoscalingGiven bool
@@ -26,120 +25,86 @@ type scaleRequest struct {
 	maxGiven         bool
 }
 
-func cmdScaleKubernetesCluster(s *Simulator, c *caller, p params) (map[string]any, *apiError) {
+func cmdScaleKubernetesCluster(s *Simulator, c *caller, p wire.Params) (map[string]any, *wire.APIError) {
 	cl, err := s.requireCluster(c, p)
 	if err != nil {
 		return nil, err
 	}
-	req := &scaleRequest{nodeOfferings: map[nodeRole]*serviceOffering{}}
-	if req.size, req.sizeGiven, err = p.long("size"); err != nil {
+	req := &scaleRequest{nodeOfferings: map[model.NodeRole]*model.ServiceOffering{}}
+	if req.size, req.sizeGiven, err = p.Long("size"); err != nil {
 		return nil, err
 	}
-	if req.offering, err = resolveParam(p, "serviceofferingid", s.st.offering); err != nil {
+	if req.offering, err = wire.ResolveParam(p, "serviceofferingid", s.st.Offering); err != nil {
 		return nil, err
 	}
-	for _, entry := range p.mapEntries("nodeofferings") {
-		role := nodeRole(strings.ToLower(entry["node"]))
-		if role != roleControl && role != roleWorker && role != roleEtcd {
-			return nil, invalidParam("Invalid node type: %s, valid types are: control, worker, etcd", entry["node"])
+	for _, entry := range p.MapEntries("nodeofferings") {
+		role := model.NodeRole(strings.ToLower(entry["node"]))
+		if role != model.RoleControl && role != model.RoleWorker && role != model.RoleEtcd {
+			return nil, wire.InvalidParam("Invalid node type: %s, valid types are: control, worker, etcd", entry["node"])
 		}
-		off := s.st.offering(entry["offering"])
+		off := s.st.Offering(entry["offering"])
 		if off == nil {
-			return nil, entityNotFound("nodeofferings", entry["offering"])
+			return nil, wire.EntityNotFound("nodeofferings", entry["offering"])
 		}
 		req.nodeOfferings[role] = off
 	}
-	for _, id := range p.list("nodeids") {
-		if !isUUID(id) || s.st.vmIncludingExpunged(id) == nil {
-			return nil, entityNotFound("nodeids", id)
+	for _, id := range p.List("nodeids") {
+		if !wire.IsUUID(id) || s.st.VMIncludingExpunged(id) == nil {
+			return nil, wire.EntityNotFound("nodeids", id)
 		}
-		req.nodeIDs = append(req.nodeIDs, s.st.vmIncludingExpunged(id).id)
+		req.nodeIDs = append(req.nodeIDs, s.st.VMIncludingExpunged(id).ID)
 	}
-	req.autoscaling, req.autoscalingGiven = p.boolean("autoscalingenabled")
-	if req.minSize, req.minGiven, err = p.long("minsize"); err != nil {
+	req.autoscaling, req.autoscalingGiven = p.Bool("autoscalingenabled")
+	if req.minSize, req.minGiven, err = p.Long("minsize"); err != nil {
 		return nil, err
 	}
-	if req.maxSize, req.maxGiven, err = p.long("maxsize"); err != nil {
+	if req.maxSize, req.maxGiven, err = p.Long("maxsize"); err != nil {
 		return nil, err
 	}
 	return s.clusterJob(c, cl, "ScaleKubernetesClusterCmd", 6,
-		func(jr *jobRun) (any, *apiError) { return s.runScale(jr, cl, req, c) })
+		func(jr *jobRun) (any, *wire.APIError) { return s.runScale(jr, cl, req, c) })
 }
 
 // requireCluster resolves the required id parameter of a cluster command
 // and checks the caller's access.
-func (s *Simulator) requireCluster(c *caller, p params) (*cluster, *apiError) {
-	if _, err := p.require("id"); err != nil {
+func (s *Simulator) requireCluster(c *caller, p wire.Params) (*model.Cluster, *wire.APIError) {
+	if _, err := p.Require("id"); err != nil {
 		return nil, err
 	}
-	cl, err := resolveParam(p, "id", s.st.cluster)
+	cl, err := wire.ResolveParam(p, "id", s.st.Cluster)
 	if err != nil {
 		return nil, err
 	}
-	if err := s.checkAccess(c, cl.accountID, "Kubernetes cluster "+cl.name); err != nil {
+	if err := s.checkAccess(c, cl.AccountID, "Kubernetes cluster "+cl.Name); err != nil {
 		return nil, err
 	}
 	return cl, nil
-}
-
-// roleOfferingID is the offering the cluster records for a node type.
-func (c *cluster) roleOfferingID(role nodeRole) string {
-	switch role {
-	case roleControl:
-		return c.controlOfferingID
-	case roleWorker:
-		return c.workerOfferingID
-	case roleEtcd:
-		return c.etcdOfferingID
-	}
-	return c.offeringID
-}
-
-// nodeOfferingID is the offering a node type's new VMs get: its own
-// column, else the cluster's service offering
-// (KubernetesClusterResourceModifierActionWorker.getServiceOfferingForNodeTypeOnCluster).
-func (c *cluster) nodeOfferingID(role nodeRole) string {
-	if id := c.roleOfferingID(role); id != "" && role != roleDefault {
-		return id
-	}
-	return c.offeringID
-}
-
-func (c *cluster) setRoleOfferingID(role nodeRole, id string) {
-	switch role {
-	case roleControl:
-		c.controlOfferingID = id
-	case roleWorker:
-		c.workerOfferingID = id
-	case roleEtcd:
-		c.etcdOfferingID = id
-	}
 }
 
 // scaleWorker is one KubernetesClusterScaleWorker.
 type scaleWorker struct {
 	s             *Simulator
 	jr            *jobRun
-	c             *cluster
+	c             *model.Cluster
 	req           *scaleRequest
-	offerings     map[nodeRole]*serviceOffering // serviceOfferingNodeTypeMap
-	clusterSize   *int64                        // the new worker count, nil when unchanged
+	offerings     map[model.NodeRole]*model.ServiceOffering // serviceOfferingNodeTypeMap
+	clusterSize   *int64                                    // the new worker count, nil when unchanged
 	originalState string
 	originalSize  int64
 }
 
 // runScale is KubernetesClusterManagerImpl.scaleKubernetesCluster: the
 // validation, then the scale worker.
-func (s *Simulator) runScale(jr *jobRun, c *cluster, req *scaleRequest, who *caller) (any, *apiError) {
+func (s *Simulator) runScale(jr *jobRun, c *model.Cluster, req *scaleRequest, who *caller) (any, *wire.APIError) {
 	jr.op = "scale"
 	if err := s.validateScale(c, req); err != nil {
-		return nil, internalError("%s", err.Error())
+		return nil, wire.InternalError("%s", err.Error())
 	}
 	w := &scaleWorker{s: s, jr: jr, c: c, req: req, offerings: s.nodeTypeOfferings(c, req),
-		originalState: c.state, originalSize: c.size}
+		originalState: c.State, originalSize: c.Size}
 	switch {
 	case len(req.nodeIDs) > 0:
-		size := c.size - int64(len(req.nodeIDs))
+		size := c.Size - int64(len(req.nodeIDs))
 		w.clusterSize = &size
 	case req.sizeGiven:
 		size := req.size
@@ -155,14 +120,14 @@ func (s *Simulator) runScale(jr *jobRun, c *cluster, req *scaleRequest, who *cal
 // nodeofferings entries, or, without any, DEFAULT mapped to
 // serviceofferingid or else the cluster's own service offering. A
 // size-only scale therefore asks every node type for the cluster's offering.
-func (s *Simulator) nodeTypeOfferings(c *cluster, req *scaleRequest) map[nodeRole]*serviceOffering {
-	out := map[nodeRole]*serviceOffering{}
+func (s *Simulator) nodeTypeOfferings(c *model.Cluster, req *scaleRequest) map[model.NodeRole]*model.ServiceOffering {
+	out := map[model.NodeRole]*model.ServiceOffering{}
 	if len(req.nodeOfferings) == 0 {
 		off := req.offering
 		if off == nil {
-			off = s.st.offering(c.offeringID)
+			off = s.st.Offering(c.OfferingID)
 		}
-		out[roleDefault] = off
+		out[model.RoleDefault] = off
 		return out
 	}
 	for role, off := range req.nodeOfferings {
@@ -174,39 +139,27 @@ func (s *Simulator) nodeTypeOfferings(c *cluster, req *scaleRequest) map[nodeRol
 // existingOfferingForRole is KubernetesClusterScaleWorker.
 // getExistingOfferingIdForNodeType: the offering of the first VM of the node
 // type in the map, or the cluster's service offering when there is none.
-func (s *Simulator) existingOfferingForRole(c *cluster, role nodeRole) *serviceOffering {
-	for _, row := range s.st.mapRows(c.id) {
-		if rowRole(row) != role {
+func (s *Simulator) existingOfferingForRole(c *model.Cluster, role model.NodeRole) *model.ServiceOffering {
+	for _, row := range s.st.MapRows(c.ID) {
+		if model.RowRole(row) != role {
 			continue
 		}
-		if v := s.st.vm(row.vmID); v != nil {
-			return s.st.offering(v.offeringID)
+		if v := s.st.VM(row.VMID); v != nil {
+			return s.st.Offering(v.OfferingID)
 		}
 		break
 	}
-	return s.st.offering(c.offeringID)
-}
-
-// rowRole is the node type of a map row (listByClusterIdAndVmType).
-func rowRole(row *mapRow) nodeRole {
-	switch {
-	case row.control:
-		return roleControl
-	case row.etcd:
-		return roleEtcd
-	default:
-		return roleWorker
-	}
+	return s.st.Offering(c.OfferingID)
 }
 
 // scaleCluster is KubernetesClusterScaleWorker.scaleCluster: node types in
 // the order CONTROL, ETCD, WORKER; a type whose requested offering (its
 // entry, else DEFAULT) differs from its first VM's gets an offering change;
 // the worker type also gets the size change or the autoscaler.
-func (w *scaleWorker) scaleCluster() *apiError {
-	_, hasDefault := w.offerings[roleDefault]
+func (w *scaleWorker) scaleCluster() *wire.APIError {
+	_, hasDefault := w.offerings[model.RoleDefault]
 	autoscalingChanged := w.autoscalingChanged()
-	for _, role := range []nodeRole{roleControl, roleEtcd, roleWorker} {
+	for _, role := range []model.NodeRole{model.RoleControl, model.RoleEtcd, model.RoleWorker} {
 		newVMs := w.newVMsRequired(role)
 		_, inMap := w.offerings[role]
 		if !hasDefault && !inMap && newVMs == 0 {
@@ -216,7 +169,7 @@ func (w *scaleWorker) scaleCluster() *apiError {
 		if err != nil {
 			return err
 		}
-		if role == roleWorker && autoscalingChanged {
+		if role == model.RoleWorker && autoscalingChanged {
 			return w.autoscaleWorkers(t)
 		}
 		if err := w.scaleNodeType(t); err != nil {
@@ -231,14 +184,14 @@ func (w *scaleWorker) scaleCluster() *apiError {
 // and it, minsize or maxsize differs from the cluster's.
 func (w *scaleWorker) autoscalingChanged() bool {
 	req, c := w.req, w.c
-	return req.autoscalingGiven && (req.autoscaling != c.autoscaling ||
-		(req.minGiven && req.minSize != c.minSize) || (req.maxGiven && req.maxSize != c.maxSize))
+	return req.autoscalingGiven && (req.autoscaling != c.Autoscaling ||
+		(req.minGiven && req.minSize != c.MinSize) || (req.maxGiven && req.maxSize != c.MaxSize))
 }
 
 // newVMsRequired is the worker count change; other node types never change
 // size.
-func (w *scaleWorker) newVMsRequired(role nodeRole) int64 {
-	if role != roleWorker || w.clusterSize == nil {
+func (w *scaleWorker) newVMsRequired(role model.NodeRole) int64 {
+	if role != model.RoleWorker || w.clusterSize == nil {
 		return 0
 	}
 	return *w.clusterSize - w.originalSize
@@ -246,40 +199,40 @@ func (w *scaleWorker) newVMsRequired(role nodeRole) int64 {
 
 // nodeTypeScale is what scaleCluster decides for one node type.
 type nodeTypeScale struct {
-	role           nodeRole
-	offering       *serviceOffering // scalingServiceOffering
-	offeringNeeded bool             // isServiceOfferingScalingNeededForNodeType
-	updateNode     bool             // updateNodeOffering
-	updateCluster  bool             // updateClusterOffering
+	role           model.NodeRole
+	offering       *model.ServiceOffering // scalingServiceOffering
+	offeringNeeded bool                   // isServiceOfferingScalingNeededForNodeType
+	updateNode     bool                   // updateNodeOffering
+	updateCluster  bool                   // updateClusterOffering
 }
 
 // planNodeType compares the node type's requested offering (its entry,
 // else DEFAULT) with the one of its first VM
 // (getExistingServiceOfferingForNodeType).
-func (w *scaleWorker) planNodeType(role nodeRole) (*nodeTypeScale, *apiError) {
+func (w *scaleWorker) planNodeType(role model.NodeRole) (*nodeTypeScale, *wire.APIError) {
 	c := w.c
 	existing := w.s.existingOfferingForRole(c, role)
 	if existing == nil {
-		return nil, internalError("The Kubernetes cluster %s does not have a service offering set for node type %s", c.name, strings.ToUpper(string(role)))
+		return nil, wire.InternalError("The Kubernetes cluster %s does not have a service offering set for node type %s", c.Name, strings.ToUpper(string(role)))
 	}
-	def, hasDefault := w.offerings[roleDefault]
+	def, hasDefault := w.offerings[model.RoleDefault]
 	scaling, inMap := w.offerings[role]
 	if scaling == nil {
 		scaling = def
 	}
-	offeringNeeded := scaling != nil && scaling.id != existing.id
+	offeringNeeded := scaling != nil && scaling.ID != existing.ID
 	return &nodeTypeScale{role: role, offering: scaling, offeringNeeded: offeringNeeded,
-		updateNode: inMap || offeringNeeded, updateCluster: role == roleWorker && hasDefault}, nil
+		updateNode: inMap || offeringNeeded, updateCluster: role == model.RoleWorker && hasDefault}, nil
 }
 
 // scaleNodeTypeOffering is scaleKubernetesClusterOffering for the node type.
-func (w *scaleWorker) scaleNodeTypeOffering(t *nodeTypeScale) *apiError {
+func (w *scaleWorker) scaleNodeTypeOffering(t *nodeTypeScale) *wire.APIError {
 	return w.scaleOffering(t.role, t.offering, t.updateNode, t.updateCluster)
 }
 
 // autoscaleWorkers is the worker type when autoscaling changed: the
 // autoscaler, then the offering if it differs, and the scale ends there.
-func (w *scaleWorker) autoscaleWorkers(t *nodeTypeScale) *apiError {
+func (w *scaleWorker) autoscaleWorkers(t *nodeTypeScale) *wire.APIError {
 	if err := w.s.scaleAutoscaling(w.jr, w.c, w.req); err != nil {
 		return err
 	}
@@ -295,9 +248,9 @@ func (w *scaleWorker) autoscaleWorkers(t *nodeTypeScale) *apiError {
 // scaleNodeType changes the node type's offering, its size, or both: the
 // offering first when nodes are added, last when they are removed. A type
 // that needs neither is left alone (see FIDELITY.md on Java's return true).
-func (w *scaleWorker) scaleNodeType(t *nodeTypeScale) *apiError {
+func (w *scaleWorker) scaleNodeType(t *nodeTypeScale) *wire.APIError {
 	newVMs := w.newVMsRequired(t.role)
-	sizeNeeded := t.role == roleWorker && w.clusterSize != nil && *w.clusterSize != w.originalSize
+	sizeNeeded := t.role == model.RoleWorker && w.clusterSize != nil && *w.clusterSize != w.originalSize
 	switch {
 	case t.offeringNeeded && sizeNeeded && newVMs > 0:
 		if err := w.scaleNodeTypeOffering(t); err != nil {
@@ -319,27 +272,27 @@ func (w *scaleWorker) scaleNodeType(t *nodeTypeScale) *apiError {
 
 // failIfScaling is logTransitStateToFailedIfNeededAndThrow: a cluster in
 // Scaling goes to Alert; in any other state nothing changes.
-func (w *scaleWorker) failIfScaling(format string, args ...any) *apiError {
-	if w.c.state == stScaling {
+func (w *scaleWorker) failIfScaling(format string, args ...any) *wire.APIError {
+	if w.c.State == model.ClusterScaling {
 		w.s.transit(w.c, evOperationFailed)
 	}
-	return internalError(format, args...)
+	return wire.InternalError(format, args...)
 }
 
 // updateEntry is updateKubernetesClusterEntryForNodeType: the capacity,
 // node_count when size is set, the node type's offering column and the
 // cluster's offering when asked (updateKubernetesClusterEntry writes only
 // what it is given).
-func (w *scaleWorker) updateEntry(size *int64, role nodeRole, off *serviceOffering, updateNode, updateCluster bool) {
-	w.c.cores, w.c.memory = w.newCapacity(size, role, off)
+func (w *scaleWorker) updateEntry(size *int64, role model.NodeRole, off *model.ServiceOffering, updateNode, updateCluster bool) {
+	w.c.Cores, w.c.Memory = w.newCapacity(size, role, off)
 	if size != nil {
-		w.c.size = *size
+		w.c.Size = *size
 	}
-	if off != nil && updateNode && role != roleDefault {
-		w.c.setRoleOfferingID(role, off.id)
+	if off != nil && updateNode && role != model.RoleDefault {
+		w.c.SetRoleOfferingID(role, off.ID)
 	}
 	if off != nil && updateCluster {
-		w.c.offeringID = off.id
+		w.c.OfferingID = off.ID
 	}
 }
 
@@ -349,25 +302,25 @@ func (w *scaleWorker) updateEntry(size *int64, role nodeRole, off *serviceOfferi
 // when none is given). The first VM's offering is read after an offering
 // change has already upgraded it, so such a change leaves the capacity as
 // it was.
-func (w *scaleWorker) newCapacity(size *int64, role nodeRole, off *serviceOffering) (cores, memory int64) {
+func (w *scaleWorker) newCapacity(size *int64, role model.NodeRole, off *model.ServiceOffering) (cores, memory int64) {
 	c := w.c
 	if off == nil {
-		off = w.s.st.offering(c.offeringID)
+		off = w.s.st.Offering(c.OfferingID)
 	}
 	prev := w.s.existingOfferingForRole(c, role)
 	if prev == nil {
 		prev = off
 	}
 	if off == nil || prev == nil {
-		return c.cores, c.memory
+		return c.Cores, c.Memory
 	}
-	count := map[nodeRole]int64{roleControl: c.controlNodes, roleEtcd: c.etcdNodes, roleWorker: c.size}[role]
+	count := map[model.NodeRole]int64{model.RoleControl: c.ControlNodes, model.RoleEtcd: c.EtcdNodes, model.RoleWorker: c.Size}[role]
 	newCount := count
-	if role == roleWorker && size != nil {
+	if role == model.RoleWorker && size != nil {
 		newCount = *size
 	}
-	return c.cores - int64(prev.cpu)*count + int64(off.cpu)*newCount,
-		c.memory - int64(prev.memory)*count + int64(off.memory)*newCount
+	return c.Cores - int64(prev.CPU)*count + int64(off.CPU)*newCount,
+		c.Memory - int64(prev.Memory)*count + int64(off.Memory)*newCount
 }
 
 // scaleOffering is scaleKubernetesClusterOffering with
@@ -375,48 +328,48 @@ func (w *scaleWorker) newCapacity(size *int64, role nodeRole, off *serviceOfferi
 // inconsistent VM map and, with any VM running, on KVM; then each VM of the
 // node type gets the offering (upgradeVirtualMachine). A stopped cluster
 // scales through ScalingStoppedCluster.
-func (w *scaleWorker) scaleOffering(role nodeRole, off *serviceOffering, updateNode, updateCluster bool) *apiError {
+func (w *scaleWorker) scaleOffering(role model.NodeRole, off *model.ServiceOffering, updateNode, updateCluster bool) *wire.APIError {
 	s, c := w.s, w.c
 	w.jr.op = "scale-offering"
-	if w.originalState != stCreated {
-		rows := s.st.mapRows(c.id)
-		if len(rows) == 0 || len(rows) < expectedMapSize(c) {
-			return w.failIfScaling("Scaling Kubernetes cluster : %s failed, it is in unstable state as not enough existing VM instances found!", c.name)
+	if w.originalState != model.ClusterCreated {
+		rows := s.st.MapRows(c.ID)
+		if len(rows) == 0 || len(rows) < model.ExpectedMapSize(c) {
+			return w.failIfScaling("Scaling Kubernetes cluster : %s failed, it is in unstable state as not enough existing VM instances found!", c.Name)
 		}
 		for _, row := range rows {
-			if v := s.st.vm(row.vmID); v != nil && v.state == vmRunning && !slices.Contains([]string{"XenServer", "VMware", "Simulator"}, c.hypervisor) {
-				return w.failIfScaling("Scaling Kubernetes cluster : %s failed, scaling Kubernetes cluster with running VMs on hypervisor %s is not supported!", c.name, c.hypervisor)
+			if v := s.st.VM(row.VMID); v != nil && v.State == model.VMRunning && !slices.Contains([]string{"XenServer", "VMware", "Simulator"}, c.Hypervisor) {
+				return w.failIfScaling("Scaling Kubernetes cluster : %s failed, scaling Kubernetes cluster with running VMs on hypervisor %s is not supported!", c.Name, c.Hypervisor)
 			}
 		}
 	}
-	if c.state != stScaling && c.state != stScalingStoppedCluster {
+	if c.State != model.ClusterScaling && c.State != model.ClusterScalingStoppedCluster {
 		s.transit(c, evScaleUpRequested)
 	}
-	if w.originalState == stCreated {
+	if w.originalState == model.ClusterCreated {
 		w.updateEntry(nil, role, off, updateNode, updateCluster)
 		return nil
 	}
 	if err := w.jr.step("vms"); err != nil {
-		return s.scalingFailed(c, err, fmt.Sprintf("Scaling Kubernetes cluster : %s failed, unable to scale cluster VM", c.name))
+		return s.scalingFailed(c, err, fmt.Sprintf("Scaling Kubernetes cluster : %s failed, unable to scale cluster VM", c.Name))
 	}
-	count := len(s.st.mapRows(c.id))
+	count := len(s.st.MapRows(c.ID))
 	switch role {
-	case roleControl:
-		count = int(c.controlNodes)
-	case roleEtcd:
-		count = int(c.etcdNodes)
-	case roleWorker:
-		count = int(c.size)
+	case model.RoleControl:
+		count = int(c.ControlNodes)
+	case model.RoleEtcd:
+		count = int(c.EtcdNodes)
+	case model.RoleWorker:
+		count = int(c.Size)
 	}
-	for _, row := range s.st.mapRows(c.id) {
+	for _, row := range s.st.MapRows(c.ID) {
 		if count == 0 {
 			break
 		}
-		if role != roleDefault && rowRole(row) != role {
+		if role != model.RoleDefault && model.RowRole(row) != role {
 			continue
 		}
-		if v := s.st.vm(row.vmID); v != nil {
-			v.offeringID = off.id
+		if v := s.st.VM(row.VMID); v != nil {
+			v.OfferingID = off.ID
 		}
 		count--
 	}
@@ -425,13 +378,13 @@ func (w *scaleWorker) scaleOffering(role nodeRole, off *serviceOffering, updateN
 }
 
 // scalingFailed moves a Scaling cluster to Alert and returns the 530.
-func (s *Simulator) scalingFailed(c *cluster, err error, natural string) *apiError {
+func (s *Simulator) scalingFailed(c *model.Cluster, err error, natural string) *wire.APIError {
 	s.transit(c, evOperationFailed)
-	return internalError("%s", failText(err, natural))
+	return wire.InternalError("%s", failText(err, natural))
 }
 
-func (s *Simulator) scalingMessage(c *cluster, what string) string {
-	return fmt.Sprintf("Scaling failed for Kubernetes cluster %s, %s", s.clusterString(c), what)
+func (s *Simulator) scalingMessage(c *model.Cluster, what string) string {
+	return fmt.Sprintf("Scaling failed for Kubernetes cluster %s, %s", c.String(), what)
 }
 
 // scaleAutoscaling is autoscaleCluster: the cluster moves to Scaling, the
@@ -439,9 +392,9 @@ func (s *Simulator) scalingMessage(c *cluster, what string) string {
 // minsize and maxsize written (turning it off clears minsize and maxsize).
 // A failure is thrown without a transition, so the cluster stays in
 // Scaling, which only a stop ends.
-func (s *Simulator) scaleAutoscaling(jr *jobRun, c *cluster, req *scaleRequest) *apiError {
+func (s *Simulator) scaleAutoscaling(jr *jobRun, c *model.Cluster, req *scaleRequest) *wire.APIError {
 	jr.op = "scale-autoscaling"
-	if c.state != stScaling {
+	if c.State != model.ClusterScaling {
 		s.transit(c, evAutoscaleRequested)
 	}
 	err := jr.step("autoscaler")
@@ -449,13 +402,13 @@ func (s *Simulator) scaleAutoscaling(jr *jobRun, c *cluster, req *scaleRequest) 
 		err = errors.New("unable to reach the control node over SSH")
 	}
 	if err != nil {
-		return internalError("Failed to autoscale Kubernetes cluster: %s : %s", c.name, failText(err, err.Error()))
+		return wire.InternalError("Failed to autoscale Kubernetes cluster: %s : %s", c.Name, failText(err, err.Error()))
 	}
-	c.autoscaling = req.autoscaling
+	c.Autoscaling = req.autoscaling
 	if req.autoscaling {
-		c.minSize, c.maxSize = req.minSize, req.maxSize
+		c.MinSize, c.MaxSize = req.minSize, req.maxSize
 	} else {
-		c.minSize, c.maxSize = 0, 0
+		c.MinSize, c.MaxSize = 0, 0
 	}
 	return nil
 }

@@ -5,6 +5,9 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/wire"
 )
 
 // The size change of KubernetesClusterScaleWorker: new workers, or nodes
@@ -14,20 +17,20 @@ import (
 // validateKubernetesClusterScaleSizeParameters: a size change (by size or
 // nodeids, in any state) is refused while the VM map has fewer rows than
 // C + node_count + E; node_count is written only after the VMs and rules.
-func (w *scaleWorker) scaleSize(role nodeRole) *apiError {
+func (w *scaleWorker) scaleSize(role model.NodeRole) *wire.APIError {
 	s, c := w.s, w.c
-	if s.st.network(c.networkID) == nil {
-		return w.failIfScaling("Scaling failed for Kubernetes cluster : %s, cluster network not found", c.name)
+	if s.st.Network(c.NetworkID) == nil {
+		return w.failIfScaling("Scaling failed for Kubernetes cluster : %s, cluster network not found", c.Name)
 	}
-	if s.st.offering(c.offeringID) == nil {
-		return w.failIfScaling("Scaling failed for Kubernetes cluster : %s, cluster service offering not found", c.name)
+	if s.st.Offering(c.OfferingID) == nil {
+		return w.failIfScaling("Scaling failed for Kubernetes cluster : %s, cluster service offering not found", c.Name)
 	}
-	if rows := s.st.mapRows(c.id); len(rows) == 0 || len(rows) < expectedMapSize(c) {
-		return w.failIfScaling("Scaling failed for Kubernetes cluster : %s, it is in unstable state as not enough existing VM instances found", c.name)
+	if rows := s.st.MapRows(c.ID); len(rows) == 0 || len(rows) < model.ExpectedMapSize(c) {
+		return w.failIfScaling("Scaling failed for Kubernetes cluster : %s, it is in unstable state as not enough existing VM instances found", c.Name)
 	}
 	newVMs := *w.clusterSize - w.originalSize
-	if w.originalState == stCreated {
-		if c.state != stScaling {
+	if w.originalState == model.ClusterCreated {
+		if c.State != model.ClusterScaling {
 			if newVMs > 0 {
 				s.transit(c, evScaleUpRequested)
 			} else {
@@ -38,9 +41,9 @@ func (w *scaleWorker) scaleSize(role nodeRole) *apiError {
 		return nil
 	}
 	if _, ok := s.clusterServer(c); !ok {
-		return w.failIfScaling("Scaling failed for Kubernetes cluster : %s, unable to retrieve associated public IP", c.name)
+		return w.failIfScaling("Scaling failed for Kubernetes cluster : %s, unable to retrieve associated public IP", c.Name)
 	}
-	var err *apiError
+	var err *wire.APIError
 	if newVMs < 0 {
 		err = w.scaleDown()
 	} else {
@@ -57,11 +60,11 @@ func (w *scaleWorker) scaleSize(role nodeRole) *apiError {
 // rulesFailed is a failure of scaleKubernetesClusterNetworkRules: a Java
 // exception the worker does not catch (a NullPointerException) leaves the
 // state as it is; any other goes through failure, the caller's transition.
-func (s *Simulator) rulesFailed(c *cluster, err error, failure func() *apiError) *apiError {
-	var je *javaException
+func (s *Simulator) rulesFailed(c *model.Cluster, err error, failure func() *wire.APIError) *wire.APIError {
+	var je *wire.JavaException
 	if errors.As(err, &je) {
-		s.logf("Unexpected exception while executing %sScaleKubernetesClusterCmd: %s: %s", cmdPkgKubernetes, je.className(), je.msg)
-		return internalError("%s", je.msg)
+		s.logf("Unexpected exception while executing %sScaleKubernetesClusterCmd: %s: %s", cmdPkgKubernetes, je.ClassName(), je.Msg)
+		return wire.InternalError("%s", je.Msg)
 	}
 	s.logf("%s: %v", s.scalingMessage(c, "unable to update network rules"), err)
 	return failure()
@@ -69,43 +72,43 @@ func (s *Simulator) rulesFailed(c *cluster, err error, failure func() *apiError)
 
 // scaleUp is scaleUpKubernetesClusterSize: new workers, the SSH rules
 // rebuilt, the ready count checked.
-func (w *scaleWorker) scaleUp(newVMs int64) *apiError {
+func (w *scaleWorker) scaleUp(newVMs int64) *wire.APIError {
 	s, c, jr := w.s, w.c, w.jr
 	jr.op = "scale-up"
-	n := s.st.network(c.networkID)
-	if c.state != stScaling {
+	n := s.st.Network(c.NetworkID)
+	if c.State != model.ClusterScaling {
 		s.transit(c, evScaleUpRequested)
 	}
-	provisionFailed := fmt.Sprintf("Scaling failed for Kubernetes cluster : %s, unable to provision node VM in the cluster", c.name)
+	provisionFailed := fmt.Sprintf("Scaling failed for Kubernetes cluster : %s, unable to provision node VM in the cluster", c.Name)
 	if err := jr.step("vms"); err != nil {
 		if msg := failText(err, ""); msg != "" {
 			provisionFailed = msg
 		}
 		return w.failIfScaling("%s", provisionFailed)
 	}
-	prefix := clusterNodePrefix(c.name, c.id)
+	prefix := model.ClusterNodePrefix(c.Name, c.ID)
 	for range newVMs {
-		v, aerr := s.createNodeVM(c, roleWorker, workerNodeName(prefix, s.nodeNameMillis()), c.nodeOfferingID(roleWorker), n)
+		v, aerr := s.createNodeVM(c, model.RoleWorker, model.WorkerNodeName(prefix, s.nodeNameMillis()), c.NodeOfferingID(model.RoleWorker), n)
 		if aerr != nil {
 			// Alert, node_count unchanged, the workers already added stay.
 			_ = w.failIfScaling("%s", provisionFailed) // the VM error says more
-			return aerr.withContext(provisionFailed)
+			return aerr.WithContext(provisionFailed)
 		}
 		s.addMapRow(c, v)
 	}
-	rulesFailed := fmt.Sprintf("Scaling failed for Kubernetes cluster : %s, unable to update network rules", c.name)
+	rulesFailed := fmt.Sprintf("Scaling failed for Kubernetes cluster : %s, unable to update network rules", c.Name)
 	if err := jr.step("network-rules"); err != nil {
 		return w.failIfScaling("%s", failText(err, rulesFailed))
 	}
 	if err := s.scaleNetworkRules(c, s.scaleUpSSHOrder(c)); err != nil {
-		return s.rulesFailed(c, err, func() *apiError { return w.failIfScaling("%s", rulesFailed) })
+		return s.rulesFailed(c, err, func() *wire.APIError { return w.failIfScaling("%s", rulesFailed) })
 	}
 	// validateKubernetesClusterReadyNodesCount wants C + size + E ready
 	// nodes (the etcd nodes added to kubectl's count); size is node_count,
 	// which counts the external nodes.
-	want := int(c.controlNodes + *w.clusterSize + c.etcdNodes)
-	notReady := fmt.Sprintf("Scaling unsuccessful for Kubernetes cluster : %s as it does not have desired number of nodes in ready state", c.name)
-	if err := jr.step("nodes-ready"); err != nil || !s.controlSSHReachable(c) || s.readyNodeCount(c)+int(c.etcdNodes) < want {
+	want := int(c.ControlNodes + *w.clusterSize + c.EtcdNodes)
+	notReady := fmt.Sprintf("Scaling unsuccessful for Kubernetes cluster : %s as it does not have desired number of nodes in ready state", c.Name)
+	if err := jr.step("nodes-ready"); err != nil || !s.controlSSHReachable(c) || s.readyNodeCount(c)+int(c.EtcdNodes) < want {
 		return w.failIfScaling("%s", failText(err, notReady))
 	}
 	return nil
@@ -116,34 +119,34 @@ func (w *scaleWorker) scaleUp(newVMs int64) *apiError {
 // workers of the worker-only list in map order (getWorkerNodesToRemove;
 // 4.22.0 cut it with subList(controlNodeCount + newSize - 1, size), right
 // only for one control node); the list is removed newest first.
-func (w *scaleWorker) scaleDown() *apiError {
+func (w *scaleWorker) scaleDown() *wire.APIError {
 	s, c := w.s, w.c
 	w.jr.op = "scale-down"
-	if c.state != stScaling {
+	if c.State != model.ClusterScaling {
 		s.transit(c, evScaleDownRequested)
 	}
-	var remove []*mapRow
+	var remove []*model.MapRow
 	if len(w.req.nodeIDs) > 0 {
-		for _, row := range s.st.mapRows(c.id) {
-			if slices.Contains(w.req.nodeIDs, row.vmID) && !row.external {
+		for _, row := range s.st.MapRows(c.ID) {
+			if slices.Contains(w.req.nodeIDs, row.VMID) && !row.External {
 				remove = append(remove, row)
 			}
 		}
 	} else {
-		var workers []*mapRow
-		for _, row := range s.st.mapRows(c.id) {
-			if !row.control && !row.etcd && !row.external {
+		var workers []*model.MapRow
+		for _, row := range s.st.MapRows(c.ID) {
+			if !row.Control && !row.Etcd && !row.External {
 				workers = append(workers, row)
 			}
 		}
 		from := len(workers) - max(0, len(workers)-int(*w.clusterSize))
-		if s.profile.before4221 {
-			from = int(c.controlNodes + *w.clusterSize - 1)
+		if s.profile.Before4221 {
+			from = int(c.ControlNodes + *w.clusterSize - 1)
 		}
 		if from > len(workers) {
 			// ArrayList.subList throws IllegalArgumentException, which the
 			// worker does not catch: the cluster stays in Scaling.
-			return internalError("fromIndex(%d) > toIndex(%d)", from, len(workers))
+			return wire.InternalError("fromIndex(%d) > toIndex(%d)", from, len(workers))
 		}
 		remove = slices.Clone(workers[from:])
 	}
@@ -152,9 +155,9 @@ func (w *scaleWorker) scaleDown() *apiError {
 }
 
 // vmString is VMInstanceVO.toString().
-func (s *Simulator) vmString(v *vm) string {
+func (s *Simulator) vmString(v *model.VM) string {
 	return fmt.Sprintf(`VM instance {"id":%d,"instanceName":"%s","state":"%s","type":"User","uuid":"%s"}`,
-		v.internalID, s.instanceName(v), v.state, v.id)
+		v.InternalID, s.instanceName(v), v.State, v.ID)
 }
 
 // removeNodes is removeNodesFromCluster: each node is drained and deleted
@@ -162,37 +165,37 @@ func (s *Simulator) vmString(v *vm) string {
 // Kubernetes node, named after the lowercased host name), its VM destroyed
 // and expunged (which revokes the VM's own PFs) and its map row deleted;
 // then the SSH rules are rebuilt.
-func (w *scaleWorker) removeNodes(rows []*mapRow) *apiError {
+func (w *scaleWorker) removeNodes(rows []*model.MapRow) *wire.APIError {
 	s, c, jr := w.s, w.c, w.jr
 	for _, row := range rows {
-		v := s.st.vm(row.vmID)
+		v := s.st.VM(row.VMID)
 		if v == nil {
 			// userVm.getHostName() on null: uncaught, the cluster stays in
 			// Scaling.
-			return internalError(`Cannot invoke "com.cloud.uservm.UserVm.getHostName()" because "userVm" is null`)
+			return wire.InternalError(`Cannot invoke "com.cloud.uservm.UserVm.getHostName()" because "userVm" is null`)
 		}
-		removeFailed := s.scalingMessage(c, fmt.Sprintf("failed to remove Kubernetes node: %s running on VM : %s", v.name, s.vmString(v)))
+		removeFailed := s.scalingMessage(c, fmt.Sprintf("failed to remove Kubernetes node: %s running on VM : %s", v.Name, s.vmString(v)))
 		if err := jr.step("remove-vm"); err != nil {
 			return s.scalingFailed(c, err, removeFailed)
 		}
-		s.logf("Removing vm %s from cluster %s", s.vmString(v), s.clusterString(c))
-		host := strings.ToLower(v.name)
-		if !s.controlSSHReachable(c) || s.st.nodeByName(c.id, host) == nil {
+		s.logf("Removing vm %s from cluster %s", s.vmString(v), c.String())
+		host := strings.ToLower(v.Name)
+		if !s.controlSSHReachable(c) || s.st.NodeByName(c.ID, host) == nil {
 			// kubectl drain fails (no SSH, or NotFound): removeKubernetesClusterNode returns false.
 			return s.scalingFailed(c, nil, removeFailed)
 		}
-		s.deleteNode(s.st.nodeByName(c.id, host).vmID)
+		s.deleteNode(s.st.NodeByName(c.ID, host).VMID)
 		s.expungeVM(v)
 		s.deleteMapRow(row)
 		if err := jr.step("vm-removed"); err != nil {
-			return s.scalingFailed(c, err, s.scalingMessage(c, fmt.Sprintf("failed to remove VM : %s", v.name)))
+			return s.scalingFailed(c, err, s.scalingMessage(c, fmt.Sprintf("failed to remove VM : %s", v.Name)))
 		}
 	}
 	if err := jr.step("network-rules"); err != nil {
 		return s.scalingFailed(c, err, s.scalingMessage(c, "unable to update network rules"))
 	}
 	if err := s.scaleNetworkRules(c, s.mapSSHOrder(c)); err != nil {
-		return s.rulesFailed(c, err, func() *apiError {
+		return s.rulesFailed(c, err, func() *wire.APIError {
 			return s.scalingFailed(c, nil, s.scalingMessage(c, "unable to update network rules"))
 		})
 	}

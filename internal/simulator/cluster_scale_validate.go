@@ -1,20 +1,25 @@
 package simulator
 
-import "slices"
+import (
+	"slices"
+
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/wire"
+)
 
 // validateScale is KubernetesClusterManagerImpl.
 // validateKubernetesClusterScaleParameters, with
 // validateServiceOfferingsForNodeTypesScale and
 // validateKubernetesClusterScaleSize, in their order.
-func (s *Simulator) validateScale(c *cluster, req *scaleRequest) error {
-	if c.removed {
-		return serverErr("Invalid Kubernetes cluster ID")
+func (s *Simulator) validateScale(c *model.Cluster, req *scaleRequest) error {
+	if c.Removed {
+		return wire.ServerErr("Invalid Kubernetes cluster ID")
 	}
 	if req.offering == nil && len(req.nodeOfferings) == 0 && !req.sizeGiven && len(req.nodeIDs) == 0 && !req.autoscalingGiven {
-		return serverErr("Kubernetes cluster %s cannot be scaled, either service offering or cluster size or nodeids to be removed or autoscaling must be passed", c.name)
+		return wire.ServerErr("Kubernetes cluster %s cannot be scaled, either service offering or cluster size or nodeids to be removed or autoscaling must be passed", c.Name)
 	}
-	if !slices.Contains([]string{stCreated, stRunning, stStopped}, c.state) {
-		return serverErr("Kubernetes cluster %s is in %s state and can not be scaled", c.name, c.state)
+	if !slices.Contains([]string{model.ClusterCreated, model.ClusterRunning, model.ClusterStopped}, c.State) {
+		return wire.ServerErr("Kubernetes cluster %s is in %s state and can not be scaled", c.Name, c.State)
 	}
 	maxSize := int64(s.opts.MaxClusterSize)
 	if err := validateScaleAutoscaling(c, req, maxSize); err != nil {
@@ -32,58 +37,58 @@ func (s *Simulator) validateScale(c *cluster, req *scaleRequest) error {
 // validateScaleAutoscaling checks autoscalingenabled=true: neither nodeids
 // nor size along with it, and a minsize..maxsize range that fits the
 // maximum cluster size with the control nodes.
-func validateScaleAutoscaling(c *cluster, req *scaleRequest, maxSize int64) error {
+func validateScaleAutoscaling(c *model.Cluster, req *scaleRequest, maxSize int64) error {
 	if !req.autoscalingGiven || !req.autoscaling {
 		return nil
 	}
 	switch {
 	case req.sizeGiven || len(req.nodeIDs) > 0:
-		return serverErr("Autoscaling can not be passed along with nodeids or clustersize")
+		return wire.ServerErr("Autoscaling can not be passed along with nodeids or clustersize")
 	case !req.minGiven || !req.maxGiven:
-		return serverErr("Autoscaling requires minsize and maxsize to be passed")
+		return wire.ServerErr("Autoscaling requires minsize and maxsize to be passed")
 	case req.minSize < 1:
-		return serverErr("Minsize must be at least than 1")
+		return wire.ServerErr("Minsize must be at least than 1")
 	case req.maxSize <= req.minSize:
-		return serverErr("Maxsize must be greater than minsize")
-	case req.maxSize+c.controlNodes > maxSize:
-		return serverErr("Maximum cluster size can not exceed %d. Please contact your administrator", maxSize)
+		return wire.ServerErr("Maxsize must be greater than minsize")
+	case req.maxSize+c.ControlNodes > maxSize:
+		return wire.ServerErr("Maximum cluster size can not exceed %d. Please contact your administrator", maxSize)
 	}
 	return nil
 }
 
 // validateScaleNodeIDs checks nodeids: all of them in the cluster's VM map,
 // leaving at least one control node and one other node.
-func (s *Simulator) validateScaleNodeIDs(c *cluster, req *scaleRequest) error {
+func (s *Simulator) validateScaleNodeIDs(c *model.Cluster, req *scaleRequest) error {
 	if len(req.nodeIDs) == 0 {
 		return nil
 	}
 	// Control and etcd entries of nodeofferings may come with nodeids;
 	// size, serviceofferingid and a worker entry may not.
-	if req.sizeGiven || req.offering != nil || req.nodeOfferings[roleWorker] != nil {
-		return serverErr("nodeids can not be passed along with clustersize or service offering")
+	if req.sizeGiven || req.offering != nil || req.nodeOfferings[model.RoleWorker] != nil {
+		return wire.ServerErr("nodeids can not be passed along with clustersize or service offering")
 	}
-	var rows []*mapRow
-	for _, row := range s.st.mapRows(c.id) {
-		if slices.Contains(req.nodeIDs, row.vmID) {
+	var rows []*model.MapRow
+	for _, row := range s.st.MapRows(c.ID) {
+		if slices.Contains(req.nodeIDs, row.VMID) {
 			rows = append(rows, row)
 		}
 	}
 	if len(rows) != len(req.nodeIDs) {
-		return serverErr("Invalid node ids")
+		return wire.ServerErr("Invalid node ids")
 	}
 	controls, others := 0, 0
 	for _, row := range rows {
-		if row.control {
+		if row.Control {
 			controls++
 		} else {
 			others++
 		}
 	}
-	if int64(controls) >= c.controlNodes {
-		return serverErr("Can not remove all control nodes from a cluster")
+	if int64(controls) >= c.ControlNodes {
+		return wire.ServerErr("Can not remove all control nodes from a cluster")
 	}
-	if int64(others) >= c.size {
-		return serverErr("Can not remove all nodes from a cluster")
+	if int64(others) >= c.Size {
+		return wire.ServerErr("Can not remove all nodes from a cluster")
 	}
 	return nil
 }
@@ -91,17 +96,17 @@ func (s *Simulator) validateScaleNodeIDs(c *cluster, req *scaleRequest) error {
 // validateScaleSize is validateKubernetesClusterScaleSize: a size that
 // changes needs a cluster that is not Stopped, at least one worker, and
 // room under the maximum cluster size.
-func validateScaleSize(c *cluster, req *scaleRequest, maxSize int64) error {
-	if !req.sizeGiven || req.size == c.size {
+func validateScaleSize(c *model.Cluster, req *scaleRequest, maxSize int64) error {
+	if !req.sizeGiven || req.size == c.Size {
 		return nil
 	}
 	switch {
-	case c.state == stStopped:
-		return serverErr("Kubernetes cluster : %s is in %s state", c.name, c.state)
+	case c.State == model.ClusterStopped:
+		return wire.ServerErr("Kubernetes cluster : %s is in %s state", c.Name, c.State)
 	case req.size < 1:
-		return serverErr("Kubernetes cluster : %s cannot be scaled for size, %d", c.name, req.size)
-	case req.size+c.controlNodes > maxSize:
-		return serverErr("Maximum cluster size can not exceed %d. Please contact your administrator", maxSize)
+		return wire.ServerErr("Kubernetes cluster : %s cannot be scaled for size, %d", c.Name, req.size)
+	case req.size+c.ControlNodes > maxSize:
+		return wire.ServerErr("Maximum cluster size can not exceed %d. Please contact your administrator", maxSize)
 	}
 	return nil
 }
@@ -110,9 +115,9 @@ func validateScaleSize(c *cluster, req *scaleRequest, maxSize int64) error {
 // node type's requested offering (its nodeofferings entry, else
 // serviceofferingid) must meet the minimums and, on a Running cluster, not
 // offer less than the type's recorded offering.
-func (s *Simulator) validateScaleOfferings(c *cluster, req *scaleRequest) error {
-	version := s.st.version(c.versionID)
-	for _, role := range []nodeRole{roleWorker, roleControl, roleEtcd} {
+func (s *Simulator) validateScaleOfferings(c *model.Cluster, req *scaleRequest) error {
+	version := s.st.Version(c.VersionID)
+	for _, role := range []model.NodeRole{model.RoleWorker, model.RoleControl, model.RoleEtcd} {
 		off := req.nodeOfferings[role]
 		if off == nil {
 			off = req.offering
@@ -121,26 +126,26 @@ func (s *Simulator) validateScaleOfferings(c *cluster, req *scaleRequest) error 
 			continue
 		}
 		minCPU, minMem := 2, 2048
-		if off.cpu < minCPU || off.memory < minMem {
-			return serverErr("Kubernetes cluster : %s cannot be scaled with service offering : %s, Kubernetes cluster template(CoreOS) needs minimum %d vCPUs and %d MB RAM",
-				c.name, off.name, minCPU, minMem)
+		if off.CPU < minCPU || off.Memory < minMem {
+			return wire.ServerErr("Kubernetes cluster : %s cannot be scaled with service offering : %s, Kubernetes cluster template(CoreOS) needs minimum %d vCPUs and %d MB RAM",
+				c.Name, off.Name, minCPU, minMem)
 		}
-		if version != nil && off.cpu < version.minCPU {
-			return serverErr("Kubernetes cluster : %s cannot be scaled with service offering : %s, associated Kubernetes version : %s needs minimum %d vCPUs",
-				c.name, off.name, version.name, version.minCPU)
+		if version != nil && off.CPU < version.MinCPU {
+			return wire.ServerErr("Kubernetes cluster : %s cannot be scaled with service offering : %s, associated Kubernetes version : %s needs minimum %d vCPUs",
+				c.Name, off.Name, version.Name, version.MinCPU)
 		}
-		if version != nil && off.memory < version.minMemory {
-			return serverErr("Kubernetes cluster : %s cannot be scaled with service offering : %s, associated Kubernetes version : %s needs minimum %d MB RAM",
-				c.name, off.name, version.name, version.minMemory)
+		if version != nil && off.Memory < version.MinMemory {
+			return wire.ServerErr("Kubernetes cluster : %s cannot be scaled with service offering : %s, associated Kubernetes version : %s needs minimum %d MB RAM",
+				c.Name, off.Name, version.Name, version.MinMemory)
 		}
-		existing := s.st.offering(c.roleOfferingID(role))
+		existing := s.st.Offering(c.RoleOfferingID(role))
 		if existing == nil {
-			existing = s.st.offering(c.offeringID)
+			existing = s.st.Offering(c.OfferingID)
 		}
-		if existing != nil && c.state == stRunning &&
-			(off.memory < existing.memory || off.cpu*off.cpuSpeed < existing.cpu*existing.cpuSpeed) {
-			return serverErr("Kubernetes cluster cannot be scaled down for service offering. Service offering : %s offers lesser resources as compared to service offering : %s of Kubernetes cluster : %s",
-				off.name, existing.name, c.name)
+		if existing != nil && c.State == model.ClusterRunning &&
+			(off.Memory < existing.Memory || off.CPU*off.CPUSpeed < existing.CPU*existing.CPUSpeed) {
+			return wire.ServerErr("Kubernetes cluster cannot be scaled down for service offering. Service offering : %s offers lesser resources as compared to service offering : %s of Kubernetes cluster : %s",
+				off.Name, existing.Name, c.Name)
 		}
 	}
 	return nil

@@ -1,23 +1,28 @@
 package simulator
 
-import "fmt"
+import (
+	"fmt"
 
-func cmdStartKubernetesCluster(s *Simulator, c *caller, p params) (map[string]any, *apiError) {
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/wire"
+)
+
+func cmdStartKubernetesCluster(s *Simulator, c *caller, p wire.Params) (map[string]any, *wire.APIError) {
 	cl, err := s.requireCluster(c, p)
 	if err != nil {
 		return nil, err
 	}
 	return s.clusterJob(c, cl, "StartKubernetesClusterCmd", 4,
-		func(jr *jobRun) (any, *apiError) { return s.runStart(jr, cl, c) })
+		func(jr *jobRun) (any, *wire.APIError) { return s.runStart(jr, cl, c) })
 }
 
-func cmdStopKubernetesCluster(s *Simulator, c *caller, p params) (map[string]any, *apiError) {
+func cmdStopKubernetesCluster(s *Simulator, c *caller, p wire.Params) (map[string]any, *wire.APIError) {
 	cl, err := s.requireCluster(c, p)
 	if err != nil {
 		return nil, err
 	}
 	return s.clusterJob(c, cl, "StopKubernetesClusterCmd", 2,
-		func(jr *jobRun) (any, *apiError) { return s.runStop(jr, cl) })
+		func(jr *jobRun) (any, *wire.APIError) { return s.runStop(jr, cl) })
 }
 
 // runStart is KubernetesClusterManagerImpl.startKubernetesCluster: a no-op
@@ -27,48 +32,48 @@ func cmdStopKubernetesCluster(s *Simulator, c *caller, p params) (map[string]any
 // API endpoint on 6443, then read the kubeconfig over SSH through the
 // cluster IP's port 2222 (the PF to the first control node). A failure moves
 // the cluster to Alert.
-func (s *Simulator) runStart(jr *jobRun, c *cluster, who *caller) (any, *apiError) {
+func (s *Simulator) runStart(jr *jobRun, c *model.Cluster, who *caller) (any, *wire.APIError) {
 	jr.op = "start"
-	if c.removed {
-		return nil, internalError("Kubernetes cluster %s has been removed", c.name)
+	if c.Removed {
+		return nil, wire.InternalError("Kubernetes cluster %s has been removed", c.Name)
 	}
-	if c.state == stRunning || c.state == stStarting {
+	if c.State == model.ClusterRunning || c.State == model.ClusterStarting {
 		return map[string]any{"kubernetescluster": s.renderCluster(c, who)}, nil
 	}
 	s.transit(c, evStartRequested)
-	fail := func(err error, natural string) (any, *apiError) {
+	fail := func(err error, natural string) (any, *wire.APIError) {
 		s.transit(c, evOperationFailed)
-		return nil, internalError("%s", failText(err, natural))
+		return nil, wire.InternalError("%s", failText(err, natural))
 	}
 	if err := jr.step("vms"); err != nil {
-		return fail(err, fmt.Sprintf("Failed to start all VMs in Kubernetes cluster : %s", c.name))
+		return fail(err, fmt.Sprintf("Failed to start all VMs in Kubernetes cluster : %s", c.Name))
 	}
-	for _, row := range s.st.mapRows(c.id) {
-		v := s.st.vm(row.vmID)
-		if v == nil || v.state == vmDestroyed || v.state == vmExpunging {
-			return fail(nil, fmt.Sprintf("Failed to start all VMs in Kubernetes cluster : %s", c.name))
+	for _, row := range s.st.MapRows(c.ID) {
+		v := s.st.VM(row.VMID)
+		if v == nil || v.State == model.VMDestroyed || v.State == model.VMExpunging {
+			return fail(nil, fmt.Sprintf("Failed to start all VMs in Kubernetes cluster : %s", c.Name))
 		}
-		s.setVMState(v, vmRunning)
+		s.setVMState(v, model.VMRunning)
 	}
-	if c.endpoint == "" {
-		return fail(nil, fmt.Sprintf("Kubernetes cluster : %s has invalid API endpoint. Can not verify if cluster is in ready state", c.name))
+	if c.Endpoint == "" {
+		return fail(nil, fmt.Sprintf("Kubernetes cluster : %s has invalid API endpoint. Can not verify if cluster is in ready state", c.Name))
 	}
 	server, ok := s.clusterServer(c)
 	if !ok {
-		return fail(nil, fmt.Sprintf("Failed to start Kubernetes cluster : %s as no public IP found for the cluster", c.name))
+		return fail(nil, fmt.Sprintf("Failed to start Kubernetes cluster : %s as no public IP found for the cluster", c.Name))
 	}
-	unusable := fmt.Sprintf("Failed to start Kubernetes cluster : %s in usable state", c.name)
+	unusable := fmt.Sprintf("Failed to start Kubernetes cluster : %s in usable state", c.Name)
 	if err := jr.step("api"); err != nil {
 		return fail(err, unusable)
 	}
-	if err := s.ep.AddCluster(c.id, server.address); err != nil {
-		s.logf("Kubernetes API of %s: %v", c.name, err)
+	if err := s.ep.AddCluster(c.ID, server.address); err != nil {
+		s.logf("Kubernetes API of %s: %v", c.Name, err)
 		return fail(nil, unusable)
 	}
 	if !s.apiReachable(c) {
 		return fail(nil, unusable)
 	}
-	noConfig := fmt.Sprintf("Failed to start Kubernetes cluster : %s in usable state as unable to retrieve kube-config for the cluster", c.name)
+	noConfig := fmt.Sprintf("Failed to start Kubernetes cluster : %s in usable state as unable to retrieve kube-config for the cluster", c.Name)
 	if err := jr.step("kubeconfig"); err != nil {
 		return fail(err, noConfig)
 	}
@@ -76,32 +81,32 @@ func (s *Simulator) runStart(jr *jobRun, c *cluster, who *caller) (any, *apiErro
 	if !s.controlSSHReachable(c) {
 		return fail(nil, noConfig)
 	}
-	kubeconfig, err := s.ep.Kubeconfig(c.id, c.name)
+	kubeconfig, err := s.ep.Kubeconfig(c.ID, c.Name)
 	if err != nil {
 		return fail(nil, noConfig)
 	}
-	c.kubeconfig = kubeconfig
+	c.Kubeconfig = kubeconfig
 	s.transit(c, evOperationSucceeded)
 	return map[string]any{"kubernetescluster": s.renderCluster(c, who)}, nil
 }
 
 // runStop stops every mapped VM: a no-op when Stopped or Stopping.
-func (s *Simulator) runStop(jr *jobRun, c *cluster) (any, *apiError) {
+func (s *Simulator) runStop(jr *jobRun, c *model.Cluster) (any, *wire.APIError) {
 	jr.op = "stop"
-	if c.removed {
-		return nil, internalError("Kubernetes cluster %s has been removed", c.name)
+	if c.Removed {
+		return nil, wire.InternalError("Kubernetes cluster %s has been removed", c.Name)
 	}
-	if c.state == stStopped || c.state == stStopping {
+	if c.State == model.ClusterStopped || c.State == model.ClusterStopping {
 		return map[string]any{"success": true}, nil
 	}
 	s.transit(c, evStopRequested)
 	if err := jr.step("vms"); err != nil {
 		s.transit(c, evOperationFailed)
-		return nil, internalError("%s", failText(err, fmt.Sprintf("Failed to stop Kubernetes cluster : %s, unable to stop all VMs", c.name)))
+		return nil, wire.InternalError("%s", failText(err, fmt.Sprintf("Failed to stop Kubernetes cluster : %s, unable to stop all VMs", c.Name)))
 	}
-	for _, row := range s.st.mapRows(c.id) {
-		if v := s.st.vm(row.vmID); v != nil && v.state == vmRunning {
-			s.setVMState(v, vmStopped)
+	for _, row := range s.st.MapRows(c.ID) {
+		if v := s.st.VM(row.VMID); v != nil && v.State == model.VMRunning {
+			s.setVMState(v, model.VMStopped)
 		}
 	}
 	s.transit(c, evOperationSucceeded)

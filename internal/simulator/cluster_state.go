@@ -1,5 +1,7 @@
 package simulator
 
+import "github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
+
 // Cluster state machine events (KubernetesCluster.Event).
 const (
 	evStartRequested     = "StartRequested"
@@ -19,44 +21,44 @@ const (
 // transitions is the state machine of KubernetesCluster.State (s_fsm):
 // there is no FaultsDetected transition from Stopped or Starting.
 var transitions = map[string]map[string]string{
-	stCreated: {evStartRequested: stStarting},
-	stStarting: {evOperationSucceeded: stRunning, evOperationFailed: stAlert, evCreateFailed: stError,
-		evStopRequested: stStopping},
-	stRunning: {evStopRequested: stStopping, evFaultsDetected: stAlert, evAutoscaleRequested: stScaling,
-		evScaleUpRequested: stScaling, evScaleDownRequested: stScaling, evUpgradeRequested: stUpgrading,
+	model.ClusterCreated: {evStartRequested: model.ClusterStarting},
+	model.ClusterStarting: {evOperationSucceeded: model.ClusterRunning, evOperationFailed: model.ClusterAlert, evCreateFailed: model.ClusterError,
+		evStopRequested: model.ClusterStopping},
+	model.ClusterRunning: {evStopRequested: model.ClusterStopping, evFaultsDetected: model.ClusterAlert, evAutoscaleRequested: model.ClusterScaling,
+		evScaleUpRequested: model.ClusterScaling, evScaleDownRequested: model.ClusterScaling, evUpgradeRequested: model.ClusterUpgrading,
 		"AddNodeRequested": "Importing", "RemoveNodeRequested": "RemovingNodes",
-		evDestroyRequested: stDestroying, evOperationSucceeded: stRunning},
-	stStopping: {evOperationSucceeded: stStopped, evOperationFailed: stAlert},
-	stStopped: {evStartRequested: stStarting, evScaleUpRequested: stScalingStoppedCluster,
-		evDestroyRequested: stDestroying, evOperationSucceeded: stStopped},
-	stScaling:               {evOperationSucceeded: stRunning, evOperationFailed: stAlert},
-	stScalingStoppedCluster: {evOperationSucceeded: stStopped, evOperationFailed: stAlert},
-	stUpgrading:             {evOperationSucceeded: stRunning, evOperationFailed: stAlert},
-	"Importing":             {evOperationSucceeded: stRunning, evOperationFailed: stRunning},
-	"RemovingNodes":         {evOperationSucceeded: stRunning, evOperationFailed: stRunning},
-	stAlert: {evStopRequested: stStopping, "AddNodeRequested": "Importing", "RemoveNodeRequested": "RemovingNodes",
-		evRecoveryRequested: stRecovering, evDestroyRequested: stDestroying, evOperationSucceeded: stRunning},
-	stRecovering: {evOperationSucceeded: stRunning, evOperationFailed: stAlert},
-	stError:      {evDestroyRequested: stDestroying},
-	stDestroying: {evOperationSucceeded: stDestroyed},
+		evDestroyRequested: model.ClusterDestroying, evOperationSucceeded: model.ClusterRunning},
+	model.ClusterStopping: {evOperationSucceeded: model.ClusterStopped, evOperationFailed: model.ClusterAlert},
+	model.ClusterStopped: {evStartRequested: model.ClusterStarting, evScaleUpRequested: model.ClusterScalingStoppedCluster,
+		evDestroyRequested: model.ClusterDestroying, evOperationSucceeded: model.ClusterStopped},
+	model.ClusterScaling:               {evOperationSucceeded: model.ClusterRunning, evOperationFailed: model.ClusterAlert},
+	model.ClusterScalingStoppedCluster: {evOperationSucceeded: model.ClusterStopped, evOperationFailed: model.ClusterAlert},
+	model.ClusterUpgrading:             {evOperationSucceeded: model.ClusterRunning, evOperationFailed: model.ClusterAlert},
+	"Importing":                        {evOperationSucceeded: model.ClusterRunning, evOperationFailed: model.ClusterRunning},
+	"RemovingNodes":                    {evOperationSucceeded: model.ClusterRunning, evOperationFailed: model.ClusterRunning},
+	model.ClusterAlert: {evStopRequested: model.ClusterStopping, "AddNodeRequested": "Importing", "RemoveNodeRequested": "RemovingNodes",
+		evRecoveryRequested: model.ClusterRecovering, evDestroyRequested: model.ClusterDestroying, evOperationSucceeded: model.ClusterRunning},
+	model.ClusterRecovering: {evOperationSucceeded: model.ClusterRunning, evOperationFailed: model.ClusterAlert},
+	model.ClusterError:      {evDestroyRequested: model.ClusterDestroying},
+	model.ClusterDestroying: {evOperationSucceeded: model.ClusterDestroyed},
 }
 
 // transit applies an event. Like stateTransitTo, a missing transition only
 // logs; the caller carries on. Callers hold s.mu.
-func (s *Simulator) transit(c *cluster, event string) {
-	next, ok := transitions[c.state][event]
+func (s *Simulator) transit(c *model.Cluster, event string) {
+	next, ok := transitions[c.State][event]
 	if !ok {
-		s.logf("cluster %s: no transition from %s on %s", c.name, c.state, event)
+		s.logf("cluster %s: no transition from %s on %s", c.Name, c.State, event)
 		return
 	}
 	s.setClusterState(c, next)
 }
 
-func (s *Simulator) setClusterState(c *cluster, state string) {
-	if c.state != state {
-		c.state = state
-		c.stateSince = s.now()
-		c.stateHistory = append(c.stateHistory, state)
+func (s *Simulator) setClusterState(c *model.Cluster, state string) {
+	if c.State != state {
+		c.State = state
+		c.StateSince = s.now()
+		c.StateHistory = append(c.StateHistory, state)
 	}
 }
 
@@ -65,5 +67,5 @@ func isKnownClusterState(state string) bool {
 	if _, ok := transitions[state]; ok {
 		return true
 	}
-	return state == stDestroyed
+	return state == model.ClusterDestroyed
 }

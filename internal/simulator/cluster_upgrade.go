@@ -4,52 +4,34 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/wire"
 )
 
-func cmdUpgradeKubernetesCluster(s *Simulator, c *caller, p params) (map[string]any, *apiError) {
+func cmdUpgradeKubernetesCluster(s *Simulator, c *caller, p wire.Params) (map[string]any, *wire.APIError) {
 	cl, err := s.requireCluster(c, p)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := p.require("kubernetesversionid"); err != nil {
+	if _, err := p.Require("kubernetesversionid"); err != nil {
 		return nil, err
 	}
-	target, err := resolveParam(p, "kubernetesversionid", s.st.version)
+	target, err := wire.ResolveParam(p, "kubernetesversionid", s.st.Version)
 	if err != nil {
 		return nil, err
 	}
 	return s.clusterJob(c, cl, "UpgradeKubernetesClusterCmd", 4,
-		func(jr *jobRun) (any, *apiError) { return s.runUpgrade(jr, cl, target, c) })
-}
-
-// compareSemver compares dotted numeric versions.
-func compareSemver(a, b string) int {
-	as, bs := strings.Split(a, "."), strings.Split(b, ".")
-	for i := 0; i < max(len(as), len(bs)); i++ {
-		var x, y int
-		if i < len(as) {
-			x, _ = strconv.Atoi(as[i])
-		}
-		if i < len(bs) {
-			y, _ = strconv.Atoi(bs[i])
-		}
-		if x != y {
-			if x < y {
-				return -1
-			}
-			return 1
-		}
-	}
-	return 0
+		func(jr *jobRun) (any, *wire.APIError) { return s.runUpgrade(jr, cl, target, c) })
 }
 
 // canUpgrade is KubernetesVersionManagerImpl.canUpgradeKubernetesVersion.
 func canUpgrade(current, target string) error {
 	switch d := compareSemver(target, current); {
 	case d == 0:
-		return serverErr("Kubernetes clusters can not be upgraded, current version: %s, upgrade version: %s", current, target)
+		return wire.ServerErr("Kubernetes clusters can not be upgraded, current version: %s, upgrade version: %s", current, target)
 	case d < 0:
-		return serverErr("Kubernetes clusters can not be downgraded, current version: %s, upgrade version: %s", current, target)
+		return wire.ServerErr("Kubernetes clusters can not be downgraded, current version: %s, upgrade version: %s", current, target)
 	}
 	cur, tgt := strings.Split(current, "."), strings.Split(target, ".")
 	curMajor, _ := strconv.Atoi(cur[0])
@@ -62,7 +44,7 @@ func canUpgrade(current, target string) error {
 		tgtMinor, _ = strconv.Atoi(tgt[1])
 	}
 	if tgtMajor != curMajor || tgtMinor-curMinor > 1 {
-		return serverErr("Kubernetes clusters can be upgraded between next minor or patch version releases, current version: %s, upgrade version: %s", current, target)
+		return wire.ServerErr("Kubernetes clusters can be upgraded between next minor or patch version releases, current version: %s, upgrade version: %s", current, target)
 	}
 	return nil
 }
@@ -76,80 +58,80 @@ func canUpgrade(current, target string) error {
 // script over SSH through port 2222+i (the node's own forward), uncordon it
 // and check that it is Ready on the new version; then -> Running. A failure
 // leaves the nodes done so far upgraded and the cluster in Alert.
-func (s *Simulator) runUpgrade(jr *jobRun, c *cluster, target *k8sVersion, who *caller) (any, *apiError) {
+func (s *Simulator) runUpgrade(jr *jobRun, c *model.Cluster, target *model.KubernetesVersion, who *caller) (any, *wire.APIError) {
 	jr.op = "upgrade"
-	current := s.st.version(c.versionID)
+	current := s.st.Version(c.VersionID)
 	switch {
-	case c.removed:
-		return nil, internalError("Kubernetes cluster %s has been removed", c.name)
-	case c.state != stRunning:
-		return nil, internalError("Kubernetes cluster : %s is not in running state", c.name)
-	case target.state != "Enabled":
-		return nil, internalError("Kubernetes version ID: %s is in %s state", target.id, target.state)
-	case target.isoState() != isoReady:
-		return nil, internalError("Binaries ISO for Kubernetes version ID: %s is not in Ready state", target.id)
+	case c.Removed:
+		return nil, wire.InternalError("Kubernetes cluster %s has been removed", c.Name)
+	case c.State != model.ClusterRunning:
+		return nil, wire.InternalError("Kubernetes cluster : %s is not in running state", c.Name)
+	case target.State != "Enabled":
+		return nil, wire.InternalError("Kubernetes version ID: %s is in %s state", target.ID, target.State)
+	case target.ISOState() != model.ISOReady:
+		return nil, wire.InternalError("Binaries ISO for Kubernetes version ID: %s is not in Ready state", target.ID)
 	case current == nil:
-		return nil, internalError("Unable to find the current Kubernetes version of cluster %s", c.name)
+		return nil, wire.InternalError("Unable to find the current Kubernetes version of cluster %s", c.Name)
 	}
-	if err := canUpgrade(current.semver, target.semver); err != nil {
-		return nil, internalError("%s", err.Error())
+	if err := canUpgrade(current.Semver, target.Semver); err != nil {
+		return nil, wire.InternalError("%s", err.Error())
 	}
 	server, ok := s.clusterServer(c)
 	if !ok {
-		return nil, internalError("Upgrade failed for Kubernetes cluster: %s, unable to retrieve associated public IP", s.clusterString(c))
+		return nil, wire.InternalError("Upgrade failed for Kubernetes cluster: %s, unable to retrieve associated public IP", c.String())
 	}
-	vms, rows := s.clusterVMs(c)
-	var nodes []*vm
-	var nodeRows []*mapRow
+	vms, rows := s.st.ClusterVMs(c)
+	var nodes []*model.VM
+	var nodeRows []*model.MapRow
 	for i, v := range vms {
 		// filterOutManualUpgradeNodesFromClusterUpgrade: etcd VMs and
 		// external nodes joined with manualupgrade are not upgraded, and the
 		// index i below (the forward 2222+i) counts only the others.
-		if !rows[i].manualUpgrade {
+		if !rows[i].ManualUpgrade {
 			nodes = append(nodes, v)
 			nodeRows = append(nodeRows, rows[i])
 		}
 	}
 	if len(nodes) == 0 {
-		return nil, internalError("Upgrade failed for Kubernetes cluster: %s, unable to retrieve VMs for cluster", s.clusterString(c))
+		return nil, wire.InternalError("Upgrade failed for Kubernetes cluster: %s, unable to retrieve VMs for cluster", c.String())
 	}
 	s.transit(c, evUpgradeRequested)
-	fail := func(err error, natural string) (any, *apiError) {
+	fail := func(err error, natural string) (any, *wire.APIError) {
 		s.transit(c, evOperationFailed)
-		return nil, internalError("%s", failText(err, natural))
+		return nil, wire.InternalError("%s", failText(err, natural))
 	}
 	for i, v := range nodes {
-		host := strings.ToLower(v.name)
-		prefix := fmt.Sprintf("Failed to upgrade Kubernetes cluster : %s, ", c.name)
+		host := strings.ToLower(v.Name)
+		prefix := fmt.Sprintf("Failed to upgrade Kubernetes cluster : %s, ", c.Name)
 		if err := jr.step("node"); err != nil {
-			return fail(err, prefix+"unable to upgrade Kubernetes node on VM : "+v.name)
+			return fail(err, prefix+"unable to upgrade Kubernetes node on VM : "+v.Name)
 		}
-		if !s.controlSSHReachable(c) || s.st.nodeByName(c.id, host) == nil {
-			return fail(nil, prefix+"unable to drain Kubernetes node on VM : "+v.name)
+		if !s.controlSSHReachable(c) || s.st.NodeByName(c.ID, host) == nil {
+			return fail(nil, prefix+"unable to drain Kubernetes node on VM : "+v.Name)
 		}
 		// runInstallScriptOnVM: scp and ssh to the cluster IP, port 2222+i.
 		reached := s.nodeSSHTarget(server, v, i)
 		if reached == nil {
-			return fail(nil, prefix+"unable to upgrade Kubernetes node on VM : "+v.name)
+			return fail(nil, prefix+"unable to upgrade Kubernetes node on VM : "+v.Name)
 		}
-		if node := s.st.nodeOfVM(reached.id); node != nil {
-			node.version = target.semver
+		if node := s.st.NodeOfVM(reached.ID); node != nil {
+			node.Version = target.Semver
 		}
 		if !s.controlSSHReachable(c) {
-			return fail(nil, prefix+"unable to uncordon Kubernetes node on VM : "+v.name)
+			return fail(nil, prefix+"unable to uncordon Kubernetes node on VM : "+v.Name)
 		}
-		node := s.st.nodeByName(c.id, host)
+		node := s.st.NodeByName(c.ID, host)
 		if node == nil || !s.nodeReady(node) {
-			return fail(nil, prefix+"unable to get Kubernetes node on VM : "+v.name+" in ready state")
+			return fail(nil, prefix+"unable to get Kubernetes node on VM : "+v.Name+" in ready state")
 		}
-		if node.version != target.semver {
-			return fail(nil, fmt.Sprintf("%sunable to get Kubernetes node on VM : %s upgraded to version %s", prefix, v.name, target.semver))
+		if node.Version != target.Semver {
+			return fail(nil, fmt.Sprintf("%sunable to get Kubernetes node on VM : %s upgraded to version %s", prefix, v.Name, target.Semver))
 		}
 		// KubernetesClusterUtil.clusterNodeVersionMatches records what
 		// kubectl prints in its VERSION column, "v" included.
-		nodeRows[i].nodeVersion = "v" + target.semver
+		nodeRows[i].NodeVersion = "v" + target.Semver
 	}
-	c.versionID = target.id
+	c.VersionID = target.ID
 	s.transit(c, evOperationSucceeded)
 	return map[string]any{"kubernetescluster": s.renderCluster(c, who)}, nil
 }

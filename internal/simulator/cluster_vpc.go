@@ -1,5 +1,11 @@
 package simulator
 
+import (
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
+
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/wire"
+)
+
 // CKS's network ACL items on a VPC tier
 // (KubernetesClusterResourceModifierActionWorker.createVpcTierAclRules,
 // provisionVpcTierAllowPortACLRule, removeVpcTierAclRules,
@@ -16,23 +22,23 @@ const cksACLProtocol = "TCP"
 // tierACLIsDefaultAllow reports whether the tier uses the default_allow
 // list, on which CKS creates and removes no items
 // (network.getNetworkACLId() == NetworkACL.DEFAULT_ALLOW).
-func (s *Simulator) tierACLIsDefaultAllow(n *network) bool {
-	acl := s.st.acl(n.aclID)
-	return acl != nil && acl.internalID == aclDefaultAllowID
+func (s *Simulator) tierACLIsDefaultAllow(n *model.Network) bool {
+	acl := s.st.ACL(n.ACLID)
+	return acl != nil && acl.InternalID == model.ACLDefaultAllowID
 }
 
 // createVpcTierACLRules is createVpcTierAclRules: unless the tier uses
 // default_allow, an item for the API (6443), then one for SSH (22), each
 // moved to the top of the list. A failure of either is reported as the
 // API's.
-func (s *Simulator) createVpcTierACLRules(c *cluster, n *network) error {
+func (s *Simulator) createVpcTierACLRules(c *model.Cluster, n *model.Network) error {
 	if s.tierACLIsDefaultAllow(n) {
 		return nil
 	}
 	for _, port := range []int{clusterAPIPort, defaultSSHPort} {
 		if err := s.provisionVpcTierAllowPortACLRule(n, port); err != nil {
-			s.logf("ACL item %d of %s: %s", port, c.name, err.text)
-			return serverErr("Failed to provision firewall rules for API access for the Kubernetes cluster : %s", c.name)
+			s.logf("ACL item %d of %s: %s", port, c.Name, err.Text)
+			return wire.ServerErr("Failed to provision firewall rules for API access for the Kubernetes cluster : %s", c.Name)
 		}
 	}
 	return nil
@@ -42,10 +48,10 @@ func (s *Simulator) createVpcTierACLRules(c *cluster, n *network) error {
 // NetworkACLService.createNetworkACLItem, an Allow Ingress item "TCP" for
 // one port on the tier's list without a CIDR list (so 0.0.0.0/0 and ::/0),
 // moves it to the top (moveRuleToTheTopInACLList) and applies the list.
-func (s *Simulator) provisionVpcTierAllowPortACLRule(n *network, port int) *apiError {
-	acl := s.st.acl(n.aclID)
+func (s *Simulator) provisionVpcTierAllowPortACLRule(n *model.Network, port int) *wire.APIError {
+	acl := s.st.ACL(n.ACLID)
 	if acl == nil {
-		return invalidParam("Unable to find specified ACL.")
+		return wire.InvalidParam("Unable to find specified ACL.")
 	}
 	it, err := s.createACLItem(acl, aclItemSpec{protocol: cksACLProtocol, start: &port, end: &port,
 		trafficType: aclIngress, action: aclAllow, forDisplay: true})
@@ -53,7 +59,7 @@ func (s *Simulator) provisionVpcTierAllowPortACLRule(n *network, port int) *apiE
 		return err
 	}
 	s.moveACLItemToTop(it)
-	s.applyACL(acl.id)
+	s.applyACL(acl.ID)
 	return nil
 }
 
@@ -61,14 +67,14 @@ func (s *Simulator) provisionVpcTierAllowPortACLRule(n *network, port int) *apiE
 // default_allow, every item of its list that is Allow, protocol exactly
 // "TCP" and port exactly 6443, then 22, is revoked: whoever created it,
 // whatever its CIDRs or traffic type, and whichever tier shares the list.
-func (s *Simulator) removeVpcTierACLRules(n *network) {
-	if s.tierACLIsDefaultAllow(n) || s.st.acl(n.aclID) == nil {
+func (s *Simulator) removeVpcTierACLRules(n *model.Network) {
+	if s.tierACLIsDefaultAllow(n) || s.st.ACL(n.ACLID) == nil {
 		return
 	}
 	for _, port := range []int{clusterAPIPort, defaultSSHPort} {
-		for _, it := range s.st.aclItemsOf(n.aclID) {
-			if it.protocol == cksACLProtocol && it.hasPorts && it.start == port && it.end == port && it.action == aclAllow {
-				s.logf("Revoking network ACL item %s (%s %d) of list %s", it.id, it.protocol, port, n.aclID)
+		for _, it := range s.st.ACLItemsOf(n.ACLID) {
+			if it.Protocol == cksACLProtocol && it.HasPorts && it.Start == port && it.End == port && it.Action == aclAllow {
+				s.logf("Revoking network ACL item %s (%s %d) of list %s", it.ID, it.Protocol, port, n.ACLID)
 				s.revokeACLItem(it)
 			}
 		}

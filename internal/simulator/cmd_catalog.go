@@ -3,29 +3,32 @@ package simulator
 import (
 	"strconv"
 	"strings"
+
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/wire"
 )
 
 // Read-only catalogue commands: zones, offerings, key pairs, projects,
 // domains, accounts and capabilities.
 
-func cmdListZones(s *Simulator, _ *caller, p params) (map[string]any, *apiError) {
-	byID, err := resolveParam(p, "id", s.st.zone)
+func cmdListZones(s *Simulator, _ *caller, p wire.Params) (map[string]any, *wire.APIError) {
+	byID, err := wire.ResolveParam(p, "id", s.st.Zone)
 	if err != nil {
 		return nil, err
 	}
 	items := []map[string]any{}
-	for _, z := range s.st.zones {
-		if (byID != nil && z != byID) || (p.has("name") && !strings.EqualFold(p.str("name"), z.name)) || !matchesKeyword(p, z.name) {
+	for _, z := range s.st.Zones {
+		if (byID != nil && z != byID) || (p.Has("name") && !strings.EqualFold(p.Str("name"), z.Name)) || !wire.MatchesKeyword(p, z.Name) {
 			continue
 		}
 		items = append(items, map[string]any{
-			"id":                    z.id,
-			"name":                  z.name,
+			"id":                    z.ID,
+			"name":                  z.Name,
 			"description":           "CKS simulator zone",
 			"networktype":           "Advanced",
 			"securitygroupsenabled": false,
 			"allocationstate":       "Enabled",
-			"zonetoken":             z.id[:8],
+			"zonetoken":             z.ID[:8],
 			"dhcpprovider":          "VirtualRouter",
 			"localstorageenabled":   false,
 			"dns1":                  "8.8.8.8",
@@ -41,30 +44,30 @@ func cmdListZones(s *Simulator, _ *caller, p params) (map[string]any, *apiError)
 	return s.listBody(p, "zone", items)
 }
 
-func cmdListServiceOfferings(s *Simulator, _ *caller, p params) (map[string]any, *apiError) {
-	byID, err := resolveParam(p, "id", s.st.offering)
+func cmdListServiceOfferings(s *Simulator, _ *caller, p wire.Params) (map[string]any, *wire.APIError) {
+	byID, err := wire.ResolveParam(p, "id", s.st.Offering)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := resolveParam(p, "zoneid", s.st.zone); err != nil {
+	if _, err := wire.ResolveParam(p, "zoneid", s.st.Zone); err != nil {
 		return nil, err
 	}
-	if sys, _ := p.boolean("issystem"); sys {
+	if sys, _ := p.Bool("issystem"); sys {
 		return map[string]any{}, nil
 	}
 	items := []map[string]any{}
-	for _, o := range s.st.offerings {
-		if (byID != nil && o != byID) || (p.has("name") && !strings.EqualFold(p.str("name"), o.name)) || !matchesKeyword(p, o.name, o.displayText) {
+	for _, o := range s.st.Offerings {
+		if (byID != nil && o != byID) || (p.Has("name") && !strings.EqualFold(p.Str("name"), o.Name)) || !wire.MatchesKeyword(p, o.Name, o.DisplayText) {
 			continue
 		}
 		items = append(items, map[string]any{
-			"id":                     o.id,
-			"name":                   o.name,
-			"displaytext":            o.displayText,
-			"cpunumber":              o.cpu,
-			"cpuspeed":               o.cpuSpeed,
-			"memory":                 o.memory,
-			"created":                csTime(o.created),
+			"id":                     o.ID,
+			"name":                   o.Name,
+			"displaytext":            o.DisplayText,
+			"cpunumber":              o.CPU,
+			"cpuspeed":               o.CPUSpeed,
+			"memory":                 o.Memory,
+			"created":                wire.CSTime(o.Created),
 			"storagetype":            "shared",
 			"provisioningtype":       "thin",
 			"offerha":                false,
@@ -85,67 +88,67 @@ func cmdListServiceOfferings(s *Simulator, _ *caller, p params) (map[string]any,
 	return s.listBody(p, "serviceoffering", items)
 }
 
-func cmdListSSHKeyPairs(s *Simulator, c *caller, p params) (map[string]any, *apiError) {
+func cmdListSSHKeyPairs(s *Simulator, c *caller, p wire.Params) (map[string]any, *wire.APIError) {
 	scope, err := s.listScope(c, p)
 	if err != nil {
 		return nil, err
 	}
 	items := []map[string]any{}
-	for _, k := range s.st.keypairs {
+	for _, k := range s.st.Keypairs {
 		switch {
-		case !scope(k.accountID),
-			p.has("id") && !strings.EqualFold(p.str("id"), k.id),
-			p.has("name") && p.str("name") != k.name,
-			p.has("fingerprint") && p.str("fingerprint") != k.fingerprint,
-			!matchesKeyword(p, k.name):
+		case !scope(k.AccountID),
+			p.Has("id") && !strings.EqualFold(p.Str("id"), k.ID),
+			p.Has("name") && p.Str("name") != k.Name,
+			p.Has("fingerprint") && p.Str("fingerprint") != k.Fingerprint,
+			!wire.MatchesKeyword(p, k.Name):
 			continue
 		}
-		out := map[string]any{"id": k.id, "name": k.name, "fingerprint": k.fingerprint, "hasannotations": false}
-		s.ownerFields(out, k.accountID)
+		out := map[string]any{"id": k.ID, "name": k.Name, "fingerprint": k.Fingerprint, "hasannotations": false}
+		s.ownerFields(out, k.AccountID)
 		items = append(items, out)
 	}
 	return s.listBody(p, "sshkeypair", items)
 }
 
-func cmdListProjects(s *Simulator, c *caller, p params) (map[string]any, *apiError) {
-	byID, err := resolveParam(p, "id", s.st.project)
+func cmdListProjects(s *Simulator, c *caller, p wire.Params) (map[string]any, *wire.APIError) {
+	byID, err := wire.ResolveParam(p, "id", s.st.Project)
 	if err != nil {
 		return nil, err
 	}
-	listAll, _ := p.boolean("listall")
+	listAll, _ := p.Bool("listall")
 	items := []map[string]any{}
-	for _, prj := range s.st.projects {
+	for _, prj := range s.st.Projects {
 		switch {
 		case byID != nil && prj != byID,
-			(!c.isAdmin() || (!listAll && byID == nil)) && prj.ownerAccountID != c.account.id,
-			p.has("name") && !strings.EqualFold(p.str("name"), prj.name),
-			p.has("state") && !strings.EqualFold(p.str("state"), "Active"),
-			!matchesKeyword(p, prj.name, prj.displayText):
+			(!c.isAdmin() || (!listAll && byID == nil)) && prj.OwnerAccountID != c.account.ID,
+			p.Has("name") && !strings.EqualFold(p.Str("name"), prj.Name),
+			p.Has("state") && !strings.EqualFold(p.Str("state"), "Active"),
+			!wire.MatchesKeyword(p, prj.Name, prj.DisplayText):
 			continue
 		}
 		out := map[string]any{
-			"id":           prj.id,
-			"name":         prj.name,
-			"displaytext":  prj.displayText,
-			"domainid":     prj.domainID,
+			"id":           prj.ID,
+			"name":         prj.Name,
+			"displaytext":  prj.DisplayText,
+			"domainid":     prj.DomainID,
 			"state":        "Active",
-			"created":      csTime(prj.created),
+			"created":      wire.CSTime(prj.Created),
 			"tags":         []any{},
-			"vmtotal":      s.countVMs(prj.accountID),
+			"vmtotal":      s.countVMs(prj.AccountID),
 			"vmlimit":      "Unlimited",
 			"vmavailable":  "Unlimited",
 			"networktotal": 0,
 			"cputotal":     0,
 			"memorytotal":  0,
 		}
-		if a := s.st.account(prj.accountID); a != nil {
-			out["projectaccountname"] = a.name
+		if a := s.st.Account(prj.AccountID); a != nil {
+			out["projectaccountname"] = a.Name
 		}
-		if d := s.st.domain(prj.domainID); d != nil {
-			out["domain"] = d.name
+		if d := s.st.Domain(prj.DomainID); d != nil {
+			out["domain"] = d.Name
 		}
-		if owner := s.st.account(prj.ownerAccountID); owner != nil {
-			out["owner"] = []map[string]any{{"account": owner.name}}
+		if owner := s.st.Account(prj.OwnerAccountID); owner != nil {
+			out["owner"] = []map[string]any{{"account": owner.Name}}
 		}
 		items = append(items, out)
 	}
@@ -154,37 +157,37 @@ func cmdListProjects(s *Simulator, c *caller, p params) (map[string]any, *apiErr
 
 func (s *Simulator) countVMs(accountID string) int {
 	n := 0
-	for _, v := range s.st.vms {
-		if !v.expunged && v.accountID == accountID {
+	for _, v := range s.st.VMs {
+		if !v.Expunged && v.AccountID == accountID {
 			n++
 		}
 	}
 	return n
 }
 
-func cmdListDomains(s *Simulator, c *caller, p params) (map[string]any, *apiError) {
-	byID, err := resolveParam(p, "id", s.st.domain)
+func cmdListDomains(s *Simulator, c *caller, p wire.Params) (map[string]any, *wire.APIError) {
+	byID, err := wire.ResolveParam(p, "id", s.st.Domain)
 	if err != nil {
 		return nil, err
 	}
 	items := []map[string]any{}
-	for _, d := range s.st.domains {
+	for _, d := range s.st.Domains {
 		switch {
 		case byID != nil && d != byID,
-			!c.isAdmin() && d.id != c.account.domainID,
-			p.has("name") && !strings.EqualFold(p.str("name"), d.name),
-			p.has("level") && p.str("level") != "0",
-			!matchesKeyword(p, d.name):
+			!c.isAdmin() && d.ID != c.account.DomainID,
+			p.Has("name") && !strings.EqualFold(p.Str("name"), d.Name),
+			p.Has("level") && p.Str("level") != "0",
+			!wire.MatchesKeyword(p, d.Name):
 			continue
 		}
 		items = append(items, map[string]any{
-			"id":             d.id,
-			"name":           d.name,
-			"level":          d.level,
+			"id":             d.ID,
+			"name":           d.Name,
+			"level":          d.Level,
 			"haschild":       false,
-			"path":           d.path,
+			"path":           d.Path,
 			"state":          "Active",
-			"created":        csTime(d.created),
+			"created":        wire.CSTime(d.Created),
 			"hasannotations": false,
 			"vmlimit":        "Unlimited",
 			"vmtotal":        0,
@@ -194,46 +197,46 @@ func cmdListDomains(s *Simulator, c *caller, p params) (map[string]any, *apiErro
 	return s.listBody(p, "domain", items)
 }
 
-func cmdListAccounts(s *Simulator, c *caller, p params) (map[string]any, *apiError) {
-	byID, err := resolveParam(p, "id", s.st.account)
+func cmdListAccounts(s *Simulator, c *caller, p wire.Params) (map[string]any, *wire.APIError) {
+	byID, err := wire.ResolveParam(p, "id", s.st.Account)
 	if err != nil {
 		return nil, err
 	}
-	listAll, _ := p.boolean("listall")
+	listAll, _ := p.Bool("listall")
 	items := []map[string]any{}
-	for _, a := range s.st.accounts {
+	for _, a := range s.st.Accounts {
 		switch {
-		case a.accountType == accountTypeProject,
+		case a.AccountType == model.AccountTypeProject,
 			byID != nil && a != byID,
-			(!c.isAdmin() || (!listAll && byID == nil && !p.has("name"))) && a.id != c.account.id,
-			p.has("name") && !strings.EqualFold(p.str("name"), a.name),
-			p.has("accounttype") && p.str("accounttype") != strconv.Itoa(a.accountType),
-			p.has("domainid") && !strings.EqualFold(p.str("domainid"), a.domainID),
-			!matchesKeyword(p, a.name):
+			(!c.isAdmin() || (!listAll && byID == nil && !p.Has("name"))) && a.ID != c.account.ID,
+			p.Has("name") && !strings.EqualFold(p.Str("name"), a.Name),
+			p.Has("accounttype") && p.Str("accounttype") != strconv.Itoa(a.AccountType),
+			p.Has("domainid") && !strings.EqualFold(p.Str("domainid"), a.DomainID),
+			!wire.MatchesKeyword(p, a.Name):
 			continue
 		}
 		out := map[string]any{
-			"id":             a.id,
-			"name":           a.name,
-			"accounttype":    a.accountType,
-			"roletype":       a.roleType,
-			"rolename":       a.roleType,
+			"id":             a.ID,
+			"name":           a.Name,
+			"accounttype":    a.AccountType,
+			"roletype":       a.RoleType,
+			"rolename":       a.RoleType,
 			"state":          "enabled",
-			"isdefault":      a.name == seedAdminAccount,
-			"created":        csTime(a.created),
+			"isdefault":      a.IsDefault,
+			"created":        wire.CSTime(a.Created),
 			"hasannotations": false,
-			"vmtotal":        s.countVMs(a.id),
+			"vmtotal":        s.countVMs(a.ID),
 			"vmlimit":        "Unlimited",
 			"vmavailable":    "Unlimited",
 		}
-		if d := s.st.domain(a.domainID); d != nil {
-			out["domainid"], out["domain"], out["domainpath"] = d.id, d.name, d.path
+		if d := s.st.Domain(a.DomainID); d != nil {
+			out["domainid"], out["domain"], out["domainpath"] = d.ID, d.Name, d.Path
 		}
 		var users []map[string]any
-		for _, u := range s.st.users {
-			if u.accountID == a.id {
-				users = append(users, map[string]any{"id": u.id, "username": u.username, "account": a.name,
-					"accountid": a.id, "accounttype": a.accountType, "state": "enabled", "created": csTime(u.created)})
+		for _, u := range s.st.Users {
+			if u.AccountID == a.ID {
+				users = append(users, map[string]any{"id": u.ID, "username": u.Username, "account": a.Name,
+					"accountid": a.ID, "accounttype": a.AccountType, "state": "enabled", "created": wire.CSTime(u.Created)})
 			}
 		}
 		if users != nil {
@@ -244,9 +247,9 @@ func cmdListAccounts(s *Simulator, c *caller, p params) (map[string]any, *apiErr
 	return s.listBody(p, "account", items)
 }
 
-func cmdListCapabilities(s *Simulator, _ *caller, _ params) (map[string]any, *apiError) {
+func cmdListCapabilities(s *Simulator, _ *caller, _ wire.Params) (map[string]any, *wire.APIError) {
 	return map[string]any{"capability": map[string]any{
-		"cloudstackversion":                            s.profile.cloudStackVersion,
+		"cloudstackversion":                            s.profile.CloudStackVersion,
 		"kubernetesserviceenabled":                     true,
 		"kubernetesclusterexperimentalfeaturesenabled": false,
 		"securitygroupsenabled":                        false,

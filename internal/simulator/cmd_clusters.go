@@ -1,32 +1,37 @@
 package simulator
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/wire"
+)
 
 // cmdListKubernetesClusters lists clusters in internal id order
 // (KubernetesClusterManagerImpl.listKubernetesClusters: new
 // Filter(KubernetesClusterVO.class, "id", true, ...)), removed ones
 // excluded. name is an exact match (as the database compares it), keyword a
 // substring.
-func cmdListKubernetesClusters(s *Simulator, c *caller, p params) (map[string]any, *apiError) {
-	filter, err := newListFilter(s, c, p, s.st.cluster)
+func cmdListKubernetesClusters(s *Simulator, c *caller, p wire.Params) (map[string]any, *wire.APIError) {
+	filter, err := newListFilter(s, c, p, s.st.Cluster)
 	if err != nil {
 		return nil, err
 	}
 	items := []map[string]any{}
-	for _, cl := range s.st.clusters {
-		if cl.removed || filter.excludes(cl, cl.accountID) {
+	for _, cl := range s.st.Clusters {
+		if cl.Removed || filter.excludes(cl, cl.AccountID) {
 			continue
 		}
-		if name := p.str("name"); name != "" && !strings.EqualFold(cl.name, name) {
+		if name := p.Str("name"); name != "" && !strings.EqualFold(cl.Name, name) {
 			continue
 		}
-		if st := p.str("state"); st != "" && !strings.EqualFold(cl.state, st) {
+		if st := p.Str("state"); st != "" && !strings.EqualFold(cl.State, st) {
 			continue
 		}
-		if ct := p.str("clustertype"); ct != "" && !strings.EqualFold(cl.clusterType, ct) {
+		if ct := p.Str("clustertype"); ct != "" && !strings.EqualFold(cl.ClusterType, ct) {
 			continue
 		}
-		if !matchesKeyword(p, cl.name) {
+		if !wire.MatchesKeyword(p, cl.Name) {
 			continue
 		}
 		if err := s.cniConfigGone(cl, c); err != nil {
@@ -37,47 +42,16 @@ func cmdListKubernetesClusters(s *Simulator, c *caller, p params) (map[string]an
 	return s.listBody(p, "kubernetescluster", items)
 }
 
-func cmdGetKubernetesClusterConfig(s *Simulator, c *caller, p params) (map[string]any, *apiError) {
+func cmdGetKubernetesClusterConfig(s *Simulator, c *caller, p wire.Params) (map[string]any, *wire.APIError) {
 	cl, err := s.requireCluster(c, p)
 	if err != nil {
 		return nil, err
 	}
-	if cl.state == stStarting {
-		return nil, internalError("Setup is in progress for Kubernetes cluster : %s, config not available at this moment", cl.name)
+	if cl.State == model.ClusterStarting {
+		return nil, wire.InternalError("Setup is in progress for Kubernetes cluster : %s, config not available at this moment", cl.Name)
 	}
-	if cl.removed || cl.kubeconfig == "" {
-		return nil, internalError("Config not found for Kubernetes cluster : %s", cl.name)
+	if cl.Removed || cl.Kubeconfig == "" {
+		return nil, wire.InternalError("Config not found for Kubernetes cluster : %s", cl.Name)
 	}
-	return map[string]any{"clusterconfig": map[string]any{"id": cl.id, "name": cl.name, "configdata": cl.kubeconfig}}, nil
-}
-
-// cmdListAsyncJobs is ListAsyncJobsCmd (QueryManagerImpl.searchForAsyncJobs):
-// the jobs of the caller's account, or with listall every account's for an
-// admin, oldest first.
-func cmdListAsyncJobs(s *Simulator, c *caller, p params) (map[string]any, *apiError) {
-	scope, err := s.listScope(c, p)
-	if err != nil {
-		return nil, err
-	}
-	items := []map[string]any{}
-	for _, j := range s.st.jobs {
-		if scope(j.accountID) {
-			items = append(items, s.renderJob(j))
-		}
-	}
-	return s.listBody(p, "asyncjobs", items)
-}
-
-func cmdQueryAsyncJobResult(s *Simulator, c *caller, p params) (map[string]any, *apiError) {
-	if _, err := p.require("jobid"); err != nil {
-		return nil, err
-	}
-	j, err := resolveParam(p, "jobid", s.st.job)
-	if err != nil {
-		return nil, err
-	}
-	if err := s.checkAccess(c, j.accountID, "async job "+j.id); err != nil {
-		return nil, err
-	}
-	return s.renderJob(j), nil
+	return map[string]any{"clusterconfig": map[string]any{"id": cl.ID, "name": cl.Name, "configdata": cl.Kubeconfig}}, nil
 }

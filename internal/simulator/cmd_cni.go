@@ -5,6 +5,9 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/wire"
 )
 
 // CNI configurations (4.21+) are user data with for_cks set
@@ -21,8 +24,8 @@ const userDataMaxLength = 32768
 // (UserDataManagerImpl.MAX_HTTP_POST_LENGTH).
 const userDataMaxPostLength = 1048576
 
-func cmdRegisterCniConfiguration(s *Simulator, c *caller, p params) (map[string]any, *apiError) {
-	name, err := p.require("name")
+func cmdRegisterCniConfiguration(s *Simulator, c *caller, p wire.Params) (map[string]any, *wire.APIError) {
+	name, err := p.Require("name")
 	if err != nil {
 		return nil, err
 	}
@@ -31,25 +34,25 @@ func cmdRegisterCniConfiguration(s *Simulator, c *caller, p params) (map[string]
 		return nil, err
 	}
 	// checkForVRMetadataFileNames is not modelled (FIDELITY.md).
-	for _, u := range s.st.userData {
+	for _, u := range s.st.UserData {
 		// UserDataDao.findByName: the owner's user data of any kind, the
 		// name compared under the database's case-insensitive collation.
-		if !u.removed && u.accountID == owner.id && strings.EqualFold(u.name, name) {
-			return nil, invalidParam("A userdata with name %s already exists for this account.", name)
+		if !u.Removed && u.AccountID == owner.ID && strings.EqualFold(u.Name, name) {
+			return nil, wire.InvalidParam("A userdata with name %s already exists for this account.", name)
 		}
 	}
-	if !p.has("cniconfig") {
+	if !p.Has("cniconfig") {
 		// The user_data column is NOT NULL; the insert fails.
-		return nil, internalError("DB Exception on: INSERT INTO user_data: Column 'user_data' cannot be null")
+		return nil, wire.InternalError("DB Exception on: INSERT INTO user_data: Column 'user_data' cannot be null")
 	}
-	content, err := validateUserData(p.str("cniconfig"))
+	content, err := validateUserData(p.Str("cniconfig"))
 	if err != nil {
 		return nil, err
 	}
-	u := &userData{internalID: s.st.nextID("userdata"), id: s.newUUID(), name: name, accountID: owner.id,
-		content: content, params: p.str("params"), forCks: true, created: s.now()}
-	s.st.userData = append(s.st.userData, u)
-	s.logf("registered CNI configuration %s (%s) for account %s", u.name, u.id, owner.name)
+	u := &model.UserData{InternalID: s.st.NextID("userdata"), ID: s.newUUID(), Name: name, AccountID: owner.ID,
+		Content: content, Params: p.Str("params"), ForCKS: true, Created: s.now()}
+	s.st.UserData = append(s.st.UserData, u)
+	s.logf("registered CNI configuration %s (%s) for account %s", u.Name, u.ID, owner.Name)
 	return map[string]any{"cniconfig": s.renderUserData(u)}, nil
 }
 
@@ -57,26 +60,26 @@ func cmdRegisterCniConfiguration(s *Simulator, c *caller, p params) (map[string]
 // decoding when the value has a "%", the base64 alphabet check
 // (Base64.isBase64), the length limits, then the bytes re-encoded as
 // standard base64 with padding, which is what the server stores.
-func validateUserData(value string) (string, *apiError) {
+func validateUserData(value string) (string, *wire.APIError) {
 	if strings.Contains(value, "%") {
 		decoded, err := url.QueryUnescape(value)
 		if err != nil {
-			return "", invalidParam("Url decoding of userdata failed.")
+			return "", wire.InvalidParam("Url decoding of userdata failed.")
 		}
 		value = decoded
 	}
 	if !isBase64(value) {
-		return "", invalidParam("User data is not base64 encoded")
+		return "", wire.InvalidParam("User data is not base64 encoded")
 	}
 	switch {
 	case len(value) >= userDataMaxPostLength:
-		return "", invalidParam("User data is too long for an http POST request")
+		return "", wire.InvalidParam("User data is too long for an http POST request")
 	case len(value) > userDataMaxLength:
-		return "", invalidParam("User data has exceeded configurable max length : %d", userDataMaxLength)
+		return "", wire.InvalidParam("User data has exceeded configurable max length : %d", userDataMaxLength)
 	}
 	data := decodeBase64Leniently(value)
 	if len(data) < 1 {
-		return "", invalidParam("User data is too short")
+		return "", wire.InvalidParam("User data is too short")
 	}
 	return base64.StdEncoding.EncodeToString(data), nil
 }
@@ -127,18 +130,18 @@ func decodeBase64Leniently(s string) []byte {
 // in the caller's scope, newest first (UserDataRegistryServiceImpl.
 // listUserDatas, Filter(UserDataVO.class, "id", false, ...)); name is an
 // exact match, keyword a substring.
-func cmdListCniConfiguration(s *Simulator, c *caller, p params) (map[string]any, *apiError) {
-	filter, err := newListFilter(s, c, p, s.st.userDataByID)
+func cmdListCniConfiguration(s *Simulator, c *caller, p wire.Params) (map[string]any, *wire.APIError) {
+	filter, err := newListFilter(s, c, p, s.st.UserDataByID)
 	if err != nil {
 		return nil, err
 	}
 	items := []map[string]any{}
-	for _, u := range slices.Backward(s.st.userData) {
+	for _, u := range slices.Backward(s.st.UserData) {
 		switch {
-		case u.removed, !u.forCks,
-			filter.excludes(u, u.accountID),
-			p.has("name") && !strings.EqualFold(p.str("name"), u.name),
-			!matchesKeyword(p, u.name):
+		case u.Removed, !u.ForCKS,
+			filter.excludes(u, u.AccountID),
+			p.Has("name") && !strings.EqualFold(p.Str("name"), u.Name),
+			!wire.MatchesKeyword(p, u.Name):
 			continue
 		}
 		items = append(items, s.renderUserData(u))
@@ -151,36 +154,36 @@ func cmdListCniConfiguration(s *Simulator, c *caller, p params) (map[string]any,
 // projectid; the caller by default) must be one the caller may act for,
 // and the user data is removed. It is not compared with the user data's own
 // owner, and nothing checks the clusters that refer to it.
-func cmdDeleteCniConfiguration(s *Simulator, c *caller, p params) (map[string]any, *apiError) {
-	if _, err := p.require("id"); err != nil {
+func cmdDeleteCniConfiguration(s *Simulator, c *caller, p wire.Params) (map[string]any, *wire.APIError) {
+	if _, err := p.Require("id"); err != nil {
 		return nil, err
 	}
-	u, err := resolveParam(p, "id", s.st.userDataByID)
+	u, err := wire.ResolveParam(p, "id", s.st.UserDataByID)
 	if err != nil {
 		return nil, err
 	}
 	if _, err := s.resolveOwner(c, p); err != nil {
 		return nil, err
 	}
-	u.removed = true
-	s.logf("removed CNI configuration %s (%s)", u.name, u.id)
+	u.Removed = true
+	s.logf("removed CNI configuration %s (%s)", u.Name, u.ID)
 	return map[string]any{"success": true}, nil
 }
 
 // renderUserData is ApiResponseHelper.createUserDataResponse.
-func (s *Simulator) renderUserData(u *userData) map[string]any {
+func (s *Simulator) renderUserData(u *model.UserData) map[string]any {
 	out := map[string]any{
-		"id":             u.id,
-		"name":           u.name,
-		"userdata":       u.content,
+		"id":             u.ID,
+		"name":           u.Name,
+		"userdata":       u.Content,
 		"hasannotations": false,
 	}
-	if u.params != "" {
-		out["params"] = u.params
+	if u.Params != "" {
+		out["params"] = u.Params
 	}
-	s.ownerFields(out, u.accountID)
+	s.ownerFields(out, u.AccountID)
 	if _, ok := out["account"]; ok {
-		out["accountid"] = u.accountID
+		out["accountid"] = u.AccountID
 	}
 	return out
 }
@@ -191,12 +194,12 @@ func (s *Simulator) renderUserData(u *userData) map[string]any {
 // the null it gets. The NullPointerException fails the whole command; the
 // API layer shows its message to root admins and a generic text to others
 // (ApiServer.handleRequest, BaseCmd.USER_ERROR_MESSAGE).
-func (s *Simulator) cniConfigGone(cl *cluster, c *caller) *apiError {
-	if cl.cniConfigID == "" || s.st.userDataByID(cl.cniConfigID) != nil {
+func (s *Simulator) cniConfigGone(cl *model.Cluster, c *caller) *wire.APIError {
+	if cl.CNIConfigID == "" || s.st.UserDataByID(cl.CNIConfigID) != nil {
 		return nil
 	}
 	if c.isAdmin() {
-		return internalError(`Cannot invoke "com.cloud.user.UserDataVO.getUuid()" because "cniConfig" is null`)
+		return wire.InternalError(`Cannot invoke "com.cloud.user.UserDataVO.getUuid()" because "cniConfig" is null`)
 	}
-	return internalError("Internal error executing command, please contact your system administrator")
+	return wire.InternalError("Internal error executing command, please contact your system administrator")
 }

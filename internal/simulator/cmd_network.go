@@ -3,30 +3,33 @@ package simulator
 import (
 	"slices"
 	"strings"
+
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/wire"
 )
 
-func cmdListNetworks(s *Simulator, c *caller, p params) (map[string]any, *apiError) {
-	filter, err := newListFilter(s, c, p, s.st.network)
+func cmdListNetworks(s *Simulator, c *caller, p wire.Params) (map[string]any, *wire.APIError) {
+	filter, err := newListFilter(s, c, p, s.st.Network)
 	if err != nil {
 		return nil, err
 	}
-	vp, err := resolveParam(p, "vpcid", s.st.vpc)
+	vp, err := wire.ResolveParam(p, "vpcid", s.st.VPC)
 	if err != nil {
 		return nil, err
 	}
-	forVPC, forVPCGiven := p.boolean("forvpc")
+	forVPC, forVPCGiven := p.Bool("forvpc")
 	items := []map[string]any{}
-	for _, n := range s.st.networks {
+	for _, n := range s.st.Networks {
 		switch {
-		case n.removed,
+		case n.Removed,
 			s.networkHidden(filter, n),
-			vp != nil && n.vpcID != vp.id,
-			forVPCGiven && forVPC != (n.vpcID != ""),
-			p.has("type") && !strings.EqualFold(p.str("type"), n.netType),
-			p.has("zoneid") && !strings.EqualFold(p.str("zoneid"), n.zoneID),
+			vp != nil && n.VPCID != vp.ID,
+			forVPCGiven && forVPC != (n.VPCID != ""),
+			p.Has("type") && !strings.EqualFold(p.Str("type"), n.NetType),
+			p.Has("zoneid") && !strings.EqualFold(p.Str("zoneid"), n.ZoneID),
 			// keyword is a LIKE on the name only
 			// (NetworkServiceImpl.createNetworkSearchCriteria).
-			!matchesKeyword(p, n.name):
+			!wire.MatchesKeyword(p, n.Name):
 			continue
 		}
 		items = append(items, s.renderNetwork(n))
@@ -37,23 +40,23 @@ func cmdListNetworks(s *Simulator, c *caller, p params) (map[string]any, *apiErr
 	return s.listBody(p, "network", items)
 }
 
-func (s *Simulator) renderNetwork(n *network) map[string]any {
+func (s *Simulator) renderNetwork(n *model.Network) map[string]any {
 	out := map[string]any{
-		"id":                  n.id,
-		"name":                n.name,
-		"displaytext":         n.displayText,
+		"id":                  n.ID,
+		"name":                n.Name,
+		"displaytext":         n.DisplayText,
 		"broadcastdomaintype": "Vlan",
 		"traffictype":         "Guest",
-		"gateway":             n.gateway,
+		"gateway":             n.Gateway,
 		"netmask":             "255.255.255.0",
-		"cidr":                n.cidr,
-		"zoneid":              n.zoneID,
-		"networkofferingid":   n.offeringID,
+		"cidr":                n.CIDR,
+		"zoneid":              n.ZoneID,
+		"networkofferingid":   n.OfferingID,
 		"issystem":            false,
-		"state":               n.state,
-		"related":             n.id,
+		"state":               n.State,
+		"related":             n.ID,
 		"dns1":                "8.8.8.8",
-		"type":                n.netType,
+		"type":                n.NetType,
 		"acltype":             "Account",
 		"restartrequired":     false,
 		"specifyipranges":     false,
@@ -62,84 +65,84 @@ func (s *Simulator) renderNetwork(n *network) map[string]any {
 		"redundantrouter":     false,
 		"hasannotations":      false,
 		"tags":                []any{},
-		"created":             csTime(n.created),
-		"physicalnetworkid":   s.st.physNetID,
+		"created":             wire.CSTime(n.Created),
+		"physicalnetworkid":   s.st.PhysNetID,
 	}
-	if z := s.st.zone(n.zoneID); z != nil {
-		out["zonename"] = z.name
+	if z := s.st.Zone(n.ZoneID); z != nil {
+		out["zonename"] = z.Name
 	}
-	if off := s.st.netOffering(n.offeringID); off != nil {
-		out["networkofferingname"] = off.name
-		out["networkofferingdisplaytext"] = off.displayText
-		out["networkofferingconservemode"] = off.conserveMode
+	if off := s.st.NetOffering(n.OfferingID); off != nil {
+		out["networkofferingname"] = off.Name
+		out["networkofferingdisplaytext"] = off.DisplayText
+		out["networkofferingconservemode"] = off.ConserveMode
 		out["networkofferingavailability"] = "Optional"
 	}
-	if n.vpcID != "" {
-		s.vpcFields(out, n.vpcID)
-		if acl := s.st.acl(n.aclID); acl != nil {
-			out["aclid"] = acl.id
-			out["aclname"] = acl.name
+	if n.VPCID != "" {
+		s.vpcFields(out, n.VPCID)
+		if acl := s.st.ACL(n.ACLID); acl != nil {
+			out["aclid"] = acl.ID
+			out["aclname"] = acl.Name
 		}
 	}
-	if n.netType == netTypeShared {
+	if n.NetType == netTypeShared {
 		s.sharedNetworkFields(out)
 		return out
 	}
-	s.ownerFields(out, n.accountID)
+	s.ownerFields(out, n.AccountID)
 	return out
 }
 
 // networkHidden: a Shared network is domain-wide (acltype Domain), listed to
 // every account of the ROOT domain; others go by their owner.
-func (s *Simulator) networkHidden(filter listFilter[network], n *network) bool {
-	if n.netType == netTypeShared {
+func (s *Simulator) networkHidden(filter listFilter[model.Network], n *model.Network) bool {
+	if n.NetType == netTypeShared {
 		return filter.byID != nil && filter.byID != n
 	}
-	return filter.excludes(n, n.accountID)
+	return filter.excludes(n, n.AccountID)
 }
 
 func (s *Simulator) sharedNetworkFields(out map[string]any) {
 	out["acltype"] = "Domain"
 	out["specifyipranges"] = true
-	if d := s.st.domain(s.st.seedIDs.rootDomain); d != nil {
-		out["domainid"], out["domain"], out["domainpath"] = d.id, d.name, d.path
+	if d := s.st.Domain(s.st.SeedIDs.RootDomain); d != nil {
+		out["domainid"], out["domain"], out["domainpath"] = d.ID, d.Name, d.Path
 	}
 }
 
-func cmdListPublicIPAddresses(s *Simulator, c *caller, p params) (map[string]any, *apiError) {
-	filter, err := newListFilter(s, c, p, s.st.ip)
+func cmdListPublicIPAddresses(s *Simulator, c *caller, p wire.Params) (map[string]any, *wire.APIError) {
+	filter, err := newListFilter(s, c, p, s.st.IP)
 	if err != nil {
 		return nil, err
 	}
-	assoc, err := resolveParam(p, "associatednetworkid", s.st.network)
+	assoc, err := wire.ResolveParam(p, "associatednetworkid", s.st.Network)
 	if err != nil {
 		return nil, err
 	}
-	vp, err := resolveParam(p, "vpcid", s.st.vpc)
+	vp, err := wire.ResolveParam(p, "vpcid", s.st.VPC)
 	if err != nil {
 		return nil, err
 	}
-	sourceNat, sourceNatGiven := p.boolean("issourcenat")
-	staticNat, staticNatGiven := p.boolean("isstaticnat")
+	sourceNat, sourceNatGiven := p.Bool("issourcenat")
+	staticNat, staticNatGiven := p.Bool("isstaticnat")
 	items := []map[string]any{}
 	// ManagementServerImpl.searchForIPAddresses: new
 	// Filter(IPAddressVO.class, "address", false, ...), the address column
 	// (a string) descending.
-	ips := slices.Clone(s.st.ips)
-	slices.SortStableFunc(ips, func(a, b *publicIP) int { return strings.Compare(b.address, a.address) })
+	ips := slices.Clone(s.st.IPs)
+	slices.SortStableFunc(ips, func(a, b *model.PublicIP) int { return strings.Compare(b.Address, a.Address) })
 	for _, ip := range ips {
 		switch {
-		case ip.released,
-			filter.excludes(ip, ip.accountID),
-			assoc != nil && ip.networkID != assoc.id,
-			p.has("networkid") && !strings.EqualFold(p.str("networkid"), ip.networkID) && !strings.EqualFold(p.str("networkid"), s.st.publicNet),
-			vp != nil && ip.vpcID != vp.id,
-			p.has("ipaddress") && p.str("ipaddress") != ip.address,
-			sourceNatGiven && sourceNat != ip.sourceNat,
+		case ip.Released,
+			filter.excludes(ip, ip.AccountID),
+			assoc != nil && ip.NetworkID != assoc.ID,
+			p.Has("networkid") && !strings.EqualFold(p.Str("networkid"), ip.NetworkID) && !strings.EqualFold(p.Str("networkid"), s.st.PublicNet),
+			vp != nil && ip.VPCID != vp.ID,
+			p.Has("ipaddress") && p.Str("ipaddress") != ip.Address,
+			sourceNatGiven && sourceNat != ip.SourceNat,
 			staticNatGiven && staticNat,
-			p.has("state") && !strings.EqualFold(p.str("state"), ip.state),
-			p.has("zoneid") && !strings.EqualFold(p.str("zoneid"), ip.zoneID),
-			!matchesKeyword(p, ip.address):
+			p.Has("state") && !strings.EqualFold(p.Str("state"), ip.State),
+			p.Has("zoneid") && !strings.EqualFold(p.Str("zoneid"), ip.ZoneID),
+			!wire.MatchesKeyword(p, ip.Address):
 			continue
 		}
 		items = append(items, s.renderPublicIP(ip))
@@ -147,13 +150,13 @@ func cmdListPublicIPAddresses(s *Simulator, c *caller, p params) (map[string]any
 	return s.listBody(p, "publicipaddress", items)
 }
 
-func (s *Simulator) renderPublicIP(ip *publicIP) map[string]any {
+func (s *Simulator) renderPublicIP(ip *model.PublicIP) map[string]any {
 	out := map[string]any{
-		"id":                ip.id,
-		"ipaddress":         ip.address,
-		"allocated":         csTime(ip.allocated),
-		"zoneid":            ip.zoneID,
-		"issourcenat":       ip.sourceNat,
+		"id":                ip.ID,
+		"ipaddress":         ip.Address,
+		"allocated":         wire.CSTime(ip.Allocated),
+		"zoneid":            ip.ZoneID,
+		"issourcenat":       ip.SourceNat,
 		"isstaticnat":       false,
 		"issystem":          false,
 		"isportable":        false,
@@ -161,24 +164,24 @@ func (s *Simulator) renderPublicIP(ip *publicIP) map[string]any {
 		"fordisplay":        true,
 		"forsystemvms":      false,
 		"hasannotations":    false,
-		"state":             ip.state,
-		"networkid":         s.st.publicNet,
-		"physicalnetworkid": s.st.physNetID,
+		"state":             ip.State,
+		"networkid":         s.st.PublicNet,
+		"physicalnetworkid": s.st.PhysNetID,
 		"vlanname":          "untagged",
 		"tags":              []any{},
-		"hasrules":          len(s.rulesOnIP(ip.id, "")) > 0,
+		"hasrules":          len(s.rulesOnIP(ip.ID, "")) > 0,
 	}
-	if z := s.st.zone(ip.zoneID); z != nil {
-		out["zonename"] = z.name
+	if z := s.st.Zone(ip.ZoneID); z != nil {
+		out["zonename"] = z.Name
 	}
-	if ip.networkID != "" {
-		out["associatednetworkid"] = ip.networkID
-		if n := s.st.network(ip.networkID); n != nil {
-			out["associatednetworkname"] = n.name
+	if ip.NetworkID != "" {
+		out["associatednetworkid"] = ip.NetworkID
+		if n := s.st.Network(ip.NetworkID); n != nil {
+			out["associatednetworkname"] = n.Name
 		}
 	}
-	s.vpcFields(out, ip.vpcID)
-	s.ownerFields(out, ip.accountID)
+	s.vpcFields(out, ip.VPCID)
+	s.ownerFields(out, ip.AccountID)
 	return out
 }
 
@@ -188,37 +191,7 @@ func (s *Simulator) vpcFields(out map[string]any, vpcID string) {
 		return
 	}
 	out["vpcid"] = vpcID
-	if vp := s.st.vpc(vpcID); vp != nil {
-		out["vpcname"] = vp.name
+	if vp := s.st.VPC(vpcID); vp != nil {
+		out["vpcname"] = vp.Name
 	}
-}
-
-func cmdListVirtualMachines(s *Simulator, c *caller, p params) (map[string]any, *apiError) {
-	filter, err := newListFilter(s, c, p, s.st.vm)
-	if err != nil {
-		return nil, err
-	}
-	n, err := resolveParam(p, "networkid", s.st.network)
-	if err != nil {
-		return nil, err
-	}
-	ids := p.list("ids")
-	var matched []*vm
-	for _, v := range s.st.vms {
-		switch {
-		case v.expunged,
-			v.state == vmDestroyed && !c.isAdmin(),
-			filter.excludes(v, v.accountID),
-			len(ids) > 0 && !slices.ContainsFunc(ids, func(id string) bool { return strings.EqualFold(id, v.id) }),
-			n != nil && v.networkID != n.id,
-			p.has("name") && !strings.EqualFold(p.str("name"), v.name),
-			p.has("state") && !strings.EqualFold(p.str("state"), v.state),
-			p.has("zoneid") && !strings.EqualFold(p.str("zoneid"), v.zoneID),
-			p.has("keypair") && p.str("keypair") != v.keypair,
-			!matchesKeyword(p, v.name):
-			continue
-		}
-		matched = append(matched, v)
-	}
-	return listBodyOf(s, p, "virtualmachine", matched, func(v *vm) map[string]any { return s.renderVM(v, c.isAdmin()) })
 }

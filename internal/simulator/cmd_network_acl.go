@@ -5,6 +5,9 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/wire"
 )
 
 // The network ACL commands: listNetworkACLLists, listNetworkACLs,
@@ -15,51 +18,51 @@ const cmdPkgNetwork = "org.apache.cloudstack.api.command.user.network."
 
 // aclScope tells which lists a caller sees without naming one: the global
 // default lists and the lists of the VPCs in the caller's scope.
-func (s *Simulator) aclScope(c *caller, p params) (func(*networkACL) bool, *apiError) {
+func (s *Simulator) aclScope(c *caller, p wire.Params) (func(*model.NetworkACL) bool, *wire.APIError) {
 	scope, err := s.listScope(c, p)
 	if err != nil {
 		return nil, err
 	}
-	return func(acl *networkACL) bool {
-		if acl.vpcID == "" {
+	return func(acl *model.NetworkACL) bool {
+		if acl.VPCID == "" {
 			return true
 		}
-		vp := s.st.vpc(acl.vpcID)
-		return vp != nil && scope(vp.accountID)
+		vp := s.st.VPC(acl.VPCID)
+		return vp != nil && scope(vp.AccountID)
 	}, nil
 }
 
 // checkACLAccess is validateAclAssociatedToVpc: a VPC's list needs access to
 // the VPC; the global default lists are everyone's to read.
-func (s *Simulator) checkACLAccess(c *caller, acl *networkACL) *apiError {
-	if acl.vpcID == "" {
+func (s *Simulator) checkACLAccess(c *caller, acl *model.NetworkACL) *wire.APIError {
+	if acl.VPCID == "" {
 		return nil
 	}
-	vp := s.st.vpc(acl.vpcID)
+	vp := s.st.VPC(acl.VPCID)
 	if vp == nil {
-		return invalidParam("Unable to find VPC associated with acl")
+		return wire.InvalidParam("Unable to find VPC associated with acl")
 	}
-	return s.checkAccess(c, vp.accountID, "VPC "+vp.name)
+	return s.checkAccess(c, vp.AccountID, "VPC "+vp.Name)
 }
 
 // cmdListNetworkACLLists is NetworkACLServiceImpl.listNetworkACLs: by id,
 // name, networkid (the tier's list) or vpcid (that VPC's lists and the
 // default ones), newest first (Filter(NetworkACLVO.class, "id", false)).
-func cmdListNetworkACLLists(s *Simulator, c *caller, p params) (map[string]any, *apiError) {
-	byID, err := resolveParam(p, "id", s.st.acl)
+func cmdListNetworkACLLists(s *Simulator, c *caller, p wire.Params) (map[string]any, *wire.APIError) {
+	byID, err := wire.ResolveParam(p, "id", s.st.ACL)
 	if err != nil {
 		return nil, err
 	}
-	n, err := resolveParam(p, "networkid", s.st.network)
+	n, err := wire.ResolveParam(p, "networkid", s.st.Network)
 	if err != nil {
 		return nil, err
 	}
-	vp, err := resolveParam(p, "vpcid", s.st.vpc)
+	vp, err := wire.ResolveParam(p, "vpcid", s.st.VPC)
 	if err != nil {
 		return nil, err
 	}
 	if vp != nil {
-		if err := s.checkAccess(c, vp.accountID, "VPC "+vp.name); err != nil {
+		if err := s.checkAccess(c, vp.AccountID, "VPC "+vp.Name); err != nil {
 			return nil, err
 		}
 	}
@@ -67,17 +70,17 @@ func cmdListNetworkACLLists(s *Simulator, c *caller, p params) (map[string]any, 
 	if err != nil {
 		return nil, err
 	}
-	acls := slices.Clone(s.st.acls)
-	slices.SortFunc(acls, func(a, b *networkACL) int { return cmp.Compare(b.internalID, a.internalID) })
+	acls := slices.Clone(s.st.ACLs)
+	slices.SortFunc(acls, func(a, b *model.NetworkACL) int { return cmp.Compare(b.InternalID, a.InternalID) })
 	items := []map[string]any{}
 	for _, acl := range acls {
 		switch {
 		case byID != nil && acl != byID,
-			n != nil && n.aclID != acl.id,
-			vp != nil && acl.vpcID != "" && acl.vpcID != vp.id,
+			n != nil && n.ACLID != acl.ID,
+			vp != nil && acl.VPCID != "" && acl.VPCID != vp.ID,
 			vp == nil && !visible(acl),
-			p.has("name") && p.str("name") != acl.name,
-			!matchesKeyword(p, acl.name, acl.description):
+			p.Has("name") && p.Str("name") != acl.Name,
+			!wire.MatchesKeyword(p, acl.Name, acl.Description):
 			continue
 		}
 		items = append(items, s.renderNetworkACLList(acl))
@@ -85,9 +88,9 @@ func cmdListNetworkACLLists(s *Simulator, c *caller, p params) (map[string]any, 
 	return s.listBody(p, "networkacllist", items)
 }
 
-func (s *Simulator) renderNetworkACLList(acl *networkACL) map[string]any {
-	out := map[string]any{"id": acl.id, "name": acl.name, "description": acl.description, "fordisplay": acl.forDisplay}
-	s.vpcFields(out, acl.vpcID)
+func (s *Simulator) renderNetworkACLList(acl *model.NetworkACL) map[string]any {
+	out := map[string]any{"id": acl.ID, "name": acl.Name, "description": acl.Description, "fordisplay": acl.ForDisplay}
+	s.vpcFields(out, acl.VPCID)
 	return out
 }
 
@@ -96,21 +99,21 @@ func (s *Simulator) renderNetworkACLList(acl *networkACL) map[string]any {
 // list), or of every list the caller sees; filters traffictype, protocol
 // (exact) and action; newest first (Filter(NetworkACLItemVO.class, "id",
 // false)).
-func cmdListNetworkACLs(s *Simulator, c *caller, p params) (map[string]any, *apiError) {
-	byID, err := resolveParam(p, "id", s.st.aclItem)
+func cmdListNetworkACLs(s *Simulator, c *caller, p wire.Params) (map[string]any, *wire.APIError) {
+	byID, err := wire.ResolveParam(p, "id", s.st.ACLItem)
 	if err != nil {
 		return nil, err
 	}
-	acl, err := resolveParam(p, "aclid", s.st.acl)
+	acl, err := wire.ResolveParam(p, "aclid", s.st.ACL)
 	if err != nil {
 		return nil, err
 	}
-	n, err := resolveParam(p, "networkid", s.st.network)
+	n, err := wire.ResolveParam(p, "networkid", s.st.Network)
 	if err != nil {
 		return nil, err
 	}
 	if n != nil {
-		if acl = s.st.acl(n.aclID); acl == nil {
+		if acl = s.st.ACL(n.ACLID); acl == nil {
 			return s.listBody(p, "networkacl", nil)
 		}
 	}
@@ -124,14 +127,14 @@ func cmdListNetworkACLs(s *Simulator, c *caller, p params) (map[string]any, *api
 		return nil, err
 	}
 	items := []map[string]any{}
-	for _, it := range s.st.aclItems {
+	for _, it := range s.st.ACLItems {
 		switch {
 		case byID != nil && it != byID,
-			acl != nil && it.aclID != acl.id,
-			acl == nil && !visible(s.st.acl(it.aclID)),
-			p.has("traffictype") && p.str("traffictype") != it.trafficType,
-			p.has("protocol") && p.str("protocol") != it.protocol,
-			p.has("action") && p.str("action") != it.action:
+			acl != nil && it.ACLID != acl.ID,
+			acl == nil && !visible(s.st.ACL(it.ACLID)),
+			p.Has("traffictype") && p.Str("traffictype") != it.TrafficType,
+			p.Has("protocol") && p.Str("protocol") != it.Protocol,
+			p.Has("action") && p.Str("action") != it.Action:
 			continue
 		}
 		items = append(items, s.renderNetworkACLItem(it))
@@ -142,42 +145,42 @@ func cmdListNetworkACLs(s *Simulator, c *caller, p params) (map[string]any, *api
 
 // renderNetworkACLItem is ApiResponseHelper.createNetworkACLItemResponse:
 // ports as strings, CIDRs joined with commas.
-func (s *Simulator) renderNetworkACLItem(it *networkACLItem) map[string]any {
+func (s *Simulator) renderNetworkACLItem(it *model.NetworkACLItem) map[string]any {
 	out := map[string]any{
-		"id":          it.id,
-		"protocol":    it.protocol,
-		"cidrlist":    strings.Join(it.cidrs, ","),
-		"traffictype": it.trafficType,
-		"state":       it.state,
-		"aclid":       it.aclID,
-		"number":      it.number,
-		"action":      it.action,
-		"fordisplay":  it.forDisplay,
+		"id":          it.ID,
+		"protocol":    it.Protocol,
+		"cidrlist":    strings.Join(it.CIDRs, ","),
+		"traffictype": it.TrafficType,
+		"state":       it.State,
+		"aclid":       it.ACLID,
+		"number":      it.Number,
+		"action":      it.Action,
+		"fordisplay":  it.ForDisplay,
 		"tags":        []any{},
 	}
-	if acl := s.st.acl(it.aclID); acl != nil {
-		out["aclname"] = acl.name
+	if acl := s.st.ACL(it.ACLID); acl != nil {
+		out["aclname"] = acl.Name
 	}
-	if it.hasPorts {
-		out["startport"] = strconv.Itoa(it.start)
-		out["endport"] = strconv.Itoa(it.end)
+	if it.HasPorts {
+		out["startport"] = strconv.Itoa(it.Start)
+		out["endport"] = strconv.Itoa(it.End)
 	}
-	if it.icmpType != nil {
-		out["icmptype"] = *it.icmpType
+	if it.ICMPType != nil {
+		out["icmptype"] = *it.ICMPType
 	}
-	if it.icmpCode != nil {
-		out["icmpcode"] = *it.icmpCode
+	if it.ICMPCode != nil {
+		out["icmpcode"] = *it.ICMPCode
 	}
-	if it.reason != "" {
-		out["reason"] = it.reason
+	if it.Reason != "" {
+		out["reason"] = it.Reason
 	}
 	return out
 }
 
 // cmdCreateNetworkACL is CreateNetworkACLCmd: create() validates and
 // persists the item (a 431 for bad input), the job applies the list.
-func cmdCreateNetworkACL(s *Simulator, c *caller, p params) (map[string]any, *apiError) {
-	if _, err := p.require("protocol"); err != nil {
+func cmdCreateNetworkACL(s *Simulator, c *caller, p wire.Params) (map[string]any, *wire.APIError) {
+	if _, err := p.Require("protocol"); err != nil {
 		return nil, err
 	}
 	acl, err := s.aclForCreate(c, p)
@@ -192,44 +195,44 @@ func cmdCreateNetworkACL(s *Simulator, c *caller, p params) (map[string]any, *ap
 	if err != nil {
 		return nil, err
 	}
-	j := s.startJob(c, cmdPkgNetwork+"CreateNetworkACLCmd", "NetworkAclItem", it.id, 1,
-		func(jr *jobRun) (any, *apiError) {
+	j := s.startJob(c, cmdPkgNetwork+"CreateNetworkACLCmd", "NetworkAclItem", it.ID, 1,
+		func(jr *jobRun) (any, *wire.APIError) {
 			jr.op = "rule"
-			if err := jr.step("apply"); err != nil || s.st.aclItem(it.id) == nil {
-				if s.st.aclItem(it.id) != nil {
+			if err := jr.step("apply"); err != nil || s.st.ACLItem(it.ID) == nil {
+				if s.st.ACLItem(it.ID) != nil {
 					s.revokeACLItem(it)
 				}
-				return nil, internalError("Failed to create network ACL Item")
+				return nil, wire.InternalError("Failed to create network ACL Item")
 			}
-			s.applyACL(acl.id)
+			s.applyACL(acl.ID)
 			return map[string]any{"networkacl": s.renderNetworkACLItem(it)}, nil
 		})
-	return map[string]any{"id": it.id, "jobid": j.id}, nil
+	return map[string]any{"id": it.ID, "jobid": j.ID}, nil
 }
 
 // aclForCreate is createAclListIfNeeded and validateNetworkAcl's access
 // check: aclid, else the list of networkid's VPC tier.
-func (s *Simulator) aclForCreate(c *caller, p params) (*networkACL, *apiError) {
-	acl, err := resolveParam(p, "aclid", s.st.acl)
+func (s *Simulator) aclForCreate(c *caller, p wire.Params) (*model.NetworkACL, *wire.APIError) {
+	acl, err := wire.ResolveParam(p, "aclid", s.st.ACL)
 	if err != nil {
 		return nil, err
 	}
 	if acl == nil {
-		n, err := resolveParam(p, "networkid", s.st.network)
+		n, err := wire.ResolveParam(p, "networkid", s.st.Network)
 		switch {
 		case err != nil:
 			return nil, err
 		case n == nil:
-			return nil, invalidParam("Cannot create Network ACL Item. ACL Id or network Id is required")
-		case n.vpcID == "":
-			return nil, invalidParam("Network: %s does not belong to VPC", n.id)
+			return nil, wire.InvalidParam("Cannot create Network ACL Item. ACL Id or network Id is required")
+		case n.VPCID == "":
+			return nil, wire.InvalidParam("Network: %s does not belong to VPC", n.ID)
 		}
-		if acl = s.st.acl(n.aclID); acl == nil {
-			return nil, invalidParam("Unable to find specified ACL.")
+		if acl = s.st.ACL(n.ACLID); acl == nil {
+			return nil, wire.InvalidParam("Unable to find specified ACL.")
 		}
 	}
-	if acl.isDefault() {
-		return nil, invalidParam("Default ACL cannot be modified")
+	if acl.IsDefault() {
+		return nil, wire.InvalidParam("Default ACL cannot be modified")
 	}
 	if err := s.checkACLAccess(c, acl); err != nil {
 		return nil, err
@@ -241,16 +244,16 @@ func (s *Simulator) aclForCreate(c *caller, p params) (*networkACL, *apiError) {
 // CreateNetworkACLCmd's accessors give them: the protocol trimmed (1 is
 // icmp), the end port defaulting to the start, ICMP type and code -1 for
 // icmp, traffic type Ingress by default, fordisplay for root admins only.
-func parseACLItemSpec(p params, c *caller) (aclItemSpec, *apiError) {
-	spec := aclItemSpec{protocol: strings.TrimSpace(p.str("protocol")), cidrs: p.list("cidrlist"), action: p.str("action"),
-		reason: p.str("reason"), forDisplay: true}
+func parseACLItemSpec(p wire.Params, c *caller) (aclItemSpec, *wire.APIError) {
+	spec := aclItemSpec{protocol: strings.TrimSpace(p.Str("protocol")), cidrs: p.List("cidrlist"), action: p.Str("action"),
+		reason: p.Str("reason"), forDisplay: true}
 	if spec.protocol == "1" {
 		spec.protocol = "icmp"
 	}
 	ints := map[string]**int{"startport": &spec.start, "endport": &spec.end, "icmptype": &spec.icmpType,
 		"icmpcode": &spec.icmpCode, "number": &spec.number}
 	for name, dst := range ints {
-		v, present, err := p.long(name)
+		v, present, err := p.Long(name)
 		if err != nil {
 			return spec, err
 		}
@@ -271,16 +274,16 @@ func parseACLItemSpec(p params, c *caller) (aclItemSpec, *apiError) {
 			spec.icmpCode = &minusOne
 		}
 	}
-	switch tt := p.str("traffictype"); {
+	switch tt := p.Str("traffictype"); {
 	case tt == "":
 	case strings.EqualFold(tt, aclIngress):
 		spec.trafficType = aclIngress
 	case strings.EqualFold(tt, aclEgress):
 		spec.trafficType = aclEgress
 	default:
-		return spec, invalidParam("Invalid traffic type %s", tt)
+		return spec, wire.InvalidParam("Invalid traffic type %s", tt)
 	}
-	if fd, present := p.boolean("fordisplay"); present && c.isAdmin() {
+	if fd, present := p.Bool("fordisplay"); present && c.isAdmin() {
 		spec.forDisplay = fd
 	}
 	return spec, nil
@@ -289,35 +292,35 @@ func parseACLItemSpec(p params, c *caller) (aclItemSpec, *apiError) {
 // cmdDeleteNetworkACL is DeleteNetworkACLCmd: the job revokes the item
 // (NetworkACLServiceImpl.revokeNetworkACLItem); items of a default list
 // cannot be deleted.
-func cmdDeleteNetworkACL(s *Simulator, c *caller, p params) (map[string]any, *apiError) {
-	if _, err := p.require("id"); err != nil {
+func cmdDeleteNetworkACL(s *Simulator, c *caller, p wire.Params) (map[string]any, *wire.APIError) {
+	if _, err := p.Require("id"); err != nil {
 		return nil, err
 	}
-	it, err := resolveParam(p, "id", s.st.aclItem)
+	it, err := wire.ResolveParam(p, "id", s.st.ACLItem)
 	if err != nil {
 		return nil, err
 	}
-	j := s.startJob(c, cmdPkgNetwork+"DeleteNetworkACLCmd", "NetworkAclItem", it.id, 1,
-		func(jr *jobRun) (any, *apiError) {
+	j := s.startJob(c, cmdPkgNetwork+"DeleteNetworkACLCmd", "NetworkAclItem", it.ID, 1,
+		func(jr *jobRun) (any, *wire.APIError) {
 			jr.op = "rule"
-			acl := s.st.acl(it.aclID)
+			acl := s.st.ACL(it.ACLID)
 			switch {
-			case acl != nil && acl.isDefault():
-				return nil, invalidParam("ACL Items in default ACL cannot be deleted")
+			case acl != nil && acl.IsDefault():
+				return nil, wire.InvalidParam("ACL Items in default ACL cannot be deleted")
 			case acl != nil:
 				if err := s.checkACLAccess(c, acl); err != nil {
 					return nil, err
 				}
 			}
 			if err := jr.step("apply"); err != nil {
-				return nil, internalError("%s", failText(err, "Failed to delete network ACL item"))
+				return nil, wire.InternalError("%s", failText(err, "Failed to delete network ACL item"))
 			}
-			if s.st.aclItem(it.id) != nil {
+			if s.st.ACLItem(it.ID) != nil {
 				s.revokeACLItem(it)
 			}
 			return map[string]any{"success": true}, nil
 		})
-	return map[string]any{"jobid": j.id}, nil
+	return map[string]any{"jobid": j.ID}, nil
 }
 
 // cmdMoveNetworkAclItem is MoveNetworkAclItemCmd
@@ -325,14 +328,14 @@ func cmdDeleteNetworkACL(s *Simulator, c *caller, p params) (map[string]any, *ap
 // without previousaclruleid the item goes to the top, without
 // nextaclruleid to the bottom, else between the two. The router is not told
 // until the list is next applied.
-func cmdMoveNetworkAclItem(s *Simulator, c *caller, p params) (map[string]any, *apiError) {
-	id, err := p.require("id")
+func cmdMoveNetworkAclItem(s *Simulator, c *caller, p wire.Params) (map[string]any, *wire.APIError) {
+	id, err := p.Require("id")
 	if err != nil {
 		return nil, err
 	}
-	prevID, nextID := p.str("previousaclruleid"), p.str("nextaclruleid")
+	prevID, nextID := p.Str("previousaclruleid"), p.Str("nextaclruleid")
 	j := s.startJob(c, cmdPkgNetwork+"MoveNetworkAclItemCmd", "NetworkAclItem", id, 1,
-		func(jr *jobRun) (any, *apiError) {
+		func(jr *jobRun) (any, *wire.APIError) {
 			jr.op = "rule"
 			it, err := s.moveACLItem(c, id, prevID, nextID)
 			if err != nil {
@@ -340,26 +343,26 @@ func cmdMoveNetworkAclItem(s *Simulator, c *caller, p params) (map[string]any, *
 			}
 			return map[string]any{"networkacl": s.renderNetworkACLItem(it)}, nil
 		})
-	return map[string]any{"jobid": j.id}, nil
+	return map[string]any{"jobid": j.ID}, nil
 }
 
 // moveACLItem validates a move (validateMoveAclRulesData) and makes it.
-func (s *Simulator) moveACLItem(c *caller, id, prevID, nextID string) (*networkACLItem, *apiError) {
+func (s *Simulator) moveACLItem(c *caller, id, prevID, nextID string) (*model.NetworkACLItem, *wire.APIError) {
 	if strings.TrimSpace(prevID) == "" && strings.TrimSpace(nextID) == "" {
-		return nil, invalidParam("Both previous and next ACL rule IDs cannot be blank.")
+		return nil, wire.InvalidParam("Both previous and next ACL rule IDs cannot be blank.")
 	}
-	it := s.st.aclItem(id)
+	it := s.st.ACLItem(id)
 	if it == nil {
-		return nil, invalidParam("Could not find a rule with ID[%s]", id)
+		return nil, wire.InvalidParam("Could not find a rule with ID[%s]", id)
 	}
-	find := func(uuid string) (*networkACLItem, *apiError) {
+	find := func(uuid string) (*model.NetworkACLItem, *wire.APIError) {
 		if strings.TrimSpace(uuid) == "" {
 			return nil, nil
 		}
-		if x := s.st.aclItem(uuid); x != nil {
+		if x := s.st.ACLItem(uuid); x != nil {
 			return x, nil
 		}
-		return nil, invalidParam("Could not find rule with ID [%s]", uuid)
+		return nil, wire.InvalidParam("Could not find rule with ID [%s]", uuid)
 	}
 	prev, err := find(prevID)
 	if err != nil {
@@ -369,30 +372,30 @@ func (s *Simulator) moveACLItem(c *caller, id, prevID, nextID string) (*networkA
 	if err != nil {
 		return nil, err
 	}
-	if (prev != nil && prev.aclID != it.aclID) || (next != nil && next.aclID != it.aclID) {
-		return nil, invalidParam("Cannot use ACL rules from differentiating ACLs. Rule being moved.")
+	if (prev != nil && prev.ACLID != it.ACLID) || (next != nil && next.ACLID != it.ACLID) {
+		return nil, wire.InvalidParam("Cannot use ACL rules from differentiating ACLs. Rule being moved.")
 	}
-	acl := s.st.acl(it.aclID)
-	if acl == nil || acl.isDefault() {
-		return nil, invalidParam("Default ACL rules cannot be moved.")
+	acl := s.st.ACL(it.ACLID)
+	if acl == nil || acl.IsDefault() {
+		return nil, wire.InvalidParam("Default ACL rules cannot be moved.")
 	}
 	if err := s.checkACLAccess(c, acl); err != nil {
 		return nil, err
 	}
-	all := s.st.aclItemsByNumber(it.aclID)
+	all := s.st.ACLItemsByNumber(it.ACLID)
 	switch {
 	case prev == nil:
 		s.shiftACLItems(it, 1, snapshotNumbers(all), 0)
 	case next == nil:
-		it.number = all[len(all)-1].number + 1
-	case prev.number+1 != next.number:
-		if slices.ContainsFunc(all, func(x *networkACLItem) bool { return x.number == prev.number+1 }) {
-			return nil, invalidParam("There are some inconsistencies with the data you sent. The new position calculated already has a ACL rule on it.")
+		it.Number = all[len(all)-1].Number + 1
+	case prev.Number+1 != next.Number:
+		if slices.ContainsFunc(all, func(x *model.NetworkACLItem) bool { return x.Number == prev.Number+1 }) {
+			return nil, wire.InvalidParam("There are some inconsistencies with the data you sent. The new position calculated already has a ACL rule on it.")
 		}
-		it.number = prev.number + 1
+		it.Number = prev.Number + 1
 	default:
 		from := slices.Index(all, prev) + 1
-		s.shiftACLItems(it, prev.number+1, snapshotNumbers(all), from)
+		s.shiftACLItems(it, prev.Number+1, snapshotNumbers(all), from)
 	}
 	return it, nil
 }
@@ -404,11 +407,11 @@ func (s *Simulator) moveACLItem(c *caller, id, prevID, nextID string) (*networkA
 // sent replace the item's, without it every field but the number takes what
 // was sent; the item is checked again, saved in state Add, and the list
 // applied, which also gives the tiers a move made since.
-func cmdUpdateNetworkACLItem(s *Simulator, c *caller, p params) (map[string]any, *apiError) {
-	if _, err := p.require("id"); err != nil {
+func cmdUpdateNetworkACLItem(s *Simulator, c *caller, p wire.Params) (map[string]any, *wire.APIError) {
+	if _, err := p.Require("id"); err != nil {
 		return nil, err
 	}
-	it, err := resolveParam(p, "id", s.st.aclItem)
+	it, err := wire.ResolveParam(p, "id", s.st.ACLItem)
 	if err != nil {
 		return nil, err
 	}
@@ -416,14 +419,14 @@ func cmdUpdateNetworkACLItem(s *Simulator, c *caller, p params) (map[string]any,
 	if err != nil {
 		return nil, err
 	}
-	partial, given := p.boolean("partialupgrade")
+	partial, given := p.Bool("partialupgrade")
 	partial = partial || !given
-	j := s.startJob(c, cmdPkgNetwork+"UpdateNetworkACLItemCmd", "NetworkAclItem", it.id, 1,
-		func(jr *jobRun) (any, *apiError) {
+	j := s.startJob(c, cmdPkgNetwork+"UpdateNetworkACLItemCmd", "NetworkAclItem", it.ID, 1,
+		func(jr *jobRun) (any, *wire.APIError) {
 			jr.op = "rule"
-			acl := s.st.acl(it.aclID)
-			if acl == nil || acl.isDefault() {
-				return nil, invalidParam("Default ACL cannot be modified")
+			acl := s.st.ACL(it.ACLID)
+			if acl == nil || acl.IsDefault() {
+				return nil, wire.InvalidParam("Default ACL cannot be modified")
 			}
 			if err := s.checkACLAccess(c, acl); err != nil {
 				return nil, err
@@ -433,65 +436,65 @@ func cmdUpdateNetworkACLItem(s *Simulator, c *caller, p params) (map[string]any,
 				return nil, err
 			}
 			*it = updated
-			it.state = aclItemAdd
-			s.applyACL(acl.id)
+			it.State = aclItemAdd
+			s.applyACL(acl.ID)
 			return map[string]any{"networkacl": s.renderNetworkACLItem(it)}, nil
 		})
-	return map[string]any{"jobid": j.id}, nil
+	return map[string]any{"jobid": j.ID}, nil
 }
 
 // updatedACLItem is the item after transferDataToNetworkAclRulePojo and
 // validateNetworkACLItem, or the error that refuses the update.
-func (s *Simulator) updatedACLItem(acl *networkACL, it *networkACLItem, spec aclItemSpec, p params, partial bool) (networkACLItem, *apiError) {
+func (s *Simulator) updatedACLItem(acl *model.NetworkACL, it *model.NetworkACLItem, spec aclItemSpec, p wire.Params, partial bool) (model.NetworkACLItem, *wire.APIError) {
 	u := *it
 	if spec.number != nil {
-		if slices.ContainsFunc(s.st.aclItemsOf(acl.id), func(x *networkACLItem) bool { return x != it && x.number == *spec.number }) {
-			return u, invalidParam("ACL item with number %d already exists in ACL: %s", *spec.number, acl.id)
+		if slices.ContainsFunc(s.st.ACLItemsOf(acl.ID), func(x *model.NetworkACLItem) bool { return x != it && x.Number == *spec.number }) {
+			return u, wire.InvalidParam("ACL item with number %d already exists in ACL: %s", *spec.number, acl.ID)
 		}
-		u.number = *spec.number
+		u.Number = *spec.number
 	}
 	start, end := aclPorts(it)
-	if !partial || p.has("startport") {
+	if !partial || p.Has("startport") {
 		start = spec.start
 	}
-	if !partial || p.has("endport") {
+	if !partial || p.Has("endport") {
 		end = spec.end
 	}
 	if !partial || len(spec.cidrs) > 0 {
-		u.cidrs = spec.cidrs
+		u.CIDRs = spec.cidrs
 	}
 	if !partial || spec.protocol != "" {
-		u.protocol = spec.protocol
+		u.Protocol = spec.protocol
 	}
-	if !partial || p.has("icmptype") {
-		u.icmpType = spec.icmpType
+	if !partial || p.Has("icmptype") {
+		u.ICMPType = spec.icmpType
 	}
-	if !partial || p.has("icmpcode") {
-		u.icmpCode = spec.icmpCode
+	if !partial || p.Has("icmpcode") {
+		u.ICMPCode = spec.icmpCode
 	}
 	if !partial || spec.action != "" {
 		action, err := aclAction(spec.action)
 		if err != nil {
 			return u, err
 		}
-		u.action = action
+		u.Action = action
 	}
 	if !partial || spec.trafficType != "" {
-		u.trafficType = spec.trafficType
+		u.TrafficType = spec.trafficType
 	}
 	if !partial || spec.reason != "" {
-		u.reason = spec.reason
+		u.Reason = spec.reason
 	}
-	u.hasPorts, u.start, u.end = false, 0, 0
+	u.HasPorts, u.Start, u.End = false, 0, 0
 	return u, validateACLItem(&u, start, end)
 }
 
 // aclPorts returns an item's ports as the database holds them (null when
 // it has none).
-func aclPorts(it *networkACLItem) (start, end *int) {
-	if !it.hasPorts {
+func aclPorts(it *model.NetworkACLItem) (start, end *int) {
+	if !it.HasPorts {
 		return nil, nil
 	}
-	s, e := it.start, it.end
+	s, e := it.Start, it.End
 	return &s, &e
 }

@@ -4,6 +4,9 @@ import (
 	"net"
 	"slices"
 	"strings"
+
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/wire"
 )
 
 // listRules lists rules of one purpose with the common filters: id, the
@@ -11,47 +14,47 @@ import (
 // fordisplay=false are hidden from callers other than root admins
 // (ListFirewallRulesCmd.getDisplay; the fordisplay parameter is authorized
 // for root admins only), though the workers still evaluate them.
-func (s *Simulator) listRules(c *caller, p params, purpose string, ipParam string,
-	render func(*rule) map[string]any, objectName string) (map[string]any, *apiError) {
-	filter, err := newListFilter(s, c, p, s.st.ruleLookup(purpose))
+func (s *Simulator) listRules(c *caller, p wire.Params, purpose string, ipParam string,
+	render func(*model.Rule) map[string]any, objectName string) (map[string]any, *wire.APIError) {
+	filter, err := newListFilter(s, c, p, s.st.RuleLookup(purpose))
 	if err != nil {
 		return nil, err
 	}
-	ip, err := resolveParam(p, ipParam, s.st.ip)
+	ip, err := wire.ResolveParam(p, ipParam, s.st.IP)
 	if err != nil {
 		return nil, err
 	}
-	if ip != nil && ip.released && purpose != purposeLB {
+	if ip != nil && ip.Released && purpose != model.PurposeLB {
 		// FirewallManagerImpl.listFirewallRules and
 		// RulesManagerImpl.listPortForwardingRules refuse an IP that is not
 		// Allocated (IPAddressVO.readyToUse); a released IP keeps its uuid.
-		what := map[string]string{purposeFirewall: "firewall", purposePF: "port forwarding"}[purpose]
-		return nil, invalidParam("Ip address id=%d not ready for %s rules yet", ip.internalID, what)
+		what := map[string]string{model.PurposeFirewall: "firewall", model.PurposePF: "port forwarding"}[purpose]
+		return nil, wire.InvalidParam("Ip address id=%d not ready for %s rules yet", ip.InternalID, what)
 	}
-	n, err := resolveParam(p, "networkid", s.st.network)
+	n, err := wire.ResolveParam(p, "networkid", s.st.Network)
 	if err != nil {
 		return nil, err
 	}
 	// fordisplay is authorized for root admins only; the API layer drops it
 	// from other callers' requests.
-	display, displayGiven := p.boolean("fordisplay")
+	display, displayGiven := p.Bool("fordisplay")
 	displayGiven = displayGiven && c.isAdmin()
 	items := []map[string]any{}
-	for _, r := range s.st.rules {
+	for _, r := range s.st.Rules {
 		switch {
-		case r.purpose != purpose,
-			filter.excludes(r, r.accountID),
-			ip != nil && r.ipID != ip.id,
-			n != nil && r.networkID != n.id,
-			displayGiven && r.forDisplay != display,
-			!displayGiven && !c.isAdmin() && !r.forDisplay,
-			purpose == purposeLB && p.has("name") && !strings.EqualFold(p.str("name"), r.name),
-			!matchesKeyword(p, r.name, r.description):
+		case r.Purpose != purpose,
+			filter.excludes(r, r.AccountID),
+			ip != nil && r.IPID != ip.ID,
+			n != nil && r.NetworkID != n.ID,
+			displayGiven && r.ForDisplay != display,
+			!displayGiven && !c.isAdmin() && !r.ForDisplay,
+			purpose == model.PurposeLB && p.Has("name") && !strings.EqualFold(p.Str("name"), r.Name),
+			!wire.MatchesKeyword(p, r.Name, r.Description):
 			continue
 		}
 		items = append(items, render(r))
 	}
-	if purpose != purposeLB {
+	if purpose != model.PurposeLB {
 		// FirewallManagerImpl.listFirewallRules and
 		// RulesManagerImpl.listPortForwardingRules search with
 		// new Filter(<VO>.class, "id", false, ...): ORDER BY id DESC.
@@ -62,25 +65,25 @@ func (s *Simulator) listRules(c *caller, p params, purpose string, ipParam strin
 	return s.listBody(p, objectName, items)
 }
 
-func cmdListFirewallRules(s *Simulator, c *caller, p params) (map[string]any, *apiError) {
-	return s.listRules(c, p, purposeFirewall, "ipaddressid", s.renderFirewallRule, "firewallrule")
+func cmdListFirewallRules(s *Simulator, c *caller, p wire.Params) (map[string]any, *wire.APIError) {
+	return s.listRules(c, p, model.PurposeFirewall, "ipaddressid", s.renderFirewallRule, "firewallrule")
 }
 
-func cmdListPortForwardingRules(s *Simulator, c *caller, p params) (map[string]any, *apiError) {
-	return s.listRules(c, p, purposePF, "ipaddressid", s.renderPortForwardingRule, "portforwardingrule")
+func cmdListPortForwardingRules(s *Simulator, c *caller, p wire.Params) (map[string]any, *wire.APIError) {
+	return s.listRules(c, p, model.PurposePF, "ipaddressid", s.renderPortForwardingRule, "portforwardingrule")
 }
 
-func cmdListLoadBalancerRules(s *Simulator, c *caller, p params) (map[string]any, *apiError) {
-	return s.listRules(c, p, purposeLB, "publicipid", s.renderLoadBalancerRule, "loadbalancerrule")
+func cmdListLoadBalancerRules(s *Simulator, c *caller, p wire.Params) (map[string]any, *wire.APIError) {
+	return s.listRules(c, p, model.PurposeLB, "publicipid", s.renderLoadBalancerRule, "loadbalancerrule")
 }
 
 // requireIP resolves the required ipaddressid of a rule command.
-func (s *Simulator) requireIP(c *caller, p params) (*publicIP, *apiError) {
-	if _, err := p.require("ipaddressid"); err != nil {
+func (s *Simulator) requireIP(c *caller, p wire.Params) (*model.PublicIP, *wire.APIError) {
+	if _, err := p.Require("ipaddressid"); err != nil {
 		return nil, err
 	}
-	ip, err := resolveParam(p, "ipaddressid", func(id string) *publicIP {
-		if ip := s.st.ip(id); ip != nil && !ip.released {
+	ip, err := wire.ResolveParam(p, "ipaddressid", func(id string) *model.PublicIP {
+		if ip := s.st.IP(id); ip != nil && !ip.Released {
 			return ip
 		}
 		return nil
@@ -88,35 +91,35 @@ func (s *Simulator) requireIP(c *caller, p params) (*publicIP, *apiError) {
 	if err != nil {
 		return nil, err
 	}
-	if err := s.checkAccess(c, ip.accountID, "IP address "+ip.address); err != nil {
+	if err := s.checkAccess(c, ip.AccountID, "IP address "+ip.Address); err != nil {
 		return nil, err
 	}
-	if ip.networkID == "" {
-		return nil, invalidParam("Unable to create the rule; ip with specified id is not associated with any network")
+	if ip.NetworkID == "" {
+		return nil, wire.InvalidParam("Unable to create the rule; ip with specified id is not associated with any network")
 	}
 	return ip, nil
 }
 
 // parsePort parses an optional port parameter (1-65535).
-func parsePort(p params, name string) (int, bool, *apiError) {
-	v, present, err := p.long(name)
+func parsePort(p wire.Params, name string) (int, bool, *wire.APIError) {
+	v, present, err := p.Long(name)
 	if err != nil || !present {
 		return 0, present, err
 	}
 	if v < 1 || v > 65535 {
-		return 0, true, invalidParam("Invalid port: %d, ports must be between 1 and 65535", v)
+		return 0, true, wire.InvalidParam("Invalid port: %d, ports must be between 1 and 65535", v)
 	}
 	return int(v), true, nil
 }
 
-func parseCidrs(p params, def []string) ([]string, *apiError) {
-	list := p.list("cidrlist")
+func parseCidrs(p wire.Params, def []string) ([]string, *wire.APIError) {
+	list := p.List("cidrlist")
 	if len(list) == 0 {
 		return def, nil
 	}
 	for _, cidr := range list {
 		if _, _, err := net.ParseCIDR(cidr); err != nil {
-			return nil, invalidParam("Source cidrs formatting error %s", cidr)
+			return nil, wire.InvalidParam("Source cidrs formatting error %s", cidr)
 		}
 	}
 	return list, nil
@@ -124,33 +127,33 @@ func parseCidrs(p params, def []string) ([]string, *apiError) {
 
 // deleteRule is deleteFirewallRule / deletePortForwardingRule: async, the
 // rule is revoked (with its related firewall rule) in the job.
-func (s *Simulator) deleteRule(c *caller, p params, purpose, cmdClass string) (map[string]any, *apiError) {
-	if _, err := p.require("id"); err != nil {
+func (s *Simulator) deleteRule(c *caller, p wire.Params, purpose, cmdClass string) (map[string]any, *wire.APIError) {
+	if _, err := p.Require("id"); err != nil {
 		return nil, err
 	}
-	r, err := resolveParam(p, "id", s.st.ruleLookup(purpose))
+	r, err := wire.ResolveParam(p, "id", s.st.RuleLookup(purpose))
 	if err != nil {
 		return nil, err
 	}
-	if err := s.checkAccess(c, r.accountID, "rule "+r.id); err != nil {
+	if err := s.checkAccess(c, r.AccountID, "rule "+r.ID); err != nil {
 		return nil, err
 	}
-	j := s.startJob(c, cmdPkgFirewall+cmdClass, "FirewallRule", r.id, 1,
-		func(jr *jobRun) (any, *apiError) {
+	j := s.startJob(c, cmdPkgFirewall+cmdClass, "FirewallRule", r.ID, 1,
+		func(jr *jobRun) (any, *wire.APIError) {
 			jr.op = "rule"
 			if err := jr.step("apply"); err != nil {
-				return nil, internalError("%s", failText(err, "Failed to delete rule "+r.id))
+				return nil, wire.InternalError("%s", failText(err, "Failed to delete rule "+r.ID))
 			}
 			s.revokeRule(r)
 			return map[string]any{"success": true}, nil
 		})
-	return map[string]any{"jobid": j.id}, nil
+	return map[string]any{"jobid": j.ID}, nil
 }
 
-func cmdDeleteFirewallRule(s *Simulator, c *caller, p params) (map[string]any, *apiError) {
-	return s.deleteRule(c, p, purposeFirewall, "DeleteFirewallRuleCmd")
+func cmdDeleteFirewallRule(s *Simulator, c *caller, p wire.Params) (map[string]any, *wire.APIError) {
+	return s.deleteRule(c, p, model.PurposeFirewall, "DeleteFirewallRuleCmd")
 }
 
-func cmdDeletePortForwardingRule(s *Simulator, c *caller, p params) (map[string]any, *apiError) {
-	return s.deleteRule(c, p, purposePF, "DeletePortForwardingRuleCmd")
+func cmdDeletePortForwardingRule(s *Simulator, c *caller, p wire.Params) (map[string]any, *wire.APIError) {
+	return s.deleteRule(c, p, model.PurposePF, "DeletePortForwardingRuleCmd")
 }

@@ -1,28 +1,33 @@
 package simulator
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/wire"
+)
 
 // createFirewallRule and createPortForwardingRule: the rule is checked and
 // staged synchronously, then applied by a job.
 
-func cmdCreateFirewallRule(s *Simulator, c *caller, p params) (map[string]any, *apiError) {
+func cmdCreateFirewallRule(s *Simulator, c *caller, p wire.Params) (map[string]any, *wire.APIError) {
 	ip, err := s.requireIP(c, p)
 	if err != nil {
 		return nil, err
 	}
-	proto, err := p.require("protocol")
+	proto, err := p.Require("protocol")
 	if err != nil {
 		return nil, err
 	}
-	if ip.vpcID != "" {
-		return nil, invalidParam("Firewall rules can not be created for IP address %s of a VPC; use network ACLs", ip.address)
+	if ip.VPCID != "" {
+		return nil, wire.InvalidParam("Firewall rules can not be created for IP address %s of a VPC; use network ACLs", ip.Address)
 	}
-	r := &rule{purpose: purposeFirewall, protocol: strings.ToLower(proto), ipID: ip.id, networkID: ip.networkID,
-		accountID: ip.accountID, state: ruleStaged, forDisplay: true}
-	if fd, present := p.boolean("fordisplay"); present {
-		r.forDisplay = fd
+	r := &model.Rule{Purpose: model.PurposeFirewall, Protocol: strings.ToLower(proto), IPID: ip.ID, NetworkID: ip.NetworkID,
+		AccountID: ip.AccountID, State: model.RuleStaged, ForDisplay: true}
+	if fd, present := p.Bool("fordisplay"); present {
+		r.ForDisplay = fd
 	}
-	if r.cidrs, err = parseCidrs(p, []string{"0.0.0.0/0"}); err != nil {
+	if r.CIDRs, err = parseCidrs(p, []string{"0.0.0.0/0"}); err != nil {
 		return nil, err
 	}
 	if err := parseFirewallRulePorts(p, r, proto); err != nil {
@@ -39,7 +44,7 @@ func cmdCreateFirewallRule(s *Simulator, c *caller, p params) (map[string]any, *
 // parseFirewallRulePorts reads what the protocol takes: a port range for
 // tcp and udp (the end defaults to the start), an ICMP type and code for
 // icmp, nothing for all.
-func parseFirewallRulePorts(p params, r *rule, proto string) *apiError {
+func parseFirewallRulePorts(p wire.Params, r *model.Rule, proto string) *wire.APIError {
 	start, hasStart, err := parsePort(p, "startport")
 	if err != nil {
 		return err
@@ -48,54 +53,54 @@ func parseFirewallRulePorts(p params, r *rule, proto string) *apiError {
 	if err != nil {
 		return err
 	}
-	switch r.protocol {
+	switch r.Protocol {
 	case "tcp", "udp":
 		if hasStart {
 			if !hasEnd {
 				end = start
 			}
 			if start > end {
-				return invalidParam("Start port can't be bigger than end port")
+				return wire.InvalidParam("Start port can't be bigger than end port")
 			}
-			r.hasPorts, r.start, r.end = true, start, end
+			r.HasPorts, r.Start, r.End = true, start, end
 		}
 	case "icmp", "all":
 		if hasStart || hasEnd {
-			return invalidParam("Can't specify start/end port when protocol is %s", r.protocol)
+			return wire.InvalidParam("Can't specify start/end port when protocol is %s", r.Protocol)
 		}
-		if r.protocol == "icmp" {
+		if r.Protocol == "icmp" {
 			return parseICMPTypeAndCode(p, r)
 		}
 	default:
-		return invalidParam("Invalid protocol %s for the firewall rule", proto)
+		return wire.InvalidParam("Invalid protocol %s for the firewall rule", proto)
 	}
 	return nil
 }
 
 // parseICMPTypeAndCode reads icmptype and icmpcode; -1, any, when not given.
-func parseICMPTypeAndCode(p params, r *rule) *apiError {
+func parseICMPTypeAndCode(p wire.Params, r *model.Rule) *wire.APIError {
 	icmpType, icmpCode := -1, -1
-	if v, present, err := p.long("icmptype"); err != nil {
+	if v, present, err := p.Long("icmptype"); err != nil {
 		return err
 	} else if present {
 		icmpType = int(v)
 	}
-	if v, present, err := p.long("icmpcode"); err != nil {
+	if v, present, err := p.Long("icmpcode"); err != nil {
 		return err
 	} else if present {
 		icmpCode = int(v)
 	}
-	r.icmpType, r.icmpCode = &icmpType, &icmpCode
+	r.ICMPType, r.ICMPCode = &icmpType, &icmpCode
 	return nil
 }
 
-func cmdCreatePortForwardingRule(s *Simulator, c *caller, p params) (map[string]any, *apiError) {
+func cmdCreatePortForwardingRule(s *Simulator, c *caller, p wire.Params) (map[string]any, *wire.APIError) {
 	ip, err := s.requireIP(c, p)
 	if err != nil {
 		return nil, err
 	}
 	for _, name := range []string{"privateport", "protocol", "publicport", "virtualmachineid"} {
-		if _, err := p.require(name); err != nil {
+		if _, err := p.Require(name); err != nil {
 			return nil, err
 		}
 	}
@@ -103,9 +108,9 @@ func cmdCreatePortForwardingRule(s *Simulator, c *caller, p params) (map[string]
 	if err != nil {
 		return nil, err
 	}
-	proto := strings.ToLower(p.str("protocol"))
+	proto := strings.ToLower(p.Str("protocol"))
 	if proto != "tcp" && proto != "udp" {
-		return nil, invalidParam("Invalid protocol %s for the port forwarding rule", p.str("protocol"))
+		return nil, wire.InvalidParam("Invalid protocol %s for the port forwarding rule", p.Str("protocol"))
 	}
 	ports, err := parseForwardPorts(p)
 	if err != nil {
@@ -115,27 +120,27 @@ func cmdCreatePortForwardingRule(s *Simulator, c *caller, p params) (map[string]
 	if err != nil {
 		return nil, err
 	}
-	guestIP := v.ip
-	if g := p.str("vmguestip"); g != "" && g != v.ip {
-		return nil, invalidParam("VM ip %s is not the IP address of the NIC of VM %s in the network", g, v.name)
+	guestIP := v.IP
+	if g := p.Str("vmguestip"); g != "" && g != v.IP {
+		return nil, wire.InvalidParam("VM ip %s is not the IP address of the NIC of VM %s in the network", g, v.Name)
 	}
 	cidrs, err := parseCidrs(p, nil)
 	if err != nil {
 		return nil, err
 	}
-	r := &rule{purpose: purposePF, protocol: proto, hasPorts: true, start: ports["publicport"], end: ports["publicendport"],
-		privateStart: ports["privateport"], privateEnd: ports["privateendport"], vmID: v.id, vmGuestIP: guestIP,
-		ipID: ip.id, networkID: ip.networkID, accountID: ip.accountID, state: ruleStaged, cidrs: cidrs, forDisplay: true}
-	if fd, present := p.boolean("fordisplay"); present {
-		r.forDisplay = fd
+	r := &model.Rule{Purpose: model.PurposePF, Protocol: proto, HasPorts: true, Start: ports["publicport"], End: ports["publicendport"],
+		PrivateStart: ports["privateport"], PrivateEnd: ports["privateendport"], VMID: v.ID, VMGuestIP: guestIP,
+		IPID: ip.ID, NetworkID: ip.NetworkID, AccountID: ip.AccountID, State: model.RuleStaged, CIDRs: cidrs, ForDisplay: true}
+	if fd, present := p.Bool("fordisplay"); present {
+		r.ForDisplay = fd
 	}
 	fw, err := s.persistForward(ip, r, openFirewall)
 	if err != nil {
 		return nil, err
 	}
 	return s.createRuleJob(c, r, "CreatePortForwardingRuleCmd", "Failed to apply port forwarding rule", func() map[string]any {
-		if fw != nil && s.st.rule(fw.id) != nil {
-			fw.state = ruleActive
+		if fw != nil && s.st.Rule(fw.ID) != nil {
+			fw.State = model.RuleActive
 		}
 		s.openForward(r)
 		return map[string]any{"portforwardingrule": s.renderPortForwardingRule(r)}
@@ -144,26 +149,26 @@ func cmdCreatePortForwardingRule(s *Simulator, c *caller, p params) (map[string]
 
 // forwardTargetVM resolves virtualmachineid, which the caller must own and
 // which must have a NIC in the IP's network; networkid is only resolved.
-func (s *Simulator) forwardTargetVM(c *caller, p params, ip *publicIP) (*vm, *apiError) {
-	v, err := resolveParam(p, "virtualmachineid", s.st.vm)
+func (s *Simulator) forwardTargetVM(c *caller, p wire.Params, ip *model.PublicIP) (*model.VM, *wire.APIError) {
+	v, err := wire.ResolveParam(p, "virtualmachineid", s.st.VM)
 	if err != nil {
 		return nil, err
 	}
-	if err := s.checkAccess(c, v.accountID, "VM "+v.name); err != nil {
+	if err := s.checkAccess(c, v.AccountID, "VM "+v.Name); err != nil {
 		return nil, err
 	}
-	if _, err := resolveParam(p, "networkid", s.st.network); err != nil {
+	if _, err := wire.ResolveParam(p, "networkid", s.st.Network); err != nil {
 		return nil, err
 	}
-	if v.networkID != ip.networkID {
-		return nil, invalidParam("Unable to create port forwarding rule: VM %s has no NIC in the network of IP address %s", v.name, ip.address)
+	if v.NetworkID != ip.NetworkID {
+		return nil, wire.InvalidParam("Unable to create port forwarding rule: VM %s has no NIC in the network of IP address %s", v.Name, ip.Address)
 	}
 	return v, nil
 }
 
 // parseForwardPorts reads the public and private ranges, by parameter name;
 // an end port defaults to its start, and both ranges must be as wide.
-func parseForwardPorts(p params) (map[string]int, *apiError) {
+func parseForwardPorts(p wire.Params) (map[string]int, *wire.APIError) {
 	ports := map[string]int{}
 	for _, name := range []string{"publicport", "publicendport", "privateport", "privateendport"} {
 		port, present, err := parsePort(p, name)
@@ -181,39 +186,39 @@ func parseForwardPorts(p params) (map[string]int, *apiError) {
 		ports["privateendport"] = ports["privateport"]
 	}
 	if ports["publicport"] > ports["publicendport"] || ports["privateport"] > ports["privateendport"] {
-		return nil, invalidParam("Start port can't be bigger than end port")
+		return nil, wire.InvalidParam("Start port can't be bigger than end port")
 	}
 	if ports["publicendport"]-ports["publicport"] != ports["privateendport"]-ports["privateport"] {
-		return nil, invalidParam("Source port and destination port ranges should be of equal sizes.")
+		return nil, wire.InvalidParam("Source port and destination port ranges should be of equal sizes.")
 	}
 	return ports, nil
 }
 
 // parseOpenFirewall reads openfirewall: by default true, except on a VPC
 // IP, where it may not be true.
-func parseOpenFirewall(p params, ip *publicIP) (bool, *apiError) {
-	openFirewall, given := p.boolean("openfirewall")
+func parseOpenFirewall(p wire.Params, ip *model.PublicIP) (bool, *wire.APIError) {
+	openFirewall, given := p.Bool("openfirewall")
 	if !given {
-		openFirewall = ip.vpcID == ""
+		openFirewall = ip.VPCID == ""
 	}
-	if openFirewall && ip.vpcID != "" {
-		return false, invalidParam("Can't open firewall for a port forwarding rule of a VPC IP address: openfirewall must be false")
+	if openFirewall && ip.VPCID != "" {
+		return false, wire.InvalidParam("Can't open firewall for a port forwarding rule of a VPC IP address: openfirewall must be false")
 	}
 	return openFirewall, nil
 }
 
 // persistForward inserts the PF rule and, with openFirewall, the firewall
 // rule opened for it; when that one conflicts, the PF rule goes too.
-func (s *Simulator) persistForward(ip *publicIP, r *rule, openFirewall bool) (*rule, *apiError) {
+func (s *Simulator) persistForward(ip *model.PublicIP, r *model.Rule, openFirewall bool) (*model.Rule, *wire.APIError) {
 	if err := s.persistRule(r, true); err != nil {
 		return nil, err
 	}
 	if !openFirewall {
 		return nil, nil
 	}
-	fw := &rule{purpose: purposeFirewall, protocol: r.protocol, hasPorts: true, start: r.start, end: r.end,
-		ipID: ip.id, networkID: ip.networkID, accountID: ip.accountID, state: ruleStaged,
-		cidrs: []string{"0.0.0.0/0"}, forDisplay: true, relatedID: r.internalID}
+	fw := &model.Rule{Purpose: model.PurposeFirewall, Protocol: r.Protocol, HasPorts: true, Start: r.Start, End: r.End,
+		IPID: ip.ID, NetworkID: ip.NetworkID, AccountID: ip.AccountID, State: model.RuleStaged,
+		CIDRs: []string{"0.0.0.0/0"}, ForDisplay: true, RelatedID: r.InternalID}
 	if err := s.persistRule(fw, true); err != nil {
 		s.deleteRuleRow(r)
 		return nil, err
@@ -225,16 +230,16 @@ func (s *Simulator) persistForward(ip *publicIP, r *rule, openFirewall bool) (*r
 // create command's response. A failed step, or the rule deleted meanwhile,
 // revokes it with failure as the job's error; otherwise it turns Active and
 // applied finishes the job and gives its result.
-func (s *Simulator) createRuleJob(c *caller, r *rule, cmdClass, failure string, applied func() map[string]any) map[string]any {
-	j := s.startJob(c, cmdPkgFirewall+cmdClass, "FirewallRule", r.id, 1,
-		func(jr *jobRun) (any, *apiError) {
+func (s *Simulator) createRuleJob(c *caller, r *model.Rule, cmdClass, failure string, applied func() map[string]any) map[string]any {
+	j := s.startJob(c, cmdPkgFirewall+cmdClass, "FirewallRule", r.ID, 1,
+		func(jr *jobRun) (any, *wire.APIError) {
 			jr.op = "rule"
-			if err := jr.step("apply"); err != nil || s.st.rule(r.id) == nil {
+			if err := jr.step("apply"); err != nil || s.st.Rule(r.ID) == nil {
 				s.revokeRule(r)
-				return nil, internalError("%s", failure)
+				return nil, wire.InternalError("%s", failure)
 			}
-			r.state = ruleActive
+			r.State = model.RuleActive
 			return applied(), nil
 		})
-	return map[string]any{"id": r.id, "jobid": j.id}
+	return map[string]any{"id": r.ID, "jobid": j.ID}
 }

@@ -4,6 +4,9 @@ import (
 	"maps"
 	"slices"
 	"strings"
+
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/wire"
 )
 
 // Resource tags of VMs (TaggedResourceManagerImpl.createTags, deleteTags),
@@ -13,22 +16,22 @@ import (
 const cmdPkgTag = "org.apache.cloudstack.api.command.user.tag."
 
 // tagParams resolves resourceids and resourcetype: only UserVm is modelled.
-func (s *Simulator) tagParams(c *caller, p params) ([]*vm, *apiError) {
+func (s *Simulator) tagParams(c *caller, p wire.Params) ([]*model.VM, *wire.APIError) {
 	for _, name := range []string{"resourceids", "resourcetype"} {
-		if _, err := p.require(name); err != nil {
+		if _, err := p.Require(name); err != nil {
 			return nil, err
 		}
 	}
-	if !strings.EqualFold(p.str("resourcetype"), "UserVm") {
-		return nil, invalidParam("The simulator tags only UserVm resources, not %s", p.str("resourcetype"))
+	if !strings.EqualFold(p.Str("resourcetype"), "UserVm") {
+		return nil, wire.InvalidParam("The simulator tags only UserVm resources, not %s", p.Str("resourcetype"))
 	}
-	var out []*vm
-	for _, id := range p.list("resourceids") {
-		v := s.st.vm(id)
+	var out []*model.VM
+	for _, id := range p.List("resourceids") {
+		v := s.st.VM(id)
 		if v == nil {
-			return nil, invalidParam("Unable to find resource by id %s and type UserVm", id)
+			return nil, wire.InvalidParam("Unable to find resource by id %s and type UserVm", id)
 		}
-		if err := s.checkAccess(c, v.accountID, "VM "+v.name); err != nil {
+		if err := s.checkAccess(c, v.AccountID, "VM "+v.Name); err != nil {
 			return nil, err
 		}
 		out = append(out, v)
@@ -36,56 +39,56 @@ func (s *Simulator) tagParams(c *caller, p params) ([]*vm, *apiError) {
 	return out, nil
 }
 
-func cmdCreateTags(s *Simulator, c *caller, p params) (map[string]any, *apiError) {
+func cmdCreateTags(s *Simulator, c *caller, p wire.Params) (map[string]any, *wire.APIError) {
 	vms, err := s.tagParams(c, p)
 	if err != nil {
 		return nil, err
 	}
 	tags := map[string]string{}
-	for _, e := range p.mapEntries("tags") {
+	for _, e := range p.MapEntries("tags") {
 		if e["key"] == "" {
-			return nil, invalidParam("Tag key can't be empty")
+			return nil, wire.InvalidParam("Tag key can't be empty")
 		}
 		tags[e["key"]] = e["value"]
 	}
 	if len(tags) == 0 {
-		return nil, missingParam("createTags", "tags")
+		return nil, wire.MissingParam("createTags", "tags")
 	}
 	// The job checks each key in one transaction: an empty value or a key
 	// the VM has fails it, and nothing is written.
-	j := s.startJob(c, cmdPkgTag+"CreateTagsCmd", "", "", 1, func(jr *jobRun) (any, *apiError) {
+	j := s.startJob(c, cmdPkgTag+"CreateTagsCmd", "", "", 1, func(jr *jobRun) (any, *wire.APIError) {
 		for _, k := range slices.Sorted(maps.Keys(tags)) {
 			if tags[k] == "" {
-				return nil, invalidParam("Value for the key %s is either null or empty", k)
+				return nil, wire.InvalidParam("Value for the key %s is either null or empty", k)
 			}
 			for _, v := range vms {
-				if _, ok := v.tags[k]; ok {
-					return nil, internalError("tag %s already on UserVm with id %s", k, v.id)
+				if _, ok := v.Tags[k]; ok {
+					return nil, wire.InternalError("tag %s already on UserVm with id %s", k, v.ID)
 				}
 			}
 		}
 		for _, v := range vms {
-			if v.tags == nil {
-				v.tags = map[string]string{}
+			if v.Tags == nil {
+				v.Tags = map[string]string{}
 			}
-			maps.Copy(v.tags, tags)
+			maps.Copy(v.Tags, tags)
 		}
 		return map[string]any{"success": true}, nil
 	})
-	return map[string]any{"jobid": j.id}, nil
+	return map[string]any{"jobid": j.ID}, nil
 }
 
 // cmdDeleteTags deletes the tags given (a key alone matches any value), or
 // every tag of the resources when none is given.
-func cmdDeleteTags(s *Simulator, c *caller, p params) (map[string]any, *apiError) {
+func cmdDeleteTags(s *Simulator, c *caller, p wire.Params) (map[string]any, *wire.APIError) {
 	vms, err := s.tagParams(c, p)
 	if err != nil {
 		return nil, err
 	}
-	want := p.mapEntries("tags")
-	j := s.startJob(c, cmdPkgTag+"DeleteTagsCmd", "", "", 1, func(jr *jobRun) (any, *apiError) {
+	want := p.MapEntries("tags")
+	j := s.startJob(c, cmdPkgTag+"DeleteTagsCmd", "", "", 1, func(jr *jobRun) (any, *wire.APIError) {
 		for _, v := range vms {
-			maps.DeleteFunc(v.tags, func(k, val string) bool {
+			maps.DeleteFunc(v.Tags, func(k, val string) bool {
 				return len(want) == 0 || slices.ContainsFunc(want, func(e map[string]string) bool {
 					return strings.EqualFold(e["key"], k) && (e["value"] == "" || strings.EqualFold(e["value"], val))
 				})
@@ -93,15 +96,15 @@ func cmdDeleteTags(s *Simulator, c *caller, p params) (map[string]any, *apiError
 		}
 		return map[string]any{"success": true}, nil
 	})
-	return map[string]any{"jobid": j.id}, nil
+	return map[string]any{"jobid": j.ID}, nil
 }
 
 // renderTags is a VM's tags as ResourceTagResponses.
-func (s *Simulator) renderTags(v *vm) []any {
+func (s *Simulator) renderTags(v *model.VM) []any {
 	out := []any{}
-	for _, k := range slices.Sorted(maps.Keys(v.tags)) {
-		t := map[string]any{"key": k, "value": v.tags[k], "resourcetype": "UserVm", "resourceid": v.id}
-		s.ownerFields(t, v.accountID)
+	for _, k := range slices.Sorted(maps.Keys(v.Tags)) {
+		t := map[string]any{"key": k, "value": v.Tags[k], "resourcetype": "UserVm", "resourceid": v.ID}
+		s.ownerFields(t, v.AccountID)
 		out = append(out, t)
 	}
 	return out

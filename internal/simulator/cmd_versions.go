@@ -2,7 +2,11 @@ package simulator
 
 import (
 	"regexp"
+	"strconv"
 	"strings"
+
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/wire"
 )
 
 // The Kubernetes version commands (KubernetesVersionManagerImpl): list for
@@ -39,52 +43,45 @@ var semverDigits = regexp.MustCompile(`^[0-9]+(\.[0-9]+)*$`)
 // adminOnly is what the API layer answers a caller whose role does not
 // have the command: the admin version commands are authorized for root
 // admins only.
-func adminOnly(c *caller) *apiError {
+func adminOnly(c *caller) *wire.APIError {
 	if c.isAdmin() {
 		return nil
 	}
-	return &apiError{code: codeUnsupported, csCode: csServerAPIException,
-		text: "The given command does not exist or it is not available for user"}
+	return &wire.APIError{Code: wire.CodeUnsupported, CSCode: wire.CSServerAPIException,
+		Text: "The given command does not exist or it is not available for user"}
 }
 
-func (v *k8sVersion) isoState() string {
-	if v.iso == nil {
-		return ""
+func cmdListKubernetesSupportedVersions(s *Simulator, c *caller, p wire.Params) (map[string]any, *wire.APIError) {
+	if p.Has("minimumsemanticversion") && p.Has("minimumkubernetesversionid") {
+		return nil, wire.InvalidParam("Both parameters minimumsemanticversion, minimumkubernetesversionid can not be passed together")
 	}
-	return v.iso.state
-}
-
-func cmdListKubernetesSupportedVersions(s *Simulator, c *caller, p params) (map[string]any, *apiError) {
-	if p.has("minimumsemanticversion") && p.has("minimumkubernetesversionid") {
-		return nil, invalidParam("Both parameters minimumsemanticversion, minimumkubernetesversionid can not be passed together")
-	}
-	byID, err := resolveParam(p, "id", s.st.version)
+	byID, err := wire.ResolveParam(p, "id", s.st.Version)
 	if err != nil {
 		return nil, err
 	}
-	zone, err := resolveParam(p, "zoneid", s.st.zone)
+	zone, err := wire.ResolveParam(p, "zoneid", s.st.Zone)
 	if err != nil {
 		return nil, err
 	}
-	minVersion, err := resolveParam(p, "minimumkubernetesversionid", s.st.version)
+	minVersion, err := wire.ResolveParam(p, "minimumkubernetesversionid", s.st.Version)
 	if err != nil {
 		return nil, err
 	}
-	minSemver := p.str("minimumsemanticversion")
+	minSemver := p.Str("minimumsemanticversion")
 	if minVersion != nil {
-		minSemver = minVersion.semver
+		minSemver = minVersion.Semver
 	}
 	items := []map[string]any{}
-	for _, v := range s.st.versions {
+	for _, v := range s.st.Versions {
 		switch {
-		case v.removed,
+		case v.Removed,
 			byID != nil && v != byID,
 			// A zone's list has its versions and those of every zone.
-			zone != nil && v.zoneID != "" && v.zoneID != zone.id,
-			!c.isAdmin() && v.state != "Enabled",
-			minSemver != "" && compareSemver(v.semver, minSemver) < 0,
-			p.has("arch") && !strings.EqualFold(p.str("arch"), v.arch),
-			!matchesKeyword(p, v.name):
+			zone != nil && v.ZoneID != "" && v.ZoneID != zone.ID,
+			!c.isAdmin() && v.State != "Enabled",
+			minSemver != "" && compareSemver(v.Semver, minSemver) < 0,
+			p.Has("arch") && !strings.EqualFold(p.Str("arch"), v.Arch),
+			!wire.MatchesKeyword(p, v.Name):
 			continue
 		}
 		items = append(items, s.renderVersion(v))
@@ -94,25 +91,25 @@ func cmdListKubernetesSupportedVersions(s *Simulator, c *caller, p params) (map[
 
 // renderVersion is KubernetesVersionManagerImpl.createKubernetesSupportedVersionResponse:
 // the zone only for a zone's version, the ISO's data store state as isostate.
-func (s *Simulator) renderVersion(v *k8sVersion) map[string]any {
+func (s *Simulator) renderVersion(v *model.KubernetesVersion) map[string]any {
 	out := map[string]any{
-		"id":                  v.id,
-		"name":                v.name,
-		"semanticversion":     v.semver,
-		"arch":                v.arch,
-		"supportsha":          v.supportsHA,
-		"supportsautoscaling": v.supportsAutoscaling,
-		"state":               v.state,
-		"mincpunumber":        v.minCPU,
-		"minmemory":           v.minMemory,
-		"created":             csTime(v.created),
+		"id":                  v.ID,
+		"name":                v.Name,
+		"semanticversion":     v.Semver,
+		"arch":                v.Arch,
+		"supportsha":          v.SupportsHA,
+		"supportsautoscaling": v.SupportsAutoscaling,
+		"state":               v.State,
+		"mincpunumber":        v.MinCPU,
+		"minmemory":           v.MinMemory,
+		"created":             wire.CSTime(v.Created),
 	}
-	if iso := v.iso; iso != nil && !iso.removed {
-		out["isoid"], out["isoname"], out["isostate"] = iso.id, iso.name, iso.state
-		out["directdownload"] = iso.directDownload
+	if iso := v.ISO; iso != nil && !iso.Removed {
+		out["isoid"], out["isoname"], out["isostate"] = iso.ID, iso.Name, iso.State
+		out["directdownload"] = iso.DirectDownload
 	}
-	if z := s.st.zone(v.zoneID); z != nil {
-		out["zoneid"], out["zonename"] = z.id, z.name
+	if z := s.st.Zone(v.ZoneID); z != nil {
+		out["zoneid"], out["zonename"] = z.ID, z.Name
 	}
 	return out
 }
@@ -122,7 +119,7 @@ func (s *Simulator) renderVersion(v *k8sVersion) map[string]any {
 // addKubernetesSupportedVersion's order, then the ISO's registration and the
 // version row. Nothing stops two versions with the same name or semantic
 // version.
-func cmdAddKubernetesSupportedVersion(s *Simulator, c *caller, p params) (map[string]any, *apiError) {
+func cmdAddKubernetesSupportedVersion(s *Simulator, c *caller, p wire.Params) (map[string]any, *wire.APIError) {
 	if err := adminOnly(c); err != nil {
 		return nil, err
 	}
@@ -130,15 +127,15 @@ func cmdAddKubernetesSupportedVersion(s *Simulator, c *caller, p params) (map[st
 	if err != nil {
 		return nil, err
 	}
-	v := &k8sVersion{internalID: s.st.nextID("version"), id: s.newUUID(), name: req.name, semver: req.semver,
-		state: "Enabled", minCPU: req.minCPU, minMemory: req.minMemory,
-		supportsHA: compareSemver(req.semver, "1.16.0") >= 0,
+	v := &model.KubernetesVersion{InternalID: s.st.NextID("version"), ID: s.newUUID(), Name: req.name, Semver: req.semver,
+		State: "Enabled", MinCPU: req.minCPU, MinMemory: req.minMemory,
+		SupportsHA: compareSemver(req.semver, "1.16.0") >= 0,
 		// versionSupportsAutoscaling compares the strings, not the versions.
-		supportsAutoscaling: strings.Compare(req.semver, "1.15.0") >= 0,
-		created:             s.now(), zoneID: req.zoneID, arch: req.arch}
-	v.iso = s.registerISO(v.name, req.url, req.checksum, req.zoneID, req.directDownload)
-	s.st.versions = append(s.st.versions, v)
-	s.logf("added Kubernetes version %s (%s) with ISO %s from %s", v.name, v.semver, v.iso.id, req.url)
+		SupportsAutoscaling: strings.Compare(req.semver, "1.15.0") >= 0,
+		Created:             s.now(), ZoneID: req.zoneID, Arch: req.arch}
+	v.ISO = s.registerISO(v.Name, req.url, req.checksum, req.zoneID, req.directDownload)
+	s.st.Versions = append(s.st.Versions, v)
+	s.logf("added Kubernetes version %s (%s) with ISO %s from %s", v.Name, v.Semver, v.ISO.ID, req.url)
 	return map[string]any{"kubernetessupportedversion": s.renderVersion(v)}, nil
 }
 
@@ -152,54 +149,54 @@ type addVersionRequest struct {
 	arch              string
 }
 
-func (s *Simulator) parseAddVersion(p params) (*addVersionRequest, *apiError) {
+func (s *Simulator) parseAddVersion(p wire.Params) (*addVersionRequest, *wire.APIError) {
 	for _, name := range []string{"semanticversion", "mincpunumber", "minmemory"} {
-		if _, err := p.require(name); err != nil {
+		if _, err := p.Require(name); err != nil {
 			return nil, err
 		}
 	}
-	zone, err := resolveParam(p, "zoneid", s.st.zone)
+	zone, err := wire.ResolveParam(p, "zoneid", s.st.Zone)
 	if err != nil {
 		return nil, err
 	}
-	cpu, _, err := p.long("mincpunumber")
+	cpu, _, err := p.Long("mincpunumber")
 	if err != nil {
 		return nil, err
 	}
-	memory, _, err := p.long("minmemory")
+	memory, _, err := p.Long("minmemory")
 	if err != nil {
 		return nil, err
 	}
-	req := &addVersionRequest{name: p.str("name"), semver: p.str("semanticversion"), url: p.str("url"),
-		checksum: p.str("checksum"), minCPU: int(cpu), minMemory: int(memory), arch: "x86_64"}
-	req.directDownload, _ = p.boolean("directdownload")
-	if p.has("arch") {
-		req.arch = p.str("arch")
+	req := &addVersionRequest{name: p.Str("name"), semver: p.Str("semanticversion"), url: p.Str("url"),
+		checksum: p.Str("checksum"), minCPU: int(cpu), minMemory: int(memory), arch: "x86_64"}
+	req.directDownload, _ = p.Bool("directdownload")
+	if p.Has("arch") {
+		req.arch = p.Str("arch")
 	}
 	if zone != nil {
-		req.zoneID = zone.id
+		req.zoneID = zone.ID
 	}
 	switch {
 	case !semverDigits.MatchString(req.semver):
-		return nil, invalidParam("Invalid version format. Semantic version needed")
+		return nil, wire.InvalidParam("Invalid version format. Semantic version needed")
 	case req.minCPU < minNodeCPU:
-		return nil, invalidParam("Invalid value for mincpunumber parameter. Minimum %d vCPUs required.", minNodeCPU)
+		return nil, wire.InvalidParam("Invalid value for mincpunumber parameter. Minimum %d vCPUs required.", minNodeCPU)
 	case req.minMemory < minNodeMemory:
-		return nil, invalidParam("Invalid value for minmemory parameter. Minimum %dMB memory required", minNodeMemory)
+		return nil, wire.InvalidParam("Invalid value for minmemory parameter. Minimum %dMB memory required", minNodeMemory)
 	case strings.Count(req.semver, ".") < 2:
 		// compareSemanticVersions throws IllegalArgumentException, which
 		// the API layer answers with 431 too.
-		return nil, invalidParam("Invalid version format, %s. Semantic version should be specified in MAJOR.MINOR.PATCH format", req.semver)
+		return nil, wire.InvalidParam("Invalid version format, %s. Semantic version should be specified in MAJOR.MINOR.PATCH format", req.semver)
 	case compareSemver(req.semver, minKubernetesVersion) < 0:
-		return nil, invalidParam("New supported Kubernetes version cannot be added as %s is minimum version supported by Kubernetes Service",
+		return nil, wire.InvalidParam("New supported Kubernetes version cannot be added as %s is minimum version supported by Kubernetes Service",
 			minKubernetesVersion)
 	case strings.TrimSpace(req.url) == "":
-		return nil, invalidParam("Invalid URL for ISO specified, %s", nullable(req.url))
+		return nil, wire.InvalidParam("Invalid URL for ISO specified, %s", nullable(req.url))
 	}
 	if req.name == "" {
 		req.name = "v" + req.semver
 		if zone != nil {
-			req.name += "-" + zone.name
+			req.name += "-" + zone.Name
 		}
 	}
 	return req, nil
@@ -216,26 +213,26 @@ func nullable(s string) string {
 // cmdUpdateKubernetesSupportedVersion is updateKubernetesSupportedVersion:
 // state must name KubernetesSupportedVersion.State exactly (Enabled,
 // Disabled); the row is written only when the state changes.
-func cmdUpdateKubernetesSupportedVersion(s *Simulator, c *caller, p params) (map[string]any, *apiError) {
+func cmdUpdateKubernetesSupportedVersion(s *Simulator, c *caller, p wire.Params) (map[string]any, *wire.APIError) {
 	if err := adminOnly(c); err != nil {
 		return nil, err
 	}
 	for _, name := range []string{"id", "state"} {
-		if _, err := p.require(name); err != nil {
+		if _, err := p.Require(name); err != nil {
 			return nil, err
 		}
 	}
-	v, err := resolveParam(p, "id", s.st.version)
+	v, err := wire.ResolveParam(p, "id", s.st.Version)
 	if err != nil {
 		return nil, err
 	}
-	state := p.str("state")
+	state := p.Str("state")
 	if state != "Enabled" && state != "Disabled" {
-		return nil, invalidParam("Invalid value for state parameter")
+		return nil, wire.InvalidParam("Invalid value for state parameter")
 	}
-	if v.state != state {
-		v.state = state
-		s.logf("Kubernetes version %s (%s) is now %s", v.name, v.id, state)
+	if v.State != state {
+		v.State = state
+		s.logf("Kubernetes version %s (%s) is now %s", v.Name, v.ID, state)
 	}
 	return map[string]any{"kubernetessupportedversion": s.renderVersion(v)}, nil
 }
@@ -244,33 +241,54 @@ func cmdUpdateKubernetesSupportedVersion(s *Simulator, c *caller, p params) (map
 // an async command: the job refuses while any cluster that is not removed
 // uses the version (KubernetesClusterDao.listAllByKubernetesVersion), then
 // deletes the ISO and removes the version row.
-func cmdDeleteKubernetesSupportedVersion(s *Simulator, c *caller, p params) (map[string]any, *apiError) {
+func cmdDeleteKubernetesSupportedVersion(s *Simulator, c *caller, p wire.Params) (map[string]any, *wire.APIError) {
 	if err := adminOnly(c); err != nil {
 		return nil, err
 	}
-	if _, err := p.require("id"); err != nil {
+	if _, err := p.Require("id"); err != nil {
 		return nil, err
 	}
-	v, err := resolveParam(p, "id", s.st.version)
+	v, err := wire.ResolveParam(p, "id", s.st.Version)
 	if err != nil {
 		return nil, err
 	}
-	j := s.startJob(c, cmdDeleteVersionClass, "KubernetesSupportedVersion", v.id, 1,
-		func(jr *jobRun) (any, *apiError) {
-			if v.removed {
-				return nil, invalidParam("Invalid Kubernetes version id specified")
+	j := s.startJob(c, cmdDeleteVersionClass, "KubernetesSupportedVersion", v.ID, 1,
+		func(jr *jobRun) (any, *wire.APIError) {
+			if v.Removed {
+				return nil, wire.InvalidParam("Invalid Kubernetes version id specified")
 			}
-			for _, cl := range s.st.clusters {
-				if !cl.removed && cl.versionID == v.id {
-					return nil, internalError("Unable to delete Kubernetes version ID: %s. Existing clusters currently using the version.", v.id)
+			for _, cl := range s.st.Clusters {
+				if !cl.Removed && cl.VersionID == v.ID {
+					return nil, wire.InternalError("Unable to delete Kubernetes version ID: %s. Existing clusters currently using the version.", v.ID)
 				}
 			}
-			if v.iso != nil {
-				v.iso.removed = true
+			if v.ISO != nil {
+				v.ISO.Removed = true
 			}
-			v.removed = true
-			s.logf("deleted Kubernetes version %s (%s)", v.name, v.id)
+			v.Removed = true
+			s.logf("deleted Kubernetes version %s (%s)", v.Name, v.ID)
 			return map[string]any{"success": true}, nil
 		})
-	return map[string]any{"jobid": j.id}, nil
+	return map[string]any{"jobid": j.ID}, nil
+}
+
+// compareSemver compares dotted numeric versions.
+func compareSemver(a, b string) int {
+	as, bs := strings.Split(a, "."), strings.Split(b, ".")
+	for i := 0; i < max(len(as), len(bs)); i++ {
+		var x, y int
+		if i < len(as) {
+			x, _ = strconv.Atoi(as[i])
+		}
+		if i < len(bs) {
+			y, _ = strconv.Atoi(bs[i])
+		}
+		if x != y {
+			if x < y {
+				return -1
+			}
+			return 1
+		}
+	}
+	return 0
 }

@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/wire"
 )
 
 // Plain VMs a user deploys, and the templates they come from: what a user
@@ -16,21 +19,21 @@ const cmdPkgVM = "org.apache.cloudstack.api.command.user.vm."
 // (networkids), from a template, with a service offering: the VM is
 // created Running by a job (UserVmManagerImpl.createAdvancedVirtualMachine,
 // startVirtualMachine). It runs no kubelet until a cluster joins it.
-func cmdDeployVirtualMachine(s *Simulator, c *caller, p params) (map[string]any, *apiError) {
+func cmdDeployVirtualMachine(s *Simulator, c *caller, p wire.Params) (map[string]any, *wire.APIError) {
 	for _, name := range []string{"zoneid", "serviceofferingid", "templateid"} {
-		if _, err := p.require(name); err != nil {
+		if _, err := p.Require(name); err != nil {
 			return nil, err
 		}
 	}
-	z, err := resolveParam(p, "zoneid", s.st.zone)
+	z, err := wire.ResolveParam(p, "zoneid", s.st.Zone)
 	if err != nil {
 		return nil, err
 	}
-	off, err := resolveParam(p, "serviceofferingid", s.st.offering)
+	off, err := wire.ResolveParam(p, "serviceofferingid", s.st.Offering)
 	if err != nil {
 		return nil, err
 	}
-	tpl, err := resolveParam(p, "templateid", s.st.template)
+	tpl, err := wire.ResolveParam(p, "templateid", s.st.Template)
 	if err != nil {
 		return nil, err
 	}
@@ -42,41 +45,41 @@ func cmdDeployVirtualMachine(s *Simulator, c *caller, p params) (map[string]any,
 	if err != nil {
 		return nil, err
 	}
-	if kp := p.str("keypair"); kp != "" && s.st.keypairFor(owner.id, kp) == nil {
-		return nil, invalidParam("Unable to find key pair by name %s in account %s", kp, owner.name)
+	if kp := p.Str("keypair"); kp != "" && s.st.KeypairFor(owner.ID, kp) == nil {
+		return nil, wire.InvalidParam("Unable to find key pair by name %s in account %s", kp, owner.Name)
 	}
-	spec := userVMSpec{zone: z, offering: off, template: tpl, network: n, owner: owner, name: p.str("name"),
-		keypair: p.str("keypair")}
-	j := s.startJob(c, cmdPkgVM+"DeployVMCmd", "VirtualMachine", "", 2, func(jr *jobRun) (any, *apiError) {
+	spec := userVMSpec{zone: z, offering: off, template: tpl, network: n, owner: owner, name: p.Str("name"),
+		keypair: p.Str("keypair")}
+	j := s.startJob(c, cmdPkgVM+"DeployVMCmd", "VirtualMachine", "", 2, func(jr *jobRun) (any, *wire.APIError) {
 		jr.op = "deploy-vm"
 		v, aerr := s.deployUserVM(spec)
 		if aerr != nil {
 			return nil, aerr
 		}
-		jr.job.instanceID = v.id
+		jr.job.InstanceID = v.ID
 		return map[string]any{"virtualmachine": s.renderVM(v, c.isAdmin())}, nil
 	})
-	return map[string]any{"jobid": j.id}, nil
+	return map[string]any{"jobid": j.ID}, nil
 }
 
 // deployNetwork resolves networkids: exactly one network of the owner (or
 // a Shared one) in the zone.
-func (s *Simulator) deployNetwork(c *caller, owner *account, p params) (*network, *apiError) {
-	ids := p.list("networkids")
+func (s *Simulator) deployNetwork(c *caller, owner *model.Account, p wire.Params) (*model.Network, *wire.APIError) {
+	ids := p.List("networkids")
 	if len(ids) == 0 {
-		return nil, invalidParam("Can't deploy a VM without a network: networkids is required in an advanced zone")
+		return nil, wire.InvalidParam("Can't deploy a VM without a network: networkids is required in an advanced zone")
 	}
 	if len(ids) > 1 {
-		return nil, invalidParam("The simulator deploys VMs into one network; got %d networkids", len(ids))
+		return nil, wire.InvalidParam("The simulator deploys VMs into one network; got %d networkids", len(ids))
 	}
-	n := s.st.network(ids[0])
-	if n == nil || n.removed {
-		return nil, entityNotFound("networkids", ids[0])
+	n := s.st.Network(ids[0])
+	if n == nil || n.Removed {
+		return nil, wire.EntityNotFound("networkids", ids[0])
 	}
-	if n.netType != "Shared" && n.accountID != owner.id {
-		return nil, permissionDenied("Account %s does not have permission to operate within network %s", owner.name, n.name)
+	if n.NetType != "Shared" && n.AccountID != owner.ID {
+		return nil, wire.PermissionDenied("Account %s does not have permission to operate within network %s", owner.Name, n.Name)
 	}
-	if err := s.checkAccess(c, owner.id, "network "+n.name); err != nil {
+	if err := s.checkAccess(c, owner.ID, "network "+n.Name); err != nil {
 		return nil, err
 	}
 	return n, nil
@@ -84,20 +87,20 @@ func (s *Simulator) deployNetwork(c *caller, owner *account, p params) (*network
 
 // userVMSpec is a DeployVMCmd's resolved input.
 type userVMSpec struct {
-	zone     *zone
-	offering *serviceOffering
-	template *template
-	network  *network
-	owner    *account
+	zone     *model.Zone
+	offering *model.ServiceOffering
+	template *model.Template
+	network  *model.Network
+	owner    *model.Account
 	name     string
 	keypair  string
 }
 
 // deployUserVM creates a Running user VM (vmtype User) with its NIC in the
 // network. The host name is the name given, else VM-<uuid>.
-func (s *Simulator) deployUserVM(spec userVMSpec) (*vm, *apiError) {
+func (s *Simulator) deployUserVM(spec userVMSpec) (*model.VM, *wire.APIError) {
 	st := s.st
-	if spec.network.state == netAllocated {
+	if spec.network.State == model.NetworkAllocated {
 		s.implementNetwork(spec.network)
 	}
 	ip, aerr := s.allocPrivateIP(spec.network)
@@ -110,14 +113,14 @@ func (s *Simulator) deployUserVM(spec userVMSpec) (*vm, *apiError) {
 	if name == "" {
 		name = "VM-" + id
 	}
-	v := &vm{internalID: st.nextID("vm"), id: id, name: name, state: vmRunning, created: now, lastUpdated: now,
-		zoneID: spec.zone.id, accountID: spec.owner.id, offeringID: spec.offering.id, templateID: spec.template.id,
-		networkID: spec.network.id, keypair: spec.keypair, rootDiskSize: 8, nicID: s.newUUID(), ip: ip, userVM: true}
-	v.mac = fmt.Sprintf("02:00:%02x:%02x:%02x:%02x", s.rng.IntN(256), s.rng.IntN(256), s.rng.IntN(256), v.internalID%256)
-	host := int(v.internalID) % len(st.hostIDs)
-	v.hostID, v.hostName = st.hostIDs[host], st.hostNames[host]
-	st.vms = append(st.vms, v)
-	st.vmByID[strings.ToLower(v.id)] = v
+	v := &model.VM{InternalID: st.NextID("vm"), ID: id, Name: name, State: model.VMRunning, Created: now, LastUpdated: now,
+		ZoneID: spec.zone.ID, AccountID: spec.owner.ID, OfferingID: spec.offering.ID, TemplateID: spec.template.ID,
+		NetworkID: spec.network.ID, Keypair: spec.keypair, RootDiskSize: 8, NICID: s.newUUID(), IP: ip, UserVM: true}
+	v.MAC = fmt.Sprintf("02:00:%02x:%02x:%02x:%02x", s.rng.IntN(256), s.rng.IntN(256), s.rng.IntN(256), v.InternalID%256)
+	host := int(v.InternalID) % len(st.HostIDs)
+	v.HostID, v.HostName = st.HostIDs[host], st.HostNames[host]
+	st.VMs = append(st.VMs, v)
+	st.VMByID[strings.ToLower(v.ID)] = v
 	s.openDirectSSH(v)
 	return v, nil
 }
@@ -126,73 +129,56 @@ func (s *Simulator) deployUserVM(spec userVMSpec) (*vm, *apiError) {
 // expunge=true expunged (its port forwards go with it). A VM in a
 // Kubernetes cluster's VM map is destroyed all the same: CloudStack does not
 // look at the map, and the map row stays.
-func cmdDestroyVirtualMachine(s *Simulator, c *caller, p params) (map[string]any, *apiError) {
-	if _, err := p.require("id"); err != nil {
+func cmdDestroyVirtualMachine(s *Simulator, c *caller, p wire.Params) (map[string]any, *wire.APIError) {
+	if _, err := p.Require("id"); err != nil {
 		return nil, err
 	}
-	v, err := resolveParam(p, "id", s.st.vm)
+	v, err := wire.ResolveParam(p, "id", s.st.VM)
 	if err != nil {
 		return nil, err
 	}
-	if err := s.checkAccess(c, v.accountID, "VM "+v.name); err != nil {
+	if err := s.checkAccess(c, v.AccountID, "VM "+v.Name); err != nil {
 		return nil, err
 	}
-	expunge, _ := p.boolean("expunge")
-	j := s.startJob(c, cmdPkgVM+"DestroyVMCmd", "VirtualMachine", v.id, 1, func(jr *jobRun) (any, *apiError) {
+	expunge, _ := p.Bool("expunge")
+	j := s.startJob(c, cmdPkgVM+"DestroyVMCmd", "VirtualMachine", v.ID, 1, func(jr *jobRun) (any, *wire.APIError) {
 		jr.op = "destroy-vm"
 		if expunge {
 			s.expungeVM(v)
 		} else {
-			s.setVMState(v, vmDestroyed)
+			s.setVMState(v, model.VMDestroyed)
 		}
 		return map[string]any{"virtualmachine": s.renderVM(v, c.isAdmin())}, nil
 	})
-	return map[string]any{"jobid": j.id}, nil
+	return map[string]any{"jobid": j.ID}, nil
 }
 
-// templateFilters are ListTemplatesCmd's templatefilter values.
-var templateFilters = []string{"featured", "self", "selfexecutable", "sharedexecutable", "executable", "community", "all"}
-
-// cmdListTemplates is ListTemplatesCmd over the seeded templates, which are
-// public and ready: id, name, keyword and forcks filter. forcks is in the
-// response with details=all (TemplateJoinDaoImpl.newTemplateResponse sets it
-// only then), which the simulator takes to be the default, as for
-// listVirtualMachines.
-func cmdListTemplates(s *Simulator, _ *caller, p params) (map[string]any, *apiError) {
-	filter, err := p.require("templatefilter")
+func cmdListVirtualMachines(s *Simulator, c *caller, p wire.Params) (map[string]any, *wire.APIError) {
+	filter, err := newListFilter(s, c, p, s.st.VM)
 	if err != nil {
 		return nil, err
 	}
-	if !slices.Contains(templateFilters, filter) {
-		return nil, invalidParam("Invalid template filter %s, valid values are: %s", filter, strings.Join(templateFilters, ", "))
-	}
-	if _, err := resolveParam(p, "id", s.st.template); err != nil {
+	n, err := wire.ResolveParam(p, "networkid", s.st.Network)
+	if err != nil {
 		return nil, err
 	}
-	forCks, forCksGiven := p.boolean("forcks")
-	details := p.list("details")
-	withDetails := len(details) == 0 || slices.ContainsFunc(details, func(d string) bool { return strings.EqualFold(d, "all") })
-	var matched []*template
-	for _, t := range s.st.templates {
+	ids := p.List("ids")
+	var matched []*model.VM
+	for _, v := range s.st.VMs {
 		switch {
-		case p.has("id") && !strings.EqualFold(p.str("id"), t.id),
-			p.has("name") && !strings.EqualFold(p.str("name"), t.name),
-			forCksGiven && forCks != t.forCks,
-			!matchesKeyword(p, t.name):
+		case v.Expunged,
+			v.State == model.VMDestroyed && !c.isAdmin(),
+			filter.excludes(v, v.AccountID),
+			len(ids) > 0 && !slices.ContainsFunc(ids, func(id string) bool { return strings.EqualFold(id, v.ID) }),
+			n != nil && v.NetworkID != n.ID,
+			p.Has("name") && !strings.EqualFold(p.Str("name"), v.Name),
+			p.Has("state") && !strings.EqualFold(p.Str("state"), v.State),
+			p.Has("zoneid") && !strings.EqualFold(p.Str("zoneid"), v.ZoneID),
+			p.Has("keypair") && p.Str("keypair") != v.Keypair,
+			!wire.MatchesKeyword(p, v.Name):
 			continue
 		}
-		matched = append(matched, t)
+		matched = append(matched, v)
 	}
-	return listBodyOf(s, p, "template", matched, func(t *template) map[string]any {
-		out := map[string]any{"id": t.id, "name": t.name, "displaytext": t.displayText, "isready": true,
-			"ispublic": true, "isfeatured": true, "format": "QCOW2", "hypervisor": "KVM", "templatetype": "USER",
-			"zoneid": s.st.seedIDs.zone, "created": csTime(t.created), "ostypeid": s.st.seedIDs.guestOS}
-		if t.id == s.st.seedIDs.systemVMTemplate {
-			out["templatetype"] = "SYSTEM"
-		}
-		if withDetails {
-			out["forcks"] = t.forCks
-		}
-		return out
-	})
+	return listBodyOf(s, p, "virtualmachine", matched, func(v *model.VM) map[string]any { return s.renderVM(v, c.isAdmin()) })
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/apache/cloudstack-go/v2/cloudstack"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
 	"golang.org/x/crypto/ssh"
 )
 
@@ -104,7 +105,7 @@ func TestConformanceClusterLifecycle(t *testing.T) {
 	id := e.createCluster(p)
 
 	cl := e.cluster(id)
-	if cl.State != stRunning || cl.Size != 1 || cl.Controlnodes != 1 || cl.Masternodes != 1 || cl.Etcdnodes != 0 {
+	if cl.State != model.ClusterRunning || cl.Size != 1 || cl.Controlnodes != 1 || cl.Masternodes != 1 || cl.Etcdnodes != 0 {
 		t.Fatalf("cluster after create: %+v", cl)
 	}
 	if cl.Endpoint != "https://"+cl.Ipaddress+":6443/" || cl.Associatednetworkname != "conformance-network" || cl.Keypair != "cks-key" {
@@ -147,7 +148,7 @@ func TestConformanceClusterLifecycle(t *testing.T) {
 		t.Fatalf("listVirtualMachines: %+v %v", vms, err)
 	}
 	for _, v := range vms.VirtualMachines {
-		if v.Vmtype != "cksnode" || v.State != vmRunning || v.Name != v.Displayname || v.Keypairs != "cks-key" ||
+		if v.Vmtype != "cksnode" || v.State != model.VMRunning || v.Name != v.Displayname || v.Keypairs != "cks-key" ||
 			v.Instancename == "" || v.Hostname == "" || len(v.Nic) != 1 || v.Nic[0].Networkid != cl.Networkid {
 			t.Errorf("VM %+v", v)
 		}
@@ -169,7 +170,7 @@ func TestConformanceClusterLifecycle(t *testing.T) {
 	np := cs.Network.NewListNetworksParams()
 	np.SetId(cl.Networkid)
 	nets, err := cs.Network.ListNetworks(np)
-	if err != nil || nets.Count != 1 || nets.Networks[0].Name != "conformance-network" || nets.Networks[0].State != netImplemented {
+	if err != nil || nets.Count != 1 || nets.Networks[0].Name != "conformance-network" || nets.Networks[0].State != model.NetworkImplemented {
 		t.Fatalf("listNetworks: %+v %v", nets, err)
 	}
 
@@ -186,7 +187,7 @@ func TestConformanceClusterLifecycle(t *testing.T) {
 		FirewallRule cloudstack.FirewallRule `json:"firewallrule"`
 	}
 	if err := json.Unmarshal(e.mustSucceed(fwr.JobID), &fwResult); err != nil || fwResult.FirewallRule.Id != fwr.Id ||
-		fwResult.FirewallRule.Protocol != "tcp" || fwResult.FirewallRule.State != ruleActive || fwResult.FirewallRule.Cidrlist != "10.0.0.0/8" {
+		fwResult.FirewallRule.Protocol != "tcp" || fwResult.FirewallRule.State != model.RuleActive || fwResult.FirewallRule.Cidrlist != "10.0.0.0/8" {
 		t.Fatalf("createFirewallRule job result: %+v %v", fwResult, err)
 	}
 	worker := cl.Virtualmachines[1].Id
@@ -225,22 +226,22 @@ func TestConformanceClusterLifecycle(t *testing.T) {
 	sp := async.Kubernetes.NewScaleKubernetesClusterParams(id)
 	sp.SetSize(2)
 	scaled, err := async.Kubernetes.ScaleKubernetesCluster(sp)
-	if err != nil || scaled.Size != 2 || scaled.State != stRunning || len(scaled.Virtualmachines) != 3 {
+	if err != nil || scaled.Size != 2 || scaled.State != model.ClusterRunning || len(scaled.Virtualmachines) != 3 {
 		t.Fatalf("scale to 2 (async client): %+v %v", scaled, err)
 	}
 	up, err := async.Kubernetes.UpgradeKubernetesCluster(async.Kubernetes.NewUpgradeKubernetesClusterParams(id, e.info.KubernetesVersions["1.34.4"]))
-	if err != nil || up.Kubernetesversionname != "v1.34.4" || up.State != stRunning {
+	if err != nil || up.Kubernetesversionname != "v1.34.4" || up.State != model.ClusterRunning {
 		t.Fatalf("upgrade: %+v %v", up, err)
 	}
 	stop, err := async.Kubernetes.StopKubernetesCluster(async.Kubernetes.NewStopKubernetesClusterParams(id))
 	if err != nil || !stop.Success {
 		t.Fatalf("stop: %+v %v", stop, err)
 	}
-	if st := e.cluster(id).State; st != stStopped {
+	if st := e.cluster(id).State; st != model.ClusterStopped {
 		t.Fatalf("state after stop %s", st)
 	}
 	start, err := async.Kubernetes.StartKubernetesCluster(async.Kubernetes.NewStartKubernetesClusterParams(id))
-	if err != nil || start.State != stRunning {
+	if err != nil || start.State != model.ClusterRunning {
 		t.Fatalf("start: %+v %v", start, err)
 	}
 	del, err := async.Kubernetes.DeleteKubernetesCluster(async.Kubernetes.NewDeleteKubernetesClusterParams(id))
@@ -280,7 +281,7 @@ func TestConformanceJobResult(t *testing.T) {
 		t.Fatal(err)
 	}
 	done := e.waitJob(r.JobID)
-	if done.Jobstatus != jobSucceeded || done.Jobresultcode != 0 || done.Jobresulttype != "object" ||
+	if done.Jobstatus != model.JobSucceeded || done.Jobresultcode != 0 || done.Jobresulttype != "object" ||
 		done.Cmd != "org.apache.cloudstack.api.command.user.kubernetes.cluster.ScaleKubernetesClusterCmd" ||
 		done.Jobinstancetype != "KubernetesCluster" || done.Jobinstanceid != id || done.Created == "" || done.Completed == "" ||
 		done.Userid == "" || done.Accountid == "" || done.Jobprocstatus != 0 {

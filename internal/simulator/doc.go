@@ -4,7 +4,23 @@
 // FIDELITY.md lists, for each simulated behaviour, the CloudStack class and
 // method it follows, and each known approximation.
 //
-// Wire protocol: /client/api accepts GET and POST forms signed with
+// Packages, each importing only those below it (TestSimulatorPackagesFormLayers):
+//
+//	model      the database rows (accounts, networks, rules, VMs, clusters,
+//	           jobs, ISOs), their states, lookups and CKS's naming
+//	wire       the API's format: parameters, error codes and responses,
+//	           the JSON envelope, request signatures
+//	loopback   the 127.A.B.0/24 blocks of public IPs and the Shared network
+//	profiles   the CloudStack builds the simulator behaves as (Options.Profile)
+//	faults     injected API failures, lost answers, latencies, job step
+//	           failures and the call counters
+//	endpoints  the SSH servers and Kubernetes APIs behind each cluster IP
+//	simulator  this package: the commands, the job runner, the CKS workers,
+//	           the state scanner, the admin API and the public API (New,
+//	           Options, Info, the admin methods)
+//	simtest    helpers for tests that run on the simulator
+//
+// Wire protocol (package wire): /client/api accepts GET and POST forms signed with
 // HMAC-SHA1 as ApiServer.verifyRequest checks them (signatureversion 3 needs
 // an unexpired expires), answers CloudStack's JSON envelopes (lists with the
 // total count, {} when empty, {count} past the last page, async {jobid} and

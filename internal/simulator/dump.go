@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"encoding/json"
 	"slices"
+
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/wire"
 )
 
 // Dump types: the model as JSON, every list in a fixed order, so two dumps
@@ -174,58 +176,58 @@ func (s *Simulator) DumpState() DumpState {
 
 func (s *Simulator) dumpState() DumpState {
 	st := s.st
-	d := DumpState{Profile: s.profile.name, Clusters: []DumpCluster{}, VMMap: []DumpMapRow{}, VMs: []DumpVM{},
+	d := DumpState{Profile: s.profile.Name, Clusters: []DumpCluster{}, VMMap: []DumpMapRow{}, VMs: []DumpVM{},
 		Nodes: []DumpNode{}, Rules: []DumpRule{}, Networks: []DumpNetwork{}, PublicIPs: []DumpIP{}, ACLItems: []DumpACLItem{}}
-	for _, c := range st.clusters {
-		d.Clusters = append(d.Clusters, DumpCluster{InternalID: c.internalID, ID: c.id, Name: c.name, State: c.state,
-			Size: c.size, ControlNodes: c.controlNodes, EtcdNodes: c.etcdNodes, NetworkID: c.networkID,
-			PublicIPID: c.publicIPID, Endpoint: c.endpoint, Version: s.versionSemverOf(c), AccountID: c.accountID,
-			NetworkCleanup: c.networkCleanup, HasKubeconfig: c.kubeconfig != "", Removed: c.removed, GC: c.gc,
-			NodeTemplates: dumpTemplates(c.nodeTemplates), CNIConfigurationID: c.cniConfigID, CNIConfigDetails: c.cniDetails,
-			ASNumber: c.asNumber, DockerRegistryURL: c.dockerURL, DockerRegistryUsername: c.dockerUser,
-			ExternalLoadBalancerIP: c.externalLBIP,
-			DockerRegistryPassword: c.dockerPassword != "", CSIEnabled: c.csiEnabled, StateHistory: slices.Clone(c.stateHistory)})
+	for _, c := range st.Clusters {
+		d.Clusters = append(d.Clusters, DumpCluster{InternalID: c.InternalID, ID: c.ID, Name: c.Name, State: c.State,
+			Size: c.Size, ControlNodes: c.ControlNodes, EtcdNodes: c.EtcdNodes, NetworkID: c.NetworkID,
+			PublicIPID: c.PublicIPID, Endpoint: c.Endpoint, Version: s.versionSemverOf(c), AccountID: c.AccountID,
+			NetworkCleanup: c.NetworkCleanup, HasKubeconfig: c.Kubeconfig != "", Removed: c.Removed, GC: c.GC,
+			NodeTemplates: dumpTemplates(c.NodeTemplates), CNIConfigurationID: c.CNIConfigID, CNIConfigDetails: c.CNIDetails,
+			ASNumber: c.ASNumber, DockerRegistryURL: c.DockerURL, DockerRegistryUsername: c.DockerUser,
+			ExternalLoadBalancerIP: c.ExternalLBIP,
+			DockerRegistryPassword: c.DockerPassword != "", CSIEnabled: c.CSIEnabled, StateHistory: slices.Clone(c.StateHistory)})
 	}
-	for _, r := range st.vmMap {
-		d.VMMap = append(d.VMMap, DumpMapRow{InternalID: r.internalID, ClusterID: r.clusterID, VMID: r.vmID,
-			Control: r.control, Etcd: r.etcd, External: r.external, ManualUpgrade: r.manualUpgrade, NodeVersion: r.nodeVersion})
+	for _, r := range st.VMMap {
+		d.VMMap = append(d.VMMap, DumpMapRow{InternalID: r.InternalID, ClusterID: r.ClusterID, VMID: r.VMID,
+			Control: r.Control, Etcd: r.Etcd, External: r.External, ManualUpgrade: r.ManualUpgrade, NodeVersion: r.NodeVersion})
 	}
 	slices.SortFunc(d.VMMap, func(a, b DumpMapRow) int { return cmp.Compare(a.InternalID, b.InternalID) })
-	for _, v := range st.vms {
-		d.VMs = append(d.VMs, DumpVM{InternalID: v.internalID, ID: v.id, Name: v.name, State: v.state,
-			Expunged: v.expunged, Created: csTime(v.created), ClusterID: v.clusterID, Role: string(v.role),
-			NetworkID: v.networkID, IP: v.ip, Kubelet: v.kubelet, UserVM: v.userVM, ServiceOfferingID: v.offeringID,
-			TemplateID: v.templateID})
+	for _, v := range st.VMs {
+		d.VMs = append(d.VMs, DumpVM{InternalID: v.InternalID, ID: v.ID, Name: v.Name, State: v.State,
+			Expunged: v.Expunged, Created: wire.CSTime(v.Created), ClusterID: v.ClusterID, Role: string(v.Role),
+			NetworkID: v.NetworkID, IP: v.IP, Kubelet: v.Kubelet, UserVM: v.UserVM, ServiceOfferingID: v.OfferingID,
+			TemplateID: v.TemplateID})
 	}
-	for _, n := range st.nodes {
-		d.Nodes = append(d.Nodes, DumpNode{ClusterID: n.clusterID, Name: n.name, VMID: n.vmID, Ready: s.nodeReady(n),
-			Control: n.control, Version: n.version})
+	for _, n := range st.Nodes {
+		d.Nodes = append(d.Nodes, DumpNode{ClusterID: n.ClusterID, Name: n.Name, VMID: n.VMID, Ready: s.nodeReady(n),
+			Control: n.Control, Version: n.Version})
 	}
 	slices.SortFunc(d.Nodes, func(a, b DumpNode) int {
 		return cmp.Or(cmp.Compare(a.ClusterID, b.ClusterID), cmp.Compare(a.Name, b.Name), cmp.Compare(a.VMID, b.VMID))
 	})
-	for _, r := range st.rules {
-		dr := DumpRule{InternalID: r.internalID, ID: r.id, Purpose: r.purpose, State: r.state, Protocol: r.protocol,
-			StartPort: r.start, EndPort: r.end, PrivatePort: r.privateStart, PrivateEnd: r.privateEnd, VMID: r.vmID,
-			IPAddressID: r.ipID, NetworkID: r.networkID, CIDRs: append([]string{}, r.cidrs...), LBName: r.name,
-			LBMembers: r.lbMembers, RelatedRuleID: r.relatedID}
-		if ip := st.ip(r.ipID); ip != nil {
-			dr.IPAddress = ip.address
+	for _, r := range st.Rules {
+		dr := DumpRule{InternalID: r.InternalID, ID: r.ID, Purpose: r.Purpose, State: r.State, Protocol: r.Protocol,
+			StartPort: r.Start, EndPort: r.End, PrivatePort: r.PrivateStart, PrivateEnd: r.PrivateEnd, VMID: r.VMID,
+			IPAddressID: r.IPID, NetworkID: r.NetworkID, CIDRs: append([]string{}, r.CIDRs...), LBName: r.Name,
+			LBMembers: r.LBMembers, RelatedRuleID: r.RelatedID}
+		if ip := st.IP(r.IPID); ip != nil {
+			dr.IPAddress = ip.Address
 		}
 		d.Rules = append(d.Rules, dr)
 	}
-	for _, n := range st.networks {
-		d.Networks = append(d.Networks, DumpNetwork{InternalID: n.internalID, ID: n.id, Name: n.name, State: n.state,
-			VPCID: n.vpcID, ACLID: n.aclID, Removed: n.removed})
+	for _, n := range st.Networks {
+		d.Networks = append(d.Networks, DumpNetwork{InternalID: n.InternalID, ID: n.ID, Name: n.Name, State: n.State,
+			VPCID: n.VPCID, ACLID: n.ACLID, Removed: n.Removed})
 	}
-	for _, ip := range st.ips {
-		d.PublicIPs = append(d.PublicIPs, DumpIP{InternalID: ip.internalID, ID: ip.id, Address: ip.address,
-			NetworkID: ip.networkID, VPCID: ip.vpcID, SourceNat: ip.sourceNat, Released: ip.released})
+	for _, ip := range st.IPs {
+		d.PublicIPs = append(d.PublicIPs, DumpIP{InternalID: ip.InternalID, ID: ip.ID, Address: ip.Address,
+			NetworkID: ip.NetworkID, VPCID: ip.VPCID, SourceNat: ip.SourceNat, Released: ip.Released})
 	}
-	for _, it := range st.aclItems {
-		d.ACLItems = append(d.ACLItems, DumpACLItem{InternalID: it.internalID, ID: it.id, ACLID: it.aclID, Number: it.number,
-			Protocol: it.protocol, StartPort: it.start, EndPort: it.end, CIDRs: append([]string{}, it.cidrs...),
-			TrafficType: it.trafficType, Action: it.action, State: it.state, Reason: it.reason})
+	for _, it := range st.ACLItems {
+		d.ACLItems = append(d.ACLItems, DumpACLItem{InternalID: it.InternalID, ID: it.ID, ACLID: it.ACLID, Number: it.Number,
+			Protocol: it.Protocol, StartPort: it.Start, EndPort: it.End, CIDRs: append([]string{}, it.CIDRs...),
+			TrafficType: it.TrafficType, Action: it.Action, State: it.State, Reason: it.Reason})
 	}
 	return d
 }

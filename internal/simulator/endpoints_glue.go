@@ -10,6 +10,7 @@ import (
 	"golang.org/x/crypto/ssh"
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/endpoints"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
 )
 
 // netEndpoints is the part of *endpoints.Manager the model drives.
@@ -66,24 +67,24 @@ func (e endpointSource) AuthorizedKeys(clusterID string) []ssh.PublicKey {
 func (s *Simulator) publishView() {
 	v := &endpointView{nodes: map[string][]endpoints.Node{}, keys: map[string][]ssh.PublicKey{}}
 	byCluster := map[string][]endpoints.Node{}
-	for _, n := range s.st.nodes {
-		byCluster[n.clusterID] = append(byCluster[n.clusterID], endpoints.Node{
-			Name:       n.name,
+	for _, n := range s.st.Nodes {
+		byCluster[n.ClusterID] = append(byCluster[n.ClusterID], endpoints.Node{
+			Name:       n.Name,
 			Ready:      s.nodeReady(n),
-			Control:    n.control,
-			Version:    "v" + n.version,
-			Created:    n.created,
-			InternalIP: n.ip,
+			Control:    n.Control,
+			Version:    "v" + n.Version,
+			Created:    n.Created,
+			InternalIP: n.IP,
 		})
 	}
-	for _, c := range s.st.clusters {
-		if c.removed {
+	for _, c := range s.st.Clusters {
+		if c.Removed {
 			continue
 		}
-		v.nodes[c.id] = append([]endpoints.Node{}, byCluster[c.id]...)
-		if c.keypair != "" {
-			if kp := s.st.keypairFor(c.accountID, c.keypair); kp != nil {
-				v.keys[c.id] = []ssh.PublicKey{kp.pub}
+		v.nodes[c.ID] = append([]endpoints.Node{}, byCluster[c.ID]...)
+		if c.Keypair != "" {
+			if kp := s.st.KeypairFor(c.AccountID, c.Keypair); kp != nil {
+				v.keys[c.ID] = []ssh.PublicKey{kp.Pub}
 			}
 		}
 	}
@@ -91,9 +92,9 @@ func (s *Simulator) publishView() {
 }
 
 // nodeReady: a node is Ready while its VM runs and its kubelet runs.
-func (s *Simulator) nodeReady(n *kubeNode) bool {
-	v := s.st.vm(n.vmID)
-	return v != nil && v.state == vmRunning && v.kubelet
+func (s *Simulator) nodeReady(n *model.KubeNode) bool {
+	v := s.st.VM(n.VMID)
+	return v != nil && v.State == model.VMRunning && v.Kubelet
 }
 
 // generateKeyPair creates the per-instance ed25519 key pair seeded as
@@ -114,36 +115,4 @@ func (s *Simulator) generateKeyPair() error {
 	}
 	s.keyPriv, s.keyPub, s.keyPEM = priv, pub, pem.EncodeToMemory(block)
 	return nil
-}
-
-// openForward starts the SSH endpoint of a port-forwarding rule to port 22,
-// unless the network ACL of its VPC tier keeps SSH out. Callers hold s.mu.
-func (s *Simulator) openForward(r *rule) {
-	if r.purpose != purposePF || r.privateStart != 22 || r.state != ruleActive || !s.forwardAllowed(r) {
-		return
-	}
-	ip := s.st.ip(r.ipID)
-	v := s.st.vm(r.vmID)
-	if ip == nil || v == nil {
-		return
-	}
-	if err := s.ep.OpenForward(ip.address, r.start, s.sshTarget(v)); err != nil {
-		s.logf("open SSH forward %s:%d: %v", ip.address, r.start, err)
-	}
-}
-
-// sshTarget is the node an SSH endpoint leads to.
-func (s *Simulator) sshTarget(v *vm) endpoints.Target {
-	return endpoints.Target{ClusterID: v.clusterID, VMID: v.id, VMName: v.name, Control: v.role == roleControl}
-}
-
-// closeForward stops the SSH endpoint of a port-forwarding rule. Callers
-// hold s.mu.
-func (s *Simulator) closeForward(r *rule) {
-	if r.purpose != purposePF || r.privateStart != 22 {
-		return
-	}
-	if ip := s.st.ip(r.ipID); ip != nil {
-		s.ep.CloseForward(ip.address, r.start)
-	}
 }

@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
 )
 
 // External nodes: addNodesToKubernetesCluster and
@@ -128,7 +130,7 @@ func TestAddNodesDropsVMsValidateNodesRefuses(t *testing.T) {
 			t.Errorf("add of %s: %q", vm, text)
 		}
 	}
-	if cl := e.cluster(id); cl.Size != 1 || cl.State != stRunning {
+	if cl := e.cluster(id); cl.Size != 1 || cl.State != model.ClusterRunning {
 		t.Errorf("size %d state %s, want 1 and Running", cl.Size, cl.State)
 	}
 }
@@ -146,12 +148,12 @@ func TestAddNodesRevertPicksEitherRule(t *testing.T) {
 		id := e.ledgerCluster(1, 0, nil)
 		cl := e.cluster(id)
 		vmID := e.deployVM(cl.Networkid, e.info.NodeTemplateID, "stopped")
-		if err := e.sim.SetVMState(vmID, vmStopped); err != nil {
+		if err := e.sim.SetVMState(vmID, model.VMStopped); err != nil {
 			t.Fatal(err)
 		}
 		r := e.waitJob(e.addNodes(id, false, vmID))
 		after := e.cluster(id)
-		if after.Size != 1 || e.mapRow(id, vmID) != nil || after.State != stRunning {
+		if after.Size != 1 || e.mapRow(id, vmID) != nil || after.State != model.ClusterRunning {
 			t.Fatalf("seed %d: size %d, row %v, state %s", seed, after.Size, e.mapRow(id, vmID), after.State)
 		}
 		leftFirewall := slices.Contains(firewallRanges(e.firewallRules(cl.Ipaddressid)), "2224-2224")
@@ -159,11 +161,11 @@ func TestAddNodesRevertPicksEitherRule(t *testing.T) {
 		switch {
 		case leftFirewall != leftForward:
 			t.Fatalf("seed %d: firewall rule left %t, forward left %t: the revert keeps both or neither", seed, leftFirewall, leftForward)
-		case r.Jobstatus == jobSucceeded && !leftFirewall:
+		case r.Jobstatus == model.JobSucceeded && !leftFirewall:
 			outcomes["reverted, job succeeded"] = true
-		case r.Jobstatus == jobFailed && !leftFirewall:
+		case r.Jobstatus == model.JobFailed && !leftFirewall:
 			outcomes["forward picked first, job failed"] = true
-		case r.Jobstatus == jobFailed && leftFirewall:
+		case r.Jobstatus == model.JobFailed && leftFirewall:
 			outcomes["forward picked twice, rules left"] = true
 		default:
 			t.Fatalf("seed %d: job status %d with leftover rules %t", seed, r.Jobstatus, leftFirewall)
@@ -193,7 +195,7 @@ func TestRemoveNodesLeavesTheVMRunning(t *testing.T) {
 		}
 	}
 	for _, v := range e.sim.DumpState().VMs {
-		if v.ID == vmID && v.State != vmRunning {
+		if v.ID == vmID && v.State != model.VMRunning {
 			t.Errorf("VM state %s, want Running", v.State)
 		}
 	}
@@ -228,7 +230,7 @@ func TestScaleWithExternalNodeBreaks(t *testing.T) {
 		id, _ := e.joinedCluster(1, 0, false)
 		e.mustFail(e.scale(id, 3))
 		cl := e.cluster(id)
-		if cl.State != stAlert || cl.Size != 2 || len(cl.Virtualmachines) != 4 {
+		if cl.State != model.ClusterAlert || cl.Size != 2 || len(cl.Virtualmachines) != 4 {
 			t.Errorf("state %s size %d VMs %d: want Alert, the old size and the new VM mapped", cl.State, cl.Size, len(cl.Virtualmachines))
 		}
 	})
@@ -238,7 +240,7 @@ func TestScaleWithExternalNodeBreaks(t *testing.T) {
 		id, _ := e.joinedCluster(2, 0, false)
 		e.mustFail(e.scale(id, 2))
 		cl := e.cluster(id)
-		if cl.State != stScaling || len(cl.Virtualmachines) != 4 {
+		if cl.State != model.ClusterScaling || len(cl.Virtualmachines) != 4 {
 			t.Errorf("state %s VMs %d: want Scaling and no VM removed", cl.State, len(cl.Virtualmachines))
 		}
 	})
@@ -262,7 +264,7 @@ func TestScaleWithExternalNodeBreaks(t *testing.T) {
 		// The next scale meets the external node's older single-port rule
 		// with its twin forward before the rebuilt range (#14159).
 		e.mustFail(e.scale(id, 3))
-		if cl := e.cluster(id); cl.State != stAlert && cl.State != stScaling {
+		if cl := e.cluster(id); cl.State != model.ClusterAlert && cl.State != model.ClusterScaling {
 			t.Errorf("state %s, want the next scale to break the cluster", cl.State)
 		}
 	})
@@ -298,7 +300,7 @@ func TestDeleteWithExternalNodes(t *testing.T) {
 			t.Fatal(err)
 		}
 		e.mustFail(r.JobID)
-		if cl := e.cluster(id); cl.State != stRunning {
+		if cl := e.cluster(id); cl.State != model.ClusterRunning {
 			t.Errorf("state %s, want Running", cl.State)
 		}
 	})
@@ -316,7 +318,7 @@ func TestDeleteWithExternalNodes(t *testing.T) {
 		}
 		e.mustSucceed(r.JobID)
 		for _, v := range e.sim.DumpState().VMs {
-			if v.ID == vmID && v.State != vmExpunging {
+			if v.ID == vmID && v.State != model.VMExpunging {
 				t.Errorf("external VM state %s, want expunged with the cluster", v.State)
 			}
 		}
@@ -352,7 +354,7 @@ func externalNodeScenarios() []ledgerScenario {
 			run: func(e *testEnv, id string) string { e.mustSucceed(e.addNodes(id, true, e.vmNamed("gpu-1"))); return id },
 			writes: func(e *testEnv, id string) map[string]ledgerCheck {
 				cpu, mem := e.capacityPlus(id, 1, e.info.ServiceOfferingID)
-				return map[string]ledgerCheck{"state": states(stRunning, "Importing", stRunning), "cluster.size": is("2"),
+				return map[string]ledgerCheck{"state": states(model.ClusterRunning, "Importing", model.ClusterRunning), "cluster.size": is("2"),
 					"cluster.cpunumber": is(cpu), "cluster.memory": is(mem), "vm.added": is("1"),
 					"rules.Firewall": written, "rules.PortForwarding": written}
 			}},
@@ -363,7 +365,7 @@ func externalNodeScenarios() []ledgerScenario {
 			run: func(e *testEnv, id string) string { e.mustSucceed(e.removeNodes(id, e.vmNamed("gpu-1"))); return id },
 			writes: func(e *testEnv, id string) map[string]ledgerCheck {
 				cpu, mem := e.capacityPlus(id, -1, e.info.ServiceOfferingID)
-				return map[string]ledgerCheck{"state": states(stRunning, "RemovingNodes", stRunning), "cluster.size": is("1"),
+				return map[string]ledgerCheck{"state": states(model.ClusterRunning, "RemovingNodes", model.ClusterRunning), "cluster.size": is("1"),
 					"cluster.cpunumber": is(cpu), "cluster.memory": is(mem), "vm.removed": is("1"),
 					"rules.Firewall": written, "rules.PortForwarding": written}
 			}},

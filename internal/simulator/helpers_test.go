@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/apache/cloudstack-go/v2/cloudstack"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
 )
 
 // testEnv is a started simulator with a cloudstack-go client for its admin
@@ -59,7 +60,7 @@ func (e *testEnv) waitJob(jobID string) *cloudstack.QueryAsyncJobResultResponse 
 		if err != nil {
 			e.t.Fatalf("queryAsyncJobResult %s: %v", jobID, err)
 		}
-		if r.Jobstatus != jobPending {
+		if r.Jobstatus != model.JobPending {
 			return r
 		}
 		if time.Now().After(deadline) {
@@ -73,7 +74,7 @@ func (e *testEnv) waitJob(jobID string) *cloudstack.QueryAsyncJobResultResponse 
 func (e *testEnv) mustSucceed(jobID string) json.RawMessage {
 	e.t.Helper()
 	r := e.waitJob(jobID)
-	if r.Jobstatus != jobSucceeded {
+	if r.Jobstatus != model.JobSucceeded {
 		e.t.Fatalf("job %s (%s) failed: %s", jobID, r.Cmd, r.Jobresult)
 	}
 	return r.Jobresult
@@ -83,7 +84,7 @@ func (e *testEnv) mustSucceed(jobID string) json.RawMessage {
 func (e *testEnv) mustFail(jobID string) (int, string) {
 	e.t.Helper()
 	r := e.waitJob(jobID)
-	if r.Jobstatus != jobFailed {
+	if r.Jobstatus != model.JobFailed {
 		e.t.Fatalf("job %s (%s) succeeded, want failure: %s", jobID, r.Cmd, r.Jobresult)
 	}
 	var body struct {

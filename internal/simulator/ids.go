@@ -40,9 +40,3 @@ func (s *Simulator) newSecretString() string {
 	}
 	return base64.RawURLEncoding.EncodeToString(b)
 }
-
-// nextID returns the next internal numeric id of a table.
-func (st *state) nextID(table string) int64 {
-	st.seq[table]++
-	return st.seq[table]
-}

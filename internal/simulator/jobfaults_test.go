@@ -3,6 +3,8 @@ package simulator
 import (
 	"strings"
 	"testing"
+
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
 )
 
 func TestJobStepFailures(t *testing.T) {
@@ -20,7 +22,7 @@ func TestJobStepFailures(t *testing.T) {
 	if code, text := e.mustFail(r.JobID); code != 530 || text != "Failed to setup Kubernetes cluster : broken, unable to setup network rules" {
 		t.Fatalf("create failure: %d %q", code, text)
 	}
-	if cl := e.cluster(r.Id); cl.State != stError || len(cl.Virtualmachines) != 2 {
+	if cl := e.cluster(r.Id); cl.State != model.ClusterError || len(cl.Virtualmachines) != 2 {
 		t.Fatalf("failed create: state %s, %d VMs", cl.State, len(cl.Virtualmachines))
 	}
 	del, err := e.cs.Kubernetes.DeleteKubernetesCluster(e.cs.Kubernetes.NewDeleteKubernetesClusterParams(r.Id))
@@ -38,7 +40,7 @@ func TestJobStepFailures(t *testing.T) {
 	if code != 530 || !strings.Contains(text, "failed to remove VM") {
 		t.Fatalf("scale-down failure: %d %q", code, text)
 	}
-	if cl := e.cluster(id); cl.State != stAlert || cl.Size != 3 || len(workerVMs(e, id)) != 2 {
+	if cl := e.cluster(id); cl.State != model.ClusterAlert || cl.Size != 3 || len(workerVMs(e, id)) != 2 {
 		t.Fatalf("after partial scale-down: state %s size %d workers %d", cl.State, cl.Size, len(workerVMs(e, id)))
 	}
 
@@ -50,7 +52,7 @@ func TestJobStepFailures(t *testing.T) {
 	if code, text := e.mustFail(e.scale(id2, 2)); code != 530 || text != "custom failure" {
 		t.Fatalf("injected message: %d %q", code, text)
 	}
-	if cl := e.cluster(id2); cl.State != stAlert || cl.Size != 1 || len(workerVMs(e, id2)) != 2 {
+	if cl := e.cluster(id2); cl.State != model.ClusterAlert || cl.Size != 1 || len(workerVMs(e, id2)) != 2 {
 		t.Fatalf("after failed scale-up: state %s size %d workers %d", cl.State, cl.Size, len(workerVMs(e, id2)))
 	}
 

@@ -3,6 +3,8 @@ package simulator
 import (
 	"testing"
 	"time"
+
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
 )
 
 // A job waits in the queue before it runs: the command has answered with
@@ -20,7 +22,7 @@ func TestJobQueueDelayKeepsTheClusterUntilTheJobRuns(t *testing.T) {
 		t.Fatalf("right after the scale call the cluster is %s with size %d, want Running with 1", c.State, c.Size)
 	}
 	r, err := e.cs.Asyncjob.QueryAsyncJobResult(e.cs.Asyncjob.NewQueryAsyncJobResultParams(jobID))
-	if err != nil || r.Jobstatus != jobPending {
+	if err != nil || r.Jobstatus != model.JobPending {
 		t.Fatalf("queryAsyncJobResult right after the call = %+v, %v; want the job pending", r, err)
 	}
 	e.mustSucceed(jobID)

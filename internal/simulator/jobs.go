@@ -3,6 +3,9 @@ package simulator
 import (
 	"errors"
 	"time"
+
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/wire"
 )
 
 // Java command classes reported in queryAsyncJobResult's cmd field.
@@ -11,33 +14,11 @@ const (
 	cmdPkgFirewall   = "org.apache.cloudstack.api.command.user.firewall."
 )
 
-// Job statuses.
-const (
-	jobPending   = 0
-	jobSucceeded = 1
-	jobFailed    = 2
-)
-
-type job struct {
-	internalID   int64
-	id           string
-	cmd          string
-	accountID    string
-	userID       string
-	instanceType string
-	instanceID   string
-	created      time.Time
-	completed    time.Time
-	status       int
-	resultCode   int
-	result       any
-}
-
 // jobRun is a running job's handle on the simulator. Job code runs with
 // s.mu held; step releases it while the job "works".
 type jobRun struct {
 	s     *Simulator
-	job   *job
+	job   *model.Job
 	op    string // operation name for step fault injection, e.g. "scale-down"
 	steps int    // expected number of steps, to spread JobDuration
 	// started is when the job began, for holdUntilDue.
@@ -77,7 +58,7 @@ func (jr *jobRun) step(name string) error {
 		return errShutdown
 	default:
 	}
-	if msg, ok := s.faults.takeJobFailure(jr.op, name); ok {
+	if msg, ok := s.faults.TakeJobFailure(jr.op, name); ok {
 		return &stepFailure{op: jr.op, step: name, message: msg}
 	}
 	return nil
@@ -132,10 +113,10 @@ func (s *Simulator) sleep(d time.Duration) bool {
 // goroutine waits for s.mu, so the API response is written before the job
 // makes its first change. Callers hold s.mu.
 func (s *Simulator) startJob(c *caller, cmdClass, instanceType, instanceID string, steps int,
-	run func(jr *jobRun) (any, *apiError)) *job {
-	j := &job{internalID: s.st.nextID("job"), id: s.newUUID(), cmd: cmdClass, accountID: c.account.id,
-		userID: c.user.id, instanceType: instanceType, instanceID: instanceID, created: s.now()}
-	s.st.jobs = append(s.st.jobs, j)
+	run func(jr *jobRun) (any, *wire.APIError)) *model.Job {
+	j := &model.Job{InternalID: s.st.NextID("job"), ID: s.newUUID(), Cmd: cmdClass, AccountID: c.account.ID,
+		UserID: c.user.ID, InstanceType: instanceType, InstanceID: instanceID, Created: s.now()}
+	s.st.Jobs = append(s.st.Jobs, j)
 	s.jobs.Add(1)
 	go func() {
 		defer s.jobs.Done()
@@ -147,55 +128,83 @@ func (s *Simulator) startJob(c *caller, cmdClass, instanceType, instanceID strin
 		jr := &jobRun{s: s, job: j, steps: steps, started: time.Now()}
 		result, err := run(jr)
 		jr.holdUntilDue()
-		j.completed = s.now()
+		j.Completed = s.now()
 		if err != nil {
-			j.status = jobFailed
-			j.resultCode = err.code
+			j.Status = model.JobFailed
+			j.ResultCode = err.Code
 			// ApiAsyncJobDispatcher.runJob serializes an ExceptionResponse:
 			// uuidList (empty), errorcode and errortext.
-			j.result = map[string]any{"uuidList": []string{}, "errorcode": err.code, "errortext": err.text}
+			j.Result = map[string]any{"uuidList": []string{}, "errorcode": err.Code, "errortext": err.Text}
 			return
 		}
-		j.status = jobSucceeded
-		j.result = result
+		j.Status = model.JobSucceeded
+		j.Result = result
 	}()
 	return j
 }
 
 // clusterJob starts the job of a command on an existing cluster and returns
 // the command's response, the job id. Callers hold s.mu.
-func (s *Simulator) clusterJob(c *caller, cl *cluster, cmdClass string, steps int,
-	run func(jr *jobRun) (any, *apiError)) (map[string]any, *apiError) {
-	j := s.startJob(c, cmdPkgKubernetes+cmdClass, "KubernetesCluster", cl.id, steps, run)
-	return map[string]any{"jobid": j.id}, nil
+func (s *Simulator) clusterJob(c *caller, cl *model.Cluster, cmdClass string, steps int,
+	run func(jr *jobRun) (any, *wire.APIError)) (map[string]any, *wire.APIError) {
+	j := s.startJob(c, cmdPkgKubernetes+cmdClass, "KubernetesCluster", cl.ID, steps, run)
+	return map[string]any{"jobid": j.ID}, nil
 }
 
 // renderJob is the queryAsyncJobResult response.
-func (s *Simulator) renderJob(j *job) map[string]any {
+func (s *Simulator) renderJob(j *model.Job) map[string]any {
 	out := map[string]any{
-		"jobid":           j.id,
-		"accountid":       j.accountID,
-		"userid":          j.userID,
-		"cmd":             j.cmd,
-		"created":         csTime(j.created),
-		"jobstatus":       j.status,
+		"jobid":           j.ID,
+		"accountid":       j.AccountID,
+		"userid":          j.UserID,
+		"cmd":             j.Cmd,
+		"created":         wire.CSTime(j.Created),
+		"jobstatus":       j.Status,
 		"jobprocstatus":   0,
-		"jobresultcode":   j.resultCode,
-		"jobinstancetype": j.instanceType,
-		"jobinstanceid":   j.instanceID,
+		"jobresultcode":   j.ResultCode,
+		"jobinstancetype": j.InstanceType,
+		"jobinstanceid":   j.InstanceID,
 	}
-	if a := s.st.account(j.accountID); a != nil {
-		out["account"] = a.name
-		out["domainid"] = a.domainID
+	if a := s.st.Account(j.AccountID); a != nil {
+		out["account"] = a.Name
+		out["domainid"] = a.DomainID
 		out["domainpath"] = "ROOT"
 	}
-	if j.status != jobPending {
-		out["completed"] = csTime(j.completed)
+	if j.Status != model.JobPending {
+		out["completed"] = wire.CSTime(j.Completed)
 		out["jobresulttype"] = "object"
-		out["jobresult"] = j.result
+		out["jobresult"] = j.Result
 	}
 	return out
 }
 
-// csTime formats a date as CloudStack does: yyyy-MM-dd'T'HH:mm:ssZ.
-func csTime(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05-0700") }
+// cmdListAsyncJobs is ListAsyncJobsCmd (QueryManagerImpl.searchForAsyncJobs):
+// the jobs of the caller's account, or with listall every account's for an
+// admin, oldest first.
+func cmdListAsyncJobs(s *Simulator, c *caller, p wire.Params) (map[string]any, *wire.APIError) {
+	scope, err := s.listScope(c, p)
+	if err != nil {
+		return nil, err
+	}
+	items := []map[string]any{}
+	for _, j := range s.st.Jobs {
+		if scope(j.AccountID) {
+			items = append(items, s.renderJob(j))
+		}
+	}
+	return s.listBody(p, "asyncjobs", items)
+}
+
+func cmdQueryAsyncJobResult(s *Simulator, c *caller, p wire.Params) (map[string]any, *wire.APIError) {
+	if _, err := p.Require("jobid"); err != nil {
+		return nil, err
+	}
+	j, err := wire.ResolveParam(p, "jobid", s.st.Job)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.checkAccess(c, j.AccountID, "async job "+j.ID); err != nil {
+		return nil, err
+	}
+	return s.renderJob(j), nil
+}

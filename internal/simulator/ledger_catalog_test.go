@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
 )
 
 // The write ledger of what clusters are made from: Kubernetes versions,
@@ -103,7 +105,7 @@ func catalogScenarios() []ledgerScenario {
 			writes: func(e *testEnv, _ string) map[string]ledgerCheck {
 				return everyField(addedVersionKeys, map[string]ledgerCheck{
 					"version.name": is("v1.35.2-" + seedZoneName), "version.state": is("Enabled"),
-					"version.isostate": is(isoCreating), "version.zoneid": is(e.info.ZoneID),
+					"version.isostate": is(model.ISOCreating), "version.zoneid": is(e.info.ZoneID),
 					"iso.name": is("v1.35.2-" + seedZoneName + "-Kubernetes-Binaries-ISO"), "iso.account": is("system"),
 					"iso.ispublic": is("true"), "iso.bootable": is("false"), "iso.isready": is("false"),
 					"iso.url": is(ledgerISOURL), "iso.checksum": is("{SHA-256}abc"),
@@ -113,8 +115,8 @@ func catalogScenarios() []ledgerScenario {
 			setup: func(e *testEnv) string { return e.addLedgerVersion() },
 			run:   func(e *testEnv, id string) string { e.waitISO(id[len("version:"):]); return id },
 			writes: func(*testEnv, string) map[string]ledgerCheck {
-				return map[string]ledgerCheck{"version.isostate": is(isoReady), "iso.isready": is("true"),
-					"iso.status": is("Successfully Installed"), "iso.downloadState": is(downloadDone),
+				return map[string]ledgerCheck{"version.isostate": is(model.ISOReady), "iso.isready": is("true"),
+					"iso.status": is("Successfully Installed"), "iso.downloadState": is(model.DownloadDone),
 					"iso.downloadPercent": is("100")}
 			}},
 		{op: "iso-download", name: "fails", opts: Options{ISODownloadDuration: 100 * time.Millisecond},
@@ -126,8 +128,8 @@ func catalogScenarios() []ledgerScenario {
 			},
 			run: func(e *testEnv, id string) string { e.waitISO(id[len("version:"):]); return id },
 			writes: func(*testEnv, string) map[string]ledgerCheck {
-				return map[string]ledgerCheck{"version.isostate": is(isoAllocated), "iso.status": is("HTTP Server returned 404 (expected 200 OK)"),
-					"iso.downloadState": is(downloadError), "iso.downloadPercent": written}
+				return map[string]ledgerCheck{"version.isostate": is(model.ISOAllocated), "iso.status": is("HTTP Server returned 404 (expected 200 OK)"),
+					"iso.downloadState": is(model.DownloadError), "iso.downloadPercent": written}
 			}},
 		{op: "version-update", name: "disable", setup: func(e *testEnv) string { return "version:" + e.info.KubernetesVersions["1.34.2"] },
 			run: func(e *testEnv, id string) string {

@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/apache/cloudstack-go/v2/cloudstack"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
 )
 
 // The write ledger (FIDELITY.md, "Write ledger") lists, for each operation a
@@ -136,9 +137,9 @@ func (e *testEnv) defaultACLIDs() []string {
 	e.sim.lock()
 	defer e.sim.unlock()
 	var out []string
-	for _, acl := range e.sim.st.acls {
-		if acl.isDefault() {
-			out = append(out, acl.id)
+	for _, acl := range e.sim.st.ACLs {
+		if acl.IsDefault() {
+			out = append(out, acl.ID)
 		}
 	}
 	return out
@@ -278,7 +279,7 @@ var clusterCreatedFields = strings.Fields(`id name description zoneid zonename t
 
 func createdWrites(e *testEnv, etcd bool) map[string]ledgerCheck {
 	w := map[string]ledgerCheck{
-		"state":                states(stCreated, stStarting, stRunning),
+		"state":                states(model.ClusterCreated, model.ClusterStarting, model.ClusterRunning),
 		"vm.added":             written,
 		"rules.Firewall":       written,
 		"rules.PortForwarding": written,
@@ -310,11 +311,11 @@ func (e *testEnv) ledgerCluster(size, etcd int64, set func(p *cloudstack.CreateK
 func (e *testEnv) offeringOf(id string) (cpu, memory int) {
 	e.sim.lock()
 	defer e.sim.unlock()
-	o := e.sim.st.offering(id)
+	o := e.sim.st.Offering(id)
 	if o == nil {
 		e.t.Fatalf("no offering %s", id)
 	}
-	return o.cpu, o.memory
+	return o.CPU, o.Memory
 }
 
 // capacity is the cluster's cpunumber and memory after adding n VMs of the
@@ -411,7 +412,7 @@ func userNetworkDelete(order, gone, kept string) ledgerScenario {
 				}
 				return nil
 			}
-			w := map[string]ledgerCheck{"state": states(stRunning, stDestroying, stDestroyed), "vm.removed": is("3"),
+			w := map[string]ledgerCheck{"state": states(model.ClusterRunning, model.ClusterDestroying, model.ClusterDestroyed), "vm.removed": is("3"),
 				"rules.Firewall": firewalls, "rules.PortForwarding": cleared, "rules.LoadBalancing": cleared}
 			for _, f := range append(clusterCreatedFields, "etcdips") {
 				w["cluster."+f] = cleared
@@ -444,7 +445,7 @@ func scaleScenarios() []ledgerScenario {
 		return func(e *testEnv, id string) map[string]ledgerCheck {
 			cores, memory := e.capacityPlus(id, delta, e.info.ServiceOfferingID)
 			w := map[string]ledgerCheck{
-				"state":                states(stRunning, stScaling, stRunning),
+				"state":                states(model.ClusterRunning, model.ClusterScaling, model.ClusterRunning),
 				"cluster.size":         is(strconv.Itoa(int(e.cluster(id).Size) + delta)),
 				"cluster.cpunumber":    is(cores),
 				"cluster.memory":       is(memory),
@@ -466,7 +467,7 @@ func scaleScenarios() []ledgerScenario {
 	offeringWrites := func(roles ...string) func(e *testEnv, id string) map[string]ledgerCheck {
 		return func(e *testEnv, _ string) map[string]ledgerCheck {
 			w := map[string]ledgerCheck{
-				"state":                states(stStopped, stScalingStoppedCluster, stStopped),
+				"state":                states(model.ClusterStopped, model.ClusterScalingStoppedCluster, model.ClusterStopped),
 				"vm.serviceofferingid": written,
 			}
 			for _, role := range roles {
@@ -514,7 +515,7 @@ func scaleScenarios() []ledgerScenario {
 				return id
 			},
 			writes: func(*testEnv, string) map[string]ledgerCheck {
-				return map[string]ledgerCheck{"state": states(stRunning, stScaling, stRunning),
+				return map[string]ledgerCheck{"state": states(model.ClusterRunning, model.ClusterScaling, model.ClusterRunning),
 					"cluster.autoscalingenabled": is("true"), "cluster.minsize": is("1"), "cluster.maxsize": is("3")}
 			}},
 		{op: "scale-autoscaling", name: "off", setup: func(e *testEnv) string {
@@ -531,7 +532,7 @@ func scaleScenarios() []ledgerScenario {
 				return id
 			},
 			writes: func(*testEnv, string) map[string]ledgerCheck {
-				return map[string]ledgerCheck{"state": states(stRunning, stScaling, stRunning),
+				return map[string]ledgerCheck{"state": states(model.ClusterRunning, model.ClusterScaling, model.ClusterRunning),
 					"cluster.autoscalingenabled": is("false"), "cluster.minsize": cleared, "cluster.maxsize": cleared}
 			}},
 	}
@@ -550,24 +551,24 @@ func lifecycleScenarios() []ledgerScenario {
 				return id
 			},
 			writes: func(e *testEnv, _ string) map[string]ledgerCheck {
-				return map[string]ledgerCheck{"state": states(stRunning, stUpgrading, stRunning),
+				return map[string]ledgerCheck{"state": states(model.ClusterRunning, model.ClusterUpgrading, model.ClusterRunning),
 					"cluster.kubernetesversionid": is(e.info.KubernetesVersions["1.34.2"]), "cluster.kubernetesversionname": is("v1.34.2"),
 					"vm.kubernetesnodeversion": is("v1.34.2, v1.34.2")}
 			}},
 		{op: "stop", name: "running", setup: cluster,
 			run: func(e *testEnv, id string) string { e.stopCluster(id); return id },
 			writes: func(*testEnv, string) map[string]ledgerCheck {
-				return map[string]ledgerCheck{"state": states(stRunning, stStopping, stStopped), "vm.state": written}
+				return map[string]ledgerCheck{"state": states(model.ClusterRunning, model.ClusterStopping, model.ClusterStopped), "vm.state": written}
 			}},
 		{op: "start", name: "stopped", setup: func(e *testEnv) string { id := cluster(e); e.stopCluster(id); return id },
 			run: func(e *testEnv, id string) string { e.mustSucceed(e.startCluster(id)); return id },
 			writes: func(*testEnv, string) map[string]ledgerCheck {
-				return map[string]ledgerCheck{"state": states(stStopped, stStarting, stRunning), "vm.state": written}
+				return map[string]ledgerCheck{"state": states(model.ClusterStopped, model.ClusterStarting, model.ClusterRunning), "vm.state": written}
 			}},
 		{op: "delete", name: "own network", setup: cluster,
 			run: func(e *testEnv, id string) string { e.mustSucceed(e.deleteCluster(id)); return id },
 			writes: func(*testEnv, string) map[string]ledgerCheck {
-				w := map[string]ledgerCheck{"state": states(stRunning, stDestroying, stDestroyed), "vm.removed": is("3"),
+				w := map[string]ledgerCheck{"state": states(model.ClusterRunning, model.ClusterDestroying, model.ClusterDestroyed), "vm.removed": is("3"),
 					"rules.Firewall": cleared, "rules.PortForwarding": cleared, "rules.LoadBalancing": cleared}
 				for _, f := range append(clusterCreatedFields, "etcdips") {
 					w["cluster."+f] = cleared
@@ -578,25 +579,25 @@ func lifecycleScenarios() []ledgerScenario {
 		userNetworkDelete(WorkerRuleOrderDescending, "10.0.0.0/8", "0.0.0.0/0"),
 		{op: "scanner", name: "Running to Alert", setup: func(e *testEnv) string {
 			id := cluster(e)
-			if err := e.sim.SetVMState(e.workerIDs(id)[0], vmStopped); err != nil {
+			if err := e.sim.SetVMState(e.workerIDs(id)[0], model.VMStopped); err != nil {
 				e.t.Fatal(err)
 			}
 			return id
 		},
 			run: func(e *testEnv, id string) string { e.sim.RunScanner(); return id },
 			writes: func(*testEnv, string) map[string]ledgerCheck {
-				return map[string]ledgerCheck{"state": states(stRunning, stAlert)}
+				return map[string]ledgerCheck{"state": states(model.ClusterRunning, model.ClusterAlert)}
 			}},
 		{op: "scanner", name: "Alert to Running", setup: func(e *testEnv) string {
 			id := cluster(e)
-			if err := e.sim.SetClusterState(id, stAlert); err != nil {
+			if err := e.sim.SetClusterState(id, model.ClusterAlert); err != nil {
 				e.t.Fatal(err)
 			}
 			return id
 		},
 			run: func(e *testEnv, id string) string { e.sim.RunScanner(); return id },
 			writes: func(*testEnv, string) map[string]ledgerCheck {
-				return map[string]ledgerCheck{"state": states(stAlert, stRecovering, stRunning)}
+				return map[string]ledgerCheck{"state": states(model.ClusterAlert, model.ClusterRecovering, model.ClusterRunning)}
 			}},
 	}
 }
@@ -672,7 +673,7 @@ func failureScenarios() []ledgerScenario {
 				w := createdWrites(e, false)
 				// The endpoint is written once the API answers, before
 				// the ready-node count (startKubernetesClusterOnCreate).
-				w["state"] = states(stCreated, stStarting, stError)
+				w["state"] = states(model.ClusterCreated, model.ClusterStarting, model.ClusterError)
 				return w
 			}},
 		{op: "scale-size", name: "up fails waiting for ready nodes", setup: func(e *testEnv) string {
@@ -688,7 +689,7 @@ func failureScenarios() []ledgerScenario {
 				return id
 			},
 			writes: func(*testEnv, string) map[string]ledgerCheck {
-				return map[string]ledgerCheck{"state": states(stRunning, stScaling, stAlert), "vm.added": is("1"),
+				return map[string]ledgerCheck{"state": states(model.ClusterRunning, model.ClusterScaling, model.ClusterAlert), "vm.added": is("1"),
 					"rules.Firewall": written, "rules.PortForwarding": written}
 			}},
 		{op: "scale-autoscaling", name: "on fails", setup: func(e *testEnv) string {
@@ -705,7 +706,7 @@ func failureScenarios() []ledgerScenario {
 				return id
 			},
 			writes: func(*testEnv, string) map[string]ledgerCheck {
-				return map[string]ledgerCheck{"state": states(stRunning, stScaling)}
+				return map[string]ledgerCheck{"state": states(model.ClusterRunning, model.ClusterScaling)}
 			}},
 		{op: "upgrade", name: "fails at the second node", setup: func(e *testEnv) string {
 			// The worker's SSH forward is gone: the control node is
@@ -729,7 +730,7 @@ func failureScenarios() []ledgerScenario {
 				return id
 			},
 			writes: func(*testEnv, string) map[string]ledgerCheck {
-				return map[string]ledgerCheck{"state": states(stRunning, stUpgrading, stAlert), "vm.kubernetesnodeversion": is("v1.34.2")}
+				return map[string]ledgerCheck{"state": states(model.ClusterRunning, model.ClusterUpgrading, model.ClusterAlert), "vm.kubernetesnodeversion": is("v1.34.2")}
 			}},
 		{op: "start", name: "fails at the API check", setup: func(e *testEnv) string {
 			id := cluster(e)
@@ -739,7 +740,7 @@ func failureScenarios() []ledgerScenario {
 		},
 			run: func(e *testEnv, id string) string { e.mustFail(e.startCluster(id)); return id },
 			writes: func(*testEnv, string) map[string]ledgerCheck {
-				return map[string]ledgerCheck{"state": states(stStopped, stStarting, stAlert), "vm.state": written}
+				return map[string]ledgerCheck{"state": states(model.ClusterStopped, model.ClusterStarting, model.ClusterAlert), "vm.state": written}
 			}},
 		{op: "delete-user-network", name: "fails removing the forwards", setup: func(e *testEnv) string {
 			id := userNetworkDelete("", "", "").setup(e)
@@ -755,7 +756,7 @@ func failureScenarios() []ledgerScenario {
 			writes: func(*testEnv, string) map[string]ledgerCheck {
 				// Both revokes came before the failure; expunging the VMs
 				// removed their forwards.
-				return map[string]ledgerCheck{"state": states(stRunning, stDestroying), "vm.removed": is("3"),
+				return map[string]ledgerCheck{"state": states(model.ClusterRunning, model.ClusterDestroying), "vm.removed": is("3"),
 					"rules.Firewall": written, "rules.LoadBalancing": cleared, "rules.PortForwarding": cleared, "cluster.etcdips": cleared}
 			}},
 		{op: "delete", name: "fails destroying the network", setup: func(e *testEnv) string {
@@ -767,7 +768,7 @@ func failureScenarios() []ledgerScenario {
 			writes: func(*testEnv, string) map[string]ledgerCheck {
 				// Expunging a VM removes its port forwards, which etcdips
 				// is built from.
-				return map[string]ledgerCheck{"state": states(stRunning, stDestroying), "vm.removed": is("3"),
+				return map[string]ledgerCheck{"state": states(model.ClusterRunning, model.ClusterDestroying), "vm.removed": is("3"),
 					"rules.PortForwarding": cleared, "cluster.etcdips": cleared}
 			}},
 	}

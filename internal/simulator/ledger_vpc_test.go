@@ -6,6 +6,8 @@ import (
 	"strconv"
 
 	"github.com/apache/cloudstack-go/v2/cloudstack"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/wire"
 )
 
 // The write ledger's VPC tier scenarios: CKS's network ACL items, its
@@ -24,7 +26,7 @@ func (e *testEnv) vpcLedgerCluster(networkID string, etcd int64) string {
 
 func vpcCreatedWrites(e *testEnv, acl bool) map[string]ledgerCheck {
 	w := map[string]ledgerCheck{
-		"state":                states(stCreated, stStarting, stRunning),
+		"state":                states(model.ClusterCreated, model.ClusterStarting, model.ClusterRunning),
 		"vm.added":             written,
 		"rules.PortForwarding": written,
 		"ip.state":             is("allocated"),
@@ -60,7 +62,7 @@ func vpcScenarios() []ledgerScenario {
 			if status != 200 {
 				e.t.Fatalf("%s: %d %v", command, status, body)
 			}
-			e.mustSucceed(asStr(e.t, inner(e.t, body, lowerCommand(command)+"response")["jobid"]))
+			e.mustSucceed(asStr(e.t, inner(e.t, body, wire.LowerCommand(command)+"response")["jobid"]))
 			return id
 		}
 	}
@@ -76,7 +78,7 @@ func vpcScenarios() []ledgerScenario {
 			run: func(e *testEnv, id string) string { e.mustSucceed(e.scale(id, 2)); return id },
 			writes: func(e *testEnv, id string) map[string]ledgerCheck {
 				cores, memory := e.capacityPlus(id, 1, e.info.ServiceOfferingID)
-				return map[string]ledgerCheck{"state": states(stRunning, stScaling, stRunning), "vm.added": is("1"),
+				return map[string]ledgerCheck{"state": states(model.ClusterRunning, model.ClusterScaling, model.ClusterRunning), "vm.added": is("1"),
 					"cluster.size": is(strconv.Itoa(int(e.cluster(id).Size) + 1)), "cluster.cpunumber": is(cores),
 					"cluster.memory": is(memory), "rules.PortForwarding": written}
 			}},
@@ -86,7 +88,7 @@ func vpcScenarios() []ledgerScenario {
 				return id
 			},
 			writes: func(*testEnv, string) map[string]ledgerCheck {
-				w := map[string]ledgerCheck{"state": states(stRunning, stDestroying, stDestroyed), "vm.removed": is("3"),
+				w := map[string]ledgerCheck{"state": states(model.ClusterRunning, model.ClusterDestroying, model.ClusterDestroyed), "vm.removed": is("3"),
 					"rules.PortForwarding": cleared, "acl.items": written, "ip.state": is("released")}
 				for _, f := range append(vpcClusterFields(), "etcdips") {
 					w["cluster."+f] = cleared
@@ -107,7 +109,7 @@ func vpcScenarios() []ledgerScenario {
 			writes: func(*testEnv, string) map[string]ledgerCheck {
 				// The items and forwards are gone before the release fails;
 				// the cluster stays in Destroying with its IP.
-				return map[string]ledgerCheck{"state": states(stRunning, stDestroying), "vm.removed": is("3"),
+				return map[string]ledgerCheck{"state": states(model.ClusterRunning, model.ClusterDestroying), "vm.removed": is("3"),
 					"rules.PortForwarding": cleared, "cluster.etcdips": cleared, "acl.items": written}
 			}},
 		{op: "rules", name: "createNetworkACL", setup: aclCluster, run: aclItem, writes: aclOnly},

@@ -4,6 +4,8 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
 )
 
 func TestCreateValidationErrors(t *testing.T) {
@@ -100,7 +102,7 @@ func TestScaleValidationInJob(t *testing.T) {
 	if code, text := e.mustFail(e.scale(id, 2)); code != 530 || text != "Kubernetes cluster : scalecheck is in Stopped state" {
 		t.Fatalf("scale a stopped cluster: %d %q", code, text)
 	}
-	if st := e.cluster(id).State; st != stStopped {
+	if st := e.cluster(id).State; st != model.ClusterStopped {
 		t.Fatalf("state %s after a refused scale", st)
 	}
 	// Offerings of a stopped cluster can change.
@@ -114,12 +116,12 @@ func TestScaleValidationInJob(t *testing.T) {
 	// calculateNewClusterCountAndCapacity reads the node types' offering
 	// from their first VM after upgradeVirtualMachine changed it, so the
 	// capacity (2 nodes at 2 vCPUs) stays as it was.
-	if cl := e.cluster(id); cl.State != stStopped || cl.Serviceofferingname != "cks-large" || cl.Cpunumber != "4" {
+	if cl := e.cluster(id); cl.State != model.ClusterStopped || cl.Serviceofferingname != "cks-large" || cl.Cpunumber != "4" {
 		t.Fatalf("offering scale of a stopped cluster: %s %s %s", cl.State, cl.Serviceofferingname, cl.Cpunumber)
 	}
 
 	// Alert clusters can not be scaled.
-	if err := e.sim.SetClusterState(id, stAlert); err != nil {
+	if err := e.sim.SetClusterState(id, model.ClusterAlert); err != nil {
 		t.Fatal(err)
 	}
 	code, text := e.mustFail(e.scale(id, 2))
@@ -142,7 +144,7 @@ func TestUpgradeRules(t *testing.T) {
 			t.Fatalf("upgrade %s: %v", semver, err)
 		}
 		done := e.waitJob(r.JobID)
-		if done.Jobstatus == jobSucceeded {
+		if done.Jobstatus == model.JobSucceeded {
 			return 0, ""
 		}
 		return e.mustFail(r.JobID)
@@ -166,7 +168,7 @@ func TestUpgradeRules(t *testing.T) {
 	}
 	_, body := e.adminCall("listKubernetesClusters", url.Values{"id": {id}})
 	raw := asObj(t, asList(t, inner(t, body, "listkubernetesclustersresponse")["kubernetescluster"])[0])
-	if raw["kubernetesversionname"] != "v1.34.2" || raw["state"] != stRunning {
+	if raw["kubernetesversionname"] != "v1.34.2" || raw["state"] != model.ClusterRunning {
 		t.Fatalf("after upgrade: %v %v", raw["kubernetesversionname"], raw["state"])
 	}
 	for _, v := range asList(t, raw["virtualmachines"]) {
@@ -226,7 +228,7 @@ func TestStartStopSemantics(t *testing.T) {
 	e.mustSucceed(start()) // no-op on a Running cluster
 	e.mustSucceed(stop())
 	for _, v := range e.cluster(id).Virtualmachines {
-		if v.State != vmStopped {
+		if v.State != model.VMStopped {
 			t.Fatalf("VM %s is %s after stop", v.Name, v.State)
 		}
 	}
@@ -236,12 +238,12 @@ func TestStartStopSemantics(t *testing.T) {
 		}
 	}
 	e.mustSucceed(stop()) // no-op on a Stopped cluster
-	if st := e.cluster(id).State; st != stStopped {
+	if st := e.cluster(id).State; st != model.ClusterStopped {
 		t.Fatalf("state %s", st)
 	}
 	e.mustSucceed(start())
 	cl := e.cluster(id)
-	if cl.State != stRunning {
+	if cl.State != model.ClusterRunning {
 		t.Fatalf("state %s after start", cl.State)
 	}
 	for _, n := range e.sim.DumpState().Nodes {
@@ -251,11 +253,11 @@ func TestStartStopSemantics(t *testing.T) {
 	}
 	// Start from Alert: no StartRequested transition, the worker carries on
 	// and OperationSucceeded brings the cluster back to Running.
-	if err := e.sim.SetClusterState(id, stAlert); err != nil {
+	if err := e.sim.SetClusterState(id, model.ClusterAlert); err != nil {
 		t.Fatal(err)
 	}
 	e.mustSucceed(start())
-	if st := e.cluster(id).State; st != stRunning {
+	if st := e.cluster(id).State; st != model.ClusterRunning {
 		t.Fatalf("start from Alert: %s", st)
 	}
 }
@@ -264,7 +266,7 @@ func TestDeleteStateRules(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, Options{})
 	id := e.createCluster(e.createParams("deletestate", 1))
-	if err := e.sim.SetClusterState(id, stScaling); err != nil {
+	if err := e.sim.SetClusterState(id, model.ClusterScaling); err != nil {
 		t.Fatal(err)
 	}
 	r, err := e.cs.Kubernetes.DeleteKubernetesCluster(e.cs.Kubernetes.NewDeleteKubernetesClusterParams(id))
@@ -274,7 +276,7 @@ func TestDeleteStateRules(t *testing.T) {
 	if code, text := e.mustFail(r.JobID); code != 530 || text != "Cannot perform delete operation on cluster : deletestate in state: Scaling" {
 		t.Fatalf("delete while Scaling: %d %q", code, text)
 	}
-	if err := e.sim.SetClusterState(id, stError); err != nil {
+	if err := e.sim.SetClusterState(id, model.ClusterError); err != nil {
 		t.Fatal(err)
 	}
 	r, err = e.cs.Kubernetes.DeleteKubernetesCluster(e.cs.Kubernetes.NewDeleteKubernetesClusterParams(id))
@@ -293,7 +295,7 @@ func TestGetKubernetesClusterConfigStates(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, Options{})
 	id := e.createCluster(e.createParams("config", 1))
-	if err := e.sim.SetClusterState(id, stStarting); err != nil {
+	if err := e.sim.SetClusterState(id, model.ClusterStarting); err != nil {
 		t.Fatal(err)
 	}
 	status, body := e.adminCall("getKubernetesClusterConfig", url.Values{"id": {id}})
@@ -310,7 +312,7 @@ func TestGetKubernetesClusterConfigStates(t *testing.T) {
 	if code != 530 || text != "Failed to setup Kubernetes cluster : noconfig in usable state as unable to retrieve kube-config for the cluster" {
 		t.Fatalf("kubeconfig failure: %d %q", code, text)
 	}
-	if st := e.cluster(r.Id).State; st != stAlert {
+	if st := e.cluster(r.Id).State; st != model.ClusterAlert {
 		t.Fatalf("a kubeconfig failure leaves Alert, got %s", st)
 	}
 	status, body = e.adminCall("getKubernetesClusterConfig", url.Values{"id": {r.Id}})

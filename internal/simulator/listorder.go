@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"os"
 	"slices"
+
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
 )
 
 // List order modes (Options.ListOrder).
@@ -94,7 +96,7 @@ const (
 
 // workerOrder puts rules listed in id order into the order the CKS workers
 // read them in (Options.WorkerRuleOrder). It returns a new slice.
-func (s *Simulator) workerOrder(rules []*rule) []*rule {
+func (s *Simulator) workerOrder(rules []*model.Rule) []*model.Rule {
 	out := slices.Clone(rules)
 	if s.opts.WorkerRuleOrder == WorkerRuleOrderDescending {
 		slices.Reverse(out)

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
 )
 
 // internalIDs maps rule, cluster and VM uuids to their internal ids.
@@ -212,7 +214,7 @@ func TestHiddenRulesListedOnlyToAdminsButEvaluated(t *testing.T) {
 	e.mustSucceed(r.JobID)
 	cl := e.cluster(r.Id)
 	for _, fw := range e.sim.DumpState().Rules {
-		if fw.Purpose == purposeFirewall && fw.StartPort == nodesStartSSHPort {
+		if fw.Purpose == model.PurposeFirewall && fw.StartPort == nodesStartSSHPort {
 			if err := e.sim.DeleteRule(fw.ID); err != nil {
 				t.Fatal(err)
 			}
@@ -265,7 +267,7 @@ func TestHiddenRulesListedOnlyToAdminsButEvaluated(t *testing.T) {
 	}
 	var ranges []string
 	for _, fw := range e.sim.DumpState().Rules {
-		if fw.Purpose == purposeFirewall {
+		if fw.Purpose == model.PurposeFirewall {
 			ranges = append(ranges, fmt.Sprintf("%d-%d", fw.StartPort, fw.EndPort))
 		}
 	}

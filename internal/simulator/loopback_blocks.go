@@ -1,6 +1,10 @@
 package simulator
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/loopback"
+)
 
 // A zone's public IP range holds one /24 of loopback addresses by default:
 // one address per isolated network's source NAT and per VPC, so about 250
@@ -21,7 +25,7 @@ func extraBlocksSeed(seed uint64) uint64 {
 func (s *Simulator) reserveExtraBlocks(blocks int) error {
 	rng := newRNG(extraBlocksSeed(s.opts.Seed))
 	for range blocks - 1 {
-		b, err := reserveIPBlock(rng)
+		b, err := loopback.Reserve(rng)
 		if err != nil {
 			s.releaseExtraBlocks()
 			return fmt.Errorf("simulator: public IP block %d of %d: %w", len(s.extraBlocks)+2, blocks, err)
@@ -33,13 +37,13 @@ func (s *Simulator) reserveExtraBlocks(blocks int) error {
 
 func (s *Simulator) releaseExtraBlocks() {
 	for i := range s.extraBlocks {
-		s.extraBlocks[i].release()
+		s.extraBlocks[i].Release()
 	}
 }
 
 // publicBlocks are the blocks public IPs are allocated from, in order.
-func (s *Simulator) publicBlocks() []*ipBlock {
-	out := []*ipBlock{&s.block}
+func (s *Simulator) publicBlocks() []*loopback.Block {
+	out := []*loopback.Block{&s.block}
 	for i := range s.extraBlocks {
 		out = append(out, &s.extraBlocks[i])
 	}

@@ -3,6 +3,9 @@ package simulator
 import (
 	"strings"
 	"testing"
+
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/loopback"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
 )
 
 // With more public IP blocks the zone hands out more addresses than one
@@ -14,13 +17,13 @@ func TestPublicIPBlocksExtendTheZone(t *testing.T) {
 	s := e.sim
 	s.lock()
 	defer s.unlock()
-	first := strings.TrimSuffix(s.block.cidr(), "0/24")
-	second := strings.TrimSuffix(s.extraBlocks[0].cidr(), "0/24")
+	first := strings.TrimSuffix(s.block.CIDR(), "0/24")
+	second := strings.TrimSuffix(s.extraBlocks[0].CIDR(), "0/24")
 	seen := map[string]bool{}
-	for _, p := range s.st.ips {
-		seen[p.address] = true
+	for _, p := range s.st.IPs {
+		seen[p.Address] = true
 	}
-	for i := len(seen); i < 2*lastIPHost; i++ {
+	for i := len(seen); i < 2*loopback.LastHost; i++ {
 		addr, err := s.allocAddress()
 		if err != nil {
 			t.Fatalf("address %d: %v", i+1, err)
@@ -29,14 +32,14 @@ func TestPublicIPBlocksExtendTheZone(t *testing.T) {
 			t.Fatalf("address %s handed out twice", addr)
 		}
 		block := first
-		if i >= lastIPHost {
+		if i >= loopback.LastHost {
 			block = second
 		}
 		if !strings.HasPrefix(addr, block) {
 			t.Fatalf("address %d is %s, want one of %s0/24", i+1, addr, block)
 		}
 		seen[addr] = true
-		s.st.ips = append(s.st.ips, &publicIP{address: addr})
+		s.st.IPs = append(s.st.IPs, &model.PublicIP{Address: addr})
 	}
 	if _, err := s.allocAddress(); err == nil || !strings.Contains(err.Error(), "Insufficient address capacity") {
 		t.Fatalf("a full zone: %v", err)

@@ -3,6 +3,8 @@ package simulator
 import (
 	"strings"
 	"testing"
+
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
 )
 
 func TestClusterNodePrefix(t *testing.T) {
@@ -19,7 +21,7 @@ func TestClusterNodePrefix(t *testing.T) {
 		{strings.Repeat("a", 64), "k8s-" + strings.Repeat("a", 39)},
 	}
 	for _, c := range cases {
-		if got := clusterNodePrefix(c.name, uuid); got != c.want {
+		if got := model.ClusterNodePrefix(c.name, uuid); got != c.want {
 			t.Errorf("clusterNodePrefix(%q) = %q, want %q", c.name, got, c.want)
 		}
 	}
@@ -36,17 +38,17 @@ func TestEtcdNodePrefix(t *testing.T) {
 		{"cks-etcd-minimal-20260912", "cks-etcd-minimal-20260912-etcd"},
 	}
 	for _, c := range cases {
-		if got := etcdNodePrefix(c.name, uuid); got != c.want {
+		if got := model.EtcdNodePrefix(c.name, uuid); got != c.want {
 			t.Errorf("etcdNodePrefix(%q) = %q, want %q", c.name, got, c.want)
 		}
 	}
-	if got := etcdNodeName("MyCluster-etcd", 2, 0x18fe761907b); got != "MyCluster-etcd-2-18fe761907b" {
+	if got := model.EtcdNodeName("MyCluster-etcd", 2, 0x18fe761907b); got != "MyCluster-etcd-2-18fe761907b" {
 		t.Errorf("etcdNodeName = %q", got)
 	}
-	if got := controlNodeName("test1", 0x18fe761907b); got != "test1-control-18fe761907b" {
+	if got := model.ControlNodeName("test1", 0x18fe761907b); got != "test1-control-18fe761907b" {
 		t.Errorf("controlNodeName = %q", got)
 	}
-	if got := workerNodeName("k8ss", 0x1977de40dc8); got != "k8ss-node-1977de40dc8" {
+	if got := model.WorkerNodeName("k8ss", 0x1977de40dc8); got != "k8ss-node-1977de40dc8" {
 		t.Errorf("workerNodeName = %q", got)
 	}
 }

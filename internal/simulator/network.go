@@ -1,8 +1,10 @@
 package simulator
 
 import (
-	"encoding/json"
 	"net/netip"
+
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/wire"
 )
 
 // Networks and public IPs. Callers hold s.mu.
@@ -18,16 +20,16 @@ const (
 // newNetwork creates a network in state Allocated. Isolated networks get
 // their own guest CIDR: 10.1.N.0/24 by default, or consecutive blocks of
 // Options.GuestCIDRPrefix inside 10.1.0.0-10.255.255.255.
-func (s *Simulator) newNetwork(name, zoneID, offeringID, accountID, vpcID, aclID string) *network {
+func (s *Simulator) newNetwork(name, zoneID, offeringID, accountID, vpcID, aclID string) *model.Network {
 	st := s.st
-	n := &network{internalID: st.nextID("network"), id: s.newUUID(), name: name, displayText: name,
-		zoneID: zoneID, offeringID: offeringID, accountID: accountID, netType: "Isolated",
-		vpcID: vpcID, aclID: aclID, state: netAllocated, inUse: map[netip.Addr]bool{}, created: s.now()}
-	guest := guestCIDR(st.nextNetNum, s.opts.GuestCIDRPrefix)
-	n.cidr = guest.String()
-	n.gateway = guest.Addr().Next().String()
-	st.nextNetNum++
-	st.networks = append(st.networks, n)
+	n := &model.Network{InternalID: st.NextID("network"), ID: s.newUUID(), Name: name, DisplayText: name,
+		ZoneID: zoneID, OfferingID: offeringID, AccountID: accountID, NetType: "Isolated",
+		VPCID: vpcID, ACLID: aclID, State: model.NetworkAllocated, InUse: map[netip.Addr]bool{}, Created: s.now()}
+	guest := guestCIDR(st.NextNetNum, s.opts.GuestCIDRPrefix)
+	n.CIDR = guest.String()
+	n.Gateway = guest.Addr().Next().String()
+	st.NextNetNum++
+	st.Networks = append(st.Networks, n)
 	return n
 }
 
@@ -44,104 +46,102 @@ func guestCIDR(num, bits int) netip.Prefix {
 
 // implementNetwork moves an Allocated isolated network to Implemented and
 // gives it a source NAT IP, as the first VM deployment does.
-func (s *Simulator) implementNetwork(n *network) {
-	if n.state != netAllocated {
+func (s *Simulator) implementNetwork(n *model.Network) {
+	if n.State != model.NetworkAllocated {
 		return
 	}
-	n.state = netImplemented
-	if n.vpcID == "" && s.st.sourceNatIP(n.id) == nil {
-		if _, err := s.allocPublicIP(n.accountID, n.id, "", true); err != nil {
-			s.logf("source NAT IP for network %s: %v", n.name, err)
+	n.State = model.NetworkImplemented
+	if n.VPCID == "" && s.st.SourceNatIP(n.ID) == nil {
+		if _, err := s.allocPublicIP(n.AccountID, n.ID, "", true); err != nil {
+			s.logf("source NAT IP for network %s: %v", n.Name, err)
 		}
 	}
 }
 
 // allocPublicIP acquires a public IP for an account, associated with a
 // guest network and/or a VPC.
-func (s *Simulator) allocPublicIP(accountID, networkID, vpcID string, sourceNat bool) (*publicIP, error) {
+func (s *Simulator) allocPublicIP(accountID, networkID, vpcID string, sourceNat bool) (*model.PublicIP, error) {
 	addr, err := s.allocAddress()
 	if err != nil {
 		return nil, err
 	}
-	p := &publicIP{internalID: s.st.nextID("ip"), id: s.newUUID(), address: addr, zoneID: s.st.seedIDs.zone,
-		accountID: accountID, networkID: networkID, vpcID: vpcID, sourceNat: sourceNat,
-		state: "Allocated", allocated: s.now()}
-	s.st.ips = append(s.st.ips, p)
+	p := &model.PublicIP{InternalID: s.st.NextID("ip"), ID: s.newUUID(), Address: addr, ZoneID: s.st.SeedIDs.Zone,
+		AccountID: accountID, NetworkID: networkID, VPCID: vpcID, SourceNat: sourceNat,
+		State: "Allocated", Allocated: s.now()}
+	s.st.IPs = append(s.st.IPs, p)
 	return p, nil
 }
 
 // releaseIP revokes every rule on the IP and releases it.
-func (s *Simulator) releaseIP(p *publicIP) {
-	for _, r := range s.rulesOnIP(p.id, "") {
+func (s *Simulator) releaseIP(p *model.PublicIP) {
+	for _, r := range s.rulesOnIP(p.ID, "") {
 		s.revokeRule(r)
 	}
-	p.released = true
-	p.state = "Released"
+	p.Released = true
+	p.State = "Released"
 }
 
 // allocPrivateIP takes the lowest free guest address of the network: the
 // network address, the gateway (.1) and the broadcast address are never
 // handed out, nor an address a non-expunged VM holds. A full network fails
 // like CloudStack's guest IP allocation, with InsufficientAddressCapacity.
-func (s *Simulator) allocPrivateIP(n *network) (string, *apiError) {
-	guest, err := netip.ParsePrefix(n.cidr)
+func (s *Simulator) allocPrivateIP(n *model.Network) (string, *wire.APIError) {
+	guest, err := netip.ParsePrefix(n.CIDR)
 	if err != nil {
-		return "", internalError("network %s has an invalid guest CIDR %q", n.name, n.cidr)
+		return "", wire.InternalError("network %s has an invalid guest CIDR %q", n.Name, n.CIDR)
 	}
 	gateway := guest.Addr().Next()
 	for a := gateway.Next(); guest.Contains(a) && guest.Contains(a.Next()); a = a.Next() {
-		if n.ipRange.valid() && !n.ipRange.contains(a) {
+		if n.IPRange.Valid() && !n.IPRange.Contains(a) {
 			continue // a Shared network hands out its IP range only
 		}
-		if !n.inUse[a] {
-			n.inUse[a] = true
+		if !n.InUse[a] {
+			n.InUse[a] = true
 			return a.String(), nil
 		}
 	}
-	return "", insufficientAddressCapacity("Unable to acquire Guest IP address for network %s: no free address in %s", n.name, n.cidr)
+	return "", wire.InsufficientAddressCapacity("Unable to acquire Guest IP address for network %s: no free address in %s", n.Name, n.CIDR)
 }
 
 // releasePrivateIP frees an expunged VM's guest address for reuse.
-func (s *Simulator) releasePrivateIP(v *vm) {
-	n := s.st.network(v.networkID)
+func (s *Simulator) releasePrivateIP(v *model.VM) {
+	n := s.st.Network(v.NetworkID)
 	if n == nil {
 		return
 	}
-	if a, err := netip.ParseAddr(v.ip); err == nil {
-		delete(n.inUse, a)
+	if a, err := netip.ParseAddr(v.IP); err == nil {
+		delete(n.InUse, a)
 	}
 }
 
 // destroyNetwork shuts a network down: every rule on its IPs goes, the IPs
 // are released and the network is removed.
-func (s *Simulator) destroyNetwork(n *network) {
-	for _, p := range s.st.ips {
-		if !p.released && p.networkID == n.id {
+func (s *Simulator) destroyNetwork(n *model.Network) {
+	for _, p := range s.st.IPs {
+		if !p.Released && p.NetworkID == n.ID {
 			s.releaseIP(p)
 		}
 	}
 	// Port forwards elsewhere that target this network's VMs go too.
-	for _, r := range append([]*rule(nil), s.st.rules...) {
-		if r.networkID == n.id {
+	for _, r := range append([]*model.Rule(nil), s.st.Rules...) {
+		if r.NetworkID == n.ID {
 			s.revokeRule(r)
 		}
 	}
-	n.state = netDestroyed
-	n.removed = true
+	n.State = model.NetworkDestroyed
+	n.Removed = true
 }
 
 // vmsOnNetwork returns the live VMs with a NIC on the network.
-func (s *Simulator) vmsOnNetwork(networkID string) []*vm {
-	var out []*vm
-	for _, v := range s.st.vms {
-		if !v.expunged && v.networkID == networkID {
+func (s *Simulator) vmsOnNetwork(networkID string) []*model.VM {
+	var out []*model.VM
+	for _, v := range s.st.VMs {
+		if !v.Expunged && v.NetworkID == networkID {
 			out = append(out, v)
 		}
 	}
 	return out
 }
 
-func jsonString(s string) string {
-	b, _ := json.Marshal(s)
-	return string(b)
-}
+// isVPCTier reports whether the network is a VPC tier.
+func isVPCTier(n *model.Network) bool { return n != nil && n.VPCID != "" }

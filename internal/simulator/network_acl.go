@@ -6,20 +6,14 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
+
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/wire"
 )
 
 // Network ACL lists and their items, as NetworkACLServiceImpl and
 // NetworkACLManagerImpl keep them. An item belongs to a list, not to a tier:
 // every tier that names the list gets it. Callers hold s.mu.
-
-// NetworkACL.DEFAULT_DENY and NetworkACL.DEFAULT_ALLOW: the ids of the two
-// global default lists, whose items no one may add, change, move or delete
-// (NetworkACLServiceImpl.isDefaultAcl).
-const (
-	aclDefaultDenyID  = 1
-	aclDefaultAllowID = 2
-)
 
 // Traffic types, actions and states of an ACL item (NetworkACLItem).
 const (
@@ -40,31 +34,6 @@ const supportedACLProtocols = "tcp,udp,icmp,all"
 // CIDRs contains it.
 var mgmtSource = netip.MustParseAddr("127.0.0.1")
 
-// networkACLItem is one row of network_acl_item.
-type networkACLItem struct {
-	internalID int64
-	id         string
-	aclID      string
-	number     int
-	// protocol is kept as sent, trimmed (CreateNetworkACLCmd.getProtocol):
-	// CKS sends "TCP", the UI "tcp". The destroy worker matches "TCP" only.
-	protocol           string
-	hasPorts           bool
-	start, end         int
-	cidrs              []string
-	icmpType, icmpCode *int
-	trafficType        string
-	action             string
-	state              string
-	reason             string
-	forDisplay         bool
-	created            time.Time
-}
-
-func (a *networkACL) isDefault() bool {
-	return a.internalID == aclDefaultDenyID || a.internalID == aclDefaultAllowID
-}
-
 // aclItemSpec is what createNetworkACLItem is given.
 type aclItemSpec struct {
 	protocol           string
@@ -78,36 +47,13 @@ type aclItemSpec struct {
 	forDisplay         bool
 }
 
-// aclItemsOf returns the list's items in id order
-// (NetworkACLItemDao.listByACL).
-func (st *state) aclItemsOf(aclID string) []*networkACLItem {
-	var out []*networkACLItem
-	for _, it := range st.aclItems {
-		if it.aclID == aclID {
-			out = append(out, it)
-		}
-	}
-	return out
-}
-
-// aclItemsByNumber is NetworkACLServiceImpl.getAllAclRulesSortedByNumber.
-func (st *state) aclItemsByNumber(aclID string) []*networkACLItem {
-	items := st.aclItemsOf(aclID)
-	slices.SortStableFunc(items, func(a, b *networkACLItem) int { return cmp.Compare(a.number, b.number) })
-	return items
-}
-
-func (st *state) aclItem(id string) *networkACLItem {
-	return findByID(st.aclItems, id, func(it *networkACLItem) string { return it.id })
-}
-
 // createACLItem is NetworkACLServiceImpl.createNetworkACLItem after the list
 // was found: the list may be changed, the number is free (else the next
 // after the highest), the action, ports, CIDRs and protocol are valid; then
 // NetworkACLManagerImpl.createNetworkACLItem persists it in state Add.
-func (s *Simulator) createACLItem(acl *networkACL, spec aclItemSpec) (*networkACLItem, *apiError) {
-	if acl.isDefault() {
-		return nil, invalidParam("Default ACL cannot be modified")
+func (s *Simulator) createACLItem(acl *model.NetworkACL, spec aclItemSpec) (*model.NetworkACLItem, *wire.APIError) {
+	if acl.IsDefault() {
+		return nil, wire.InvalidParam("Default ACL cannot be modified")
 	}
 	number, err := s.aclItemNumber(acl, spec.number)
 	if err != nil {
@@ -117,55 +63,55 @@ func (s *Simulator) createACLItem(acl *networkACL, spec aclItemSpec) (*networkAC
 	if err != nil {
 		return nil, err
 	}
-	it := &networkACLItem{aclID: acl.id, number: number, protocol: spec.protocol, cidrs: spec.cidrs,
-		icmpType: spec.icmpType, icmpCode: spec.icmpCode, trafficType: cmp.Or(spec.trafficType, aclIngress),
-		action: action, reason: spec.reason, forDisplay: spec.forDisplay}
-	if it.cidrs == nil {
-		it.cidrs = []string{"0.0.0.0/0", "::/0"}
+	it := &model.NetworkACLItem{ACLID: acl.ID, Number: number, Protocol: spec.protocol, CIDRs: spec.cidrs,
+		ICMPType: spec.icmpType, ICMPCode: spec.icmpCode, TrafficType: cmp.Or(spec.trafficType, aclIngress),
+		Action: action, Reason: spec.reason, ForDisplay: spec.forDisplay}
+	if it.CIDRs == nil {
+		it.CIDRs = []string{"0.0.0.0/0", "::/0"}
 	}
 	if err := validateACLItem(it, spec.start, spec.end); err != nil {
 		return nil, err
 	}
-	it.internalID, it.id, it.created, it.state = s.st.nextID("aclitem"), s.newUUID(), s.now(), aclItemAdd
-	s.st.aclItems = append(s.st.aclItems, it)
+	it.InternalID, it.ID, it.Created, it.State = s.st.NextID("aclitem"), s.newUUID(), s.now(), aclItemAdd
+	s.st.ACLItems = append(s.st.ACLItems, it)
 	return it, nil
 }
 
 // aclAction is NetworkACLServiceImpl.validateAndCreateNetworkAclRuleAction:
 // Deny when asked (any case), else Allow, which is also the default.
-func aclAction(action string) (string, *apiError) {
+func aclAction(action string) (string, *wire.APIError) {
 	switch {
 	case action == "" || strings.EqualFold(action, aclAllow):
 		return aclAllow, nil
 	case strings.EqualFold(action, aclDeny):
 		return aclDeny, nil
 	}
-	return "", invalidParam("Invalid action [%s]. Permitted actions are Allow and Deny", action)
+	return "", wire.InvalidParam("Invalid action [%s]. Permitted actions are Allow and Deny", action)
 }
 
 // aclItemNumber is validateAclRuleNumber and the default number
 // (NetworkACLItemDao.getMaxNumberByACL + 1).
-func (s *Simulator) aclItemNumber(acl *networkACL, number *int) (int, *apiError) {
-	items := s.st.aclItemsOf(acl.id)
+func (s *Simulator) aclItemNumber(acl *model.NetworkACL, number *int) (int, *wire.APIError) {
+	items := s.st.ACLItemsOf(acl.ID)
 	if number == nil {
 		highest := 0
 		for _, it := range items {
-			highest = max(highest, it.number)
+			highest = max(highest, it.Number)
 		}
 		return highest + 1, nil
 	}
 	if *number < 1 {
-		return 0, invalidParam("Invalid number [%d]. Number cannot be < 1", *number)
+		return 0, wire.InvalidParam("Invalid number [%d]. Number cannot be < 1", *number)
 	}
-	if slices.ContainsFunc(items, func(it *networkACLItem) bool { return it.number == *number }) {
-		return 0, invalidParam("ACL item with number %d already exists in ACL: %s", *number, acl.id)
+	if slices.ContainsFunc(items, func(it *model.NetworkACLItem) bool { return it.Number == *number }) {
+		return 0, wire.InvalidParam("ACL item with number %d already exists in ACL: %s", *number, acl.ID)
 	}
 	return *number, nil
 }
 
 // validateACLItem is NetworkACLServiceImpl.validateNetworkACLItem: ports,
 // then source CIDRs, then the protocol and its ICMP fields.
-func validateACLItem(it *networkACLItem, start, end *int) *apiError {
+func validateACLItem(it *model.NetworkACLItem, start, end *int) *wire.APIError {
 	if start != nil || end != nil {
 		s, e := -1, -1
 		if start != nil {
@@ -176,19 +122,19 @@ func validateACLItem(it *networkACLItem, start, end *int) *apiError {
 		}
 		switch {
 		case s < 0 || s > 65535:
-			return invalidParam("Start public port is an invalid value: %s", javaInt(start))
+			return wire.InvalidParam("Start public port is an invalid value: %s", javaInt(start))
 		case e < 0 || e > 65535:
-			return invalidParam("End public port is an invalid value: %s", javaInt(end))
+			return wire.InvalidParam("End public port is an invalid value: %s", javaInt(end))
 		case s > e:
-			return invalidParam("Start port can't be bigger than end port [startport=%d,endport=%d]", s, e)
-		case strings.EqualFold(it.protocol, "all"):
-			return invalidParam("start port and end port must be null if protocol = 'all'")
+			return wire.InvalidParam("Start port can't be bigger than end port [startport=%d,endport=%d]", s, e)
+		case strings.EqualFold(it.Protocol, "all"):
+			return wire.InvalidParam("start port and end port must be null if protocol = 'all'")
 		}
-		it.hasPorts, it.start, it.end = true, s, e
+		it.HasPorts, it.Start, it.End = true, s, e
 	}
-	for _, c := range it.cidrs {
+	for _, c := range it.CIDRs {
 		if _, err := netip.ParsePrefix(c); err != nil {
-			return invalidParam("Source cidrs formatting error %s", c)
+			return wire.InvalidParam("Source cidrs formatting error %s", c)
 		}
 	}
 	return validateACLProtocol(it)
@@ -202,30 +148,30 @@ func javaInt(v *int) string {
 }
 
 // validateACLProtocol is NetworkACLServiceImpl.validateProtocol.
-func validateACLProtocol(it *networkACLItem) *apiError {
-	p := it.protocol
+func validateACLProtocol(it *model.NetworkACLItem) *wire.APIError {
+	p := it.Protocol
 	if strings.TrimSpace(p) == "" {
 		return nil
 	}
 	if n, err := strconv.Atoi(p); err == nil && !strings.HasPrefix(p, "-") && !strings.HasPrefix(p, "+") {
 		if n > 255 {
-			return invalidParam("Invalid protocol number: %d", n)
+			return wire.InvalidParam("Invalid protocol number: %d", n)
 		}
 	} else if !strings.Contains(supportedACLProtocols, strings.ToLower(p)) {
-		return invalidParam("Invalid protocol [%s]. Expected one of: [%s]", p, supportedACLProtocols)
+		return wire.InvalidParam("Invalid protocol [%s]. Expected one of: [%s]", p, supportedACLProtocols)
 	}
 	icmp := strings.EqualFold(p, "icmp")
 	switch {
-	case !icmp && (it.icmpCode != nil || it.icmpType != nil):
-		return invalidParam("Can specify icmpCode and icmpType for ICMP protocol only")
-	case icmp && it.hasPorts:
-		return invalidParam("Can't specify start/end port when protocol is ICMP")
-	case it.icmpType == nil:
+	case !icmp && (it.ICMPCode != nil || it.ICMPType != nil):
+		return wire.InvalidParam("Can specify icmpCode and icmpType for ICMP protocol only")
+	case icmp && it.HasPorts:
+		return wire.InvalidParam("Can't specify start/end port when protocol is ICMP")
+	case it.ICMPType == nil:
 		return nil
-	case *it.icmpType != -1 && (*it.icmpType < 0 || *it.icmpType > 255):
-		return invalidParam("Invalid icmp type [%d]. It should belong to [0-255] range", *it.icmpType)
-	case it.icmpCode != nil && *it.icmpCode != -1 && (*it.icmpCode < 0 || *it.icmpCode > 16):
-		return invalidParam("Invalid icmp code [%d]. It should belong to [0-16] range and can be defined when icmpType belongs to [0-40] range", *it.icmpCode)
+	case *it.ICMPType != -1 && (*it.ICMPType < 0 || *it.ICMPType > 255):
+		return wire.InvalidParam("Invalid icmp type [%d]. It should belong to [0-255] range", *it.ICMPType)
+	case it.ICMPCode != nil && *it.ICMPCode != -1 && (*it.ICMPCode < 0 || *it.ICMPCode > 16):
+		return wire.InvalidParam("Invalid icmp code [%d]. It should belong to [0-16] range and can be defined when icmpType belongs to [0-40] range", *it.ICMPCode)
 	}
 	return nil
 }
@@ -234,33 +180,33 @@ func validateACLProtocol(it *networkACLItem) *apiError {
 // Active, and the tiers that use the list get it as it now is (their SSH
 // endpoints open or close with it).
 func (s *Simulator) applyACL(aclID string) {
-	acl := s.st.acl(aclID)
+	acl := s.st.ACL(aclID)
 	if acl == nil {
 		return
 	}
-	acl.applied = acl.applied[:0]
-	for _, it := range s.st.aclItemsByNumber(aclID) {
-		if it.state == aclItemAdd {
-			it.state = aclItemActive
+	acl.Applied = acl.Applied[:0]
+	for _, it := range s.st.ACLItemsByNumber(aclID) {
+		if it.State == aclItemAdd {
+			it.State = aclItemActive
 		}
-		acl.applied = append(acl.applied, *it)
+		acl.Applied = append(acl.Applied, *it)
 	}
 	s.refreshACLForwards(aclID)
 }
 
 // revokeACLItem is NetworkACLManagerImpl.revokeNetworkACLItem: the item is
 // marked Revoke and the list applied, which removes it.
-func (s *Simulator) revokeACLItem(it *networkACLItem) {
-	s.st.aclItems = slices.DeleteFunc(s.st.aclItems, func(x *networkACLItem) bool { return x == it })
-	s.applyACL(it.aclID)
+func (s *Simulator) revokeACLItem(it *model.NetworkACLItem) {
+	s.st.ACLItems = slices.DeleteFunc(s.st.ACLItems, func(x *model.NetworkACLItem) bool { return x == it })
+	s.applyACL(it.ACLID)
 }
 
 // moveACLItemToTop is NetworkACLServiceImpl.moveRuleToTheTopInACLList: the
 // item takes number 1, and the items numbered 1, 2, ... without a gap move
 // one down (updateAclRuleToNewPositionAndExecuteShiftIfNecessary, which
 // compares with the numbers as they were read).
-func (s *Simulator) moveACLItemToTop(it *networkACLItem) {
-	all := s.st.aclItemsByNumber(it.aclID)
+func (s *Simulator) moveACLItemToTop(it *model.NetworkACLItem) {
+	all := s.st.ACLItemsByNumber(it.ACLID)
 	if len(all) == 1 {
 		return
 	}
@@ -269,21 +215,21 @@ func (s *Simulator) moveACLItemToTop(it *networkACLItem) {
 
 // aclSlot is an item with the number it had when the move read the list.
 type aclSlot struct {
-	item   *networkACLItem
+	item   *model.NetworkACLItem
 	number int
 }
 
-func snapshotNumbers(items []*networkACLItem) []aclSlot {
+func snapshotNumbers(items []*model.NetworkACLItem) []aclSlot {
 	out := make([]aclSlot, len(items))
 	for i, it := range items {
-		out[i] = aclSlot{item: it, number: it.number}
+		out[i] = aclSlot{item: it, number: it.Number}
 	}
 	return out
 }
 
 // shiftACLItems gives moved the number, first moving the item that holds it
 // one further, recursively.
-func (s *Simulator) shiftACLItems(moved *networkACLItem, number int, all []aclSlot, from int) {
+func (s *Simulator) shiftACLItems(moved *model.NetworkACLItem, number int, all []aclSlot, from int) {
 	for i := from; i < len(all); i++ {
 		if all[i].item == moved {
 			continue
@@ -293,7 +239,7 @@ func (s *Simulator) shiftACLItems(moved *networkACLItem, number int, all []aclSl
 		}
 		s.shiftACLItems(all[i].item, number+1, all, i)
 	}
-	moved.number = number
+	moved.Number = number
 }
 
 // aclAllowsIngress reports whether the tier's network ACL, as last applied,
@@ -301,20 +247,20 @@ func (s *Simulator) shiftACLItems(moved *networkACLItem, number int, all []aclSl
 // Ingress items in number order, the first whose protocol, ports and source
 // CIDRs match decides, and no match denies (the VPC router's default
 // ingress policy). A tier without a list is not filtered.
-func (s *Simulator) aclAllowsIngress(n *network, port int) bool {
-	acl := s.st.acl(n.aclID)
+func (s *Simulator) aclAllowsIngress(n *model.Network, port int) bool {
+	acl := s.st.ACL(n.ACLID)
 	if acl == nil {
 		return true
 	}
-	for _, it := range acl.applied {
-		if it.trafficType != aclIngress || !aclCoversTCP(it.protocol) || (it.hasPorts && (port < it.start || port > it.end)) {
+	for _, it := range acl.Applied {
+		if it.TrafficType != aclIngress || !aclCoversTCP(it.Protocol) || (it.HasPorts && (port < it.Start || port > it.End)) {
 			continue
 		}
-		if slices.ContainsFunc(it.cidrs, func(c string) bool {
+		if slices.ContainsFunc(it.CIDRs, func(c string) bool {
 			p, err := netip.ParsePrefix(c)
 			return err == nil && p.Contains(mgmtSource)
 		}) {
-			return it.action == aclAllow
+			return it.Action == aclAllow
 		}
 	}
 	return false
@@ -328,13 +274,13 @@ func aclCoversTCP(protocol string) bool {
 // refreshACLForwards opens or closes the SSH endpoints of the forwards on
 // the tiers that use the list, as the list now lets port 22 in or not.
 func (s *Simulator) refreshACLForwards(aclID string) {
-	for _, n := range s.st.networks {
-		if n.removed || n.aclID != aclID {
+	for _, n := range s.st.Networks {
+		if n.Removed || n.ACLID != aclID {
 			continue
 		}
 		allowed := s.aclAllowsIngress(n, defaultSSHPort)
-		for _, r := range s.rulesInNetwork(n.id, purposePF) {
-			if r.privateStart != defaultSSHPort || r.state != ruleActive {
+		for _, r := range s.rulesInNetwork(n.ID, model.PurposePF) {
+			if r.PrivateStart != defaultSSHPort || r.State != model.RuleActive {
 				continue
 			}
 			if allowed {
@@ -348,7 +294,7 @@ func (s *Simulator) refreshACLForwards(aclID string) {
 
 // forwardAllowed reports whether the network ACL of a forward's tier lets
 // SSH in; forwards off VPC tiers are not filtered by an ACL.
-func (s *Simulator) forwardAllowed(r *rule) bool {
-	n := s.st.network(r.networkID)
+func (s *Simulator) forwardAllowed(r *model.Rule) bool {
+	n := s.st.Network(r.NetworkID)
 	return !isVPCTier(n) || s.aclAllowsIngress(n, defaultSSHPort)
 }

@@ -1,8 +1,9 @@
 package simulator
 
 import (
-	"fmt"
 	"net/netip"
+
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
 )
 
 // Shared guest networks. A Shared network is zone-wide, has no source NAT
@@ -21,204 +22,42 @@ const (
 	sharedRangeLastHost = 199
 )
 
-// ipRange is an inclusive range of guest addresses.
-type ipRange struct{ first, last netip.Addr }
-
-func (r ipRange) valid() bool { return r.first.IsValid() && r.last.IsValid() }
-
-func (r ipRange) contains(a netip.Addr) bool {
-	return r.valid() && r.first.Compare(a) <= 0 && a.Compare(r.last) <= 0
-}
-
 // isDirectAccess is KubernetesClusterManagerImpl.isDirectAccess: a network
 // whose VMs CKS reaches on their own addresses, with no rules.
-func isDirectAccess(n *network) bool { return n != nil && n.netType == netTypeShared }
+func isDirectAccess(n *model.Network) bool { return n != nil && n.NetType == netTypeShared }
 
 // seedSharedNetwork adds the zone's Shared network, on the loopback block
 // reserved for it: gateway .1, guest IP range .2-.199.
 func (s *Simulator) seedSharedNetwork(zoneID string) {
 	st := s.st
-	off := &networkOffering{internalID: st.nextID("netoffering"), id: s.newUUID(), name: sharedOfferingName,
-		displayText: "Offering for Shared networks", conserveMode: true}
-	st.netOffers = append(st.netOffers, off)
+	off := &model.NetworkOffering{InternalID: st.NextID("netoffering"), ID: s.newUUID(), Name: sharedOfferingName,
+		DisplayText: "Offering for Shared networks", ConserveMode: true}
+	st.NetOffers = append(st.NetOffers, off)
 	b := s.sharedBlock
-	host := func(h int) netip.Addr { return netip.AddrFrom4([4]byte{127, byte(b.a), byte(b.b), byte(h)}) }
-	n := &network{internalID: st.nextID("network"), id: s.newUUID(), name: sharedNetworkName,
-		displayText: sharedNetworkName, zoneID: zoneID, offeringID: off.id, netType: netTypeShared,
-		state: netImplemented, inUse: map[netip.Addr]bool{}, created: s.now(),
-		cidr: b.cidr(), gateway: host(1).String(),
-		ipRange: ipRange{first: host(sharedRangeFirstHost), last: host(sharedRangeLastHost)}}
-	st.networks = append(st.networks, n)
-	st.seedIDs.sharedNetwork, st.seedIDs.sharedOffering = n.id, off.id
-}
-
-// clusterServer is where CKS reaches a cluster, as
-// KubernetesClusterActionWorker.getKubernetesClusterServerIpSshPort decides:
-// the external load balancer detail (port 2222), else on a directly
-// accessed network the first VM of the map on its own address (port 22,
-// getKubernetesClusterServerIpSshPortForSharedNetwork), else the cluster's
-// public IP (port 2222).
-type clusterServer struct {
-	address string
-	sshPort int
-	ip      *publicIP // nil on a directly accessed network
-}
-
-func (s *Simulator) clusterServer(c *cluster) (clusterServer, bool) {
-	if c.externalLBIP != "" {
-		return clusterServer{address: c.externalLBIP, sshPort: nodesStartSSHPort}, true
-	}
-	if isDirectAccess(s.st.network(c.networkID)) {
-		v := s.firstClusterVM(c)
-		if v == nil {
-			return clusterServer{}, false
-		}
-		return clusterServer{address: v.ip, sshPort: defaultSSHPort}, true
-	}
-	ip := s.clusterIP(c)
-	if ip == nil {
-		return clusterServer{}, false
-	}
-	return clusterServer{address: ip.address, sshPort: nodesStartSSHPort, ip: ip}, true
-}
-
-// firstClusterVM is fetchControlVmIfMissing: the mapped VM with the lowest
-// id (an etcd VM when the cluster has etcd nodes).
-func (s *Simulator) firstClusterVM(c *cluster) *vm {
-	var first *vm
-	for _, row := range s.st.mapRows(c.id) {
-		if v := s.st.vm(row.vmID); v != nil && (first == nil || v.internalID < first.internalID) {
-			first = v
-		}
-	}
-	return first
-}
-
-// directControlTarget is the VM an SSH session to the cluster server of a
-// directly accessed network reaches: the first VM of the map, or behind an
-// external load balancer the first control VM (the simulator plays the
-// operator's load balancer, which forwards 2222 to it). Nil unless it is a
-// running control VM, the only nodes that hold the admin kubeconfig.
-func (s *Simulator) directControlTarget(c *cluster) *vm {
-	v := s.firstClusterVM(c)
-	if c.externalLBIP != "" {
-		v = s.firstControlVM(c)
-	}
-	if v == nil || v.state != vmRunning || v.role != roleControl {
-		return nil
-	}
-	return v
-}
-
-func (s *Simulator) firstControlVM(c *cluster) *vm {
-	vms, rows := s.clusterVMs(c)
-	for i, v := range vms {
-		if rows[i].control {
-			return v
-		}
-	}
-	return nil
-}
-
-// directAPIReachable: the API answers on the endpoint's host, the external
-// load balancer (any running control VM behind it) or the first VM.
-func (s *Simulator) directAPIReachable(c *cluster) bool {
-	if c.endpoint == "" {
-		return false
-	}
-	if c.externalLBIP == "" {
-		return s.directControlTarget(c) != nil
-	}
-	vms, rows := s.clusterVMs(c)
-	for i, v := range vms {
-		if rows[i].control && v.state == vmRunning {
-			return true
-		}
-	}
-	return false
+	n := &model.Network{InternalID: st.NextID("network"), ID: s.newUUID(), Name: sharedNetworkName,
+		DisplayText: sharedNetworkName, ZoneID: zoneID, OfferingID: off.ID, NetType: netTypeShared,
+		State: model.NetworkImplemented, InUse: map[netip.Addr]bool{}, Created: s.now(),
+		CIDR: b.CIDR(), Gateway: b.Host(1).String(),
+		IPRange: model.IPRange{First: b.Host(sharedRangeFirstHost), Last: b.Host(sharedRangeLastHost)}}
+	st.Networks = append(st.Networks, n)
+	st.SeedIDs.SharedNetwork, st.SeedIDs.SharedOffering = n.ID, off.ID
 }
 
 // openDirectSSH starts the SSH server of a VM on a directly accessed
 // network, on its own address, port 22.
-func (s *Simulator) openDirectSSH(v *vm) {
-	if !isDirectAccess(s.st.network(v.networkID)) {
+func (s *Simulator) openDirectSSH(v *model.VM) {
+	if !isDirectAccess(s.st.Network(v.NetworkID)) {
 		return
 	}
 	t := s.sshTarget(v)
-	if err := s.ep.OpenForward(v.ip, defaultSSHPort, t); err != nil {
-		s.logf("open SSH of %s on %s: %v", v.name, v.ip, err)
+	if err := s.ep.OpenForward(v.IP, defaultSSHPort, t); err != nil {
+		s.logf("open SSH of %s on %s: %v", v.Name, v.IP, err)
 	}
 }
 
 // closeDirectSSH stops it when the VM is expunged.
-func (s *Simulator) closeDirectSSH(v *vm) {
-	if isDirectAccess(s.st.network(v.networkID)) {
-		s.ep.CloseForward(v.ip, defaultSSHPort)
+func (s *Simulator) closeDirectSSH(v *model.VM) {
+	if isDirectAccess(s.st.Network(v.NetworkID)) {
+		s.ep.CloseForward(v.IP, defaultSSHPort)
 	}
-}
-
-// openExternalLB plays the operator's external load balancer: 6443 goes to
-// the API (started by AddCluster on that address) and 2222 to the first
-// control VM, which is what the start worker's
-// "Make sure external load-balancer has port forwarding rules" asks for.
-func (s *Simulator) openExternalLB(c *cluster) error {
-	v := s.firstControlVM(c)
-	if c.externalLBIP == "" || v == nil {
-		return nil
-	}
-	if err := s.ep.OpenForward(c.externalLBIP, nodesStartSSHPort, s.sshTarget(v)); err != nil {
-		return fmt.Errorf("external load balancer %s: %w", c.externalLBIP, err)
-	}
-	return nil
-}
-
-func (s *Simulator) closeExternalLB(c *cluster) {
-	if c.externalLBIP != "" {
-		s.ep.CloseForward(c.externalLBIP, nodesStartSSHPort)
-	}
-}
-
-// directEndpoint is the endpoint of a cluster on a directly accessed
-// network: KubernetesClusterStartWorker.startKubernetesClusterOnCreate
-// takes the server address after the control VM is deployed
-// (getKubernetesClusterServerIpSshPort) and updateKubernetesClusterEntryEndpoint
-// writes https://<address>:6443/ — the external load balancer, or the first
-// VM's guest address.
-func (w *createWorker) directEndpoint() *apiError {
-	s, c := w.s, w.c
-	server, ok := s.clusterServer(c)
-	if !ok {
-		return w.fail(nil, evCreateFailed, fmt.Sprintf("Failed to start Kubernetes cluster : %s as no public IP found for the cluster", c.name))
-	}
-	if err := s.openExternalLB(c); err != nil {
-		s.logf("%v", err)
-		return w.fail(nil, evCreateFailed, w.unusable("access control node VMs of the cluster"))
-	}
-	c.endpoint = fmt.Sprintf("https://%s:%d/", server.address, clusterAPIPort)
-	return nil
-}
-
-// validateDirectNetwork is getKubernetesClusterNetworkIfMissing for a
-// network that is not Isolated: no owner check, no one-cluster-per-network
-// check, no port checks; a directly accessed network needs an external
-// load balancer address for more than one control node.
-func validateDirectNetwork(req *createRequest) *apiError {
-	if req.controlNodes > 1 && req.extras.externalLBIP == "" {
-		return internalError("Multi-control nodes, HA Kubernetes cluster with %s network ID: %s needs an external load balancer IP address. "+
-			"externalloadbalanceripaddress parameter can be used", req.network.netType, req.network.id)
-	}
-	return nil
-}
-
-// nodeSSHTarget is the VM runInstallScriptOnVM reaches for the i-th node:
-// on a directly accessed network the node itself on port 22, else the PF
-// at 2222+i of the cluster IP.
-func (s *Simulator) nodeSSHTarget(server clusterServer, v *vm, i int) *vm {
-	if server.ip == nil {
-		if v.state == vmRunning {
-			return v
-		}
-		return nil
-	}
-	return s.sshForwardTarget(server.ip, nodesStartSSHPort+i)
 }

@@ -7,6 +7,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/wire"
 )
 
 // liveIPs returns the guest addresses of the network's non-expunged VMs by
@@ -67,7 +70,7 @@ func TestGuestIPsUniqueAndReusedAfterExpunge(t *testing.T) {
 	ips := liveIPs(t, e, cl.Networkid)
 	got := slices.Sorted(maps.Values(ips))
 	e.sim.lock()
-	guest := netip.MustParsePrefix(e.sim.st.network(cl.Networkid).cidr)
+	guest := netip.MustParsePrefix(e.sim.st.Network(cl.Networkid).CIDR)
 	e.sim.unlock()
 	gateway := guest.Addr().Next()
 	want := []string{gateway.Next().String(), gateway.Next().Next().String(), gateway.Next().Next().Next().String()}
@@ -103,8 +106,8 @@ func TestGuestIPsUniqueAndReusedAfterExpunge(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, _, err = e.sim.CreateStrayVM(StrayVM{ClusterID: id, Name: "app-4"})
-	var aerr *apiError
-	if !errors.As(err, &aerr) || aerr.code != codeCapacity || aerr.csCode != csInsufficientAddr {
+	var aerr *wire.APIError
+	if !errors.As(err, &aerr) || aerr.Code != wire.CodeCapacity || aerr.CSCode != wire.CSInsufficientAddr {
 		t.Fatalf("VM on a full network: %v, want a 533 capacity error", err)
 	}
 	if n := len(liveIPs(t, e, cl.Networkid)); n != 5 {
@@ -135,12 +138,12 @@ func TestFullNetworkFailsCreateAndScaleUp(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, text := e.mustFail(r.JobID)
-	if code != codeInternalError || !strings.Contains(text, "Unable to acquire Guest IP address") ||
+	if code != wire.CodeInternalError || !strings.Contains(text, "Unable to acquire Guest IP address") ||
 		!strings.HasPrefix(text, "Failed to setup Kubernetes cluster : toobig") {
 		t.Fatalf("create on a full network: %d %q", code, text)
 	}
 	cl := e.cluster(r.Id)
-	if cl.State != stError || len(cl.Virtualmachines) != 5 {
+	if cl.State != model.ClusterError || len(cl.Virtualmachines) != 5 {
 		t.Fatalf("failed create: state %s, %d VMs", cl.State, len(cl.Virtualmachines))
 	}
 	liveIPs(t, e, cl.Networkid)
@@ -149,11 +152,11 @@ func TestFullNetworkFailsCreateAndScaleUp(t *testing.T) {
 	// stays 3, the added worker stays.
 	id := e.createCluster(e.createParams("grows", 3))
 	code, text = e.mustFail(e.scale(id, 5))
-	if code != codeInternalError || !strings.Contains(text, "Scaling failed for Kubernetes cluster") {
+	if code != wire.CodeInternalError || !strings.Contains(text, "Scaling failed for Kubernetes cluster") {
 		t.Fatalf("scale-up on a full network: %d %q", code, text)
 	}
 	cl = e.cluster(id)
-	if cl.State != stAlert || cl.Size != 3 || len(workerIDs(e, id)) != 4 {
+	if cl.State != model.ClusterAlert || cl.Size != 3 || len(workerIDs(e, id)) != 4 {
 		t.Fatalf("after failed scale-up: state %s size %d workers %d", cl.State, cl.Size, len(workerIDs(e, id)))
 	}
 	liveIPs(t, e, cl.Networkid)

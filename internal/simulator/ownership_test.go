@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
 )
 
 func TestTenantAndProjectOwnership(t *testing.T) {
@@ -96,15 +98,15 @@ func TestJobDurationKeepsJobsPending(t *testing.T) {
 		t.Fatal(err)
 	}
 	q, err := e.cs.Asyncjob.QueryAsyncJobResult(e.cs.Asyncjob.NewQueryAsyncJobResultParams(r.JobID))
-	if err != nil || q.Jobstatus != jobPending || q.Jobresulttype != "" || len(q.Jobresult) != 0 {
+	if err != nil || q.Jobstatus != model.JobPending || q.Jobresulttype != "" || len(q.Jobresult) != 0 {
 		t.Fatalf("job right after the call: %+v %v", q, err)
 	}
 	cl := e.cluster(r.Id)
-	if cl.State != stCreated && cl.State != stStarting {
+	if cl.State != model.ClusterCreated && cl.State != model.ClusterStarting {
 		t.Fatalf("cluster while the job runs: %s", cl.State)
 	}
 	e.mustSucceed(r.JobID)
-	if st := e.cluster(r.Id).State; st != stRunning {
+	if st := e.cluster(r.Id).State; st != model.ClusterRunning {
 		t.Fatalf("after the job: %s", st)
 	}
 }

@@ -2,92 +2,95 @@ package simulator
 
 import (
 	"strconv"
+
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/wire"
 )
 
 // renderCluster is KubernetesClusterManagerImpl.createKubernetesClusterResponse
 // (4.22 KubernetesClusterResponse; it sets no consoleendpoint). Callers hold
 // s.mu.
-func (s *Simulator) renderCluster(c *cluster, who *caller) map[string]any {
+func (s *Simulator) renderCluster(c *model.Cluster, who *caller) map[string]any {
 	out := map[string]any{
-		"id":                  c.id,
-		"name":                c.name,
-		"description":         c.description,
-		"zoneid":              c.zoneID,
-		"templateid":          c.templateID,
-		"networkid":           c.networkID,
-		"kubernetesversionid": c.versionID,
-		"masternodes":         c.controlNodes,
-		"controlnodes":        c.controlNodes,
-		"size":                c.size,
-		"etcdnodes":           c.etcdNodes,
-		"state":               c.state,
-		"cpunumber":           strconv.FormatInt(c.cores, 10),
-		"memory":              strconv.FormatInt(c.memory, 10),
-		"endpoint":            c.endpoint,
-		"autoscalingenabled":  c.autoscaling,
-		"csienabled":          c.csiEnabled,
-		"clustertype":         c.clusterType,
-		"created":             csTime(c.created),
+		"id":                  c.ID,
+		"name":                c.Name,
+		"description":         c.Description,
+		"zoneid":              c.ZoneID,
+		"templateid":          c.TemplateID,
+		"networkid":           c.NetworkID,
+		"kubernetesversionid": c.VersionID,
+		"masternodes":         c.ControlNodes,
+		"controlnodes":        c.ControlNodes,
+		"size":                c.Size,
+		"etcdnodes":           c.EtcdNodes,
+		"state":               c.State,
+		"cpunumber":           strconv.FormatInt(c.Cores, 10),
+		"memory":              strconv.FormatInt(c.Memory, 10),
+		"endpoint":            c.Endpoint,
+		"autoscalingenabled":  c.Autoscaling,
+		"csienabled":          c.CSIEnabled,
+		"clustertype":         c.ClusterType,
+		"created":             wire.CSTime(c.Created),
 		"hasannotations":      false,
 	}
-	if z := s.st.zone(c.zoneID); z != nil {
-		out["zonename"] = z.name
+	if z := s.st.Zone(c.ZoneID); z != nil {
+		out["zonename"] = z.Name
 	}
-	if t := s.st.template(c.templateID); t != nil {
-		out["templatename"] = t.name
+	if t := s.st.Template(c.TemplateID); t != nil {
+		out["templatename"] = t.Name
 	}
-	if v := s.st.version(c.versionID); v != nil {
-		out["kubernetesversionname"] = v.name
+	if v := s.st.Version(c.VersionID); v != nil {
+		out["kubernetesversionname"] = v.Name
 	}
-	if n := s.st.network(c.networkID); n != nil {
-		out["associatednetworkname"] = n.name
+	if n := s.st.Network(c.NetworkID); n != nil {
+		out["associatednetworkname"] = n.Name
 	}
-	for key, id := range map[string]string{"serviceoffering": c.offeringID, "controloffering": c.controlOfferingID,
-		"workeroffering": c.workerOfferingID, "etcdoffering": c.etcdOfferingID} {
-		if o := s.st.offering(id); o != nil {
-			out[key+"id"] = o.id
-			out[key+"name"] = o.name
+	for key, id := range map[string]string{"serviceoffering": c.OfferingID, "controloffering": c.ControlOfferingID,
+		"workeroffering": c.WorkerOfferingID, "etcdoffering": c.EtcdOfferingID} {
+		if o := s.st.Offering(id); o != nil {
+			out[key+"id"] = o.ID
+			out[key+"name"] = o.Name
 		}
 	}
-	if c.keypair != "" {
-		out["keypair"] = c.keypair
+	if c.Keypair != "" {
+		out["keypair"] = c.Keypair
 	}
 	// The only create-only input the response carries besides csienabled;
 	// node templates, CNI details, AS number, docker registry and external
 	// load balancer address are stored but never returned.
-	if u := s.st.userDataByID(c.cniConfigID); u != nil {
-		out["cniconfigurationid"] = u.id
-		out["cniconfigname"] = u.name
+	if u := s.st.UserDataByID(c.CNIConfigID); u != nil {
+		out["cniconfigurationid"] = u.ID
+		out["cniconfigname"] = u.Name
 	}
-	if c.autoscaling {
-		out["minsize"] = c.minSize
-		out["maxsize"] = c.maxSize
+	if c.Autoscaling {
+		out["minsize"] = c.MinSize
+		out["maxsize"] = c.MaxSize
 	}
-	s.ownerFields(out, c.accountID)
-	if ip := s.onlySourceNatIP(c.networkID); ip != nil {
-		out["ipaddress"] = ip.address
-		out["ipaddressid"] = ip.id
+	s.ownerFields(out, c.AccountID)
+	if ip := s.onlySourceNatIP(c.NetworkID); ip != nil {
+		out["ipaddress"] = ip.Address
+		out["ipaddressid"] = ip.ID
 	}
 	if etcd := s.etcdIPs(c); len(etcd) > 0 {
 		out["etcdips"] = etcd
 	}
 	vms := []map[string]any{}
 	full := who == nil || who.isAdmin()
-	for _, row := range s.st.mapRows(c.id) {
-		v := s.st.vm(row.vmID)
+	for _, row := range s.st.MapRows(c.ID) {
+		v := s.st.VM(row.VMID)
 		if v == nil {
 			continue // the view joins on live VMs: expunged or missing VMs are skipped
 		}
 		r := s.renderVM(v, full)
-		r["isetcdnode"] = row.etcd
-		r["isexternalnode"] = row.external
-		if row.nodeVersion != "" {
-			r["kubernetesnodeversion"] = row.nodeVersion
+		r["isetcdnode"] = row.Etcd
+		r["isexternalnode"] = row.External
+		if row.NodeVersion != "" {
+			r["kubernetesnodeversion"] = row.NodeVersion
 		}
 		vms = append(vms, r)
 	}
 	out["virtualmachines"] = orderList(s, vms)
-	if s.profile.noCSI {
+	if s.profile.NoCSI {
 		delete(out, "csienabled")
 	}
 	for _, f := range s.opts.ClusterResponseOmits {
@@ -98,10 +101,10 @@ func (s *Simulator) renderCluster(c *cluster, who *caller) map[string]any {
 
 // onlySourceNatIP returns the network's source NAT IP when it has exactly
 // one.
-func (s *Simulator) onlySourceNatIP(networkID string) *publicIP {
-	var found *publicIP
-	for _, p := range s.st.ips {
-		if !p.released && p.networkID == networkID && p.sourceNat {
+func (s *Simulator) onlySourceNatIP(networkID string) *model.PublicIP {
+	var found *model.PublicIP
+	for _, p := range s.st.IPs {
+		if !p.Released && p.NetworkID == networkID && p.SourceNat {
 			if found != nil {
 				return nil
 			}
@@ -113,38 +116,19 @@ func (s *Simulator) onlySourceNatIP(networkID string) *publicIP {
 
 // etcdIPs maps public IP uuid -> address for etcd VMs' PF rules whose public
 // port is exactly the etcd start port (so only etcd node 1 appears).
-func (s *Simulator) etcdIPs(c *cluster) map[string]string {
+func (s *Simulator) etcdIPs(c *model.Cluster) map[string]string {
 	out := map[string]string{}
-	for _, row := range s.st.mapRows(c.id) {
-		if !row.etcd {
+	for _, row := range s.st.MapRows(c.ID) {
+		if !row.Etcd {
 			continue
 		}
-		for _, r := range s.st.rules {
-			if r.purpose == purposePF && r.vmID == row.vmID && r.start == etcdNodesStartPort && r.state != ruleRevoke {
-				if ip := s.st.ip(r.ipID); ip != nil {
-					out[ip.id] = ip.address
+		for _, r := range s.st.Rules {
+			if r.Purpose == model.PurposePF && r.VMID == row.VMID && r.Start == etcdNodesStartPort && r.State != model.RuleRevoke {
+				if ip := s.st.IP(r.IPID); ip != nil {
+					out[ip.ID] = ip.Address
 				}
 			}
 		}
 	}
 	return out
-}
-
-// ownerFields adds account or project and domain fields.
-func (s *Simulator) ownerFields(out map[string]any, accountID string) {
-	a := s.st.account(accountID)
-	if a == nil {
-		return
-	}
-	if prj := s.st.projectOfAccount(a.id); prj != nil {
-		out["projectid"] = prj.id
-		out["project"] = prj.name
-	} else {
-		out["account"] = a.name
-	}
-	if d := s.st.domain(a.domainID); d != nil {
-		out["domainid"] = d.id
-		out["domain"] = d.name
-		out["domainpath"] = d.path
-	}
 }

@@ -3,89 +3,91 @@ package simulator
 import (
 	"strconv"
 	"strings"
+
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
 )
 
 // Renderers. Firewall ports are ints; port-forwarding and LB ports strings.
 
-func (s *Simulator) ruleIPFields(out map[string]any, r *rule, idKey, addrKey string) {
-	out[idKey] = r.ipID
-	if ip := s.st.ip(r.ipID); ip != nil {
-		out[addrKey] = ip.address
+func (s *Simulator) ruleIPFields(out map[string]any, r *model.Rule, idKey, addrKey string) {
+	out[idKey] = r.IPID
+	if ip := s.st.IP(r.IPID); ip != nil {
+		out[addrKey] = ip.Address
 	}
 }
 
-func (s *Simulator) renderFirewallRule(r *rule) map[string]any {
+func (s *Simulator) renderFirewallRule(r *model.Rule) map[string]any {
 	out := map[string]any{
-		"id":          r.id,
-		"protocol":    r.protocol,
-		"networkid":   r.networkID,
-		"state":       r.state,
-		"cidrlist":    strings.Join(r.cidrs, ","),
+		"id":          r.ID,
+		"protocol":    r.Protocol,
+		"networkid":   r.NetworkID,
+		"state":       r.State,
+		"cidrlist":    strings.Join(r.CIDRs, ","),
 		"traffictype": "Ingress",
-		"fordisplay":  r.forDisplay,
+		"fordisplay":  r.ForDisplay,
 		"tags":        []any{},
 	}
 	s.ruleIPFields(out, r, "ipaddressid", "ipaddress")
-	if r.hasPorts {
-		out["startport"] = r.start
-		out["endport"] = r.end
+	if r.HasPorts {
+		out["startport"] = r.Start
+		out["endport"] = r.End
 	}
-	if r.icmpType != nil {
-		out["icmptype"] = *r.icmpType
+	if r.ICMPType != nil {
+		out["icmptype"] = *r.ICMPType
 	}
-	if r.icmpCode != nil {
-		out["icmpcode"] = *r.icmpCode
+	if r.ICMPCode != nil {
+		out["icmpcode"] = *r.ICMPCode
 	}
-	if len(r.destCidrs) > 0 {
-		out["destcidrlist"] = strings.Join(r.destCidrs, ",")
+	if len(r.DestCIDRs) > 0 {
+		out["destcidrlist"] = strings.Join(r.DestCIDRs, ",")
 	}
 	return out
 }
 
-func (s *Simulator) renderPortForwardingRule(r *rule) map[string]any {
+func (s *Simulator) renderPortForwardingRule(r *model.Rule) map[string]any {
 	out := map[string]any{
-		"id":               r.id,
-		"privateport":      strconv.Itoa(r.privateStart),
-		"privateendport":   strconv.Itoa(r.privateEnd),
-		"publicport":       strconv.Itoa(r.start),
-		"publicendport":    strconv.Itoa(r.end),
-		"protocol":         r.protocol,
-		"virtualmachineid": r.vmID,
-		"networkid":        r.networkID,
-		"vmguestip":        r.vmGuestIP,
-		"state":            r.state,
-		"cidrlist":         strings.Join(r.cidrs, ","),
-		"fordisplay":       r.forDisplay,
+		"id":               r.ID,
+		"privateport":      strconv.Itoa(r.PrivateStart),
+		"privateendport":   strconv.Itoa(r.PrivateEnd),
+		"publicport":       strconv.Itoa(r.Start),
+		"publicendport":    strconv.Itoa(r.End),
+		"protocol":         r.Protocol,
+		"virtualmachineid": r.VMID,
+		"networkid":        r.NetworkID,
+		"vmguestip":        r.VMGuestIP,
+		"state":            r.State,
+		"cidrlist":         strings.Join(r.CIDRs, ","),
+		"fordisplay":       r.ForDisplay,
 		"tags":             []any{},
 	}
 	s.ruleIPFields(out, r, "ipaddressid", "ipaddress")
-	if v := s.st.vmIncludingExpunged(r.vmID); v != nil {
-		out["virtualmachinename"] = v.name
-		out["virtualmachinedisplayname"] = v.name
+	if v := s.st.VMIncludingExpunged(r.VMID); v != nil {
+		out["virtualmachinename"] = v.Name
+		out["virtualmachinedisplayname"] = v.Name
 	}
 	return out
 }
 
-func (s *Simulator) renderLoadBalancerRule(r *rule) map[string]any {
+func (s *Simulator) renderLoadBalancerRule(r *model.Rule) map[string]any {
 	out := map[string]any{
-		"id":          r.id,
-		"name":        r.name,
-		"description": r.description,
-		"publicport":  strconv.Itoa(r.start),
-		"privateport": strconv.Itoa(r.privateStart),
-		"algorithm":   r.algorithm,
-		"cidrlist":    strings.Join(r.cidrs, ","),
-		"state":       r.state,
-		"networkid":   r.networkID,
-		"protocol":    r.protocol,
-		"fordisplay":  r.forDisplay,
-		"zoneid":      s.st.seedIDs.zone,
+		"id":          r.ID,
+		"name":        r.Name,
+		"description": r.Description,
+		"publicport":  strconv.Itoa(r.Start),
+		"privateport": strconv.Itoa(r.PrivateStart),
+		"algorithm":   r.Algorithm,
+		"cidrlist":    strings.Join(r.CIDRs, ","),
+		"state":       r.State,
+		"networkid":   r.NetworkID,
+		"protocol":    r.Protocol,
+		"fordisplay":  r.ForDisplay,
+		"zoneid":      s.st.SeedIDs.Zone,
 		"tags":        []any{},
 	}
-	if z := s.st.zone(s.st.seedIDs.zone); z != nil {
-		out["zonename"] = z.name
+	if z := s.st.Zone(s.st.SeedIDs.Zone); z != nil {
+		out["zonename"] = z.Name
 	}
 	s.ruleIPFields(out, r, "publicipid", "publicip")
-	s.ownerFields(out, r.accountID)
+	s.ownerFields(out, r.AccountID)
 	return out
 }

@@ -3,31 +3,34 @@ package simulator
 import (
 	"fmt"
 	"strconv"
+
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/wire"
 )
 
 // renderVM is the UserVmResponse; full is the root admin view (instance
 // name and hypervisor host).
-func (s *Simulator) renderVM(v *vm, full bool) map[string]any {
+func (s *Simulator) renderVM(v *model.VM, full bool) map[string]any {
 	out := map[string]any{
-		"id":                    v.id,
-		"name":                  v.name,
-		"displayname":           v.name,
-		"created":               csTime(v.created),
-		"lastupdated":           csTime(v.lastUpdated),
-		"state":                 v.state,
+		"id":                    v.ID,
+		"name":                  v.Name,
+		"displayname":           v.Name,
+		"created":               wire.CSTime(v.Created),
+		"lastupdated":           wire.CSTime(v.LastUpdated),
+		"state":                 v.State,
 		"haenable":              false,
-		"zoneid":                v.zoneID,
-		"templateid":            v.templateID,
-		"serviceofferingid":     v.offeringID,
-		"guestosid":             s.st.seedIDs.guestOS,
-		"ostypeid":              s.st.seedIDs.guestOS,
+		"zoneid":                v.ZoneID,
+		"templateid":            v.TemplateID,
+		"serviceofferingid":     v.OfferingID,
+		"guestosid":             s.st.SeedIDs.GuestOS,
+		"ostypeid":              s.st.SeedIDs.GuestOS,
 		"osdisplayname":         "Debian GNU/Linux 12 (64-bit)",
 		"hypervisor":            "KVM",
 		"arch":                  "x86_64",
 		"securitygroup":         []any{},
 		"affinitygroup":         []any{},
 		"tags":                  s.renderTags(v),
-		"details":               map[string]string{"rootdisksize": strconv.FormatInt(v.rootDiskSize, 10)},
+		"details":               map[string]string{"rootdisksize": strconv.FormatInt(v.RootDiskSize, 10)},
 		"displayvm":             true,
 		"isdynamicallyscalable": false,
 		"deleteprotection":      false,
@@ -36,70 +39,70 @@ func (s *Simulator) renderVM(v *vm, full bool) map[string]any {
 		"receivedbytes":         0,
 		"sentbytes":             0,
 		"hasannotations":        false,
-		"ipaddress":             v.ip,
+		"ipaddress":             v.IP,
 		"rootdeviceid":          0,
 		"rootdevicetype":        "ROOT",
 		"nic":                   []map[string]any{s.renderNIC(v)},
 	}
 	out["vmtype"] = "cksnode"
-	if v.userVM {
+	if v.UserVM {
 		out["vmtype"] = "User"
 	}
-	if v.keypair != "" {
-		out["keypairs"] = v.keypair
+	if v.Keypair != "" {
+		out["keypairs"] = v.Keypair
 	}
-	if z := s.st.zone(v.zoneID); z != nil {
-		out["zonename"] = z.name
+	if z := s.st.Zone(v.ZoneID); z != nil {
+		out["zonename"] = z.Name
 	}
-	if t := s.st.template(v.templateID); t != nil {
-		out["templatename"] = t.name
-		out["templatedisplaytext"] = t.displayText
+	if t := s.st.Template(v.TemplateID); t != nil {
+		out["templatename"] = t.Name
+		out["templatedisplaytext"] = t.DisplayText
 		out["templatetype"] = "SYSTEM"
 		out["templateformat"] = "QCOW2"
 	}
-	if o := s.st.offering(v.offeringID); o != nil {
-		out["serviceofferingname"] = o.name
-		out["cpunumber"] = o.cpu
-		out["cpuspeed"] = o.cpuSpeed
-		out["memory"] = o.memory
+	if o := s.st.Offering(v.OfferingID); o != nil {
+		out["serviceofferingname"] = o.Name
+		out["cpunumber"] = o.CPU
+		out["cpuspeed"] = o.CPUSpeed
+		out["memory"] = o.Memory
 	}
-	if u := s.st.userOfAccount(v.accountID); u != nil {
-		out["userid"] = u.id
-		out["username"] = u.username
+	if u := s.st.UserOfAccount(v.AccountID); u != nil {
+		out["userid"] = u.ID
+		out["username"] = u.Username
 	}
-	s.ownerFields(out, v.accountID)
+	s.ownerFields(out, v.AccountID)
 	if full {
 		out["instancename"] = s.instanceName(v)
-		if v.state == vmRunning {
-			out["hostid"] = v.hostID
-			out["hostname"] = v.hostName
+		if v.State == model.VMRunning {
+			out["hostid"] = v.HostID
+			out["hostname"] = v.HostName
 		}
 	}
 	return out
 }
 
-func (s *Simulator) renderNIC(v *vm) map[string]any {
+func (s *Simulator) renderNIC(v *model.VM) map[string]any {
 	nic := map[string]any{
-		"id":               v.nicID,
-		"networkid":        v.networkID,
+		"id":               v.NICID,
+		"networkid":        v.NetworkID,
 		"netmask":          "255.255.255.0",
-		"ipaddress":        v.ip,
+		"ipaddress":        v.IP,
 		"traffictype":      "Guest",
 		"type":             "Isolated",
 		"isdefault":        true,
-		"macaddress":       v.mac,
+		"macaddress":       v.MAC,
 		"secondaryip":      []any{},
 		"extradhcpoption":  []any{},
 		"deviceid":         "0",
-		"virtualmachineid": v.id,
+		"virtualmachineid": v.ID,
 	}
-	if n := s.st.network(v.networkID); n != nil {
-		nic["networkname"] = n.name
-		nic["gateway"] = n.gateway
-		vlan := fmt.Sprintf("vlan://%d", 2000+n.internalID)
+	if n := s.st.Network(v.NetworkID); n != nil {
+		nic["networkname"] = n.Name
+		nic["gateway"] = n.Gateway
+		vlan := fmt.Sprintf("vlan://%d", 2000+n.InternalID)
 		nic["isolationuri"] = vlan
 		nic["broadcasturi"] = vlan
-		s.vpcFields(nic, n.vpcID)
+		s.vpcFields(nic, n.VPCID)
 	}
 	return nic
 }

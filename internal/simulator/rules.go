@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/wire"
 )
 
 // The firewall_rules table: one id sequence for firewall, port-forwarding
@@ -12,12 +15,12 @@ import (
 // persistRule gives the rule the next id and inserts it. With conflict
 // checking it then runs detectRulesConflict and, on a conflict, rolls the
 // insert back: the id stays used, as a database sequence would.
-func (s *Simulator) persistRule(r *rule, checkConflict bool) *apiError {
-	s.st.ruleSeq++
-	r.internalID = s.st.ruleSeq
-	r.id = s.newUUID()
-	r.created = s.now()
-	s.st.rules = append(s.st.rules, r)
+func (s *Simulator) persistRule(r *model.Rule, checkConflict bool) *wire.APIError {
+	s.st.RuleSeq++
+	r.InternalID = s.st.RuleSeq
+	r.ID = s.newUUID()
+	r.Created = s.now()
+	s.st.Rules = append(s.st.Rules, r)
 	if !checkConflict {
 		return nil
 	}
@@ -28,16 +31,16 @@ func (s *Simulator) persistRule(r *rule, checkConflict bool) *apiError {
 	return nil
 }
 
-func (s *Simulator) deleteRuleRow(r *rule) {
-	s.st.rules = slices.DeleteFunc(s.st.rules, func(x *rule) bool { return x == r })
+func (s *Simulator) deleteRuleRow(r *model.Rule) {
+	s.st.Rules = slices.DeleteFunc(s.st.Rules, func(x *model.Rule) bool { return x == r })
 }
 
 // rulesOnIP lists the IP's not-revoked rules of one purpose ("" for all) in
 // id order.
-func (s *Simulator) rulesOnIP(ipID, purpose string) []*rule {
-	var out []*rule
-	for _, r := range s.st.rules {
-		if r.ipID == ipID && r.state != ruleRevoke && (purpose == "" || r.purpose == purpose) {
+func (s *Simulator) rulesOnIP(ipID, purpose string) []*model.Rule {
+	var out []*model.Rule
+	for _, r := range s.st.Rules {
+		if r.IPID == ipID && r.State != model.RuleRevoke && (purpose == "" || r.Purpose == purpose) {
 			out = append(out, r)
 		}
 	}
@@ -46,10 +49,10 @@ func (s *Simulator) rulesOnIP(ipID, purpose string) []*rule {
 
 // rulesInNetwork lists the network's not-revoked rules of one purpose in id
 // order.
-func (s *Simulator) rulesInNetwork(networkID, purpose string) []*rule {
-	var out []*rule
-	for _, r := range s.st.rules {
-		if r.networkID == networkID && r.state != ruleRevoke && r.purpose == purpose {
+func (s *Simulator) rulesInNetwork(networkID, purpose string) []*model.Rule {
+	var out []*model.Rule
+	for _, r := range s.st.Rules {
+		if r.NetworkID == networkID && r.State != model.RuleRevoke && r.Purpose == purpose {
 			out = append(out, r)
 		}
 	}
@@ -58,34 +61,34 @@ func (s *Simulator) rulesInNetwork(networkID, purpose string) []*rule {
 
 // revokeRule revokes and deletes a rule, with the firewall rule opened for
 // it, and stops its SSH endpoint.
-func (s *Simulator) revokeRule(r *rule) {
-	if !slices.Contains(s.st.rules, r) {
+func (s *Simulator) revokeRule(r *model.Rule) {
+	if !slices.Contains(s.st.Rules, r) {
 		return
 	}
-	r.state = ruleRevoke
+	r.State = model.RuleRevoke
 	s.closeForward(r)
 	s.deleteRuleRow(r)
-	for _, related := range slices.Clone(s.st.rules) {
-		if related.relatedID == r.internalID {
+	for _, related := range slices.Clone(s.st.Rules) {
+		if related.RelatedID == r.InternalID {
 			s.revokeRule(related)
 		}
 	}
 }
 
 // ruleString is FirewallRuleVO.toString().
-func (s *Simulator) ruleString(r *rule) string {
+func (s *Simulator) ruleString(r *model.Rule) string {
 	var netID int64
-	if n := s.st.network(r.networkID); n != nil {
-		netID = n.internalID
+	if n := s.st.Network(r.NetworkID); n != nil {
+		netID = n.InternalID
 	}
 	return fmt.Sprintf(`FirewallRule {"id":%d,"networkId":%d,"purpose":"%s","state":"%s","uuid":"%s"}`,
-		r.internalID, netID, r.purpose, r.state, r.id)
+		r.InternalID, netID, r.Purpose, r.State, r.ID)
 }
 
 // detectRulesConflict is FirewallManagerImpl.detectRulesConflict:
 // the new rule against every not-revoked rule on the same IP, in id order.
-func (s *Simulator) detectRulesConflict(nr *rule) *apiError {
-	for _, r := range s.rulesOnIP(nr.ipID, "") {
+func (s *Simulator) detectRulesConflict(nr *model.Rule) *wire.APIError {
+	for _, r := range s.rulesOnIP(nr.IPID, "") {
 		if r == nr {
 			continue
 		}
@@ -98,26 +101,26 @@ func (s *Simulator) detectRulesConflict(nr *rule) *apiError {
 
 // conflictWithRule is one turn of detectRulesConflict's loop: the existing
 // rule r against the new rule nr.
-func (s *Simulator) conflictWithRule(r, nr *rule) *apiError {
-	sameProto := strings.EqualFold(r.protocol, nr.protocol)
-	bothFirewall := r.purpose == purposeFirewall && nr.purpose == purposeFirewall
+func (s *Simulator) conflictWithRule(r, nr *model.Rule) *wire.APIError {
+	sameProto := strings.EqualFold(r.Protocol, nr.Protocol)
+	bothFirewall := r.Purpose == model.PurposeFirewall && nr.Purpose == model.PurposeFirewall
 	// Two firewall rules whose CIDRs (source and destination) do not meet,
 	// or two PFs whose source CIDRs do not, never conflict.
-	duplicatedCidrs := bothFirewall && cidrsConflict(r.cidrs, nr.cidrs) && cidrsConflict(r.destCidrs, nr.destCidrs)
+	duplicatedCidrs := bothFirewall && cidrsConflict(r.CIDRs, nr.CIDRs) && cidrsConflict(r.DestCIDRs, nr.DestCIDRs)
 	if bothFirewall && !duplicatedCidrs {
 		return nil
 	}
-	if r.purpose == purposePF && nr.purpose == purposePF && !cidrsConflict(r.cidrs, nr.cidrs) {
+	if r.Purpose == model.PurposePF && nr.Purpose == model.PurposePF && !cidrsConflict(r.CIDRs, nr.CIDRs) {
 		return nil
 	}
-	if r.networkID != nr.networkID {
-		return ruleConflict("New rule is for a different network than what's specified in rule " + r.id)
+	if r.NetworkID != nr.NetworkID {
+		return wire.RuleConflict("New rule is for a different network than what's specified in rule " + r.ID)
 	}
-	if bothFirewall && sameProto && nr.protocol == "icmp" && intPtrEq(r.icmpType, nr.icmpType) && intPtrEq(r.icmpCode, nr.icmpCode) {
-		return invalidParam("New rule conflicts with existing rule id=%s", r.id)
+	if bothFirewall && sameProto && nr.Protocol == "icmp" && intPtrEq(r.ICMPType, nr.ICMPType) && intPtrEq(r.ICMPCode, nr.ICMPCode) {
+		return wire.InvalidParam("New rule conflicts with existing rule id=%s", r.ID)
 	}
-	if !r.hasPorts && !nr.hasPorts && duplicatedCidrs && sameProto {
-		return ruleConflict(fmt.Sprintf("There is already a firewall rule specified with protocol = %s and no ports", nr.protocol))
+	if !r.HasPorts && !nr.HasPorts && duplicatedCidrs && sameProto {
+		return wire.RuleConflict(fmt.Sprintf("There is already a firewall rule specified with protocol = %s and no ports", nr.Protocol))
 	}
 	return s.portRangeConflict(r, nr, sameProto)
 }
@@ -125,17 +128,17 @@ func (s *Simulator) conflictWithRule(r, nr *rule) *apiError {
 // portRangeConflict refuses overlapping port ranges, unless one rule is a
 // firewall rule and the other differs in purpose or protocol, or both are
 // PFs of different protocols.
-func (s *Simulator) portRangeConflict(r, nr *rule, sameProto bool) *apiError {
-	oneIsFirewall := (r.purpose == purposeFirewall || nr.purpose == purposeFirewall) &&
-		(r.purpose != nr.purpose || !sameProto)
-	if !r.hasPorts || !nr.hasPorts || oneIsFirewall {
+func (s *Simulator) portRangeConflict(r, nr *model.Rule, sameProto bool) *wire.APIError {
+	oneIsFirewall := (r.Purpose == model.PurposeFirewall || nr.Purpose == model.PurposeFirewall) &&
+		(r.Purpose != nr.Purpose || !sameProto)
+	if !r.HasPorts || !nr.HasPorts || oneIsFirewall {
 		return nil
 	}
-	overlap := r.start <= nr.end && nr.start <= r.end
-	allowPF := r.purpose == purposePF && nr.purpose == purposePF && !sameProto
+	overlap := r.Start <= nr.End && nr.Start <= r.End
+	allowPF := r.Purpose == model.PurposePF && nr.Purpose == model.PurposePF && !sameProto
 	if overlap && !allowPF {
-		return ruleConflict(fmt.Sprintf("The range specified, %d-%d, conflicts with rule %s which has %d-%d",
-			nr.start, nr.end, s.ruleString(r), r.start, r.end))
+		return wire.RuleConflict(fmt.Sprintf("The range specified, %d-%d, conflicts with rule %s which has %d-%d",
+			nr.Start, nr.End, s.ruleString(r), r.Start, r.End))
 	}
 	return nil
 }
@@ -163,41 +166,41 @@ func intPtrEq(a, b *int) bool {
 
 // provisionFirewallRule creates an ingress TCP firewall rule from
 // 0.0.0.0/0, as CKS does, with conflict detection.
-func (s *Simulator) provisionFirewallRule(ip *publicIP, networkID string, start, end int) *apiError {
-	r := &rule{purpose: purposeFirewall, protocol: "tcp", hasPorts: true, start: start, end: end,
-		ipID: ip.id, networkID: networkID, accountID: ip.accountID, state: ruleStaged,
-		cidrs: []string{"0.0.0.0/0"}, forDisplay: true}
+func (s *Simulator) provisionFirewallRule(ip *model.PublicIP, networkID string, start, end int) *wire.APIError {
+	r := &model.Rule{Purpose: model.PurposeFirewall, Protocol: "tcp", HasPorts: true, Start: start, End: end,
+		IPID: ip.ID, NetworkID: networkID, AccountID: ip.AccountID, State: model.RuleStaged,
+		CIDRs: []string{"0.0.0.0/0"}, ForDisplay: true}
 	if err := s.persistRule(r, true); err != nil {
 		return err
 	}
-	r.state = ruleActive
+	r.State = model.RuleActive
 	return nil
 }
 
 // provisionPortForward writes a TCP port-forwarding rule straight to the
 // table (state Add, no conflict detection, no source CIDRs) and applies it,
 // as CKS's provisionPublicIpPortForwardingRule does.
-func (s *Simulator) provisionPortForward(ip *publicIP, networkID string, publicPort, privatePort int, v *vm) {
-	r := &rule{purpose: purposePF, protocol: "tcp", hasPorts: true, start: publicPort, end: publicPort,
-		privateStart: privatePort, privateEnd: privatePort, vmID: v.id, vmGuestIP: v.ip,
-		ipID: ip.id, networkID: networkID, accountID: ip.accountID, state: ruleAdd, forDisplay: true}
+func (s *Simulator) provisionPortForward(ip *model.PublicIP, networkID string, publicPort, privatePort int, v *model.VM) {
+	r := &model.Rule{Purpose: model.PurposePF, Protocol: "tcp", HasPorts: true, Start: publicPort, End: publicPort,
+		PrivateStart: privatePort, PrivateEnd: privatePort, VMID: v.ID, VMGuestIP: v.IP,
+		IPID: ip.ID, NetworkID: networkID, AccountID: ip.AccountID, State: model.RuleAdd, ForDisplay: true}
 	_ = s.persistRule(r, false)
-	r.state = ruleActive
+	r.State = model.RuleActive
 	s.openForward(r)
 }
 
 // provisionLoadBalancer creates the api-lb rule on 6443.
-func (s *Simulator) provisionLoadBalancer(ip *publicIP, networkID, name, description string, port int, members []*vm) *apiError {
-	r := &rule{purpose: purposeLB, protocol: "tcp", hasPorts: true, start: port, end: port,
-		privateStart: port, privateEnd: port, ipID: ip.id, networkID: networkID, accountID: ip.accountID,
-		state: ruleAdd, name: name, description: description, algorithm: "roundrobin",
-		cidrs: nil, forDisplay: true}
+func (s *Simulator) provisionLoadBalancer(ip *model.PublicIP, networkID, name, description string, port int, members []*model.VM) *wire.APIError {
+	r := &model.Rule{Purpose: model.PurposeLB, Protocol: "tcp", HasPorts: true, Start: port, End: port,
+		PrivateStart: port, PrivateEnd: port, IPID: ip.ID, NetworkID: networkID, AccountID: ip.AccountID,
+		State: model.RuleAdd, Name: name, Description: description, Algorithm: "roundrobin",
+		CIDRs: nil, ForDisplay: true}
 	for _, m := range members {
-		r.lbMembers = append(r.lbMembers, m.id)
+		r.LBMembers = append(r.LBMembers, m.ID)
 	}
 	if err := s.persistRule(r, true); err != nil {
 		return err
 	}
-	r.state = ruleActive
+	r.State = model.RuleActive
 	return nil
 }

@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/wire"
 	"golang.org/x/crypto/ssh"
 )
 
@@ -62,7 +64,7 @@ func etcdScaleRun(t *testing.T, opts Options, size int64, scales ...int64) (*tes
 	id := e.createCluster(p)
 	for i, to := range scales {
 		r := e.waitJob(e.scale(id, to))
-		if r.Jobstatus == jobSucceeded {
+		if r.Jobstatus == model.JobSucceeded {
 			continue
 		}
 		if i != len(scales)-1 {
@@ -103,7 +105,7 @@ func activeRules(e *testEnv) []string {
 func TestScaleDownWithSeparateEtcdRevokesEtcdRule(t *testing.T) {
 	t.Parallel()
 	e, id, log, code, text := etcdScaleRun(t, Options{Profile: Profile42211}, 1, 2, 1)
-	if code != codeInternalError {
+	if code != wire.CodeInternalError {
 		t.Fatalf("last scale: code %d (%q), want 530", code, text)
 	}
 	want := regexp.MustCompile(`^Scaling failed for Kubernetes cluster KubernetesCluster \{"id":\d+,"name":"` + etcdClusterName + `","uuid":"` + id + `"\}, unable to update network rules$`)
@@ -111,7 +113,7 @@ func TestScaleDownWithSeparateEtcdRevokesEtcdRule(t *testing.T) {
 		t.Fatalf("errortext %q does not match %s", text, want)
 	}
 	cl := e.cluster(id)
-	if cl.State != stAlert || cl.Size != 2 {
+	if cl.State != model.ClusterAlert || cl.Size != 2 {
 		t.Fatalf("cluster state %s size %d, want Alert size 2", cl.State, cl.Size)
 	}
 	if w := workerVMs(e, id); len(w) != 1 {
@@ -139,7 +141,7 @@ func TestScaleDownWithSeparateEtcdRevokesEtcdRule(t *testing.T) {
 	}
 	// The rejected replacement range used id 115 (issue: 1610): the next
 	// rule gets 116.
-	if err := e.sim.DeleteRule(ruleID(e, purposeFirewall, 50001)); err != nil {
+	if err := e.sim.DeleteRule(ruleID(e, model.PurposeFirewall, 50001)); err != nil {
 		t.Fatal(err)
 	}
 	status, body := e.adminCall("createFirewallRule", url.Values{"ipaddressid": {cl.Ipaddressid}, "protocol": {"tcp"}, "startport": {"50001"}})
@@ -177,7 +179,7 @@ func TestScaleDownWithSeparateEtcdTwoToThreeToOne(t *testing.T) {
 	}
 	cl := e.cluster(id)
 	workers := workerVMs(e, id)
-	if cl.State != stAlert || cl.Size != 3 || len(workers) != 1 {
+	if cl.State != model.ClusterAlert || cl.Size != 3 || len(workers) != 1 {
 		t.Fatalf("state %s size %d workers %v, want Alert, size 3, one worker", cl.State, cl.Size, workers)
 	}
 	var first string
@@ -236,22 +238,22 @@ func TestScaleOfClusterBrokenByEtcdRulePick(t *testing.T) {
 	if code, text := rawScale(url.Values{"size": {"1"}}); code != 530 || text != "Kubernetes cluster "+etcdClusterName+" is in Alert state and can not be scaled" {
 		t.Fatalf("raw scale in Alert: %d %q", code, text)
 	}
-	if st := e.scanned(id); st != stAlert {
+	if st := e.scanned(id); st != model.ClusterAlert {
 		t.Fatalf("scanner: %s, want Alert (the map is short of C+W+E)", st)
 	}
 	// Forced Running (a database edit), the worker refuses the map.
-	if err := e.sim.SetClusterState(id, stRunning); err != nil {
+	if err := e.sim.SetClusterState(id, model.ClusterRunning); err != nil {
 		t.Fatal(err)
 	}
 	for _, params := range []url.Values{{"size": {"1"}}, {"size": {"3"}}, {"nodeids": {vmIDByRole(e, id, "-node-")}}} {
 		if code, text := rawScale(params); code != 530 || text != unstable {
 			t.Fatalf("raw scale %v of the broken cluster: %d %q", params, code, text)
 		}
-		if st := e.cluster(id).State; st != stRunning {
+		if st := e.cluster(id).State; st != model.ClusterRunning {
 			t.Fatalf("state %s after the refused scale, want it unchanged", st)
 		}
 	}
-	if st := e.scanned(id); st != stAlert {
+	if st := e.scanned(id); st != model.ClusterAlert {
 		t.Fatalf("scanner: %s, want Alert again", st)
 	}
 	// Stop works; a stopped cluster's workers can not be removed either, and
@@ -260,14 +262,14 @@ func TestScaleOfClusterBrokenByEtcdRulePick(t *testing.T) {
 	if code, text := rawScale(url.Values{"nodeids": {vmIDByRole(e, id, "-node-")}}); code != 530 || text != unstable {
 		t.Fatalf("nodeids scale of the stopped broken cluster: %d %q", code, text)
 	}
-	if st := e.cluster(id).State; st != stStopped {
+	if st := e.cluster(id).State; st != model.ClusterStopped {
 		t.Fatalf("state %s, want Stopped", st)
 	}
 	if code, text := e.mustFail(e.startCluster(id)); code != 530 ||
 		text != "Failed to start Kubernetes cluster : "+etcdClusterName+" in usable state as unable to retrieve kube-config for the cluster" {
 		t.Fatalf("start of the broken cluster: %d %q", code, text)
 	}
-	if cl := e.cluster(id); cl.State != stAlert || cl.Size != 2 || len(workerVMs(e, id)) != 1 {
+	if cl := e.cluster(id); cl.State != model.ClusterAlert || cl.Size != 2 || len(workerVMs(e, id)) != 1 {
 		t.Fatalf("state %s size %d, workers %v: want Alert with nothing else changed", cl.State, cl.Size, workerVMs(e, id))
 	}
 }
@@ -289,7 +291,7 @@ func TestScaleDownWithSeparateEtcdOnPR14165(t *testing.T) {
 					t.Fatalf("info profile %q version %q", e.info.Profile, e.info.CloudStackVersion)
 				}
 				cl := e.cluster(id)
-				if cl.State != stRunning || cl.Size != 1 {
+				if cl.State != model.ClusterRunning || cl.Size != 1 {
 					t.Fatalf("cluster state %s size %d, want Running size 1", cl.State, cl.Size)
 				}
 				if got, want := firewallRanges(e.firewallRules(cl.Ipaddressid)), []string{"2222-2223", "50000-50000", "50001-50001", "50002-50002", "6443-6443"}; !slices.Equal(got, want) {
@@ -319,7 +321,7 @@ func TestPR14165ForwardCleanupStaysUnbounded(t *testing.T) {
 	id := e.createCluster(p)
 	e.mustSucceed(e.scale(id, 2))
 	cl := e.cluster(id)
-	if err := e.sim.DeleteRule(ruleID(e, purposeFirewall, nodesStartSSHPort)); err != nil {
+	if err := e.sim.DeleteRule(ruleID(e, model.PurposeFirewall, nodesStartSSHPort)); err != nil {
 		t.Fatal(err)
 	}
 	status, body := e.adminCall("createPortForwardingRule", url.Values{"ipaddressid": {cl.Ipaddressid}, "protocol": {"tcp"},
@@ -360,7 +362,7 @@ func TestPortlessTCPFirewallRuleBeforeNodeRange(t *testing.T) {
 		createPortlessRule(e, e.cluster(id).Ipaddressid)
 		e.mustSucceed(e.scale(id, 2)) // the range, evaluated first, is picked; it is re-created last
 		r := e.waitJob(e.scale(id, 1))
-		if r.Jobstatus == jobSucceeded {
+		if r.Jobstatus == model.JobSucceeded {
 			return e, id, &struct{ code int }{0}, ""
 		}
 		code, text := e.mustFail(r.JobID)
@@ -370,7 +372,7 @@ func TestPortlessTCPFirewallRuleBeforeNodeRange(t *testing.T) {
 	if res.code != 530 || text != `Cannot invoke "java.lang.Integer.intValue()" because the return value of "com.cloud.network.rules.FirewallRuleVO.getSourcePortStart()" is null` {
 		t.Fatalf("4.22.0.0: %d %q", res.code, text)
 	}
-	if cl := e.cluster(id); cl.State != stScaling || cl.Size != 2 || len(workerVMs(e, id)) != 1 {
+	if cl := e.cluster(id); cl.State != model.ClusterScaling || cl.Size != 2 || len(workerVMs(e, id)) != 1 {
 		t.Fatalf("4.22.0.0: state %s size %d workers %d, want Scaling, 2, 1", cl.State, cl.Size, len(workerVMs(e, id)))
 	}
 	del, err := e.cs.Kubernetes.DeleteKubernetesCluster(e.cs.Kubernetes.NewDeleteKubernetesClusterParams(id))
@@ -389,7 +391,7 @@ func TestPortlessTCPFirewallRuleBeforeNodeRange(t *testing.T) {
 	if res.code != 0 {
 		t.Fatalf("4.22.1.1 must skip the port-less rule: %d %q", res.code, text)
 	}
-	if cl := e.cluster(id); cl.State != stRunning || cl.Size != 1 {
+	if cl := e.cluster(id); cl.State != model.ClusterRunning || cl.Size != 1 {
 		t.Fatalf("4.22.1.1: state %s size %d", cl.State, cl.Size)
 	}
 }
@@ -413,7 +415,7 @@ func TestPortlessTCPFirewallRuleBreaksDeleteOn42200(t *testing.T) {
 		t.Fatalf("delete: %d %q", code, text)
 	}
 	d := e.sim.DumpState()
-	if d.Clusters[0].State != stDestroying || d.Clusters[0].GC || d.Clusters[0].Removed {
+	if d.Clusters[0].State != model.ClusterDestroying || d.Clusters[0].GC || d.Clusters[0].Removed {
 		t.Fatalf("cluster after the exception: %+v, want Destroying without the gc flag", d.Clusters[0])
 	}
 }
@@ -438,7 +440,7 @@ func TestTwinForwardLookupIsRandom(t *testing.T) {
 			t.Fatalf("UDP twin: %d %v", status, body)
 		}
 		e.mustSucceed(asStr(t, inner(t, body, "createportforwardingruleresponse")["jobid"]))
-		return e.waitJob(e.scale(id, 1)).Jobstatus == jobSucceeded
+		return e.waitJob(e.scale(id, 1)).Jobstatus == model.JobSucceeded
 	}
 	seen := map[bool]bool{}
 	for seed := uint64(1); seed <= 16 && len(seen) < 2; seed++ {

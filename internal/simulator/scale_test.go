@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/apache/cloudstack-go/v2/cloudstack"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
 )
 
 // scaleWith starts a scaleKubernetesCluster job with the parameters set by
@@ -63,7 +64,7 @@ func TestScaleSizeOnlyAppliesDefaultOfferingToEveryRole(t *testing.T) {
 	if code != 530 || text != "Scaling Kubernetes cluster : default"+kvmRefusal {
 		t.Fatalf("size-only scale-up: %d %q", code, text)
 	}
-	if cl := e.cluster(id); cl.State != stRunning || cl.Size != 2 || len(workerVMs(e, id)) != 2 {
+	if cl := e.cluster(id); cl.State != model.ClusterRunning || cl.Size != 2 || len(workerVMs(e, id)) != 2 {
 		t.Fatalf("after the refused scale-up: %s size %d workers %d", cl.State, cl.Size, len(workerVMs(e, id)))
 	}
 
@@ -72,7 +73,7 @@ func TestScaleSizeOnlyAppliesDefaultOfferingToEveryRole(t *testing.T) {
 		p.SetSize(3)
 		p.SetNodeofferings(map[string]string{"worker": e.info.LargeServiceOfferingID, "control": e.info.ServiceOfferingID})
 	}))
-	if cl := e.cluster(id); cl.State != stRunning || cl.Size != 3 || cl.Workerofferingname != "cks-large" {
+	if cl := e.cluster(id); cl.State != model.ClusterRunning || cl.Size != 3 || cl.Workerofferingname != "cks-large" {
 		t.Fatalf("scale with the current offerings: %s size %d worker offering %s", cl.State, cl.Size, cl.Workerofferingname)
 	}
 
@@ -82,7 +83,7 @@ func TestScaleSizeOnlyAppliesDefaultOfferingToEveryRole(t *testing.T) {
 	if code != 530 || text != "Scaling Kubernetes cluster : default"+kvmRefusal {
 		t.Fatalf("size-only scale-down: %d %q", code, text)
 	}
-	if cl := e.cluster(id); cl.State != stAlert || cl.Size != 2 || len(workerVMs(e, id)) != 2 {
+	if cl := e.cluster(id); cl.State != model.ClusterAlert || cl.Size != 2 || len(workerVMs(e, id)) != 2 {
 		t.Fatalf("after the size-only scale-down: %s size %d workers %d, want Alert, 2, 2", cl.State, cl.Size, len(workerVMs(e, id)))
 	}
 }
@@ -109,14 +110,14 @@ func TestScaleSizeOnlyOfferingHazardSetUpByAdmin(t *testing.T) {
 	if code != 530 || text != "Scaling Kubernetes cluster : hazard"+kvmRefusal {
 		t.Fatalf("size-only scale with the control node on another offering: %d %q", code, text)
 	}
-	if cl := e.cluster(id); cl.State != stRunning || cl.Size != 1 {
+	if cl := e.cluster(id); cl.State != model.ClusterRunning || cl.Size != 1 {
 		t.Fatalf("state %s size %d, want Running 1", cl.State, cl.Size)
 	}
 	e.mustSucceed(e.scaleWith(id, func(p *cloudstack.ScaleKubernetesClusterParams) {
 		p.SetSize(2)
 		p.SetNodeofferings(map[string]string{"control": e.info.LargeServiceOfferingID, "worker": e.info.ServiceOfferingID})
 	}))
-	if cl := e.cluster(id); cl.State != stRunning || cl.Size != 2 {
+	if cl := e.cluster(id); cl.State != model.ClusterRunning || cl.Size != 2 {
 		t.Fatalf("state %s size %d, want Running 2", cl.State, cl.Size)
 	}
 	for _, bad := range []struct{ cluster, role, offering string }{
@@ -163,7 +164,7 @@ func TestScaleOfferingValidation(t *testing.T) {
 	e.mustSucceed(e.scaleWith(id, func(p *cloudstack.ScaleKubernetesClusterParams) {
 		p.SetServiceofferingid(e.info.LargeServiceOfferingID)
 	}))
-	if cl := e.cluster(id); cl.State != stRunning {
+	if cl := e.cluster(id); cl.State != model.ClusterRunning {
 		t.Fatalf("state %s", cl.State)
 	}
 }
@@ -228,7 +229,7 @@ func TestScaleNodeIDsWithControlAndEtcdOfferings(t *testing.T) {
 		p.SetNodeofferings(map[string]string{"control": e.info.ServiceOfferingID, "etcd": e.info.ServiceOfferingID})
 	}))
 	cl = e.cluster(id)
-	if cl.State != stRunning || cl.Size != 1 || !slices.Equal(workerIDs(e, id), workers[2:]) {
+	if cl.State != model.ClusterRunning || cl.Size != 1 || !slices.Equal(workerIDs(e, id), workers[2:]) {
 		t.Fatalf("after removing two workers by id: %s size %d workers %v, want %v", cl.State, cl.Size, workerIDs(e, id), workers[2:])
 	}
 	if got, want := forwardPorts(e.portForwards(cl.Ipaddressid)), []string{"2222->22", "2223->22", "50000->22"}; !slices.Equal(got, want) {
@@ -256,7 +257,7 @@ func TestScaleRefusesInconsistentVMMap(t *testing.T) {
 		if code, text := e.mustFail(e.scaleWith(id, c.set)); code != 530 || text != unstable {
 			t.Errorf("%s with map rows < C+W+E: %d %q", c.name, code, text)
 		}
-		if cl := e.cluster(id); cl.State != stRunning || cl.Size != 3 {
+		if cl := e.cluster(id); cl.State != model.ClusterRunning || cl.Size != 3 {
 			t.Fatalf("%s: state %s size %d, want Running 3 (no change)", c.name, cl.State, cl.Size)
 		}
 	}
@@ -273,7 +274,7 @@ func TestScaleRefusesInconsistentVMMap(t *testing.T) {
 	if code, text := e.mustFail(e.scaleWith(id, func(p *cloudstack.ScaleKubernetesClusterParams) { p.SetNodeids(workers[:1]) })); code != 530 || text != unstable {
 		t.Fatalf("nodeids on a Stopped cluster: %d %q", code, text)
 	}
-	if st := e.cluster(id).State; st != stStopped {
+	if st := e.cluster(id).State; st != model.ClusterStopped {
 		t.Fatalf("state %s, want Stopped", st)
 	}
 }

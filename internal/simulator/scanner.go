@@ -3,6 +3,8 @@ package simulator
 import (
 	"errors"
 	"time"
+
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
 )
 
 // DefaultScannerInterval is the state scanner's period:
@@ -42,7 +44,9 @@ func (s *Simulator) scannerLoop() {
 				timer.Stop()
 			}
 		case <-tick:
-			s.RunScanner()
+			s.lock()
+			s.runScanner()
+			s.unlock()
 		}
 	}
 }
@@ -51,9 +55,9 @@ func (s *Simulator) scannerLoop() {
 // the live CloudManaged clusters in a state, read when the scanner reaches
 // that state (so a cluster moved to Alert by the Running pass is seen by the
 // Alert pass of the same run).
-func (s *Simulator) clustersInState(state string) []*cluster {
-	return allWhere(s.st.clusters, func(c *cluster) bool {
-		return !c.removed && c.clusterType == "CloudManaged" && c.state == state
+func (s *Simulator) clustersInState(state string) []*model.Cluster {
+	return model.AllWhere(s.st.Clusters, func(c *model.Cluster) bool {
+		return !c.Removed && c.ClusterType == "CloudManaged" && c.State == state
 	})
 }
 
@@ -76,10 +80,10 @@ func (s *Simulator) runScanner() {
 // scanRunningClusters sends a Running cluster whose VMs do not all run to
 // Alert.
 func (s *Simulator) scanRunningClusters() {
-	for _, c := range s.clustersInState(stRunning) {
-		ok, err := s.clusterVMsInDesiredState(c, vmRunning)
+	for _, c := range s.clustersInState(model.ClusterRunning) {
+		ok, err := s.clusterVMsInDesiredState(c, model.VMRunning)
 		if err != nil {
-			s.logf("Failed to run Kubernetes cluster Running state scanner on Kubernetes cluster : %s status scanner: %v", c.name, err)
+			s.logf("Failed to run Kubernetes cluster Running state scanner on Kubernetes cluster : %s status scanner: %v", c.Name, err)
 			continue
 		}
 		if !ok {
@@ -91,10 +95,10 @@ func (s *Simulator) scanRunningClusters() {
 // scanStoppedClusters reports a Stopped cluster whose VMs are not all
 // stopped.
 func (s *Simulator) scanStoppedClusters() {
-	for _, c := range s.clustersInState(stStopped) {
-		ok, err := s.clusterVMsInDesiredState(c, vmStopped)
+	for _, c := range s.clustersInState(model.ClusterStopped) {
+		ok, err := s.clusterVMsInDesiredState(c, model.VMStopped)
 		if err != nil {
-			s.logf("Failed to run Kubernetes cluster Stopped state scanner on Kubernetes cluster : %s status scanner: %v", c.name, err)
+			s.logf("Failed to run Kubernetes cluster Stopped state scanner on Kubernetes cluster : %s status scanner: %v", c.Name, err)
 			continue
 		}
 		if !ok {
@@ -108,19 +112,19 @@ func (s *Simulator) scanStoppedClusters() {
 // scanAlertClusters tries to bring an Alert cluster whose VMs all run back
 // to Running, and moves one whose VMs are all stopped to Stopped.
 func (s *Simulator) scanAlertClusters() {
-	for _, c := range s.clustersInState(stAlert) {
-		running, err := s.clusterVMsInDesiredState(c, vmRunning)
+	for _, c := range s.clustersInState(model.ClusterAlert) {
+		running, err := s.clusterVMsInDesiredState(c, model.VMRunning)
 		if err != nil {
-			s.logf("Failed to run Kubernetes cluster Alert state scanner on Kubernetes cluster : %s status scanner: %v", c.name, err)
+			s.logf("Failed to run Kubernetes cluster Alert state scanner on Kubernetes cluster : %s status scanner: %v", c.Name, err)
 			continue
 		}
 		if running {
 			s.reconcileAlertCluster(c)
 			continue
 		}
-		stopped, err := s.clusterVMsInDesiredState(c, vmStopped)
+		stopped, err := s.clusterVMsInDesiredState(c, model.VMStopped)
 		if err != nil {
-			s.logf("Failed to run Kubernetes cluster Alert state scanner on Kubernetes cluster : %s status scanner: %v", c.name, err)
+			s.logf("Failed to run Kubernetes cluster Alert state scanner on Kubernetes cluster : %s status scanner: %v", c.Name, err)
 			continue
 		}
 		if stopped {
@@ -133,8 +137,8 @@ func (s *Simulator) scanAlertClusters() {
 // scanStartingClusters, on the first run only, fails a cluster that has
 // been Starting longer than startingTimeout.
 func (s *Simulator) scanStartingClusters(now time.Time) {
-	for _, c := range s.clustersInState(stStarting) {
-		if now.Sub(c.stateSince) > startingTimeout {
+	for _, c := range s.clustersInState(model.ClusterStarting) {
+		if now.Sub(c.StateSince) > startingTimeout {
 			s.transit(c, evOperationFailed)
 		}
 	}
@@ -143,32 +147,30 @@ func (s *Simulator) scanStartingClusters(now time.Time) {
 // scanDestroyingClusters, on the first run only, retries the destruction of
 // a cluster left in Destroying.
 func (s *Simulator) scanDestroyingClusters() {
-	for _, c := range s.clustersInState(stDestroying) {
+	for _, c := range s.clustersInState(model.ClusterDestroying) {
 		if err := s.destroyCluster(nil, c); err != nil {
-			s.logf("Failed to run Kubernetes cluster Destroying state scanner on Kubernetes cluster : %s status scanner: %v", c.name, err)
+			s.logf("Failed to run Kubernetes cluster Destroying state scanner on Kubernetes cluster : %s status scanner: %v", c.Name, err)
 		}
 	}
 }
-
-func expectedMapSize(c *cluster) int { return int(c.controlNodes + c.size + c.etcdNodes) }
 
 // clusterVMsInDesiredState is KubernetesClusterManagerImpl.
 // isClusterVMsInDesiredState: the map must have at least C+W+E rows (checked
 // first) and every mapped VM, expunged ones included, must be in the state.
 // A row whose VM never existed is errVMNotFound.
-func (s *Simulator) clusterVMsInDesiredState(c *cluster, state string) (bool, error) {
-	rows := s.st.mapRows(c.id)
-	if len(rows) < expectedMapSize(c) {
+func (s *Simulator) clusterVMsInDesiredState(c *model.Cluster, state string) (bool, error) {
+	rows := s.st.MapRows(c.ID)
+	if len(rows) < model.ExpectedMapSize(c) {
 		s.logf("Found only %d VMs in the Kubernetes cluster ID: %s while expected %d VMs to be in state: %s",
-			len(rows), c.id, expectedMapSize(c), state)
+			len(rows), c.ID, model.ExpectedMapSize(c), state)
 		return false, nil
 	}
 	for _, row := range rows {
-		v := s.st.vmIncludingExpunged(row.vmID)
+		v := s.st.VMIncludingExpunged(row.VMID)
 		if v == nil {
 			return false, errVMNotFound
 		}
-		if v.state != state {
+		if v.State != state {
 			return false, nil
 		}
 	}
@@ -180,26 +182,26 @@ func (s *Simulator) clusterVMsInDesiredState(c *cluster, state string) (bool, er
 // Running) only when the map has exactly C+W+E rows, kubectl over SSH
 // (cluster IP port 2222) counts every node Ready (etcd nodes added), the API
 // answers on 6443 and the kubeconfig can be read over SSH.
-func (s *Simulator) reconcileAlertCluster(c *cluster) bool {
-	want := expectedMapSize(c)
-	rows := s.st.mapRows(c.id)
+func (s *Simulator) reconcileAlertCluster(c *model.Cluster) bool {
+	want := model.ExpectedMapSize(c)
+	rows := s.st.MapRows(c.ID)
 	if _, ok := s.clusterServer(c); len(rows) == 0 || len(rows) != want || !ok {
 		return false
 	}
 	if !s.controlSSHReachable(c) {
 		return false // getKubernetesClusterReadyNodesCount throws
 	}
-	if s.readyNodeCount(c)+int(c.etcdNodes) != want {
+	if s.readyNodeCount(c)+int(c.EtcdNodes) != want {
 		return false
 	}
 	if !s.apiReachable(c) {
 		return false
 	}
-	kubeconfig, err := s.ep.Kubeconfig(c.id, c.name)
+	kubeconfig, err := s.ep.Kubeconfig(c.ID, c.Name)
 	if err != nil {
 		return false
 	}
-	c.kubeconfig = kubeconfig
+	c.Kubeconfig = kubeconfig
 	s.transit(c, evRecoveryRequested)
 	s.transit(c, evOperationSucceeded)
 	return true

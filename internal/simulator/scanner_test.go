@@ -7,6 +7,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
 )
 
 // fakeClock is a settable clock for tests.
@@ -70,31 +72,31 @@ func TestScannerRunsOnATimerNotOnListCalls(t *testing.T) {
 		t.Fatalf("DisableScanner: interval %s, want the timer off", d)
 	}
 	id := e.createCluster(e.createParams("timer", 1))
-	if err := e.sim.SetVMState(vmIDByRole(e, id, "-node-"), vmStopped); err != nil {
+	if err := e.sim.SetVMState(vmIDByRole(e, id, "-node-"), model.VMStopped); err != nil {
 		t.Fatal(err)
 	}
 	for range 5 {
-		if st := e.cluster(id).State; st != stRunning {
+		if st := e.cluster(id).State; st != model.ClusterRunning {
 			t.Fatalf("a list call ran the scanner: state %s", st)
 		}
 	}
 	e.sim.SetScannerInterval(20 * time.Millisecond)
 	deadline := time.Now().Add(10 * time.Second)
-	for e.cluster(id).State != stAlert {
+	for e.cluster(id).State != model.ClusterAlert {
 		if time.Now().After(deadline) {
 			t.Fatal("the scanner timer did not move the cluster with a stopped VM to Alert")
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
 	e.sim.SetScannerInterval(0)
-	if err := e.sim.SetVMState(vmIDByRole(e, id, "-node-"), vmRunning); err != nil {
+	if err := e.sim.SetVMState(vmIDByRole(e, id, "-node-"), model.VMRunning); err != nil {
 		t.Fatal(err)
 	}
 	time.Sleep(100 * time.Millisecond)
-	if st := e.cluster(id).State; st != stAlert {
+	if st := e.cluster(id).State; st != model.ClusterAlert {
 		t.Fatalf("the stopped timer still ran: state %s", st)
 	}
-	if st := e.scanned(id); st != stRunning {
+	if st := e.scanned(id); st != model.ClusterRunning {
 		t.Fatalf("RunScanner: state %s, want Running", st)
 	}
 
@@ -130,13 +132,13 @@ func TestScannerAdminRoutes(t *testing.T) {
 	if status, _ := adminRequest(t, e.info.AdminURL, "POST", "scanner/interval", map[string]any{"interval": 0}); status != 200 || e.sim.ScannerInterval() != 0 {
 		t.Fatalf("interval 0 must stop the timer: %d %s", status, e.sim.ScannerInterval())
 	}
-	if err := e.sim.SetClusterState(id, stAlert); err != nil {
+	if err := e.sim.SetClusterState(id, model.ClusterAlert); err != nil {
 		t.Fatal(err)
 	}
 	if status, _ := adminRequest(t, e.info.AdminURL, "POST", "scanner/run", nil); status != 200 {
 		t.Fatalf("scanner/run: %d", status)
 	}
-	if st := e.cluster(id).State; st != stRunning {
+	if st := e.cluster(id).State; st != model.ClusterRunning {
 		t.Fatalf("scanner/run: state %s, want the healthy Alert cluster recovered", st)
 	}
 }
@@ -151,27 +153,27 @@ func TestScannerRunningAndStoppedClusters(t *testing.T) {
 	if err := e.sim.DeleteMapRow(id, worker); err != nil {
 		t.Fatal(err)
 	}
-	if st := e.scanned(id); st != stAlert {
+	if st := e.scanned(id); st != model.ClusterAlert {
 		t.Fatalf("map short of C+W+E: %s, want Alert", st)
 	}
 	if err := e.sim.RestoreMapRow(id, worker); err != nil {
 		t.Fatal(err)
 	}
-	if st := e.scanned(id); st != stRunning {
+	if st := e.scanned(id); st != model.ClusterRunning {
 		t.Fatalf("map restored: %s, want Running", st)
 	}
 
 	// Running with a VM not Running: Alert; running again: Running.
-	if err := e.sim.SetVMState(worker, vmStopped); err != nil {
+	if err := e.sim.SetVMState(worker, model.VMStopped); err != nil {
 		t.Fatal(err)
 	}
-	if st := e.scanned(id); st != stAlert {
+	if st := e.scanned(id); st != model.ClusterAlert {
 		t.Fatalf("VM stopped: %s, want Alert", st)
 	}
-	if err := e.sim.SetVMState(worker, vmRunning); err != nil {
+	if err := e.sim.SetVMState(worker, model.VMRunning); err != nil {
 		t.Fatal(err)
 	}
-	if st := e.scanned(id); st != stRunning {
+	if st := e.scanned(id); st != model.ClusterRunning {
 		t.Fatalf("VM running again: %s", st)
 	}
 
@@ -180,7 +182,7 @@ func TestScannerRunningAndStoppedClusters(t *testing.T) {
 	if err := e.sim.StopKubelet(worker, true); err != nil {
 		t.Fatal(err)
 	}
-	if st := e.scanned(id); st != stRunning {
+	if st := e.scanned(id); st != model.ClusterRunning {
 		t.Fatalf("kubelet stopped: %s, want Running", st)
 	}
 	if err := e.sim.StartKubelet(worker); err != nil {
@@ -194,30 +196,30 @@ func TestScannerRunningAndStoppedClusters(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.mustSucceed(r.JobID)
-	if err := e.sim.SetVMState(worker, vmRunning); err != nil {
+	if err := e.sim.SetVMState(worker, model.VMRunning); err != nil {
 		t.Fatal(err)
 	}
-	if st := e.scanned(id); st != stStopped {
+	if st := e.scanned(id); st != model.ClusterStopped {
 		t.Fatalf("Stopped with a running VM: %s, want Stopped (no transition)", st)
 	}
 
 	// Alert with every VM stopped: Stopped, but only with a complete map.
-	if err := e.sim.SetVMState(worker, vmStopped); err != nil {
+	if err := e.sim.SetVMState(worker, model.VMStopped); err != nil {
 		t.Fatal(err)
 	}
-	if err := e.sim.SetClusterState(id, stAlert); err != nil {
+	if err := e.sim.SetClusterState(id, model.ClusterAlert); err != nil {
 		t.Fatal(err)
 	}
 	if err := e.sim.DeleteMapRow(id, worker); err != nil {
 		t.Fatal(err)
 	}
-	if st := e.scanned(id); st != stAlert {
+	if st := e.scanned(id); st != model.ClusterAlert {
 		t.Fatalf("Alert, VMs stopped, map short: %s, want Alert (the map count is checked first)", st)
 	}
 	if err := e.sim.RestoreMapRow(id, worker); err != nil {
 		t.Fatal(err)
 	}
-	if st := e.scanned(id); st != stStopped {
+	if st := e.scanned(id); st != model.ClusterStopped {
 		t.Fatalf("Alert with all VMs stopped: %s, want Stopped", st)
 	}
 }
@@ -231,7 +233,7 @@ func TestScannerAlertRecoveryNeedsSSHReadyNodesAPIAndExactMap(t *testing.T) {
 	control := vmIDByRole(e, id, "-control-")
 	alert := func() {
 		t.Helper()
-		if err := e.sim.SetClusterState(id, stAlert); err != nil {
+		if err := e.sim.SetClusterState(id, model.ClusterAlert); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -241,22 +243,22 @@ func TestScannerAlertRecoveryNeedsSSHReadyNodesAPIAndExactMap(t *testing.T) {
 	if err := e.sim.StopKubelet(worker, true); err != nil {
 		t.Fatal(err)
 	}
-	if st := e.scanned(id); st != stAlert {
+	if st := e.scanned(id); st != model.ClusterAlert {
 		t.Fatalf("Alert with a NotReady node: %s, want Alert", st)
 	}
 	if err := e.sim.StartKubelet(worker); err != nil {
 		t.Fatal(err)
 	}
-	if st := e.scanned(id); st != stRunning {
+	if st := e.scanned(id); st != model.ClusterRunning {
 		t.Fatalf("node Ready again: %s, want Running", st)
 	}
 
 	// No SSH through 2222: kubectl cannot run.
 	alert()
-	if err := e.sim.DeleteRule(ruleID(e, purposePF, nodesStartSSHPort)); err != nil {
+	if err := e.sim.DeleteRule(ruleID(e, model.PurposePF, nodesStartSSHPort)); err != nil {
 		t.Fatal(err)
 	}
-	if st := e.scanned(id); st != stAlert {
+	if st := e.scanned(id); st != model.ClusterAlert {
 		t.Fatalf("Alert without PF 2222: %s, want Alert", st)
 	}
 	status, body := e.adminCall("createPortForwardingRule", url.Values{"ipaddressid": {cl.Ipaddressid}, "protocol": {"tcp"},
@@ -265,16 +267,16 @@ func TestScannerAlertRecoveryNeedsSSHReadyNodesAPIAndExactMap(t *testing.T) {
 		t.Fatalf("restore PF 2222: %d %v", status, body)
 	}
 	e.mustSucceed(asStr(t, inner(t, body, "createportforwardingruleresponse")["jobid"]))
-	if st := e.scanned(id); st != stRunning {
+	if st := e.scanned(id); st != model.ClusterRunning {
 		t.Fatalf("PF 2222 restored: %s, want Running", st)
 	}
 
 	// 6443 closed: the API does not answer.
 	alert()
-	if err := e.sim.DeleteRule(ruleID(e, purposeFirewall, clusterAPIPort)); err != nil {
+	if err := e.sim.DeleteRule(ruleID(e, model.PurposeFirewall, clusterAPIPort)); err != nil {
 		t.Fatal(err)
 	}
-	if st := e.scanned(id); st != stAlert {
+	if st := e.scanned(id); st != model.ClusterAlert {
 		t.Fatalf("Alert without the 6443 firewall rule: %s, want Alert", st)
 	}
 	status, body = e.adminCall("createFirewallRule", url.Values{"ipaddressid": {cl.Ipaddressid}, "protocol": {"tcp"},
@@ -283,7 +285,7 @@ func TestScannerAlertRecoveryNeedsSSHReadyNodesAPIAndExactMap(t *testing.T) {
 		t.Fatalf("restore the 6443 rule: %d %v", status, body)
 	}
 	e.mustSucceed(asStr(t, inner(t, body, "createfirewallruleresponse")["jobid"]))
-	if st := e.scanned(id); st != stRunning {
+	if st := e.scanned(id); st != model.ClusterRunning {
 		t.Fatalf("6443 reopened: %s, want Running", st)
 	}
 
@@ -296,13 +298,13 @@ func TestScannerAlertRecoveryNeedsSSHReadyNodesAPIAndExactMap(t *testing.T) {
 	if err := e.sim.InsertMapRow(id, stray, MapRowSpec{}); err != nil {
 		t.Fatal(err)
 	}
-	if st := e.scanned(id); st != stAlert {
+	if st := e.scanned(id); st != model.ClusterAlert {
 		t.Fatalf("Alert with C+W+E+1 map rows: %s, want Alert", st)
 	}
 	if err := e.sim.DeleteMapRow(id, stray); err != nil {
 		t.Fatal(err)
 	}
-	if st := e.scanned(id); st != stRunning {
+	if st := e.scanned(id); st != model.ClusterRunning {
 		t.Fatalf("extra row gone: %s, want Running", st)
 	}
 }
@@ -316,14 +318,14 @@ func TestScannerFirstRunStartingAndDestroying(t *testing.T) {
 
 	// First run only: a cluster Starting for more than 10 minutes goes to
 	// Alert and a Destroying cluster is destroyed again.
-	if err := e.sim.SetClusterState(id, stStarting); err != nil {
+	if err := e.sim.SetClusterState(id, model.ClusterStarting); err != nil {
 		t.Fatal(err)
 	}
-	if err := e.sim.SetClusterState(gone, stDestroying); err != nil {
+	if err := e.sim.SetClusterState(gone, model.ClusterDestroying); err != nil {
 		t.Fatal(err)
 	}
 	clock.advance(11 * time.Minute)
-	if st := e.scanned(id); st != stAlert {
+	if st := e.scanned(id); st != model.ClusterAlert {
 		t.Fatalf("first scan of an old Starting cluster: %s, want Alert", st)
 	}
 	p := e.cs.Kubernetes.NewListKubernetesClustersParams()
@@ -332,14 +334,14 @@ func TestScannerFirstRunStartingAndDestroying(t *testing.T) {
 		t.Fatalf("first scan of a Destroying cluster: %+v %v, want it destroyed", r, err)
 	}
 	// The next runs reconcile the Alert cluster and leave Starting alone.
-	if st := e.scanned(id); st != stRunning {
+	if st := e.scanned(id); st != model.ClusterRunning {
 		t.Fatalf("second scan: %s, want Running", st)
 	}
-	if err := e.sim.SetClusterState(id, stStarting); err != nil {
+	if err := e.sim.SetClusterState(id, model.ClusterStarting); err != nil {
 		t.Fatal(err)
 	}
 	clock.advance(time.Hour)
-	if st := e.scanned(id); st != stStarting {
+	if st := e.scanned(id); st != model.ClusterStarting {
 		t.Fatalf("a later scan changed a Starting cluster: %s", st)
 	}
 	// The advanced clock also dates new VMs.
@@ -375,20 +377,20 @@ func TestScannerSkipsClusterWithMapRowOfMissingVM(t *testing.T) {
 	if err := e.sim.InsertMapRow(id, "99999999-9999-4999-8999-999999999999", MapRowSpec{}); err != nil {
 		t.Fatal(err)
 	}
-	if err := e.sim.SetVMState(vmIDByRole(e, other, "-node-"), vmStopped); err != nil {
+	if err := e.sim.SetVMState(vmIDByRole(e, other, "-node-"), model.VMStopped); err != nil {
 		t.Fatal(err)
 	}
-	if st := e.scanned(id); st != stRunning {
+	if st := e.scanned(id); st != model.ClusterRunning {
 		t.Fatalf("cluster with a row of a missing VM: %s, want it left Running for the pass", st)
 	}
-	if st := e.cluster(other).State; st != stAlert {
+	if st := e.cluster(other).State; st != model.ClusterAlert {
 		t.Fatalf("the other cluster: %s, want Alert (still scanned)", st)
 	}
 	// In Alert the same row keeps it from being reconciled or stopped.
-	if err := e.sim.SetClusterState(id, stAlert); err != nil {
+	if err := e.sim.SetClusterState(id, model.ClusterAlert); err != nil {
 		t.Fatal(err)
 	}
-	if st := e.scanned(id); st != stAlert {
+	if st := e.scanned(id); st != model.ClusterAlert {
 		t.Fatalf("Alert cluster with a row of a missing VM: %s", st)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"maps"
 	"strings"
 
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
 	"golang.org/x/crypto/ssh"
 )
 
@@ -85,118 +86,119 @@ var seedVersions = []struct {
 func (s *Simulator) seed() {
 	st := s.st
 	now := s.now()
-	ids := &st.seedIDs
+	ids := &st.SeedIDs
 
-	root := &domain{internalID: st.nextID("domain"), id: s.newUUID(), name: "ROOT", path: "ROOT", created: now}
-	st.domains = append(st.domains, root)
-	ids.rootDomain = root.id
+	root := &model.Domain{InternalID: st.NextID("domain"), ID: s.newUUID(), Name: "ROOT", Path: "ROOT", Created: now}
+	st.Domains = append(st.Domains, root)
+	ids.RootDomain = root.ID
 
-	admin := s.seedAccount(seedAdminAccount, accountTypeRootAdmin, "Admin")
-	tenant := s.seedAccount(seedTenantAccount, accountTypeUser, "User")
-	ids.adminAccount, ids.tenantAccount = admin.id, tenant.id
-	ids.adminUser = st.userOfAccount(admin.id).id
-	ids.tenantUser = st.userOfAccount(tenant.id).id
+	admin := s.seedAccount(seedAdminAccount, model.AccountTypeRootAdmin, "Admin")
+	admin.IsDefault = true
+	tenant := s.seedAccount(seedTenantAccount, model.AccountTypeUser, "User")
+	ids.AdminAccount, ids.TenantAccount = admin.ID, tenant.ID
+	ids.AdminUser = st.UserOfAccount(admin.ID).ID
+	ids.TenantUser = st.UserOfAccount(tenant.ID).ID
 
-	prjAccount := &account{internalID: st.nextID("account"), id: s.newUUID(),
-		name: "PrjAcct-" + seedProjectName + "-1", domainID: root.id, accountType: accountTypeProject,
-		roleType: "User", created: now}
-	prj := &project{internalID: st.nextID("project"), id: s.newUUID(), name: seedProjectName,
-		displayText: "CKS simulator project", domainID: root.id, accountID: prjAccount.id,
-		ownerAccountID: tenant.id, created: now}
-	prjAccount.projectID = prj.id
-	st.accounts = append(st.accounts, prjAccount)
-	st.projects = append(st.projects, prj)
-	ids.project = prj.id
+	prjAccount := &model.Account{InternalID: st.NextID("account"), ID: s.newUUID(),
+		Name: "PrjAcct-" + seedProjectName + "-1", DomainID: root.ID, AccountType: model.AccountTypeProject,
+		RoleType: "User", Created: now}
+	prj := &model.Project{InternalID: st.NextID("project"), ID: s.newUUID(), Name: seedProjectName,
+		DisplayText: "CKS simulator project", DomainID: root.ID, AccountID: prjAccount.ID,
+		OwnerAccountID: tenant.ID, Created: now}
+	prjAccount.ProjectID = prj.ID
+	st.Accounts = append(st.Accounts, prjAccount)
+	st.Projects = append(st.Projects, prj)
+	ids.Project = prj.ID
 
-	z := &zone{internalID: st.nextID("zone"), id: s.newUUID(), name: seedZoneName, created: now}
-	st.zones = append(st.zones, z)
-	ids.zone = z.id
-	st.publicNet, st.physNetID = s.newUUID(), s.newUUID()
-	st.hostIDs = []string{s.newUUID(), s.newUUID()}
-	st.hostNames = []string{"sim-kvm-1", "sim-kvm-2"}
+	z := &model.Zone{InternalID: st.NextID("zone"), ID: s.newUUID(), Name: seedZoneName, Created: now}
+	st.Zones = append(st.Zones, z)
+	ids.Zone = z.ID
+	st.PublicNet, st.PhysNetID = s.newUUID(), s.newUUID()
+	st.HostIDs = []string{s.newUUID(), s.newUUID()}
+	st.HostNames = []string{"sim-kvm-1", "sim-kvm-2"}
 
-	tpl := &template{internalID: st.nextID("template"), id: s.newUUID(), name: systemVMTemplateName,
-		displayText: systemVMTemplateName, created: now}
-	st.templates = append(st.templates, tpl)
-	ids.systemVMTemplate = tpl.id
-	ids.guestOS = s.newUUID()
+	tpl := &model.Template{InternalID: st.NextID("template"), ID: s.newUUID(), Name: systemVMTemplateName,
+		DisplayText: systemVMTemplateName, Created: now}
+	st.Templates = append(st.Templates, tpl)
+	ids.SystemVMTemplate = tpl.ID
+	ids.GuestOS = s.newUUID()
 
-	ids.offeringSmall = s.seedOffering(offeringSmallName, "CKS small (too small for CKS): 1 vCPU, 1 GB", 1, 1024)
-	ids.offeringMedium = s.seedOffering(offeringMediumName, "CKS medium: 2 vCPU, 4 GB", 2, 4096)
-	ids.offeringLarge = s.seedOffering(offeringLargeName, "CKS large: 4 vCPU, 8 GB", 4, 8192)
+	ids.OfferingSmall = s.seedOffering(offeringSmallName, "CKS small (too small for CKS): 1 vCPU, 1 GB", 1, 1024)
+	ids.OfferingMedium = s.seedOffering(offeringMediumName, "CKS medium: 2 vCPU, 4 GB", 2, 4096)
+	ids.OfferingLarge = s.seedOffering(offeringLargeName, "CKS large: 4 vCPU, 8 GB", 4, 8192)
 
-	ids.versions, ids.disabledVersions = map[string]string{}, map[string]string{}
+	ids.Versions, ids.DisabledVersions = map[string]string{}, map[string]string{}
 	for _, sv := range seedVersions {
-		v := &k8sVersion{internalID: st.nextID("version"), id: s.newUUID(), name: "v" + sv.semver,
-			semver: sv.semver, state: "Enabled", minCPU: 2, minMemory: 2048, supportsHA: true,
-			supportsAutoscaling: true, created: now, zoneID: z.id, arch: "x86_64"}
+		v := &model.KubernetesVersion{InternalID: st.NextID("version"), ID: s.newUUID(), Name: "v" + sv.semver,
+			Semver: sv.semver, State: "Enabled", MinCPU: 2, MinMemory: 2048, SupportsHA: true,
+			SupportsAutoscaling: true, Created: now, ZoneID: z.ID, Arch: "x86_64"}
 		// Downloaded before the simulator started.
-		v.iso = &binariesISO{internalID: st.nextID("iso"), id: s.newUUID(), name: v.name + "-Kubernetes-Binaries-ISO",
-			url: "https://download.cloudstack.org/cks/setup-" + sv.semver + ".iso", zoneID: z.id, state: isoReady,
-			downloadState: downloadDone, percent: 100, created: now}
-		st.isos = append(st.isos, v.iso)
+		v.ISO = &model.BinariesISO{InternalID: st.NextID("iso"), ID: s.newUUID(), Name: v.Name + "-Kubernetes-Binaries-ISO",
+			URL: "https://download.cloudstack.org/cks/setup-" + sv.semver + ".iso", ZoneID: z.ID, State: model.ISOReady,
+			DownloadState: model.DownloadDone, Percent: 100, Created: now}
+		st.ISOs = append(st.ISOs, v.ISO)
 		if !sv.enabled {
-			v.state = "Disabled"
-			ids.disabledVersions[sv.semver] = v.id
+			v.State = "Disabled"
+			ids.DisabledVersions[sv.semver] = v.ID
 		} else {
-			ids.versions[sv.semver] = v.id
+			ids.Versions[sv.semver] = v.ID
 		}
-		st.versions = append(st.versions, v)
+		st.Versions = append(st.Versions, v)
 	}
-	ids.defaultVersionKey = "1.33.13"
+	ids.DefaultVersionKey = "1.33.13"
 
-	for _, a := range []*account{admin, tenant, prjAccount} {
-		s.seedKeypair(a.id, seedKeypairName, s.keyPub)
+	for _, a := range []*model.Account{admin, tenant, prjAccount} {
+		s.seedKeypair(a.ID, seedKeypairName, s.keyPub)
 	}
 
-	cksOffer := &networkOffering{internalID: st.nextID("netoffering"), id: s.newUUID(), name: cksNetworkOfferingName,
-		displayText: "Network Offering used for CloudStack Kubernetes service", conserveMode: true}
-	tierOffer := &networkOffering{internalID: st.nextID("netoffering"), id: s.newUUID(), name: vpcTierOfferingName,
-		displayText: "Offering for Isolated VPC networks with Source Nat service enabled", forVPC: true}
-	st.netOffers = append(st.netOffers, cksOffer, tierOffer)
-	ids.networkOffering, ids.vpcTierOffering = cksOffer.id, tierOffer.id
+	cksOffer := &model.NetworkOffering{InternalID: st.NextID("netoffering"), ID: s.newUUID(), Name: cksNetworkOfferingName,
+		DisplayText: "Network Offering used for CloudStack Kubernetes service", ConserveMode: true}
+	tierOffer := &model.NetworkOffering{InternalID: st.NextID("netoffering"), ID: s.newUUID(), Name: vpcTierOfferingName,
+		DisplayText: "Offering for Isolated VPC networks with Source Nat service enabled", ForVPC: true}
+	st.NetOffers = append(st.NetOffers, cksOffer, tierOffer)
+	ids.NetworkOffering, ids.VPCTierOffering = cksOffer.ID, tierOffer.ID
 
 	// The global default lists have the fixed ids NetworkACL.DEFAULT_DENY
 	// (1) and DEFAULT_ALLOW (2).
-	allow := &networkACL{internalID: aclDefaultAllowID, id: s.newUUID(), name: aclDefaultAllow,
-		description: "Default Network ACL Allow All", forDisplay: true}
-	deny := &networkACL{internalID: aclDefaultDenyID, id: s.newUUID(), name: aclDefaultDeny,
-		description: "Default Network ACL Deny All", defaultDeny: true, forDisplay: true}
-	st.acls = append(st.acls, allow, deny)
-	st.seq["acl"] = aclDefaultAllowID
+	allow := &model.NetworkACL{InternalID: model.ACLDefaultAllowID, ID: s.newUUID(), Name: aclDefaultAllow,
+		Description: "Default Network ACL Allow All", ForDisplay: true}
+	deny := &model.NetworkACL{InternalID: model.ACLDefaultDenyID, ID: s.newUUID(), Name: aclDefaultDeny,
+		Description: "Default Network ACL Deny All", DefaultDeny: true, ForDisplay: true}
+	st.ACLs = append(st.ACLs, allow, deny)
+	st.Seq["acl"] = model.ACLDefaultAllowID
 
-	iso := s.newNetwork(isolatedNetworkName, z.id, cksOffer.id, admin.id, "", "")
+	iso := s.newNetwork(isolatedNetworkName, z.ID, cksOffer.ID, admin.ID, "", "")
 	s.implementNetwork(iso)
-	ids.isolatedNetwork = iso.id
+	ids.IsolatedNetwork = iso.ID
 
-	vp := &vpc{internalID: st.nextID("vpc"), id: s.newUUID(), name: vpcName, cidr: "10.100.0.0/16",
-		zoneID: z.id, accountID: admin.id, created: now}
-	st.vpcs = append(st.vpcs, vp)
-	ids.vpc = vp.id
-	if _, err := s.allocPublicIP(admin.id, "", vp.id, true); err != nil {
+	vp := &model.VPC{InternalID: st.NextID("vpc"), ID: s.newUUID(), Name: vpcName, CIDR: "10.100.0.0/16",
+		ZoneID: z.ID, AccountID: admin.ID, Created: now}
+	st.VPCs = append(st.VPCs, vp)
+	ids.VPC = vp.ID
+	if _, err := s.allocPublicIP(admin.ID, "", vp.ID, true); err != nil {
 		s.logf("seed VPC source NAT IP: %v", err)
 	}
-	tier := s.newNetwork(vpcTierName, z.id, tierOffer.id, admin.id, vp.id, allow.id)
-	tier.cidr, tier.gateway = "10.100.1.0/24", "10.100.1.1"
-	tier.state = netImplemented
-	deniedTier := s.newNetwork(vpcDenyTierName, z.id, tierOffer.id, admin.id, vp.id, deny.id)
-	deniedTier.cidr, deniedTier.gateway = "10.100.2.0/24", "10.100.2.1"
-	deniedTier.state = netImplemented
-	ids.vpcTier, ids.vpcDenyTier = tier.id, deniedTier.id
+	tier := s.newNetwork(vpcTierName, z.ID, tierOffer.ID, admin.ID, vp.ID, allow.ID)
+	tier.CIDR, tier.Gateway = "10.100.1.0/24", "10.100.1.1"
+	tier.State = model.NetworkImplemented
+	deniedTier := s.newNetwork(vpcDenyTierName, z.ID, tierOffer.ID, admin.ID, vp.ID, deny.ID)
+	deniedTier.CIDR, deniedTier.Gateway = "10.100.2.0/24", "10.100.2.1"
+	deniedTier.State = model.NetworkImplemented
+	ids.VPCTier, ids.VPCDenyTier = tier.ID, deniedTier.ID
 	// Seeded last, so that the ids seeded before keep their values.
-	nodeTpl := &template{internalID: st.nextID("template"), id: s.newUUID(), name: cksNodeTemplateName,
-		displayText: cksNodeTemplateName, forCks: true, created: now}
-	st.templates = append(st.templates, nodeTpl)
-	ids.nodeTemplate = nodeTpl.id
-	cni := &userData{internalID: st.nextID("userdata"), id: s.newUUID(), name: cniConfigName, accountID: ids.adminAccount,
-		content: base64.StdEncoding.EncodeToString([]byte(seedCNIConfig)), forCks: true, created: now}
-	st.userData = append(st.userData, cni)
-	ids.cniConfig = cni.id
-	s.seedSharedNetwork(z.id)
-	plain := &template{internalID: st.nextID("template"), id: s.newUUID(), name: plainTemplateName,
-		displayText: plainTemplateName, created: now}
-	st.templates = append(st.templates, plain)
-	ids.plainTemplate = plain.id
+	nodeTpl := &model.Template{InternalID: st.NextID("template"), ID: s.newUUID(), Name: cksNodeTemplateName,
+		DisplayText: cksNodeTemplateName, ForCKS: true, Created: now}
+	st.Templates = append(st.Templates, nodeTpl)
+	ids.NodeTemplate = nodeTpl.ID
+	cni := &model.UserData{InternalID: st.NextID("userdata"), ID: s.newUUID(), Name: cniConfigName, AccountID: ids.AdminAccount,
+		Content: base64.StdEncoding.EncodeToString([]byte(seedCNIConfig)), ForCKS: true, Created: now}
+	st.UserData = append(st.UserData, cni)
+	ids.CNIConfig = cni.ID
+	s.seedSharedNetwork(z.ID)
+	plain := &model.Template{InternalID: st.NextID("template"), ID: s.newUUID(), Name: plainTemplateName,
+		DisplayText: plainTemplateName, Created: now}
+	st.Templates = append(st.Templates, plain)
+	ids.PlainTemplate = plain.ID
 	s.seedACLs(vp, tierOffer, allow, deny)
 }
 
@@ -205,121 +207,123 @@ func (s *Simulator) seed() {
 // non-conserve-mode tier offering (CKS forwards the API) and one of a
 // conserve-mode offering (CKS balances the API). Seeded after everything
 // else, so that the ids seeded before keep their values.
-func (s *Simulator) seedACLs(vp *vpc, tierOffer *networkOffering, allow, deny *networkACL) {
+func (s *Simulator) seedACLs(vp *model.VPC, tierOffer *model.NetworkOffering, allow, deny *model.NetworkACL) {
 	st := s.st
 	for _, def := range []struct {
-		acl    *networkACL
+		acl    *model.NetworkACL
 		action string
 	}{{deny, aclDeny}, {allow, aclAllow}} {
 		for i, traffic := range []string{aclIngress, aclEgress} {
-			st.aclItems = append(st.aclItems, &networkACLItem{internalID: st.nextID("aclitem"), id: s.newUUID(),
-				aclID: def.acl.id, number: i + 1, protocol: "all", cidrs: []string{"0.0.0.0/0"}, trafficType: traffic,
-				action: def.action, state: aclItemActive, forDisplay: true, created: s.now()})
+			st.ACLItems = append(st.ACLItems, &model.NetworkACLItem{InternalID: st.NextID("aclitem"), ID: s.newUUID(),
+				ACLID: def.acl.ID, Number: i + 1, Protocol: "all", CIDRs: []string{"0.0.0.0/0"}, TrafficType: traffic,
+				Action: def.action, State: aclItemActive, ForDisplay: true, Created: s.now()})
 		}
-		s.applyACL(def.acl.id)
+		s.applyACL(def.acl.ID)
 	}
-	custom := &networkACL{internalID: st.nextID("acl"), id: s.newUUID(), name: seedACLName,
-		description: "CKS simulator tier ACL", vpcID: vp.id, forDisplay: true}
-	st.acls = append(st.acls, custom)
+	custom := &model.NetworkACL{InternalID: st.NextID("acl"), ID: s.newUUID(), Name: seedACLName,
+		Description: "CKS simulator tier ACL", VPCID: vp.ID, ForDisplay: true}
+	st.ACLs = append(st.ACLs, custom)
 	web := 443
 	if _, err := s.createACLItem(custom, aclItemSpec{protocol: "tcp", start: &web, end: &web, trafficType: aclIngress,
 		action: aclAllow, reason: "web", forDisplay: true}); err != nil {
 		s.logf("seed ACL item: %v", err)
 	}
-	s.applyACL(custom.id)
-	conserve := &networkOffering{internalID: st.nextID("netoffering"), id: s.newUUID(), name: vpcTierConserveOfferingName,
-		displayText: "Offering for VPC tiers with conserve mode", conserveMode: true, forVPC: true}
-	st.netOffers = append(st.netOffers, conserve)
+	s.applyACL(custom.ID)
+	conserve := &model.NetworkOffering{InternalID: st.NextID("netoffering"), ID: s.newUUID(), Name: vpcTierConserveOfferingName,
+		DisplayText: "Offering for VPC tiers with conserve mode", ConserveMode: true, ForVPC: true}
+	st.NetOffers = append(st.NetOffers, conserve)
 	for i, t := range []struct {
 		name  string
-		offer *networkOffering
+		offer *model.NetworkOffering
 		id    *string
-	}{{"sim-vpc-tier-acl", tierOffer, &st.seedIDs.vpcACLTier}, {"sim-vpc-tier-acl-lb", conserve, &st.seedIDs.vpcACLTierLB}} {
-		n := s.newNetwork(t.name, vp.zoneID, t.offer.id, vp.accountID, vp.id, custom.id)
-		n.cidr, n.gateway = fmt.Sprintf("10.100.%d.0/24", 3+i), fmt.Sprintf("10.100.%d.1", 3+i)
-		n.state = netImplemented
-		*t.id = n.id
+	}{{"sim-vpc-tier-acl", tierOffer, &st.SeedIDs.VPCACLTier}, {"sim-vpc-tier-acl-lb", conserve, &st.SeedIDs.VPCACLTierLB}} {
+		n := s.newNetwork(t.name, vp.ZoneID, t.offer.ID, vp.AccountID, vp.ID, custom.ID)
+		n.CIDR, n.Gateway = fmt.Sprintf("10.100.%d.0/24", 3+i), fmt.Sprintf("10.100.%d.1", 3+i)
+		n.State = model.NetworkImplemented
+		*t.id = n.ID
 	}
-	st.seedIDs.vpcACL = custom.id
+	st.SeedIDs.VPCACL = custom.ID
 }
 
-func (s *Simulator) seedAccount(name string, accountType int, roleType string) *account {
+func (s *Simulator) seedAccount(name string, accountType int, roleType string) *model.Account {
 	st := s.st
 	now := s.now()
-	a := &account{internalID: st.nextID("account"), id: s.newUUID(), name: name,
-		domainID: st.seedIDs.rootDomain, accountType: accountType, roleType: roleType, created: now}
-	u := &user{internalID: st.nextID("user"), id: s.newUUID(), username: name, accountID: a.id,
-		apiKey: s.newSecretString(), secretKey: s.newSecretString(), created: now}
-	st.accounts = append(st.accounts, a)
-	st.users = append(st.users, u)
+	a := &model.Account{InternalID: st.NextID("account"), ID: s.newUUID(), Name: name,
+		DomainID: st.SeedIDs.RootDomain, AccountType: accountType, RoleType: roleType, Created: now}
+	u := &model.User{InternalID: st.NextID("user"), ID: s.newUUID(), Username: name, AccountID: a.ID,
+		APIKey: s.newSecretString(), SecretKey: s.newSecretString(), Created: now}
+	st.Accounts = append(st.Accounts, a)
+	st.Users = append(st.Users, u)
 	return a
 }
 
 func (s *Simulator) seedOffering(name, display string, cpu, memory int) string {
-	o := &serviceOffering{internalID: s.st.nextID("offering"), id: s.newUUID(), name: name,
-		displayText: display, cpu: cpu, cpuSpeed: 1000, memory: memory, created: s.now()}
-	s.st.offerings = append(s.st.offerings, o)
-	return o.id
+	o := &model.ServiceOffering{InternalID: s.st.NextID("offering"), ID: s.newUUID(), Name: name,
+		DisplayText: display, CPU: cpu, CPUSpeed: 1000, Memory: memory, Created: s.now()}
+	s.st.Offerings = append(s.st.Offerings, o)
+	return o.ID
 }
 
 func (s *Simulator) seedKeypair(accountID, name string, pub ssh.PublicKey) {
-	s.st.keypairs = append(s.st.keypairs, &keyPair{internalID: s.st.nextID("keypair"), id: s.newUUID(),
-		name: name, accountID: accountID, fingerprint: ssh.FingerprintLegacyMD5(pub), pub: pub, created: s.now()})
+	s.st.Keypairs = append(s.st.Keypairs, &model.KeyPair{InternalID: s.st.NextID("keypair"), ID: s.newUUID(),
+		Name: name, AccountID: accountID, Fingerprint: ssh.FingerprintLegacyMD5(pub), Pub: pub, Created: s.now()})
 }
 
 // infoLocked builds Info. Callers hold s.mu.
 func (s *Simulator) infoLocked(apiURL, adminURL, keyFile string) Info {
-	ids := s.st.seedIDs
+	ids := s.st.SeedIDs
 	offeringName := func(id string) string {
-		return nameOf(s.st.offering(id), func(o *serviceOffering) string { return o.name })
+		return nameOf(s.st.Offering(id), func(o *model.ServiceOffering) string { return o.Name })
 	}
-	networkName := func(id string) string { return nameOf(s.st.network(id), func(n *network) string { return n.name }) }
-	admin := s.st.userOfAccount(ids.adminAccount)
-	tenant := s.st.userOfAccount(ids.tenantAccount)
+	networkName := func(id string) string {
+		return nameOf(s.st.Network(id), func(n *model.Network) string { return n.Name })
+	}
+	admin := s.st.UserOfAccount(ids.AdminAccount)
+	tenant := s.st.UserOfAccount(ids.TenantAccount)
 	return Info{
 		APIURL:                     apiURL,
-		APIKey:                     admin.apiKey,
-		SecretKey:                  admin.secretKey,
+		APIKey:                     admin.APIKey,
+		SecretKey:                  admin.SecretKey,
 		AdminURL:                   adminURL,
-		ZoneID:                     ids.zone,
-		ServiceOfferingID:          ids.offeringMedium,
-		KubernetesVersions:         maps.Clone(ids.versions),
+		ZoneID:                     ids.Zone,
+		ServiceOfferingID:          ids.OfferingMedium,
+		KubernetesVersions:         maps.Clone(ids.Versions),
 		Keypair:                    seedKeypairName,
 		PrivateKeyFile:             keyFile,
-		Profile:                    s.profile.name,
-		CloudStackVersion:          s.profile.cloudStackVersion,
-		DisabledKubernetesVersions: maps.Clone(ids.disabledVersions),
-		LargeServiceOfferingID:     ids.offeringLarge,
-		SmallServiceOfferingID:     ids.offeringSmall,
-		NetworkOfferingID:          ids.networkOffering,
-		IsolatedNetworkID:          ids.isolatedNetwork,
-		VPCID:                      ids.vpc,
-		VPCTierNetworkID:           ids.vpcTier,
-		VPCDenyTierNetworkID:       ids.vpcDenyTier,
-		DomainID:                   ids.rootDomain,
+		Profile:                    s.profile.Name,
+		CloudStackVersion:          s.profile.CloudStackVersion,
+		DisabledKubernetesVersions: maps.Clone(ids.DisabledVersions),
+		LargeServiceOfferingID:     ids.OfferingLarge,
+		SmallServiceOfferingID:     ids.OfferingSmall,
+		NetworkOfferingID:          ids.NetworkOffering,
+		IsolatedNetworkID:          ids.IsolatedNetwork,
+		VPCID:                      ids.VPC,
+		VPCTierNetworkID:           ids.VPCTier,
+		VPCDenyTierNetworkID:       ids.VPCDenyTier,
+		DomainID:                   ids.RootDomain,
 		Account:                    seedAdminAccount,
-		ProjectID:                  ids.project,
+		ProjectID:                  ids.Project,
 		TenantAccount:              seedTenantAccount,
-		TenantAPIKey:               tenant.apiKey,
-		TenantSecretKey:            tenant.secretKey,
-		PublicIPBlock:              s.block.cidr(),
-		NodeTemplateID:             ids.nodeTemplate,
-		PlainTemplateID:            ids.plainTemplate,
-		CNIConfigurationID:         ids.cniConfig,
-		SharedNetworkID:            ids.sharedNetwork,
-		SharedNetworkCIDR:          s.sharedBlock.cidr(),
-		VPCACLID:                   ids.vpcACL,
-		VPCACLTierNetworkID:        ids.vpcACLTier,
-		VPCACLTierLBNetworkID:      ids.vpcACLTierLB,
-		ZoneName:                   nameOf(s.st.zone(ids.zone), func(z *zone) string { return z.name }),
-		ServiceOfferingName:        offeringName(ids.offeringMedium),
-		LargeServiceOfferingName:   offeringName(ids.offeringLarge),
-		SmallServiceOfferingName:   offeringName(ids.offeringSmall),
-		KubernetesVersionNames:     s.versionNamesLocked(ids.versions),
-		IsolatedNetworkName:        networkName(ids.isolatedNetwork),
-		VPCTierNetworkName:         networkName(ids.vpcTier),
-		SharedNetworkName:          networkName(ids.sharedNetwork),
-		ProjectName:                nameOf(s.st.project(ids.project), func(p *project) string { return p.name }),
+		TenantAPIKey:               tenant.APIKey,
+		TenantSecretKey:            tenant.SecretKey,
+		PublicIPBlock:              s.block.CIDR(),
+		NodeTemplateID:             ids.NodeTemplate,
+		PlainTemplateID:            ids.PlainTemplate,
+		CNIConfigurationID:         ids.CNIConfig,
+		SharedNetworkID:            ids.SharedNetwork,
+		SharedNetworkCIDR:          s.sharedBlock.CIDR(),
+		VPCACLID:                   ids.VPCACL,
+		VPCACLTierNetworkID:        ids.VPCACLTier,
+		VPCACLTierLBNetworkID:      ids.VPCACLTierLB,
+		ZoneName:                   nameOf(s.st.Zone(ids.Zone), func(z *model.Zone) string { return z.Name }),
+		ServiceOfferingName:        offeringName(ids.OfferingMedium),
+		LargeServiceOfferingName:   offeringName(ids.OfferingLarge),
+		SmallServiceOfferingName:   offeringName(ids.OfferingSmall),
+		KubernetesVersionNames:     s.versionNamesLocked(ids.Versions),
+		IsolatedNetworkName:        networkName(ids.IsolatedNetwork),
+		VPCTierNetworkName:         networkName(ids.VPCTier),
+		SharedNetworkName:          networkName(ids.SharedNetwork),
+		ProjectName:                nameOf(s.st.Project(ids.Project), func(p *model.Project) string { return p.Name }),
 	}
 }
 
@@ -336,12 +340,7 @@ func nameOf[T any](v *T, name func(*T) string) string {
 func (s *Simulator) versionNamesLocked(ids map[string]string) map[string]string {
 	out := make(map[string]string, len(ids))
 	for semver, id := range ids {
-		out[semver] = nameOf(s.st.version(id), func(v *k8sVersion) string { return v.name })
+		out[semver] = nameOf(s.st.Version(id), func(v *model.KubernetesVersion) string { return v.Name })
 	}
 	return out
-}
-
-// clusterString is KubernetesClusterVO.toString(), used in server messages.
-func (s *Simulator) clusterString(c *cluster) string {
-	return fmt.Sprintf(`KubernetesCluster {"id":%d,"name":%s,"uuid":"%s"}`, c.internalID, jsonString(c.name), c.id)
 }

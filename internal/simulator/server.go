@@ -4,11 +4,10 @@ import (
 	"maps"
 	"net/http"
 	"time"
-)
 
-// commandHandler runs one API command with s.mu held and returns the body
-// inside "<command>response".
-type commandHandler func(s *Simulator, c *caller, p params) (map[string]any, *apiError)
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/wire"
+)
 
 // commands maps API command names (case-sensitive, as CloudStack's
 // command map is) to handlers.
@@ -70,17 +69,17 @@ func (s *Simulator) serveAPI(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if err := r.ParseForm(); err != nil {
-		writeError(w, "errorresponse", &apiError{code: 430, csCode: csServerAPIException, text: "Malformed request"})
+		wire.WriteError(w, "errorresponse", &wire.APIError{Code: 430, CSCode: wire.CSServerAPIException, Text: "Malformed request"})
 		return
 	}
 	form := r.Form
-	command := firstValueFold(form, "command")
+	command := wire.FirstValueFold(form, "command")
 	respKey := "errorresponse"
 	if command != "" {
-		s.counters.add(command)
-		respKey = lowerCommand(command) + "response"
+		s.counters.Add(command)
+		respKey = wire.LowerCommand(command) + "response"
 	}
-	if d := s.faults.latencyFor(command); d > 0 {
+	if d := s.faults.LatencyFor(command); d > 0 {
 		t := time.NewTimer(d)
 		select {
 		case <-t.C:
@@ -91,24 +90,24 @@ func (s *Simulator) serveAPI(w http.ResponseWriter, r *http.Request) {
 	}
 	c := s.authenticate(form)
 	if c == nil {
-		writeError(w, respKey, &apiError{code: codeUnauthorized, text: authFailureText})
+		wire.WriteError(w, respKey, &wire.APIError{Code: wire.CodeUnauthorized, Text: wire.AuthFailureText})
 		return
 	}
 	handler, ok := commands[command]
 	if !ok {
-		writeError(w, respKey, &apiError{code: codeUnsupported, csCode: csServerAPIException,
-			text: "The given command does not exist or it is not available for user"})
+		wire.WriteError(w, respKey, &wire.APIError{Code: wire.CodeUnsupported, CSCode: wire.CSServerAPIException,
+			Text: "The given command does not exist or it is not available for user"})
 		return
 	}
-	if injected, ok := s.faults.takeAPIFailure(command); ok {
-		writeError(w, respKey, injected)
+	if injected, ok := s.faults.TakeAPIFailure(command); ok {
+		wire.WriteError(w, respKey, injected)
 		return
 	}
-	p := newParams(command, form)
+	p := wire.NewParams(command, form)
 	s.lock()
 	body, err := handler(s, c, p)
 	s.unlock()
-	if s.faults.takeLostResponse(command) {
+	if s.faults.TakeLostResponse(command) {
 		// The command ran (an async one has its job queued), but a proxy
 		// in front of the server times out and answers for it.
 		w.Header().Set("Content-Type", "text/html")
@@ -117,10 +116,10 @@ func (s *Simulator) serveAPI(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if err != nil {
-		writeError(w, respKey, err)
+		wire.WriteError(w, respKey, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{respKey: body})
+	wire.WriteJSON(w, http.StatusOK, map[string]any{respKey: body})
 }
 
 // authenticate verifies the api key and signature and returns the caller,
@@ -128,20 +127,20 @@ func (s *Simulator) serveAPI(w http.ResponseWriter, r *http.Request) {
 func (s *Simulator) authenticate(form map[string][]string) *caller {
 	s.lock()
 	defer s.unlock()
-	var found *user
+	var found *model.User
 	secretFor := func(apiKey string) (string, bool) {
-		for _, u := range s.st.users {
-			if u.apiKey == apiKey {
+		for _, u := range s.st.Users {
+			if u.APIKey == apiKey {
 				found = u
-				return u.secretKey, true
+				return u.SecretKey, true
 			}
 		}
 		return "", false
 	}
-	if !verifySignature(form, secretFor, time.Now()) || found == nil {
+	if !wire.VerifySignature(form, secretFor, time.Now()) || found == nil {
 		return nil
 	}
-	a := s.st.account(found.accountID)
+	a := s.st.Account(found.AccountID)
 	if a == nil {
 		return nil
 	}

@@ -12,6 +12,10 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/faults"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/loopback"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/profiles"
 	"golang.org/x/crypto/ssh"
 )
 
@@ -157,13 +161,13 @@ type Info struct {
 // Simulator is one simulated CloudStack management server.
 type Simulator struct {
 	opts    Options
-	profile profile
+	profile profiles.Profile
 
 	// mu guards st, rng and every model change. Endpoint calls are made
 	// while holding it; the endpoints read the model only through the
 	// lock-free view published on unlock, so they never wait on mu.
 	mu         sync.Mutex
-	st         *state
+	st         *model.DB
 	rng        *rand.Rand
 	orderRNG   *rand.Rand // shuffled list order, apart from rng
 	twinRNG    *rand.Rand // findByNetworkAndPorts' ORDER BY RAND(), apart from rng
@@ -174,17 +178,17 @@ type Simulator struct {
 	view        atomic.Pointer[endpointView]
 	ep          netEndpoints
 
-	block ipBlock
+	block loopback.Block
 	// extraBlocks are the public IP blocks beyond block (PublicIPBlocks).
-	extraBlocks []ipBlock
+	extraBlocks []loopback.Block
 	// sharedBlock is the loopback /24 of the Shared network's guest range.
-	sharedBlock ipBlock
+	sharedBlock loopback.Block
 	keyPriv     ed25519.PrivateKey
 	keyPub      ssh.PublicKey
 	keyPEM      []byte
 
-	faults   *faults
-	counters *callCounters
+	faults   *faults.Set
+	counters *faults.Counters
 
 	closing   chan struct{}
 	closeOnce sync.Once
@@ -205,7 +209,7 @@ type Simulator struct {
 // 127.A.B.0/24 for public IP addresses but does not listen for API requests
 // until Start.
 func New(opts Options) (*Simulator, error) {
-	prof, err := profileByName(opts.Profile)
+	prof, err := profiles.ByName(opts.Profile)
 	if err != nil {
 		return nil, err
 	}
@@ -243,36 +247,36 @@ func New(opts Options) (*Simulator, error) {
 	s := &Simulator{
 		opts:      opts,
 		profile:   prof,
-		st:        newState(),
+		st:        model.NewDB(),
 		rng:       newRNG(opts.Seed),
 		orderRNG:  newOrderRNG(opts.Seed),
 		twinRNG:   newTwinRNG(opts.Seed),
-		faults:    newFaults(),
-		counters:  newCallCounters(),
+		faults:    faults.New(),
+		counters:  faults.NewCounters(),
 		closing:   make(chan struct{}),
 		scanReset: make(chan struct{}, 1),
 	}
-	block, err := reserveIPBlock(s.rng)
+	block, err := loopback.Reserve(s.rng)
 	if err != nil {
 		return nil, err
 	}
 	s.block = block
 	if err := s.reserveExtraBlocks(opts.PublicIPBlocks); err != nil {
-		block.release()
+		block.Release()
 		return nil, err
 	}
 	// Its own generator, so that the ids drawn from rng keep their values.
-	shared, err := reserveIPBlock(newRNG(sharedBlockSeed(opts.Seed)))
+	shared, err := loopback.Reserve(newRNG(sharedBlockSeed(opts.Seed)))
 	if err != nil {
-		block.release()
+		block.Release()
 		s.releaseExtraBlocks()
 		return nil, err
 	}
 	s.sharedBlock = shared
 	if err := s.generateKeyPair(); err != nil {
-		block.release()
+		block.Release()
 		s.releaseExtraBlocks()
-		shared.release()
+		shared.Release()
 		return nil, err
 	}
 	s.ep = newEndpoints(endpointSource{s})
@@ -366,35 +370,9 @@ func (s *Simulator) Close() error {
 		s.jobs.Wait()
 		s.bg.Wait()
 		s.ep.Close()
-		s.block.release()
+		s.block.Release()
 		s.releaseExtraBlocks()
-		s.sharedBlock.release()
+		s.sharedBlock.Release()
 	})
 	return nil
-}
-
-func (s *Simulator) logf(format string, args ...any) {
-	if s.opts.Logf != nil {
-		s.opts.Logf(format, args...)
-	}
-}
-
-// now is the simulated wall clock.
-func (s *Simulator) now() time.Time {
-	var t time.Time
-	if s.opts.Clock != nil {
-		t = s.opts.Clock()
-	} else {
-		t = time.Now()
-	}
-	return t.Add(time.Duration(s.clockOffset.Load())).UTC().Truncate(time.Millisecond)
-}
-
-// lock and unlock guard the model; unlock republishes the view the network
-// endpoints read.
-func (s *Simulator) lock() { s.mu.Lock() }
-
-func (s *Simulator) unlock() {
-	s.publishView()
-	s.mu.Unlock()
 }

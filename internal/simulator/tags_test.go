@@ -4,6 +4,8 @@ import (
 	"maps"
 	"strings"
 	"testing"
+
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/wire"
 )
 
 // vmTags reads a VM's tags through listVirtualMachines.
@@ -37,11 +39,11 @@ func TestTagsOfAVM(t *testing.T) {
 	}
 	e.mustSucceed(tag(map[string]string{"team": "gpu", "owner": "ops"}))
 
-	if code, text := e.mustFail(tag(map[string]string{"new": "x", "team": "other"})); code != codeInternalError ||
+	if code, text := e.mustFail(tag(map[string]string{"new": "x", "team": "other"})); code != wire.CodeInternalError ||
 		!strings.Contains(text, "tag team already on UserVm") {
 		t.Fatalf("a key the VM has: %d %s", code, text)
 	}
-	if code, text := e.mustFail(tag(map[string]string{"empty": ""})); code != codeParamError ||
+	if code, text := e.mustFail(tag(map[string]string{"empty": ""})); code != wire.CodeParamError ||
 		!strings.Contains(text, "Value for the key empty is either null or empty") {
 		t.Fatalf("an empty value: %d %s", code, text)
 	}

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
 )
 
 // listOne is the one object a list command by id returns, as its admin
@@ -72,7 +74,7 @@ func (e *testEnv) waitISO(versionID string) map[string]string {
 	deadline := time.Now().Add(20 * time.Second)
 	for {
 		v := e.versionFields(versionID)
-		if v["isostate"] != isoCreating {
+		if v["isostate"] != model.ISOCreating {
 			return v
 		}
 		if time.Now().After(deadline) {
@@ -98,7 +100,7 @@ func TestAddVersionDownloadsItsISO(t *testing.T) {
 	e := newEnv(t, Options{ISODownloadDuration: 500 * time.Millisecond})
 	const isoURL = "https://download.example.org/cks/setup-1.35.2.iso"
 	v := e.addVersion(newVersionParams("1.35.2", isoURL, "zoneid", e.info.ZoneID, "checksum", "{SHA-256}abc"))
-	if v["name"] != "v1.35.2-"+seedZoneName || v["state"] != "Enabled" || v["isostate"] != isoCreating ||
+	if v["name"] != "v1.35.2-"+seedZoneName || v["state"] != "Enabled" || v["isostate"] != model.ISOCreating ||
 		v["zoneid"] != e.info.ZoneID || v["mincpunumber"] != "2" || v["supportsha"] != "true" {
 		t.Fatalf("the new version: %v", v)
 	}
@@ -116,11 +118,11 @@ func TestAddVersionDownloadsItsISO(t *testing.T) {
 		t.Fatalf("a cluster of a version whose ISO downloads: %v", err)
 	}
 
-	if got := e.waitISO(v["id"]); got["isostate"] != isoReady {
+	if got := e.waitISO(v["id"]); got["isostate"] != model.ISOReady {
 		t.Fatalf("after the download the ISO is %s", got["isostate"])
 	}
 	iso = e.isoFields(v["isoid"])
-	if iso["isready"] != "true" || iso["status"] != "Successfully Installed" || iso["downloadState"] != downloadDone ||
+	if iso["isready"] != "true" || iso["status"] != "Successfully Installed" || iso["downloadState"] != model.DownloadDone ||
 		iso["downloadPercent"] != "100" {
 		t.Fatalf("the downloaded ISO: %v", iso)
 	}
@@ -143,11 +145,11 @@ func TestAddVersionDownloadFails(t *testing.T) {
 	if v["name"] != "v1.35.2" || v["zoneid"] != "" {
 		t.Fatalf("a version for every zone: %v", v)
 	}
-	if got := e.waitISO(v["id"]); got["isostate"] != isoAllocated {
+	if got := e.waitISO(v["id"]); got["isostate"] != model.ISOAllocated {
 		t.Fatalf("after a failed download the ISO is %s", got["isostate"])
 	}
 	iso := e.isoFields(v["isoid"])
-	if iso["isready"] != "false" || iso["status"] != reason || iso["downloadState"] != downloadError {
+	if iso["isready"] != "false" || iso["status"] != reason || iso["downloadState"] != model.DownloadError {
 		t.Fatalf("the failed ISO: %v", iso)
 	}
 	// The tenant sees the public ISO, not its download status.
@@ -162,7 +164,7 @@ func TestAddVersionDirectDownloadIsReadyAtOnce(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, Options{})
 	v := e.addVersion(newVersionParams("1.35.2", "https://download.example.org/a.iso", "directdownload", "true", "name", "direct"))
-	if v["isostate"] != isoReady || v["directdownload"] != "true" || v["name"] != "direct" {
+	if v["isostate"] != model.ISOReady || v["directdownload"] != "true" || v["name"] != "direct" {
 		t.Fatalf("a direct download version: %v", v)
 	}
 	if iso := e.isoFields(v["isoid"]); iso["status"] != "Bypassed Secondary Storage" || iso["isready"] != "true" {

@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/wire"
 )
 
 // VMs, the VM map and Kubernetes node registration. Callers hold s.mu.
@@ -12,42 +15,42 @@ import (
 // worker VMs run a kubelet that registers a Kubernetes node. Without a free
 // guest address on the network nothing is deployed and the capacity error
 // is returned.
-func (s *Simulator) createNodeVM(c *cluster, role nodeRole, name, offeringID string, n *network) (*vm, *apiError) {
+func (s *Simulator) createNodeVM(c *model.Cluster, role model.NodeRole, name, offeringID string, n *model.Network) (*model.VM, *wire.APIError) {
 	st := s.st
 	ip, aerr := s.allocPrivateIP(n)
 	if aerr != nil {
 		return nil, aerr
 	}
 	now := s.now()
-	v := &vm{internalID: st.nextID("vm"), id: s.newUUID(), name: name, state: vmRunning,
-		created: now, lastUpdated: now, zoneID: c.zoneID, accountID: c.accountID, offeringID: offeringID,
-		templateID: c.roleTemplate(role), networkID: n.id, keypair: c.keypair, rootDiskSize: c.rootDiskSize,
-		clusterID: c.id, role: role, nicID: s.newUUID(), ip: ip}
-	v.mac = fmt.Sprintf("02:00:%02x:%02x:%02x:%02x", s.rng.IntN(256), s.rng.IntN(256), s.rng.IntN(256), v.internalID%256)
-	host := int(v.internalID) % len(st.hostIDs)
-	v.hostID, v.hostName = st.hostIDs[host], st.hostNames[host]
-	st.vms = append(st.vms, v)
-	st.vmByID[strings.ToLower(v.id)] = v
-	if role == roleControl || role == roleWorker {
-		v.kubelet = true
-		s.registerNode(c.id, v, s.versionSemverOf(c))
+	v := &model.VM{InternalID: st.NextID("vm"), ID: s.newUUID(), Name: name, State: model.VMRunning,
+		Created: now, LastUpdated: now, ZoneID: c.ZoneID, AccountID: c.AccountID, OfferingID: offeringID,
+		TemplateID: c.RoleTemplate(role), NetworkID: n.ID, Keypair: c.Keypair, RootDiskSize: c.RootDiskSize,
+		ClusterID: c.ID, Role: role, NICID: s.newUUID(), IP: ip}
+	v.MAC = fmt.Sprintf("02:00:%02x:%02x:%02x:%02x", s.rng.IntN(256), s.rng.IntN(256), s.rng.IntN(256), v.InternalID%256)
+	host := int(v.InternalID) % len(st.HostIDs)
+	v.HostID, v.HostName = st.HostIDs[host], st.HostNames[host]
+	st.VMs = append(st.VMs, v)
+	st.VMByID[strings.ToLower(v.ID)] = v
+	if role == model.RoleControl || role == model.RoleWorker {
+		v.Kubelet = true
+		s.registerNode(c.ID, v, s.versionSemverOf(c))
 	}
 	s.openDirectSSH(v)
 	return v, nil
 }
 
 // instanceName is the hypervisor instance name i-<account>-<vm>-VM.
-func (s *Simulator) instanceName(v *vm) string {
+func (s *Simulator) instanceName(v *model.VM) string {
 	var acct int64
-	if a := s.st.account(v.accountID); a != nil {
-		acct = a.internalID
+	if a := s.st.Account(v.AccountID); a != nil {
+		acct = a.InternalID
 	}
-	return fmt.Sprintf("i-%d-%d-VM", acct, v.internalID)
+	return fmt.Sprintf("i-%d-%d-VM", acct, v.InternalID)
 }
 
-func (s *Simulator) versionSemverOf(c *cluster) string {
-	if v := s.st.version(c.versionID); v != nil {
-		return v.semver
+func (s *Simulator) versionSemverOf(c *model.Cluster) string {
+	if v := s.st.Version(c.VersionID); v != nil {
+		return v.Semver
 	}
 	return ""
 }
@@ -56,82 +59,77 @@ func (s *Simulator) versionSemverOf(c *cluster) string {
 // cluster's semantic version, except for etcd nodes, which get none and are
 // marked for manual upgrade (KubernetesClusterActionWorker.addKubernetesClusterVm,
 // called by provisionEtcdCluster with markForManualUpgrade).
-func (s *Simulator) addMapRow(c *cluster, v *vm) *mapRow {
-	row := &mapRow{internalID: s.st.nextID("vmmap"), clusterID: c.id, vmID: v.id,
-		control: v.role == roleControl, etcd: v.role == roleEtcd, manualUpgrade: v.role == roleEtcd}
-	if !row.etcd {
-		row.nodeVersion = s.versionSemverOf(c)
+func (s *Simulator) addMapRow(c *model.Cluster, v *model.VM) *model.MapRow {
+	row := &model.MapRow{InternalID: s.st.NextID("vmmap"), ClusterID: c.ID, VMID: v.ID,
+		Control: v.Role == model.RoleControl, Etcd: v.Role == model.RoleEtcd, ManualUpgrade: v.Role == model.RoleEtcd}
+	if !row.Etcd {
+		row.NodeVersion = s.versionSemverOf(c)
 	}
-	s.st.vmMap = append(s.st.vmMap, row)
+	s.st.VMMap = append(s.st.VMMap, row)
 	return row
 }
 
-func (s *Simulator) deleteMapRow(row *mapRow) {
-	s.st.vmMap = slices.DeleteFunc(s.st.vmMap, func(r *mapRow) bool { return r == row })
-}
-
-// kubeNodeName is the name a VM's kubelet registers under.
-func kubeNodeName(v *vm) string {
-	if v.nodeName != "" {
-		return v.nodeName
-	}
-	return strings.ToLower(v.name)
+func (s *Simulator) deleteMapRow(row *model.MapRow) {
+	s.st.VMMap = slices.DeleteFunc(s.st.VMMap, func(r *model.MapRow) bool { return r == row })
 }
 
 // registerNode registers the VM's node in the cluster's Kubernetes, once.
-func (s *Simulator) registerNode(clusterID string, v *vm, version string) {
-	if s.st.nodeOfVM(v.id) != nil {
+func (s *Simulator) registerNode(clusterID string, v *model.VM, version string) {
+	if s.st.NodeOfVM(v.ID) != nil {
 		return
 	}
-	s.st.nodes = append(s.st.nodes, &kubeNode{clusterID: clusterID, name: kubeNodeName(v), vmID: v.id,
-		control: v.role == roleControl, version: version, ip: v.ip, created: s.now()})
+	s.st.Nodes = append(s.st.Nodes, &model.KubeNode{ClusterID: clusterID, Name: model.KubeNodeName(v), VMID: v.ID,
+		Control: v.Role == model.RoleControl, Version: version, IP: v.IP, Created: s.now()})
 }
 
 // deleteNode is `kubectl delete node`.
 func (s *Simulator) deleteNode(vmID string) {
-	s.st.nodes = slices.DeleteFunc(s.st.nodes, func(n *kubeNode) bool { return n.vmID == vmID })
+	s.st.Nodes = slices.DeleteFunc(s.st.Nodes, func(n *model.KubeNode) bool { return n.VMID == vmID })
 }
 
 // setVMState changes a VM's state and its lastupdated time.
-func (s *Simulator) setVMState(v *vm, state string) {
-	if v.state == state {
+func (s *Simulator) setVMState(v *model.VM, state string) {
+	if v.State == state {
 		return
 	}
-	v.state = state
-	v.lastUpdated = s.now()
+	v.State = state
+	v.LastUpdated = s.now()
 }
 
 // expungeVM destroys and expunges a VM. Expunging revokes the VM's own
 // port-forwarding rules (cleanupVmResources) and drops it from LB rules.
 // Its Kubernetes node object, if any, stays until someone deletes it.
-func (s *Simulator) expungeVM(v *vm) {
-	if !v.expunged {
+func (s *Simulator) expungeVM(v *model.VM) {
+	if !v.Expunged {
 		defer s.releasePrivateIP(v) // once: the address may be someone else's later
 		s.closeDirectSSH(v)
 	}
-	s.setVMState(v, vmDestroyed)
-	s.setVMState(v, vmExpunging)
-	for _, r := range slices.Clone(s.st.rules) {
-		if r.purpose == purposePF && r.vmID == v.id {
+	s.setVMState(v, model.VMDestroyed)
+	s.setVMState(v, model.VMExpunging)
+	for _, r := range slices.Clone(s.st.Rules) {
+		if r.Purpose == model.PurposePF && r.VMID == v.ID {
 			s.revokeRule(r)
 		}
-		if r.purpose == purposeLB {
-			r.lbMembers = slices.DeleteFunc(r.lbMembers, func(id string) bool { return id == v.id })
+		if r.Purpose == model.PurposeLB {
+			r.LBMembers = slices.DeleteFunc(r.LBMembers, func(id string) bool { return id == v.ID })
 		}
 	}
-	v.expunged = true
+	v.Expunged = true
 }
 
-// clusterVMs returns the cluster's mapped VMs that still exist, in map
-// order, with their map rows.
-func (s *Simulator) clusterVMs(c *cluster) ([]*vm, []*mapRow) {
-	var vms []*vm
-	var rows []*mapRow
-	for _, row := range s.st.mapRows(c.id) {
-		if v := s.st.vm(row.vmID); v != nil {
-			vms = append(vms, v)
-			rows = append(rows, row)
-		}
+// joinNode registers a VM's node when the VM belongs to a live cluster and
+// is not an etcd VM.
+func (s *Simulator) joinNode(v *model.VM) {
+	if v.Role == model.RoleEtcd || v.ClusterID == "" {
+		return
 	}
-	return vms, rows
+	c := s.st.Cluster(v.ClusterID)
+	if c == nil || c.Removed {
+		return
+	}
+	version := s.versionSemverOf(c)
+	if row := s.st.MapRowOf(v.ID); row != nil && row.NodeVersion != "" {
+		version = strings.TrimPrefix(row.NodeVersion, "v")
+	}
+	s.registerNode(c.ID, v, version)
 }

@@ -4,6 +4,8 @@ import (
 	"net/url"
 	"strconv"
 	"testing"
+
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
 )
 
 func (e *testEnv) startCluster(id string) string {
@@ -44,14 +46,14 @@ func TestStartNeedsSSHThroughPort2222ToTheFirstControlNode(t *testing.T) {
 
 	// No forward on 2222: the kubeconfig cannot be read over SSH.
 	e.stopCluster(id)
-	if err := e.sim.DeleteRule(ruleID(e, purposePF, nodesStartSSHPort)); err != nil {
+	if err := e.sim.DeleteRule(ruleID(e, model.PurposePF, nodesStartSSHPort)); err != nil {
 		t.Fatal(err)
 	}
 	if code, text := e.mustFail(e.startCluster(id)); code != 530 || text != noConfig {
 		t.Fatalf("start without PF 2222: %d %q", code, text)
 	}
 	cl := e.cluster(id)
-	if cl.State != stAlert || cl.Virtualmachines[0].State != vmRunning {
+	if cl.State != model.ClusterAlert || cl.Virtualmachines[0].State != model.VMRunning {
 		t.Fatalf("after the failed start: %s, VM %s; want Alert with the VMs started", cl.State, cl.Virtualmachines[0].State)
 	}
 
@@ -64,24 +66,24 @@ func TestStartNeedsSSHThroughPort2222ToTheFirstControlNode(t *testing.T) {
 
 	// Back to the control node: the start succeeds.
 	e.stopCluster(id)
-	if err := e.sim.DeleteRule(ruleID(e, purposePF, nodesStartSSHPort)); err != nil {
+	if err := e.sim.DeleteRule(ruleID(e, model.PurposePF, nodesStartSSHPort)); err != nil {
 		t.Fatal(err)
 	}
 	e.addForward(cl.Ipaddressid, nodesStartSSHPort, control)
 	e.mustSucceed(e.startCluster(id))
-	if st := e.cluster(id).State; st != stRunning {
+	if st := e.cluster(id).State; st != model.ClusterRunning {
 		t.Fatalf("start with PF 2222 to the control node: %s", st)
 	}
 
 	// 6443 closed: the API check fails first.
 	e.stopCluster(id)
-	if err := e.sim.DeleteRule(ruleID(e, purposeFirewall, clusterAPIPort)); err != nil {
+	if err := e.sim.DeleteRule(ruleID(e, model.PurposeFirewall, clusterAPIPort)); err != nil {
 		t.Fatal(err)
 	}
 	if code, text := e.mustFail(e.startCluster(id)); code != 530 || text != "Failed to start Kubernetes cluster : start in usable state" {
 		t.Fatalf("start without the 6443 rule: %d %q", code, text)
 	}
-	if st := e.cluster(id).State; st != stAlert {
+	if st := e.cluster(id).State; st != model.ClusterAlert {
 		t.Fatalf("state %s, want Alert", st)
 	}
 }
@@ -113,7 +115,7 @@ func TestUpgradeNeedsEveryNodeForward(t *testing.T) {
 	// first worker are upgraded, then the job fails and the cluster is Alert.
 	id := e.createCluster(e.createParams("upgrade", 2))
 	workers := workerVMs(e, id)
-	if err := e.sim.DeleteRule(ruleID(e, purposePF, nodesStartSSHPort+2)); err != nil {
+	if err := e.sim.DeleteRule(ruleID(e, model.PurposePF, nodesStartSSHPort+2)); err != nil {
 		t.Fatal(err)
 	}
 	code, text := e.mustFail(upgrade(id, "1.34.2"))
@@ -121,7 +123,7 @@ func TestUpgradeNeedsEveryNodeForward(t *testing.T) {
 		t.Fatalf("upgrade without PF 2224: %d %q", code, text)
 	}
 	versions := nodeVersions(id)
-	if cl := e.cluster(id); cl.State != stAlert || versions[workers[0]] != "1.34.2" || versions[workers[1]] != "1.33.13" {
+	if cl := e.cluster(id); cl.State != model.ClusterAlert || versions[workers[0]] != "1.34.2" || versions[workers[1]] != "1.33.13" {
 		t.Fatalf("after the failed upgrade: %s %v", cl.State, versions)
 	}
 
@@ -130,7 +132,7 @@ func TestUpgradeNeedsEveryNodeForward(t *testing.T) {
 	id2 := e.createCluster(e.createParams("retarget", 2))
 	cl := e.cluster(id2)
 	workers = workerVMs(e, id2)
-	if err := e.sim.DeleteRule(ruleIDOn(e, cl.Ipaddressid, purposePF, nodesStartSSHPort+1)); err != nil {
+	if err := e.sim.DeleteRule(ruleIDOn(e, cl.Ipaddressid, model.PurposePF, nodesStartSSHPort+1)); err != nil {
 		t.Fatal(err)
 	}
 	var second string
@@ -165,7 +167,7 @@ func TestRefusedDeleteKeepsTheState(t *testing.T) {
 	if _, _, err := e.sim.CreateStrayVM(StrayVM{ClusterID: id}); err != nil {
 		t.Fatal(err)
 	}
-	for _, state := range []string{stRunning, stAlert} {
+	for _, state := range []string{model.ClusterRunning, model.ClusterAlert} {
 		if err := e.sim.SetClusterState(id, state); err != nil {
 			t.Fatal(err)
 		}
@@ -187,7 +189,7 @@ func TestFailedJobResultAndClusterResponseShape(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, Options{DisableScanner: true})
 	id := e.createCluster(e.createParams("shape", 1))
-	if err := e.sim.SetClusterState(id, stAlert); err != nil {
+	if err := e.sim.SetClusterState(id, model.ClusterAlert); err != nil {
 		t.Fatal(err)
 	}
 	jobID := e.scale(id, 2)

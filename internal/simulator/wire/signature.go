@@ -1,4 +1,4 @@
-package simulator
+package wire
 
 import (
 	"crypto/hmac"
@@ -13,9 +13,9 @@ import (
 	"unicode/utf16"
 )
 
-// authFailure is the 401 CloudStack answers for any credential problem; it
+// AuthFailureText is the 401 CloudStack answers for any credential problem; it
 // never says which part was wrong.
-const authFailureText = "unable to verify user credentials and/or request signature"
+const AuthFailureText = "unable to verify user credentials and/or request signature"
 
 // expiresLayouts are the forms DateUtil.parseTZDateString accepts, plus the
 // RFC 3339 "Z" form clients send.
@@ -26,12 +26,12 @@ var expiresLayouts = []string{
 	"2006-01-02T15:04:05Z0700",
 }
 
-// verifySignature checks a request the way ApiServer.verifyRequest does and
+// VerifySignature checks a request the way ApiServer.verifyRequest does and
 // returns the user the api key belongs to. now is the real time: expires is
 // set by the client's clock, not the simulated one.
-func verifySignature(form url.Values, secretFor func(apiKey string) (string, bool), now time.Time) bool {
-	apiKey := firstValueFold(form, "apikey")
-	signature := firstValueFold(form, "signature")
+func VerifySignature(form url.Values, secretFor func(apiKey string) (string, bool), now time.Time) bool {
+	apiKey := FirstValueFold(form, "apikey")
+	signature := FirstValueFold(form, "signature")
 	if apiKey == "" || signature == "" {
 		return false
 	}
@@ -39,8 +39,8 @@ func verifySignature(form url.Values, secretFor func(apiKey string) (string, boo
 	if !ok {
 		return false
 	}
-	if firstValueFold(form, "signatureversion") == "3" {
-		expires, ok := parseExpires(firstValueFold(form, "expires"))
+	if FirstValueFold(form, "signatureversion") == "3" {
+		expires, ok := parseExpires(FirstValueFold(form, "expires"))
 		if !ok || !now.Before(expires) {
 			return false
 		}
@@ -107,9 +107,9 @@ func parseExpires(v string) (time.Time, bool) {
 	return time.Time{}, false
 }
 
-// firstValueFold returns the first value of a parameter whose name matches
+// FirstValueFold returns the first value of a parameter whose name matches
 // case-insensitively.
-func firstValueFold(form url.Values, name string) string {
+func FirstValueFold(form url.Values, name string) string {
 	if vs, ok := form[name]; ok && len(vs) > 0 {
 		return vs[0]
 	}

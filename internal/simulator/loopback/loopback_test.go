@@ -1,7 +1,8 @@
-package simulator
+package loopback
 
 import (
 	"errors"
+	"math/rand/v2"
 	"net"
 	"os"
 	"strconv"
@@ -88,19 +89,19 @@ func aliasedBlocks(n int) func(string) bool {
 func TestReserveIPBlockLinuxPicksARandomBlock(t *testing.T) {
 	t.Parallel()
 	fake := newFakeLoopback(func(ip string) bool { return strings.HasPrefix(ip, "127.") })
-	blk, err := reserveIPBlockWith(newRNG(1), fake.listen)
+	blk, err := reserveWith(rand.New(rand.NewPCG(1, 1)), fake.listen)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if fake.calls != 1 || blk.sentinel == nil || blk.a < 16 || blk.a > 250 {
-		t.Fatalf("block %s after %d listen calls", blk.cidr(), fake.calls)
+	if fake.calls != 1 || blk.sentinel == nil || blk.A < 16 || blk.A > 250 {
+		t.Fatalf("block %s after %d listen calls", blk.CIDR(), fake.calls)
 	}
 }
 
 func TestReserveIPBlockFailsFastWithoutAliases(t *testing.T) {
 	t.Parallel()
 	fake := newFakeLoopback(onlyLocalhost)
-	_, err := reserveIPBlockWith(newRNG(1), fake.listen)
+	_, err := reserveWith(rand.New(rand.NewPCG(1, 1)), fake.listen)
 	if err == nil {
 		t.Fatal("a block was reserved on a host that routes only 127.0.0.1")
 	}
@@ -128,17 +129,17 @@ func TestReserveIPBlockUsesTheFirstFreeAliasedBlock(t *testing.T) {
 	fake := newFakeLoopback(aliasedBlocks(3))
 	fake.busy["127.16.0.254:2221"] = true // another simulator holds block 0
 
-	blk, err := reserveIPBlockWith(newRNG(1), fake.listen)
+	blk, err := reserveWith(rand.New(rand.NewPCG(1, 1)), fake.listen)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if blk.cidr() != "127.16.1.0/24" {
-		t.Fatalf("block %s, want 127.16.1.0/24", blk.cidr())
+	if blk.CIDR() != "127.16.1.0/24" {
+		t.Fatalf("block %s, want 127.16.1.0/24", blk.CIDR())
 	}
 	if open := fake.stillOpen(); len(open) != 1 || open[0] != "127.16.1.254:2221" {
 		t.Fatalf("listeners left open: %v, want only the block's sentinel", open)
 	}
-	blk.release()
+	blk.Release()
 	if open := fake.stillOpen(); len(open) != 0 {
 		t.Fatalf("release left %v open", open)
 	}
@@ -148,7 +149,7 @@ func TestReserveIPBlockUsesTheFirstFreeAliasedBlock(t *testing.T) {
 	for b := range aliasBlocks {
 		full.busy["127.16."+strconv.Itoa(b)+".254:2221"] = true
 	}
-	_, err = reserveIPBlockWith(newRNG(1), full.listen)
+	_, err = reserveWith(rand.New(rand.NewPCG(1, 1)), full.listen)
 	if err == nil || !strings.Contains(err.Error(), "is held by another simulator") || strings.Contains(err.Error(), "ifconfig") {
 		t.Fatalf("all blocks held: error %v", err)
 	}
@@ -158,7 +159,7 @@ func TestReserveIPBlockRejectsAPartlyAliasedBlock(t *testing.T) {
 	t.Parallel()
 	// Only the sentinel address was aliased, not the cluster addresses.
 	fake := newFakeLoopback(func(ip string) bool { return ip == "127.16.0.254" || onlyLocalhost(ip) })
-	_, err := reserveIPBlockWith(newRNG(1), fake.listen)
+	_, err := reserveWith(rand.New(rand.NewPCG(1, 1)), fake.listen)
 	if err == nil || !strings.Contains(err.Error(), "listen tcp 127.16.0.1:0: bind: ") || !strings.Contains(err.Error(), "sudo ifconfig lo0 alias") {
 		t.Fatalf("error %v, want the first missing address and the alias command", err)
 	}
@@ -170,7 +171,7 @@ func TestReserveIPBlockRejectsAPartlyAliasedBlock(t *testing.T) {
 // The simulator guide documents the same setup the error prints.
 func TestAliasCommandIsDocumented(t *testing.T) {
 	t.Parallel()
-	guide, err := os.ReadFile("../../templates/guides/simulator.md.tmpl")
+	guide, err := os.ReadFile("../../../templates/guides/simulator.md.tmpl")
 	if err != nil {
 		t.Fatal(err)
 	}

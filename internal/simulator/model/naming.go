@@ -1,4 +1,4 @@
-package simulator
+package model
 
 import (
 	"fmt"
@@ -40,9 +40,9 @@ func truncate(s string, n int) string {
 	return s
 }
 
-// clusterNodePrefix is
+// ClusterNodePrefix is
 // KubernetesClusterResourceModifierActionWorker.getKubernetesClusterNodeNamePrefix.
-func clusterNodePrefix(name, uuid string) string {
+func ClusterNodePrefix(name, uuid string) string {
 	p := strings.ToLower(name)
 	if verifyHostNameLabel(p) {
 		return truncate(p, maxClusterPrefixLength)
@@ -54,9 +54,9 @@ func clusterNodePrefix(name, uuid string) string {
 	return truncate("k8s-"+p, maxClusterPrefixLength)
 }
 
-// etcdNodePrefix is getEtcdNodeNameForCluster: case kept, no k8s-,
+// EtcdNodePrefix is getEtcdNodeNameForCluster: case kept, no k8s-,
 // "-etcd" appended, then cut to 40 characters.
-func etcdNodePrefix(name, uuid string) string {
+func EtcdNodePrefix(name, uuid string) string {
 	p := name
 	if !verifyHostNameLabel(p) {
 		p = notLabelRE.ReplaceAllString(p, "")
@@ -67,31 +67,18 @@ func etcdNodePrefix(name, uuid string) string {
 	return truncate(p+"-etcd", maxEtcdPrefixLength)
 }
 
-// hexMillis is Long.toHexString(millis).
-func hexMillis(ms int64) string { return strconv.FormatInt(ms, 16) }
+// HexMillis is Long.toHexString(millis).
+func HexMillis(ms int64) string { return strconv.FormatInt(ms, 16) }
 
-func controlNodeName(prefix string, ms int64) string {
-	return fmt.Sprintf("%s-control-%s", prefix, hexMillis(ms))
+func ControlNodeName(prefix string, ms int64) string {
+	return fmt.Sprintf("%s-control-%s", prefix, HexMillis(ms))
 }
 
-func workerNodeName(prefix string, ms int64) string {
-	return fmt.Sprintf("%s-node-%s", prefix, hexMillis(ms))
+func WorkerNodeName(prefix string, ms int64) string {
+	return fmt.Sprintf("%s-node-%s", prefix, HexMillis(ms))
 }
 
-// etcdNodeName uses the 1-based etcd index.
-func etcdNodeName(etcdPrefix string, index int, ms int64) string {
-	return fmt.Sprintf("%s-%d-%s", etcdPrefix, index, hexMillis(ms))
-}
-
-// nodeNameMillis returns the clock in milliseconds for a control or worker
-// name. VMs are created one after another, seconds apart on a real server;
-// a fast or frozen clock must still give distinct names, so the value never
-// repeats. Callers hold s.mu.
-func (s *Simulator) nodeNameMillis() int64 {
-	ms := s.now().UnixMilli()
-	if ms <= s.lastNameMS {
-		ms = s.lastNameMS + 1
-	}
-	s.lastNameMS = ms
-	return ms
+// EtcdNodeName uses the 1-based etcd index.
+func EtcdNodeName(etcdPrefix string, index int, ms int64) string {
+	return fmt.Sprintf("%s-%d-%s", etcdPrefix, index, HexMillis(ms))
 }

@@ -1,4 +1,4 @@
-package simulator
+package wire
 
 import (
 	"net/url"
@@ -8,9 +8,9 @@ import (
 	"strings"
 )
 
-// params are a request's parameters with lowercased names, as the API layer
+// Params are a request's parameters with lowercased names, as the API layer
 // hands them to commands.
-type params struct {
+type Params struct {
 	command string
 	v       map[string]string
 	// raw keeps the request's own names: the API layer lowercases parameter
@@ -19,8 +19,8 @@ type params struct {
 	raw url.Values
 }
 
-func newParams(command string, form url.Values) params {
-	p := params{command: command, v: make(map[string]string, len(form)), raw: form}
+func NewParams(command string, form url.Values) Params {
+	p := Params{command: command, v: make(map[string]string, len(form)), raw: form}
 	for name, vs := range form {
 		if len(vs) == 0 {
 			continue
@@ -33,45 +33,45 @@ func newParams(command string, form url.Values) params {
 	return p
 }
 
-func (p params) str(name string) string { return p.v[name] }
+func (p Params) Str(name string) string { return p.v[name] }
 
-func (p params) has(name string) bool {
+func (p Params) Has(name string) bool {
 	_, ok := p.v[name]
 	return ok && p.v[name] != ""
 }
 
-// require returns the value of a required parameter or the 431 the API layer
+// Require returns the value of a required parameter or the 431 the API layer
 // answers when it is missing.
-func (p params) require(name string) (string, *apiError) {
-	if !p.has(name) {
-		return "", missingParam(p.command, name)
+func (p Params) Require(name string) (string, *APIError) {
+	if !p.Has(name) {
+		return "", MissingParam(p.command, name)
 	}
 	return p.v[name], nil
 }
 
-// long parses an optional integer parameter.
-func (p params) long(name string) (value int64, present bool, err *apiError) {
-	if !p.has(name) {
+// Long parses an optional integer parameter.
+func (p Params) Long(name string) (value int64, present bool, err *APIError) {
+	if !p.Has(name) {
 		return 0, false, nil
 	}
 	n, perr := strconv.ParseInt(strings.TrimSpace(p.v[name]), 10, 64)
 	if perr != nil {
-		return 0, true, badValue(p.command, name, p.v[name])
+		return 0, true, BadValue(p.command, name, p.v[name])
 	}
 	return n, true, nil
 }
 
-// boolean parses an optional boolean like Java's Boolean.valueOf.
-func (p params) boolean(name string) (value, present bool) {
-	if !p.has(name) {
+// Bool parses an optional Bool like Java's Boolean.valueOf.
+func (p Params) Bool(name string) (value, present bool) {
+	if !p.Has(name) {
 		return false, false
 	}
 	return strings.EqualFold(strings.TrimSpace(p.v[name]), "true"), true
 }
 
-// list splits a comma-separated list parameter.
-func (p params) list(name string) []string {
-	if !p.has(name) {
+// List splits a comma-separated List parameter.
+func (p Params) List(name string) []string {
+	if !p.Has(name) {
 		return nil
 	}
 	var out []string
@@ -85,9 +85,9 @@ func (p params) list(name string) []string {
 
 var mapParamRE = regexp.MustCompile(`^([a-z0-9]+)\[(\d+)\]\.([a-z0-9_]+)$`)
 
-// mapEntries returns a map parameter (name[i].key=value) as one map per
+// MapEntries returns a map parameter (name[i].key=value) as one map per
 // index, in index order.
-func (p params) mapEntries(name string) []map[string]string {
+func (p Params) MapEntries(name string) []map[string]string {
 	groups := map[int]map[string]string{}
 	for key, value := range p.v {
 		m := mapParamRE.FindStringSubmatch(key)
@@ -112,9 +112,9 @@ func (p params) mapEntries(name string) []map[string]string {
 	return out
 }
 
-// detailsMap is BaseCmd.convertDetailsToMap: every name[i].<key>=<value>
+// DetailsMap is BaseCmd.convertDetailsToMap: every name[i].<key>=<value>
 // of every index in one map, sub-key case kept.
-func (p params) detailsMap(name string) map[string]string {
+func (p Params) DetailsMap(name string) map[string]string {
 	out := map[string]string{}
 	for key, vs := range p.raw {
 		open := strings.IndexByte(key, '[')
@@ -135,7 +135,23 @@ func (p params) detailsMap(name string) map[string]string {
 
 var uuidRE = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
 
-func isUUID(s string) bool { return uuidRE.MatchString(s) }
+func IsUUID(s string) bool { return uuidRE.MatchString(s) }
 
-// lowerCommand is the command name as it appears in response keys.
-func lowerCommand(command string) string { return strings.ToLower(command) }
+// LowerCommand is the command name as it appears in response keys.
+func LowerCommand(command string) string { return strings.ToLower(command) }
+
+// ResolveParam resolves an optional UUID parameter the way the API layer
+// does: a value that is not a UUID, or names no entity, is a 431.
+func ResolveParam[T any](p Params, name string, find func(string) *T) (*T, *APIError) {
+	id := p.Str(name)
+	if id == "" {
+		return nil, nil
+	}
+	if !IsUUID(id) {
+		return nil, EntityNotFound(name, id)
+	}
+	if e := find(id); e != nil {
+		return e, nil
+	}
+	return nil, EntityNotFound(name, id)
+}

@@ -1,4 +1,8 @@
-package simulator
+// Package profiles describes the CloudStack builds the simulator can behave
+// as (simulator.Options.Profile): what each one's CKS workers do
+// differently, with the upstream change that made the difference. It
+// imports nothing of the simulator.
+package profiles
 
 import (
 	"fmt"
@@ -29,7 +33,7 @@ const (
 	// etcd nodes: no CSI support (createManagedKubernetesCluster has no
 	// csi_enabled column before 4.22, apache/cloudstack#11419, so enablecsi
 	// is ignored and the response has no csienabled), and the 4.22.0 scale
-	// worker otherwise. It is not in Profiles(): the matrix runs the 4.22
+	// worker otherwise. It is not in Names(): the matrix runs the 4.22
 	// builds.
 	Profile42100 = "4.21.0.0"
 	// ProfileFixed is an alias of ProfilePR14165, kept for existing callers.
@@ -38,67 +42,70 @@ const (
 	ProfileFixed = "fixed"
 )
 
-type profile struct {
-	name              string
-	cloudStackVersion string
-	// preferNodeSSHRule: removeSshFirewallRule picks the rule starting at
+// Profile is one build's behaviour.
+type Profile struct {
+	Name              string
+	CloudStackVersion string
+	// PreferNodeSSHRule: removeSshFirewallRule picks the rule starting at
 	// 2222 before falling back to the PF-to-22 predicate (PR #14165).
-	preferNodeSSHRule bool
-	// portlessRuleNPE: a TCP firewall rule without ports reached by
+	PreferNodeSSHRule bool
+	// PortlessRuleNPE: a TCP firewall rule without ports reached by
 	// removeSshFirewallRule throws a NullPointerException (before #12806).
-	portlessRuleNPE bool
-	// before4221 is 4.22.0.x, from which 4.22.1 differs in the scale worker:
+	PortlessRuleNPE bool
+	// Before4221 is 4.22.0.x, from which 4.22.1 differs in the scale worker:
 	// a missing node SSH firewall rule fails the rule rebuild
 	// (KubernetesClusterScaleWorker.scaleKubernetesClusterIsolatedNetworkRules
 	// throws "Firewall rule for node SSH access can't be provisioned"; 4.22.1
 	// logs a warning and goes on, #12806), and a size-only scale-down removes
 	// the workers after subList(controlNodeCount + size - 1) (4.22.1 removes
 	// the last node_count - size workers, getWorkerNodesToRemove, #12302).
-	before4221 bool
-	// noCSI is a server before 4.22: enablecsi is ignored and the cluster
+	Before4221 bool
+	// NoCSI is a server before 4.22: enablecsi is ignored and the cluster
 	// response has no csienabled.
-	noCSI bool
-	// externalPortCountsEtcd: addNodesToKubernetesCluster gives external
+	NoCSI bool
+	// ExternalPortCountsEtcd: addNodesToKubernetesCluster gives external
 	// node k the port 2222 + getTotalNodeCount() + k, etcd nodes included
 	// (KubernetesClusterAddWorker.validateAndSetupNode in 4.21.0; later
 	// revisions subtract getEtcdNodeCount()).
-	externalPortCountsEtcd bool
+	ExternalPortCountsEtcd bool
 }
 
-var profiles = []profile{
-	{name: Profile42211, cloudStackVersion: "4.22.1.1"},
-	{name: Profile42200, cloudStackVersion: "4.22.0.0", portlessRuleNPE: true, before4221: true},
-	{name: ProfilePR14165, cloudStackVersion: "4.22.2.0", preferNodeSSHRule: true},
+var matrix = []Profile{
+	{Name: Profile42211, CloudStackVersion: "4.22.1.1"},
+	{Name: Profile42200, CloudStackVersion: "4.22.0.0", PortlessRuleNPE: true, Before4221: true},
+	{Name: ProfilePR14165, CloudStackVersion: "4.22.2.0", PreferNodeSSHRule: true},
 }
 
 // otherProfiles are selectable by name but not in the default matrix.
-var otherProfiles = []profile{
-	{name: Profile42100, cloudStackVersion: "4.21.0.0", portlessRuleNPE: true, before4221: true, noCSI: true,
-		externalPortCountsEtcd: true},
+var otherProfiles = []Profile{
+	{Name: Profile42100, CloudStackVersion: "4.21.0.0", PortlessRuleNPE: true, Before4221: true, NoCSI: true,
+		ExternalPortCountsEtcd: true},
 }
 
-// Profiles returns the name of every behaviour profile (aliases excluded),
+// Names returns the name of every behaviour profile (aliases excluded),
 // the default first, for profile-matrix tests.
-func Profiles() []string {
-	out := make([]string, 0, len(profiles))
-	for _, p := range profiles {
-		out = append(out, p.name)
+func Names() []string {
+	out := make([]string, 0, len(matrix))
+	for _, p := range matrix {
+		out = append(out, p.Name)
 	}
 	return out
 }
 
-func profileByName(name string) (profile, error) {
+// ByName is the profile of a name: "" is the default, ProfileFixed an
+// alias of ProfilePR14165.
+func ByName(name string) (Profile, error) {
 	switch name {
 	case "":
 		name = Profile42211
 	case ProfileFixed:
 		name = ProfilePR14165
 	}
-	for _, p := range append(slices.Clone(profiles), otherProfiles...) {
-		if p.name == name {
+	for _, p := range append(slices.Clone(matrix), otherProfiles...) {
+		if p.Name == name {
 			return p, nil
 		}
 	}
-	return profile{}, fmt.Errorf("simulator: unknown profile %q (want one of %s, or %q for %s)",
-		name, strings.Join(Profiles(), ", "), ProfileFixed, ProfilePR14165)
+	return Profile{}, fmt.Errorf("simulator: unknown profile %q (want one of %s, or %q for %s)",
+		name, strings.Join(Names(), ", "), ProfileFixed, ProfilePR14165)
 }
