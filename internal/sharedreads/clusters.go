@@ -1,0 +1,40 @@
+package sharedreads
+
+import (
+	"context"
+
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
+)
+
+// clusterScopes are the two lists that hold every cluster the caller may
+// see: an account-scoped list with listall shows an admin every account's
+// clusters and a user their own, but no project's, which only a projectid
+// shows; "-1" is every project the caller may see
+// (AccountManagerImpl.buildACLSearchParameters).
+var clusterScopes = []string{"", "-1"}
+
+// GetKubernetesCluster returns the cluster from the shared cluster lists
+// in a Shared context; a cluster in neither (created since, deleted, or
+// not visible) is asked of CloudStack itself, which also tells a missing
+// cluster from a failed read.
+func (a *API) GetKubernetesCluster(ctx context.Context, id string) (*cloudstack.Cluster, error) {
+	if !isShared(ctx) || id == "" {
+		return a.API.GetKubernetesCluster(ctx, id)
+	}
+	for _, project := range clusterScopes {
+		list, err := shared(ctx, a, "clusters|"+project, func(ctx context.Context) ([]cloudstack.Cluster, error) {
+			return a.API.ListKubernetesClusters(ctx, cloudstack.ListClustersParams{
+				Ownership: cloudstack.Ownership{ProjectID: project}, ListAll: true})
+		})
+		if err != nil {
+			break // the cluster's own read says what is wrong
+		}
+		for i := range list {
+			if list[i].ID == id {
+				c := list[i]
+				return &c, nil
+			}
+		}
+	}
+	return a.API.GetKubernetesCluster(ctx, id)
+}

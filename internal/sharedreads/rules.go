@@ -1,0 +1,63 @@
+package sharedreads
+
+import (
+	"context"
+
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
+)
+
+// ListFirewallRules serves the firewall rules of one IP address, listed
+// with listall, from the owner's shared list in a Shared context: the
+// server's ipaddressid filter keeps the rules whose source IP is that
+// address (FirewallManagerImpl.listFirewallRules), and so does this one.
+func (a *API) ListFirewallRules(ctx context.Context, p cloudstack.ListRulesParams) ([]cloudstack.FirewallRule, error) {
+	if !isShared(ctx) || !p.ListAll || p.ID != "" || p.NetworkID != "" || p.IPAddressID == "" {
+		return a.API.ListFirewallRules(ctx, p)
+	}
+	all, err := shared(ctx, a, "firewall|"+p.ProjectID, func(ctx context.Context) ([]cloudstack.FirewallRule, error) {
+		return a.API.ListFirewallRules(ctx, cloudstack.ListRulesParams{ProjectID: p.ProjectID, ListAll: true})
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := filter(all, func(r cloudstack.FirewallRule) bool { return r.IPAddressID == p.IPAddressID })
+	if len(out) == 0 {
+		// No rule, or an address the server refuses to list rules of (one
+		// released keeps its id, and answers 431): let the server say.
+		return a.API.ListFirewallRules(ctx, p)
+	}
+	return out, nil
+}
+
+// ListPortForwardingRules serves the port forwards of one IP address or
+// one network, listed with listall, from the owner's shared list in a
+// Shared context, filtered as the server's ipaddressid and networkid
+// filters do (RulesManagerImpl.listPortForwardingRules).
+func (a *API) ListPortForwardingRules(ctx context.Context, p cloudstack.ListRulesParams) ([]cloudstack.PortForwardingRule, error) {
+	if !isShared(ctx) || !p.ListAll || p.ID != "" || (p.IPAddressID == "") == (p.NetworkID == "") {
+		return a.API.ListPortForwardingRules(ctx, p)
+	}
+	all, err := shared(ctx, a, "forwards|"+p.ProjectID, func(ctx context.Context) ([]cloudstack.PortForwardingRule, error) {
+		return a.API.ListPortForwardingRules(ctx, cloudstack.ListRulesParams{ProjectID: p.ProjectID, ListAll: true})
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := filter(all, func(r cloudstack.PortForwardingRule) bool {
+		return (p.IPAddressID == "" || r.IPAddressID == p.IPAddressID) && (p.NetworkID == "" || r.NetworkID == p.NetworkID)
+	})
+	if len(out) == 0 {
+		return a.API.ListPortForwardingRules(ctx, p)
+	}
+	return out, nil
+}
+
+func filter[T any](all []T, keep func(T) bool) []T {
+	var out []T
+	for _, r := range all {
+		if keep(r) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
