@@ -35,7 +35,7 @@ func (r *clusterResource) Read(ctx context.Context, req resource.ReadRequest, re
 		return
 	}
 	id := state.ID.ValueString()
-	ctx = tflog.SetField(ctx, "cluster_id", id)
+	ctx = tflog.SetField(readShared(ctx), "cluster_id", id)
 	in, diags := intentOf(ctx, &state, nil, req.Private)
 	resp.Diagnostics.Append(diags...)
 	obs, err := r.engine().Observe(ctx, id, in)

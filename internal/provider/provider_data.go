@@ -13,6 +13,7 @@ import (
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/clusterops"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/driftcheck"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/sharedreads"
 )
 
 // providerData is what Configure hands to every resource and data source:
@@ -41,9 +42,12 @@ func newProviderData(s settings) (*providerData, error) {
 	if err != nil {
 		return nil, err
 	}
+	// One provider process serves one plan or one apply: the refreshes of
+	// its resources and data sources share their lists (readShared).
+	reads := sharedreads.New(client, 0)
 	return &providerData{
-		clusters:  newEngine(client, s.etcdSSHStartPort),
-		drift:     &driftcheck.Checker{API: client, EtcdSSHStartPort: s.etcdSSHStartPort},
+		clusters:  newEngine(reads, s.etcdSSHStartPort),
+		drift:     &driftcheck.Checker{API: reads, EtcdSSHStartPort: s.etcdSSHStartPort},
 		catalog:   newCatalogEngine(client),
 		deletions: &plannedDeletions{},
 	}, nil
@@ -107,6 +111,13 @@ func decodeConfigured(ctx context.Context, src interface {
 	}
 	return true
 }
+
+// readShared marks the context of a refresh (a resource's Read, a data
+// source's, a plan's checks): its reads of clusters and rules may be served
+// from the lists this process asked for in the last second, one list per
+// account or project instead of one call per cluster. Never for the reads
+// an apply acts on: Create, Update and Delete read fresh.
+func readShared(ctx context.Context) context.Context { return sharedreads.Shared(ctx) }
 
 // engine is the cluster engine every resource and data source goes through.
 func (d *providerData) engine() *clusterops.Engine { return d.clusters }
