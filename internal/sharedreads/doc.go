@@ -12,7 +12,7 @@
 //     reads fresh, and in particular every read an apply acts on (the rule
 //     planner, the pre-flight of a scale, the read-back after a change),
 //     because those contexts are never marked.
-//   - A list lives at most TTL from the moment it was asked for, and only
+//   - A list serves readers for TTL after it was answered, and only
 //     inside the process that asked: Terraform starts a new provider process
 //     for each plan and each apply, so nothing outlives an operation.
 //   - Every call that may change something (a create, a delete, a scale, a

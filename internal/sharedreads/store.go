@@ -25,24 +25,27 @@ type store struct {
 type flight struct {
 	done       chan struct{}
 	generation uint64
-	asked      time.Time
-	val        any
-	err        error
+	// answered is when the list came back: it serves readers ttl from then.
+	answered time.Time
+	val      any
+	err      error
 }
 
 func newStore(ttl time.Duration) *store {
 	return &store{ttl: ttl, now: time.Now, flights: map[string]*flight{}}
 }
 
-// get returns the list under key: the one in flight or done since less
-// than ttl ago with no write since, or a new one from load. load runs
+// get returns the list under key: the one in flight, or answered less than
+// ttl ago, with no write since; else a new one from load. (The lifetime
+// counts from the answer, not the question: a list slower than ttl would
+// otherwise be asked again by every reader after it.) load runs
 // detached from the caller's cancellation, because other readers may wait
 // for it; each reader stops waiting when its own context ends.
 func (s *store) get(ctx context.Context, key string, load func(context.Context) (any, error)) (any, error) {
 	s.mu.Lock()
 	f := s.flights[key]
 	if f == nil || !s.usable(f) {
-		f = &flight{done: make(chan struct{}), generation: s.generation, asked: s.now()}
+		f = &flight{done: make(chan struct{}), generation: s.generation}
 		s.flights[key] = f
 		s.calls++
 		go s.run(context.WithoutCancel(ctx), key, f, load)
@@ -58,26 +61,25 @@ func (s *store) get(ctx context.Context, key string, load func(context.Context) 
 
 // usable tells whether a reader may still be given f. s.mu is held.
 func (s *store) usable(f *flight) bool {
-	if f.generation != s.generation || s.now().Sub(f.asked) >= s.ttl {
+	if f.generation != s.generation {
 		return false
 	}
 	select {
 	case <-f.done:
-		return f.err == nil
+		return f.err == nil && s.now().Sub(f.answered) < s.ttl
 	default:
 		return true // in flight: wait for it
 	}
 }
 
 func (s *store) run(ctx context.Context, key string, f *flight, load func(context.Context) (any, error)) {
-	f.val, f.err = load(ctx)
-	if f.err != nil {
-		s.mu.Lock()
-		if s.flights[key] == f {
-			delete(s.flights, key) // a failure is never shared with later readers
-		}
-		s.mu.Unlock()
+	val, err := load(ctx)
+	s.mu.Lock()
+	f.val, f.err, f.answered = val, err, s.now()
+	if err != nil && s.flights[key] == f {
+		delete(s.flights, key) // a failure is never shared with later readers
 	}
+	s.mu.Unlock()
 	close(f.done)
 }
 
