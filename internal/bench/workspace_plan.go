@@ -191,7 +191,7 @@ func (r WorkspacePlanResult) slopeFigures(group string, first, last PlanPoint) [
 	return []Figure{
 		{Group: group, Name: fmt.Sprintf("%d clusters: CloudStack calls per cluster", last.Clusters),
 			Value: fmt.Sprintf("%.2f", last.Ours.perCluster(last.Clusters)), Reference: fmt.Sprintf("official %.2f", last.Official.perCluster(last.Clusters)),
-			Ratio: ratio(last.Ours.perCluster(last.Clusters), last.Official.perCluster(last.Clusters)),
+			Ratio:  ratio(last.Ours.perCluster(last.Clusters), last.Official.perCluster(last.Clusters)),
 			Target: fmt.Sprintf("≤ %.1f", planMaxCallsPerCluster), Verdict: verdictOf(last.Ours.perCluster(last.Clusters) <= planMaxCallsPerCluster)},
 		{Group: group, Name: fmt.Sprintf("%d clusters: wall time", last.Clusters), Value: seconds(last.Ours.Wall),
 			Reference: "official " + seconds(last.Official.Wall), Ratio: ratio(last.Ours.Wall.Seconds(), last.Official.Wall.Seconds())},

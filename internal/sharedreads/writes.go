@@ -57,7 +57,9 @@ func (a *API) AddNodesToKubernetesCluster(ctx context.Context, p cloudstack.AddN
 
 // RemoveNodesFromKubernetesCluster implements cloudstack.NodeWriter.
 func (a *API) RemoveNodesFromKubernetesCluster(ctx context.Context, clusterID string, vmIDs []string) (cloudstack.AsyncRef, error) {
-	return write(a, func() (cloudstack.AsyncRef, error) { return a.API.RemoveNodesFromKubernetesCluster(ctx, clusterID, vmIDs) })
+	return write(a, func() (cloudstack.AsyncRef, error) {
+		return a.API.RemoveNodesFromKubernetesCluster(ctx, clusterID, vmIDs)
+	})
 }
 
 // TagVirtualMachine implements cloudstack.NodeWriter.
