@@ -21,6 +21,10 @@ func (a *API) GetKubernetesCluster(ctx context.Context, id string) (*cloudstack.
 	if !isShared(ctx) || id == "" {
 		return a.API.GetKubernetesCluster(ctx, id)
 	}
+	// A refresh reads the rules of the cluster right after it: ask for the
+	// account's lists now, alongside the clusters, instead of one after the
+	// other.
+	a.prefetchRules(ctx, "")
 	for _, project := range clusterScopes {
 		list, err := shared(ctx, a, "clusters|"+project, func(ctx context.Context) ([]cloudstack.Cluster, error) {
 			return a.API.ListKubernetesClusters(ctx, cloudstack.ListClustersParams{

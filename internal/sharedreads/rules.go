@@ -14,9 +14,7 @@ func (a *API) ListFirewallRules(ctx context.Context, p cloudstack.ListRulesParam
 	if !isShared(ctx) || !p.ListAll || p.ID != "" || p.NetworkID != "" || p.IPAddressID == "" {
 		return a.API.ListFirewallRules(ctx, p)
 	}
-	all, err := shared(ctx, a, "firewall|"+p.ProjectID, func(ctx context.Context) ([]cloudstack.FirewallRule, error) {
-		return a.API.ListFirewallRules(ctx, cloudstack.ListRulesParams{ProjectID: p.ProjectID, ListAll: true})
-	})
+	all, err := a.firewalls(ctx, p.ProjectID)
 	if err != nil {
 		return nil, err
 	}
@@ -37,9 +35,7 @@ func (a *API) ListPortForwardingRules(ctx context.Context, p cloudstack.ListRule
 	if !isShared(ctx) || !p.ListAll || p.ID != "" || (p.IPAddressID == "") == (p.NetworkID == "") {
 		return a.API.ListPortForwardingRules(ctx, p)
 	}
-	all, err := shared(ctx, a, "forwards|"+p.ProjectID, func(ctx context.Context) ([]cloudstack.PortForwardingRule, error) {
-		return a.API.ListPortForwardingRules(ctx, cloudstack.ListRulesParams{ProjectID: p.ProjectID, ListAll: true})
-	})
+	all, err := a.forwards(ctx, p.ProjectID)
 	if err != nil {
 		return nil, err
 	}
@@ -60,4 +56,26 @@ func filter[T any](all []T, keep func(T) bool) []T {
 		}
 	}
 	return out
+}
+
+// firewalls is the shared list of the firewall rules of the accounts the
+// caller may see (project "") or of one project.
+func (a *API) firewalls(ctx context.Context, project string) ([]cloudstack.FirewallRule, error) {
+	return shared(ctx, a, "firewall|"+project, func(ctx context.Context) ([]cloudstack.FirewallRule, error) {
+		return a.API.ListFirewallRules(ctx, cloudstack.ListRulesParams{ProjectID: project, ListAll: true})
+	})
+}
+
+// forwards is firewalls for the port forwards.
+func (a *API) forwards(ctx context.Context, project string) ([]cloudstack.PortForwardingRule, error) {
+	return shared(ctx, a, "forwards|"+project, func(ctx context.Context) ([]cloudstack.PortForwardingRule, error) {
+		return a.API.ListPortForwardingRules(ctx, cloudstack.ListRulesParams{ProjectID: project, ListAll: true})
+	})
+}
+
+// prefetchRules asks for the owner's shared rule lists without waiting for
+// them; a reader later waits for the ones in flight. A failure is not kept.
+func (a *API) prefetchRules(ctx context.Context, project string) {
+	go func() { _, _ = a.firewalls(ctx, project) }()
+	go func() { _, _ = a.forwards(ctx, project) }()
 }
