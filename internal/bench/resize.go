@@ -339,8 +339,11 @@ func (r ResizeResult) Section() Section {
 			"first cluster's through the provider's engine, as `terraform apply` runs it, the second's with cloudstack-go alone, "+
 			"as the official CloudStack provider applies it (ScaleKubernetesCluster, which waits for the job, then the cluster "+
 			"read back). \"apply\" is the provider's ApplyResourceChange (clusterops.Engine.Update: the pre-flight reads, the "+
-			"scale, its job, the rule check after it); \"refresh and plans\" are the reads Terraform asks for before it "+
-			"(refresh, and the pre-flight at plan and again at apply), for information: the official provider's refresh is one "+
+			"scale, its job, the rule check after it); \"refresh and plans\" are the reads Terraform asks for before it: the "+
+			"plan's refresh and pre-flight in one provider process, the pre-flight again in the apply's process (Terraform "+
+			"plans each change again before it applies it), each process with its own shared reads (sharedreads), as the "+
+			"provider's Read and ModifyPlan have them; the apply itself reads fresh. \"whole terraform apply\" is both, "+
+			"against the official provider's refresh (GetKubernetesClusterByID), scale and read back: its refresh is one "+
 			"read and its plan none. The figures without a target are for information. Medians of %d changes. The first apply on the first cluster, which "+
 			"replaces CKS's single-port etcd SSH rules with one range, is measured once before.",
 			o.EtcdNodes, o.JobTime, o.APILatency, sizesText(o.Sizes), len(r.Apply)),
