@@ -2,6 +2,7 @@ package sharedreads
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
@@ -57,5 +58,9 @@ func shared[T any](ctx context.Context, a *API, key string, load func(context.Co
 	if err != nil {
 		return nil, err
 	}
-	return v.([]T), nil
+	list, ok := v.([]T)
+	if !ok {
+		return nil, fmt.Errorf("shared list %s holds %T, not %T", key, v, list)
+	}
+	return list, nil
 }

@@ -27,7 +27,8 @@ func (a *API) GetKubernetesCluster(ctx context.Context, id string) (*cloudstack.
 	a.prefetchRules(ctx, "")
 	for _, project := range clusterScopes {
 		list, err := shared(ctx, a, "clusters|"+project, func(ctx context.Context) ([]cloudstack.Cluster, error) {
-			return a.API.ListKubernetesClusters(ctx, cloudstack.ListClustersParams{
+			// ListKubernetesClusters itself is never shared.
+			return a.ListKubernetesClusters(ctx, cloudstack.ListClustersParams{
 				Ownership: cloudstack.Ownership{ProjectID: project}, ListAll: true})
 		})
 		if err != nil {

@@ -35,7 +35,7 @@ func newFixture(t *testing.T, accountClusters int, ttl time.Duration) *fixture {
 	for i := range accountClusters + 1 {
 		p := cloudstack.CreateClusterParams{Name: "shared-" + string(rune('a'+i))}
 		if i == accountClusters {
-			p.Ownership.ProjectID = env.Info.ProjectID
+			p.ProjectID = env.Info.ProjectID
 		}
 		cl := env.NewCluster(p)
 		if _, err := fresh.Update(t.Context(), cl.ID, clusterops.UpdateRequest{Intent: isolated}); err != nil {
