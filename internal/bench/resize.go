@@ -353,11 +353,7 @@ func (r ResizeResult) Section() Section {
 		s.Notes = append(s.Notes, "Calls of one size change through the provider's apply: "+callsText(r.Apply[0].Calls)+
 			"; with cloudstack-go: "+callsText(r.Raw[0].Calls)+".")
 	}
-	for _, f := range s.Figures {
-		if f.Verdict == Miss {
-			s.Notes = append(s.Notes, fmt.Sprintf("MISS %q: %s (target %s).", f.Name, f.Value, f.Target))
-		}
-	}
+	s.Notes = append(s.Notes, missNotes(s.Figures)...)
 	return s
 }
 

@@ -224,11 +224,7 @@ func (r WorkspacePlanResult) Section() Section {
 		s.Notes = append(s.Notes, fmt.Sprintf("%d clusters: ours %d calls in %s, official %d calls in %s.", p.Clusters,
 			p.Ours.Calls, seconds(p.Ours.Wall), p.Official.Calls, seconds(p.Official.Wall)))
 	}
-	for _, f := range s.Figures {
-		if f.Verdict == Miss {
-			s.Notes = append(s.Notes, fmt.Sprintf("MISS %q: %s (target %s).", f.Name, f.Value, f.Target))
-		}
-	}
+	s.Notes = append(s.Notes, missNotes(s.Figures)...)
 	return s
 }
 
