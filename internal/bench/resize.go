@@ -236,11 +236,11 @@ func (r *resizeRun) resize(ctx context.Context, size int64, res *ResizeResult) e
 // whose Update reads fresh.
 func (r *resizeRun) planReads(ctx context.Context, size int64) (*clusterops.Engine, error) {
 	shared := sharedreads.Shared(ctx)
-	planProcess := clusterops.New(sharedreads.New(r.api, 0), clusterops.Options{})
+	planProcess := clusterops.New(sharedreads.New(r.api, sharedreads.Options{}), clusterops.Options{})
 	if _, err := planProcess.Observe(shared, r.ours, r.in); err != nil {
 		return nil, err
 	}
-	applyProcess := clusterops.New(sharedreads.New(r.api, 0), clusterops.Options{})
+	applyProcess := clusterops.New(sharedreads.New(r.api, sharedreads.Options{}), clusterops.Options{})
 	for _, e := range []*clusterops.Engine{planProcess, applyProcess} {
 		check, err := e.CheckScale(shared, r.ours, size, r.in)
 		if err != nil {

@@ -105,7 +105,7 @@ func planWorkspace(ctx context.Context, n int, opts WorkspacePlanOptions) (PlanP
 	}
 	env.setLatencies(opts.APILatency, 0)
 	// A new provider process for the plan: nothing shared before it.
-	engine := clusterops.New(sharedreads.New(env.API, 0), clusterops.Options{})
+	engine := clusterops.New(sharedreads.New(env.API, sharedreads.Options{}), clusterops.Options{})
 	in := clusterops.Intent{Network: rules.NetworkIsolated} // as the private state holds it
 	if p.Ours, err = measurePlan(env, ids, opts.Parallelism, func(id string) error {
 		obs, err := engine.Observe(sharedreads.Shared(ctx), id, in)

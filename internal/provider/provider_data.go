@@ -44,7 +44,7 @@ func newProviderData(s settings) (*providerData, error) {
 	}
 	// One provider process serves one plan or one apply: the refreshes of
 	// its resources and data sources share their lists (readShared).
-	reads := sharedreads.New(client, 0)
+	reads := sharedreads.New(client, sharedreads.Options{ShareFrom: sharedReadsFrom})
 	return &providerData{
 		clusters:  newEngine(reads, s.etcdSSHStartPort),
 		drift:     &driftcheck.Checker{API: reads, EtcdSSHStartPort: s.etcdSSHStartPort},
@@ -143,6 +143,11 @@ func newCatalogEngine(client catalogops.API) *catalogops.Engine {
 		},
 	})
 }
+
+// sharedReadsFrom is the first cluster refresh of a process served from
+// shared lists; zero takes sharedreads' default. The tests share from the
+// first, so that every test of the suite runs on shared reads.
+var sharedReadsFrom int
 
 // isoDownloadPoll is the pause between two reads of a downloading ISO;
 // zero takes the engine's default. Tests shorten it.

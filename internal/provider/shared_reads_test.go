@@ -15,6 +15,13 @@ import (
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/simtest"
 )
 
+func init() {
+	// Every acceptance test refreshes through shared lists from its first
+	// read, not only workspaces of many clusters: each one then also checks
+	// that no plan or apply acts on a stale read.
+	sharedReadsFrom = 1
+}
+
 // TestOnlyRefreshesReadShared keeps the shared reads out of every change:
 // readShared, which lets a context be served lists up to a second old, is
 // called only by Read and ModifyPlan methods. Create, Update and Delete,

@@ -3,6 +3,7 @@ package sharedreads
 import (
 	"context"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
@@ -14,22 +15,52 @@ import (
 // between two changes.
 const DefaultTTL = time.Second
 
+// DefaultShareFrom is the first cluster read of a process served from the
+// shared lists: the first reads, as many as Terraform's parallelism, go to
+// CloudStack one by one. A workspace of a few clusters then never lists the
+// whole cloud (an administrator's lists hold every account's clusters and
+// rules), and a workspace of many lists it once for all of them.
+const DefaultShareFrom = 11
+
+// Options tune New.
+type Options struct {
+	// TTL is how long a list serves readers after it was answered; zero
+	// takes DefaultTTL.
+	TTL time.Duration
+	// ShareFrom is the number of the first Shared cluster read of the
+	// process that the shared lists serve, and from which the rule reads
+	// are shared too; zero takes DefaultShareFrom, one shares from the
+	// first read.
+	ShareFrom int
+}
+
 // API is a cloudstack.API whose reads in a Shared context are served from
 // shared lists, and whose writes drop every shared list.
 type API struct {
 	cloudstack.API
-	lists *store
+	lists     *store
+	shareFrom int64
+	// clusterReads counts the Shared cluster reads so far.
+	clusterReads atomic.Int64
 }
 
 var _ cloudstack.API = (*API)(nil)
 
-// New wraps api. ttl is how long a list serves readers; zero takes
-// DefaultTTL.
-func New(api cloudstack.API, ttl time.Duration) *API {
-	if ttl <= 0 {
-		ttl = DefaultTTL
+// New wraps api.
+func New(api cloudstack.API, opts Options) *API {
+	if opts.TTL <= 0 {
+		opts.TTL = DefaultTTL
 	}
-	return &API{API: api, lists: newStore(ttl)}
+	if opts.ShareFrom <= 0 {
+		opts.ShareFrom = DefaultShareFrom
+	}
+	return &API{API: api, lists: newStore(opts.TTL), shareFrom: int64(opts.ShareFrom)}
+}
+
+// sharing tells whether ctx's reads are served from the shared lists: it
+// is Shared, and the process has read enough clusters.
+func (a *API) sharing(ctx context.Context) bool {
+	return isShared(ctx) && a.clusterReads.Load() >= a.shareFrom
 }
 
 type sharedKey struct{}

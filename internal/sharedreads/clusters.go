@@ -14,11 +14,15 @@ import (
 var clusterScopes = []string{"", "-1"}
 
 // GetKubernetesCluster returns the cluster from the shared cluster lists
-// in a Shared context; a cluster in neither (created since, deleted, or
+// in a Shared context, from the process's ShareFrom-th such read on; a
+// cluster in neither (created since, deleted, or
 // not visible) is asked of CloudStack itself, which also tells a missing
 // cluster from a failed read.
 func (a *API) GetKubernetesCluster(ctx context.Context, id string) (*cloudstack.Cluster, error) {
 	if !isShared(ctx) || id == "" {
+		return a.API.GetKubernetesCluster(ctx, id)
+	}
+	if a.clusterReads.Add(1) < a.shareFrom {
 		return a.API.GetKubernetesCluster(ctx, id)
 	}
 	// A refresh reads the rules of the cluster right after it: ask for the

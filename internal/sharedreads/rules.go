@@ -7,11 +7,12 @@ import (
 )
 
 // ListFirewallRules serves the firewall rules of one IP address, listed
-// with listall, from the owner's shared list in a Shared context: the
+// with listall, from the owner's shared list in a Shared context once the
+// process shares (API.sharing): the
 // server's ipaddressid filter keeps the rules whose source IP is that
 // address (FirewallManagerImpl.listFirewallRules), and so does this one.
 func (a *API) ListFirewallRules(ctx context.Context, p cloudstack.ListRulesParams) ([]cloudstack.FirewallRule, error) {
-	if !isShared(ctx) || !p.ListAll || p.ID != "" || p.NetworkID != "" || p.IPAddressID == "" {
+	if !a.sharing(ctx) || !p.ListAll || p.ID != "" || p.NetworkID != "" || p.IPAddressID == "" {
 		return a.API.ListFirewallRules(ctx, p)
 	}
 	all, err := a.firewalls(ctx, p.ProjectID)
@@ -29,10 +30,10 @@ func (a *API) ListFirewallRules(ctx context.Context, p cloudstack.ListRulesParam
 
 // ListPortForwardingRules serves the port forwards of one IP address or
 // one network, listed with listall, from the owner's shared list in a
-// Shared context, filtered as the server's ipaddressid and networkid
+// Shared context once the process shares, filtered as the server's ipaddressid and networkid
 // filters do (RulesManagerImpl.listPortForwardingRules).
 func (a *API) ListPortForwardingRules(ctx context.Context, p cloudstack.ListRulesParams) ([]cloudstack.PortForwardingRule, error) {
-	if !isShared(ctx) || !p.ListAll || p.ID != "" || (p.IPAddressID == "") == (p.NetworkID == "") {
+	if !a.sharing(ctx) || !p.ListAll || p.ID != "" || (p.IPAddressID == "") == (p.NetworkID == "") {
 		return a.API.ListPortForwardingRules(ctx, p)
 	}
 	all, err := a.forwards(ctx, p.ProjectID)

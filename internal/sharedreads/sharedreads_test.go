@@ -43,7 +43,7 @@ func newFixture(t *testing.T, accountClusters int, ttl time.Duration) *fixture {
 		}
 		f.clusters = append(f.clusters, env.Cluster(cl.ID))
 	}
-	f.shared = sharedreads.New(env.API, ttl)
+	f.shared = sharedreads.New(env.API, sharedreads.Options{TTL: ttl, ShareFrom: 1})
 	f.engine = clusterops.New(f.shared, clusterops.Options{Wait: simtest.FastWait})
 	return f
 }
@@ -136,7 +136,7 @@ func TestSharedRefreshSeesAChangeOnceItsListsExpire(t *testing.T) {
 	}
 	f.env.DeleteForward(cl, 2222)
 
-	nextPlan := clusterops.New(sharedreads.New(f.env.API, ttl), clusterops.Options{})
+	nextPlan := clusterops.New(sharedreads.New(f.env.API, sharedreads.Options{TTL: ttl, ShareFrom: 1}), clusterops.Options{})
 	if obs, err := nextPlan.Observe(ctx, cl.ID, isolated); err != nil || obs.RulesInSync {
 		t.Errorf("the next plan's refresh misses the deleted forward (err %v)", err)
 	}
@@ -172,5 +172,24 @@ func TestApplyNeverActsOnASharedRead(t *testing.T) {
 	}
 	if obs := f.observe(t, shared, cl); !obs.RulesInSync {
 		t.Errorf("the refresh after the apply is served the lists from before it: %+v", obs.Sync)
+	}
+}
+
+// TestFewClustersAreReadOneByOne: a process that refreshes fewer clusters
+// than DefaultShareFrom reads each one by itself, as without shared reads,
+// so that a small workspace never lists every cluster and rule an
+// administrator may see.
+func TestFewClustersAreReadOneByOne(t *testing.T) {
+	f := newFixture(t, 2, time.Minute)
+	f.engine = clusterops.New(sharedreads.New(f.env.API, sharedreads.Options{}), clusterops.Options{Wait: simtest.FastWait})
+	f.env.Sim.ResetCallCounts()
+	f.observeAll(t, sharedreads.Shared(t.Context()))
+	calls := f.env.Sim.CallCounts()
+	n := int64(len(f.clusters))
+	// By id, an administrator finds the project's cluster at once.
+	for cmd, want := range map[string]int64{"listKubernetesClusters": n, "listFirewallRules": n, "listPortForwardingRules": n} {
+		if calls[cmd] != want {
+			t.Errorf("%d %s calls for %d clusters read one by one, want %d: %v", calls[cmd], cmd, n, want, calls)
+		}
 	}
 }

@@ -24,7 +24,7 @@ var reads = map[string]bool{
 // that the shared lists were dropped: a write method added to
 // cloudstack.API and not to writes.go fails here.
 func TestEveryWriteDropsTheSharedLists(t *testing.T) {
-	api := New(nil, 0)
+	api := New(nil, Options{})
 	typ := reflect.TypeFor[cloudstack.API]()
 	writes := 0
 	for i := range typ.NumMethod() {
