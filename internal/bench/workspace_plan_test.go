@@ -11,7 +11,7 @@ import (
 // path costs one each, and the figures come out.
 func TestRunWorkspacePlanSmall(t *testing.T) {
 	t.Parallel()
-	r, err := RunWorkspacePlan(context.Background(), WorkspacePlanOptions{Sizes: []int{12, 24}, APILatency: time.Millisecond})
+	r, err := RunWorkspacePlan(context.Background(), WorkspacePlanOptions{Sizes: []int{60, 120}, APILatency: time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
