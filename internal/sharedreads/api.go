@@ -3,6 +3,7 @@ package sharedreads
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync/atomic"
 	"time"
 
@@ -82,16 +83,23 @@ func isShared(ctx context.Context) bool {
 // start, for tests and benchmarks.
 func (a *API) ListCalls() int { return a.lists.listCalls() }
 
-// shared returns the list under key, loading it with load when no fresh
-// one is held.
-func shared[T any](ctx context.Context, a *API, key string, load func(context.Context) ([]T, error)) ([]T, error) {
+// shared returns the value under key, loading it with load when no fresh
+// one is held. Each reader gets its own copy of the top level of a list.
+func shared[T any](ctx context.Context, a *API, key string, load func(context.Context) (T, error)) (T, error) {
+	var zero T
 	v, err := a.lists.get(ctx, key, func(ctx context.Context) (any, error) { return load(ctx) })
 	if err != nil {
-		return nil, err
+		return zero, err
 	}
-	list, ok := v.([]T)
+	val, ok := v.(T)
 	if !ok {
-		return nil, fmt.Errorf("shared list %s holds %T, not %T", key, v, list)
+		return zero, fmt.Errorf("shared read %s holds %T, not %T", key, v, zero)
 	}
-	return list, nil
+	return val, nil
+}
+
+// sharedList is shared for a list, copied for each reader.
+func sharedList[T any](ctx context.Context, a *API, key string, load func(context.Context) ([]T, error)) ([]T, error) {
+	list, err := shared(ctx, a, key, load)
+	return slices.Clone(list), err
 }

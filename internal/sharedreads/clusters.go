@@ -13,9 +13,10 @@ import (
 // (AccountManagerImpl.buildACLSearchParameters).
 var clusterScopes = []string{"", "-1"}
 
-// GetKubernetesCluster returns the cluster from the shared cluster lists
-// in a Shared context, from the process's ShareFrom-th such read on; a
-// cluster in neither (created since, deleted, or
+// GetKubernetesCluster returns, in a Shared context, the process's first
+// clusters as read one by one (shared by the readers of the same cluster),
+// and from the ShareFrom-th read on the cluster from the shared cluster
+// lists; a cluster in neither (created since, deleted, or
 // not visible) is asked of CloudStack itself, which also tells a missing
 // cluster from a failed read.
 func (a *API) GetKubernetesCluster(ctx context.Context, id string) (*cloudstack.Cluster, error) {
@@ -23,14 +24,23 @@ func (a *API) GetKubernetesCluster(ctx context.Context, id string) (*cloudstack.
 		return a.API.GetKubernetesCluster(ctx, id)
 	}
 	if a.clusterReads.Add(1) < a.shareFrom {
-		return a.API.GetKubernetesCluster(ctx, id)
+		// The process's first clusters: each read by itself, shared only
+		// by the readers of that cluster (its refresh and its plan).
+		c, err := shared(ctx, a, "cluster "+id, func(ctx context.Context) (*cloudstack.Cluster, error) {
+			return a.API.GetKubernetesCluster(ctx, id)
+		})
+		if err != nil {
+			return nil, err
+		}
+		copied := *c
+		return &copied, nil
 	}
 	// A refresh reads the rules of the cluster right after it: ask for the
 	// account's lists now, alongside the clusters, instead of one after the
 	// other.
 	a.prefetchRules(ctx, "")
 	for _, project := range clusterScopes {
-		list, err := shared(ctx, a, "clusters|"+project, func(ctx context.Context) ([]cloudstack.Cluster, error) {
+		list, err := sharedList(ctx, a, "clusters|"+project, func(ctx context.Context) ([]cloudstack.Cluster, error) {
 			// ListKubernetesClusters itself is never shared.
 			return a.ListKubernetesClusters(ctx, cloudstack.ListClustersParams{
 				Ownership: cloudstack.Ownership{ProjectID: project}, ListAll: true})

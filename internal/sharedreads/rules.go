@@ -2,18 +2,25 @@ package sharedreads
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
 )
 
-// ListFirewallRules serves the firewall rules of one IP address, listed
-// with listall, from the owner's shared list in a Shared context once the
-// process shares (API.sharing): the
-// server's ipaddressid filter keeps the rules whose source IP is that
-// address (FirewallManagerImpl.listFirewallRules), and so does this one.
+// ListFirewallRules, in a Shared context, serves a list asked for again
+// from the first answer and, once the process shares (API.sharing), the
+// firewall rules of one IP address listed with listall from the owner's
+// shared list: the server's ipaddressid filter keeps the rules whose
+// source IP is that address (FirewallManagerImpl.listFirewallRules), and
+// so does this one.
 func (a *API) ListFirewallRules(ctx context.Context, p cloudstack.ListRulesParams) ([]cloudstack.FirewallRule, error) {
-	if !a.sharing(ctx) || !p.ListAll || p.ID != "" || p.NetworkID != "" || p.IPAddressID == "" {
+	switch {
+	case !isShared(ctx):
 		return a.API.ListFirewallRules(ctx, p)
+	case !a.sharing(ctx) || !p.ListAll || p.ID != "" || p.NetworkID != "" || p.IPAddressID == "":
+		return sharedList(ctx, a, fmt.Sprintf("firewall %+v", p), func(ctx context.Context) ([]cloudstack.FirewallRule, error) {
+			return a.API.ListFirewallRules(ctx, p)
+		})
 	}
 	all, err := a.firewalls(ctx, p.ProjectID)
 	if err != nil {
@@ -28,13 +35,17 @@ func (a *API) ListFirewallRules(ctx context.Context, p cloudstack.ListRulesParam
 	return out, nil
 }
 
-// ListPortForwardingRules serves the port forwards of one IP address or
-// one network, listed with listall, from the owner's shared list in a
-// Shared context once the process shares, filtered as the server's ipaddressid and networkid
+// ListPortForwardingRules is ListFirewallRules for the port forwards of
+// one IP address or one network, filtered as the server's ipaddressid and networkid
 // filters do (RulesManagerImpl.listPortForwardingRules).
 func (a *API) ListPortForwardingRules(ctx context.Context, p cloudstack.ListRulesParams) ([]cloudstack.PortForwardingRule, error) {
-	if !a.sharing(ctx) || !p.ListAll || p.ID != "" || (p.IPAddressID == "") == (p.NetworkID == "") {
+	switch {
+	case !isShared(ctx):
 		return a.API.ListPortForwardingRules(ctx, p)
+	case !a.sharing(ctx) || !p.ListAll || p.ID != "" || (p.IPAddressID == "") == (p.NetworkID == ""):
+		return sharedList(ctx, a, fmt.Sprintf("forwards %+v", p), func(ctx context.Context) ([]cloudstack.PortForwardingRule, error) {
+			return a.API.ListPortForwardingRules(ctx, p)
+		})
 	}
 	all, err := a.forwards(ctx, p.ProjectID)
 	if err != nil {
@@ -62,14 +73,14 @@ func filter[T any](all []T, keep func(T) bool) []T {
 // firewalls is the shared list of the firewall rules of the accounts the
 // caller may see (project "") or of one project.
 func (a *API) firewalls(ctx context.Context, project string) ([]cloudstack.FirewallRule, error) {
-	return shared(ctx, a, "firewall|"+project, func(ctx context.Context) ([]cloudstack.FirewallRule, error) {
+	return sharedList(ctx, a, "firewall|"+project, func(ctx context.Context) ([]cloudstack.FirewallRule, error) {
 		return a.API.ListFirewallRules(ctx, cloudstack.ListRulesParams{ProjectID: project, ListAll: true})
 	})
 }
 
 // forwards is firewalls for the port forwards.
 func (a *API) forwards(ctx context.Context, project string) ([]cloudstack.PortForwardingRule, error) {
-	return shared(ctx, a, "forwards|"+project, func(ctx context.Context) ([]cloudstack.PortForwardingRule, error) {
+	return sharedList(ctx, a, "forwards|"+project, func(ctx context.Context) ([]cloudstack.PortForwardingRule, error) {
 		return a.API.ListPortForwardingRules(ctx, cloudstack.ListRulesParams{ProjectID: project, ListAll: true})
 	})
 }
