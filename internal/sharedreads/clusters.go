@@ -40,7 +40,8 @@ func (a *API) GetKubernetesCluster(ctx context.Context, id string) (*cloudstack.
 	// other.
 	a.prefetchRules(ctx, "")
 	for _, project := range clusterScopes {
-		list, err := sharedList(ctx, a, "clusters|"+project, func(ctx context.Context) ([]cloudstack.Cluster, error) {
+		// Not copied: only the cluster found is, below.
+		list, err := shared(ctx, a, "clusters|"+project, func(ctx context.Context) ([]cloudstack.Cluster, error) {
 			// ListKubernetesClusters itself is never shared.
 			return a.ListKubernetesClusters(ctx, cloudstack.ListClustersParams{
 				Ownership: cloudstack.Ownership{ProjectID: project}, ListAll: true})

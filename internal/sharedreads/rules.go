@@ -71,16 +71,17 @@ func filter[T any](all []T, keep func(T) bool) []T {
 }
 
 // firewalls is the shared list of the firewall rules of the accounts the
-// caller may see (project "") or of one project.
+// caller may see (project "") or of one project. It is not copied for
+// each reader: readers get the rules filter keeps, in a list of their own.
 func (a *API) firewalls(ctx context.Context, project string) ([]cloudstack.FirewallRule, error) {
-	return sharedList(ctx, a, "firewall|"+project, func(ctx context.Context) ([]cloudstack.FirewallRule, error) {
+	return shared(ctx, a, "firewall|"+project, func(ctx context.Context) ([]cloudstack.FirewallRule, error) {
 		return a.API.ListFirewallRules(ctx, cloudstack.ListRulesParams{ProjectID: project, ListAll: true})
 	})
 }
 
 // forwards is firewalls for the port forwards.
 func (a *API) forwards(ctx context.Context, project string) ([]cloudstack.PortForwardingRule, error) {
-	return sharedList(ctx, a, "forwards|"+project, func(ctx context.Context) ([]cloudstack.PortForwardingRule, error) {
+	return shared(ctx, a, "forwards|"+project, func(ctx context.Context) ([]cloudstack.PortForwardingRule, error) {
 		return a.API.ListPortForwardingRules(ctx, cloudstack.ListRulesParams{ProjectID: project, ListAll: true})
 	})
 }
