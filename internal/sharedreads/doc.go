@@ -3,7 +3,11 @@
 // parallel, reads of the same kind for the same owner (the clusters an
 // account or its projects may see, the firewall rules and port forwards of
 // an account or a project) are served from one list call, shared by every
-// reader and indexed, instead of one call per cluster.
+// reader and indexed, instead of one call per cluster. A process shares
+// whole lists only from its ShareFrom-th cluster read (DefaultShareFrom):
+// before, each read is asked by itself, and only the same read asked again
+// while fresh (a cluster's refresh, then its plan's checks) is shared, so
+// that a workspace of a few clusters never lists a whole cloud.
 //
 // Correctness comes first, so the sharing is narrow on purpose:
 //
