@@ -83,3 +83,14 @@ func seconds(d time.Duration) string {
 func mebibytes(b uint64) string {
 	return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20))
 }
+
+// missNotes are the notes that name each figure missing its target.
+func missNotes(figs []Figure) []string {
+	var out []string
+	for _, f := range figs {
+		if f.Verdict == Miss {
+			out = append(out, fmt.Sprintf("MISS %q: %s (target %s).", f.Name, f.Value, f.Target))
+		}
+	}
+	return out
+}

@@ -33,7 +33,7 @@ func TestRunResizeSmall(t *testing.T) {
 		}
 	}
 	sec := r.Section()
-	if len(sec.Figures) != 7 || sec.Figures[1].Verdict != Pass {
+	if len(sec.Figures) != 8 || sec.Figures[1].Verdict != Pass {
 		t.Fatalf("figures %+v", sec.Figures)
 	}
 }

@@ -255,10 +255,6 @@ func (r ScaleResult) Section() Section {
 			r.Scenario.Setup.Round(100*time.Millisecond)),
 		Figures: r.Figures(),
 	}
-	for _, f := range s.Figures {
-		if f.Verdict == Miss {
-			s.Notes = append(s.Notes, fmt.Sprintf("MISS %q: %s (target %s).", f.Name, f.Value, f.Target))
-		}
-	}
+	s.Notes = append(s.Notes, missNotes(s.Figures)...)
 	return s
 }

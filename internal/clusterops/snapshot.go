@@ -3,6 +3,7 @@ package clusterops
 import (
 	"context"
 	"fmt"
+	"sync"
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/clusterview"
@@ -119,21 +120,27 @@ func (e *Engine) snapshotOf(ctx context.Context, c *cloudstack.Cluster, in Inten
 }
 
 // readRules (re)lists the rules of the snapshot's IP and network and
-// recomputes the classification and the sync plan: two calls.
+// recomputes the classification and the sync plan: two calls, made at
+// once (neither depends on the other).
 func (e *Engine) readRules(ctx context.Context, s *Snapshot) error {
 	var rec clusterview.RuleRecords
-	var err error
+	var fwErr error
+	var wg sync.WaitGroup
 	if s.Layout.Network == rules.NetworkIsolated {
-		rec.Firewalls, err = e.api.ListFirewallRules(ctx, cloudstack.ListRulesParams{IPAddressID: s.PublicIPID, ProjectID: s.projectID(), ListAll: true})
-		if err != nil {
-			return fmt.Errorf("listing the firewall rules of IP %s: %w", s.PublicIP, err)
-		}
+		wg.Go(func() {
+			rec.Firewalls, fwErr = e.api.ListFirewallRules(ctx, cloudstack.ListRulesParams{IPAddressID: s.PublicIPID, ProjectID: s.projectID(), ListAll: true})
+		})
 	}
-	rec.Forwards, err = e.api.ListPortForwardingRules(ctx, cloudstack.ListRulesParams{NetworkID: s.Cluster.NetworkID,
+	forwards, err := e.api.ListPortForwardingRules(ctx, cloudstack.ListRulesParams{NetworkID: s.Cluster.NetworkID,
 		ProjectID: s.projectID(), ListAll: true})
+	wg.Wait()
+	if fwErr != nil {
+		return fmt.Errorf("listing the firewall rules of IP %s: %w", s.PublicIP, fwErr)
+	}
 	if err != nil {
 		return fmt.Errorf("listing the port forwards of network %s: %w", s.Cluster.NetworkID, err)
 	}
+	rec.Forwards = forwards
 	if rec.LoadBalancers, err = e.vpcLoadBalancers(ctx, s); err != nil {
 		return err
 	}

@@ -74,6 +74,7 @@ func (d *clusterDataSource) Read(ctx context.Context, req datasource.ReadRequest
 	if !decodeConfigured(ctx, req.Config, &model, d.data, &resp.Diagnostics) {
 		return
 	}
+	ctx = readShared(ctx)
 	c, attr, err := d.find(ctx, model)
 	if err != nil {
 		resp.Diagnostics.AddAttributeError(path.Root(attr), "Cluster Not Found", err.Error())

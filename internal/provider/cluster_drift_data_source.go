@@ -85,7 +85,7 @@ func (d *clusterDriftDataSource) Read(ctx context.Context, req datasource.ReadRe
 		return
 	}
 	id := model.ClusterID.ValueString()
-	ctx = tflog.SetField(ctx, "cluster_id", id)
+	ctx = tflog.SetField(readShared(ctx), "cluster_id", id)
 	res, stats, err := d.data.driftChecker().Check(ctx, driftcheck.Request{ClusterID: id, Options: settings.opts})
 	logDriftStats(ctx, stats)
 	if err != nil {

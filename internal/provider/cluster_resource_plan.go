@@ -27,6 +27,9 @@ import (
 // checks concerns a destroy or a replacement. Update makes the same checks
 // again and refuses with errors before changing anything.
 func (r *clusterResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	// The plan's checks read what the refresh just read; Update reads
+	// fresh and checks again before it changes anything.
+	ctx = readShared(ctx)
 	defer r.refuseDeletion(ctx, req, resp) // cluster_resource_deletion_protection.go
 	switch {
 	case req.Plan.Raw.IsNull():

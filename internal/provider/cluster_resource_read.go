@@ -37,7 +37,7 @@ func (r *clusterResource) Read(ctx context.Context, req resource.ReadRequest, re
 		return
 	}
 	id := op.id()
-	ctx = tflog.SetField(ctx, "cluster_id", id)
+	ctx = tflog.SetField(readShared(ctx), "cluster_id", id)
 	state := op.state
 	obs, err := r.engine().Observe(ctx, id, op.intent)
 	if cloudstack.IsNotFound(err) || (err == nil && obs.Cluster.State == clusterstate.Destroyed) {

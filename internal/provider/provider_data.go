@@ -13,6 +13,7 @@ import (
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/clusterops"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/driftcheck"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/sharedreads"
 )
 
 // providerData is what Configure hands to every resource and data source:
@@ -41,9 +42,12 @@ func newProviderData(s settings) (*providerData, error) {
 	if err != nil {
 		return nil, err
 	}
+	// One provider process serves one plan or one apply: the refreshes of
+	// its resources and data sources share their lists (readShared).
+	reads := sharedreads.New(client, sharedreads.Options{ShareFrom: sharedReadsFrom})
 	return &providerData{
-		clusters:  newEngine(client, s.etcdSSHStartPort),
-		drift:     &driftcheck.Checker{API: client, EtcdSSHStartPort: s.etcdSSHStartPort},
+		clusters:  newEngine(reads, s.etcdSSHStartPort),
+		drift:     &driftcheck.Checker{API: reads, EtcdSSHStartPort: s.etcdSSHStartPort},
 		catalog:   newCatalogEngine(client),
 		deletions: &plannedDeletions{},
 	}, nil
@@ -108,6 +112,13 @@ func decodeConfigured(ctx context.Context, src interface {
 	return true
 }
 
+// readShared marks the context of a refresh (a resource's Read, a data
+// source's, a plan's checks): its reads of clusters and rules may be served
+// from the lists this process asked for in the last second, one list per
+// account or project instead of one call per cluster. Never for the reads
+// an apply acts on: Create, Update and Delete read fresh.
+func readShared(ctx context.Context) context.Context { return sharedreads.Shared(ctx) }
+
 // engine is the cluster engine every resource and data source goes through.
 func (d *providerData) engine() *clusterops.Engine { return d.clusters }
 
@@ -132,6 +143,11 @@ func newCatalogEngine(client catalogops.API) *catalogops.Engine {
 		},
 	})
 }
+
+// sharedReadsFrom is the first cluster refresh of a process served from
+// shared lists; zero takes sharedreads' default. The tests share from the
+// first, so that every test of the suite runs on shared reads.
+var sharedReadsFrom int
 
 // isoDownloadPoll is the pause between two reads of a downloading ISO;
 // zero takes the engine's default. Tests shorten it.

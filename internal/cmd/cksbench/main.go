@@ -1,7 +1,7 @@
 // Command cksbench runs the provider's benchmarks, prints a table of figures
 // with their same-run ratios and targets, and writes docs/benchmarks.md.
 //
-//	go run ./internal/cmd/cksbench [-out docs/benchmarks.md] [-only jobwait,latency,fleet,resize,scale,fleetscale]
+//	go run ./internal/cmd/cksbench [-out docs/benchmarks.md] [-only jobwait,latency,fleet,plan,resize,scale,fleetscale]
 package main
 
 import (
@@ -34,6 +34,10 @@ var benchmarks = []benchmark{
 	}},
 	{"fleet", func(ctx context.Context) (bench.Section, error) {
 		r, err := bench.RunFleetDrift(ctx, bench.FleetOptions{})
+		return r.Section(), err
+	}},
+	{"plan", func(ctx context.Context) (bench.Section, error) {
+		r, err := bench.RunWorkspacePlan(ctx, bench.WorkspacePlanOptions{})
 		return r.Section(), err
 	}},
 	{"resize", func(ctx context.Context) (bench.Section, error) {

@@ -1,0 +1,202 @@
+package sharedreads_test
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/clusterops"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/rules"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/sharedreads"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/simtest"
+)
+
+// fixture is a simulator with clusters in CKS's layout, hardened by the
+// provider's engine so that every one is in sync, and a shared-read engine
+// over the simulator's client.
+type fixture struct {
+	env      *simtest.Env
+	shared   *sharedreads.API
+	engine   *clusterops.Engine
+	clusters []*cloudstack.Cluster
+}
+
+var isolated = clusterops.Intent{Network: rules.NetworkIsolated}
+
+// newFixture creates accountClusters clusters of the admin's account and
+// one of its project; ttl is the shared lists' lifetime.
+func newFixture(t *testing.T, accountClusters int, ttl time.Duration) *fixture {
+	t.Helper()
+	env := simtest.Start(t, simtest.WithOrderedList(), simtest.WithJobQueueDelay(time.Millisecond))
+	fresh := clusterops.New(env.API, clusterops.Options{Wait: simtest.FastWait})
+	f := &fixture{env: env}
+	for i := range accountClusters + 1 {
+		p := cloudstack.CreateClusterParams{Name: "shared-" + string(rune('a'+i))}
+		if i == accountClusters {
+			p.ProjectID = env.Info.ProjectID
+		}
+		cl := env.NewCluster(p)
+		if _, err := fresh.Update(t.Context(), cl.ID, clusterops.UpdateRequest{Intent: isolated}); err != nil {
+			t.Fatalf("bringing cluster %s to the provider's layout: %v", cl.Name, err)
+		}
+		f.clusters = append(f.clusters, env.Cluster(cl.ID))
+	}
+	f.shared = sharedreads.New(env.API, sharedreads.Options{TTL: ttl, ShareFrom: 1})
+	f.engine = clusterops.New(f.shared, clusterops.Options{Wait: simtest.FastWait})
+	return f
+}
+
+// observeAll refreshes every cluster at once, as Terraform's refresh does,
+// with ctx's marking.
+func (f *fixture) observeAll(t *testing.T, ctx context.Context) map[string]*clusterops.Observation {
+	t.Helper()
+	var mu sync.Mutex
+	out := map[string]*clusterops.Observation{}
+	var wg sync.WaitGroup
+	for _, cl := range f.clusters {
+		wg.Go(func() {
+			obs, err := f.engine.Observe(ctx, cl.ID, isolated)
+			if err != nil {
+				t.Errorf("observing cluster %s: %v", cl.Name, err)
+				return
+			}
+			mu.Lock()
+			out[cl.ID] = obs
+			mu.Unlock()
+		})
+	}
+	wg.Wait()
+	return out
+}
+
+// observe refreshes one cluster with ctx's marking.
+func (f *fixture) observe(t *testing.T, ctx context.Context, cl *cloudstack.Cluster) *clusterops.Observation {
+	t.Helper()
+	obs, err := f.engine.Observe(ctx, cl.ID, isolated)
+	if err != nil {
+		t.Fatalf("observing cluster %s: %v", cl.Name, err)
+	}
+	if obs.RulesErr != nil {
+		t.Fatalf("reading the rules of cluster %s: %v", cl.Name, obs.RulesErr)
+	}
+	return obs
+}
+
+// TestSharedRefreshListsEachKindOncePerOwner: six clusters of an account
+// and one of a project, refreshed at once, cost one list of clusters per
+// scope and one list of firewall rules and of forwards per owner, and read
+// exactly what a fresh read of each cluster reads.
+func TestSharedRefreshListsEachKindOncePerOwner(t *testing.T) {
+	f := newFixture(t, 6, time.Minute)
+	want := map[string]*clusterops.Observation{}
+	for _, cl := range f.clusters {
+		want[cl.ID] = f.observe(t, t.Context(), cl)
+	}
+	f.env.Sim.ResetCallCounts()
+	got := f.observeAll(t, sharedreads.Shared(t.Context()))
+	calls := f.env.Sim.CallCounts()
+	for cmd, most := range map[string]int64{"listKubernetesClusters": 2, "listFirewallRules": 2, "listPortForwardingRules": 2} {
+		if calls[cmd] > most {
+			t.Errorf("%d %s calls for %d clusters, want at most %d (one per scope)", calls[cmd], cmd, len(f.clusters), most)
+		}
+	}
+	if total := calls["listKubernetesClusters"] + calls["listFirewallRules"] + calls["listPortForwardingRules"]; total == 0 {
+		t.Fatalf("no call at all: %v", calls)
+	}
+	for _, cl := range f.clusters {
+		g, w := got[cl.ID], want[cl.ID]
+		if g == nil {
+			t.Fatalf("cluster %s (project %q) was not observed", cl.Name, cl.ProjectID)
+		}
+		if g.RulesErr != nil || !g.RulesRead || g.RulesInSync != w.RulesInSync || g.Cluster.State != w.Cluster.State ||
+			g.Cluster.Size != w.Cluster.Size || len(g.Nodes()) != len(w.Nodes()) {
+			t.Errorf("cluster %s: shared read %+v, fresh read %+v", cl.Name, g, w)
+		}
+		for i, n := range g.Nodes() {
+			if n != w.Nodes()[i] {
+				t.Errorf("cluster %s node %d: shared read %+v, fresh read %+v", cl.Name, i, n, w.Nodes()[i])
+			}
+		}
+	}
+}
+
+// TestSharedRefreshSeesAChangeOnceItsListsExpire: another client deletes a
+// cluster's SSH forward. A new process (a new plan) sees it at once, and
+// the same process as soon as the lists it holds are older than their
+// lifetime; only within that lifetime does it still serve what it listed.
+func TestSharedRefreshSeesAChangeOnceItsListsExpire(t *testing.T) {
+	const ttl = 300 * time.Millisecond
+	f := newFixture(t, 1, ttl)
+	cl := f.clusters[0]
+	ctx := sharedreads.Shared(t.Context())
+	if obs := f.observe(t, ctx, cl); !obs.RulesInSync {
+		t.Fatalf("cluster %s starts out of sync: %+v", cl.Name, obs.Sync)
+	}
+	f.env.DeleteForward(cl, 2222)
+
+	nextPlan := clusterops.New(sharedreads.New(f.env.API, sharedreads.Options{TTL: ttl, ShareFrom: 1}), clusterops.Options{})
+	if obs, err := nextPlan.Observe(ctx, cl.ID, isolated); err != nil || obs.RulesInSync {
+		t.Errorf("the next plan's refresh misses the deleted forward (err %v)", err)
+	}
+	time.Sleep(ttl)
+	if obs := f.observe(t, ctx, cl); obs.RulesInSync {
+		t.Errorf("a refresh %s after the change misses the deleted forward", ttl)
+	}
+}
+
+// TestApplyNeverActsOnASharedRead: the refresh of a plan reads the rules
+// through shared lists that live a minute; then another client deletes
+// the cluster's SSH forward. The shared lists still show it (which is why
+// an apply must not use them), but the apply's engine call, whose context
+// is not shared, reads fresh, sees the forward missing and re-creates it;
+// and the write drops the lists, so the read-back sees the new forward.
+func TestApplyNeverActsOnASharedRead(t *testing.T) {
+	f := newFixture(t, 1, time.Minute)
+	cl := f.clusters[0]
+	shared := sharedreads.Shared(t.Context())
+	if obs := f.observe(t, shared, cl); !obs.RulesInSync {
+		t.Fatalf("cluster %s starts out of sync: %+v", cl.Name, obs.Sync)
+	}
+	f.env.DeleteForward(cl, 2222)
+	if obs := f.observe(t, shared, cl); !obs.RulesInSync {
+		t.Fatalf("the shared lists already show the change; the test proves nothing")
+	}
+	before := len(f.env.Forwards(cl))
+	if _, err := f.engine.Update(t.Context(), cl.ID, clusterops.UpdateRequest{Intent: isolated}); err != nil {
+		t.Fatalf("apply: %v", err)
+	}
+	if after := len(f.env.Forwards(cl)); after != before+1 {
+		t.Errorf("the apply left %d forwards, want the %d left plus the one re-created", after, before)
+	}
+	if obs := f.observe(t, shared, cl); !obs.RulesInSync {
+		t.Errorf("the refresh after the apply is served the lists from before it: %+v", obs.Sync)
+	}
+}
+
+// TestFewClustersAreReadOneByOne: a process that refreshes fewer clusters
+// than DefaultShareFrom reads each one by itself, as without shared reads,
+// so that a small workspace never lists every cluster and rule an
+// administrator may see; reading them again within a second costs nothing.
+func TestFewClustersAreReadOneByOne(t *testing.T) {
+	f := newFixture(t, 2, time.Minute)
+	f.engine = clusterops.New(sharedreads.New(f.env.API, sharedreads.Options{}), clusterops.Options{Wait: simtest.FastWait})
+	f.env.Sim.ResetCallCounts()
+	f.observeAll(t, sharedreads.Shared(t.Context()))
+	calls := f.env.Sim.CallCounts()
+	n := int64(len(f.clusters))
+	// By id, an administrator finds the project's cluster at once.
+	for cmd, want := range map[string]int64{"listKubernetesClusters": n, "listFirewallRules": n, "listPortForwardingRules": n} {
+		if calls[cmd] != want {
+			t.Errorf("%d %s calls for %d clusters read one by one, want %d: %v", calls[cmd], cmd, n, want, calls)
+		}
+	}
+	// The plan's checks of the same clusters, right after their refresh,
+	// are served what the refresh read.
+	f.env.Sim.ResetCallCounts()
+	f.observeAll(t, sharedreads.Shared(t.Context()))
+	if calls := f.env.Sim.CallCounts(); len(calls) != 0 {
+		t.Errorf("reading the same clusters again within a second made calls: %v", calls)
+	}
+}
