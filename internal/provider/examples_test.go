@@ -64,20 +64,14 @@ func newExampleRunner(t *testing.T) *exampleRunner {
 		return filepath.Join(mirror, host, "cloudstack-cks", "cks", exampleProviderVersion, platform,
 			"terraform-provider-cks_v"+exampleProviderVersion)
 	}
-	build := exec.Command("go", "build", "-o", binary(mirrorHosts[0]), "github.com/cloudstack-cks/terraform-provider-cks")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("building the provider: %v\n%s", err, out)
-	}
+	built := builtProvider(t)
 	var include []string
 	for _, host := range mirrorHosts {
 		include = append(include, fmt.Sprintf("%q", host+"/cloudstack-cks/cks"), fmt.Sprintf("%q", host+"/hashicorp/kubernetes"))
-		if host == mirrorHosts[0] {
-			continue
-		}
 		if err := os.MkdirAll(filepath.Dir(binary(host)), 0o755); err != nil {
 			t.Fatal(err)
 		}
-		if err := os.Link(binary(mirrorHosts[0]), binary(host)); err != nil {
+		if err := linkOrCopy(built, binary(host)); err != nil {
 			t.Fatal(err)
 		}
 	}
