@@ -27,10 +27,6 @@ var providerBuild struct {
 func builtProvider(t *testing.T) string {
 	t.Helper()
 	providerBuild.once.Do(func() {
-		providerBuild.dir, providerBuild.err = os.MkdirTemp("", "cks-provider-build-")
-		if providerBuild.err != nil {
-			return
-		}
 		providerBuild.path = filepath.Join(providerBuild.dir, "terraform-provider-cks")
 		out, err := exec.Command("go", "build", "-o", providerBuild.path, "github.com/cloudstack-cks/terraform-provider-cks").CombinedOutput()
 		if err != nil {
@@ -43,12 +39,17 @@ func builtProvider(t *testing.T) string {
 	return providerBuild.path
 }
 
-// TestMain removes the build once every test has run.
+// TestMain makes the directory of the build, and removes it once every
+// test has run.
 func TestMain(m *testing.M) {
-	code := m.Run()
-	if providerBuild.dir != "" {
-		_ = os.RemoveAll(providerBuild.dir)
+	dir, err := os.MkdirTemp("", "cks-provider-build-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
 	}
+	providerBuild.dir = dir
+	code := m.Run()
+	_ = os.RemoveAll(dir)
 	os.Exit(code)
 }
 
