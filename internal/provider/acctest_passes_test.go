@@ -30,7 +30,7 @@ import (
 //     with those CLIs; the others test the provider against CloudStack,
 //     which the CLI does not change.
 //
-// A marker is the first statements of a Test function: the GNUmakefile
+// A marker stands among the first statements of a Test function: the GNUmakefile
 // selects the marked tests by that line, and TestPassMarks keeps it so.
 
 // readsListsInAnyOrder marks a test that runs again under every list order.
