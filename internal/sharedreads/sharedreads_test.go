@@ -2,6 +2,7 @@ package sharedreads_test
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"sync"
 	"testing"
@@ -220,5 +221,81 @@ func TestFewClustersAreReadOneByOne(t *testing.T) {
 	f.observeAll(t, sharedreads.Shared(t.Context()))
 	if calls := f.env.Sim.CallCounts(); len(calls) != 0 {
 		t.Errorf("reading the same clusters again within a second made calls: %v", calls)
+	}
+}
+
+// wholeListsFail is a CloudStack whose lists of every rule of an owner
+// fail, as one page of many may (a 530, a proxy's timeout), while the
+// lists of one IP address or network answer.
+type wholeListsFail struct{ cloudstack.API }
+
+var errWholeList = &cloudstack.Error{Command: "listFirewallRules", HTTPStatus: 530, Text: "page 2 failed"}
+
+func (w wholeListsFail) ListFirewallRules(ctx context.Context, p cloudstack.ListRulesParams) ([]cloudstack.FirewallRule, error) {
+	if p.IPAddressID == "" && p.NetworkID == "" {
+		return nil, errWholeList
+	}
+	return w.API.ListFirewallRules(ctx, p)
+}
+
+func (w wholeListsFail) ListPortForwardingRules(ctx context.Context, p cloudstack.ListRulesParams) ([]cloudstack.PortForwardingRule, error) {
+	if p.IPAddressID == "" && p.NetworkID == "" {
+		return nil, errWholeList
+	}
+	return w.API.ListPortForwardingRules(ctx, p)
+}
+
+// TestAFailedSharedListFallsBackToEachReadsOwn: the owner's whole rule
+// lists fail; every cluster's refresh then asks for its own rules, which
+// CloudStack answers, instead of failing with a list it never needed.
+func TestAFailedSharedListFallsBackToEachReadsOwn(t *testing.T) {
+	f := newFixture(t, 3, 0, time.Minute)
+	f.engine = clusterops.New(sharedreads.New(wholeListsFail{f.env.API}, sharedreads.Options{TTL: time.Minute, ShareFrom: 1}),
+		clusterops.Options{Wait: simtest.FastWait})
+	for _, cl := range f.clusters {
+		if obs := f.observe(t, sharedreads.Shared(t.Context()), cl); !obs.RulesInSync {
+			t.Errorf("cluster %s is read out of sync after a failed shared list: %+v", cl.Name, obs.Sync)
+		}
+	}
+}
+
+// releasedAddress is a CloudStack on which one address was released: its
+// rules are gone from every list, and a list of its rules answers 431.
+type releasedAddress struct {
+	cloudstack.API
+	ipID string
+}
+
+var errReleased = &cloudstack.Error{Command: "listFirewallRules", HTTPStatus: 431, Text: "Ip address id not ready for firewall rules yet"}
+
+func (r releasedAddress) ListFirewallRules(ctx context.Context, p cloudstack.ListRulesParams) ([]cloudstack.FirewallRule, error) {
+	if p.IPAddressID == r.ipID {
+		return nil, errReleased
+	}
+	all, err := r.API.ListFirewallRules(ctx, p)
+	return slices.DeleteFunc(all, func(fw cloudstack.FirewallRule) bool { return fw.IPAddressID == r.ipID }), err
+}
+
+// TestNoRuleInTheSharedListIsAskedOfTheServer: the shared list holds no
+// rule of a released address; the read of its rules is asked of
+// CloudStack, whose 431 says the address is gone, instead of answering
+// "no rules".
+func TestNoRuleInTheSharedListIsAskedOfTheServer(t *testing.T) {
+	f := newFixture(t, 2, 0, time.Minute)
+	released := f.clusters[0].IPAddressID
+	shared := sharedreads.New(releasedAddress{API: f.env.API, ipID: released}, sharedreads.Options{TTL: time.Minute, ShareFrom: 1})
+	ctx := sharedreads.Shared(t.Context())
+	if _, err := shared.GetKubernetesCluster(ctx, f.clusters[1].ID); err != nil {
+		t.Fatalf("reading a cluster: %v", err)
+	}
+	if _, err := shared.ListFirewallRules(ctx, cloudstack.ListRulesParams{IPAddressID: f.clusters[1].IPAddressID, ListAll: true}); err != nil {
+		t.Fatalf("reading the rules of a cluster's address: %v", err)
+	}
+	rules, err := shared.ListFirewallRules(ctx, cloudstack.ListRulesParams{IPAddressID: released, ListAll: true})
+	if !errors.Is(err, errReleased) {
+		t.Errorf("the rules of a released address read %v, %v, want the server's 431", rules, err)
+	}
+	if shared.ListCalls() == 0 {
+		t.Errorf("no shared list was asked for: the test proves nothing")
 	}
 }
