@@ -73,15 +73,19 @@ func (f planCheckFunc) CheckPlan(_ context.Context, _ plancheck.CheckPlanRequest
 // TestAccCluster_sharedReadsNeverStale: two clusters refreshed together in
 // one plan. Another client deletes cluster a's control node forward just
 // before the plan: the plan sees it (an update of a, nothing for b). Then,
-// between the plan and the apply, it deletes a's worker forward too: the
-// apply reads fresh and re-creates both, and the refresh after it finds
-// everything in place (the framework's empty plan after each step).
+// inside the apply, right after the apply's first read of the forwards
+// (its plan of a again, which reads shared lists), it deletes a's worker
+// forward too: the update reads fresh and re-creates both, although the
+// lists read a moment before still show the worker's; and the refresh
+// after it finds everything in place (the framework's empty plan after
+// each step).
 func TestAccCluster_sharedReadsNeverStale(t *testing.T) {
 	readsListsInAnyOrder(t)
 	t.Parallel()
 	env := newSimEnv(t, simtest.WithOrderedList())
 	ids := map[string]string{}
 	cluster := func(name string) *cloudstack.Cluster { return env.Cluster(ids[name]) }
+	deleted := make(chan error, 1)
 	accTest(t, resource.TestCase{
 		CheckDestroy: env.expectNothingLeft,
 		Steps: []resource.TestStep{
@@ -105,11 +109,23 @@ func TestAccCluster_sharedReadsNeverStale(t *testing.T) {
 					plancheck.ExpectResourceAction("cks_cluster.a", plancheck.ResourceActionUpdate),
 					plancheck.ExpectResourceAction("cks_cluster.b", plancheck.ResourceActionNoop),
 					planCheckFunc(func() error {
-						env.DeleteForward(cluster("a"), 2223)
+						worker := forwardOn(env.Forwards(cluster("a")), 2223)
+						if worker == "" {
+							return fmt.Errorf("cluster a has no forward of port 2223 before the apply")
+						}
+						env.Sim.AfterNextCall("listPortForwardingRules", func() { deleted <- env.Sim.DeleteRule(worker) })
 						return nil
 					}),
 				}},
 				Check: func(*terraform.State) error {
+					select {
+					case err := <-deleted:
+						if err != nil {
+							return fmt.Errorf("deleting a's worker forward inside the apply: %w", err)
+						}
+					default:
+						return fmt.Errorf("the apply listed no forwards: the worker forward was never deleted inside it")
+					}
 					for _, name := range []string{"a", "b"} {
 						var ports []int
 						for _, pf := range env.Forwards(cluster(name)) {
@@ -125,4 +141,14 @@ func TestAccCluster_sharedReadsNeverStale(t *testing.T) {
 			},
 		},
 	})
+}
+
+// forwardOn is the id of the forward of a public port, "" when none.
+func forwardOn(forwards []cloudstack.PortForwardingRule, port int) string {
+	for _, pf := range forwards {
+		if pf.PublicPort == port {
+			return pf.ID
+		}
+	}
+	return ""
 }
