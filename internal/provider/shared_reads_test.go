@@ -24,7 +24,8 @@ func init() {
 
 // TestOnlyRefreshesReadShared keeps the shared reads out of every change:
 // readShared, which lets a context be served lists up to a second old, is
-// called only by Read and ModifyPlan methods. Create, Update and Delete,
+// called only by Read and ModifyPlan methods, and nothing else in the
+// package uses sharedreads.Shared. Create, Update and Delete,
 // and everything they call, read fresh.
 func TestOnlyRefreshesReadShared(t *testing.T) {
 	t.Parallel()
@@ -37,9 +38,16 @@ func TestOnlyRefreshesReadShared(t *testing.T) {
 				continue
 			}
 			ast.Inspect(fn.Body, func(n ast.Node) bool {
-				if call, ok := n.(*ast.CallExpr); ok {
-					if id, ok := call.Fun.(*ast.Ident); ok && id.Name == "readShared" {
+				switch n := n.(type) {
+				case *ast.CallExpr:
+					if id, ok := n.Fun.(*ast.Ident); ok && id.Name == "readShared" {
 						callers = append(callers, fn.Name.Name)
+					}
+				case *ast.SelectorExpr:
+					// The marking itself, called or passed on, is readShared's alone.
+					if pkg, ok := n.X.(*ast.Ident); ok && pkg.Name == "sharedreads" && n.Sel.Name == "Shared" &&
+						fn.Name.Name != "readShared" {
+						t.Errorf("%s uses sharedreads.Shared: mark a refresh's context with readShared", fn.Name.Name)
 					}
 				}
 				return true
