@@ -8,9 +8,10 @@ import (
 	"time"
 )
 
-// TestAFailedListIsGivenToItsWaitersAndNeverKept: readers waiting for one
-// list that fails all get the failure, not a value; the next reader asks
-// again, and is given what that second call answers.
+// TestAFailedListIsGivenToItsWaitersAndNeverKept: readers waiting for a
+// list that fails all get the failure, not what its pages before the
+// failure held; the next reader asks again, and is given what that call
+// answers.
 func TestAFailedListIsGivenToItsWaitersAndNeverKept(t *testing.T) {
 	s := newStore(time.Minute)
 	release := make(chan struct{})
@@ -43,8 +44,10 @@ func TestAFailedListIsGivenToItsWaitersAndNeverKept(t *testing.T) {
 	if err != nil || v != "fresh" {
 		t.Errorf("the read after a failed list got %v, %v, want a new call's answer", v, err)
 	}
-	if got := s.listCalls(); got != 2 {
-		t.Errorf("%d calls, want the failed one and the one after it", got)
+	// (A waiter that came after the failure asked again, and failed too:
+	// how many did depends on the scheduler.)
+	if got := s.listCalls(); got < 2 {
+		t.Errorf("%d calls, want the failed one and at least the one after it", got)
 	}
 }
 
