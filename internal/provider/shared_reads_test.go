@@ -24,7 +24,8 @@ func init() {
 
 // TestOnlyRefreshesReadShared keeps the shared reads out of every change:
 // readShared, which lets a context be served lists up to a second old, is
-// called only by Read and ModifyPlan methods. Create, Update and Delete,
+// called only by Read and ModifyPlan methods, and nothing else in the
+// package uses sharedreads.Shared. Create, Update and Delete,
 // and everything they call, read fresh.
 func TestOnlyRefreshesReadShared(t *testing.T) {
 	t.Parallel()
@@ -37,9 +38,16 @@ func TestOnlyRefreshesReadShared(t *testing.T) {
 				continue
 			}
 			ast.Inspect(fn.Body, func(n ast.Node) bool {
-				if call, ok := n.(*ast.CallExpr); ok {
-					if id, ok := call.Fun.(*ast.Ident); ok && id.Name == "readShared" {
+				switch n := n.(type) {
+				case *ast.CallExpr:
+					if id, ok := n.Fun.(*ast.Ident); ok && id.Name == "readShared" {
 						callers = append(callers, fn.Name.Name)
+					}
+				case *ast.SelectorExpr:
+					// The marking itself, called or passed on, is readShared's alone.
+					if pkg, ok := n.X.(*ast.Ident); ok && pkg.Name == "sharedreads" && n.Sel.Name == "Shared" &&
+						fn.Name.Name != "readShared" {
+						t.Errorf("%s uses sharedreads.Shared: mark a refresh's context with readShared", fn.Name.Name)
 					}
 				}
 				return true
@@ -73,15 +81,19 @@ func (f planCheckFunc) CheckPlan(_ context.Context, _ plancheck.CheckPlanRequest
 // TestAccCluster_sharedReadsNeverStale: two clusters refreshed together in
 // one plan. Another client deletes cluster a's control node forward just
 // before the plan: the plan sees it (an update of a, nothing for b). Then,
-// between the plan and the apply, it deletes a's worker forward too: the
-// apply reads fresh and re-creates both, and the refresh after it finds
-// everything in place (the framework's empty plan after each step).
+// inside the apply, right after the apply's first read of the forwards
+// (its plan of a again, which reads shared lists), it deletes a's worker
+// forward too: the update reads fresh and re-creates both, although the
+// lists read a moment before still show the worker's; and the refresh
+// after it finds everything in place (the framework's empty plan after
+// each step).
 func TestAccCluster_sharedReadsNeverStale(t *testing.T) {
 	readsListsInAnyOrder(t)
 	t.Parallel()
 	env := newSimEnv(t, simtest.WithOrderedList())
 	ids := map[string]string{}
 	cluster := func(name string) *cloudstack.Cluster { return env.Cluster(ids[name]) }
+	deleted := make(chan error, 1)
 	accTest(t, resource.TestCase{
 		CheckDestroy: env.expectNothingLeft,
 		Steps: []resource.TestStep{
@@ -105,11 +117,23 @@ func TestAccCluster_sharedReadsNeverStale(t *testing.T) {
 					plancheck.ExpectResourceAction("cks_cluster.a", plancheck.ResourceActionUpdate),
 					plancheck.ExpectResourceAction("cks_cluster.b", plancheck.ResourceActionNoop),
 					planCheckFunc(func() error {
-						env.DeleteForward(cluster("a"), 2223)
+						worker := forwardOn(env.Forwards(cluster("a")), 2223)
+						if worker == "" {
+							return fmt.Errorf("cluster a has no forward of port 2223 before the apply")
+						}
+						env.Sim.AfterNextCall("listPortForwardingRules", func() { deleted <- env.Sim.DeleteRule(worker) })
 						return nil
 					}),
 				}},
 				Check: func(*terraform.State) error {
+					select {
+					case err := <-deleted:
+						if err != nil {
+							return fmt.Errorf("deleting a's worker forward inside the apply: %w", err)
+						}
+					default:
+						return fmt.Errorf("the apply listed no forwards: the worker forward was never deleted inside it")
+					}
 					for _, name := range []string{"a", "b"} {
 						var ports []int
 						for _, pf := range env.Forwards(cluster(name)) {
@@ -125,4 +149,14 @@ func TestAccCluster_sharedReadsNeverStale(t *testing.T) {
 			},
 		},
 	})
+}
+
+// forwardOn is the id of the forward of a public port, "" when none.
+func forwardOn(forwards []cloudstack.PortForwardingRule, port int) string {
+	for _, pf := range forwards {
+		if pf.PublicPort == port {
+			return pf.ID
+		}
+	}
+	return ""
 }

@@ -30,6 +30,7 @@
 //     rules with that IP address or network, as FirewallManagerImpl.
 //     listFirewallRules and RulesManagerImpl.listPortForwardingRules filter
 //     them. A read the shared list cannot answer for sure (a cluster not in
-//     it, no rule on an address, which may be one the server refuses) is
-//     asked of CloudStack itself.
+//     it, no rule on an address, which may be one the server refuses) or
+//     that a failed shared list left unanswered is asked of CloudStack
+//     itself.
 package sharedreads

@@ -23,13 +23,12 @@ func (a *API) ListFirewallRules(ctx context.Context, p cloudstack.ListRulesParam
 		})
 	}
 	all, err := a.firewalls(ctx, p.ProjectID)
-	if err != nil {
-		return nil, err
-	}
 	out := filter(all, func(r cloudstack.FirewallRule) bool { return r.IPAddressID == p.IPAddressID })
-	if len(out) == 0 {
-		// No rule, or an address the server refuses to list rules of (one
-		// released keeps its id, and answers 431): let the server say.
+	if err != nil || len(out) == 0 {
+		// The owner's list failed (one page of many, which this read does
+		// not need), no rule, or an address the server refuses to list
+		// rules of (one released keeps its id, and answers 431): let the
+		// server say.
 		return a.API.ListFirewallRules(ctx, p)
 	}
 	return out, nil
@@ -48,13 +47,10 @@ func (a *API) ListPortForwardingRules(ctx context.Context, p cloudstack.ListRule
 		})
 	}
 	all, err := a.forwards(ctx, p.ProjectID)
-	if err != nil {
-		return nil, err
-	}
 	out := filter(all, func(r cloudstack.PortForwardingRule) bool {
 		return (p.IPAddressID == "" || r.IPAddressID == p.IPAddressID) && (p.NetworkID == "" || r.NetworkID == p.NetworkID)
 	})
-	if len(out) == 0 {
+	if err != nil || len(out) == 0 {
 		return a.API.ListPortForwardingRules(ctx, p)
 	}
 	return out, nil

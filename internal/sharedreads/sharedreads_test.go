@@ -2,6 +2,8 @@ package sharedreads_test
 
 import (
 	"context"
+	"errors"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -26,15 +28,15 @@ type fixture struct {
 var isolated = clusterops.Intent{Network: rules.NetworkIsolated}
 
 // newFixture creates accountClusters clusters of the admin's account and
-// one of its project; ttl is the shared lists' lifetime.
-func newFixture(t *testing.T, accountClusters int, ttl time.Duration) *fixture {
+// projectClusters of its project; ttl is the shared lists' lifetime.
+func newFixture(t *testing.T, accountClusters, projectClusters int, ttl time.Duration) *fixture {
 	t.Helper()
 	env := simtest.Start(t, simtest.WithOrderedList(), simtest.WithJobQueueDelay(time.Millisecond))
 	fresh := clusterops.New(env.API, clusterops.Options{Wait: simtest.FastWait})
 	f := &fixture{env: env}
-	for i := range accountClusters + 1 {
+	for i := range accountClusters + projectClusters {
 		p := cloudstack.CreateClusterParams{Name: "shared-" + string(rune('a'+i))}
-		if i == accountClusters {
+		if i >= accountClusters {
 			p.ProjectID = env.Info.ProjectID
 		}
 		cl := env.NewCluster(p)
@@ -85,11 +87,13 @@ func (f *fixture) observe(t *testing.T, ctx context.Context, cl *cloudstack.Clus
 }
 
 // TestSharedRefreshListsEachKindOncePerOwner: six clusters of an account
-// and one of a project, refreshed at once, cost one list of clusters per
+// and two of a project, refreshed at once, cost one list of clusters per
 // scope and one list of firewall rules and of forwards per owner, and read
-// exactly what a fresh read of each cluster reads.
+// exactly what a fresh read of each cluster reads. (Two in the project: a
+// project cluster left out of the lists costs a read by id, which for one
+// cluster alone adds up to the same count.)
 func TestSharedRefreshListsEachKindOncePerOwner(t *testing.T) {
-	f := newFixture(t, 6, time.Minute)
+	f := newFixture(t, 6, 2, time.Minute)
 	want := map[string]*clusterops.Observation{}
 	for _, cl := range f.clusters {
 		want[cl.ID] = f.observe(t, t.Context(), cl)
@@ -128,7 +132,7 @@ func TestSharedRefreshListsEachKindOncePerOwner(t *testing.T) {
 // lifetime; only within that lifetime does it still serve what it listed.
 func TestSharedRefreshSeesAChangeOnceItsListsExpire(t *testing.T) {
 	const ttl = 300 * time.Millisecond
-	f := newFixture(t, 1, ttl)
+	f := newFixture(t, 1, 1, ttl)
 	cl := f.clusters[0]
 	ctx := sharedreads.Shared(t.Context())
 	if obs := f.observe(t, ctx, cl); !obs.RulesInSync {
@@ -153,7 +157,7 @@ func TestSharedRefreshSeesAChangeOnceItsListsExpire(t *testing.T) {
 // is not shared, reads fresh, sees the forward missing and re-creates it;
 // and the write drops the lists, so the read-back sees the new forward.
 func TestApplyNeverActsOnASharedRead(t *testing.T) {
-	f := newFixture(t, 1, time.Minute)
+	f := newFixture(t, 1, 1, time.Minute)
 	cl := f.clusters[0]
 	shared := sharedreads.Shared(t.Context())
 	if obs := f.observe(t, shared, cl); !obs.RulesInSync {
@@ -173,6 +177,25 @@ func TestApplyNeverActsOnASharedRead(t *testing.T) {
 	if obs := f.observe(t, shared, cl); !obs.RulesInSync {
 		t.Errorf("the refresh after the apply is served the lists from before it: %+v", obs.Sync)
 	}
+	// The lists from before the apply show the deleted forward too, which
+	// is in sync as well: only its id tells them from a fresh read.
+	read, err := f.shared.ListPortForwardingRules(shared, cloudstack.ListRulesParams{NetworkID: cl.NetworkID, ListAll: true})
+	if err != nil {
+		t.Fatalf("reading the forwards after the apply: %v", err)
+	}
+	if got, want := ruleIDs(read), ruleIDs(f.env.Forwards(cl)); !slices.Equal(got, want) {
+		t.Errorf("the refresh after the apply reads forwards %v, CloudStack has %v", got, want)
+	}
+}
+
+// ruleIDs are the sorted ids of forwards.
+func ruleIDs(rules []cloudstack.PortForwardingRule) []string {
+	var ids []string
+	for _, r := range rules {
+		ids = append(ids, r.ID)
+	}
+	slices.Sort(ids)
+	return ids
 }
 
 // TestFewClustersAreReadOneByOne: a process that refreshes fewer clusters
@@ -180,7 +203,7 @@ func TestApplyNeverActsOnASharedRead(t *testing.T) {
 // so that a small workspace never lists every cluster and rule an
 // administrator may see; reading them again within a second costs nothing.
 func TestFewClustersAreReadOneByOne(t *testing.T) {
-	f := newFixture(t, 2, time.Minute)
+	f := newFixture(t, 2, 1, time.Minute)
 	f.engine = clusterops.New(sharedreads.New(f.env.API, sharedreads.Options{}), clusterops.Options{Wait: simtest.FastWait})
 	f.env.Sim.ResetCallCounts()
 	f.observeAll(t, sharedreads.Shared(t.Context()))
@@ -198,5 +221,81 @@ func TestFewClustersAreReadOneByOne(t *testing.T) {
 	f.observeAll(t, sharedreads.Shared(t.Context()))
 	if calls := f.env.Sim.CallCounts(); len(calls) != 0 {
 		t.Errorf("reading the same clusters again within a second made calls: %v", calls)
+	}
+}
+
+// wholeListsFail is a CloudStack whose lists of every rule of an owner
+// fail, as one page of many may (a 530, a proxy's timeout), while the
+// lists of one IP address or network answer.
+type wholeListsFail struct{ cloudstack.API }
+
+var errWholeList = &cloudstack.Error{Command: "listFirewallRules", HTTPStatus: 530, Text: "page 2 failed"}
+
+func (w wholeListsFail) ListFirewallRules(ctx context.Context, p cloudstack.ListRulesParams) ([]cloudstack.FirewallRule, error) {
+	if p.IPAddressID == "" && p.NetworkID == "" {
+		return nil, errWholeList
+	}
+	return w.API.ListFirewallRules(ctx, p)
+}
+
+func (w wholeListsFail) ListPortForwardingRules(ctx context.Context, p cloudstack.ListRulesParams) ([]cloudstack.PortForwardingRule, error) {
+	if p.IPAddressID == "" && p.NetworkID == "" {
+		return nil, errWholeList
+	}
+	return w.API.ListPortForwardingRules(ctx, p)
+}
+
+// TestAFailedSharedListFallsBackToEachReadsOwn: the owner's whole rule
+// lists fail; every cluster's refresh then asks for its own rules, which
+// CloudStack answers, instead of failing with a list it never needed.
+func TestAFailedSharedListFallsBackToEachReadsOwn(t *testing.T) {
+	f := newFixture(t, 3, 0, time.Minute)
+	f.engine = clusterops.New(sharedreads.New(wholeListsFail{f.env.API}, sharedreads.Options{TTL: time.Minute, ShareFrom: 1}),
+		clusterops.Options{Wait: simtest.FastWait})
+	for _, cl := range f.clusters {
+		if obs := f.observe(t, sharedreads.Shared(t.Context()), cl); !obs.RulesInSync {
+			t.Errorf("cluster %s is read out of sync after a failed shared list: %+v", cl.Name, obs.Sync)
+		}
+	}
+}
+
+// releasedAddress is a CloudStack on which one address was released: its
+// rules are gone from every list, and a list of its rules answers 431.
+type releasedAddress struct {
+	cloudstack.API
+	ipID string
+}
+
+var errReleased = &cloudstack.Error{Command: "listFirewallRules", HTTPStatus: 431, Text: "Ip address id not ready for firewall rules yet"}
+
+func (r releasedAddress) ListFirewallRules(ctx context.Context, p cloudstack.ListRulesParams) ([]cloudstack.FirewallRule, error) {
+	if p.IPAddressID == r.ipID {
+		return nil, errReleased
+	}
+	all, err := r.API.ListFirewallRules(ctx, p)
+	return slices.DeleteFunc(all, func(fw cloudstack.FirewallRule) bool { return fw.IPAddressID == r.ipID }), err
+}
+
+// TestNoRuleInTheSharedListIsAskedOfTheServer: the shared list holds no
+// rule of a released address; the read of its rules is asked of
+// CloudStack, whose 431 says the address is gone, instead of answering
+// "no rules".
+func TestNoRuleInTheSharedListIsAskedOfTheServer(t *testing.T) {
+	f := newFixture(t, 2, 0, time.Minute)
+	released := f.clusters[0].IPAddressID
+	shared := sharedreads.New(releasedAddress{API: f.env.API, ipID: released}, sharedreads.Options{TTL: time.Minute, ShareFrom: 1})
+	ctx := sharedreads.Shared(t.Context())
+	if _, err := shared.GetKubernetesCluster(ctx, f.clusters[1].ID); err != nil {
+		t.Fatalf("reading a cluster: %v", err)
+	}
+	if _, err := shared.ListFirewallRules(ctx, cloudstack.ListRulesParams{IPAddressID: f.clusters[1].IPAddressID, ListAll: true}); err != nil {
+		t.Fatalf("reading the rules of a cluster's address: %v", err)
+	}
+	rules, err := shared.ListFirewallRules(ctx, cloudstack.ListRulesParams{IPAddressID: released, ListAll: true})
+	if !errors.Is(err, errReleased) {
+		t.Errorf("the rules of a released address read %v, %v, want the server's 431", rules, err)
+	}
+	if shared.ListCalls() == 0 {
+		t.Errorf("no shared list was asked for: the test proves nothing")
 	}
 }

@@ -74,6 +74,9 @@ func (s *store) usable(f *flight) bool {
 
 func (s *store) run(ctx context.Context, key string, f *flight, load func(context.Context) (any, error)) {
 	val, err := load(ctx)
+	if err != nil {
+		val = nil // what a failed list got before it failed is no answer
+	}
 	s.mu.Lock()
 	f.val, f.err, f.answered = val, err, s.now()
 	if err != nil && s.flights[key] == f {

@@ -408,6 +408,15 @@ func (s *Simulator) LoseNextResponses(command string, n int) {
 	s.faults.SetLostResponses(command, n)
 }
 
+// AfterNextCall runs fn once, after the next call of an API command ran and
+// before its answer is sent, outside the simulator's lock: another
+// client's change that lands between that answer and the caller's next
+// call. fn must not call testing.T's Fatal (it runs on the server's
+// goroutine).
+func (s *Simulator) AfterNextCall(command string, fn func()) {
+	s.faults.SetAfterCall(command, fn)
+}
+
 // FailJobStep makes the next n jobs of an operation fail at a named step
 // (see JobSteps), with the failure the server reports there (state
 // transitions included), or with message when it is not empty.

@@ -107,6 +107,9 @@ func (s *Simulator) serveAPI(w http.ResponseWriter, r *http.Request) {
 	s.lock()
 	body, err := handler(s, c, p)
 	s.unlock()
+	if after := s.faults.TakeAfterCall(command); after != nil {
+		after() // another client's change, between this answer and the next call
+	}
 	if s.faults.TakeLostResponse(command) {
 		// The command ran (an async one has its job queued), but a proxy
 		// in front of the server times out and answers for it.
