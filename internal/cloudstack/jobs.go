@@ -47,7 +47,7 @@ func (o WaitOptions) withDefaults() WaitOptions {
 		o.Unit = DefaultJobUnit
 	}
 	if o.MaxInterval <= 0 {
-		o.MaxInterval = DefaultJobMaxInterval / DefaultJobUnit * o.Unit
+		o.MaxInterval = defaultJobMaxUnits * o.Unit
 	}
 	if o.ProgressInterval <= 0 {
 		o.ProgressInterval = DefaultJobProgressInterval

@@ -11,22 +11,28 @@ import "time"
 // poll at or after its end, so a schedule that polls at each of those instants
 // sees every job no later than cloudstack-go does, whatever its length.
 // WaitForJob's schedule is that one with each of cloudstack-go's sleeps split
-// into equal parts: jobPollsPerSleep of them, or as many as keep every part
-// within MaxInterval. Every poll of cloudstack-go's is one of ours, so
+// into equal parts: jobPollsPerSleep (2) of them, or as many as keep every
+// part within MaxInterval (3 for the sleeps of 11-15 s with the 5 s default).
+// With the defaults it polls at 0, 0.5, 1, 2, 3, 4.5, 6, 8, 10, 12.5, 15, 18,
+// 21, … s. Every poll of cloudstack-go's is one of ours, so, for every job
+// length:
 //
-//   - for every job length, the wait from the job's end to the poll that sees
-//     it is never longer than cloudstack-go's, and it is at most
-//     1/jobPollsPerSleep of the sleep the job ends in, where cloudstack-go's is
-//     up to the whole sleep;
-//   - for every job length, WaitForJob makes at most jobPollsPerSleep times
-//     as many polls as cloudstack-go, and at most ceil(15 s / MaxInterval)
-//     times (3 with the 5 s default) once the cap splits the sleeps more.
+//   - the wait from the job's end to the poll that sees it is never longer
+//     than cloudstack-go's, and at most half the sleep of cloudstack-go's the
+//     job ends in, where cloudstack-go's is up to the whole sleep; over
+//     lengths spread evenly it is half of cloudstack-go's on average (a third
+//     in the sleeps the cap splits in three);
+//   - WaitForJob makes at most jobPollsPerSleep (2) times as many polls as
+//     cloudstack-go for a job that ends before the cap first splits a sleep
+//     further (55 s with the defaults), and at most ceil(15 units /
+//     MaxInterval) (3) times for any job.
 //
-// schedule_test.go proves both over job lengths in steps of 10 ms. Both hold
-// for polls that take no time; a real poll does not move the later ones,
-// because WaitForJob waits for the next instant of the schedule counted from
-// the wait's start, whereas each of cloudstack-go's sleeps starts when a poll
-// returns, so its polls fall later by the polls' round trips.
+// schedule_test.go proves each of these by going through job lengths every
+// 10 ms up to 20 min and every instant of either schedule. They hold for
+// polls that take no time. A real poll does not move the later ones, because
+// WaitForJob waits for the next instant counted from the wait's start,
+// whereas each of cloudstack-go's sleeps starts when a poll returns, so its
+// polls fall later by the polls' round trips.
 const (
 	// jobPollsPerSleep is how many parts each of cloudstack-go's sleeps is
 	// split into at least.
@@ -41,9 +47,12 @@ const (
 	// DefaultJobUnit is the schedule's unit: cloudstack-go's sleeps grow by
 	// one second each.
 	DefaultJobUnit = time.Second
-	// DefaultJobMaxInterval caps the wait between polls, reached from about
-	// 1 min on: a 10-60 min CKS job is polled every 5 s, 12 times a minute.
-	DefaultJobMaxInterval = 5 * time.Second
+	// DefaultJobMaxInterval caps the wait between polls; the waits first
+	// reach it at 45 s and stay at it from 105 s on: a 10-60 min CKS job is
+	// polled every 5 s, 12 times a minute.
+	DefaultJobMaxInterval = defaultJobMaxUnits * DefaultJobUnit
+	// defaultJobMaxUnits is the cap in units, whatever the unit.
+	defaultJobMaxUnits = 5
 	// DefaultJobProgressInterval is how often a long wait logs its progress.
 	DefaultJobProgressInterval = 30 * time.Second
 )
@@ -100,10 +109,11 @@ func (o WaitOptions) cloudStackGoSleepAt(elapsed time.Duration) (begin, sleep ti
 	grown := time.Duration(growing*(growing+1)/2) * o.Unit
 	if elapsed >= grown {
 		last := cloudStackGoMaxSleeps * o.Unit
-		return grown + (elapsed-grown)/last*last, last
+		whole := int64((elapsed - grown) / last)
+		return grown + time.Duration(whole)*last, last
 	}
-	for n := time.Duration(1); ; n++ {
-		sleep = n * o.Unit
+	for n := 1; ; n++ {
+		sleep = time.Duration(n) * o.Unit
 		if elapsed < begin+sleep {
 			return begin, sleep
 		}

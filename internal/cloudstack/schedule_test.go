@@ -11,12 +11,12 @@ import (
 // `if timer < 15 { timer++ }; time.Sleep(timer * time.Second)`, again.
 func cloudStackGoPolls(until time.Duration) []time.Duration {
 	out := []time.Duration{0}
-	at, timer := time.Duration(0), time.Duration(0)
+	at, timer := time.Duration(0), 0
 	for at < until {
 		if timer < 15 {
 			timer++
 		}
-		at += timer * time.Second
+		at += time.Duration(timer) * time.Second
 		out = append(out, at)
 	}
 	return out
