@@ -58,7 +58,10 @@ func (o WaitOptions) withDefaults() WaitOptions {
 	return o
 }
 
-// WaitForJob polls jobID until it finishes and returns its jobresult.
+// WaitForJob polls jobID until it finishes and returns its jobresult. It
+// polls at once, then at the instants of the schedule in schedule.go,
+// counted from its start: never later than cloudstack-go's GetAsyncJobResult
+// sees a job end, whatever its length.
 //
 // Only a job that CloudStack reports as failed (jobstatus 2) gives a job
 // failure: an *Error parsed from its jobresult, usually of KindBusiness
