@@ -351,7 +351,10 @@ func (r ResizeResult) Section() Section {
 	}
 	if len(r.Apply) > 0 {
 		s.Notes = append(s.Notes, "Calls of one size change through the provider's apply: "+callsText(r.Apply[0].Calls)+
-			"; with cloudstack-go: "+callsText(r.Raw[0].Calls)+".")
+			"; with cloudstack-go: "+callsText(r.Raw[0].Calls)+".",
+			"Job polls (queryAsyncJobResult) of each size change: the provider's "+commandCounts(r.Apply, "queryAsyncJobResult")+
+				"; cloudstack-go's "+commandCounts(r.Raw, "queryAsyncJobResult")+" (the last poll of each saw the job done; with every job "+o.JobTime.String()+" long, the count says which poll "+
+				"of each schedule was the first to see it).")
 	}
 	s.Notes = append(s.Notes, missNotes(s.Figures)...)
 	return s
@@ -363,6 +366,16 @@ func sizesText(sizes []int64) string {
 		parts = append(parts, fmt.Sprint(s))
 	}
 	return strings.Join(parts, " → ")
+}
+
+// commandCounts lists how many calls of command each sample made, e.g.
+// "4, 4, 5, 4".
+func commandCounts(samples []ResizeSample, command string) string {
+	parts := make([]string, len(samples))
+	for i, s := range samples {
+		parts[i] = fmt.Sprint(s.Calls[command])
+	}
+	return strings.Join(parts, ", ")
 }
 
 func callsText(calls map[string]int64) string {

@@ -28,3 +28,15 @@ func positiveOr[T time.Duration | int](v, def T) T {
 	}
 	return v
 }
+
+// mean is the arithmetic mean of xs, 0 for none.
+func mean(xs []time.Duration) time.Duration {
+	if len(xs) == 0 {
+		return 0
+	}
+	var sum time.Duration
+	for _, x := range xs {
+		sum += x
+	}
+	return sum / time.Duration(len(xs))
+}

@@ -20,7 +20,7 @@ func newEngine(env *simtest.Env) *catalogops.Engine {
 	return catalogops.New(env.API, catalogops.Options{
 		DownloadPoll:     20 * time.Millisecond,
 		DownloadProgress: time.Nanosecond,
-		Wait:             cloudstack.WaitOptions{InitialInterval: 5 * time.Millisecond, MaxInterval: 20 * time.Millisecond},
+		Wait:             cloudstack.WaitOptions{Unit: 5 * time.Millisecond, MaxInterval: 20 * time.Millisecond},
 	})
 }
 

@@ -685,7 +685,7 @@ func TestCancelledCallReturnsPromptly(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	errc := make(chan error, 1)
 	go func() {
-		_, err := WaitForJob(ctx, c, "job-1", WaitOptions{InitialInterval: time.Millisecond})
+		_, err := WaitForJob(ctx, c, "job-1", WaitOptions{Unit: time.Millisecond})
 		errc <- err
 	}()
 	for fake.callCount("queryAsyncJobResult") == 0 {

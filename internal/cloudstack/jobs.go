@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
 	"net/http"
 	"strings"
 	"time"
@@ -20,76 +19,35 @@ const (
 	JobFailed    = 2
 )
 
-// Defaults for WaitOptions.
-const (
-	// DefaultJobInitialInterval is the wait before the first poll, and the
-	// base of every later interval.
-	DefaultJobInitialInterval = 750 * time.Millisecond
-	// DefaultJobIntervalGrowth is how much the interval grows per square
-	// root of a second of elapsed time: 1.1 s at 1 s, 1.9 s at 10 s, 2.3 s
-	// at 20 s, 3.5 s at 1 min.
-	DefaultJobIntervalGrowth = 350 * time.Millisecond
-	// DefaultJobMaxInterval caps the interval, which it reaches after
-	// about 2.5 min: a 10-60 min CKS job is polled every 5 s.
-	DefaultJobMaxInterval = 5 * time.Second
-	// DefaultJobMultiplier was the factor of the geometric schedule used
-	// before the interval grew with elapsed time. It is no default any more:
-	// set WaitOptions.Multiplier for a geometric schedule.
-	DefaultJobMultiplier       = 1.5
-	DefaultJobProgressInterval = 30 * time.Second
-)
-
 // JobQuerier polls an async job once. *Client implements it.
 type JobQuerier interface {
 	QueryAsyncJob(ctx context.Context, jobID string) (JobStatus, error)
 }
 
-// WaitOptions tunes WaitForJob. Zero values take the defaults above. The
-// overall limit is the context's deadline: give it the operation's timeout.
-//
-// A job ends anywhere in a poll interval, so the wait from its end to the
-// poll that sees it is half the interval on average, and the polls are the
-// integral of one over the interval. cloudstack-go's GetAsyncJobResult
-// sleeps 1 s, 2 s, 3 s, … (15 s at most): its interval grows like √(2t).
-// The default interval, InitialInterval + IntervalGrowth·√t, grows the same
-// way from a floor, so whatever the job's length between 1 and 21 s it
-// waits about 0.4 times as long as cloudstack-go after the job ends, with
-// at most 1.9 times its polls.
+// WaitOptions tunes WaitForJob. Zero values take the defaults in
+// schedule.go. The overall limit is the context's deadline: give it the
+// operation's timeout.
 type WaitOptions struct {
 	// Command names the command that started the job (e.g.
 	// "scaleKubernetesCluster"); it labels errors and logs.
 	Command string
-	// InitialInterval is the wait before the first poll and the base of
-	// every later interval.
-	InitialInterval time.Duration
-	// IntervalGrowth is how much the interval grows per square root of a
-	// second of elapsed time: the wait after a poll at elapsed time t is
-	// InitialInterval + IntervalGrowth·√(t/1s), capped by MaxInterval.
-	IntervalGrowth time.Duration
-	// MaxInterval caps the wait between polls.
+	// Unit is the schedule's time unit, one second by default: the waits
+	// are those of cloudstack-go's schedule (sleeps of 1, 2, 3, … up to 15
+	// units), split into parts. Tests shorten it to run the same schedule
+	// faster.
+	Unit time.Duration
+	// MaxInterval caps the wait between polls; zero means 5 units.
 	MaxInterval time.Duration
-	// Multiplier, when above 1, replaces IntervalGrowth by a geometric
-	// schedule: each interval is the previous one times Multiplier.
-	Multiplier float64
 	// ProgressInterval is how often an Info progress line is logged.
 	ProgressInterval time.Duration
 }
 
 func (o WaitOptions) withDefaults() WaitOptions {
-	if o.InitialInterval <= 0 {
-		o.InitialInterval = DefaultJobInitialInterval
-	}
-	if o.IntervalGrowth <= 0 {
-		o.IntervalGrowth = DefaultJobIntervalGrowth
+	if o.Unit <= 0 {
+		o.Unit = DefaultJobUnit
 	}
 	if o.MaxInterval <= 0 {
-		o.MaxInterval = DefaultJobMaxInterval
-	}
-	if o.MaxInterval < o.InitialInterval {
-		o.MaxInterval = o.InitialInterval
-	}
-	if o.Multiplier < 1 {
-		o.Multiplier = 0
+		o.MaxInterval = defaultJobMaxUnits * o.Unit
 	}
 	if o.ProgressInterval <= 0 {
 		o.ProgressInterval = DefaultJobProgressInterval
@@ -100,38 +58,10 @@ func (o WaitOptions) withDefaults() WaitOptions {
 	return o
 }
 
-// NextInterval is the wait before the next poll of a wait that has run for
-// elapsed, whose last wait was previous (0 before the first poll).
-func (o WaitOptions) NextInterval(elapsed, previous time.Duration) time.Duration {
-	o = o.withDefaults()
-	if previous <= 0 {
-		return o.InitialInterval
-	}
-	var next time.Duration
-	if o.Multiplier > 1 {
-		next = time.Duration(float64(previous) * o.Multiplier)
-	} else {
-		next = o.InitialInterval + time.Duration(float64(o.IntervalGrowth)*math.Sqrt(max(elapsed, 0).Seconds()))
-	}
-	return min(max(next, o.InitialInterval), o.MaxInterval)
-}
-
-// Schedule returns when the wait polls, measured from its start, up to the
-// first poll at or after until, for polls that take no time.
-func (o WaitOptions) Schedule(until time.Duration) []time.Duration {
-	var out []time.Duration
-	at, interval := time.Duration(0), time.Duration(0)
-	for {
-		interval = o.NextInterval(at, interval)
-		at += interval
-		out = append(out, at)
-		if at >= until {
-			return out
-		}
-	}
-}
-
-// WaitForJob polls jobID until it finishes and returns its jobresult.
+// WaitForJob polls jobID until it finishes and returns its jobresult. It
+// polls at once, then at the instants of the schedule in schedule.go,
+// counted from its start: never later than cloudstack-go's GetAsyncJobResult
+// sees a job end, whatever its length.
 //
 // Only a job that CloudStack reports as failed (jobstatus 2) gives a job
 // failure: an *Error parsed from its jobresult, usually of KindBusiness
@@ -155,7 +85,9 @@ func WaitForJob(ctx context.Context, q JobQuerier, jobID string, opts WaitOption
 	ctx = tflog.SetField(ctx, "cloudstack_job_id", jobID)
 	start := time.Now()
 	lastProgress := start
-	interval := opts.NextInterval(0, 0)
+	// The first poll is at once, as cloudstack-go's; every later one at the
+	// schedule's next instant counted from start, however long a poll took.
+	interval := time.Duration(0)
 	polls := 0
 	var lastErr error
 
@@ -201,7 +133,7 @@ func WaitForJob(ctx context.Context, q JobQuerier, jobID string, opts WaitOption
 				"command": opts.Command, "polls": polls, "elapsed": elapsed.Round(time.Second).String(),
 			})
 		}
-		interval = opts.NextInterval(time.Since(start), interval)
+		interval = opts.NextInterval(time.Since(start))
 	}
 }
 

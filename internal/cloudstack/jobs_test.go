@@ -78,7 +78,7 @@ func (q *scriptedQuerier) pollCount() int {
 	return q.polls
 }
 
-var fastWait = WaitOptions{InitialInterval: time.Millisecond, MaxInterval: 3 * time.Millisecond, Command: "scaleKubernetesCluster"}
+var fastWait = WaitOptions{Unit: time.Millisecond, MaxInterval: 3 * time.Millisecond, Command: "scaleKubernetesCluster"}
 
 func pending() pollAnswer { return pollAnswer{status: JobStatus{Status: JobPending}} }
 
@@ -203,8 +203,8 @@ func TestWaitForJobCancellation(t *testing.T) {
 		q    *scriptedQuerier
 		opts WaitOptions
 	}{
-		{"sleeping", &scriptedQuerier{script: []pollAnswer{pending()}}, WaitOptions{InitialInterval: time.Hour}},
-		{"polling", &scriptedQuerier{block: true}, WaitOptions{InitialInterval: time.Millisecond}},
+		{"sleeping", &scriptedQuerier{script: []pollAnswer{pending()}}, WaitOptions{Unit: time.Hour}},
+		{"polling", &scriptedQuerier{block: true}, WaitOptions{Unit: time.Millisecond}},
 	} {
 		ctx, cancel := context.WithCancel(t.Context())
 		errc := make(chan error, 1)
@@ -235,9 +235,13 @@ func TestWaitForJobCancellation(t *testing.T) {
 func TestWaitOptionsDefaults(t *testing.T) {
 	t.Parallel()
 	o := WaitOptions{}.withDefaults()
-	if o.InitialInterval != 750*time.Millisecond || o.IntervalGrowth != 350*time.Millisecond || o.MaxInterval != 5*time.Second ||
-		o.Multiplier != 0 || o.ProgressInterval != 30*time.Second {
+	if o.Unit != time.Second || o.MaxInterval != 5*time.Second || o.ProgressInterval != 30*time.Second ||
+		o.Command != "queryAsyncJobResult" {
 		t.Fatalf("defaults = %+v", o)
+	}
+	// The cap is 5 units unless set.
+	if o := (WaitOptions{Unit: time.Millisecond}).withDefaults(); o.MaxInterval != 5*time.Millisecond {
+		t.Errorf("MaxInterval at 1 ms units = %v", o.MaxInterval)
 	}
 }
 
@@ -333,7 +337,7 @@ func TestWaitForJobFailureIsMarked(t *testing.T) {
 	t.Parallel()
 	result := json.RawMessage(`{"errorcode":530,"errortext":"Failed to deploy"}`)
 	q := &scriptedQuerier{script: []pollAnswer{{status: JobStatus{Status: JobFailed, ResultCode: 530, Result: result}}}}
-	_, err := WaitForJob(t.Context(), q, "job-3", WaitOptions{InitialInterval: time.Millisecond, Command: "createKubernetesCluster"})
+	_, err := WaitForJob(t.Context(), q, "job-3", WaitOptions{Unit: time.Millisecond, Command: "createKubernetesCluster"})
 	if !IsJobFailure(err) || IsJobOutcomeUnknown(err) || KindOf(err) != KindBusiness {
 		t.Fatalf("err = %v: want a job failure", err)
 	}

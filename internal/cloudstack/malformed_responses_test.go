@@ -91,7 +91,7 @@ var malformedCalls = []malformedCall{
 		return err
 	}, false},
 	{"queryAsyncJobResult", false, func(ctx context.Context, c *Client) error {
-		_, err := WaitForJob(ctx, c, "job-1", WaitOptions{InitialInterval: time.Millisecond, MaxInterval: 2 * time.Millisecond})
+		_, err := WaitForJob(ctx, c, "job-1", WaitOptions{Unit: time.Millisecond, MaxInterval: 2 * time.Millisecond})
 		return err
 	}, true},
 }
@@ -147,7 +147,7 @@ func TestMalformedJobResults(t *testing.T) {
 			ctx, cancel := context.WithTimeout(t.Context(), 2*time.Second)
 			defer cancel()
 			err := runWithoutPanic(t, func() error {
-				_, err := WaitForJob(ctx, c, "job-1", WaitOptions{InitialInterval: time.Millisecond, MaxInterval: 2 * time.Millisecond})
+				_, err := WaitForJob(ctx, c, "job-1", WaitOptions{Unit: time.Millisecond, MaxInterval: 2 * time.Millisecond})
 				return err
 			})
 			if err == nil {

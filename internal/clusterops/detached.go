@@ -38,7 +38,6 @@ func (e *Engine) WaitSettled(ctx context.Context, clusterID string, done func(st
 func (e *Engine) waitState(ctx context.Context, clusterID string, done func(state string) bool,
 	giveUp func(*cloudstack.Cluster) error) (*cloudstack.Cluster, error) {
 	start := time.Now()
-	var interval time.Duration
 	for {
 		c, err := e.api.GetKubernetesCluster(ctx, clusterID)
 		if err != nil {
@@ -54,8 +53,7 @@ func (e *Engine) waitState(ctx context.Context, clusterID string, done func(stat
 		}
 		e.logf(ctx, "waiting for the cluster to settle", map[string]any{"cluster_id": clusterID, "state": c.State,
 			"elapsed": time.Since(start).Round(time.Second).String()})
-		interval = e.opts.Wait.NextInterval(time.Since(start), interval)
-		if !cloudstack.Sleep(ctx, interval) {
+		if !cloudstack.Sleep(ctx, e.opts.Wait.NextInterval(time.Since(start))) {
 			return c, fmt.Errorf("gave up waiting for cluster %s to leave state %s: %w", clusterID, c.State, ctx.Err())
 		}
 	}

@@ -40,13 +40,11 @@ func (e *Engine) awaitRules(ctx context.Context, s *Snapshot, ipID string, done 
 	ctx, cancel := context.WithTimeout(ctx, e.opts.UnknownOutcomeWait)
 	defer cancel()
 	start := time.Now()
-	var interval time.Duration
 	for {
 		if now, err := e.rulesOnIP(ctx, s.projectID(), ipID); err == nil && done(now) {
 			return true
 		}
-		interval = e.opts.Wait.NextInterval(time.Since(start), interval)
-		t := time.NewTimer(interval)
+		t := time.NewTimer(e.opts.Wait.NextInterval(time.Since(start)))
 		select {
 		case <-ctx.Done():
 			t.Stop()

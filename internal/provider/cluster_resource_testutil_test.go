@@ -17,7 +17,7 @@ import (
 // Jobs of the simulator finish in milliseconds; poll them accordingly so
 // that the acceptance tests stay fast.
 func init() {
-	clusterJobWait = cloudstack.WaitOptions{InitialInterval: 20 * time.Millisecond, MaxInterval: 200 * time.Millisecond, Multiplier: 1.5}
+	clusterJobWait = cloudstack.WaitOptions{Unit: 20 * time.Millisecond}
 	lostCreateRechecks = []time.Duration{50 * time.Millisecond, 100 * time.Millisecond}
 }
 

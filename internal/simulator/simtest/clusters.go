@@ -15,7 +15,7 @@ import (
 const DefaultKubernetesVersion = "1.33.13"
 
 // FastWait polls the simulator's jobs, which finish in milliseconds.
-var FastWait = cloudstack.WaitOptions{InitialInterval: time.Millisecond, MaxInterval: 5 * time.Millisecond}
+var FastWait = cloudstack.WaitOptions{Unit: time.Millisecond}
 
 // jobTimeout bounds every job a helper waits for.
 const jobTimeout = time.Minute
