@@ -8,9 +8,10 @@ import (
 	"strings"
 	"time"
 
+	"golang.org/x/crypto/ssh"
+
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/wire"
-	"golang.org/x/crypto/ssh"
 )
 
 // Out-of-band changes and fault injection: what an operator (or a failing
@@ -78,7 +79,7 @@ type StrayVM struct {
 var errNotFound = errors.New("not found")
 
 func (s *Simulator) adminCluster(id string) (*model.Cluster, error) {
-	c := s.st.Cluster(id)
+	c := s.rt.DB.Cluster(id)
 	if c == nil || c.Removed {
 		return nil, fmt.Errorf("cluster %s: %w", id, errNotFound)
 	}
@@ -87,9 +88,9 @@ func (s *Simulator) adminCluster(id string) (*model.Cluster, error) {
 
 // changeVM applies change to a VM that has not been expunged, under the lock.
 func (s *Simulator) changeVM(id string, change func(v *model.VM)) error {
-	s.lock()
-	defer s.unlock()
-	v := s.st.VM(id)
+	s.rt.Lock()
+	defer s.rt.Unlock()
+	v := s.rt.DB.VM(id)
 	if v == nil {
 		return fmt.Errorf("VM %s: %w", id, errNotFound)
 	}
@@ -100,12 +101,12 @@ func (s *Simulator) changeVM(id string, change func(v *model.VM)) error {
 // DeleteMapRow deletes a VM's kubernetes_cluster_vm_map row, as a database
 // edit would. RestoreMapRow puts it back with the same id and values.
 func (s *Simulator) DeleteMapRow(clusterID, vmID string) error {
-	s.lock()
-	defer s.unlock()
-	for _, row := range s.st.MapRows(clusterID) {
+	s.rt.Lock()
+	defer s.rt.Unlock()
+	for _, row := range s.rt.DB.MapRows(clusterID) {
 		if strings.EqualFold(row.VMID, vmID) {
 			s.deleteMapRow(row)
-			s.st.MapTrash = append(s.st.MapTrash, row)
+			s.rt.DB.MapTrash = append(s.rt.DB.MapTrash, row)
 			return nil
 		}
 	}
@@ -114,13 +115,13 @@ func (s *Simulator) DeleteMapRow(clusterID, vmID string) error {
 
 // RestoreMapRow re-inserts a row removed by DeleteMapRow.
 func (s *Simulator) RestoreMapRow(clusterID, vmID string) error {
-	s.lock()
-	defer s.unlock()
-	for i, row := range s.st.MapTrash {
+	s.rt.Lock()
+	defer s.rt.Unlock()
+	for i, row := range s.rt.DB.MapTrash {
 		if row.ClusterID == clusterID && strings.EqualFold(row.VMID, vmID) {
-			s.st.MapTrash = slices.Delete(s.st.MapTrash, i, i+1)
-			s.st.VMMap = append(s.st.VMMap, row)
-			slices.SortFunc(s.st.VMMap, func(a, b *model.MapRow) int { return int(a.InternalID - b.InternalID) })
+			s.rt.DB.MapTrash = slices.Delete(s.rt.DB.MapTrash, i, i+1)
+			s.rt.DB.VMMap = append(s.rt.DB.VMMap, row)
+			slices.SortFunc(s.rt.DB.VMMap, func(a, b *model.MapRow) int { return int(a.InternalID - b.InternalID) })
 			return nil
 		}
 	}
@@ -130,8 +131,8 @@ func (s *Simulator) RestoreMapRow(clusterID, vmID string) error {
 // InsertMapRow adds a map row for any VM id: an expunged VM, a VM of
 // another cluster or an id that never existed.
 func (s *Simulator) InsertMapRow(clusterID, vmID string, spec MapRowSpec) error {
-	s.lock()
-	defer s.unlock()
+	s.rt.Lock()
+	defer s.rt.Unlock()
 	c, err := s.adminCluster(clusterID)
 	if err != nil {
 		return err
@@ -140,7 +141,7 @@ func (s *Simulator) InsertMapRow(clusterID, vmID string, spec MapRowSpec) error 
 	if version == "" && !spec.Etcd {
 		version = s.versionSemverOf(c)
 	}
-	s.st.VMMap = append(s.st.VMMap, &model.MapRow{InternalID: s.st.NextID("vmmap"), ClusterID: c.ID, VMID: vmID,
+	s.rt.DB.VMMap = append(s.rt.DB.VMMap, &model.MapRow{InternalID: s.rt.DB.NextID("vmmap"), ClusterID: c.ID, VMID: vmID,
 		Control: spec.Control, Etcd: spec.Etcd, External: spec.External, ManualUpgrade: spec.ManualUpgrade || spec.Etcd,
 		NodeVersion: version})
 	return nil
@@ -177,13 +178,13 @@ func (s *Simulator) RegisterNodeFQDN(vmID, fqdn string) error {
 	return s.changeVM(vmID, func(v *model.VM) {
 		if fqdn == "" {
 			var acct int64
-			if a := s.st.Account(v.AccountID); a != nil {
+			if a := s.rt.DB.Account(v.AccountID); a != nil {
 				acct = a.InternalID
 			}
 			fqdn = fmt.Sprintf("%s.cs%dcloud.internal", strings.ToLower(v.Name), acct)
 		}
 		v.NodeName = strings.ToLower(fqdn)
-		if n := s.st.NodeOfVM(v.ID); n != nil {
+		if n := s.rt.DB.NodeOfVM(v.ID); n != nil {
 			n.Name = v.NodeName
 		} else if v.Kubelet {
 			s.joinNode(v)
@@ -195,8 +196,8 @@ func (s *Simulator) RegisterNodeFQDN(vmID, fqdn string) error {
 // cluster's network and account, that is in no VM map. It returns the VM id
 // and name.
 func (s *Simulator) CreateStrayVM(spec StrayVM) (string, string, error) {
-	s.lock()
-	defer s.unlock()
+	s.rt.Lock()
+	defer s.rt.Unlock()
 	return s.createStrayVM(spec)
 }
 
@@ -206,13 +207,13 @@ func (s *Simulator) createStrayVM(spec StrayVM) (string, string, error) {
 	if err != nil {
 		return "", "", err
 	}
-	n := s.st.Network(c.NetworkID)
+	n := s.rt.DB.Network(c.NetworkID)
 	if n == nil {
 		return "", "", fmt.Errorf("network of cluster %s: %w", c.Name, errNotFound)
 	}
 	created := spec.Created
 	if created.IsZero() {
-		created = s.now()
+		created = s.rt.Now()
 	}
 	role := model.NodeRole(spec.Role)
 	if role == model.RoleNone {
@@ -270,9 +271,9 @@ func (s *Simulator) ExpungeVM(vmID string) error {
 // DeleteRule deletes a firewall, port-forwarding or load balancer rule by
 // id, as a user or an operator would outside CKS.
 func (s *Simulator) DeleteRule(ruleID string) error {
-	s.lock()
-	defer s.unlock()
-	r := s.st.Rule(ruleID)
+	s.rt.Lock()
+	defer s.rt.Unlock()
+	r := s.rt.DB.Rule(ruleID)
 	if r == nil {
 		return fmt.Errorf("rule %s: %w", ruleID, errNotFound)
 	}
@@ -285,8 +286,8 @@ func (s *Simulator) DeleteRule(ruleID string) error {
 // node (which start, scale and upgrade need) and the API on 6443 (which
 // start and the state scanner check), network ACLs included.
 func (s *Simulator) ClusterReachable(clusterID string) (ssh, api bool, err error) {
-	s.lock()
-	defer s.unlock()
+	s.rt.Lock()
+	defer s.rt.Unlock()
 	c, err := s.adminCluster(clusterID)
 	if err != nil {
 		return false, false, err
@@ -297,9 +298,9 @@ func (s *Simulator) ClusterReachable(clusterID string) (ssh, api bool, err error
 // DeleteACLItem deletes a network ACL item by id, as a user would outside
 // CKS; the tiers that use its list lose what it let in.
 func (s *Simulator) DeleteACLItem(itemID string) error {
-	s.lock()
-	defer s.unlock()
-	it := s.st.ACLItem(itemID)
+	s.rt.Lock()
+	defer s.rt.Unlock()
+	it := s.rt.DB.ACLItem(itemID)
 	if it == nil {
 		return fmt.Errorf("network ACL item %s: %w", itemID, errNotFound)
 	}
@@ -311,13 +312,13 @@ func (s *Simulator) DeleteACLItem(itemID string) error {
 // operator's scaleVirtualMachine would), without touching the cluster's
 // records.
 func (s *Simulator) SetVMOffering(vmID, offeringID string) error {
-	s.lock()
-	defer s.unlock()
-	off := s.st.Offering(offeringID)
+	s.rt.Lock()
+	defer s.rt.Unlock()
+	off := s.rt.DB.Offering(offeringID)
 	if off == nil {
 		return fmt.Errorf("service offering %s: %w", offeringID, errNotFound)
 	}
-	v := s.st.VM(vmID)
+	v := s.rt.DB.VM(vmID)
 	if v == nil {
 		return fmt.Errorf("VM %s: %w", vmID, errNotFound)
 	}
@@ -331,8 +332,8 @@ func (s *Simulator) SetVMOffering(vmID, offeringID string) error {
 // first VM on an offering other than the cluster's service offering and
 // tries to change it (KubernetesClusterScaleWorker.scaleCluster).
 func (s *Simulator) SetNodeOffering(clusterID, role, offeringID string) error {
-	s.lock()
-	defer s.unlock()
+	s.rt.Lock()
+	defer s.rt.Unlock()
 	c, err := s.adminCluster(clusterID)
 	if err != nil {
 		return err
@@ -341,12 +342,12 @@ func (s *Simulator) SetNodeOffering(clusterID, role, offeringID string) error {
 	if r != model.RoleControl && r != model.RoleWorker && r != model.RoleEtcd {
 		return fmt.Errorf("unknown node type %q (want control, worker or etcd)", role)
 	}
-	off := s.st.Offering(offeringID)
+	off := s.rt.DB.Offering(offeringID)
 	if off == nil {
 		return fmt.Errorf("service offering %s: %w", offeringID, errNotFound)
 	}
-	for _, row := range s.st.MapRows(c.ID) {
-		if v := s.st.VM(row.VMID); v != nil && model.RowRole(row) == r {
+	for _, row := range s.rt.DB.MapRows(c.ID) {
+		if v := s.rt.DB.VM(row.VMID); v != nil && model.RowRole(row) == r {
 			v.OfferingID = off.ID
 		}
 	}
@@ -358,8 +359,8 @@ func (s *Simulator) SetClusterState(clusterID, state string) error {
 	if !isKnownClusterState(state) {
 		return fmt.Errorf("unknown cluster state %q", state)
 	}
-	s.lock()
-	defer s.unlock()
+	s.rt.Lock()
+	defer s.rt.Unlock()
 	c, err := s.adminCluster(clusterID)
 	if err != nil {
 		return err
@@ -377,8 +378,8 @@ func (s *Simulator) SetClusterNodeCount(clusterID string, n int64) error {
 	if n < 0 {
 		return fmt.Errorf("node_count must not be negative, got %d", n)
 	}
-	s.lock()
-	defer s.unlock()
+	s.rt.Lock()
+	defer s.rt.Unlock()
 	c, err := s.adminCluster(clusterID)
 	if err != nil {
 		return err
@@ -397,7 +398,7 @@ func (s *Simulator) FailNextCalls(command string, n, code int, text string) {
 	if text == "" {
 		text = "Injected failure of " + command
 	}
-	s.faults.SetAPIFailure(command, n, code, text)
+	s.rt.Faults.SetAPIFailure(command, n, code, text)
 }
 
 // LoseNextResponses makes the answers to the next n calls of an API
@@ -405,7 +406,7 @@ func (s *Simulator) FailNextCalls(command string, n, code int, text string) {
 // runs), and the client gets a proxy's 504 instead of the answer. n <= 0
 // clears it.
 func (s *Simulator) LoseNextResponses(command string, n int) {
-	s.faults.SetLostResponses(command, n)
+	s.rt.Faults.SetLostResponses(command, n)
 }
 
 // FailJobStep makes the next n jobs of an operation fail at a named step
@@ -419,59 +420,59 @@ func (s *Simulator) FailJobStep(op, step string, n int, message string) error {
 	if !slices.Contains(steps, step) {
 		return fmt.Errorf("unknown step %q of %s (known: %s)", step, op, strings.Join(steps, ", "))
 	}
-	s.faults.AddJobFailure(op, step, n, message)
+	s.rt.Faults.AddJobFailure(op, step, n, message)
 	return nil
 }
 
 // SetCommandLatency delays every call of a command ("" or "*" for all
 // commands) by d; zero clears it.
 func (s *Simulator) SetCommandLatency(command string, d time.Duration) {
-	s.faults.SetLatency(command, d)
+	s.rt.Faults.SetLatency(command, d)
 }
 
 // SetJobDuration sets how long an async job takes (Options.JobDuration),
 // from each job's next step on: benchmarks create their clusters fast, then
 // time their scales at a uniform job time.
 func (s *Simulator) SetJobDuration(d time.Duration) {
-	s.lock()
-	defer s.unlock()
-	s.opts.JobDuration = max(d, 0)
+	s.rt.Lock()
+	defer s.rt.Unlock()
+	s.rt.Opts.JobDuration = max(d, 0)
 }
 
 // ClearFaults removes every injected API failure, latency and job failure.
-func (s *Simulator) ClearFaults() { s.faults.Clear() }
+func (s *Simulator) ClearFaults() { s.rt.Faults.Clear() }
 
 // SetSSHLatency delays each SSH command's output.
-func (s *Simulator) SetSSHLatency(d time.Duration) { s.ep.SetSSHLatency(d) }
+func (s *Simulator) SetSSHLatency(d time.Duration) { s.rt.EP.SetSSHLatency(d) }
 
 // DropNextSSHCommands closes the connection mid-output for the next n SSH
 // commands.
-func (s *Simulator) DropNextSSHCommands(n int) { s.ep.DropNextSSHCommands(n) }
+func (s *Simulator) DropNextSSHCommands(n int) { s.rt.EP.DropNextSSHCommands(n) }
 
 // FailNextKubeAPI makes the next n Kubernetes API requests answer
 // statusCode.
-func (s *Simulator) FailNextKubeAPI(statusCode, n int) { s.ep.FailNextKubeAPI(statusCode, n) }
+func (s *Simulator) FailNextKubeAPI(statusCode, n int) { s.rt.EP.FailNextKubeAPI(statusCode, n) }
 
 // SSHSessions counts SSH sessions served by the cluster endpoints.
-func (s *Simulator) SSHSessions() int64 { return s.ep.SSHSessions() }
+func (s *Simulator) SSHSessions() int64 { return s.rt.EP.SSHSessions() }
 
 // HostKey is the SSH host key of a cluster's nodes, nil if unknown.
-func (s *Simulator) HostKey(clusterID string) ssh.PublicKey { return s.ep.HostKey(clusterID) }
+func (s *Simulator) HostKey(clusterID string) ssh.PublicKey { return s.rt.EP.HostKey(clusterID) }
 
 // CallCounts returns the number of API calls per command name.
-func (s *Simulator) CallCounts() map[string]int64 { return s.counters.Snapshot() }
+func (s *Simulator) CallCounts() map[string]int64 { return s.rt.Counters.Snapshot() }
 
 // ResetCallCounts sets every API call counter back to zero.
-func (s *Simulator) ResetCallCounts() { s.counters.Reset() }
+func (s *Simulator) ResetCallCounts() { s.rt.Counters.Reset() }
 
 // AdvanceClock moves the simulated clock forward (on top of Options.Clock).
-func (s *Simulator) AdvanceClock(d time.Duration) { s.clockOffset.Add(int64(d)) }
+func (s *Simulator) AdvanceClock(d time.Duration) { s.rt.AdvanceClock(d) }
 
 // RunScanner runs the cluster state scanner once, now, whatever its timer
 // (also when Options.DisableScanner turned the timer off).
 func (s *Simulator) RunScanner() {
-	s.lock()
-	defer s.unlock()
+	s.rt.Lock()
+	defer s.rt.Unlock()
 	s.runScanner()
 }
 
@@ -496,9 +497,9 @@ func (s *Simulator) ScannerInterval() time.Duration {
 // registry password equals candidate, so that tests can check it arrived
 // without the secret ever leaving the simulator.
 func (s *Simulator) DockerRegistryPasswordIs(clusterID, candidate string) bool {
-	s.lock()
-	defer s.unlock()
-	for _, c := range s.st.Clusters {
+	s.rt.Lock()
+	defer s.rt.Unlock()
+	for _, c := range s.rt.DB.Clusters {
 		if c.ID == clusterID {
 			return c.DockerPassword != "" && c.DockerPassword == candidate
 		}

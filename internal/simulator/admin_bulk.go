@@ -7,8 +7,8 @@ import "fmt"
 // one update of the endpoints' view, instead of one per VM. It stops at the
 // first VM it cannot create and returns the ids of those it created.
 func (s *Simulator) CreateStrayVMs(specs []StrayVM) ([]string, error) {
-	s.lock()
-	defer s.unlock()
+	s.rt.Lock()
+	defer s.rt.Unlock()
 	ids := make([]string, 0, len(specs))
 	for i, spec := range specs {
 		id, _, err := s.createStrayVM(spec)

@@ -15,8 +15,9 @@ import (
 	"time"
 
 	"github.com/apache/cloudstack-go/v2/cloudstack"
-	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
 	"golang.org/x/crypto/ssh"
+
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
 )
 
 // adminEnv is a cluster with 1 control and 2 workers and its SSH address.

@@ -17,9 +17,9 @@ func (s *Simulator) SetKubeletVersion(vmID, version string) error {
 	if version == "" {
 		return fmt.Errorf("a kubelet version such as 1.33.13 is needed")
 	}
-	s.lock()
-	defer s.unlock()
-	n := s.st.NodeOfVM(vmID)
+	s.rt.Lock()
+	defer s.rt.Unlock()
+	n := s.rt.DB.NodeOfVM(vmID)
 	if n == nil {
 		return fmt.Errorf("the Kubernetes node of VM %s: %w", vmID, errNotFound)
 	}
@@ -36,11 +36,11 @@ func (s *Simulator) SetISODownload(url string, d ISODownload) error {
 	if d.Duration < 0 {
 		return fmt.Errorf("the download duration must not be negative")
 	}
-	s.lock()
-	defer s.unlock()
-	if s.st.ISODownloads == nil {
-		s.st.ISODownloads = map[string]ISODownload{}
+	s.rt.Lock()
+	defer s.rt.Unlock()
+	if s.rt.DB.ISODownloads == nil {
+		s.rt.DB.ISODownloads = map[string]ISODownload{}
 	}
-	s.st.ISODownloads[url] = d
+	s.rt.DB.ISODownloads[url] = d
 	return nil
 }

@@ -3,6 +3,7 @@ package simulator
 import (
 	"fmt"
 
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/core"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/wire"
 )
@@ -33,7 +34,7 @@ type createRequest struct {
 // checks (431), validation (530, as the create phase wraps
 // CloudRuntimeException), network creation, the cluster row in state Created,
 // then the async start job.
-func cmdCreateKubernetesCluster(s *Simulator, c *caller, p wire.Params) (map[string]any, *wire.APIError) {
+func cmdCreateKubernetesCluster(s *Simulator, c *core.Caller, p wire.Params) (map[string]any, *wire.APIError) {
 	req, err := s.parseCreate(c, p)
 	if err != nil {
 		return nil, err
@@ -42,8 +43,8 @@ func cmdCreateKubernetesCluster(s *Simulator, c *caller, p wire.Params) (map[str
 		return nil, err
 	}
 	cl := s.insertCluster(req)
-	j := s.startJob(c, cmdPkgKubernetes+"CreateKubernetesClusterCmd", "KubernetesCluster", cl.ID, 10,
-		func(jr *jobRun) (any, *wire.APIError) { return s.runCreate(jr, cl, c) })
+	j := s.rt.StartJob(c, cmdPkgKubernetes+"CreateKubernetesClusterCmd", "KubernetesCluster", cl.ID, 10,
+		func(jr *core.JobRun) (any, *wire.APIError) { return s.runCreate(jr, cl, c) })
 	return map[string]any{"id": cl.ID, "jobid": j.ID}, nil
 }
 
@@ -51,15 +52,15 @@ func cmdCreateKubernetesCluster(s *Simulator, c *caller, p wire.Params) (map[str
 // VMs, workers, network rules, etcd rules, API, ready nodes, kubeconfig.
 // Failures before the kubeconfig leave the cluster in Error, later ones in
 // Alert; nothing is rolled back.
-func (s *Simulator) runCreate(jr *jobRun, c *model.Cluster, who *caller) (any, *wire.APIError) {
-	jr.op = "create"
+func (s *Simulator) runCreate(jr *core.JobRun, c *model.Cluster, who *core.Caller) (any, *wire.APIError) {
+	jr.Op = "create"
 	if c.EtcdNodes == 0 {
-		jr.steps -= 2 // no etcd VMs, no etcd rules
+		jr.Steps -= 2 // no etcd VMs, no etcd rules
 	}
 	s.transit(c, evStartRequested)
 	w := &createWorker{s: s, jr: jr, c: c}
-	n := s.st.Network(c.NetworkID)
-	if err := jr.step("network"); err != nil || n == nil || n.Removed {
+	n := s.rt.DB.Network(c.NetworkID)
+	if err := jr.Step("network"); err != nil || n == nil || n.Removed {
 		return nil, w.fail(err, evCreateFailed, fmt.Sprintf("Failed to setup network for Kubernetes cluster : %s", c.Name))
 	}
 	s.implementNetwork(n)
@@ -83,7 +84,7 @@ func (s *Simulator) runCreate(jr *jobRun, c *model.Cluster, who *caller) (any, *
 // createWorker is one run of startKubernetesClusterOnCreate.
 type createWorker struct {
 	s  *Simulator
-	jr *jobRun
+	jr *core.JobRun
 	c  *model.Cluster
 }
 
@@ -91,7 +92,7 @@ type createWorker struct {
 // injected error, else natural.
 func (w *createWorker) fail(err error, event, natural string) *wire.APIError {
 	w.s.transit(w.c, event)
-	return wire.InternalError("%s", failText(err, natural))
+	return wire.InternalError("%s", core.FailText(err, natural))
 }
 
 // deployFailed is a VM that cannot be deployed: the job fails with the
@@ -110,14 +111,14 @@ func (w *createWorker) unusable(what string) string {
 func (w *createWorker) provisionNodeVMs(n *model.Network) *wire.APIError {
 	s, c, jr := w.s, w.c, w.jr
 	if c.EtcdNodes > 0 {
-		if err := jr.step("etcd-vms"); err != nil {
+		if err := jr.Step("etcd-vms"); err != nil {
 			return w.fail(err, evCreateFailed, w.unusable("provision etcd node VMs"))
 		}
 		if aerr := s.createEtcdVMs(c, n); aerr != nil {
 			return w.deployFailed(aerr, w.unusable("provision etcd node VMs"))
 		}
 	}
-	if err := jr.step("control-vms"); err != nil {
+	if err := jr.Step("control-vms"); err != nil {
 		return w.fail(err, evCreateFailed, w.unusable("provision the control node VM"))
 	}
 	prefix := model.ClusterNodePrefix(c.Name, c.ID)
@@ -128,7 +129,7 @@ func (w *createWorker) provisionNodeVMs(n *model.Network) *wire.APIError {
 		}
 		s.addMapRow(c, v)
 	}
-	if err := jr.step("worker-vms"); err != nil {
+	if err := jr.Step("worker-vms"); err != nil {
 		return w.fail(err, evCreateFailed, w.unusable("provision node VMs"))
 	}
 	for range c.Size {
@@ -145,7 +146,7 @@ func (w *createWorker) provisionNodeVMs(n *model.Network) *wire.APIError {
 // API endpoint, then those of the etcd nodes.
 func (w *createWorker) setupNetworkRules(n *model.Network, ip *model.PublicIP) *wire.APIError {
 	s, c, jr := w.s, w.c, w.jr
-	if err := jr.step("network-rules"); err != nil {
+	if err := jr.Step("network-rules"); err != nil {
 		return w.fail(err, evCreateFailed, fmt.Sprintf("Failed to setup Kubernetes cluster : %s, unable to setup network rules", c.Name))
 	}
 	if isDirectAccess(n) {
@@ -155,18 +156,18 @@ func (w *createWorker) setupNetworkRules(n *model.Network, ip *model.PublicIP) *
 		return w.directEndpoint()
 	}
 	if err := s.setupClusterNetworkRules(c, n, ip); err != nil {
-		s.logf("setup network rules of %s: %v", c.Name, err)
+		s.rt.Logf("setup network rules of %s: %v", c.Name, err)
 		return w.fail(nil, evCreateFailed, fmt.Sprintf("Failed to setup Kubernetes cluster : %s, unable to setup network rules", c.Name))
 	}
 	c.Endpoint = fmt.Sprintf("https://%s:%d/", ip.Address, clusterAPIPort)
 	if c.EtcdNodes == 0 {
 		return nil
 	}
-	if err := jr.step("etcd-rules"); err != nil {
+	if err := jr.Step("etcd-rules"); err != nil {
 		return w.fail(err, evCreateFailed, fmt.Sprintf("Failed to setup Kubernetes cluster : %s, unable to setup network rules for etcd nodes", c.Name))
 	}
 	if err := s.setupEtcdNetworkRules(c, n, ip); err != nil {
-		s.logf("setup etcd network rules of %s: %v", c.Name, err)
+		s.rt.Logf("setup etcd network rules of %s: %v", c.Name, err)
 		return w.fail(nil, evCreateFailed, fmt.Sprintf("Failed to setup Kubernetes cluster : %s, unable to setup network rules for etcd nodes", c.Name))
 	}
 	return nil
@@ -177,30 +178,30 @@ func (w *createWorker) setupNetworkRules(n *model.Network, ip *model.PublicIP) *
 // kubeconfig step on leaves the cluster in Alert rather than Error.
 func (w *createWorker) awaitKubernetes() *wire.APIError {
 	s, c, jr := w.s, w.c, w.jr
-	if err := jr.step("api"); err != nil {
+	if err := jr.Step("api"); err != nil {
 		return w.fail(err, evCreateFailed, w.unusable("access control node VMs of the cluster"))
 	}
 	server, ok := s.clusterServer(c)
 	if !ok {
 		return w.fail(nil, evCreateFailed, fmt.Sprintf("Failed to start Kubernetes cluster : %s as no public IP found for the cluster", c.Name))
 	}
-	if err := s.ep.AddCluster(c.ID, server.address); err != nil {
-		s.logf("Kubernetes API of %s: %v", c.Name, err)
+	if err := s.rt.EP.AddCluster(c.ID, server.address); err != nil {
+		s.rt.Logf("Kubernetes API of %s: %v", c.Name, err)
 		return w.fail(nil, evCreateFailed, w.unusable("access control node VMs of the cluster"))
 	}
-	if err := jr.step("nodes-ready"); err != nil || s.readyNodeCount(c)+int(c.EtcdNodes) < int(c.ControlNodes+c.Size+c.EtcdNodes) {
+	if err := jr.Step("nodes-ready"); err != nil || s.readyNodeCount(c)+int(c.EtcdNodes) < int(c.ControlNodes+c.Size+c.EtcdNodes) {
 		return w.fail(err, evCreateFailed, w.unusable("get the desired number of Kubernetes nodes in ready state"))
 	}
-	if err := jr.step("kubeconfig"); err != nil {
+	if err := jr.Step("kubeconfig"); err != nil {
 		return w.fail(err, evOperationFailed, w.unusable("retrieve kube-config for the cluster"))
 	}
-	kubeconfig, kerr := s.ep.Kubeconfig(c.ID, c.Name)
+	kubeconfig, kerr := s.rt.EP.Kubeconfig(c.ID, c.Name)
 	if kerr != nil {
-		s.logf("kubeconfig of %s: %v", c.Name, kerr)
+		s.rt.Logf("kubeconfig of %s: %v", c.Name, kerr)
 		return w.fail(nil, evOperationFailed, w.unusable("retrieve kube-config for the cluster"))
 	}
 	c.Kubeconfig = kubeconfig
-	if err := jr.step("dashboard"); err != nil {
+	if err := jr.Step("dashboard"); err != nil {
 		return w.fail(err, evOperationFailed, w.unusable("get Dashboard service running for the cluster"))
 	}
 	return nil
@@ -214,7 +215,7 @@ func (s *Simulator) acquireClusterIP(c *model.Cluster, n *model.Network) (*model
 		return nil, nil // no public IP: the nodes are reached directly
 	}
 	if !isVPCTier(n) {
-		if ip := s.st.SourceNatIP(n.ID); ip != nil {
+		if ip := s.rt.DB.SourceNatIP(n.ID); ip != nil {
 			return ip, nil
 		}
 		return nil, fmt.Errorf("network %s has no source NAT IP", n.Name)
@@ -237,7 +238,7 @@ func (s *Simulator) createEtcdVMs(c *model.Cluster, n *model.Network) *wire.APIE
 	prefix := model.EtcdNodePrefix(c.Name, c.ID)
 	names := make([]string, c.EtcdNodes)
 	for i := range names {
-		names[i] = model.EtcdNodeName(prefix, i+1, s.now().UnixMilli())
+		names[i] = model.EtcdNodeName(prefix, i+1, s.rt.Now().UnixMilli())
 	}
 	for _, name := range names {
 		v, aerr := s.createNodeVM(c, model.RoleEtcd, name, c.NodeOfferingID(model.RoleEtcd), n)

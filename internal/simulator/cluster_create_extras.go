@@ -35,7 +35,7 @@ func (s *Simulator) parseExtras(p wire.Params, req *createRequest) *wire.APIErro
 	e := &req.extras
 	e.nodeTemplates = p.MapEntries("nodetemplates")
 	var err *wire.APIError
-	if e.cniConfig, err = wire.ResolveParam(p, "cniconfigurationid", s.st.UserDataByID); err != nil {
+	if e.cniConfig, err = wire.ResolveParam(p, "cniconfigurationid", s.rt.DB.UserDataByID); err != nil {
 		return err
 	}
 	// CreateKubernetesClusterCmd.getCniConfigDetails: convertDetailsToMap.
@@ -71,7 +71,7 @@ func (s *Simulator) validateExtras(req *createRequest) *wire.APIError {
 			return wire.InternalError("externalloadbalanceripaddress parameter must be specified when network type is not Shared or is ROUTED network")
 		}
 	}
-	if !s.opts.ExperimentalFeatures && (e.dockerURL != "" || e.dockerUser != "" || e.dockerPassword != "") {
+	if !s.rt.Opts.ExperimentalFeatures && (e.dockerURL != "" || e.dockerUser != "" || e.dockerPassword != "") {
 		return wire.InternalError("Private registry for the Kubernetes cluster is an experimental feature. " +
 			"Use cloud.kubernetes.cluster.experimental.features.enabled configuration for enabling experimental features")
 	}
@@ -116,7 +116,7 @@ func (s *Simulator) resolveNodeTemplates(entries []map[string]string) (map[model
 		default:
 			return nil, wire.InternalError("The provided value '%s' for Node Type is invalid", node)
 		}
-		t := s.st.Template(tplID)
+		t := s.rt.DB.Template(tplID)
 		if t == nil {
 			return nil, wire.InternalError("Cannot find a template with ID %s", tplID)
 		}

@@ -3,13 +3,14 @@ package simulator
 import (
 	"strings"
 
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/core"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/wire"
 )
 
 // parseCreate reads createKubernetesCluster's parameters; ids that do not
 // resolve are 431s from the API layer.
-func (s *Simulator) parseCreate(c *caller, p wire.Params) (*createRequest, *wire.APIError) {
+func (s *Simulator) parseCreate(c *core.Caller, p wire.Params) (*createRequest, *wire.APIError) {
 	name, err := p.Require("name")
 	if err != nil {
 		return nil, err
@@ -22,17 +23,17 @@ func (s *Simulator) parseCreate(c *caller, p wire.Params) (*createRequest, *wire
 	if req.description == "" {
 		req.description = name
 	}
-	if req.zone, err = wire.ResolveParam(p, "zoneid", s.st.Zone); err != nil {
+	if req.zone, err = wire.ResolveParam(p, "zoneid", s.rt.DB.Zone); err != nil {
 		return nil, err
 	}
-	if req.version, err = wire.ResolveParam(p, "kubernetesversionid", s.st.Version); err != nil {
+	if req.version, err = wire.ResolveParam(p, "kubernetesversionid", s.rt.DB.Version); err != nil {
 		return nil, err
 	}
-	if req.defaultOffering, err = wire.ResolveParam(p, "serviceofferingid", s.st.Offering); err != nil {
+	if req.defaultOffering, err = wire.ResolveParam(p, "serviceofferingid", s.rt.DB.Offering); err != nil {
 		return nil, err
 	}
 	if req.network, err = wire.ResolveParam(p, "networkid", func(id string) *model.Network {
-		if n := s.st.Network(id); n != nil && !n.Removed {
+		if n := s.rt.DB.Network(id); n != nil && !n.Removed {
 			return n
 		}
 		return nil
@@ -42,7 +43,7 @@ func (s *Simulator) parseCreate(c *caller, p wire.Params) (*createRequest, *wire
 	if err := s.parseNodeOfferings(p, req); err != nil {
 		return nil, err
 	}
-	if req.owner, err = s.resolveOwner(c, p); err != nil {
+	if req.owner, err = s.rt.ResolveOwner(c, p); err != nil {
 		return nil, err
 	}
 	if err := parseNodeCounts(p, req); err != nil {
@@ -52,7 +53,7 @@ func (s *Simulator) parseCreate(c *caller, p wire.Params) (*createRequest, *wire
 	if req.clusterType == "" {
 		req.clusterType = "CloudManaged"
 	}
-	if !s.profile.NoCSI {
+	if !s.rt.Profile.NoCSI {
 		req.csi, _ = p.Bool("enablecsi")
 	}
 	if err := s.parseExtras(p, req); err != nil {
@@ -66,7 +67,7 @@ func (s *Simulator) parseCreate(c *caller, p wire.Params) (*createRequest, *wire
 func (s *Simulator) parseNodeOfferings(p wire.Params, req *createRequest) *wire.APIError {
 	for _, entry := range p.MapEntries("nodeofferings") {
 		role := model.NodeRole(strings.ToLower(entry["node"]))
-		off := s.st.Offering(entry["offering"])
+		off := s.rt.DB.Offering(entry["offering"])
 		if off == nil {
 			return wire.EntityNotFound("nodeofferings", entry["offering"])
 		}
@@ -128,9 +129,9 @@ func (s *Simulator) validateCreate(req *createRequest) *wire.APIError {
 		return wire.InternalError("Invalid cluster control nodes count: %d", req.controlNodes)
 	case req.etcdNodes < 0:
 		return wire.InternalError("Invalid etcd nodes count: %d", req.etcdNodes)
-	case req.size < 1 || req.size+req.controlNodes > int64(s.opts.MaxClusterSize):
+	case req.size < 1 || req.size+req.controlNodes > int64(s.rt.Opts.MaxClusterSize):
 		return wire.InternalError("Invalid cluster size: %d, the sum of control nodes (%d) and worker nodes must not exceed cloud.kubernetes.cluster.max.size: %d",
-			req.size, req.controlNodes, s.opts.MaxClusterSize)
+			req.size, req.controlNodes, s.rt.Opts.MaxClusterSize)
 	case req.rootDiskSize < 8:
 		return wire.InternalError("Invalid value for node root disk size: %d GB, it must be at least 8 GB", req.rootDiskSize)
 	}
@@ -151,7 +152,7 @@ func (s *Simulator) validateCreate(req *createRequest) *wire.APIError {
 				off.ID, minCPU, minMem)
 		}
 	}
-	if req.keypair != "" && s.st.KeypairFor(req.owner.ID, req.keypair) == nil {
+	if req.keypair != "" && s.rt.DB.KeypairFor(req.owner.ID, req.keypair) == nil {
 		return wire.InternalError("Unable to find SSH keypair with name: %s", req.keypair)
 	}
 	if err := s.validateExtras(req); err != nil {
@@ -179,17 +180,17 @@ func (s *Simulator) validateClusterNetwork(req *createRequest) *wire.APIError {
 		return wire.InternalError("Network ID: %s does not belong to the owner of the Kubernetes cluster", n.ID)
 	}
 	if isVPCTier(n) {
-		if acl := s.st.ACL(n.ACLID); acl != nil && acl.DefaultDeny {
+		if acl := s.rt.DB.ACL(n.ACLID); acl != nil && acl.DefaultDeny {
 			return wire.InternalError("Network ACL: %s of network %s can not be used for Kubernetes cluster as it uses default deny ACL", acl.Name, n.Name)
 		}
 	}
-	if s.st.ClusterOnNetwork(n.ID) != nil {
+	if s.rt.DB.ClusterOnNetwork(n.ID) != nil {
 		return wire.InternalError("Network ID: %s is already under use by another Kubernetes cluster", n.ID)
 	}
 	if isVPCTier(n) || n.State == model.NetworkAllocated {
 		return nil
 	}
-	ip := s.st.SourceNatIP(n.ID)
+	ip := s.rt.DB.SourceNatIP(n.ID)
 	if ip == nil {
 		return nil
 	}
@@ -226,13 +227,13 @@ func (s *Simulator) insertCluster(req *createRequest) *model.Cluster {
 	n := req.network
 	cleanup := false
 	if n == nil {
-		off := s.st.SeedIDs.NetworkOffering
+		off := s.rt.DB.SeedIDs.NetworkOffering
 		n = s.newNetwork(req.name+"-network", req.zone.ID, off, req.owner.ID, "", "")
 		cleanup = true
 	}
-	now := s.now()
-	cl := &model.Cluster{InternalID: s.st.NextID("cluster"), ID: s.newUUID(), Name: req.name,
-		Description: req.description, ZoneID: req.zone.ID, TemplateID: s.st.SeedIDs.SystemVMTemplate,
+	now := s.rt.Now()
+	cl := &model.Cluster{InternalID: s.rt.DB.NextID("cluster"), ID: s.rt.NewUUID(), Name: req.name,
+		Description: req.description, ZoneID: req.zone.ID, TemplateID: s.rt.DB.SeedIDs.SystemVMTemplate,
 		VersionID: req.version.ID, NetworkID: n.ID, AccountID: req.owner.ID, Keypair: req.keypair,
 		ControlNodes: req.controlNodes, EtcdNodes: req.etcdNodes, Size: req.size, State: model.ClusterCreated, StateHistory: []string{model.ClusterCreated},
 		Created: now, StateSince: now, NetworkCleanup: cleanup, ClusterType: "CloudManaged",
@@ -253,7 +254,7 @@ func (s *Simulator) insertCluster(req *createRequest) *model.Cluster {
 	}
 	storeExtras(cl, req)
 	s.recalculateCapacity(cl)
-	s.st.Clusters = append(s.st.Clusters, cl)
+	s.rt.DB.Clusters = append(s.rt.DB.Clusters, cl)
 	return cl
 }
 
@@ -261,7 +262,7 @@ func (s *Simulator) insertCluster(req *createRequest) *model.Cluster {
 // and offerings.
 func (s *Simulator) recalculateCapacity(c *model.Cluster) {
 	add := func(offeringID string, count int64) (int64, int64) {
-		o := s.st.Offering(offeringID)
+		o := s.rt.DB.Offering(offeringID)
 		if o == nil {
 			return 0, 0
 		}

@@ -4,23 +4,24 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/core"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/wire"
 )
 
-func cmdDeleteKubernetesCluster(s *Simulator, c *caller, p wire.Params) (map[string]any, *wire.APIError) {
+func cmdDeleteKubernetesCluster(s *Simulator, c *core.Caller, p wire.Params) (map[string]any, *wire.APIError) {
 	cl, err := s.requireCluster(c, p)
 	if err != nil {
 		return nil, err
 	}
 	return s.clusterJob(c, cl, "DeleteKubernetesClusterCmd", 3,
-		func(jr *jobRun) (any, *wire.APIError) { return s.runDelete(jr, cl) })
+		func(jr *core.JobRun) (any, *wire.APIError) { return s.runDelete(jr, cl) })
 }
 
 // runDelete is KubernetesClusterManagerImpl.deleteKubernetesCluster for a
 // CloudManaged cluster: KubernetesClusterDestroyWorker.destroy.
-func (s *Simulator) runDelete(jr *jobRun, c *model.Cluster) (any, *wire.APIError) {
-	jr.op = "delete"
+func (s *Simulator) runDelete(jr *core.JobRun, c *model.Cluster) (any, *wire.APIError) {
+	jr.Op = "delete"
 	if c.Removed {
 		return nil, wire.InternalError("Kubernetes cluster %s has already been deleted", c.Name)
 	}
@@ -36,27 +37,27 @@ func (s *Simulator) runDelete(jr *jobRun, c *model.Cluster) (any, *wire.APIError
 // was. A failure after that sets the gc flag and leaves it in Destroying; an
 // exception the worker does not catch (the 4.22.0.0 NullPointerException of
 // removeSshFirewallRule) leaves it in Destroying without the flag.
-func (s *Simulator) destroyCluster(jr *jobRun, c *model.Cluster) *wire.APIError {
+func (s *Simulator) destroyCluster(jr *core.JobRun, c *model.Cluster) *wire.APIError {
 	step := func(name string) error {
 		if jr == nil {
 			return nil
 		}
-		return jr.step(name)
+		return jr.Step(name)
 	}
 	if !slices.Contains([]string{model.ClusterRunning, model.ClusterStopped, model.ClusterAlert, model.ClusterError, model.ClusterDestroying}, c.State) {
 		return wire.InternalError("Cannot perform delete operation on cluster : %s in state: %s", c.Name, c.State)
 	}
-	n := s.st.Network(c.NetworkID)
+	n := s.rt.DB.Network(c.NetworkID)
 	if c.NetworkCleanup && n != nil && !n.Removed {
 		if err := s.validateNetworkCleanup(c, n); err != nil {
 			return err
 		}
 	}
-	s.logf("Destroying Kubernetes cluster : %s", c.Name)
+	s.rt.Logf("Destroying Kubernetes cluster : %s", c.Name)
 	s.transit(c, evDestroyRequested)
 	if err := step("vms"); err != nil {
 		c.GC = true
-		return wire.InternalError("%s", failText(err, fmt.Sprintf("Failed to destroy one or more VMs as part of Kubernetes cluster : %s cleanup", c.Name)))
+		return wire.InternalError("%s", core.FailText(err, fmt.Sprintf("Failed to destroy one or more VMs as part of Kubernetes cluster : %s cleanup", c.Name)))
 	}
 	vmIDs := s.destroyClusterVMs(c)
 	if err := step("network"); err != nil {
@@ -65,15 +66,15 @@ func (s *Simulator) destroyCluster(jr *jobRun, c *model.Cluster) *wire.APIError 
 		if c.NetworkCleanup {
 			msg = fmt.Sprintf("Failed to destroy network of Kubernetes cluster : %s cleanup", c.Name)
 		}
-		return wire.InternalError("%s", failText(err, msg))
+		return wire.InternalError("%s", core.FailText(err, msg))
 	}
 	if err := s.cleanupClusterNetwork(c, n, vmIDs, step); err != nil {
 		return err
 	}
-	for _, node := range s.st.NodesOf(c.ID) {
+	for _, node := range s.rt.DB.NodesOf(c.ID) {
 		s.deleteNode(node.VMID)
 	}
-	s.ep.RemoveCluster(c.ID)
+	s.rt.EP.RemoveCluster(c.ID)
 	s.transit(c, evOperationSucceeded)
 	c.Removed = true
 	c.Kubeconfig = ""
@@ -84,7 +85,7 @@ func (s *Simulator) destroyCluster(jr *jobRun, c *model.Cluster) *wire.APIError 
 // be removed with it while other VMs use that network: external nodes, or
 // VMs outside the cluster's map.
 func (s *Simulator) validateNetworkCleanup(c *model.Cluster, n *model.Network) *wire.APIError {
-	rows := s.st.MapRows(c.ID)
+	rows := s.rt.DB.MapRows(c.ID)
 	for _, row := range rows {
 		if row.External {
 			return wire.InternalError("Kubernetes cluster : %s has external nodes, remove them before deleting the cluster", c.Name)
@@ -95,7 +96,7 @@ func (s *Simulator) validateNetworkCleanup(c *model.Cluster, n *model.Network) *
 		return wire.InternalError("Network : %s for Kubernetes cluster : %s has instances using it which are not part of the Kubernetes cluster", n.Name, c.Name)
 	}
 	for _, v := range networkVMs {
-		if row := s.st.MapRowOf(v.ID); row == nil || row.ClusterID != c.ID {
+		if row := s.rt.DB.MapRowOf(v.ID); row == nil || row.ClusterID != c.ID {
 			return wire.InternalError("VM : %s which is not a part of Kubernetes cluster : %s is using Kubernetes cluster network : %s", v.ID, c.Name, n.Name)
 		}
 	}
@@ -107,9 +108,9 @@ func (s *Simulator) validateNetworkCleanup(c *model.Cluster, n *model.Network) *
 // listed.
 func (s *Simulator) destroyClusterVMs(c *model.Cluster) []string {
 	var vmIDs []string
-	for _, row := range s.st.MapRows(c.ID) {
+	for _, row := range s.rt.DB.MapRows(c.ID) {
 		vmIDs = append(vmIDs, row.VMID)
-		if v := s.st.VM(row.VMID); v != nil {
+		if v := s.rt.DB.VM(row.VMID); v != nil {
 			s.deleteNode(v.ID)
 			s.expungeVM(v)
 		}
@@ -165,7 +166,7 @@ func (s *Simulator) deleteIsolatedClusterRules(c *model.Cluster, n *model.Networ
 	}
 	if err := step("forwards"); err != nil {
 		c.GC = true
-		return wire.InternalError("%s", failText(err, fmt.Sprintf("Failed to remove network rules of Kubernetes cluster : %s", c.Name)))
+		return wire.InternalError("%s", core.FailText(err, fmt.Sprintf("Failed to remove network rules of Kubernetes cluster : %s", c.Name)))
 	}
 	s.removeVMPortForwards(vmIDs)
 	return nil
@@ -178,7 +179,7 @@ func (s *Simulator) deleteIsolatedClusterRules(c *model.Cluster, n *model.Networ
 func (s *Simulator) removeApiFirewallRule(ip *model.PublicIP) *model.Rule {
 	for _, r := range s.tcpFirewallRules(ip) {
 		if r.HasPorts && r.Start == clusterAPIPort && r.End == clusterAPIPort {
-			s.logf("The API firewall rule [%s] with the id [%d] was revoked", javaString(r.Name), r.InternalID)
+			s.rt.Logf("The API firewall rule [%s] with the id [%d] was revoked", javaString(r.Name), r.InternalID)
 			s.revokeRule(r)
 			return r
 		}
@@ -203,14 +204,14 @@ func (s *Simulator) deleteVPCClusterRules(c *model.Cluster, n *model.Network, vm
 	s.removeVMPortForwards(vmIDs)
 	if err := step("release-ip"); err != nil {
 		c.GC = true
-		return wire.InternalError("%s", failText(err, fmt.Sprintf("Failed to release public IP for VPC tier used by Kubernetes cluster : %s", c.Name)))
+		return wire.InternalError("%s", core.FailText(err, fmt.Sprintf("Failed to release public IP for VPC tier used by Kubernetes cluster : %s", c.Name)))
 	}
 	s.releaseIP(ip)
 	return nil
 }
 
 func (s *Simulator) removeVMPortForwards(vmIDs []string) {
-	for _, r := range slices.Clone(s.st.Rules) {
+	for _, r := range slices.Clone(s.rt.DB.Rules) {
 		if r.Purpose == model.PurposePF && slices.Contains(vmIDs, r.VMID) {
 			s.revokeRule(r)
 		}

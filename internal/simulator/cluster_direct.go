@@ -23,7 +23,7 @@ func (s *Simulator) clusterServer(c *model.Cluster) (clusterServer, bool) {
 	if c.ExternalLBIP != "" {
 		return clusterServer{address: c.ExternalLBIP, sshPort: nodesStartSSHPort}, true
 	}
-	if isDirectAccess(s.st.Network(c.NetworkID)) {
+	if isDirectAccess(s.rt.DB.Network(c.NetworkID)) {
 		v := s.firstClusterVM(c)
 		if v == nil {
 			return clusterServer{}, false
@@ -41,8 +41,8 @@ func (s *Simulator) clusterServer(c *model.Cluster) (clusterServer, bool) {
 // id (an etcd VM when the cluster has etcd nodes).
 func (s *Simulator) firstClusterVM(c *model.Cluster) *model.VM {
 	var first *model.VM
-	for _, row := range s.st.MapRows(c.ID) {
-		if v := s.st.VM(row.VMID); v != nil && (first == nil || v.InternalID < first.InternalID) {
+	for _, row := range s.rt.DB.MapRows(c.ID) {
+		if v := s.rt.DB.VM(row.VMID); v != nil && (first == nil || v.InternalID < first.InternalID) {
 			first = v
 		}
 	}
@@ -66,7 +66,7 @@ func (s *Simulator) directControlTarget(c *model.Cluster) *model.VM {
 }
 
 func (s *Simulator) firstControlVM(c *model.Cluster) *model.VM {
-	vms, rows := s.st.ClusterVMs(c)
+	vms, rows := s.rt.DB.ClusterVMs(c)
 	for i, v := range vms {
 		if rows[i].Control {
 			return v
@@ -84,7 +84,7 @@ func (s *Simulator) directAPIReachable(c *model.Cluster) bool {
 	if c.ExternalLBIP == "" {
 		return s.directControlTarget(c) != nil
 	}
-	vms, rows := s.st.ClusterVMs(c)
+	vms, rows := s.rt.DB.ClusterVMs(c)
 	for i, v := range vms {
 		if rows[i].Control && v.State == model.VMRunning {
 			return true
@@ -102,7 +102,7 @@ func (s *Simulator) openExternalLB(c *model.Cluster) error {
 	if c.ExternalLBIP == "" || v == nil {
 		return nil
 	}
-	if err := s.ep.OpenForward(c.ExternalLBIP, nodesStartSSHPort, s.sshTarget(v)); err != nil {
+	if err := s.rt.EP.OpenForward(c.ExternalLBIP, nodesStartSSHPort, s.sshTarget(v)); err != nil {
 		return fmt.Errorf("external load balancer %s: %w", c.ExternalLBIP, err)
 	}
 	return nil
@@ -110,7 +110,7 @@ func (s *Simulator) openExternalLB(c *model.Cluster) error {
 
 func (s *Simulator) closeExternalLB(c *model.Cluster) {
 	if c.ExternalLBIP != "" {
-		s.ep.CloseForward(c.ExternalLBIP, nodesStartSSHPort)
+		s.rt.EP.CloseForward(c.ExternalLBIP, nodesStartSSHPort)
 	}
 }
 
@@ -127,7 +127,7 @@ func (w *createWorker) directEndpoint() *wire.APIError {
 		return w.fail(nil, evCreateFailed, fmt.Sprintf("Failed to start Kubernetes cluster : %s as no public IP found for the cluster", c.Name))
 	}
 	if err := s.openExternalLB(c); err != nil {
-		s.logf("%v", err)
+		s.rt.Logf("%v", err)
 		return w.fail(nil, evCreateFailed, w.unusable("access control node VMs of the cluster"))
 	}
 	c.Endpoint = fmt.Sprintf("https://%s:%d/", server.address, clusterAPIPort)

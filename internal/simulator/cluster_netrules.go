@@ -11,7 +11,7 @@ import (
 
 // CKS network rule choreography of KubernetesClusterResourceModifierActionWorker,
 // KubernetesClusterStartWorker, KubernetesClusterScaleWorker and
-// KubernetesClusterDestroyWorker. Callers hold s.mu.
+// KubernetesClusterDestroyWorker. Callers hold the lock.
 
 const (
 	clusterAPIPort = 6443
@@ -28,19 +28,19 @@ const (
 // VPC IP (detail publicipid) or the network's source NAT IP.
 func (s *Simulator) clusterIP(c *model.Cluster) *model.PublicIP {
 	if c.PublicIPID != "" {
-		if p := s.st.IP(c.PublicIPID); p != nil && !p.Released {
+		if p := s.rt.DB.IP(c.PublicIPID); p != nil && !p.Released {
 			return p
 		}
 		return nil
 	}
-	return s.st.SourceNatIP(c.NetworkID)
+	return s.rt.DB.SourceNatIP(c.NetworkID)
 }
 
 // nodeLists splits the cluster's existing mapped VMs, in map order, into the
 // node VMs ([controls..., workers...] as they sit in the map), externals and
 // etcd VMs.
 func (s *Simulator) nodeLists(c *model.Cluster) (nodes, externals, etcd []*model.VM) {
-	vms, rows := s.st.ClusterVMs(c)
+	vms, rows := s.rt.DB.ClusterVMs(c)
 	for i, v := range vms {
 		switch {
 		case rows[i].Etcd:
@@ -59,7 +59,7 @@ func (s *Simulator) nodeLists(c *model.Cluster) (nodes, externals, etcd []*model
 // port rule per external node.
 func (s *Simulator) addFirewallRulesForNodes(c *model.Cluster, ip *model.PublicIP, n *model.Network) error {
 	var externalCount, etcdCount int
-	rows := s.st.MapRows(c.ID)
+	rows := s.rt.DB.MapRows(c.ID)
 	for _, r := range rows {
 		if r.External {
 			externalCount++
@@ -70,7 +70,7 @@ func (s *Simulator) addFirewallRulesForNodes(c *model.Cluster, ip *model.PublicI
 	}
 	endPort := nodesStartSSHPort + len(rows) - externalCount - etcdCount - 1
 	if err := s.provisionFirewallRule(ip, n.ID, nodesStartSSHPort, endPort); err != nil {
-		s.logf("%s; caused by: %s", fmt.Sprintf(errNodeSSHFirewalls, c.Name), err.Text)
+		s.rt.Logf("%s; caused by: %s", fmt.Sprintf(errNodeSSHFirewalls, c.Name), err.Text)
 		return wire.ServerErr(errNodeSSHFirewalls, c.Name)
 	}
 	for i := range externalCount {
@@ -79,7 +79,7 @@ func (s *Simulator) addFirewallRulesForNodes(c *model.Cluster, ip *model.PublicI
 			// Thrown inside the forEach lambda as a CloudRuntimeException,
 			// which neither addFirewallRulesForNodes nor the scale worker
 			// catches: no state transition.
-			s.logf("%s; caused by: %s", fmt.Sprintf(errNodeSSHFirewalls, c.Name), err.Text)
+			s.rt.Logf("%s; caused by: %s", fmt.Sprintf(errNodeSSHFirewalls, c.Name), err.Text)
 			return &wire.JavaException{Class: "com.cloud.utils.exception.CloudRuntimeException", Msg: fmt.Sprintf(errNodeSSHFirewalls, c.Name)}
 		}
 	}
@@ -99,7 +99,7 @@ func (s *Simulator) scaleUpSSHOrder(c *model.Cluster) []*model.VM {
 // where they stand. The first C+W of them get the forwards of the node
 // range, the rest the ports after it.
 func (s *Simulator) mapSSHOrder(c *model.Cluster) []*model.VM {
-	vms, rows := s.st.ClusterVMs(c)
+	vms, rows := s.rt.DB.ClusterVMs(c)
 	var out []*model.VM
 	for i, v := range vms {
 		if !rows[i].Etcd {
@@ -152,7 +152,7 @@ func (s *Simulator) setupVPCAPIAccess(n *model.Network, ip *model.PublicIP, cont
 	if len(controls) == 0 {
 		return wire.ServerErr("no control node VM to provision API access to")
 	}
-	if off := s.st.NetOffering(n.OfferingID); off != nil && off.ConserveMode {
+	if off := s.rt.DB.NetOffering(n.OfferingID); off != nil && off.ConserveMode {
 		if err := s.provisionLoadBalancer(ip, n.ID, apiLBName, apiLBDescription, clusterAPIPort, controls); err != nil {
 			return errors.New(err.Text)
 		}
@@ -177,7 +177,7 @@ func (s *Simulator) setupEtcdNetworkRules(c *model.Cluster, n *model.Network, ip
 			}
 		case !s.tierACLIsDefaultAllow(n):
 			if err := s.provisionVpcTierAllowPortACLRule(n, etcdClientPort); err != nil {
-				s.logf("ACL item %d of %s: %s", etcdClientPort, c.Name, err.Text)
+				s.rt.Logf("ACL item %d of %s: %s", etcdClientPort, c.Name, err.Text)
 				return wire.ServerErr("Failed to provision ACL rules for etcd client access for the Kubernetes cluster : %s", c.Name)
 			}
 		}
@@ -205,7 +205,7 @@ var errPortlessRuleNPE = &wire.JavaException{Msg: `Cannot invoke "java.lang.Inte
 func (s *Simulator) removeSshFirewallRule(ip *model.PublicIP, n *model.Network) (*model.Rule, error) {
 	fws := s.tcpFirewallRules(ip)
 	var pick *model.Rule
-	if s.profile.PreferNodeSSHRule {
+	if s.rt.Profile.PreferNodeSSHRule {
 		pick = nodeRangeFirewallRule(fws)
 	}
 	if pick == nil {
@@ -215,7 +215,7 @@ func (s *Simulator) removeSshFirewallRule(ip *model.PublicIP, n *model.Network) 
 		}
 	}
 	if pick != nil {
-		s.logf("The SSH firewall rule %s with the id %d was revoked", javaString(pick.Name), pick.InternalID)
+		s.rt.Logf("The SSH firewall rule %s with the id %d was revoked", javaString(pick.Name), pick.InternalID)
 		s.revokeRule(pick)
 	}
 	return pick, nil
@@ -232,7 +232,7 @@ func (s *Simulator) tcpFirewallRules(ip *model.PublicIP) []*model.Rule {
 			fws = append(fws, r)
 		}
 	}
-	return s.workerOrder(fws)
+	return s.rt.WorkerOrder(fws)
 }
 
 // nodeRangeFirewallRule is PR #14165's first look: the rule starting at
@@ -253,7 +253,7 @@ func nodeRangeFirewallRule(fws []*model.Rule) *model.Rule {
 func (s *Simulator) firstSSHFirewallRule(fws []*model.Rule, n *model.Network) (*model.Rule, error) {
 	for _, fw := range fws {
 		if !fw.HasPorts {
-			if s.profile.PortlessRuleNPE {
+			if s.rt.Profile.PortlessRuleNPE {
 				return nil, errPortlessRuleNPE
 			}
 			continue
@@ -282,7 +282,7 @@ func (s *Simulator) findPFByNetworkAndPorts(networkID string, start, end int) *m
 	if len(found) == 0 {
 		return nil
 	}
-	return found[s.twinRNG.IntN(len(found))]
+	return found[s.rt.TwinRNG.IntN(len(found))]
 }
 
 // removePortForwardingRules revokes every PF rule in the network (any public
@@ -291,7 +291,7 @@ func (s *Simulator) findPFByNetworkAndPorts(networkID string, start, end int) *m
 func (s *Simulator) removePortForwardingRules(n *model.Network, start, end int) {
 	for _, r := range s.rulesInNetwork(n.ID, model.PurposePF) {
 		if r.Start >= start && r.Start <= end {
-			s.logf("The Port forwarding rule [%s] with the id [%d] was mark as revoked.", javaString(r.Name), r.InternalID)
+			s.rt.Logf("The Port forwarding rule [%s] with the id [%d] was mark as revoked.", javaString(r.Name), r.InternalID)
 			s.revokeRule(r)
 		}
 	}
@@ -306,7 +306,7 @@ func (s *Simulator) removePortForwardingRules(n *model.Network, start, end int) 
 // node PFs re-created. A *wire.JavaException is an exception the worker does not
 // catch.
 func (s *Simulator) scaleNetworkRules(c *model.Cluster, all []*model.VM) error {
-	n := s.st.Network(c.NetworkID)
+	n := s.rt.DB.Network(c.NetworkID)
 	if isDirectAccess(n) {
 		return nil // scaleKubernetesClusterNetworkRules: no rules on a directly accessed network
 	}
@@ -327,10 +327,10 @@ func (s *Simulator) scaleNetworkRules(c *model.Cluster, all []*model.VM) error {
 	switch {
 	case fw != nil:
 		end = fw.End
-	case s.profile.Before4221:
+	case s.rt.Profile.Before4221:
 		return wire.ServerErr(errSSHFirewallRule)
 	default:
-		s.logf("SSH firewall rule not found for Kubernetes cluster: %s. It may have been manually deleted or modified.", c.Name)
+		s.rt.Logf("SSH firewall rule not found for Kubernetes cluster: %s. It may have been manually deleted or modified.", c.Name)
 	}
 	s.removePortForwardingRules(n, nodesStartSSHPort, end)
 	if err := s.addFirewallRulesForNodes(c, ip, n); err != nil {
@@ -345,7 +345,7 @@ func (s *Simulator) scaleNetworkRules(c *model.Cluster, all []*model.VM) error {
 // the cluster IP at 2222 to port 22 of a running control VM (only control
 // nodes hold the admin kubeconfig).
 func (s *Simulator) controlSSHReachable(c *model.Cluster) bool {
-	if isDirectAccess(s.st.Network(c.NetworkID)) {
+	if isDirectAccess(s.rt.DB.Network(c.NetworkID)) {
 		return s.directControlTarget(c) != nil
 	}
 	ip := s.clusterIP(c)
@@ -362,7 +362,7 @@ func (s *Simulator) controlSSHReachable(c *model.Cluster) bool {
 func (s *Simulator) sshForwardTarget(ip *model.PublicIP, port int) *model.VM {
 	for _, r := range s.rulesOnIP(ip.ID, model.PurposePF) {
 		if r.Start <= port && port <= r.End && r.PrivateStart == defaultSSHPort && r.State == model.RuleActive && s.forwardAllowed(r) {
-			if v := s.st.VM(r.VMID); v != nil && v.State == model.VMRunning {
+			if v := s.rt.DB.VM(r.VMID); v != nil && v.State == model.VMRunning {
 				return v
 			}
 		}
@@ -374,7 +374,7 @@ func (s *Simulator) sshForwardTarget(ip *model.PublicIP, port int) *model.VM {
 // adding E).
 func (s *Simulator) readyNodeCount(c *model.Cluster) int {
 	count := 0
-	for _, node := range s.st.NodesOf(c.ID) {
+	for _, node := range s.rt.DB.NodesOf(c.ID) {
 		if s.nodeReady(node) {
 			count++
 		}
@@ -390,7 +390,7 @@ func (s *Simulator) readyNodeCount(c *model.Cluster) int {
 // without conserve mode, PF 6443) reaches a running control VM.
 func (s *Simulator) apiReachable(c *model.Cluster) bool {
 	ip := s.clusterIP(c)
-	n := s.st.Network(c.NetworkID)
+	n := s.rt.DB.Network(c.NetworkID)
 	if isDirectAccess(n) {
 		return s.directAPIReachable(c)
 	}
@@ -431,7 +431,7 @@ func (s *Simulator) apiReachesControl(ip *model.PublicIP) bool {
 }
 
 func (s *Simulator) runningControlVM(vmID string) bool {
-	v := s.st.VM(vmID)
+	v := s.rt.DB.VM(vmID)
 	return v != nil && v.State == model.VMRunning && v.Role == model.RoleControl
 }
 

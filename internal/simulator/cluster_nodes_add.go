@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/core"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/wire"
 )
@@ -11,16 +12,16 @@ import (
 // External nodes (4.21+): addNodesToKubernetesCluster joins existing VMs to
 // a cluster as workers. KubernetesClusterManagerImpl.addNodesToKubernetesCluster
 // validates the VMs (validateNodes), then KubernetesClusterAddWorker.
-// addNodesToCluster gives each one SSH rules and joins it. Callers hold s.mu.
+// addNodesToCluster gives each one SSH rules and joins it. Callers hold the lock.
 
-func cmdAddNodesToKubernetesCluster(s *Simulator, c *caller, p wire.Params) (map[string]any, *wire.APIError) {
+func cmdAddNodesToKubernetesCluster(s *Simulator, c *core.Caller, p wire.Params) (map[string]any, *wire.APIError) {
 	cl, vmIDs, err := s.nodesCommand(c, p)
 	if err != nil {
 		return nil, err
 	}
 	mountOnVR, _ := p.Bool("mountcksisoonvr")
 	manual, _ := p.Bool("manualupgrade")
-	return s.clusterJob(c, cl, "AddNodesToKubernetesClusterCmd", 2+2*len(vmIDs), func(jr *jobRun) (any, *wire.APIError) {
+	return s.clusterJob(c, cl, "AddNodesToKubernetesClusterCmd", 2+2*len(vmIDs), func(jr *core.JobRun) (any, *wire.APIError) {
 		return s.runAddNodes(jr, cl, vmIDs, mountOnVR, manual, c)
 	})
 }
@@ -29,7 +30,7 @@ func cmdAddNodesToKubernetesCluster(s *Simulator, c *caller, p wire.Params) (map
 // and removeNodesFromKubernetesCluster. nodeids name VirtualMachine
 // entities; an unknown uuid fails the call, as the API layer's conversion
 // to internal ids does.
-func (s *Simulator) nodesCommand(c *caller, p wire.Params) (*model.Cluster, []string, *wire.APIError) {
+func (s *Simulator) nodesCommand(c *core.Caller, p wire.Params) (*model.Cluster, []string, *wire.APIError) {
 	if _, err := p.Require("nodeids"); err != nil {
 		return nil, nil, err
 	}
@@ -39,7 +40,7 @@ func (s *Simulator) nodesCommand(c *caller, p wire.Params) (*model.Cluster, []st
 	}
 	var ids []string
 	for _, id := range p.List("nodeids") {
-		v := s.st.VMIncludingExpunged(id)
+		v := s.rt.DB.VMIncludingExpunged(id)
 		if !wire.IsUUID(id) || v == nil {
 			return nil, nil, wire.EntityNotFound("nodeids", id)
 		}
@@ -55,16 +56,16 @@ func (s *Simulator) nodesCommand(c *caller, p wire.Params) (*model.Cluster, []st
 func (s *Simulator) validNodesToAdd(c *model.Cluster, ids []string) []*model.VM {
 	var out []*model.VM
 	for _, id := range ids {
-		v := s.st.VM(id)
+		v := s.rt.DB.VM(id)
 		switch {
 		case v == nil:
-			s.logf("Failed to find node (physical or virtual machine) with ID: %s", id)
-		case s.st.Template(v.TemplateID) == nil || !s.st.Template(v.TemplateID).ForCKS:
-			s.logf("Node: %d is deployed with a template that is not marked to be used for CKS", v.InternalID)
+			s.rt.Logf("Failed to find node (physical or virtual machine) with ID: %s", id)
+		case s.rt.DB.Template(v.TemplateID) == nil || !s.rt.DB.Template(v.TemplateID).ForCKS:
+			s.rt.Logf("Node: %d is deployed with a template that is not marked to be used for CKS", v.InternalID)
 		case v.NetworkID != c.NetworkID:
-			s.logf("Node: %d does not have its default NIC in the kubernetes cluster network", v.InternalID)
+			s.rt.Logf("Node: %d does not have its default NIC in the kubernetes cluster network", v.InternalID)
 		case s.inClusterMap(c, v.ID):
-			s.logf("Node: %d is already part of the cluster %s", v.InternalID, c.Name)
+			s.rt.Logf("Node: %d is already part of the cluster %s", v.InternalID, c.Name)
 		default:
 			out = append(out, v)
 		}
@@ -73,13 +74,13 @@ func (s *Simulator) validNodesToAdd(c *model.Cluster, ids []string) []*model.VM 
 }
 
 func (s *Simulator) inClusterMap(c *model.Cluster, vmID string) bool {
-	return slices.ContainsFunc(s.st.MapRows(c.ID), func(r *model.MapRow) bool { return r.VMID == vmID })
+	return slices.ContainsFunc(s.rt.DB.MapRows(c.ID), func(r *model.MapRow) bool { return r.VMID == vmID })
 }
 
 // nodeAdd is one run of KubernetesClusterAddWorker.
 type nodeAdd struct {
 	s     *Simulator
-	jr    *jobRun
+	jr    *core.JobRun
 	c     *model.Cluster
 	n     *model.Network
 	ip    *model.PublicIP
@@ -96,13 +97,13 @@ type nodeAdd struct {
 // that fails is skipped: the job still succeeds
 // (AddNodesToKubernetesClusterCmd.execute ignores the worker's result),
 // and the cluster goes back to Running (OperationFailed from Importing).
-func (s *Simulator) runAddNodes(jr *jobRun, c *model.Cluster, ids []string, _ /*mountCksIsoOnVr*/, manual bool, who *caller) (any, *wire.APIError) {
-	jr.op = "add-nodes"
+func (s *Simulator) runAddNodes(jr *core.JobRun, c *model.Cluster, ids []string, _ /*mountCksIsoOnVr*/, manual bool, who *core.Caller) (any, *wire.APIError) {
+	jr.Op = "add-nodes"
 	valid := s.validNodesToAdd(c, ids)
 	if len(valid) == 0 {
 		return nil, wire.InternalError("No valid nodes found to be added to the Kubernetes cluster")
 	}
-	a := &nodeAdd{s: s, jr: jr, c: c, n: s.st.Network(c.NetworkID)}
+	a := &nodeAdd{s: s, jr: jr, c: c, n: s.rt.DB.Network(c.NetworkID)}
 	if a.n == nil {
 		return nil, wire.InternalError("Failed to find network with id: %s", c.NetworkID)
 	}
@@ -120,7 +121,7 @@ func (s *Simulator) runAddNodes(jr *jobRun, c *model.Cluster, ids []string, _ /*
 	}
 	a.updateCluster(manual)
 	if len(a.added) != len(valid) {
-		s.logf("Not every node was added to the CKS cluster %s, nodes added: %d out of %d", c.ID, len(a.added), len(valid))
+		s.rt.Logf("Not every node was added to the CKS cluster %s, nodes added: %d out of %d", c.ID, len(a.added), len(valid))
 		s.transit(c, evOperationFailed)
 	} else {
 		s.transit(c, evOperationSucceeded)
@@ -135,7 +136,7 @@ func (s *Simulator) runAddNodes(jr *jobRun, c *model.Cluster, ids []string, _ /*
 func (a *nodeAdd) externalNodePort() int {
 	c := a.c
 	total := c.ControlNodes + c.Size
-	if a.s.profile.ExternalPortCountsEtcd {
+	if a.s.rt.Profile.ExternalPortCountsEtcd {
 		total += c.EtcdNodes
 	}
 	return nodesStartSSHPort + int(total) + a.index
@@ -161,18 +162,18 @@ func (a *nodeAdd) setupNode(v *model.VM) *wire.APIError {
 			v.ClusterID = previous
 		}
 	}()
-	if err := a.jr.step("node"); err != nil {
-		return wire.InternalError("%s", failText(err, fmt.Sprintf("Failed to add node %s to Kubernetes cluster : %s", v.ID, c.Name)))
+	if err := a.jr.Step("node"); err != nil {
+		return wire.InternalError("%s", core.FailText(err, fmt.Sprintf("Failed to add node %s to Kubernetes cluster : %s", v.ID, c.Name)))
 	}
 	if !isVPCTier(a.n) {
 		if err := s.provisionFirewallRule(a.ip, a.n.ID, port, port); err != nil {
-			s.logf("Failed to activate API port forwarding rules for the Kubernetes cluster : %s: %s", c.Name, err.Text)
+			s.rt.Logf("Failed to activate API port forwarding rules for the Kubernetes cluster : %s: %s", c.Name, err.Text)
 			return a.revertNetworkRules(v, port)
 		}
 	}
 	s.provisionPortForward(a.ip, a.n.ID, port, defaultSSHPort, v)
-	if err := a.jr.step("node-check"); err != nil || s.sshForwardTarget(a.ip, port) != v {
-		s.logf("Failed to validate node with ID: %d", v.InternalID)
+	if err := a.jr.Step("node-check"); err != nil || s.sshForwardTarget(a.ip, port) != v {
+		s.rt.Logf("Failed to validate node with ID: %d", v.InternalID)
 		if rerr := a.revertNetworkRules(v, port); rerr != nil {
 			// The generic catch of validateAndSetupNode reverts once more
 			// and throws.
@@ -214,7 +215,7 @@ func (a *nodeAdd) revertNetworkRules(v *model.VM, port int) *wire.APIError {
 		}
 		s.revokeRule(pick)
 	}
-	for _, r := range slices.Clone(s.st.Rules) {
+	for _, r := range slices.Clone(s.rt.DB.Rules) {
 		if r.Purpose == model.PurposePF && r.VMID == v.ID {
 			s.revokeRule(r)
 		}
@@ -228,7 +229,7 @@ func (a *nodeAdd) revertNetworkRules(v *model.VM, port int) *wire.APIError {
 // Options.Seed).
 func (s *Simulator) findRuleByNetworkAndPorts(networkID string, start, end int) *model.Rule {
 	var found []*model.Rule
-	for _, r := range s.st.Rules {
+	for _, r := range s.rt.DB.Rules {
 		if r.NetworkID == networkID && r.State != model.RuleRevoke && r.HasPorts && r.Start == start && r.End == end {
 			found = append(found, r)
 		}
@@ -236,7 +237,7 @@ func (s *Simulator) findRuleByNetworkAndPorts(networkID string, start, end int) 
 	if len(found) == 0 {
 		return nil
 	}
-	return found[s.twinRNG.IntN(len(found))]
+	return found[s.rt.TwinRNG.IntN(len(found))]
 }
 
 // updateCluster is KubernetesClusterAddWorker.updateKubernetesCluster:
@@ -247,7 +248,7 @@ func (a *nodeAdd) updateCluster(manual bool) {
 	s, c := a.s, a.c
 	c.Size += int64(len(a.added))
 	for _, v := range a.added {
-		if o := s.st.Offering(v.OfferingID); o != nil {
+		if o := s.rt.DB.Offering(v.OfferingID); o != nil {
 			c.Cores += int64(o.CPU)
 			c.Memory += int64(o.Memory)
 		}

@@ -3,6 +3,7 @@ package simulator
 import (
 	"slices"
 
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/core"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/wire"
 )
@@ -11,14 +12,14 @@ import (
 // running. KubernetesClusterManagerImpl.removeNodesFromKubernetesCluster
 // validates the VMs (validateNodes, which for a removal only drops VMs that
 // do not exist), then KubernetesClusterRemoveWorker.removeNodesFromCluster
-// removes each. Callers hold s.mu.
+// removes each. Callers hold the lock.
 
-func cmdRemoveNodesFromKubernetesCluster(s *Simulator, c *caller, p wire.Params) (map[string]any, *wire.APIError) {
+func cmdRemoveNodesFromKubernetesCluster(s *Simulator, c *core.Caller, p wire.Params) (map[string]any, *wire.APIError) {
 	cl, vmIDs, err := s.nodesCommand(c, p)
 	if err != nil {
 		return nil, err
 	}
-	return s.clusterJob(c, cl, "RemoveNodesFromKubernetesClusterCmd", 1+len(vmIDs), func(jr *jobRun) (any, *wire.APIError) {
+	return s.clusterJob(c, cl, "RemoveNodesFromKubernetesClusterCmd", 1+len(vmIDs), func(jr *core.JobRun) (any, *wire.APIError) {
 		return s.runRemoveNodes(jr, cl, vmIDs, c)
 	})
 }
@@ -29,18 +30,18 @@ func cmdRemoveNodesFromKubernetesCluster(s *Simulator, c *caller, p wire.Params)
 // the map rows of those in it. When a VM could not be removed the cluster
 // goes back to Running (OperationFailed from RemovingNodes) and the job
 // fails (RemoveNodesFromKubernetesClusterCmd.execute).
-func (s *Simulator) runRemoveNodes(jr *jobRun, c *model.Cluster, ids []string, who *caller) (any, *wire.APIError) {
-	jr.op = "remove-nodes"
+func (s *Simulator) runRemoveNodes(jr *core.JobRun, c *model.Cluster, ids []string, who *core.Caller) (any, *wire.APIError) {
+	jr.Op = "remove-nodes"
 	var valid []string
 	for _, id := range ids {
-		if s.st.VM(id) != nil {
+		if s.rt.DB.VM(id) != nil {
 			valid = append(valid, id)
 		}
 	}
 	if len(valid) == 0 {
 		return nil, wire.InternalError("No valid nodes found to be removed from the Kubernetes cluster")
 	}
-	n := s.st.Network(c.NetworkID)
+	n := s.rt.DB.Network(c.NetworkID)
 	if n == nil {
 		return nil, wire.InternalError("Failed to find network with id: %s", c.NetworkID)
 	}
@@ -52,11 +53,11 @@ func (s *Simulator) runRemoveNodes(jr *jobRun, c *model.Cluster, ids []string, w
 	ok := true
 	var removed []*model.VM
 	for _, id := range valid {
-		v := s.st.VM(id)
-		if err := jr.step("node"); err != nil || !s.controlSSHReachable(c) {
+		v := s.rt.DB.VM(id)
+		if err := jr.Step("node"); err != nil || !s.controlSSHReachable(c) {
 			// copyScriptFile to the control node through 2222 throws; the
 			// node is not counted.
-			s.logf("Error trying to remove node %s from Kubernetes Cluster %s", v.ID, c.ID)
+			s.rt.Logf("Error trying to remove node %s from Kubernetes Cluster %s", v.ID, c.ID)
 			ok = false
 			continue
 		}
@@ -95,7 +96,7 @@ func (s *Simulator) removeNodeVM(c *model.Cluster, ip *model.PublicIP, v *model.
 	}
 	// kubectl matches the display name as it is: a node registered under
 	// the lowercased host name stays when the name has capitals.
-	if node := s.st.NodeByName(c.ID, v.Name); node != nil {
+	if node := s.rt.DB.NodeByName(c.ID, v.Name); node != nil {
 		s.deleteNode(node.VMID)
 	}
 }
@@ -107,7 +108,7 @@ func (s *Simulator) removeNodeVM(c *model.Cluster, ip *model.PublicIP, v *model.
 // rule found, or a forward picked) are caught and logged, and change
 // nothing of the worker's result.
 func (s *Simulator) removeNodePortForwards(n *model.Network, v *model.VM) {
-	for _, pf := range slices.Clone(s.st.Rules) {
+	for _, pf := range slices.Clone(s.rt.DB.Rules) {
 		if pf.Purpose != model.PurposePF || pf.VMID != v.ID || pf.State == model.RuleRevoke {
 			continue
 		}
@@ -118,9 +119,9 @@ func (s *Simulator) removeNodePortForwards(n *model.Network, v *model.VM) {
 		fw := s.findRuleByNetworkAndPorts(n.ID, pf.Start, pf.End)
 		switch {
 		case fw == nil:
-			s.logf("Failed to cleanup network rules for node %s, due to: ruleVO is null", v.Name)
+			s.rt.Logf("Failed to cleanup network rules for node %s, due to: ruleVO is null", v.Name)
 		case fw.Purpose != model.PurposeFirewall:
-			s.logf("Failed to cleanup network rules for node %s, due to: Unable to find %d having purpose Firewall", v.Name, fw.InternalID)
+			s.rt.Logf("Failed to cleanup network rules for node %s, due to: Unable to find %d having purpose Firewall", v.Name, fw.InternalID)
 		default:
 			s.revokeRule(fw)
 		}
@@ -133,11 +134,11 @@ func (s *Simulator) removeNodePortForwards(n *model.Network, v *model.VM) {
 func (s *Simulator) updateAfterRemoval(c *model.Cluster, removed []*model.VM) {
 	c.Size -= int64(len(removed))
 	for _, v := range removed {
-		if o := s.st.Offering(v.OfferingID); o != nil {
+		if o := s.rt.DB.Offering(v.OfferingID); o != nil {
 			c.Cores -= int64(o.CPU)
 			c.Memory -= int64(o.Memory)
 		}
-		for _, row := range s.st.MapRows(c.ID) {
+		for _, row := range s.rt.DB.MapRows(c.ID) {
 			if row.VMID == v.ID {
 				s.deleteMapRow(row)
 			}

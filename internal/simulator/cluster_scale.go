@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/core"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/wire"
 )
@@ -25,7 +26,7 @@ type scaleRequest struct {
 	maxGiven         bool
 }
 
-func cmdScaleKubernetesCluster(s *Simulator, c *caller, p wire.Params) (map[string]any, *wire.APIError) {
+func cmdScaleKubernetesCluster(s *Simulator, c *core.Caller, p wire.Params) (map[string]any, *wire.APIError) {
 	cl, err := s.requireCluster(c, p)
 	if err != nil {
 		return nil, err
@@ -34,7 +35,7 @@ func cmdScaleKubernetesCluster(s *Simulator, c *caller, p wire.Params) (map[stri
 	if req.size, req.sizeGiven, err = p.Long("size"); err != nil {
 		return nil, err
 	}
-	if req.offering, err = wire.ResolveParam(p, "serviceofferingid", s.st.Offering); err != nil {
+	if req.offering, err = wire.ResolveParam(p, "serviceofferingid", s.rt.DB.Offering); err != nil {
 		return nil, err
 	}
 	for _, entry := range p.MapEntries("nodeofferings") {
@@ -42,17 +43,17 @@ func cmdScaleKubernetesCluster(s *Simulator, c *caller, p wire.Params) (map[stri
 		if role != model.RoleControl && role != model.RoleWorker && role != model.RoleEtcd {
 			return nil, wire.InvalidParam("Invalid node type: %s, valid types are: control, worker, etcd", entry["node"])
 		}
-		off := s.st.Offering(entry["offering"])
+		off := s.rt.DB.Offering(entry["offering"])
 		if off == nil {
 			return nil, wire.EntityNotFound("nodeofferings", entry["offering"])
 		}
 		req.nodeOfferings[role] = off
 	}
 	for _, id := range p.List("nodeids") {
-		if !wire.IsUUID(id) || s.st.VMIncludingExpunged(id) == nil {
+		if !wire.IsUUID(id) || s.rt.DB.VMIncludingExpunged(id) == nil {
 			return nil, wire.EntityNotFound("nodeids", id)
 		}
-		req.nodeIDs = append(req.nodeIDs, s.st.VMIncludingExpunged(id).ID)
+		req.nodeIDs = append(req.nodeIDs, s.rt.DB.VMIncludingExpunged(id).ID)
 	}
 	req.autoscaling, req.autoscalingGiven = p.Bool("autoscalingenabled")
 	if req.minSize, req.minGiven, err = p.Long("minsize"); err != nil {
@@ -62,20 +63,20 @@ func cmdScaleKubernetesCluster(s *Simulator, c *caller, p wire.Params) (map[stri
 		return nil, err
 	}
 	return s.clusterJob(c, cl, "ScaleKubernetesClusterCmd", 6,
-		func(jr *jobRun) (any, *wire.APIError) { return s.runScale(jr, cl, req, c) })
+		func(jr *core.JobRun) (any, *wire.APIError) { return s.runScale(jr, cl, req, c) })
 }
 
 // requireCluster resolves the required id parameter of a cluster command
 // and checks the caller's access.
-func (s *Simulator) requireCluster(c *caller, p wire.Params) (*model.Cluster, *wire.APIError) {
+func (s *Simulator) requireCluster(c *core.Caller, p wire.Params) (*model.Cluster, *wire.APIError) {
 	if _, err := p.Require("id"); err != nil {
 		return nil, err
 	}
-	cl, err := wire.ResolveParam(p, "id", s.st.Cluster)
+	cl, err := wire.ResolveParam(p, "id", s.rt.DB.Cluster)
 	if err != nil {
 		return nil, err
 	}
-	if err := s.checkAccess(c, cl.AccountID, "Kubernetes cluster "+cl.Name); err != nil {
+	if err := s.rt.CheckAccess(c, cl.AccountID, "Kubernetes cluster "+cl.Name); err != nil {
 		return nil, err
 	}
 	return cl, nil
@@ -84,7 +85,7 @@ func (s *Simulator) requireCluster(c *caller, p wire.Params) (*model.Cluster, *w
 // scaleWorker is one KubernetesClusterScaleWorker.
 type scaleWorker struct {
 	s             *Simulator
-	jr            *jobRun
+	jr            *core.JobRun
 	c             *model.Cluster
 	req           *scaleRequest
 	offerings     map[model.NodeRole]*model.ServiceOffering // serviceOfferingNodeTypeMap
@@ -95,8 +96,8 @@ type scaleWorker struct {
 
 // runScale is KubernetesClusterManagerImpl.scaleKubernetesCluster: the
 // validation, then the scale worker.
-func (s *Simulator) runScale(jr *jobRun, c *model.Cluster, req *scaleRequest, who *caller) (any, *wire.APIError) {
-	jr.op = "scale"
+func (s *Simulator) runScale(jr *core.JobRun, c *model.Cluster, req *scaleRequest, who *core.Caller) (any, *wire.APIError) {
+	jr.Op = "scale"
 	if err := s.validateScale(c, req); err != nil {
 		return nil, wire.InternalError("%s", err.Error())
 	}
@@ -125,7 +126,7 @@ func (s *Simulator) nodeTypeOfferings(c *model.Cluster, req *scaleRequest) map[m
 	if len(req.nodeOfferings) == 0 {
 		off := req.offering
 		if off == nil {
-			off = s.st.Offering(c.OfferingID)
+			off = s.rt.DB.Offering(c.OfferingID)
 		}
 		out[model.RoleDefault] = off
 		return out
@@ -140,16 +141,16 @@ func (s *Simulator) nodeTypeOfferings(c *model.Cluster, req *scaleRequest) map[m
 // getExistingOfferingIdForNodeType: the offering of the first VM of the node
 // type in the map, or the cluster's service offering when there is none.
 func (s *Simulator) existingOfferingForRole(c *model.Cluster, role model.NodeRole) *model.ServiceOffering {
-	for _, row := range s.st.MapRows(c.ID) {
+	for _, row := range s.rt.DB.MapRows(c.ID) {
 		if model.RowRole(row) != role {
 			continue
 		}
-		if v := s.st.VM(row.VMID); v != nil {
-			return s.st.Offering(v.OfferingID)
+		if v := s.rt.DB.VM(row.VMID); v != nil {
+			return s.rt.DB.Offering(v.OfferingID)
 		}
 		break
 	}
-	return s.st.Offering(c.OfferingID)
+	return s.rt.DB.Offering(c.OfferingID)
 }
 
 // scaleCluster is KubernetesClusterScaleWorker.scaleCluster: node types in
@@ -305,7 +306,7 @@ func (w *scaleWorker) updateEntry(size *int64, role model.NodeRole, off *model.S
 func (w *scaleWorker) newCapacity(size *int64, role model.NodeRole, off *model.ServiceOffering) (cores, memory int64) {
 	c := w.c
 	if off == nil {
-		off = w.s.st.Offering(c.OfferingID)
+		off = w.s.rt.DB.Offering(c.OfferingID)
 	}
 	prev := w.s.existingOfferingForRole(c, role)
 	if prev == nil {
@@ -330,14 +331,14 @@ func (w *scaleWorker) newCapacity(size *int64, role model.NodeRole, off *model.S
 // scales through ScalingStoppedCluster.
 func (w *scaleWorker) scaleOffering(role model.NodeRole, off *model.ServiceOffering, updateNode, updateCluster bool) *wire.APIError {
 	s, c := w.s, w.c
-	w.jr.op = "scale-offering"
+	w.jr.Op = "scale-offering"
 	if w.originalState != model.ClusterCreated {
-		rows := s.st.MapRows(c.ID)
+		rows := s.rt.DB.MapRows(c.ID)
 		if len(rows) == 0 || len(rows) < model.ExpectedMapSize(c) {
 			return w.failIfScaling("Scaling Kubernetes cluster : %s failed, it is in unstable state as not enough existing VM instances found!", c.Name)
 		}
 		for _, row := range rows {
-			if v := s.st.VM(row.VMID); v != nil && v.State == model.VMRunning && !slices.Contains([]string{"XenServer", "VMware", "Simulator"}, c.Hypervisor) {
+			if v := s.rt.DB.VM(row.VMID); v != nil && v.State == model.VMRunning && !slices.Contains([]string{"XenServer", "VMware", "Simulator"}, c.Hypervisor) {
 				return w.failIfScaling("Scaling Kubernetes cluster : %s failed, scaling Kubernetes cluster with running VMs on hypervisor %s is not supported!", c.Name, c.Hypervisor)
 			}
 		}
@@ -349,10 +350,10 @@ func (w *scaleWorker) scaleOffering(role model.NodeRole, off *model.ServiceOffer
 		w.updateEntry(nil, role, off, updateNode, updateCluster)
 		return nil
 	}
-	if err := w.jr.step("vms"); err != nil {
+	if err := w.jr.Step("vms"); err != nil {
 		return s.scalingFailed(c, err, fmt.Sprintf("Scaling Kubernetes cluster : %s failed, unable to scale cluster VM", c.Name))
 	}
-	count := len(s.st.MapRows(c.ID))
+	count := len(s.rt.DB.MapRows(c.ID))
 	switch role {
 	case model.RoleControl:
 		count = int(c.ControlNodes)
@@ -361,14 +362,14 @@ func (w *scaleWorker) scaleOffering(role model.NodeRole, off *model.ServiceOffer
 	case model.RoleWorker:
 		count = int(c.Size)
 	}
-	for _, row := range s.st.MapRows(c.ID) {
+	for _, row := range s.rt.DB.MapRows(c.ID) {
 		if count == 0 {
 			break
 		}
 		if role != model.RoleDefault && model.RowRole(row) != role {
 			continue
 		}
-		if v := s.st.VM(row.VMID); v != nil {
+		if v := s.rt.DB.VM(row.VMID); v != nil {
 			v.OfferingID = off.ID
 		}
 		count--
@@ -380,7 +381,7 @@ func (w *scaleWorker) scaleOffering(role model.NodeRole, off *model.ServiceOffer
 // scalingFailed moves a Scaling cluster to Alert and returns the 530.
 func (s *Simulator) scalingFailed(c *model.Cluster, err error, natural string) *wire.APIError {
 	s.transit(c, evOperationFailed)
-	return wire.InternalError("%s", failText(err, natural))
+	return wire.InternalError("%s", core.FailText(err, natural))
 }
 
 func (s *Simulator) scalingMessage(c *model.Cluster, what string) string {
@@ -392,17 +393,17 @@ func (s *Simulator) scalingMessage(c *model.Cluster, what string) string {
 // minsize and maxsize written (turning it off clears minsize and maxsize).
 // A failure is thrown without a transition, so the cluster stays in
 // Scaling, which only a stop ends.
-func (s *Simulator) scaleAutoscaling(jr *jobRun, c *model.Cluster, req *scaleRequest) *wire.APIError {
-	jr.op = "scale-autoscaling"
+func (s *Simulator) scaleAutoscaling(jr *core.JobRun, c *model.Cluster, req *scaleRequest) *wire.APIError {
+	jr.Op = "scale-autoscaling"
 	if c.State != model.ClusterScaling {
 		s.transit(c, evAutoscaleRequested)
 	}
-	err := jr.step("autoscaler")
+	err := jr.Step("autoscaler")
 	if err == nil && !s.controlSSHReachable(c) {
 		err = errors.New("unable to reach the control node over SSH")
 	}
 	if err != nil {
-		return wire.InternalError("Failed to autoscale Kubernetes cluster: %s : %s", c.Name, failText(err, err.Error()))
+		return wire.InternalError("Failed to autoscale Kubernetes cluster: %s : %s", c.Name, core.FailText(err, err.Error()))
 	}
 	c.Autoscaling = req.autoscaling
 	if req.autoscaling {

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/core"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/wire"
 )
@@ -19,13 +20,13 @@ import (
 // C + node_count + E; node_count is written only after the VMs and rules.
 func (w *scaleWorker) scaleSize(role model.NodeRole) *wire.APIError {
 	s, c := w.s, w.c
-	if s.st.Network(c.NetworkID) == nil {
+	if s.rt.DB.Network(c.NetworkID) == nil {
 		return w.failIfScaling("Scaling failed for Kubernetes cluster : %s, cluster network not found", c.Name)
 	}
-	if s.st.Offering(c.OfferingID) == nil {
+	if s.rt.DB.Offering(c.OfferingID) == nil {
 		return w.failIfScaling("Scaling failed for Kubernetes cluster : %s, cluster service offering not found", c.Name)
 	}
-	if rows := s.st.MapRows(c.ID); len(rows) == 0 || len(rows) < model.ExpectedMapSize(c) {
+	if rows := s.rt.DB.MapRows(c.ID); len(rows) == 0 || len(rows) < model.ExpectedMapSize(c) {
 		return w.failIfScaling("Scaling failed for Kubernetes cluster : %s, it is in unstable state as not enough existing VM instances found", c.Name)
 	}
 	newVMs := *w.clusterSize - w.originalSize
@@ -63,10 +64,10 @@ func (w *scaleWorker) scaleSize(role model.NodeRole) *wire.APIError {
 func (s *Simulator) rulesFailed(c *model.Cluster, err error, failure func() *wire.APIError) *wire.APIError {
 	var je *wire.JavaException
 	if errors.As(err, &je) {
-		s.logf("Unexpected exception while executing %sScaleKubernetesClusterCmd: %s: %s", cmdPkgKubernetes, je.ClassName(), je.Msg)
+		s.rt.Logf("Unexpected exception while executing %sScaleKubernetesClusterCmd: %s: %s", cmdPkgKubernetes, je.ClassName(), je.Msg)
 		return wire.InternalError("%s", je.Msg)
 	}
-	s.logf("%s: %v", s.scalingMessage(c, "unable to update network rules"), err)
+	s.rt.Logf("%s: %v", s.scalingMessage(c, "unable to update network rules"), err)
 	return failure()
 }
 
@@ -74,14 +75,14 @@ func (s *Simulator) rulesFailed(c *model.Cluster, err error, failure func() *wir
 // rebuilt, the ready count checked.
 func (w *scaleWorker) scaleUp(newVMs int64) *wire.APIError {
 	s, c, jr := w.s, w.c, w.jr
-	jr.op = "scale-up"
-	n := s.st.Network(c.NetworkID)
+	jr.Op = "scale-up"
+	n := s.rt.DB.Network(c.NetworkID)
 	if c.State != model.ClusterScaling {
 		s.transit(c, evScaleUpRequested)
 	}
 	provisionFailed := fmt.Sprintf("Scaling failed for Kubernetes cluster : %s, unable to provision node VM in the cluster", c.Name)
-	if err := jr.step("vms"); err != nil {
-		if msg := failText(err, ""); msg != "" {
+	if err := jr.Step("vms"); err != nil {
+		if msg := core.FailText(err, ""); msg != "" {
 			provisionFailed = msg
 		}
 		return w.failIfScaling("%s", provisionFailed)
@@ -97,8 +98,8 @@ func (w *scaleWorker) scaleUp(newVMs int64) *wire.APIError {
 		s.addMapRow(c, v)
 	}
 	rulesFailed := fmt.Sprintf("Scaling failed for Kubernetes cluster : %s, unable to update network rules", c.Name)
-	if err := jr.step("network-rules"); err != nil {
-		return w.failIfScaling("%s", failText(err, rulesFailed))
+	if err := jr.Step("network-rules"); err != nil {
+		return w.failIfScaling("%s", core.FailText(err, rulesFailed))
 	}
 	if err := s.scaleNetworkRules(c, s.scaleUpSSHOrder(c)); err != nil {
 		return s.rulesFailed(c, err, func() *wire.APIError { return w.failIfScaling("%s", rulesFailed) })
@@ -108,8 +109,8 @@ func (w *scaleWorker) scaleUp(newVMs int64) *wire.APIError {
 	// which counts the external nodes.
 	want := int(c.ControlNodes + *w.clusterSize + c.EtcdNodes)
 	notReady := fmt.Sprintf("Scaling unsuccessful for Kubernetes cluster : %s as it does not have desired number of nodes in ready state", c.Name)
-	if err := jr.step("nodes-ready"); err != nil || !s.controlSSHReachable(c) || s.readyNodeCount(c)+int(c.EtcdNodes) < want {
-		return w.failIfScaling("%s", failText(err, notReady))
+	if err := jr.Step("nodes-ready"); err != nil || !s.controlSSHReachable(c) || s.readyNodeCount(c)+int(c.EtcdNodes) < want {
+		return w.failIfScaling("%s", core.FailText(err, notReady))
 	}
 	return nil
 }
@@ -121,26 +122,26 @@ func (w *scaleWorker) scaleUp(newVMs int64) *wire.APIError {
 // only for one control node); the list is removed newest first.
 func (w *scaleWorker) scaleDown() *wire.APIError {
 	s, c := w.s, w.c
-	w.jr.op = "scale-down"
+	w.jr.Op = "scale-down"
 	if c.State != model.ClusterScaling {
 		s.transit(c, evScaleDownRequested)
 	}
 	var remove []*model.MapRow
 	if len(w.req.nodeIDs) > 0 {
-		for _, row := range s.st.MapRows(c.ID) {
+		for _, row := range s.rt.DB.MapRows(c.ID) {
 			if slices.Contains(w.req.nodeIDs, row.VMID) && !row.External {
 				remove = append(remove, row)
 			}
 		}
 	} else {
 		var workers []*model.MapRow
-		for _, row := range s.st.MapRows(c.ID) {
+		for _, row := range s.rt.DB.MapRows(c.ID) {
 			if !row.Control && !row.Etcd && !row.External {
 				workers = append(workers, row)
 			}
 		}
 		from := len(workers) - max(0, len(workers)-int(*w.clusterSize))
-		if s.profile.Before4221 {
+		if s.rt.Profile.Before4221 {
 			from = int(c.ControlNodes + *w.clusterSize - 1)
 		}
 		if from > len(workers) {
@@ -168,30 +169,30 @@ func (s *Simulator) vmString(v *model.VM) string {
 func (w *scaleWorker) removeNodes(rows []*model.MapRow) *wire.APIError {
 	s, c, jr := w.s, w.c, w.jr
 	for _, row := range rows {
-		v := s.st.VM(row.VMID)
+		v := s.rt.DB.VM(row.VMID)
 		if v == nil {
 			// userVm.getHostName() on null: uncaught, the cluster stays in
 			// Scaling.
 			return wire.InternalError(`Cannot invoke "com.cloud.uservm.UserVm.getHostName()" because "userVm" is null`)
 		}
 		removeFailed := s.scalingMessage(c, fmt.Sprintf("failed to remove Kubernetes node: %s running on VM : %s", v.Name, s.vmString(v)))
-		if err := jr.step("remove-vm"); err != nil {
+		if err := jr.Step("remove-vm"); err != nil {
 			return s.scalingFailed(c, err, removeFailed)
 		}
-		s.logf("Removing vm %s from cluster %s", s.vmString(v), c.String())
+		s.rt.Logf("Removing vm %s from cluster %s", s.vmString(v), c.String())
 		host := strings.ToLower(v.Name)
-		if !s.controlSSHReachable(c) || s.st.NodeByName(c.ID, host) == nil {
+		if !s.controlSSHReachable(c) || s.rt.DB.NodeByName(c.ID, host) == nil {
 			// kubectl drain fails (no SSH, or NotFound): removeKubernetesClusterNode returns false.
 			return s.scalingFailed(c, nil, removeFailed)
 		}
-		s.deleteNode(s.st.NodeByName(c.ID, host).VMID)
+		s.deleteNode(s.rt.DB.NodeByName(c.ID, host).VMID)
 		s.expungeVM(v)
 		s.deleteMapRow(row)
-		if err := jr.step("vm-removed"); err != nil {
+		if err := jr.Step("vm-removed"); err != nil {
 			return s.scalingFailed(c, err, s.scalingMessage(c, fmt.Sprintf("failed to remove VM : %s", v.Name)))
 		}
 	}
-	if err := jr.step("network-rules"); err != nil {
+	if err := jr.Step("network-rules"); err != nil {
 		return s.scalingFailed(c, err, s.scalingMessage(c, "unable to update network rules"))
 	}
 	if err := s.scaleNetworkRules(c, s.mapSSHOrder(c)); err != nil {

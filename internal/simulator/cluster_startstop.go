@@ -3,26 +3,27 @@ package simulator
 import (
 	"fmt"
 
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/core"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/wire"
 )
 
-func cmdStartKubernetesCluster(s *Simulator, c *caller, p wire.Params) (map[string]any, *wire.APIError) {
+func cmdStartKubernetesCluster(s *Simulator, c *core.Caller, p wire.Params) (map[string]any, *wire.APIError) {
 	cl, err := s.requireCluster(c, p)
 	if err != nil {
 		return nil, err
 	}
 	return s.clusterJob(c, cl, "StartKubernetesClusterCmd", 4,
-		func(jr *jobRun) (any, *wire.APIError) { return s.runStart(jr, cl, c) })
+		func(jr *core.JobRun) (any, *wire.APIError) { return s.runStart(jr, cl, c) })
 }
 
-func cmdStopKubernetesCluster(s *Simulator, c *caller, p wire.Params) (map[string]any, *wire.APIError) {
+func cmdStopKubernetesCluster(s *Simulator, c *core.Caller, p wire.Params) (map[string]any, *wire.APIError) {
 	cl, err := s.requireCluster(c, p)
 	if err != nil {
 		return nil, err
 	}
 	return s.clusterJob(c, cl, "StopKubernetesClusterCmd", 2,
-		func(jr *jobRun) (any, *wire.APIError) { return s.runStop(jr, cl) })
+		func(jr *core.JobRun) (any, *wire.APIError) { return s.runStop(jr, cl) })
 }
 
 // runStart is KubernetesClusterManagerImpl.startKubernetesCluster: a no-op
@@ -32,8 +33,8 @@ func cmdStopKubernetesCluster(s *Simulator, c *caller, p wire.Params) (map[strin
 // API endpoint on 6443, then read the kubeconfig over SSH through the
 // cluster IP's port 2222 (the PF to the first control node). A failure moves
 // the cluster to Alert.
-func (s *Simulator) runStart(jr *jobRun, c *model.Cluster, who *caller) (any, *wire.APIError) {
-	jr.op = "start"
+func (s *Simulator) runStart(jr *core.JobRun, c *model.Cluster, who *core.Caller) (any, *wire.APIError) {
+	jr.Op = "start"
 	if c.Removed {
 		return nil, wire.InternalError("Kubernetes cluster %s has been removed", c.Name)
 	}
@@ -43,13 +44,13 @@ func (s *Simulator) runStart(jr *jobRun, c *model.Cluster, who *caller) (any, *w
 	s.transit(c, evStartRequested)
 	fail := func(err error, natural string) (any, *wire.APIError) {
 		s.transit(c, evOperationFailed)
-		return nil, wire.InternalError("%s", failText(err, natural))
+		return nil, wire.InternalError("%s", core.FailText(err, natural))
 	}
-	if err := jr.step("vms"); err != nil {
+	if err := jr.Step("vms"); err != nil {
 		return fail(err, fmt.Sprintf("Failed to start all VMs in Kubernetes cluster : %s", c.Name))
 	}
-	for _, row := range s.st.MapRows(c.ID) {
-		v := s.st.VM(row.VMID)
+	for _, row := range s.rt.DB.MapRows(c.ID) {
+		v := s.rt.DB.VM(row.VMID)
 		if v == nil || v.State == model.VMDestroyed || v.State == model.VMExpunging {
 			return fail(nil, fmt.Sprintf("Failed to start all VMs in Kubernetes cluster : %s", c.Name))
 		}
@@ -63,25 +64,25 @@ func (s *Simulator) runStart(jr *jobRun, c *model.Cluster, who *caller) (any, *w
 		return fail(nil, fmt.Sprintf("Failed to start Kubernetes cluster : %s as no public IP found for the cluster", c.Name))
 	}
 	unusable := fmt.Sprintf("Failed to start Kubernetes cluster : %s in usable state", c.Name)
-	if err := jr.step("api"); err != nil {
+	if err := jr.Step("api"); err != nil {
 		return fail(err, unusable)
 	}
-	if err := s.ep.AddCluster(c.ID, server.address); err != nil {
-		s.logf("Kubernetes API of %s: %v", c.Name, err)
+	if err := s.rt.EP.AddCluster(c.ID, server.address); err != nil {
+		s.rt.Logf("Kubernetes API of %s: %v", c.Name, err)
 		return fail(nil, unusable)
 	}
 	if !s.apiReachable(c) {
 		return fail(nil, unusable)
 	}
 	noConfig := fmt.Sprintf("Failed to start Kubernetes cluster : %s in usable state as unable to retrieve kube-config for the cluster", c.Name)
-	if err := jr.step("kubeconfig"); err != nil {
+	if err := jr.Step("kubeconfig"); err != nil {
 		return fail(err, noConfig)
 	}
 	// isKubernetesClusterKubeConfigAvailable reads it over SSH every time.
 	if !s.controlSSHReachable(c) {
 		return fail(nil, noConfig)
 	}
-	kubeconfig, err := s.ep.Kubeconfig(c.ID, c.Name)
+	kubeconfig, err := s.rt.EP.Kubeconfig(c.ID, c.Name)
 	if err != nil {
 		return fail(nil, noConfig)
 	}
@@ -91,8 +92,8 @@ func (s *Simulator) runStart(jr *jobRun, c *model.Cluster, who *caller) (any, *w
 }
 
 // runStop stops every mapped VM: a no-op when Stopped or Stopping.
-func (s *Simulator) runStop(jr *jobRun, c *model.Cluster) (any, *wire.APIError) {
-	jr.op = "stop"
+func (s *Simulator) runStop(jr *core.JobRun, c *model.Cluster) (any, *wire.APIError) {
+	jr.Op = "stop"
 	if c.Removed {
 		return nil, wire.InternalError("Kubernetes cluster %s has been removed", c.Name)
 	}
@@ -100,12 +101,12 @@ func (s *Simulator) runStop(jr *jobRun, c *model.Cluster) (any, *wire.APIError) 
 		return map[string]any{"success": true}, nil
 	}
 	s.transit(c, evStopRequested)
-	if err := jr.step("vms"); err != nil {
+	if err := jr.Step("vms"); err != nil {
 		s.transit(c, evOperationFailed)
-		return nil, wire.InternalError("%s", failText(err, fmt.Sprintf("Failed to stop Kubernetes cluster : %s, unable to stop all VMs", c.Name)))
+		return nil, wire.InternalError("%s", core.FailText(err, fmt.Sprintf("Failed to stop Kubernetes cluster : %s, unable to stop all VMs", c.Name)))
 	}
-	for _, row := range s.st.MapRows(c.ID) {
-		if v := s.st.VM(row.VMID); v != nil && v.State == model.VMRunning {
+	for _, row := range s.rt.DB.MapRows(c.ID) {
+		if v := s.rt.DB.VM(row.VMID); v != nil && v.State == model.VMRunning {
 			s.setVMState(v, model.VMStopped)
 		}
 	}

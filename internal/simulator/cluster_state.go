@@ -44,11 +44,11 @@ var transitions = map[string]map[string]string{
 }
 
 // transit applies an event. Like stateTransitTo, a missing transition only
-// logs; the caller carries on. Callers hold s.mu.
+// logs; the caller carries on. Callers hold the lock.
 func (s *Simulator) transit(c *model.Cluster, event string) {
 	next, ok := transitions[c.State][event]
 	if !ok {
-		s.logf("cluster %s: no transition from %s on %s", c.Name, c.State, event)
+		s.rt.Logf("cluster %s: no transition from %s on %s", c.Name, c.State, event)
 		return
 	}
 	s.setClusterState(c, next)
@@ -57,7 +57,7 @@ func (s *Simulator) transit(c *model.Cluster, event string) {
 func (s *Simulator) setClusterState(c *model.Cluster, state string) {
 	if c.State != state {
 		c.State = state
-		c.StateSince = s.now()
+		c.StateSince = s.rt.Now()
 		c.StateHistory = append(c.StateHistory, state)
 	}
 }

@@ -5,11 +5,12 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/core"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/wire"
 )
 
-func cmdUpgradeKubernetesCluster(s *Simulator, c *caller, p wire.Params) (map[string]any, *wire.APIError) {
+func cmdUpgradeKubernetesCluster(s *Simulator, c *core.Caller, p wire.Params) (map[string]any, *wire.APIError) {
 	cl, err := s.requireCluster(c, p)
 	if err != nil {
 		return nil, err
@@ -17,12 +18,12 @@ func cmdUpgradeKubernetesCluster(s *Simulator, c *caller, p wire.Params) (map[st
 	if _, err := p.Require("kubernetesversionid"); err != nil {
 		return nil, err
 	}
-	target, err := wire.ResolveParam(p, "kubernetesversionid", s.st.Version)
+	target, err := wire.ResolveParam(p, "kubernetesversionid", s.rt.DB.Version)
 	if err != nil {
 		return nil, err
 	}
 	return s.clusterJob(c, cl, "UpgradeKubernetesClusterCmd", 4,
-		func(jr *jobRun) (any, *wire.APIError) { return s.runUpgrade(jr, cl, target, c) })
+		func(jr *core.JobRun) (any, *wire.APIError) { return s.runUpgrade(jr, cl, target, c) })
 }
 
 // canUpgrade is KubernetesVersionManagerImpl.canUpgradeKubernetesVersion.
@@ -58,9 +59,9 @@ func canUpgrade(current, target string) error {
 // script over SSH through port 2222+i (the node's own forward), uncordon it
 // and check that it is Ready on the new version; then -> Running. A failure
 // leaves the nodes done so far upgraded and the cluster in Alert.
-func (s *Simulator) runUpgrade(jr *jobRun, c *model.Cluster, target *model.KubernetesVersion, who *caller) (any, *wire.APIError) {
-	jr.op = "upgrade"
-	current := s.st.Version(c.VersionID)
+func (s *Simulator) runUpgrade(jr *core.JobRun, c *model.Cluster, target *model.KubernetesVersion, who *core.Caller) (any, *wire.APIError) {
+	jr.Op = "upgrade"
+	current := s.rt.DB.Version(c.VersionID)
 	switch {
 	case c.Removed:
 		return nil, wire.InternalError("Kubernetes cluster %s has been removed", c.Name)
@@ -80,7 +81,7 @@ func (s *Simulator) runUpgrade(jr *jobRun, c *model.Cluster, target *model.Kuber
 	if !ok {
 		return nil, wire.InternalError("Upgrade failed for Kubernetes cluster: %s, unable to retrieve associated public IP", c.String())
 	}
-	vms, rows := s.st.ClusterVMs(c)
+	vms, rows := s.rt.DB.ClusterVMs(c)
 	var nodes []*model.VM
 	var nodeRows []*model.MapRow
 	for i, v := range vms {
@@ -98,15 +99,15 @@ func (s *Simulator) runUpgrade(jr *jobRun, c *model.Cluster, target *model.Kuber
 	s.transit(c, evUpgradeRequested)
 	fail := func(err error, natural string) (any, *wire.APIError) {
 		s.transit(c, evOperationFailed)
-		return nil, wire.InternalError("%s", failText(err, natural))
+		return nil, wire.InternalError("%s", core.FailText(err, natural))
 	}
 	for i, v := range nodes {
 		host := strings.ToLower(v.Name)
 		prefix := fmt.Sprintf("Failed to upgrade Kubernetes cluster : %s, ", c.Name)
-		if err := jr.step("node"); err != nil {
+		if err := jr.Step("node"); err != nil {
 			return fail(err, prefix+"unable to upgrade Kubernetes node on VM : "+v.Name)
 		}
-		if !s.controlSSHReachable(c) || s.st.NodeByName(c.ID, host) == nil {
+		if !s.controlSSHReachable(c) || s.rt.DB.NodeByName(c.ID, host) == nil {
 			return fail(nil, prefix+"unable to drain Kubernetes node on VM : "+v.Name)
 		}
 		// runInstallScriptOnVM: scp and ssh to the cluster IP, port 2222+i.
@@ -114,13 +115,13 @@ func (s *Simulator) runUpgrade(jr *jobRun, c *model.Cluster, target *model.Kuber
 		if reached == nil {
 			return fail(nil, prefix+"unable to upgrade Kubernetes node on VM : "+v.Name)
 		}
-		if node := s.st.NodeOfVM(reached.ID); node != nil {
+		if node := s.rt.DB.NodeOfVM(reached.ID); node != nil {
 			node.Version = target.Semver
 		}
 		if !s.controlSSHReachable(c) {
 			return fail(nil, prefix+"unable to uncordon Kubernetes node on VM : "+v.Name)
 		}
-		node := s.st.NodeByName(c.ID, host)
+		node := s.rt.DB.NodeByName(c.ID, host)
 		if node == nil || !s.nodeReady(node) {
 			return fail(nil, prefix+"unable to get Kubernetes node on VM : "+v.Name+" in ready state")
 		}

@@ -2,14 +2,13 @@ package simulator
 
 import (
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
-
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/wire"
 )
 
 // CKS's network ACL items on a VPC tier
 // (KubernetesClusterResourceModifierActionWorker.createVpcTierAclRules,
 // provisionVpcTierAllowPortACLRule, removeVpcTierAclRules,
-// removeVpcTierAllowPortACLRule). Callers hold s.mu.
+// removeVpcTierAllowPortACLRule). Callers hold the lock.
 
 // etcdClientPort is ETCD_NODE_CLIENT_REQUEST_PORT, which CKS opens on a VPC
 // tier's list once per etcd VM.
@@ -23,7 +22,7 @@ const cksACLProtocol = "TCP"
 // list, on which CKS creates and removes no items
 // (network.getNetworkACLId() == NetworkACL.DEFAULT_ALLOW).
 func (s *Simulator) tierACLIsDefaultAllow(n *model.Network) bool {
-	acl := s.st.ACL(n.ACLID)
+	acl := s.rt.DB.ACL(n.ACLID)
 	return acl != nil && acl.InternalID == model.ACLDefaultAllowID
 }
 
@@ -37,7 +36,7 @@ func (s *Simulator) createVpcTierACLRules(c *model.Cluster, n *model.Network) er
 	}
 	for _, port := range []int{clusterAPIPort, defaultSSHPort} {
 		if err := s.provisionVpcTierAllowPortACLRule(n, port); err != nil {
-			s.logf("ACL item %d of %s: %s", port, c.Name, err.Text)
+			s.rt.Logf("ACL item %d of %s: %s", port, c.Name, err.Text)
 			return wire.ServerErr("Failed to provision firewall rules for API access for the Kubernetes cluster : %s", c.Name)
 		}
 	}
@@ -49,7 +48,7 @@ func (s *Simulator) createVpcTierACLRules(c *model.Cluster, n *model.Network) er
 // one port on the tier's list without a CIDR list (so 0.0.0.0/0 and ::/0),
 // moves it to the top (moveRuleToTheTopInACLList) and applies the list.
 func (s *Simulator) provisionVpcTierAllowPortACLRule(n *model.Network, port int) *wire.APIError {
-	acl := s.st.ACL(n.ACLID)
+	acl := s.rt.DB.ACL(n.ACLID)
 	if acl == nil {
 		return wire.InvalidParam("Unable to find specified ACL.")
 	}
@@ -68,13 +67,13 @@ func (s *Simulator) provisionVpcTierAllowPortACLRule(n *model.Network, port int)
 // "TCP" and port exactly 6443, then 22, is revoked: whoever created it,
 // whatever its CIDRs or traffic type, and whichever tier shares the list.
 func (s *Simulator) removeVpcTierACLRules(n *model.Network) {
-	if s.tierACLIsDefaultAllow(n) || s.st.ACL(n.ACLID) == nil {
+	if s.tierACLIsDefaultAllow(n) || s.rt.DB.ACL(n.ACLID) == nil {
 		return
 	}
 	for _, port := range []int{clusterAPIPort, defaultSSHPort} {
-		for _, it := range s.st.ACLItemsOf(n.ACLID) {
+		for _, it := range s.rt.DB.ACLItemsOf(n.ACLID) {
 			if it.Protocol == cksACLProtocol && it.HasPorts && it.Start == port && it.End == port && it.Action == aclAllow {
-				s.logf("Revoking network ACL item %s (%s %d) of list %s", it.ID, it.Protocol, port, n.ACLID)
+				s.rt.Logf("Revoking network ACL item %s (%s %d) of list %s", it.ID, it.Protocol, port, n.ACLID)
 				s.revokeACLItem(it)
 			}
 		}

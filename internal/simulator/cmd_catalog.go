@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/core"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/wire"
 )
@@ -11,13 +12,13 @@ import (
 // Read-only catalogue commands: zones, offerings, key pairs, projects,
 // domains, accounts and capabilities.
 
-func cmdListZones(s *Simulator, _ *caller, p wire.Params) (map[string]any, *wire.APIError) {
-	byID, err := wire.ResolveParam(p, "id", s.st.Zone)
+func cmdListZones(s *Simulator, _ *core.Caller, p wire.Params) (map[string]any, *wire.APIError) {
+	byID, err := wire.ResolveParam(p, "id", s.rt.DB.Zone)
 	if err != nil {
 		return nil, err
 	}
 	items := []map[string]any{}
-	for _, z := range s.st.Zones {
+	for _, z := range s.rt.DB.Zones {
 		if (byID != nil && z != byID) || (p.Has("name") && !strings.EqualFold(p.Str("name"), z.Name)) || !wire.MatchesKeyword(p, z.Name) {
 			continue
 		}
@@ -41,22 +42,22 @@ func cmdListZones(s *Simulator, _ *caller, p wire.Params) (map[string]any, *wire
 			"isedge":                false,
 		})
 	}
-	return s.listBody(p, "zone", items)
+	return s.rt.ListBody(p, "zone", items)
 }
 
-func cmdListServiceOfferings(s *Simulator, _ *caller, p wire.Params) (map[string]any, *wire.APIError) {
-	byID, err := wire.ResolveParam(p, "id", s.st.Offering)
+func cmdListServiceOfferings(s *Simulator, _ *core.Caller, p wire.Params) (map[string]any, *wire.APIError) {
+	byID, err := wire.ResolveParam(p, "id", s.rt.DB.Offering)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := wire.ResolveParam(p, "zoneid", s.st.Zone); err != nil {
+	if _, err := wire.ResolveParam(p, "zoneid", s.rt.DB.Zone); err != nil {
 		return nil, err
 	}
 	if sys, _ := p.Bool("issystem"); sys {
 		return map[string]any{}, nil
 	}
 	items := []map[string]any{}
-	for _, o := range s.st.Offerings {
+	for _, o := range s.rt.DB.Offerings {
 		if (byID != nil && o != byID) || (p.Has("name") && !strings.EqualFold(p.Str("name"), o.Name)) || !wire.MatchesKeyword(p, o.Name, o.DisplayText) {
 			continue
 		}
@@ -85,16 +86,16 @@ func cmdListServiceOfferings(s *Simulator, _ *caller, p wire.Params) (map[string
 			"state":                  "Active",
 		})
 	}
-	return s.listBody(p, "serviceoffering", items)
+	return s.rt.ListBody(p, "serviceoffering", items)
 }
 
-func cmdListSSHKeyPairs(s *Simulator, c *caller, p wire.Params) (map[string]any, *wire.APIError) {
-	scope, err := s.listScope(c, p)
+func cmdListSSHKeyPairs(s *Simulator, c *core.Caller, p wire.Params) (map[string]any, *wire.APIError) {
+	scope, err := s.rt.ListScope(c, p)
 	if err != nil {
 		return nil, err
 	}
 	items := []map[string]any{}
-	for _, k := range s.st.Keypairs {
+	for _, k := range s.rt.DB.Keypairs {
 		switch {
 		case !scope(k.AccountID),
 			p.Has("id") && !strings.EqualFold(p.Str("id"), k.ID),
@@ -104,23 +105,23 @@ func cmdListSSHKeyPairs(s *Simulator, c *caller, p wire.Params) (map[string]any,
 			continue
 		}
 		out := map[string]any{"id": k.ID, "name": k.Name, "fingerprint": k.Fingerprint, "hasannotations": false}
-		s.ownerFields(out, k.AccountID)
+		s.rt.OwnerFields(out, k.AccountID)
 		items = append(items, out)
 	}
-	return s.listBody(p, "sshkeypair", items)
+	return s.rt.ListBody(p, "sshkeypair", items)
 }
 
-func cmdListProjects(s *Simulator, c *caller, p wire.Params) (map[string]any, *wire.APIError) {
-	byID, err := wire.ResolveParam(p, "id", s.st.Project)
+func cmdListProjects(s *Simulator, c *core.Caller, p wire.Params) (map[string]any, *wire.APIError) {
+	byID, err := wire.ResolveParam(p, "id", s.rt.DB.Project)
 	if err != nil {
 		return nil, err
 	}
 	listAll, _ := p.Bool("listall")
 	items := []map[string]any{}
-	for _, prj := range s.st.Projects {
+	for _, prj := range s.rt.DB.Projects {
 		switch {
 		case byID != nil && prj != byID,
-			(!c.isAdmin() || (!listAll && byID == nil)) && prj.OwnerAccountID != c.account.ID,
+			(!c.IsAdmin() || (!listAll && byID == nil)) && prj.OwnerAccountID != c.Account.ID,
 			p.Has("name") && !strings.EqualFold(p.Str("name"), prj.Name),
 			p.Has("state") && !strings.EqualFold(p.Str("state"), "Active"),
 			!wire.MatchesKeyword(p, prj.Name, prj.DisplayText):
@@ -141,23 +142,23 @@ func cmdListProjects(s *Simulator, c *caller, p wire.Params) (map[string]any, *w
 			"cputotal":     0,
 			"memorytotal":  0,
 		}
-		if a := s.st.Account(prj.AccountID); a != nil {
+		if a := s.rt.DB.Account(prj.AccountID); a != nil {
 			out["projectaccountname"] = a.Name
 		}
-		if d := s.st.Domain(prj.DomainID); d != nil {
+		if d := s.rt.DB.Domain(prj.DomainID); d != nil {
 			out["domain"] = d.Name
 		}
-		if owner := s.st.Account(prj.OwnerAccountID); owner != nil {
+		if owner := s.rt.DB.Account(prj.OwnerAccountID); owner != nil {
 			out["owner"] = []map[string]any{{"account": owner.Name}}
 		}
 		items = append(items, out)
 	}
-	return s.listBody(p, "project", items)
+	return s.rt.ListBody(p, "project", items)
 }
 
 func (s *Simulator) countVMs(accountID string) int {
 	n := 0
-	for _, v := range s.st.VMs {
+	for _, v := range s.rt.DB.VMs {
 		if !v.Expunged && v.AccountID == accountID {
 			n++
 		}
@@ -165,16 +166,16 @@ func (s *Simulator) countVMs(accountID string) int {
 	return n
 }
 
-func cmdListDomains(s *Simulator, c *caller, p wire.Params) (map[string]any, *wire.APIError) {
-	byID, err := wire.ResolveParam(p, "id", s.st.Domain)
+func cmdListDomains(s *Simulator, c *core.Caller, p wire.Params) (map[string]any, *wire.APIError) {
+	byID, err := wire.ResolveParam(p, "id", s.rt.DB.Domain)
 	if err != nil {
 		return nil, err
 	}
 	items := []map[string]any{}
-	for _, d := range s.st.Domains {
+	for _, d := range s.rt.DB.Domains {
 		switch {
 		case byID != nil && d != byID,
-			!c.isAdmin() && d.ID != c.account.DomainID,
+			!c.IsAdmin() && d.ID != c.Account.DomainID,
 			p.Has("name") && !strings.EqualFold(p.Str("name"), d.Name),
 			p.Has("level") && p.Str("level") != "0",
 			!wire.MatchesKeyword(p, d.Name):
@@ -194,21 +195,21 @@ func cmdListDomains(s *Simulator, c *caller, p wire.Params) (map[string]any, *wi
 			"vmavailable":    "Unlimited",
 		})
 	}
-	return s.listBody(p, "domain", items)
+	return s.rt.ListBody(p, "domain", items)
 }
 
-func cmdListAccounts(s *Simulator, c *caller, p wire.Params) (map[string]any, *wire.APIError) {
-	byID, err := wire.ResolveParam(p, "id", s.st.Account)
+func cmdListAccounts(s *Simulator, c *core.Caller, p wire.Params) (map[string]any, *wire.APIError) {
+	byID, err := wire.ResolveParam(p, "id", s.rt.DB.Account)
 	if err != nil {
 		return nil, err
 	}
 	listAll, _ := p.Bool("listall")
 	items := []map[string]any{}
-	for _, a := range s.st.Accounts {
+	for _, a := range s.rt.DB.Accounts {
 		switch {
 		case a.AccountType == model.AccountTypeProject,
 			byID != nil && a != byID,
-			(!c.isAdmin() || (!listAll && byID == nil && !p.Has("name"))) && a.ID != c.account.ID,
+			(!c.IsAdmin() || (!listAll && byID == nil && !p.Has("name"))) && a.ID != c.Account.ID,
 			p.Has("name") && !strings.EqualFold(p.Str("name"), a.Name),
 			p.Has("accounttype") && p.Str("accounttype") != strconv.Itoa(a.AccountType),
 			p.Has("domainid") && !strings.EqualFold(p.Str("domainid"), a.DomainID),
@@ -229,11 +230,11 @@ func cmdListAccounts(s *Simulator, c *caller, p wire.Params) (map[string]any, *w
 			"vmlimit":        "Unlimited",
 			"vmavailable":    "Unlimited",
 		}
-		if d := s.st.Domain(a.DomainID); d != nil {
+		if d := s.rt.DB.Domain(a.DomainID); d != nil {
 			out["domainid"], out["domain"], out["domainpath"] = d.ID, d.Name, d.Path
 		}
 		var users []map[string]any
-		for _, u := range s.st.Users {
+		for _, u := range s.rt.DB.Users {
 			if u.AccountID == a.ID {
 				users = append(users, map[string]any{"id": u.ID, "username": u.Username, "account": a.Name,
 					"accountid": a.ID, "accounttype": a.AccountType, "state": "enabled", "created": wire.CSTime(u.Created)})
@@ -244,12 +245,12 @@ func cmdListAccounts(s *Simulator, c *caller, p wire.Params) (map[string]any, *w
 		}
 		items = append(items, out)
 	}
-	return s.listBody(p, "account", items)
+	return s.rt.ListBody(p, "account", items)
 }
 
-func cmdListCapabilities(s *Simulator, _ *caller, _ wire.Params) (map[string]any, *wire.APIError) {
+func cmdListCapabilities(s *Simulator, _ *core.Caller, _ wire.Params) (map[string]any, *wire.APIError) {
 	return map[string]any{"capability": map[string]any{
-		"cloudstackversion":                            s.profile.CloudStackVersion,
+		"cloudstackversion":                            s.rt.Profile.CloudStackVersion,
 		"kubernetesserviceenabled":                     true,
 		"kubernetesclusterexperimentalfeaturesenabled": false,
 		"securitygroupsenabled":                        false,

@@ -3,6 +3,7 @@ package simulator
 import (
 	"strings"
 
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/core"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/wire"
 )
@@ -12,14 +13,14 @@ import (
 // Filter(KubernetesClusterVO.class, "id", true, ...)), removed ones
 // excluded. name is an exact match (as the database compares it), keyword a
 // substring.
-func cmdListKubernetesClusters(s *Simulator, c *caller, p wire.Params) (map[string]any, *wire.APIError) {
-	filter, err := newListFilter(s, c, p, s.st.Cluster)
+func cmdListKubernetesClusters(s *Simulator, c *core.Caller, p wire.Params) (map[string]any, *wire.APIError) {
+	filter, err := core.NewListFilter(s.rt, c, p, s.rt.DB.Cluster)
 	if err != nil {
 		return nil, err
 	}
 	items := []map[string]any{}
-	for _, cl := range s.st.Clusters {
-		if cl.Removed || filter.excludes(cl, cl.AccountID) {
+	for _, cl := range s.rt.DB.Clusters {
+		if cl.Removed || filter.Excludes(cl, cl.AccountID) {
 			continue
 		}
 		if name := p.Str("name"); name != "" && !strings.EqualFold(cl.Name, name) {
@@ -39,10 +40,10 @@ func cmdListKubernetesClusters(s *Simulator, c *caller, p wire.Params) (map[stri
 		}
 		items = append(items, s.renderCluster(cl, c))
 	}
-	return s.listBody(p, "kubernetescluster", items)
+	return s.rt.ListBody(p, "kubernetescluster", items)
 }
 
-func cmdGetKubernetesClusterConfig(s *Simulator, c *caller, p wire.Params) (map[string]any, *wire.APIError) {
+func cmdGetKubernetesClusterConfig(s *Simulator, c *core.Caller, p wire.Params) (map[string]any, *wire.APIError) {
 	cl, err := s.requireCluster(c, p)
 	if err != nil {
 		return nil, err

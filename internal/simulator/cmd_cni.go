@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/core"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/wire"
 )
@@ -24,17 +25,17 @@ const userDataMaxLength = 32768
 // (UserDataManagerImpl.MAX_HTTP_POST_LENGTH).
 const userDataMaxPostLength = 1048576
 
-func cmdRegisterCniConfiguration(s *Simulator, c *caller, p wire.Params) (map[string]any, *wire.APIError) {
+func cmdRegisterCniConfiguration(s *Simulator, c *core.Caller, p wire.Params) (map[string]any, *wire.APIError) {
 	name, err := p.Require("name")
 	if err != nil {
 		return nil, err
 	}
-	owner, err := s.resolveOwner(c, p)
+	owner, err := s.rt.ResolveOwner(c, p)
 	if err != nil {
 		return nil, err
 	}
 	// checkForVRMetadataFileNames is not modelled (FIDELITY.md).
-	for _, u := range s.st.UserData {
+	for _, u := range s.rt.DB.UserData {
 		// UserDataDao.findByName: the owner's user data of any kind, the
 		// name compared under the database's case-insensitive collation.
 		if !u.Removed && u.AccountID == owner.ID && strings.EqualFold(u.Name, name) {
@@ -49,10 +50,10 @@ func cmdRegisterCniConfiguration(s *Simulator, c *caller, p wire.Params) (map[st
 	if err != nil {
 		return nil, err
 	}
-	u := &model.UserData{InternalID: s.st.NextID("userdata"), ID: s.newUUID(), Name: name, AccountID: owner.ID,
-		Content: content, Params: p.Str("params"), ForCKS: true, Created: s.now()}
-	s.st.UserData = append(s.st.UserData, u)
-	s.logf("registered CNI configuration %s (%s) for account %s", u.Name, u.ID, owner.Name)
+	u := &model.UserData{InternalID: s.rt.DB.NextID("userdata"), ID: s.rt.NewUUID(), Name: name, AccountID: owner.ID,
+		Content: content, Params: p.Str("params"), ForCKS: true, Created: s.rt.Now()}
+	s.rt.DB.UserData = append(s.rt.DB.UserData, u)
+	s.rt.Logf("registered CNI configuration %s (%s) for account %s", u.Name, u.ID, owner.Name)
 	return map[string]any{"cniconfig": s.renderUserData(u)}, nil
 }
 
@@ -130,23 +131,23 @@ func decodeBase64Leniently(s string) []byte {
 // in the caller's scope, newest first (UserDataRegistryServiceImpl.
 // listUserDatas, Filter(UserDataVO.class, "id", false, ...)); name is an
 // exact match, keyword a substring.
-func cmdListCniConfiguration(s *Simulator, c *caller, p wire.Params) (map[string]any, *wire.APIError) {
-	filter, err := newListFilter(s, c, p, s.st.UserDataByID)
+func cmdListCniConfiguration(s *Simulator, c *core.Caller, p wire.Params) (map[string]any, *wire.APIError) {
+	filter, err := core.NewListFilter(s.rt, c, p, s.rt.DB.UserDataByID)
 	if err != nil {
 		return nil, err
 	}
 	items := []map[string]any{}
-	for _, u := range slices.Backward(s.st.UserData) {
+	for _, u := range slices.Backward(s.rt.DB.UserData) {
 		switch {
 		case u.Removed, !u.ForCKS,
-			filter.excludes(u, u.AccountID),
+			filter.Excludes(u, u.AccountID),
 			p.Has("name") && !strings.EqualFold(p.Str("name"), u.Name),
 			!wire.MatchesKeyword(p, u.Name):
 			continue
 		}
 		items = append(items, s.renderUserData(u))
 	}
-	return s.listBody(p, "cniconfig", items)
+	return s.rt.ListBody(p, "cniconfig", items)
 }
 
 // cmdDeleteCniConfiguration is deleteCniConfiguration, which is
@@ -154,19 +155,19 @@ func cmdListCniConfiguration(s *Simulator, c *caller, p wire.Params) (map[string
 // projectid; the caller by default) must be one the caller may act for,
 // and the user data is removed. It is not compared with the user data's own
 // owner, and nothing checks the clusters that refer to it.
-func cmdDeleteCniConfiguration(s *Simulator, c *caller, p wire.Params) (map[string]any, *wire.APIError) {
+func cmdDeleteCniConfiguration(s *Simulator, c *core.Caller, p wire.Params) (map[string]any, *wire.APIError) {
 	if _, err := p.Require("id"); err != nil {
 		return nil, err
 	}
-	u, err := wire.ResolveParam(p, "id", s.st.UserDataByID)
+	u, err := wire.ResolveParam(p, "id", s.rt.DB.UserDataByID)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := s.resolveOwner(c, p); err != nil {
+	if _, err := s.rt.ResolveOwner(c, p); err != nil {
 		return nil, err
 	}
 	u.Removed = true
-	s.logf("removed CNI configuration %s (%s)", u.Name, u.ID)
+	s.rt.Logf("removed CNI configuration %s (%s)", u.Name, u.ID)
 	return map[string]any{"success": true}, nil
 }
 
@@ -181,7 +182,7 @@ func (s *Simulator) renderUserData(u *model.UserData) map[string]any {
 	if u.Params != "" {
 		out["params"] = u.Params
 	}
-	s.ownerFields(out, u.AccountID)
+	s.rt.OwnerFields(out, u.AccountID)
 	if _, ok := out["account"]; ok {
 		out["accountid"] = u.AccountID
 	}
@@ -194,11 +195,11 @@ func (s *Simulator) renderUserData(u *model.UserData) map[string]any {
 // the null it gets. The NullPointerException fails the whole command; the
 // API layer shows its message to root admins and a generic text to others
 // (ApiServer.handleRequest, BaseCmd.USER_ERROR_MESSAGE).
-func (s *Simulator) cniConfigGone(cl *model.Cluster, c *caller) *wire.APIError {
-	if cl.CNIConfigID == "" || s.st.UserDataByID(cl.CNIConfigID) != nil {
+func (s *Simulator) cniConfigGone(cl *model.Cluster, c *core.Caller) *wire.APIError {
+	if cl.CNIConfigID == "" || s.rt.DB.UserDataByID(cl.CNIConfigID) != nil {
 		return nil
 	}
-	if c.isAdmin() {
+	if c.IsAdmin() {
 		return wire.InternalError(`Cannot invoke "com.cloud.user.UserDataVO.getUuid()" because "cniConfig" is null`)
 	}
 	return wire.InternalError("Internal error executing command, please contact your system administrator")

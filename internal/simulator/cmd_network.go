@@ -4,22 +4,23 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/core"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/wire"
 )
 
-func cmdListNetworks(s *Simulator, c *caller, p wire.Params) (map[string]any, *wire.APIError) {
-	filter, err := newListFilter(s, c, p, s.st.Network)
+func cmdListNetworks(s *Simulator, c *core.Caller, p wire.Params) (map[string]any, *wire.APIError) {
+	filter, err := core.NewListFilter(s.rt, c, p, s.rt.DB.Network)
 	if err != nil {
 		return nil, err
 	}
-	vp, err := wire.ResolveParam(p, "vpcid", s.st.VPC)
+	vp, err := wire.ResolveParam(p, "vpcid", s.rt.DB.VPC)
 	if err != nil {
 		return nil, err
 	}
 	forVPC, forVPCGiven := p.Bool("forvpc")
 	items := []map[string]any{}
-	for _, n := range s.st.Networks {
+	for _, n := range s.rt.DB.Networks {
 		switch {
 		case n.Removed,
 			s.networkHidden(filter, n),
@@ -37,7 +38,7 @@ func cmdListNetworks(s *Simulator, c *caller, p wire.Params) (map[string]any, *w
 	// NetworkServiceImpl.searchForNetworks: new Filter(NetworkVO.class,
 	// "id", false, ...), newest first.
 	slices.Reverse(items)
-	return s.listBody(p, "network", items)
+	return s.rt.ListBody(p, "network", items)
 }
 
 func (s *Simulator) renderNetwork(n *model.Network) map[string]any {
@@ -66,12 +67,12 @@ func (s *Simulator) renderNetwork(n *model.Network) map[string]any {
 		"hasannotations":      false,
 		"tags":                []any{},
 		"created":             wire.CSTime(n.Created),
-		"physicalnetworkid":   s.st.PhysNetID,
+		"physicalnetworkid":   s.rt.DB.PhysNetID,
 	}
-	if z := s.st.Zone(n.ZoneID); z != nil {
+	if z := s.rt.DB.Zone(n.ZoneID); z != nil {
 		out["zonename"] = z.Name
 	}
-	if off := s.st.NetOffering(n.OfferingID); off != nil {
+	if off := s.rt.DB.NetOffering(n.OfferingID); off != nil {
 		out["networkofferingname"] = off.Name
 		out["networkofferingdisplaytext"] = off.DisplayText
 		out["networkofferingconservemode"] = off.ConserveMode
@@ -79,7 +80,7 @@ func (s *Simulator) renderNetwork(n *model.Network) map[string]any {
 	}
 	if n.VPCID != "" {
 		s.vpcFields(out, n.VPCID)
-		if acl := s.st.ACL(n.ACLID); acl != nil {
+		if acl := s.rt.DB.ACL(n.ACLID); acl != nil {
 			out["aclid"] = acl.ID
 			out["aclname"] = acl.Name
 		}
@@ -88,37 +89,37 @@ func (s *Simulator) renderNetwork(n *model.Network) map[string]any {
 		s.sharedNetworkFields(out)
 		return out
 	}
-	s.ownerFields(out, n.AccountID)
+	s.rt.OwnerFields(out, n.AccountID)
 	return out
 }
 
 // networkHidden: a Shared network is domain-wide (acltype Domain), listed to
 // every account of the ROOT domain; others go by their owner.
-func (s *Simulator) networkHidden(filter listFilter[model.Network], n *model.Network) bool {
+func (s *Simulator) networkHidden(filter core.ListFilter[model.Network], n *model.Network) bool {
 	if n.NetType == netTypeShared {
-		return filter.byID != nil && filter.byID != n
+		return filter.ByID() != nil && filter.ByID() != n
 	}
-	return filter.excludes(n, n.AccountID)
+	return filter.Excludes(n, n.AccountID)
 }
 
 func (s *Simulator) sharedNetworkFields(out map[string]any) {
 	out["acltype"] = "Domain"
 	out["specifyipranges"] = true
-	if d := s.st.Domain(s.st.SeedIDs.RootDomain); d != nil {
+	if d := s.rt.DB.Domain(s.rt.DB.SeedIDs.RootDomain); d != nil {
 		out["domainid"], out["domain"], out["domainpath"] = d.ID, d.Name, d.Path
 	}
 }
 
-func cmdListPublicIPAddresses(s *Simulator, c *caller, p wire.Params) (map[string]any, *wire.APIError) {
-	filter, err := newListFilter(s, c, p, s.st.IP)
+func cmdListPublicIPAddresses(s *Simulator, c *core.Caller, p wire.Params) (map[string]any, *wire.APIError) {
+	filter, err := core.NewListFilter(s.rt, c, p, s.rt.DB.IP)
 	if err != nil {
 		return nil, err
 	}
-	assoc, err := wire.ResolveParam(p, "associatednetworkid", s.st.Network)
+	assoc, err := wire.ResolveParam(p, "associatednetworkid", s.rt.DB.Network)
 	if err != nil {
 		return nil, err
 	}
-	vp, err := wire.ResolveParam(p, "vpcid", s.st.VPC)
+	vp, err := wire.ResolveParam(p, "vpcid", s.rt.DB.VPC)
 	if err != nil {
 		return nil, err
 	}
@@ -128,14 +129,14 @@ func cmdListPublicIPAddresses(s *Simulator, c *caller, p wire.Params) (map[strin
 	// ManagementServerImpl.searchForIPAddresses: new
 	// Filter(IPAddressVO.class, "address", false, ...), the address column
 	// (a string) descending.
-	ips := slices.Clone(s.st.IPs)
+	ips := slices.Clone(s.rt.DB.IPs)
 	slices.SortStableFunc(ips, func(a, b *model.PublicIP) int { return strings.Compare(b.Address, a.Address) })
 	for _, ip := range ips {
 		switch {
 		case ip.Released,
-			filter.excludes(ip, ip.AccountID),
+			filter.Excludes(ip, ip.AccountID),
 			assoc != nil && ip.NetworkID != assoc.ID,
-			p.Has("networkid") && !strings.EqualFold(p.Str("networkid"), ip.NetworkID) && !strings.EqualFold(p.Str("networkid"), s.st.PublicNet),
+			p.Has("networkid") && !strings.EqualFold(p.Str("networkid"), ip.NetworkID) && !strings.EqualFold(p.Str("networkid"), s.rt.DB.PublicNet),
 			vp != nil && ip.VPCID != vp.ID,
 			p.Has("ipaddress") && p.Str("ipaddress") != ip.Address,
 			sourceNatGiven && sourceNat != ip.SourceNat,
@@ -147,7 +148,7 @@ func cmdListPublicIPAddresses(s *Simulator, c *caller, p wire.Params) (map[strin
 		}
 		items = append(items, s.renderPublicIP(ip))
 	}
-	return s.listBody(p, "publicipaddress", items)
+	return s.rt.ListBody(p, "publicipaddress", items)
 }
 
 func (s *Simulator) renderPublicIP(ip *model.PublicIP) map[string]any {
@@ -165,23 +166,23 @@ func (s *Simulator) renderPublicIP(ip *model.PublicIP) map[string]any {
 		"forsystemvms":      false,
 		"hasannotations":    false,
 		"state":             ip.State,
-		"networkid":         s.st.PublicNet,
-		"physicalnetworkid": s.st.PhysNetID,
+		"networkid":         s.rt.DB.PublicNet,
+		"physicalnetworkid": s.rt.DB.PhysNetID,
 		"vlanname":          "untagged",
 		"tags":              []any{},
 		"hasrules":          len(s.rulesOnIP(ip.ID, "")) > 0,
 	}
-	if z := s.st.Zone(ip.ZoneID); z != nil {
+	if z := s.rt.DB.Zone(ip.ZoneID); z != nil {
 		out["zonename"] = z.Name
 	}
 	if ip.NetworkID != "" {
 		out["associatednetworkid"] = ip.NetworkID
-		if n := s.st.Network(ip.NetworkID); n != nil {
+		if n := s.rt.DB.Network(ip.NetworkID); n != nil {
 			out["associatednetworkname"] = n.Name
 		}
 	}
 	s.vpcFields(out, ip.VPCID)
-	s.ownerFields(out, ip.AccountID)
+	s.rt.OwnerFields(out, ip.AccountID)
 	return out
 }
 
@@ -191,7 +192,7 @@ func (s *Simulator) vpcFields(out map[string]any, vpcID string) {
 		return
 	}
 	out["vpcid"] = vpcID
-	if vp := s.st.VPC(vpcID); vp != nil {
+	if vp := s.rt.DB.VPC(vpcID); vp != nil {
 		out["vpcname"] = vp.Name
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/core"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/wire"
 )
@@ -18,8 +19,8 @@ const cmdPkgNetwork = "org.apache.cloudstack.api.command.user.network."
 
 // aclScope tells which lists a caller sees without naming one: the global
 // default lists and the lists of the VPCs in the caller's scope.
-func (s *Simulator) aclScope(c *caller, p wire.Params) (func(*model.NetworkACL) bool, *wire.APIError) {
-	scope, err := s.listScope(c, p)
+func (s *Simulator) aclScope(c *core.Caller, p wire.Params) (func(*model.NetworkACL) bool, *wire.APIError) {
+	scope, err := s.rt.ListScope(c, p)
 	if err != nil {
 		return nil, err
 	}
@@ -27,42 +28,42 @@ func (s *Simulator) aclScope(c *caller, p wire.Params) (func(*model.NetworkACL) 
 		if acl.VPCID == "" {
 			return true
 		}
-		vp := s.st.VPC(acl.VPCID)
+		vp := s.rt.DB.VPC(acl.VPCID)
 		return vp != nil && scope(vp.AccountID)
 	}, nil
 }
 
 // checkACLAccess is validateAclAssociatedToVpc: a VPC's list needs access to
 // the VPC; the global default lists are everyone's to read.
-func (s *Simulator) checkACLAccess(c *caller, acl *model.NetworkACL) *wire.APIError {
+func (s *Simulator) checkACLAccess(c *core.Caller, acl *model.NetworkACL) *wire.APIError {
 	if acl.VPCID == "" {
 		return nil
 	}
-	vp := s.st.VPC(acl.VPCID)
+	vp := s.rt.DB.VPC(acl.VPCID)
 	if vp == nil {
 		return wire.InvalidParam("Unable to find VPC associated with acl")
 	}
-	return s.checkAccess(c, vp.AccountID, "VPC "+vp.Name)
+	return s.rt.CheckAccess(c, vp.AccountID, "VPC "+vp.Name)
 }
 
 // cmdListNetworkACLLists is NetworkACLServiceImpl.listNetworkACLs: by id,
 // name, networkid (the tier's list) or vpcid (that VPC's lists and the
 // default ones), newest first (Filter(NetworkACLVO.class, "id", false)).
-func cmdListNetworkACLLists(s *Simulator, c *caller, p wire.Params) (map[string]any, *wire.APIError) {
-	byID, err := wire.ResolveParam(p, "id", s.st.ACL)
+func cmdListNetworkACLLists(s *Simulator, c *core.Caller, p wire.Params) (map[string]any, *wire.APIError) {
+	byID, err := wire.ResolveParam(p, "id", s.rt.DB.ACL)
 	if err != nil {
 		return nil, err
 	}
-	n, err := wire.ResolveParam(p, "networkid", s.st.Network)
+	n, err := wire.ResolveParam(p, "networkid", s.rt.DB.Network)
 	if err != nil {
 		return nil, err
 	}
-	vp, err := wire.ResolveParam(p, "vpcid", s.st.VPC)
+	vp, err := wire.ResolveParam(p, "vpcid", s.rt.DB.VPC)
 	if err != nil {
 		return nil, err
 	}
 	if vp != nil {
-		if err := s.checkAccess(c, vp.AccountID, "VPC "+vp.Name); err != nil {
+		if err := s.rt.CheckAccess(c, vp.AccountID, "VPC "+vp.Name); err != nil {
 			return nil, err
 		}
 	}
@@ -70,7 +71,7 @@ func cmdListNetworkACLLists(s *Simulator, c *caller, p wire.Params) (map[string]
 	if err != nil {
 		return nil, err
 	}
-	acls := slices.Clone(s.st.ACLs)
+	acls := slices.Clone(s.rt.DB.ACLs)
 	slices.SortFunc(acls, func(a, b *model.NetworkACL) int { return cmp.Compare(b.InternalID, a.InternalID) })
 	items := []map[string]any{}
 	for _, acl := range acls {
@@ -85,7 +86,7 @@ func cmdListNetworkACLLists(s *Simulator, c *caller, p wire.Params) (map[string]
 		}
 		items = append(items, s.renderNetworkACLList(acl))
 	}
-	return s.listBody(p, "networkacllist", items)
+	return s.rt.ListBody(p, "networkacllist", items)
 }
 
 func (s *Simulator) renderNetworkACLList(acl *model.NetworkACL) map[string]any {
@@ -99,22 +100,22 @@ func (s *Simulator) renderNetworkACLList(acl *model.NetworkACL) map[string]any {
 // list), or of every list the caller sees; filters traffictype, protocol
 // (exact) and action; newest first (Filter(NetworkACLItemVO.class, "id",
 // false)).
-func cmdListNetworkACLs(s *Simulator, c *caller, p wire.Params) (map[string]any, *wire.APIError) {
-	byID, err := wire.ResolveParam(p, "id", s.st.ACLItem)
+func cmdListNetworkACLs(s *Simulator, c *core.Caller, p wire.Params) (map[string]any, *wire.APIError) {
+	byID, err := wire.ResolveParam(p, "id", s.rt.DB.ACLItem)
 	if err != nil {
 		return nil, err
 	}
-	acl, err := wire.ResolveParam(p, "aclid", s.st.ACL)
+	acl, err := wire.ResolveParam(p, "aclid", s.rt.DB.ACL)
 	if err != nil {
 		return nil, err
 	}
-	n, err := wire.ResolveParam(p, "networkid", s.st.Network)
+	n, err := wire.ResolveParam(p, "networkid", s.rt.DB.Network)
 	if err != nil {
 		return nil, err
 	}
 	if n != nil {
-		if acl = s.st.ACL(n.ACLID); acl == nil {
-			return s.listBody(p, "networkacl", nil)
+		if acl = s.rt.DB.ACL(n.ACLID); acl == nil {
+			return s.rt.ListBody(p, "networkacl", nil)
 		}
 	}
 	if acl != nil {
@@ -127,11 +128,11 @@ func cmdListNetworkACLs(s *Simulator, c *caller, p wire.Params) (map[string]any,
 		return nil, err
 	}
 	items := []map[string]any{}
-	for _, it := range s.st.ACLItems {
+	for _, it := range s.rt.DB.ACLItems {
 		switch {
 		case byID != nil && it != byID,
 			acl != nil && it.ACLID != acl.ID,
-			acl == nil && !visible(s.st.ACL(it.ACLID)),
+			acl == nil && !visible(s.rt.DB.ACL(it.ACLID)),
 			p.Has("traffictype") && p.Str("traffictype") != it.TrafficType,
 			p.Has("protocol") && p.Str("protocol") != it.Protocol,
 			p.Has("action") && p.Str("action") != it.Action:
@@ -140,7 +141,7 @@ func cmdListNetworkACLs(s *Simulator, c *caller, p wire.Params) (map[string]any,
 		items = append(items, s.renderNetworkACLItem(it))
 	}
 	slices.Reverse(items)
-	return s.listBody(p, "networkacl", items)
+	return s.rt.ListBody(p, "networkacl", items)
 }
 
 // renderNetworkACLItem is ApiResponseHelper.createNetworkACLItemResponse:
@@ -158,7 +159,7 @@ func (s *Simulator) renderNetworkACLItem(it *model.NetworkACLItem) map[string]an
 		"fordisplay":  it.ForDisplay,
 		"tags":        []any{},
 	}
-	if acl := s.st.ACL(it.ACLID); acl != nil {
+	if acl := s.rt.DB.ACL(it.ACLID); acl != nil {
 		out["aclname"] = acl.Name
 	}
 	if it.HasPorts {
@@ -179,7 +180,7 @@ func (s *Simulator) renderNetworkACLItem(it *model.NetworkACLItem) map[string]an
 
 // cmdCreateNetworkACL is CreateNetworkACLCmd: create() validates and
 // persists the item (a 431 for bad input), the job applies the list.
-func cmdCreateNetworkACL(s *Simulator, c *caller, p wire.Params) (map[string]any, *wire.APIError) {
+func cmdCreateNetworkACL(s *Simulator, c *core.Caller, p wire.Params) (map[string]any, *wire.APIError) {
 	if _, err := p.Require("protocol"); err != nil {
 		return nil, err
 	}
@@ -195,11 +196,11 @@ func cmdCreateNetworkACL(s *Simulator, c *caller, p wire.Params) (map[string]any
 	if err != nil {
 		return nil, err
 	}
-	j := s.startJob(c, cmdPkgNetwork+"CreateNetworkACLCmd", "NetworkAclItem", it.ID, 1,
-		func(jr *jobRun) (any, *wire.APIError) {
-			jr.op = "rule"
-			if err := jr.step("apply"); err != nil || s.st.ACLItem(it.ID) == nil {
-				if s.st.ACLItem(it.ID) != nil {
+	j := s.rt.StartJob(c, cmdPkgNetwork+"CreateNetworkACLCmd", "NetworkAclItem", it.ID, 1,
+		func(jr *core.JobRun) (any, *wire.APIError) {
+			jr.Op = "rule"
+			if err := jr.Step("apply"); err != nil || s.rt.DB.ACLItem(it.ID) == nil {
+				if s.rt.DB.ACLItem(it.ID) != nil {
 					s.revokeACLItem(it)
 				}
 				return nil, wire.InternalError("Failed to create network ACL Item")
@@ -212,13 +213,13 @@ func cmdCreateNetworkACL(s *Simulator, c *caller, p wire.Params) (map[string]any
 
 // aclForCreate is createAclListIfNeeded and validateNetworkAcl's access
 // check: aclid, else the list of networkid's VPC tier.
-func (s *Simulator) aclForCreate(c *caller, p wire.Params) (*model.NetworkACL, *wire.APIError) {
-	acl, err := wire.ResolveParam(p, "aclid", s.st.ACL)
+func (s *Simulator) aclForCreate(c *core.Caller, p wire.Params) (*model.NetworkACL, *wire.APIError) {
+	acl, err := wire.ResolveParam(p, "aclid", s.rt.DB.ACL)
 	if err != nil {
 		return nil, err
 	}
 	if acl == nil {
-		n, err := wire.ResolveParam(p, "networkid", s.st.Network)
+		n, err := wire.ResolveParam(p, "networkid", s.rt.DB.Network)
 		switch {
 		case err != nil:
 			return nil, err
@@ -227,7 +228,7 @@ func (s *Simulator) aclForCreate(c *caller, p wire.Params) (*model.NetworkACL, *
 		case n.VPCID == "":
 			return nil, wire.InvalidParam("Network: %s does not belong to VPC", n.ID)
 		}
-		if acl = s.st.ACL(n.ACLID); acl == nil {
+		if acl = s.rt.DB.ACL(n.ACLID); acl == nil {
 			return nil, wire.InvalidParam("Unable to find specified ACL.")
 		}
 	}
@@ -244,7 +245,7 @@ func (s *Simulator) aclForCreate(c *caller, p wire.Params) (*model.NetworkACL, *
 // CreateNetworkACLCmd's accessors give them: the protocol trimmed (1 is
 // icmp), the end port defaulting to the start, ICMP type and code -1 for
 // icmp, traffic type Ingress by default, fordisplay for root admins only.
-func parseACLItemSpec(p wire.Params, c *caller) (aclItemSpec, *wire.APIError) {
+func parseACLItemSpec(p wire.Params, c *core.Caller) (aclItemSpec, *wire.APIError) {
 	spec := aclItemSpec{protocol: strings.TrimSpace(p.Str("protocol")), cidrs: p.List("cidrlist"), action: p.Str("action"),
 		reason: p.Str("reason"), forDisplay: true}
 	if spec.protocol == "1" {
@@ -283,7 +284,7 @@ func parseACLItemSpec(p wire.Params, c *caller) (aclItemSpec, *wire.APIError) {
 	default:
 		return spec, wire.InvalidParam("Invalid traffic type %s", tt)
 	}
-	if fd, present := p.Bool("fordisplay"); present && c.isAdmin() {
+	if fd, present := p.Bool("fordisplay"); present && c.IsAdmin() {
 		spec.forDisplay = fd
 	}
 	return spec, nil
@@ -292,18 +293,18 @@ func parseACLItemSpec(p wire.Params, c *caller) (aclItemSpec, *wire.APIError) {
 // cmdDeleteNetworkACL is DeleteNetworkACLCmd: the job revokes the item
 // (NetworkACLServiceImpl.revokeNetworkACLItem); items of a default list
 // cannot be deleted.
-func cmdDeleteNetworkACL(s *Simulator, c *caller, p wire.Params) (map[string]any, *wire.APIError) {
+func cmdDeleteNetworkACL(s *Simulator, c *core.Caller, p wire.Params) (map[string]any, *wire.APIError) {
 	if _, err := p.Require("id"); err != nil {
 		return nil, err
 	}
-	it, err := wire.ResolveParam(p, "id", s.st.ACLItem)
+	it, err := wire.ResolveParam(p, "id", s.rt.DB.ACLItem)
 	if err != nil {
 		return nil, err
 	}
-	j := s.startJob(c, cmdPkgNetwork+"DeleteNetworkACLCmd", "NetworkAclItem", it.ID, 1,
-		func(jr *jobRun) (any, *wire.APIError) {
-			jr.op = "rule"
-			acl := s.st.ACL(it.ACLID)
+	j := s.rt.StartJob(c, cmdPkgNetwork+"DeleteNetworkACLCmd", "NetworkAclItem", it.ID, 1,
+		func(jr *core.JobRun) (any, *wire.APIError) {
+			jr.Op = "rule"
+			acl := s.rt.DB.ACL(it.ACLID)
 			switch {
 			case acl != nil && acl.IsDefault():
 				return nil, wire.InvalidParam("ACL Items in default ACL cannot be deleted")
@@ -312,10 +313,10 @@ func cmdDeleteNetworkACL(s *Simulator, c *caller, p wire.Params) (map[string]any
 					return nil, err
 				}
 			}
-			if err := jr.step("apply"); err != nil {
-				return nil, wire.InternalError("%s", failText(err, "Failed to delete network ACL item"))
+			if err := jr.Step("apply"); err != nil {
+				return nil, wire.InternalError("%s", core.FailText(err, "Failed to delete network ACL item"))
 			}
-			if s.st.ACLItem(it.ID) != nil {
+			if s.rt.DB.ACLItem(it.ID) != nil {
 				s.revokeACLItem(it)
 			}
 			return map[string]any{"success": true}, nil
@@ -328,15 +329,15 @@ func cmdDeleteNetworkACL(s *Simulator, c *caller, p wire.Params) (map[string]any
 // without previousaclruleid the item goes to the top, without
 // nextaclruleid to the bottom, else between the two. The router is not told
 // until the list is next applied.
-func cmdMoveNetworkAclItem(s *Simulator, c *caller, p wire.Params) (map[string]any, *wire.APIError) {
+func cmdMoveNetworkAclItem(s *Simulator, c *core.Caller, p wire.Params) (map[string]any, *wire.APIError) {
 	id, err := p.Require("id")
 	if err != nil {
 		return nil, err
 	}
 	prevID, nextID := p.Str("previousaclruleid"), p.Str("nextaclruleid")
-	j := s.startJob(c, cmdPkgNetwork+"MoveNetworkAclItemCmd", "NetworkAclItem", id, 1,
-		func(jr *jobRun) (any, *wire.APIError) {
-			jr.op = "rule"
+	j := s.rt.StartJob(c, cmdPkgNetwork+"MoveNetworkAclItemCmd", "NetworkAclItem", id, 1,
+		func(jr *core.JobRun) (any, *wire.APIError) {
+			jr.Op = "rule"
 			it, err := s.moveACLItem(c, id, prevID, nextID)
 			if err != nil {
 				return nil, err
@@ -347,11 +348,11 @@ func cmdMoveNetworkAclItem(s *Simulator, c *caller, p wire.Params) (map[string]a
 }
 
 // moveACLItem validates a move (validateMoveAclRulesData) and makes it.
-func (s *Simulator) moveACLItem(c *caller, id, prevID, nextID string) (*model.NetworkACLItem, *wire.APIError) {
+func (s *Simulator) moveACLItem(c *core.Caller, id, prevID, nextID string) (*model.NetworkACLItem, *wire.APIError) {
 	if strings.TrimSpace(prevID) == "" && strings.TrimSpace(nextID) == "" {
 		return nil, wire.InvalidParam("Both previous and next ACL rule IDs cannot be blank.")
 	}
-	it := s.st.ACLItem(id)
+	it := s.rt.DB.ACLItem(id)
 	if it == nil {
 		return nil, wire.InvalidParam("Could not find a rule with ID[%s]", id)
 	}
@@ -359,7 +360,7 @@ func (s *Simulator) moveACLItem(c *caller, id, prevID, nextID string) (*model.Ne
 		if strings.TrimSpace(uuid) == "" {
 			return nil, nil
 		}
-		if x := s.st.ACLItem(uuid); x != nil {
+		if x := s.rt.DB.ACLItem(uuid); x != nil {
 			return x, nil
 		}
 		return nil, wire.InvalidParam("Could not find rule with ID [%s]", uuid)
@@ -375,14 +376,14 @@ func (s *Simulator) moveACLItem(c *caller, id, prevID, nextID string) (*model.Ne
 	if (prev != nil && prev.ACLID != it.ACLID) || (next != nil && next.ACLID != it.ACLID) {
 		return nil, wire.InvalidParam("Cannot use ACL rules from differentiating ACLs. Rule being moved.")
 	}
-	acl := s.st.ACL(it.ACLID)
+	acl := s.rt.DB.ACL(it.ACLID)
 	if acl == nil || acl.IsDefault() {
 		return nil, wire.InvalidParam("Default ACL rules cannot be moved.")
 	}
 	if err := s.checkACLAccess(c, acl); err != nil {
 		return nil, err
 	}
-	all := s.st.ACLItemsByNumber(it.ACLID)
+	all := s.rt.DB.ACLItemsByNumber(it.ACLID)
 	switch {
 	case prev == nil:
 		s.shiftACLItems(it, 1, snapshotNumbers(all), 0)
@@ -407,11 +408,11 @@ func (s *Simulator) moveACLItem(c *caller, id, prevID, nextID string) (*model.Ne
 // sent replace the item's, without it every field but the number takes what
 // was sent; the item is checked again, saved in state Add, and the list
 // applied, which also gives the tiers a move made since.
-func cmdUpdateNetworkACLItem(s *Simulator, c *caller, p wire.Params) (map[string]any, *wire.APIError) {
+func cmdUpdateNetworkACLItem(s *Simulator, c *core.Caller, p wire.Params) (map[string]any, *wire.APIError) {
 	if _, err := p.Require("id"); err != nil {
 		return nil, err
 	}
-	it, err := wire.ResolveParam(p, "id", s.st.ACLItem)
+	it, err := wire.ResolveParam(p, "id", s.rt.DB.ACLItem)
 	if err != nil {
 		return nil, err
 	}
@@ -421,10 +422,10 @@ func cmdUpdateNetworkACLItem(s *Simulator, c *caller, p wire.Params) (map[string
 	}
 	partial, given := p.Bool("partialupgrade")
 	partial = partial || !given
-	j := s.startJob(c, cmdPkgNetwork+"UpdateNetworkACLItemCmd", "NetworkAclItem", it.ID, 1,
-		func(jr *jobRun) (any, *wire.APIError) {
-			jr.op = "rule"
-			acl := s.st.ACL(it.ACLID)
+	j := s.rt.StartJob(c, cmdPkgNetwork+"UpdateNetworkACLItemCmd", "NetworkAclItem", it.ID, 1,
+		func(jr *core.JobRun) (any, *wire.APIError) {
+			jr.Op = "rule"
+			acl := s.rt.DB.ACL(it.ACLID)
 			if acl == nil || acl.IsDefault() {
 				return nil, wire.InvalidParam("Default ACL cannot be modified")
 			}
@@ -448,7 +449,7 @@ func cmdUpdateNetworkACLItem(s *Simulator, c *caller, p wire.Params) (map[string
 func (s *Simulator) updatedACLItem(acl *model.NetworkACL, it *model.NetworkACLItem, spec aclItemSpec, p wire.Params, partial bool) (model.NetworkACLItem, *wire.APIError) {
 	u := *it
 	if spec.number != nil {
-		if slices.ContainsFunc(s.st.ACLItemsOf(acl.ID), func(x *model.NetworkACLItem) bool { return x != it && x.Number == *spec.number }) {
+		if slices.ContainsFunc(s.rt.DB.ACLItemsOf(acl.ID), func(x *model.NetworkACLItem) bool { return x != it && x.Number == *spec.number }) {
 			return u, wire.InvalidParam("ACL item with number %d already exists in ACL: %s", *spec.number, acl.ID)
 		}
 		u.Number = *spec.number

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/core"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/wire"
 )
@@ -14,13 +15,13 @@ import (
 // fordisplay=false are hidden from callers other than root admins
 // (ListFirewallRulesCmd.getDisplay; the fordisplay parameter is authorized
 // for root admins only), though the workers still evaluate them.
-func (s *Simulator) listRules(c *caller, p wire.Params, purpose string, ipParam string,
+func (s *Simulator) listRules(c *core.Caller, p wire.Params, purpose string, ipParam string,
 	render func(*model.Rule) map[string]any, objectName string) (map[string]any, *wire.APIError) {
-	filter, err := newListFilter(s, c, p, s.st.RuleLookup(purpose))
+	filter, err := core.NewListFilter(s.rt, c, p, s.rt.DB.RuleLookup(purpose))
 	if err != nil {
 		return nil, err
 	}
-	ip, err := wire.ResolveParam(p, ipParam, s.st.IP)
+	ip, err := wire.ResolveParam(p, ipParam, s.rt.DB.IP)
 	if err != nil {
 		return nil, err
 	}
@@ -31,23 +32,23 @@ func (s *Simulator) listRules(c *caller, p wire.Params, purpose string, ipParam 
 		what := map[string]string{model.PurposeFirewall: "firewall", model.PurposePF: "port forwarding"}[purpose]
 		return nil, wire.InvalidParam("Ip address id=%d not ready for %s rules yet", ip.InternalID, what)
 	}
-	n, err := wire.ResolveParam(p, "networkid", s.st.Network)
+	n, err := wire.ResolveParam(p, "networkid", s.rt.DB.Network)
 	if err != nil {
 		return nil, err
 	}
 	// fordisplay is authorized for root admins only; the API layer drops it
 	// from other callers' requests.
 	display, displayGiven := p.Bool("fordisplay")
-	displayGiven = displayGiven && c.isAdmin()
+	displayGiven = displayGiven && c.IsAdmin()
 	items := []map[string]any{}
-	for _, r := range s.st.Rules {
+	for _, r := range s.rt.DB.Rules {
 		switch {
 		case r.Purpose != purpose,
-			filter.excludes(r, r.AccountID),
+			filter.Excludes(r, r.AccountID),
 			ip != nil && r.IPID != ip.ID,
 			n != nil && r.NetworkID != n.ID,
 			displayGiven && r.ForDisplay != display,
-			!displayGiven && !c.isAdmin() && !r.ForDisplay,
+			!displayGiven && !c.IsAdmin() && !r.ForDisplay,
 			purpose == model.PurposeLB && p.Has("name") && !strings.EqualFold(p.Str("name"), r.Name),
 			!wire.MatchesKeyword(p, r.Name, r.Description):
 			continue
@@ -62,28 +63,28 @@ func (s *Simulator) listRules(c *caller, p wire.Params, purpose string, ipParam 
 		// ascending.
 		slices.Reverse(items)
 	}
-	return s.listBody(p, objectName, items)
+	return s.rt.ListBody(p, objectName, items)
 }
 
-func cmdListFirewallRules(s *Simulator, c *caller, p wire.Params) (map[string]any, *wire.APIError) {
+func cmdListFirewallRules(s *Simulator, c *core.Caller, p wire.Params) (map[string]any, *wire.APIError) {
 	return s.listRules(c, p, model.PurposeFirewall, "ipaddressid", s.renderFirewallRule, "firewallrule")
 }
 
-func cmdListPortForwardingRules(s *Simulator, c *caller, p wire.Params) (map[string]any, *wire.APIError) {
+func cmdListPortForwardingRules(s *Simulator, c *core.Caller, p wire.Params) (map[string]any, *wire.APIError) {
 	return s.listRules(c, p, model.PurposePF, "ipaddressid", s.renderPortForwardingRule, "portforwardingrule")
 }
 
-func cmdListLoadBalancerRules(s *Simulator, c *caller, p wire.Params) (map[string]any, *wire.APIError) {
+func cmdListLoadBalancerRules(s *Simulator, c *core.Caller, p wire.Params) (map[string]any, *wire.APIError) {
 	return s.listRules(c, p, model.PurposeLB, "publicipid", s.renderLoadBalancerRule, "loadbalancerrule")
 }
 
 // requireIP resolves the required ipaddressid of a rule command.
-func (s *Simulator) requireIP(c *caller, p wire.Params) (*model.PublicIP, *wire.APIError) {
+func (s *Simulator) requireIP(c *core.Caller, p wire.Params) (*model.PublicIP, *wire.APIError) {
 	if _, err := p.Require("ipaddressid"); err != nil {
 		return nil, err
 	}
 	ip, err := wire.ResolveParam(p, "ipaddressid", func(id string) *model.PublicIP {
-		if ip := s.st.IP(id); ip != nil && !ip.Released {
+		if ip := s.rt.DB.IP(id); ip != nil && !ip.Released {
 			return ip
 		}
 		return nil
@@ -91,7 +92,7 @@ func (s *Simulator) requireIP(c *caller, p wire.Params) (*model.PublicIP, *wire.
 	if err != nil {
 		return nil, err
 	}
-	if err := s.checkAccess(c, ip.AccountID, "IP address "+ip.Address); err != nil {
+	if err := s.rt.CheckAccess(c, ip.AccountID, "IP address "+ip.Address); err != nil {
 		return nil, err
 	}
 	if ip.NetworkID == "" {
@@ -127,22 +128,22 @@ func parseCidrs(p wire.Params, def []string) ([]string, *wire.APIError) {
 
 // deleteRule is deleteFirewallRule / deletePortForwardingRule: async, the
 // rule is revoked (with its related firewall rule) in the job.
-func (s *Simulator) deleteRule(c *caller, p wire.Params, purpose, cmdClass string) (map[string]any, *wire.APIError) {
+func (s *Simulator) deleteRule(c *core.Caller, p wire.Params, purpose, cmdClass string) (map[string]any, *wire.APIError) {
 	if _, err := p.Require("id"); err != nil {
 		return nil, err
 	}
-	r, err := wire.ResolveParam(p, "id", s.st.RuleLookup(purpose))
+	r, err := wire.ResolveParam(p, "id", s.rt.DB.RuleLookup(purpose))
 	if err != nil {
 		return nil, err
 	}
-	if err := s.checkAccess(c, r.AccountID, "rule "+r.ID); err != nil {
+	if err := s.rt.CheckAccess(c, r.AccountID, "rule "+r.ID); err != nil {
 		return nil, err
 	}
-	j := s.startJob(c, cmdPkgFirewall+cmdClass, "FirewallRule", r.ID, 1,
-		func(jr *jobRun) (any, *wire.APIError) {
-			jr.op = "rule"
-			if err := jr.step("apply"); err != nil {
-				return nil, wire.InternalError("%s", failText(err, "Failed to delete rule "+r.ID))
+	j := s.rt.StartJob(c, cmdPkgFirewall+cmdClass, "FirewallRule", r.ID, 1,
+		func(jr *core.JobRun) (any, *wire.APIError) {
+			jr.Op = "rule"
+			if err := jr.Step("apply"); err != nil {
+				return nil, wire.InternalError("%s", core.FailText(err, "Failed to delete rule "+r.ID))
 			}
 			s.revokeRule(r)
 			return map[string]any{"success": true}, nil
@@ -150,10 +151,10 @@ func (s *Simulator) deleteRule(c *caller, p wire.Params, purpose, cmdClass strin
 	return map[string]any{"jobid": j.ID}, nil
 }
 
-func cmdDeleteFirewallRule(s *Simulator, c *caller, p wire.Params) (map[string]any, *wire.APIError) {
+func cmdDeleteFirewallRule(s *Simulator, c *core.Caller, p wire.Params) (map[string]any, *wire.APIError) {
 	return s.deleteRule(c, p, model.PurposeFirewall, "DeleteFirewallRuleCmd")
 }
 
-func cmdDeletePortForwardingRule(s *Simulator, c *caller, p wire.Params) (map[string]any, *wire.APIError) {
+func cmdDeletePortForwardingRule(s *Simulator, c *core.Caller, p wire.Params) (map[string]any, *wire.APIError) {
 	return s.deleteRule(c, p, model.PurposePF, "DeletePortForwardingRuleCmd")
 }

@@ -3,6 +3,7 @@ package simulator
 import (
 	"strings"
 
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/core"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/wire"
 )
@@ -10,7 +11,7 @@ import (
 // createFirewallRule and createPortForwardingRule: the rule is checked and
 // staged synchronously, then applied by a job.
 
-func cmdCreateFirewallRule(s *Simulator, c *caller, p wire.Params) (map[string]any, *wire.APIError) {
+func cmdCreateFirewallRule(s *Simulator, c *core.Caller, p wire.Params) (map[string]any, *wire.APIError) {
 	ip, err := s.requireIP(c, p)
 	if err != nil {
 		return nil, err
@@ -94,7 +95,7 @@ func parseICMPTypeAndCode(p wire.Params, r *model.Rule) *wire.APIError {
 	return nil
 }
 
-func cmdCreatePortForwardingRule(s *Simulator, c *caller, p wire.Params) (map[string]any, *wire.APIError) {
+func cmdCreatePortForwardingRule(s *Simulator, c *core.Caller, p wire.Params) (map[string]any, *wire.APIError) {
 	ip, err := s.requireIP(c, p)
 	if err != nil {
 		return nil, err
@@ -139,7 +140,7 @@ func cmdCreatePortForwardingRule(s *Simulator, c *caller, p wire.Params) (map[st
 		return nil, err
 	}
 	return s.createRuleJob(c, r, "CreatePortForwardingRuleCmd", "Failed to apply port forwarding rule", func() map[string]any {
-		if fw != nil && s.st.Rule(fw.ID) != nil {
+		if fw != nil && s.rt.DB.Rule(fw.ID) != nil {
 			fw.State = model.RuleActive
 		}
 		s.openForward(r)
@@ -149,15 +150,15 @@ func cmdCreatePortForwardingRule(s *Simulator, c *caller, p wire.Params) (map[st
 
 // forwardTargetVM resolves virtualmachineid, which the caller must own and
 // which must have a NIC in the IP's network; networkid is only resolved.
-func (s *Simulator) forwardTargetVM(c *caller, p wire.Params, ip *model.PublicIP) (*model.VM, *wire.APIError) {
-	v, err := wire.ResolveParam(p, "virtualmachineid", s.st.VM)
+func (s *Simulator) forwardTargetVM(c *core.Caller, p wire.Params, ip *model.PublicIP) (*model.VM, *wire.APIError) {
+	v, err := wire.ResolveParam(p, "virtualmachineid", s.rt.DB.VM)
 	if err != nil {
 		return nil, err
 	}
-	if err := s.checkAccess(c, v.AccountID, "VM "+v.Name); err != nil {
+	if err := s.rt.CheckAccess(c, v.AccountID, "VM "+v.Name); err != nil {
 		return nil, err
 	}
-	if _, err := wire.ResolveParam(p, "networkid", s.st.Network); err != nil {
+	if _, err := wire.ResolveParam(p, "networkid", s.rt.DB.Network); err != nil {
 		return nil, err
 	}
 	if v.NetworkID != ip.NetworkID {
@@ -230,11 +231,11 @@ func (s *Simulator) persistForward(ip *model.PublicIP, r *model.Rule, openFirewa
 // create command's response. A failed step, or the rule deleted meanwhile,
 // revokes it with failure as the job's error; otherwise it turns Active and
 // applied finishes the job and gives its result.
-func (s *Simulator) createRuleJob(c *caller, r *model.Rule, cmdClass, failure string, applied func() map[string]any) map[string]any {
-	j := s.startJob(c, cmdPkgFirewall+cmdClass, "FirewallRule", r.ID, 1,
-		func(jr *jobRun) (any, *wire.APIError) {
-			jr.op = "rule"
-			if err := jr.step("apply"); err != nil || s.st.Rule(r.ID) == nil {
+func (s *Simulator) createRuleJob(c *core.Caller, r *model.Rule, cmdClass, failure string, applied func() map[string]any) map[string]any {
+	j := s.rt.StartJob(c, cmdPkgFirewall+cmdClass, "FirewallRule", r.ID, 1,
+		func(jr *core.JobRun) (any, *wire.APIError) {
+			jr.Op = "rule"
+			if err := jr.Step("apply"); err != nil || s.rt.DB.Rule(r.ID) == nil {
 				s.revokeRule(r)
 				return nil, wire.InternalError("%s", failure)
 			}

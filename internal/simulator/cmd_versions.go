@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/core"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/wire"
 )
@@ -43,27 +44,27 @@ var semverDigits = regexp.MustCompile(`^[0-9]+(\.[0-9]+)*$`)
 // adminOnly is what the API layer answers a caller whose role does not
 // have the command: the admin version commands are authorized for root
 // admins only.
-func adminOnly(c *caller) *wire.APIError {
-	if c.isAdmin() {
+func adminOnly(c *core.Caller) *wire.APIError {
+	if c.IsAdmin() {
 		return nil
 	}
 	return &wire.APIError{Code: wire.CodeUnsupported, CSCode: wire.CSServerAPIException,
 		Text: "The given command does not exist or it is not available for user"}
 }
 
-func cmdListKubernetesSupportedVersions(s *Simulator, c *caller, p wire.Params) (map[string]any, *wire.APIError) {
+func cmdListKubernetesSupportedVersions(s *Simulator, c *core.Caller, p wire.Params) (map[string]any, *wire.APIError) {
 	if p.Has("minimumsemanticversion") && p.Has("minimumkubernetesversionid") {
 		return nil, wire.InvalidParam("Both parameters minimumsemanticversion, minimumkubernetesversionid can not be passed together")
 	}
-	byID, err := wire.ResolveParam(p, "id", s.st.Version)
+	byID, err := wire.ResolveParam(p, "id", s.rt.DB.Version)
 	if err != nil {
 		return nil, err
 	}
-	zone, err := wire.ResolveParam(p, "zoneid", s.st.Zone)
+	zone, err := wire.ResolveParam(p, "zoneid", s.rt.DB.Zone)
 	if err != nil {
 		return nil, err
 	}
-	minVersion, err := wire.ResolveParam(p, "minimumkubernetesversionid", s.st.Version)
+	minVersion, err := wire.ResolveParam(p, "minimumkubernetesversionid", s.rt.DB.Version)
 	if err != nil {
 		return nil, err
 	}
@@ -72,13 +73,13 @@ func cmdListKubernetesSupportedVersions(s *Simulator, c *caller, p wire.Params) 
 		minSemver = minVersion.Semver
 	}
 	items := []map[string]any{}
-	for _, v := range s.st.Versions {
+	for _, v := range s.rt.DB.Versions {
 		switch {
 		case v.Removed,
 			byID != nil && v != byID,
 			// A zone's list has its versions and those of every zone.
 			zone != nil && v.ZoneID != "" && v.ZoneID != zone.ID,
-			!c.isAdmin() && v.State != "Enabled",
+			!c.IsAdmin() && v.State != "Enabled",
 			minSemver != "" && compareSemver(v.Semver, minSemver) < 0,
 			p.Has("arch") && !strings.EqualFold(p.Str("arch"), v.Arch),
 			!wire.MatchesKeyword(p, v.Name):
@@ -86,7 +87,7 @@ func cmdListKubernetesSupportedVersions(s *Simulator, c *caller, p wire.Params) 
 		}
 		items = append(items, s.renderVersion(v))
 	}
-	return s.listBody(p, "kubernetessupportedversion", items)
+	return s.rt.ListBody(p, "kubernetessupportedversion", items)
 }
 
 // renderVersion is KubernetesVersionManagerImpl.createKubernetesSupportedVersionResponse:
@@ -108,7 +109,7 @@ func (s *Simulator) renderVersion(v *model.KubernetesVersion) map[string]any {
 		out["isoid"], out["isoname"], out["isostate"] = iso.ID, iso.Name, iso.State
 		out["directdownload"] = iso.DirectDownload
 	}
-	if z := s.st.Zone(v.ZoneID); z != nil {
+	if z := s.rt.DB.Zone(v.ZoneID); z != nil {
 		out["zoneid"], out["zonename"] = z.ID, z.Name
 	}
 	return out
@@ -119,7 +120,7 @@ func (s *Simulator) renderVersion(v *model.KubernetesVersion) map[string]any {
 // addKubernetesSupportedVersion's order, then the ISO's registration and the
 // version row. Nothing stops two versions with the same name or semantic
 // version.
-func cmdAddKubernetesSupportedVersion(s *Simulator, c *caller, p wire.Params) (map[string]any, *wire.APIError) {
+func cmdAddKubernetesSupportedVersion(s *Simulator, c *core.Caller, p wire.Params) (map[string]any, *wire.APIError) {
 	if err := adminOnly(c); err != nil {
 		return nil, err
 	}
@@ -127,15 +128,15 @@ func cmdAddKubernetesSupportedVersion(s *Simulator, c *caller, p wire.Params) (m
 	if err != nil {
 		return nil, err
 	}
-	v := &model.KubernetesVersion{InternalID: s.st.NextID("version"), ID: s.newUUID(), Name: req.name, Semver: req.semver,
+	v := &model.KubernetesVersion{InternalID: s.rt.DB.NextID("version"), ID: s.rt.NewUUID(), Name: req.name, Semver: req.semver,
 		State: "Enabled", MinCPU: req.minCPU, MinMemory: req.minMemory,
 		SupportsHA: compareSemver(req.semver, "1.16.0") >= 0,
 		// versionSupportsAutoscaling compares the strings, not the versions.
 		SupportsAutoscaling: strings.Compare(req.semver, "1.15.0") >= 0,
-		Created:             s.now(), ZoneID: req.zoneID, Arch: req.arch}
+		Created:             s.rt.Now(), ZoneID: req.zoneID, Arch: req.arch}
 	v.ISO = s.registerISO(v.Name, req.url, req.checksum, req.zoneID, req.directDownload)
-	s.st.Versions = append(s.st.Versions, v)
-	s.logf("added Kubernetes version %s (%s) with ISO %s from %s", v.Name, v.Semver, v.ISO.ID, req.url)
+	s.rt.DB.Versions = append(s.rt.DB.Versions, v)
+	s.rt.Logf("added Kubernetes version %s (%s) with ISO %s from %s", v.Name, v.Semver, v.ISO.ID, req.url)
 	return map[string]any{"kubernetessupportedversion": s.renderVersion(v)}, nil
 }
 
@@ -155,7 +156,7 @@ func (s *Simulator) parseAddVersion(p wire.Params) (*addVersionRequest, *wire.AP
 			return nil, err
 		}
 	}
-	zone, err := wire.ResolveParam(p, "zoneid", s.st.Zone)
+	zone, err := wire.ResolveParam(p, "zoneid", s.rt.DB.Zone)
 	if err != nil {
 		return nil, err
 	}
@@ -213,7 +214,7 @@ func nullable(s string) string {
 // cmdUpdateKubernetesSupportedVersion is updateKubernetesSupportedVersion:
 // state must name KubernetesSupportedVersion.State exactly (Enabled,
 // Disabled); the row is written only when the state changes.
-func cmdUpdateKubernetesSupportedVersion(s *Simulator, c *caller, p wire.Params) (map[string]any, *wire.APIError) {
+func cmdUpdateKubernetesSupportedVersion(s *Simulator, c *core.Caller, p wire.Params) (map[string]any, *wire.APIError) {
 	if err := adminOnly(c); err != nil {
 		return nil, err
 	}
@@ -222,7 +223,7 @@ func cmdUpdateKubernetesSupportedVersion(s *Simulator, c *caller, p wire.Params)
 			return nil, err
 		}
 	}
-	v, err := wire.ResolveParam(p, "id", s.st.Version)
+	v, err := wire.ResolveParam(p, "id", s.rt.DB.Version)
 	if err != nil {
 		return nil, err
 	}
@@ -232,7 +233,7 @@ func cmdUpdateKubernetesSupportedVersion(s *Simulator, c *caller, p wire.Params)
 	}
 	if v.State != state {
 		v.State = state
-		s.logf("Kubernetes version %s (%s) is now %s", v.Name, v.ID, state)
+		s.rt.Logf("Kubernetes version %s (%s) is now %s", v.Name, v.ID, state)
 	}
 	return map[string]any{"kubernetessupportedversion": s.renderVersion(v)}, nil
 }
@@ -241,23 +242,23 @@ func cmdUpdateKubernetesSupportedVersion(s *Simulator, c *caller, p wire.Params)
 // an async command: the job refuses while any cluster that is not removed
 // uses the version (KubernetesClusterDao.listAllByKubernetesVersion), then
 // deletes the ISO and removes the version row.
-func cmdDeleteKubernetesSupportedVersion(s *Simulator, c *caller, p wire.Params) (map[string]any, *wire.APIError) {
+func cmdDeleteKubernetesSupportedVersion(s *Simulator, c *core.Caller, p wire.Params) (map[string]any, *wire.APIError) {
 	if err := adminOnly(c); err != nil {
 		return nil, err
 	}
 	if _, err := p.Require("id"); err != nil {
 		return nil, err
 	}
-	v, err := wire.ResolveParam(p, "id", s.st.Version)
+	v, err := wire.ResolveParam(p, "id", s.rt.DB.Version)
 	if err != nil {
 		return nil, err
 	}
-	j := s.startJob(c, cmdDeleteVersionClass, "KubernetesSupportedVersion", v.ID, 1,
-		func(jr *jobRun) (any, *wire.APIError) {
+	j := s.rt.StartJob(c, cmdDeleteVersionClass, "KubernetesSupportedVersion", v.ID, 1,
+		func(jr *core.JobRun) (any, *wire.APIError) {
 			if v.Removed {
 				return nil, wire.InvalidParam("Invalid Kubernetes version id specified")
 			}
-			for _, cl := range s.st.Clusters {
+			for _, cl := range s.rt.DB.Clusters {
 				if !cl.Removed && cl.VersionID == v.ID {
 					return nil, wire.InternalError("Unable to delete Kubernetes version ID: %s. Existing clusters currently using the version.", v.ID)
 				}
@@ -266,7 +267,7 @@ func cmdDeleteKubernetesSupportedVersion(s *Simulator, c *caller, p wire.Params)
 				v.ISO.Removed = true
 			}
 			v.Removed = true
-			s.logf("deleted Kubernetes version %s (%s)", v.Name, v.ID)
+			s.rt.Logf("deleted Kubernetes version %s (%s)", v.Name, v.ID)
 			return map[string]any{"success": true}, nil
 		})
 	return map[string]any{"jobid": j.ID}, nil

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/core"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/wire"
 )
@@ -19,25 +20,25 @@ const cmdPkgVM = "org.apache.cloudstack.api.command.user.vm."
 // (networkids), from a template, with a service offering: the VM is
 // created Running by a job (UserVmManagerImpl.createAdvancedVirtualMachine,
 // startVirtualMachine). It runs no kubelet until a cluster joins it.
-func cmdDeployVirtualMachine(s *Simulator, c *caller, p wire.Params) (map[string]any, *wire.APIError) {
+func cmdDeployVirtualMachine(s *Simulator, c *core.Caller, p wire.Params) (map[string]any, *wire.APIError) {
 	for _, name := range []string{"zoneid", "serviceofferingid", "templateid"} {
 		if _, err := p.Require(name); err != nil {
 			return nil, err
 		}
 	}
-	z, err := wire.ResolveParam(p, "zoneid", s.st.Zone)
+	z, err := wire.ResolveParam(p, "zoneid", s.rt.DB.Zone)
 	if err != nil {
 		return nil, err
 	}
-	off, err := wire.ResolveParam(p, "serviceofferingid", s.st.Offering)
+	off, err := wire.ResolveParam(p, "serviceofferingid", s.rt.DB.Offering)
 	if err != nil {
 		return nil, err
 	}
-	tpl, err := wire.ResolveParam(p, "templateid", s.st.Template)
+	tpl, err := wire.ResolveParam(p, "templateid", s.rt.DB.Template)
 	if err != nil {
 		return nil, err
 	}
-	owner, err := s.resolveOwner(c, p)
+	owner, err := s.rt.ResolveOwner(c, p)
 	if err != nil {
 		return nil, err
 	}
@@ -45,26 +46,26 @@ func cmdDeployVirtualMachine(s *Simulator, c *caller, p wire.Params) (map[string
 	if err != nil {
 		return nil, err
 	}
-	if kp := p.Str("keypair"); kp != "" && s.st.KeypairFor(owner.ID, kp) == nil {
+	if kp := p.Str("keypair"); kp != "" && s.rt.DB.KeypairFor(owner.ID, kp) == nil {
 		return nil, wire.InvalidParam("Unable to find key pair by name %s in account %s", kp, owner.Name)
 	}
 	spec := userVMSpec{zone: z, offering: off, template: tpl, network: n, owner: owner, name: p.Str("name"),
 		keypair: p.Str("keypair")}
-	j := s.startJob(c, cmdPkgVM+"DeployVMCmd", "VirtualMachine", "", 2, func(jr *jobRun) (any, *wire.APIError) {
-		jr.op = "deploy-vm"
+	j := s.rt.StartJob(c, cmdPkgVM+"DeployVMCmd", "VirtualMachine", "", 2, func(jr *core.JobRun) (any, *wire.APIError) {
+		jr.Op = "deploy-vm"
 		v, aerr := s.deployUserVM(spec)
 		if aerr != nil {
 			return nil, aerr
 		}
-		jr.job.InstanceID = v.ID
-		return map[string]any{"virtualmachine": s.renderVM(v, c.isAdmin())}, nil
+		jr.Job.InstanceID = v.ID
+		return map[string]any{"virtualmachine": s.renderVM(v, c.IsAdmin())}, nil
 	})
 	return map[string]any{"jobid": j.ID}, nil
 }
 
 // deployNetwork resolves networkids: exactly one network of the owner (or
 // a Shared one) in the zone.
-func (s *Simulator) deployNetwork(c *caller, owner *model.Account, p wire.Params) (*model.Network, *wire.APIError) {
+func (s *Simulator) deployNetwork(c *core.Caller, owner *model.Account, p wire.Params) (*model.Network, *wire.APIError) {
 	ids := p.List("networkids")
 	if len(ids) == 0 {
 		return nil, wire.InvalidParam("Can't deploy a VM without a network: networkids is required in an advanced zone")
@@ -72,14 +73,14 @@ func (s *Simulator) deployNetwork(c *caller, owner *model.Account, p wire.Params
 	if len(ids) > 1 {
 		return nil, wire.InvalidParam("The simulator deploys VMs into one network; got %d networkids", len(ids))
 	}
-	n := s.st.Network(ids[0])
+	n := s.rt.DB.Network(ids[0])
 	if n == nil || n.Removed {
 		return nil, wire.EntityNotFound("networkids", ids[0])
 	}
 	if n.NetType != "Shared" && n.AccountID != owner.ID {
 		return nil, wire.PermissionDenied("Account %s does not have permission to operate within network %s", owner.Name, n.Name)
 	}
-	if err := s.checkAccess(c, owner.ID, "network "+n.Name); err != nil {
+	if err := s.rt.CheckAccess(c, owner.ID, "network "+n.Name); err != nil {
 		return nil, err
 	}
 	return n, nil
@@ -99,7 +100,7 @@ type userVMSpec struct {
 // deployUserVM creates a Running user VM (vmtype User) with its NIC in the
 // network. The host name is the name given, else VM-<uuid>.
 func (s *Simulator) deployUserVM(spec userVMSpec) (*model.VM, *wire.APIError) {
-	st := s.st
+	st := s.rt.DB
 	if spec.network.State == model.NetworkAllocated {
 		s.implementNetwork(spec.network)
 	}
@@ -107,16 +108,16 @@ func (s *Simulator) deployUserVM(spec userVMSpec) (*model.VM, *wire.APIError) {
 	if aerr != nil {
 		return nil, aerr
 	}
-	now := s.now()
-	id := s.newUUID()
+	now := s.rt.Now()
+	id := s.rt.NewUUID()
 	name := spec.name
 	if name == "" {
 		name = "VM-" + id
 	}
 	v := &model.VM{InternalID: st.NextID("vm"), ID: id, Name: name, State: model.VMRunning, Created: now, LastUpdated: now,
 		ZoneID: spec.zone.ID, AccountID: spec.owner.ID, OfferingID: spec.offering.ID, TemplateID: spec.template.ID,
-		NetworkID: spec.network.ID, Keypair: spec.keypair, RootDiskSize: 8, NICID: s.newUUID(), IP: ip, UserVM: true}
-	v.MAC = fmt.Sprintf("02:00:%02x:%02x:%02x:%02x", s.rng.IntN(256), s.rng.IntN(256), s.rng.IntN(256), v.InternalID%256)
+		NetworkID: spec.network.ID, Keypair: spec.keypair, RootDiskSize: 8, NICID: s.rt.NewUUID(), IP: ip, UserVM: true}
+	v.MAC = fmt.Sprintf("02:00:%02x:%02x:%02x:%02x", s.rt.RNG.IntN(256), s.rt.RNG.IntN(256), s.rt.RNG.IntN(256), v.InternalID%256)
 	host := int(v.InternalID) % len(st.HostIDs)
 	v.HostID, v.HostName = st.HostIDs[host], st.HostNames[host]
 	st.VMs = append(st.VMs, v)
@@ -129,46 +130,46 @@ func (s *Simulator) deployUserVM(spec userVMSpec) (*model.VM, *wire.APIError) {
 // expunge=true expunged (its port forwards go with it). A VM in a
 // Kubernetes cluster's VM map is destroyed all the same: CloudStack does not
 // look at the map, and the map row stays.
-func cmdDestroyVirtualMachine(s *Simulator, c *caller, p wire.Params) (map[string]any, *wire.APIError) {
+func cmdDestroyVirtualMachine(s *Simulator, c *core.Caller, p wire.Params) (map[string]any, *wire.APIError) {
 	if _, err := p.Require("id"); err != nil {
 		return nil, err
 	}
-	v, err := wire.ResolveParam(p, "id", s.st.VM)
+	v, err := wire.ResolveParam(p, "id", s.rt.DB.VM)
 	if err != nil {
 		return nil, err
 	}
-	if err := s.checkAccess(c, v.AccountID, "VM "+v.Name); err != nil {
+	if err := s.rt.CheckAccess(c, v.AccountID, "VM "+v.Name); err != nil {
 		return nil, err
 	}
 	expunge, _ := p.Bool("expunge")
-	j := s.startJob(c, cmdPkgVM+"DestroyVMCmd", "VirtualMachine", v.ID, 1, func(jr *jobRun) (any, *wire.APIError) {
-		jr.op = "destroy-vm"
+	j := s.rt.StartJob(c, cmdPkgVM+"DestroyVMCmd", "VirtualMachine", v.ID, 1, func(jr *core.JobRun) (any, *wire.APIError) {
+		jr.Op = "destroy-vm"
 		if expunge {
 			s.expungeVM(v)
 		} else {
 			s.setVMState(v, model.VMDestroyed)
 		}
-		return map[string]any{"virtualmachine": s.renderVM(v, c.isAdmin())}, nil
+		return map[string]any{"virtualmachine": s.renderVM(v, c.IsAdmin())}, nil
 	})
 	return map[string]any{"jobid": j.ID}, nil
 }
 
-func cmdListVirtualMachines(s *Simulator, c *caller, p wire.Params) (map[string]any, *wire.APIError) {
-	filter, err := newListFilter(s, c, p, s.st.VM)
+func cmdListVirtualMachines(s *Simulator, c *core.Caller, p wire.Params) (map[string]any, *wire.APIError) {
+	filter, err := core.NewListFilter(s.rt, c, p, s.rt.DB.VM)
 	if err != nil {
 		return nil, err
 	}
-	n, err := wire.ResolveParam(p, "networkid", s.st.Network)
+	n, err := wire.ResolveParam(p, "networkid", s.rt.DB.Network)
 	if err != nil {
 		return nil, err
 	}
 	ids := p.List("ids")
 	var matched []*model.VM
-	for _, v := range s.st.VMs {
+	for _, v := range s.rt.DB.VMs {
 		switch {
 		case v.Expunged,
-			v.State == model.VMDestroyed && !c.isAdmin(),
-			filter.excludes(v, v.AccountID),
+			v.State == model.VMDestroyed && !c.IsAdmin(),
+			filter.Excludes(v, v.AccountID),
 			len(ids) > 0 && !slices.ContainsFunc(ids, func(id string) bool { return strings.EqualFold(id, v.ID) }),
 			n != nil && v.NetworkID != n.ID,
 			p.Has("name") && !strings.EqualFold(p.Str("name"), v.Name),
@@ -180,5 +181,5 @@ func cmdListVirtualMachines(s *Simulator, c *caller, p wire.Params) (map[string]
 		}
 		matched = append(matched, v)
 	}
-	return listBodyOf(s, p, "virtualmachine", matched, func(v *model.VM) map[string]any { return s.renderVM(v, c.isAdmin()) })
+	return core.ListBodyOf(s.rt, p, "virtualmachine", matched, func(v *model.VM) map[string]any { return s.renderVM(v, c.IsAdmin()) })
 }

@@ -15,9 +15,14 @@
 //	faults     injected API failures, lost answers, latencies, job step
 //	           failures and the call counters
 //	endpoints  the SSH servers and Kubernetes APIs behind each cluster IP
-//	simulator  this package: the commands, the job runner, the CKS workers,
-//	           the state scanner, the admin API and the public API (New,
-//	           Options, Info, the admin methods)
+//	core       the runtime every area shares: the model's lock (whose unlock
+//	           publishes the endpoints' view), the model, the random
+//	           sources and ids, the clock, the job runner, the faults and
+//	           counters, the profile, the caller and its access rules, and
+//	           list paging and order
+//	simulator  this package: the commands, the CKS workers, the state
+//	           scanner, the admin API and the public API (New, Options,
+//	           Info, the admin methods)
 //	simtest    helpers for tests that run on the simulator
 //
 // Wire protocol (package wire): /client/api accepts GET and POST forms signed with

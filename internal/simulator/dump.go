@@ -161,22 +161,22 @@ type DumpACLItem struct {
 
 // Dump returns the model as indented JSON, deterministic for a given state.
 func (s *Simulator) Dump() ([]byte, error) {
-	s.lock()
+	s.rt.Lock()
 	d := s.dumpState()
-	s.unlock()
+	s.rt.Unlock()
 	return json.MarshalIndent(d, "", "  ")
 }
 
 // DumpState returns the model as Go values.
 func (s *Simulator) DumpState() DumpState {
-	s.lock()
-	defer s.unlock()
+	s.rt.Lock()
+	defer s.rt.Unlock()
 	return s.dumpState()
 }
 
 func (s *Simulator) dumpState() DumpState {
-	st := s.st
-	d := DumpState{Profile: s.profile.Name, Clusters: []DumpCluster{}, VMMap: []DumpMapRow{}, VMs: []DumpVM{},
+	st := s.rt.DB
+	d := DumpState{Profile: s.rt.Profile.Name, Clusters: []DumpCluster{}, VMMap: []DumpMapRow{}, VMs: []DumpVM{},
 		Nodes: []DumpNode{}, Rules: []DumpRule{}, Networks: []DumpNetwork{}, PublicIPs: []DumpIP{}, ACLItems: []DumpACLItem{}}
 	for _, c := range st.Clusters {
 		d.Clusters = append(d.Clusters, DumpCluster{InternalID: c.InternalID, ID: c.ID, Name: c.Name, State: c.State,

@@ -6,18 +6,18 @@ import (
 )
 
 // openForward starts the SSH endpoint of a port-forwarding rule to port 22,
-// unless the network ACL of its VPC tier keeps SSH out. Callers hold s.mu.
+// unless the network ACL of its VPC tier keeps SSH out. Callers hold the lock.
 func (s *Simulator) openForward(r *model.Rule) {
 	if r.Purpose != model.PurposePF || r.PrivateStart != 22 || r.State != model.RuleActive || !s.forwardAllowed(r) {
 		return
 	}
-	ip := s.st.IP(r.IPID)
-	v := s.st.VM(r.VMID)
+	ip := s.rt.DB.IP(r.IPID)
+	v := s.rt.DB.VM(r.VMID)
 	if ip == nil || v == nil {
 		return
 	}
-	if err := s.ep.OpenForward(ip.Address, r.Start, s.sshTarget(v)); err != nil {
-		s.logf("open SSH forward %s:%d: %v", ip.Address, r.Start, err)
+	if err := s.rt.EP.OpenForward(ip.Address, r.Start, s.sshTarget(v)); err != nil {
+		s.rt.Logf("open SSH forward %s:%d: %v", ip.Address, r.Start, err)
 	}
 }
 
@@ -32,8 +32,8 @@ func (s *Simulator) closeForward(r *model.Rule) {
 	if r.Purpose != model.PurposePF || r.PrivateStart != 22 {
 		return
 	}
-	if ip := s.st.IP(r.IPID); ip != nil {
-		s.ep.CloseForward(ip.Address, r.Start)
+	if ip := s.rt.DB.IP(r.IPID); ip != nil {
+		s.rt.EP.CloseForward(ip.Address, r.Start)
 	}
 }
 

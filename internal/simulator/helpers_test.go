@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/apache/cloudstack-go/v2/cloudstack"
+
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
 )
 

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/core"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/wire"
 )
@@ -29,11 +30,11 @@ const isoDownloadReports = 4
 
 // registerISO is registerIso for a version's ISO: a direct download ISO
 // bypasses secondary storage and is Ready at once; any other is downloaded
-// by the image store in the background. Callers hold s.mu.
+// by the image store in the background. Callers hold the lock.
 func (s *Simulator) registerISO(versionName, url, checksum, zoneID string, directDownload bool) *model.BinariesISO {
-	iso := &model.BinariesISO{InternalID: s.st.NextID("iso"), ID: s.newUUID(), Name: versionName + "-Kubernetes-Binaries-ISO",
-		URL: url, Checksum: checksum, ZoneID: zoneID, DirectDownload: directDownload, Created: s.now()}
-	s.st.ISOs = append(s.st.ISOs, iso)
+	iso := &model.BinariesISO{InternalID: s.rt.DB.NextID("iso"), ID: s.rt.NewUUID(), Name: versionName + "-Kubernetes-Binaries-ISO",
+		URL: url, Checksum: checksum, ZoneID: zoneID, DirectDownload: directDownload, Created: s.rt.Now()}
+	s.rt.DB.ISOs = append(s.rt.DB.ISOs, iso)
 	if directDownload {
 		iso.State, iso.DownloadState = model.ISOReady, model.DownloadBypassed
 		return iso
@@ -41,15 +42,11 @@ func (s *Simulator) registerISO(versionName, url, checksum, zoneID string, direc
 	// createTemplateAsync moves the row to Creating at once; the
 	// download state waits for the first report of the image store.
 	iso.State, iso.DownloadState = model.ISOCreating, model.DownloadNotStarted
-	plan := s.st.ISODownloads[url]
+	plan := s.rt.DB.ISODownloads[url]
 	if plan.Duration == 0 {
-		plan.Duration = s.opts.ISODownloadDuration
+		plan.Duration = s.rt.Opts.ISODownloadDuration
 	}
-	s.jobs.Add(1)
-	go func() {
-		defer s.jobs.Done()
-		s.download(iso, plan)
-	}()
+	s.rt.Go(func() { s.download(iso, plan) })
 	return iso
 }
 
@@ -60,10 +57,10 @@ func (s *Simulator) registerISO(versionName, url, checksum, zoneID string, direc
 // OperationFailed from Creating).
 func (s *Simulator) download(iso *model.BinariesISO, plan ISODownload) {
 	for report := 1; report <= isoDownloadReports+1; report++ {
-		if !s.sleep(plan.Duration / (isoDownloadReports + 1)) {
+		if !s.rt.Sleep(plan.Duration / (isoDownloadReports + 1)) {
 			return
 		}
-		s.lock()
+		s.rt.Lock()
 		switch {
 		case iso.Removed:
 		case report <= isoDownloadReports:
@@ -73,7 +70,7 @@ func (s *Simulator) download(iso *model.BinariesISO, plan ISODownload) {
 		default:
 			iso.DownloadState, iso.Percent, iso.State = model.DownloadDone, 100, model.ISOReady
 		}
-		s.unlock()
+		s.rt.Unlock()
 	}
 }
 
@@ -81,16 +78,16 @@ func (s *Simulator) download(iso *model.BinariesISO, plan ISODownload) {
 // versions' binaries ISOs. An admin sees the download status and URL
 // (TemplateJoinDaoImpl.newIsoResponse); id, name, keyword and zoneid narrow
 // the list.
-func cmdListIsos(s *Simulator, c *caller, p wire.Params) (map[string]any, *wire.APIError) {
-	byID, err := wire.ResolveParam(p, "id", s.st.ISO)
+func cmdListIsos(s *Simulator, c *core.Caller, p wire.Params) (map[string]any, *wire.APIError) {
+	byID, err := wire.ResolveParam(p, "id", s.rt.DB.ISO)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := wire.ResolveParam(p, "zoneid", s.st.Zone); err != nil {
+	if _, err := wire.ResolveParam(p, "zoneid", s.rt.DB.Zone); err != nil {
 		return nil, err
 	}
 	items := []map[string]any{}
-	for _, iso := range s.st.ISOs {
+	for _, iso := range s.rt.DB.ISOs {
 		switch {
 		case iso.Removed,
 			byID != nil && iso != byID,
@@ -101,10 +98,10 @@ func cmdListIsos(s *Simulator, c *caller, p wire.Params) (map[string]any, *wire.
 		}
 		items = append(items, s.renderISO(iso, c))
 	}
-	return s.listBody(p, "iso", items)
+	return s.rt.ListBody(p, "iso", items)
 }
 
-func (s *Simulator) renderISO(iso *model.BinariesISO, c *caller) map[string]any {
+func (s *Simulator) renderISO(iso *model.BinariesISO, c *core.Caller) map[string]any {
 	out := map[string]any{
 		"id":             iso.ID,
 		"name":           iso.Name,
@@ -119,7 +116,7 @@ func (s *Simulator) renderISO(iso *model.BinariesISO, c *caller) map[string]any 
 		"created":        wire.CSTime(iso.Created),
 		"account":        "system",
 		"domain":         "ROOT",
-		"domainid":       s.st.SeedIDs.RootDomain,
+		"domainid":       s.rt.DB.SeedIDs.RootDomain,
 		"directdownload": iso.DirectDownload,
 		"arch":           "x86_64",
 		"hasannotations": false,
@@ -129,12 +126,12 @@ func (s *Simulator) renderISO(iso *model.BinariesISO, c *caller) map[string]any 
 	}
 	zoneID := iso.ZoneID
 	if zoneID == "" {
-		zoneID = s.st.SeedIDs.Zone // a cross-zone ISO has a row per zone; the simulator has one
+		zoneID = s.rt.DB.SeedIDs.Zone // a cross-zone ISO has a row per zone; the simulator has one
 	}
-	if z := s.st.Zone(zoneID); z != nil {
+	if z := s.rt.DB.Zone(zoneID); z != nil {
 		out["zoneid"], out["zonename"] = z.ID, z.Name
 	}
-	if c.isAdmin() {
+	if c.IsAdmin() {
 		out["status"] = iso.Status()
 		out["url"] = iso.URL
 		if !iso.DirectDownload {

@@ -14,10 +14,10 @@ func sharedBlockSeed(seed uint64) uint64 {
 }
 
 // allocAddress returns the next free address of the public blocks, the
-// first block first. Callers hold s.mu.
+// first block first. Callers hold the lock.
 func (s *Simulator) allocAddress() (string, error) {
 	inUse := map[string]bool{}
-	for _, p := range s.st.IPs {
+	for _, p := range s.rt.DB.IPs {
 		if !p.Released {
 			inUse[p.Address] = true
 		}

@@ -3,6 +3,7 @@ package simulator
 import (
 	"fmt"
 
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/core"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/loopback"
 )
 
@@ -23,7 +24,7 @@ func extraBlocksSeed(seed uint64) uint64 {
 
 // reserveExtraBlocks reserves the blocks beyond the first one.
 func (s *Simulator) reserveExtraBlocks(blocks int) error {
-	rng := newRNG(extraBlocksSeed(s.opts.Seed))
+	rng := core.NewRNG(extraBlocksSeed(s.rt.Opts.Seed))
 	for range blocks - 1 {
 		b, err := loopback.Reserve(rng)
 		if err != nil {

@@ -15,12 +15,12 @@ func TestPublicIPBlocksExtendTheZone(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, Options{PublicIPBlocks: 2})
 	s := e.sim
-	s.lock()
-	defer s.unlock()
+	s.rt.Lock()
+	defer s.rt.Unlock()
 	first := strings.TrimSuffix(s.block.CIDR(), "0/24")
 	second := strings.TrimSuffix(s.extraBlocks[0].CIDR(), "0/24")
 	seen := map[string]bool{}
-	for _, p := range s.st.IPs {
+	for _, p := range s.rt.DB.IPs {
 		seen[p.Address] = true
 	}
 	for i := len(seen); i < 2*loopback.LastHost; i++ {
@@ -39,7 +39,7 @@ func TestPublicIPBlocksExtendTheZone(t *testing.T) {
 			t.Fatalf("address %d is %s, want one of %s0/24", i+1, addr, block)
 		}
 		seen[addr] = true
-		s.st.IPs = append(s.st.IPs, &model.PublicIP{Address: addr})
+		s.rt.DB.IPs = append(s.rt.DB.IPs, &model.PublicIP{Address: addr})
 	}
 	if _, err := s.allocAddress(); err == nil || !strings.Contains(err.Error(), "Insufficient address capacity") {
 		t.Fatalf("a full zone: %v", err)

@@ -7,7 +7,7 @@ import (
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/wire"
 )
 
-// Networks and public IPs. Callers hold s.mu.
+// Networks and public IPs. Callers hold the lock.
 
 // Guest CIDR sizes: CloudStack's default guest CIDR is a /24; /16 is the
 // largest the simulator lays out and /29 the smallest with room for VMs.
@@ -21,11 +21,11 @@ const (
 // their own guest CIDR: 10.1.N.0/24 by default, or consecutive blocks of
 // Options.GuestCIDRPrefix inside 10.1.0.0-10.255.255.255.
 func (s *Simulator) newNetwork(name, zoneID, offeringID, accountID, vpcID, aclID string) *model.Network {
-	st := s.st
-	n := &model.Network{InternalID: st.NextID("network"), ID: s.newUUID(), Name: name, DisplayText: name,
+	st := s.rt.DB
+	n := &model.Network{InternalID: st.NextID("network"), ID: s.rt.NewUUID(), Name: name, DisplayText: name,
 		ZoneID: zoneID, OfferingID: offeringID, AccountID: accountID, NetType: "Isolated",
-		VPCID: vpcID, ACLID: aclID, State: model.NetworkAllocated, InUse: map[netip.Addr]bool{}, Created: s.now()}
-	guest := guestCIDR(st.NextNetNum, s.opts.GuestCIDRPrefix)
+		VPCID: vpcID, ACLID: aclID, State: model.NetworkAllocated, InUse: map[netip.Addr]bool{}, Created: s.rt.Now()}
+	guest := guestCIDR(st.NextNetNum, s.rt.Opts.GuestCIDRPrefix)
 	n.CIDR = guest.String()
 	n.Gateway = guest.Addr().Next().String()
 	st.NextNetNum++
@@ -51,9 +51,9 @@ func (s *Simulator) implementNetwork(n *model.Network) {
 		return
 	}
 	n.State = model.NetworkImplemented
-	if n.VPCID == "" && s.st.SourceNatIP(n.ID) == nil {
+	if n.VPCID == "" && s.rt.DB.SourceNatIP(n.ID) == nil {
 		if _, err := s.allocPublicIP(n.AccountID, n.ID, "", true); err != nil {
-			s.logf("source NAT IP for network %s: %v", n.Name, err)
+			s.rt.Logf("source NAT IP for network %s: %v", n.Name, err)
 		}
 	}
 }
@@ -65,10 +65,10 @@ func (s *Simulator) allocPublicIP(accountID, networkID, vpcID string, sourceNat 
 	if err != nil {
 		return nil, err
 	}
-	p := &model.PublicIP{InternalID: s.st.NextID("ip"), ID: s.newUUID(), Address: addr, ZoneID: s.st.SeedIDs.Zone,
+	p := &model.PublicIP{InternalID: s.rt.DB.NextID("ip"), ID: s.rt.NewUUID(), Address: addr, ZoneID: s.rt.DB.SeedIDs.Zone,
 		AccountID: accountID, NetworkID: networkID, VPCID: vpcID, SourceNat: sourceNat,
-		State: "Allocated", Allocated: s.now()}
-	s.st.IPs = append(s.st.IPs, p)
+		State: "Allocated", Allocated: s.rt.Now()}
+	s.rt.DB.IPs = append(s.rt.DB.IPs, p)
 	return p, nil
 }
 
@@ -105,7 +105,7 @@ func (s *Simulator) allocPrivateIP(n *model.Network) (string, *wire.APIError) {
 
 // releasePrivateIP frees an expunged VM's guest address for reuse.
 func (s *Simulator) releasePrivateIP(v *model.VM) {
-	n := s.st.Network(v.NetworkID)
+	n := s.rt.DB.Network(v.NetworkID)
 	if n == nil {
 		return
 	}
@@ -117,13 +117,13 @@ func (s *Simulator) releasePrivateIP(v *model.VM) {
 // destroyNetwork shuts a network down: every rule on its IPs goes, the IPs
 // are released and the network is removed.
 func (s *Simulator) destroyNetwork(n *model.Network) {
-	for _, p := range s.st.IPs {
+	for _, p := range s.rt.DB.IPs {
 		if !p.Released && p.NetworkID == n.ID {
 			s.releaseIP(p)
 		}
 	}
 	// Port forwards elsewhere that target this network's VMs go too.
-	for _, r := range append([]*model.Rule(nil), s.st.Rules...) {
+	for _, r := range append([]*model.Rule(nil), s.rt.DB.Rules...) {
 		if r.NetworkID == n.ID {
 			s.revokeRule(r)
 		}
@@ -135,7 +135,7 @@ func (s *Simulator) destroyNetwork(n *model.Network) {
 // vmsOnNetwork returns the live VMs with a NIC on the network.
 func (s *Simulator) vmsOnNetwork(networkID string) []*model.VM {
 	var out []*model.VM
-	for _, v := range s.st.VMs {
+	for _, v := range s.rt.DB.VMs {
 		if !v.Expunged && v.NetworkID == networkID {
 			out = append(out, v)
 		}

@@ -13,7 +13,7 @@ import (
 
 // Network ACL lists and their items, as NetworkACLServiceImpl and
 // NetworkACLManagerImpl keep them. An item belongs to a list, not to a tier:
-// every tier that names the list gets it. Callers hold s.mu.
+// every tier that names the list gets it. Callers hold the lock.
 
 // Traffic types, actions and states of an ACL item (NetworkACLItem).
 const (
@@ -72,8 +72,8 @@ func (s *Simulator) createACLItem(acl *model.NetworkACL, spec aclItemSpec) (*mod
 	if err := validateACLItem(it, spec.start, spec.end); err != nil {
 		return nil, err
 	}
-	it.InternalID, it.ID, it.Created, it.State = s.st.NextID("aclitem"), s.newUUID(), s.now(), aclItemAdd
-	s.st.ACLItems = append(s.st.ACLItems, it)
+	it.InternalID, it.ID, it.Created, it.State = s.rt.DB.NextID("aclitem"), s.rt.NewUUID(), s.rt.Now(), aclItemAdd
+	s.rt.DB.ACLItems = append(s.rt.DB.ACLItems, it)
 	return it, nil
 }
 
@@ -92,7 +92,7 @@ func aclAction(action string) (string, *wire.APIError) {
 // aclItemNumber is validateAclRuleNumber and the default number
 // (NetworkACLItemDao.getMaxNumberByACL + 1).
 func (s *Simulator) aclItemNumber(acl *model.NetworkACL, number *int) (int, *wire.APIError) {
-	items := s.st.ACLItemsOf(acl.ID)
+	items := s.rt.DB.ACLItemsOf(acl.ID)
 	if number == nil {
 		highest := 0
 		for _, it := range items {
@@ -180,12 +180,12 @@ func validateACLProtocol(it *model.NetworkACLItem) *wire.APIError {
 // Active, and the tiers that use the list get it as it now is (their SSH
 // endpoints open or close with it).
 func (s *Simulator) applyACL(aclID string) {
-	acl := s.st.ACL(aclID)
+	acl := s.rt.DB.ACL(aclID)
 	if acl == nil {
 		return
 	}
 	acl.Applied = acl.Applied[:0]
-	for _, it := range s.st.ACLItemsByNumber(aclID) {
+	for _, it := range s.rt.DB.ACLItemsByNumber(aclID) {
 		if it.State == aclItemAdd {
 			it.State = aclItemActive
 		}
@@ -197,7 +197,7 @@ func (s *Simulator) applyACL(aclID string) {
 // revokeACLItem is NetworkACLManagerImpl.revokeNetworkACLItem: the item is
 // marked Revoke and the list applied, which removes it.
 func (s *Simulator) revokeACLItem(it *model.NetworkACLItem) {
-	s.st.ACLItems = slices.DeleteFunc(s.st.ACLItems, func(x *model.NetworkACLItem) bool { return x == it })
+	s.rt.DB.ACLItems = slices.DeleteFunc(s.rt.DB.ACLItems, func(x *model.NetworkACLItem) bool { return x == it })
 	s.applyACL(it.ACLID)
 }
 
@@ -206,7 +206,7 @@ func (s *Simulator) revokeACLItem(it *model.NetworkACLItem) {
 // one down (updateAclRuleToNewPositionAndExecuteShiftIfNecessary, which
 // compares with the numbers as they were read).
 func (s *Simulator) moveACLItemToTop(it *model.NetworkACLItem) {
-	all := s.st.ACLItemsByNumber(it.ACLID)
+	all := s.rt.DB.ACLItemsByNumber(it.ACLID)
 	if len(all) == 1 {
 		return
 	}
@@ -248,7 +248,7 @@ func (s *Simulator) shiftACLItems(moved *model.NetworkACLItem, number int, all [
 // CIDRs match decides, and no match denies (the VPC router's default
 // ingress policy). A tier without a list is not filtered.
 func (s *Simulator) aclAllowsIngress(n *model.Network, port int) bool {
-	acl := s.st.ACL(n.ACLID)
+	acl := s.rt.DB.ACL(n.ACLID)
 	if acl == nil {
 		return true
 	}
@@ -274,7 +274,7 @@ func aclCoversTCP(protocol string) bool {
 // refreshACLForwards opens or closes the SSH endpoints of the forwards on
 // the tiers that use the list, as the list now lets port 22 in or not.
 func (s *Simulator) refreshACLForwards(aclID string) {
-	for _, n := range s.st.Networks {
+	for _, n := range s.rt.DB.Networks {
 		if n.Removed || n.ACLID != aclID {
 			continue
 		}
@@ -295,6 +295,6 @@ func (s *Simulator) refreshACLForwards(aclID string) {
 // forwardAllowed reports whether the network ACL of a forward's tier lets
 // SSH in; forwards off VPC tiers are not filtered by an ACL.
 func (s *Simulator) forwardAllowed(r *model.Rule) bool {
-	n := s.st.Network(r.NetworkID)
+	n := s.rt.DB.Network(r.NetworkID)
 	return !isVPCTier(n) || s.aclAllowsIngress(n, defaultSSHPort)
 }

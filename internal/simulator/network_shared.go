@@ -29,14 +29,14 @@ func isDirectAccess(n *model.Network) bool { return n != nil && n.NetType == net
 // seedSharedNetwork adds the zone's Shared network, on the loopback block
 // reserved for it: gateway .1, guest IP range .2-.199.
 func (s *Simulator) seedSharedNetwork(zoneID string) {
-	st := s.st
-	off := &model.NetworkOffering{InternalID: st.NextID("netoffering"), ID: s.newUUID(), Name: sharedOfferingName,
+	st := s.rt.DB
+	off := &model.NetworkOffering{InternalID: st.NextID("netoffering"), ID: s.rt.NewUUID(), Name: sharedOfferingName,
 		DisplayText: "Offering for Shared networks", ConserveMode: true}
 	st.NetOffers = append(st.NetOffers, off)
 	b := s.sharedBlock
-	n := &model.Network{InternalID: st.NextID("network"), ID: s.newUUID(), Name: sharedNetworkName,
+	n := &model.Network{InternalID: st.NextID("network"), ID: s.rt.NewUUID(), Name: sharedNetworkName,
 		DisplayText: sharedNetworkName, ZoneID: zoneID, OfferingID: off.ID, NetType: netTypeShared,
-		State: model.NetworkImplemented, InUse: map[netip.Addr]bool{}, Created: s.now(),
+		State: model.NetworkImplemented, InUse: map[netip.Addr]bool{}, Created: s.rt.Now(),
 		CIDR: b.CIDR(), Gateway: b.Host(1).String(),
 		IPRange: model.IPRange{First: b.Host(sharedRangeFirstHost), Last: b.Host(sharedRangeLastHost)}}
 	st.Networks = append(st.Networks, n)
@@ -46,18 +46,18 @@ func (s *Simulator) seedSharedNetwork(zoneID string) {
 // openDirectSSH starts the SSH server of a VM on a directly accessed
 // network, on its own address, port 22.
 func (s *Simulator) openDirectSSH(v *model.VM) {
-	if !isDirectAccess(s.st.Network(v.NetworkID)) {
+	if !isDirectAccess(s.rt.DB.Network(v.NetworkID)) {
 		return
 	}
 	t := s.sshTarget(v)
-	if err := s.ep.OpenForward(v.IP, defaultSSHPort, t); err != nil {
-		s.logf("open SSH of %s on %s: %v", v.Name, v.IP, err)
+	if err := s.rt.EP.OpenForward(v.IP, defaultSSHPort, t); err != nil {
+		s.rt.Logf("open SSH of %s on %s: %v", v.Name, v.IP, err)
 	}
 }
 
 // closeDirectSSH stops it when the VM is expunged.
 func (s *Simulator) closeDirectSSH(v *model.VM) {
-	if isDirectAccess(s.st.Network(v.NetworkID)) {
-		s.ep.CloseForward(v.IP, defaultSSHPort)
+	if isDirectAccess(s.rt.DB.Network(v.NetworkID)) {
+		s.rt.EP.CloseForward(v.IP, defaultSSHPort)
 	}
 }

@@ -69,9 +69,9 @@ func TestGuestIPsUniqueAndReusedAfterExpunge(t *testing.T) {
 	}
 	ips := liveIPs(t, e, cl.Networkid)
 	got := slices.Sorted(maps.Values(ips))
-	e.sim.lock()
-	guest := netip.MustParsePrefix(e.sim.st.Network(cl.Networkid).CIDR)
-	e.sim.unlock()
+	e.sim.rt.Lock()
+	guest := netip.MustParsePrefix(e.sim.rt.DB.Network(cl.Networkid).CIDR)
+	e.sim.rt.Unlock()
 	gateway := guest.Addr().Next()
 	want := []string{gateway.Next().String(), gateway.Next().Next().String(), gateway.Next().Next().Next().String()}
 	if !slices.Equal(got, want) {

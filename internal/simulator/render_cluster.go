@@ -3,6 +3,7 @@ package simulator
 import (
 	"strconv"
 
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/core"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/wire"
 )
@@ -10,7 +11,7 @@ import (
 // renderCluster is KubernetesClusterManagerImpl.createKubernetesClusterResponse
 // (4.22 KubernetesClusterResponse; it sets no consoleendpoint). Callers hold
 // s.mu.
-func (s *Simulator) renderCluster(c *model.Cluster, who *caller) map[string]any {
+func (s *Simulator) renderCluster(c *model.Cluster, who *core.Caller) map[string]any {
 	out := map[string]any{
 		"id":                  c.ID,
 		"name":                c.Name,
@@ -33,21 +34,21 @@ func (s *Simulator) renderCluster(c *model.Cluster, who *caller) map[string]any 
 		"created":             wire.CSTime(c.Created),
 		"hasannotations":      false,
 	}
-	if z := s.st.Zone(c.ZoneID); z != nil {
+	if z := s.rt.DB.Zone(c.ZoneID); z != nil {
 		out["zonename"] = z.Name
 	}
-	if t := s.st.Template(c.TemplateID); t != nil {
+	if t := s.rt.DB.Template(c.TemplateID); t != nil {
 		out["templatename"] = t.Name
 	}
-	if v := s.st.Version(c.VersionID); v != nil {
+	if v := s.rt.DB.Version(c.VersionID); v != nil {
 		out["kubernetesversionname"] = v.Name
 	}
-	if n := s.st.Network(c.NetworkID); n != nil {
+	if n := s.rt.DB.Network(c.NetworkID); n != nil {
 		out["associatednetworkname"] = n.Name
 	}
 	for key, id := range map[string]string{"serviceoffering": c.OfferingID, "controloffering": c.ControlOfferingID,
 		"workeroffering": c.WorkerOfferingID, "etcdoffering": c.EtcdOfferingID} {
-		if o := s.st.Offering(id); o != nil {
+		if o := s.rt.DB.Offering(id); o != nil {
 			out[key+"id"] = o.ID
 			out[key+"name"] = o.Name
 		}
@@ -58,7 +59,7 @@ func (s *Simulator) renderCluster(c *model.Cluster, who *caller) map[string]any 
 	// The only create-only input the response carries besides csienabled;
 	// node templates, CNI details, AS number, docker registry and external
 	// load balancer address are stored but never returned.
-	if u := s.st.UserDataByID(c.CNIConfigID); u != nil {
+	if u := s.rt.DB.UserDataByID(c.CNIConfigID); u != nil {
 		out["cniconfigurationid"] = u.ID
 		out["cniconfigname"] = u.Name
 	}
@@ -66,7 +67,7 @@ func (s *Simulator) renderCluster(c *model.Cluster, who *caller) map[string]any 
 		out["minsize"] = c.MinSize
 		out["maxsize"] = c.MaxSize
 	}
-	s.ownerFields(out, c.AccountID)
+	s.rt.OwnerFields(out, c.AccountID)
 	if ip := s.onlySourceNatIP(c.NetworkID); ip != nil {
 		out["ipaddress"] = ip.Address
 		out["ipaddressid"] = ip.ID
@@ -75,9 +76,9 @@ func (s *Simulator) renderCluster(c *model.Cluster, who *caller) map[string]any 
 		out["etcdips"] = etcd
 	}
 	vms := []map[string]any{}
-	full := who == nil || who.isAdmin()
-	for _, row := range s.st.MapRows(c.ID) {
-		v := s.st.VM(row.VMID)
+	full := who == nil || who.IsAdmin()
+	for _, row := range s.rt.DB.MapRows(c.ID) {
+		v := s.rt.DB.VM(row.VMID)
 		if v == nil {
 			continue // the view joins on live VMs: expunged or missing VMs are skipped
 		}
@@ -89,11 +90,11 @@ func (s *Simulator) renderCluster(c *model.Cluster, who *caller) map[string]any 
 		}
 		vms = append(vms, r)
 	}
-	out["virtualmachines"] = orderList(s, vms)
-	if s.profile.NoCSI {
+	out["virtualmachines"] = core.OrderList(s.rt, vms)
+	if s.rt.Profile.NoCSI {
 		delete(out, "csienabled")
 	}
-	for _, f := range s.opts.ClusterResponseOmits {
+	for _, f := range s.rt.Opts.ClusterResponseOmits {
 		delete(out, f)
 	}
 	return out
@@ -103,7 +104,7 @@ func (s *Simulator) renderCluster(c *model.Cluster, who *caller) map[string]any 
 // one.
 func (s *Simulator) onlySourceNatIP(networkID string) *model.PublicIP {
 	var found *model.PublicIP
-	for _, p := range s.st.IPs {
+	for _, p := range s.rt.DB.IPs {
 		if !p.Released && p.NetworkID == networkID && p.SourceNat {
 			if found != nil {
 				return nil
@@ -118,13 +119,13 @@ func (s *Simulator) onlySourceNatIP(networkID string) *model.PublicIP {
 // port is exactly the etcd start port (so only etcd node 1 appears).
 func (s *Simulator) etcdIPs(c *model.Cluster) map[string]string {
 	out := map[string]string{}
-	for _, row := range s.st.MapRows(c.ID) {
+	for _, row := range s.rt.DB.MapRows(c.ID) {
 		if !row.Etcd {
 			continue
 		}
-		for _, r := range s.st.Rules {
+		for _, r := range s.rt.DB.Rules {
 			if r.Purpose == model.PurposePF && r.VMID == row.VMID && r.Start == etcdNodesStartPort && r.State != model.RuleRevoke {
-				if ip := s.st.IP(r.IPID); ip != nil {
+				if ip := s.rt.DB.IP(r.IPID); ip != nil {
 					out[ip.ID] = ip.Address
 				}
 			}

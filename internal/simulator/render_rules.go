@@ -11,7 +11,7 @@ import (
 
 func (s *Simulator) ruleIPFields(out map[string]any, r *model.Rule, idKey, addrKey string) {
 	out[idKey] = r.IPID
-	if ip := s.st.IP(r.IPID); ip != nil {
+	if ip := s.rt.DB.IP(r.IPID); ip != nil {
 		out[addrKey] = ip.Address
 	}
 }
@@ -61,7 +61,7 @@ func (s *Simulator) renderPortForwardingRule(r *model.Rule) map[string]any {
 		"tags":             []any{},
 	}
 	s.ruleIPFields(out, r, "ipaddressid", "ipaddress")
-	if v := s.st.VMIncludingExpunged(r.VMID); v != nil {
+	if v := s.rt.DB.VMIncludingExpunged(r.VMID); v != nil {
 		out["virtualmachinename"] = v.Name
 		out["virtualmachinedisplayname"] = v.Name
 	}
@@ -81,13 +81,13 @@ func (s *Simulator) renderLoadBalancerRule(r *model.Rule) map[string]any {
 		"networkid":   r.NetworkID,
 		"protocol":    r.Protocol,
 		"fordisplay":  r.ForDisplay,
-		"zoneid":      s.st.SeedIDs.Zone,
+		"zoneid":      s.rt.DB.SeedIDs.Zone,
 		"tags":        []any{},
 	}
-	if z := s.st.Zone(s.st.SeedIDs.Zone); z != nil {
+	if z := s.rt.DB.Zone(s.rt.DB.SeedIDs.Zone); z != nil {
 		out["zonename"] = z.Name
 	}
 	s.ruleIPFields(out, r, "publicipid", "publicip")
-	s.ownerFields(out, r.AccountID)
+	s.rt.OwnerFields(out, r.AccountID)
 	return out
 }

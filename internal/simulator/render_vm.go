@@ -22,8 +22,8 @@ func (s *Simulator) renderVM(v *model.VM, full bool) map[string]any {
 		"zoneid":                v.ZoneID,
 		"templateid":            v.TemplateID,
 		"serviceofferingid":     v.OfferingID,
-		"guestosid":             s.st.SeedIDs.GuestOS,
-		"ostypeid":              s.st.SeedIDs.GuestOS,
+		"guestosid":             s.rt.DB.SeedIDs.GuestOS,
+		"ostypeid":              s.rt.DB.SeedIDs.GuestOS,
 		"osdisplayname":         "Debian GNU/Linux 12 (64-bit)",
 		"hypervisor":            "KVM",
 		"arch":                  "x86_64",
@@ -51,26 +51,26 @@ func (s *Simulator) renderVM(v *model.VM, full bool) map[string]any {
 	if v.Keypair != "" {
 		out["keypairs"] = v.Keypair
 	}
-	if z := s.st.Zone(v.ZoneID); z != nil {
+	if z := s.rt.DB.Zone(v.ZoneID); z != nil {
 		out["zonename"] = z.Name
 	}
-	if t := s.st.Template(v.TemplateID); t != nil {
+	if t := s.rt.DB.Template(v.TemplateID); t != nil {
 		out["templatename"] = t.Name
 		out["templatedisplaytext"] = t.DisplayText
 		out["templatetype"] = "SYSTEM"
 		out["templateformat"] = "QCOW2"
 	}
-	if o := s.st.Offering(v.OfferingID); o != nil {
+	if o := s.rt.DB.Offering(v.OfferingID); o != nil {
 		out["serviceofferingname"] = o.Name
 		out["cpunumber"] = o.CPU
 		out["cpuspeed"] = o.CPUSpeed
 		out["memory"] = o.Memory
 	}
-	if u := s.st.UserOfAccount(v.AccountID); u != nil {
+	if u := s.rt.DB.UserOfAccount(v.AccountID); u != nil {
 		out["userid"] = u.ID
 		out["username"] = u.Username
 	}
-	s.ownerFields(out, v.AccountID)
+	s.rt.OwnerFields(out, v.AccountID)
 	if full {
 		out["instancename"] = s.instanceName(v)
 		if v.State == model.VMRunning {
@@ -96,7 +96,7 @@ func (s *Simulator) renderNIC(v *model.VM) map[string]any {
 		"deviceid":         "0",
 		"virtualmachineid": v.ID,
 	}
-	if n := s.st.Network(v.NetworkID); n != nil {
+	if n := s.rt.DB.Network(v.NetworkID); n != nil {
 		nic["networkname"] = n.Name
 		nic["gateway"] = n.Gateway
 		vlan := fmt.Sprintf("vlan://%d", 2000+n.InternalID)

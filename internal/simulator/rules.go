@@ -10,17 +10,17 @@ import (
 )
 
 // The firewall_rules table: one id sequence for firewall, port-forwarding
-// and load balancer rules, listed in id order. Callers hold s.mu.
+// and load balancer rules, listed in id order. Callers hold the lock.
 
 // persistRule gives the rule the next id and inserts it. With conflict
 // checking it then runs detectRulesConflict and, on a conflict, rolls the
 // insert back: the id stays used, as a database sequence would.
 func (s *Simulator) persistRule(r *model.Rule, checkConflict bool) *wire.APIError {
-	s.st.RuleSeq++
-	r.InternalID = s.st.RuleSeq
-	r.ID = s.newUUID()
-	r.Created = s.now()
-	s.st.Rules = append(s.st.Rules, r)
+	s.rt.DB.RuleSeq++
+	r.InternalID = s.rt.DB.RuleSeq
+	r.ID = s.rt.NewUUID()
+	r.Created = s.rt.Now()
+	s.rt.DB.Rules = append(s.rt.DB.Rules, r)
 	if !checkConflict {
 		return nil
 	}
@@ -32,14 +32,14 @@ func (s *Simulator) persistRule(r *model.Rule, checkConflict bool) *wire.APIErro
 }
 
 func (s *Simulator) deleteRuleRow(r *model.Rule) {
-	s.st.Rules = slices.DeleteFunc(s.st.Rules, func(x *model.Rule) bool { return x == r })
+	s.rt.DB.Rules = slices.DeleteFunc(s.rt.DB.Rules, func(x *model.Rule) bool { return x == r })
 }
 
 // rulesOnIP lists the IP's not-revoked rules of one purpose ("" for all) in
 // id order.
 func (s *Simulator) rulesOnIP(ipID, purpose string) []*model.Rule {
 	var out []*model.Rule
-	for _, r := range s.st.Rules {
+	for _, r := range s.rt.DB.Rules {
 		if r.IPID == ipID && r.State != model.RuleRevoke && (purpose == "" || r.Purpose == purpose) {
 			out = append(out, r)
 		}
@@ -51,7 +51,7 @@ func (s *Simulator) rulesOnIP(ipID, purpose string) []*model.Rule {
 // order.
 func (s *Simulator) rulesInNetwork(networkID, purpose string) []*model.Rule {
 	var out []*model.Rule
-	for _, r := range s.st.Rules {
+	for _, r := range s.rt.DB.Rules {
 		if r.NetworkID == networkID && r.State != model.RuleRevoke && r.Purpose == purpose {
 			out = append(out, r)
 		}
@@ -62,13 +62,13 @@ func (s *Simulator) rulesInNetwork(networkID, purpose string) []*model.Rule {
 // revokeRule revokes and deletes a rule, with the firewall rule opened for
 // it, and stops its SSH endpoint.
 func (s *Simulator) revokeRule(r *model.Rule) {
-	if !slices.Contains(s.st.Rules, r) {
+	if !slices.Contains(s.rt.DB.Rules, r) {
 		return
 	}
 	r.State = model.RuleRevoke
 	s.closeForward(r)
 	s.deleteRuleRow(r)
-	for _, related := range slices.Clone(s.st.Rules) {
+	for _, related := range slices.Clone(s.rt.DB.Rules) {
 		if related.RelatedID == r.InternalID {
 			s.revokeRule(related)
 		}
@@ -78,7 +78,7 @@ func (s *Simulator) revokeRule(r *model.Rule) {
 // ruleString is FirewallRuleVO.toString().
 func (s *Simulator) ruleString(r *model.Rule) string {
 	var netID int64
-	if n := s.st.Network(r.NetworkID); n != nil {
+	if n := s.rt.DB.Network(r.NetworkID); n != nil {
 		netID = n.InternalID
 	}
 	return fmt.Sprintf(`FirewallRule {"id":%d,"networkId":%d,"purpose":"%s","state":"%s","uuid":"%s"}`,

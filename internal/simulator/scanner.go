@@ -34,7 +34,7 @@ func (s *Simulator) scannerLoop() {
 			tick = timer.C
 		}
 		select {
-		case <-s.closing:
+		case <-s.rt.Closing():
 			if timer != nil {
 				timer.Stop()
 			}
@@ -44,9 +44,9 @@ func (s *Simulator) scannerLoop() {
 				timer.Stop()
 			}
 		case <-tick:
-			s.lock()
+			s.rt.Lock()
 			s.runScanner()
-			s.unlock()
+			s.rt.Unlock()
 		}
 	}
 }
@@ -56,7 +56,7 @@ func (s *Simulator) scannerLoop() {
 // that state (so a cluster moved to Alert by the Running pass is seen by the
 // Alert pass of the same run).
 func (s *Simulator) clustersInState(state string) []*model.Cluster {
-	return model.AllWhere(s.st.Clusters, func(c *model.Cluster) bool {
+	return model.AllWhere(s.rt.DB.Clusters, func(c *model.Cluster) bool {
 		return !c.Removed && c.ClusterType == "CloudManaged" && c.State == state
 	})
 }
@@ -66,7 +66,7 @@ func (s *Simulator) clustersInState(state string) []*model.Cluster {
 func (s *Simulator) runScanner() {
 	first := !s.scanned
 	s.scanned = true
-	now := s.now()
+	now := s.rt.Now()
 	s.scanRunningClusters()
 	s.scanStoppedClusters()
 	s.scanAlertClusters()
@@ -83,7 +83,7 @@ func (s *Simulator) scanRunningClusters() {
 	for _, c := range s.clustersInState(model.ClusterRunning) {
 		ok, err := s.clusterVMsInDesiredState(c, model.VMRunning)
 		if err != nil {
-			s.logf("Failed to run Kubernetes cluster Running state scanner on Kubernetes cluster : %s status scanner: %v", c.Name, err)
+			s.rt.Logf("Failed to run Kubernetes cluster Running state scanner on Kubernetes cluster : %s status scanner: %v", c.Name, err)
 			continue
 		}
 		if !ok {
@@ -98,7 +98,7 @@ func (s *Simulator) scanStoppedClusters() {
 	for _, c := range s.clustersInState(model.ClusterStopped) {
 		ok, err := s.clusterVMsInDesiredState(c, model.VMStopped)
 		if err != nil {
-			s.logf("Failed to run Kubernetes cluster Stopped state scanner on Kubernetes cluster : %s status scanner: %v", c.Name, err)
+			s.rt.Logf("Failed to run Kubernetes cluster Stopped state scanner on Kubernetes cluster : %s status scanner: %v", c.Name, err)
 			continue
 		}
 		if !ok {
@@ -115,7 +115,7 @@ func (s *Simulator) scanAlertClusters() {
 	for _, c := range s.clustersInState(model.ClusterAlert) {
 		running, err := s.clusterVMsInDesiredState(c, model.VMRunning)
 		if err != nil {
-			s.logf("Failed to run Kubernetes cluster Alert state scanner on Kubernetes cluster : %s status scanner: %v", c.Name, err)
+			s.rt.Logf("Failed to run Kubernetes cluster Alert state scanner on Kubernetes cluster : %s status scanner: %v", c.Name, err)
 			continue
 		}
 		if running {
@@ -124,7 +124,7 @@ func (s *Simulator) scanAlertClusters() {
 		}
 		stopped, err := s.clusterVMsInDesiredState(c, model.VMStopped)
 		if err != nil {
-			s.logf("Failed to run Kubernetes cluster Alert state scanner on Kubernetes cluster : %s status scanner: %v", c.Name, err)
+			s.rt.Logf("Failed to run Kubernetes cluster Alert state scanner on Kubernetes cluster : %s status scanner: %v", c.Name, err)
 			continue
 		}
 		if stopped {
@@ -149,7 +149,7 @@ func (s *Simulator) scanStartingClusters(now time.Time) {
 func (s *Simulator) scanDestroyingClusters() {
 	for _, c := range s.clustersInState(model.ClusterDestroying) {
 		if err := s.destroyCluster(nil, c); err != nil {
-			s.logf("Failed to run Kubernetes cluster Destroying state scanner on Kubernetes cluster : %s status scanner: %v", c.Name, err)
+			s.rt.Logf("Failed to run Kubernetes cluster Destroying state scanner on Kubernetes cluster : %s status scanner: %v", c.Name, err)
 		}
 	}
 }
@@ -159,14 +159,14 @@ func (s *Simulator) scanDestroyingClusters() {
 // first) and every mapped VM, expunged ones included, must be in the state.
 // A row whose VM never existed is errVMNotFound.
 func (s *Simulator) clusterVMsInDesiredState(c *model.Cluster, state string) (bool, error) {
-	rows := s.st.MapRows(c.ID)
+	rows := s.rt.DB.MapRows(c.ID)
 	if len(rows) < model.ExpectedMapSize(c) {
-		s.logf("Found only %d VMs in the Kubernetes cluster ID: %s while expected %d VMs to be in state: %s",
+		s.rt.Logf("Found only %d VMs in the Kubernetes cluster ID: %s while expected %d VMs to be in state: %s",
 			len(rows), c.ID, model.ExpectedMapSize(c), state)
 		return false, nil
 	}
 	for _, row := range rows {
-		v := s.st.VMIncludingExpunged(row.VMID)
+		v := s.rt.DB.VMIncludingExpunged(row.VMID)
 		if v == nil {
 			return false, errVMNotFound
 		}
@@ -184,7 +184,7 @@ func (s *Simulator) clusterVMsInDesiredState(c *model.Cluster, state string) (bo
 // answers on 6443 and the kubeconfig can be read over SSH.
 func (s *Simulator) reconcileAlertCluster(c *model.Cluster) bool {
 	want := model.ExpectedMapSize(c)
-	rows := s.st.MapRows(c.ID)
+	rows := s.rt.DB.MapRows(c.ID)
 	if _, ok := s.clusterServer(c); len(rows) == 0 || len(rows) != want || !ok {
 		return false
 	}
@@ -197,7 +197,7 @@ func (s *Simulator) reconcileAlertCluster(c *model.Cluster) bool {
 	if !s.apiReachable(c) {
 		return false
 	}
-	kubeconfig, err := s.ep.Kubeconfig(c.ID, c.Name)
+	kubeconfig, err := s.rt.EP.Kubeconfig(c.ID, c.Name)
 	if err != nil {
 		return false
 	}

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/core"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/wire"
 )
@@ -76,10 +77,10 @@ func (s *Simulator) serveAPI(w http.ResponseWriter, r *http.Request) {
 	command := wire.FirstValueFold(form, "command")
 	respKey := "errorresponse"
 	if command != "" {
-		s.counters.Add(command)
+		s.rt.Counters.Add(command)
 		respKey = wire.LowerCommand(command) + "response"
 	}
-	if d := s.faults.LatencyFor(command); d > 0 {
+	if d := s.rt.Faults.LatencyFor(command); d > 0 {
 		t := time.NewTimer(d)
 		select {
 		case <-t.C:
@@ -99,15 +100,15 @@ func (s *Simulator) serveAPI(w http.ResponseWriter, r *http.Request) {
 			Text: "The given command does not exist or it is not available for user"})
 		return
 	}
-	if injected, ok := s.faults.TakeAPIFailure(command); ok {
+	if injected, ok := s.rt.Faults.TakeAPIFailure(command); ok {
 		wire.WriteError(w, respKey, injected)
 		return
 	}
 	p := wire.NewParams(command, form)
-	s.lock()
+	s.rt.Lock()
 	body, err := handler(s, c, p)
-	s.unlock()
-	if s.faults.TakeLostResponse(command) {
+	s.rt.Unlock()
+	if s.rt.Faults.TakeLostResponse(command) {
 		// The command ran (an async one has its job queued), but a proxy
 		// in front of the server times out and answers for it.
 		w.Header().Set("Content-Type", "text/html")
@@ -124,12 +125,12 @@ func (s *Simulator) serveAPI(w http.ResponseWriter, r *http.Request) {
 
 // authenticate verifies the api key and signature and returns the caller,
 // or nil.
-func (s *Simulator) authenticate(form map[string][]string) *caller {
-	s.lock()
-	defer s.unlock()
+func (s *Simulator) authenticate(form map[string][]string) *core.Caller {
+	s.rt.Lock()
+	defer s.rt.Unlock()
 	var found *model.User
 	secretFor := func(apiKey string) (string, bool) {
-		for _, u := range s.st.Users {
+		for _, u := range s.rt.DB.Users {
 			if u.APIKey == apiKey {
 				found = u
 				return u.SecretKey, true
@@ -140,9 +141,9 @@ func (s *Simulator) authenticate(form map[string][]string) *caller {
 	if !wire.VerifySignature(form, secretFor, time.Now()) || found == nil {
 		return nil
 	}
-	a := s.st.Account(found.AccountID)
+	a := s.rt.DB.Account(found.AccountID)
 	if a == nil {
 		return nil
 	}
-	return &caller{user: found, account: a}
+	return &core.Caller{User: found, Account: a}
 }

@@ -5,93 +5,22 @@ import (
 	"crypto/ed25519"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"net"
 	"net/http"
 	"sync"
 	"sync/atomic"
 	"time"
 
-	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/faults"
-	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/loopback"
-	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
-	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/profiles"
 	"golang.org/x/crypto/ssh"
+
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/core"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/endpoints"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/loopback"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/profiles"
 )
 
-// Options configure a Simulator.
-type Options struct {
-	// Profile selects the behaviour profile, one of Profiles():
-	// Profile42211 ("4.22.1.1", the default), Profile42200 ("4.22.0.0") or
-	// ProfilePR14165 ("pr14165"; ProfileFixed, "fixed", is its alias).
-	Profile string
-	// JobDuration is how long an async job takes from start to finish. Zero
-	// finishes jobs as fast as possible, but still asynchronously.
-	JobDuration time.Duration
-	// JobQueueDelay is how long an async job waits in the executor's queue
-	// before it runs, on top of JobDuration. A real management server
-	// answers the command with the job id once the job is queued
-	// (AsyncJobManagerImpl.submitAsyncJob), and the job's first change,
-	// such as a cluster's move to Scaling, comes when an executor thread
-	// runs it; a busy server runs it later. Zero starts jobs at once.
-	JobQueueDelay time.Duration
-	// Clock drives VM name suffixes, created timestamps and the state
-	// scanner. Nil means time.Now.
-	Clock func() time.Time
-	// Seed makes generated UUIDs, API keys, the key pair, the twin-forward
-	// pick of findByNetworkAndPorts and the shuffled list order
-	// deterministic when non-zero.
-	Seed uint64
-	// ListOrder is the order of every list the API returns: ListOrderReal
-	// ("", the management server's own order), ListOrderReversed
-	// ("reversed") or ListOrderShuffled ("shuffled", a new random
-	// permutation on every call). The last two check that a client does not
-	// depend on an order the server does not promise.
-	ListOrder string
-	// WorkerRuleOrder is the order in which the CKS workers read the
-	// firewall rules of a public IP when they pick one by its ports: the
-	// DAO query behind the scale's and the destroy's picks
-	// (FirewallRulesDaoImpl.listByIpPurposeProtocolAndNotRevoked) has no
-	// ORDER BY, so the database decides. WorkerRuleOrderAscending ("", by
-	// id, what MySQL returns in practice) or WorkerRuleOrderDescending
-	// ("descending"), for checking that a client does not depend on it.
-	WorkerRuleOrder string
-	// ScannerInterval is the period of the cluster state scanner, which runs
-	// on a timer as the management server's KubernetesClusterStatusScanner
-	// does, never because of an API call. Zero means
-	// DefaultScannerInterval (30 s). RunScanner runs it at once.
-	ScannerInterval time.Duration
-	// DisableScanner turns off the scanner's timer; RunScanner still runs it.
-	DisableScanner bool
-	// MaxClusterSize is cloud.kubernetes.cluster.max.size (control plus
-	// worker nodes). Zero means the CloudStack default of 10.
-	MaxClusterSize int
-	// GuestCIDRPrefix is the prefix length of the guest CIDR of every
-	// isolated network the simulator creates (16 to 29). Zero means
-	// CloudStack's default guest CIDR size, /24 (10.1.1.0/24); a larger
-	// network (smaller prefix) holds more VMs.
-	GuestCIDRPrefix int
-	// PublicIPBlocks is how many loopback /24 blocks (253 addresses each)
-	// the zone's public IPs come from: one per isolated network's source
-	// NAT and per VPC. Zero means one, about 250 clusters on isolated
-	// networks; fleet benchmarks need more.
-	PublicIPBlocks int
-	// ISODownloadDuration is how long the image store takes to download
-	// the binaries ISO of a Kubernetes version an administrator adds; zero
-	// means DefaultISODownloadDuration. SetISODownload sets it, or a
-	// failure, per URL.
-	ISODownloadDuration time.Duration
-	// ExperimentalFeatures is cloud.kubernetes.cluster.experimental.features.enabled
-	// (default false), which a private docker registry needs.
-	ExperimentalFeatures bool
-	// ClusterResponseOmits names fields of the cluster response that the
-	// server leaves out, as a server of another version or build may (for
-	// example cniconfigurationid); the model is unchanged.
-	ClusterResponseOmits []string
-	// Logf receives the simulator's log lines (what the management server
-	// would log). Nil discards them. Secrets are never logged.
-	Logf func(format string, args ...any)
-}
+// Options configure a Simulator (see core.Options).
+type Options = core.Options
 
 // Info describes a running simulator. It is what cksim prints as its single
 // JSON line on start.
@@ -160,23 +89,14 @@ type Info struct {
 
 // Simulator is one simulated CloudStack management server.
 type Simulator struct {
-	opts    Options
-	profile profiles.Profile
+	// rt is what every area shares: the model and its lock, the random
+	// sources, the clock, the job runner, the faults, the profile.
+	rt *core.Runtime
 
-	// mu guards st, rng and every model change. Endpoint calls are made
-	// while holding it; the endpoints read the model only through the
-	// lock-free view published on unlock, so they never wait on mu.
-	mu         sync.Mutex
-	st         *model.DB
-	rng        *rand.Rand
-	orderRNG   *rand.Rand // shuffled list order, apart from rng
-	twinRNG    *rand.Rand // findByNetworkAndPorts' ORDER BY RAND(), apart from rng
 	lastNameMS int64
 	scanned    bool
 
-	clockOffset atomic.Int64 // nanoseconds added to the clock by the admin API
-	view        atomic.Pointer[endpointView]
-	ep          netEndpoints
+	view atomic.Pointer[endpointView]
 
 	block loopback.Block
 	// extraBlocks are the public IP blocks beyond block (PublicIPBlocks).
@@ -187,12 +107,7 @@ type Simulator struct {
 	keyPub      ssh.PublicKey
 	keyPEM      []byte
 
-	faults   *faults.Set
-	counters *faults.Counters
-
-	closing   chan struct{}
 	closeOnce sync.Once
-	jobs      sync.WaitGroup
 	bg        sync.WaitGroup // the scanner timer
 
 	scanInterval atomic.Int64 // nanoseconds; 0 stops the timer
@@ -245,18 +160,10 @@ func New(opts Options) (*Simulator, error) {
 		opts.ISODownloadDuration = DefaultISODownloadDuration
 	}
 	s := &Simulator{
-		opts:      opts,
-		profile:   prof,
-		st:        model.NewDB(),
-		rng:       newRNG(opts.Seed),
-		orderRNG:  newOrderRNG(opts.Seed),
-		twinRNG:   newTwinRNG(opts.Seed),
-		faults:    faults.New(),
-		counters:  faults.NewCounters(),
-		closing:   make(chan struct{}),
+		rt:        core.New(opts, prof),
 		scanReset: make(chan struct{}, 1),
 	}
-	block, err := loopback.Reserve(s.rng)
+	block, err := loopback.Reserve(s.rt.RNG)
 	if err != nil {
 		return nil, err
 	}
@@ -266,7 +173,7 @@ func New(opts Options) (*Simulator, error) {
 		return nil, err
 	}
 	// Its own generator, so that the ids drawn from rng keep their values.
-	shared, err := loopback.Reserve(newRNG(sharedBlockSeed(opts.Seed)))
+	shared, err := loopback.Reserve(core.NewRNG(sharedBlockSeed(opts.Seed)))
 	if err != nil {
 		block.Release()
 		s.releaseExtraBlocks()
@@ -279,11 +186,12 @@ func New(opts Options) (*Simulator, error) {
 		shared.Release()
 		return nil, err
 	}
-	s.ep = newEndpoints(endpointSource{s})
-	s.ep.SetClock(s.now) // node AGE follows the simulated clock
-	s.lock()
+	s.rt.EP = endpoints.NewManager(endpointSource{s})
+	s.rt.EP.SetClock(s.rt.Now) // node AGE follows the simulated clock
+	s.rt.OnUnlock(s.publishView)
+	s.rt.Lock()
 	s.seed()
-	s.unlock()
+	s.rt.Unlock()
 	if !opts.DisableScanner {
 		s.scanInterval.Store(int64(opts.ScannerInterval))
 	}
@@ -344,8 +252,8 @@ func (s *Simulator) Info() Info {
 	s.srvMu.Lock()
 	apiURL, adminURL, keyFile := s.apiURL, s.adminURL, s.keyFile
 	s.srvMu.Unlock()
-	s.lock()
-	defer s.unlock()
+	s.rt.Lock()
+	defer s.rt.Unlock()
 	return s.infoLocked(apiURL, adminURL, keyFile)
 }
 
@@ -353,7 +261,7 @@ func (s *Simulator) Info() Info {
 // every endpoint listener.
 func (s *Simulator) Close() error {
 	s.closeOnce.Do(func() {
-		close(s.closing)
+		s.rt.BeginShutdown()
 		s.srvMu.Lock()
 		srv := s.srv
 		s.srvMu.Unlock()
@@ -367,9 +275,9 @@ func (s *Simulator) Close() error {
 			}
 			cancel()
 		}
-		s.jobs.Wait()
+		s.rt.WaitJobs()
 		s.bg.Wait()
-		s.ep.Close()
+		s.rt.EP.Close()
 		s.block.Release()
 		s.releaseExtraBlocks()
 		s.sharedBlock.Release()

@@ -9,24 +9,37 @@ import (
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/wire"
 )
 
-// VMs, the VM map and Kubernetes node registration. Callers hold s.mu.
+// VMs, the VM map and Kubernetes node registration. Callers hold the lock.
+
+// nodeNameMillis returns the clock in milliseconds for a control or worker
+// name. VMs are created one after another, seconds apart on a real server;
+// a fast or frozen clock must still give distinct names, so the value never
+// repeats. Callers hold the lock.
+func (s *Simulator) nodeNameMillis() int64 {
+	ms := s.rt.Now().UnixMilli()
+	if ms <= s.lastNameMS {
+		ms = s.lastNameMS + 1
+	}
+	s.lastNameMS = ms
+	return ms
+}
 
 // createNodeVM deploys and starts a CKS node VM on the network. Control and
 // worker VMs run a kubelet that registers a Kubernetes node. Without a free
 // guest address on the network nothing is deployed and the capacity error
 // is returned.
 func (s *Simulator) createNodeVM(c *model.Cluster, role model.NodeRole, name, offeringID string, n *model.Network) (*model.VM, *wire.APIError) {
-	st := s.st
+	st := s.rt.DB
 	ip, aerr := s.allocPrivateIP(n)
 	if aerr != nil {
 		return nil, aerr
 	}
-	now := s.now()
-	v := &model.VM{InternalID: st.NextID("vm"), ID: s.newUUID(), Name: name, State: model.VMRunning,
+	now := s.rt.Now()
+	v := &model.VM{InternalID: st.NextID("vm"), ID: s.rt.NewUUID(), Name: name, State: model.VMRunning,
 		Created: now, LastUpdated: now, ZoneID: c.ZoneID, AccountID: c.AccountID, OfferingID: offeringID,
 		TemplateID: c.RoleTemplate(role), NetworkID: n.ID, Keypair: c.Keypair, RootDiskSize: c.RootDiskSize,
-		ClusterID: c.ID, Role: role, NICID: s.newUUID(), IP: ip}
-	v.MAC = fmt.Sprintf("02:00:%02x:%02x:%02x:%02x", s.rng.IntN(256), s.rng.IntN(256), s.rng.IntN(256), v.InternalID%256)
+		ClusterID: c.ID, Role: role, NICID: s.rt.NewUUID(), IP: ip}
+	v.MAC = fmt.Sprintf("02:00:%02x:%02x:%02x:%02x", s.rt.RNG.IntN(256), s.rt.RNG.IntN(256), s.rt.RNG.IntN(256), v.InternalID%256)
 	host := int(v.InternalID) % len(st.HostIDs)
 	v.HostID, v.HostName = st.HostIDs[host], st.HostNames[host]
 	st.VMs = append(st.VMs, v)
@@ -42,14 +55,14 @@ func (s *Simulator) createNodeVM(c *model.Cluster, role model.NodeRole, name, of
 // instanceName is the hypervisor instance name i-<account>-<vm>-VM.
 func (s *Simulator) instanceName(v *model.VM) string {
 	var acct int64
-	if a := s.st.Account(v.AccountID); a != nil {
+	if a := s.rt.DB.Account(v.AccountID); a != nil {
 		acct = a.InternalID
 	}
 	return fmt.Sprintf("i-%d-%d-VM", acct, v.InternalID)
 }
 
 func (s *Simulator) versionSemverOf(c *model.Cluster) string {
-	if v := s.st.Version(c.VersionID); v != nil {
+	if v := s.rt.DB.Version(c.VersionID); v != nil {
 		return v.Semver
 	}
 	return ""
@@ -60,31 +73,31 @@ func (s *Simulator) versionSemverOf(c *model.Cluster) string {
 // marked for manual upgrade (KubernetesClusterActionWorker.addKubernetesClusterVm,
 // called by provisionEtcdCluster with markForManualUpgrade).
 func (s *Simulator) addMapRow(c *model.Cluster, v *model.VM) *model.MapRow {
-	row := &model.MapRow{InternalID: s.st.NextID("vmmap"), ClusterID: c.ID, VMID: v.ID,
+	row := &model.MapRow{InternalID: s.rt.DB.NextID("vmmap"), ClusterID: c.ID, VMID: v.ID,
 		Control: v.Role == model.RoleControl, Etcd: v.Role == model.RoleEtcd, ManualUpgrade: v.Role == model.RoleEtcd}
 	if !row.Etcd {
 		row.NodeVersion = s.versionSemverOf(c)
 	}
-	s.st.VMMap = append(s.st.VMMap, row)
+	s.rt.DB.VMMap = append(s.rt.DB.VMMap, row)
 	return row
 }
 
 func (s *Simulator) deleteMapRow(row *model.MapRow) {
-	s.st.VMMap = slices.DeleteFunc(s.st.VMMap, func(r *model.MapRow) bool { return r == row })
+	s.rt.DB.VMMap = slices.DeleteFunc(s.rt.DB.VMMap, func(r *model.MapRow) bool { return r == row })
 }
 
 // registerNode registers the VM's node in the cluster's Kubernetes, once.
 func (s *Simulator) registerNode(clusterID string, v *model.VM, version string) {
-	if s.st.NodeOfVM(v.ID) != nil {
+	if s.rt.DB.NodeOfVM(v.ID) != nil {
 		return
 	}
-	s.st.Nodes = append(s.st.Nodes, &model.KubeNode{ClusterID: clusterID, Name: model.KubeNodeName(v), VMID: v.ID,
-		Control: v.Role == model.RoleControl, Version: version, IP: v.IP, Created: s.now()})
+	s.rt.DB.Nodes = append(s.rt.DB.Nodes, &model.KubeNode{ClusterID: clusterID, Name: model.KubeNodeName(v), VMID: v.ID,
+		Control: v.Role == model.RoleControl, Version: version, IP: v.IP, Created: s.rt.Now()})
 }
 
 // deleteNode is `kubectl delete node`.
 func (s *Simulator) deleteNode(vmID string) {
-	s.st.Nodes = slices.DeleteFunc(s.st.Nodes, func(n *model.KubeNode) bool { return n.VMID == vmID })
+	s.rt.DB.Nodes = slices.DeleteFunc(s.rt.DB.Nodes, func(n *model.KubeNode) bool { return n.VMID == vmID })
 }
 
 // setVMState changes a VM's state and its lastupdated time.
@@ -93,7 +106,7 @@ func (s *Simulator) setVMState(v *model.VM, state string) {
 		return
 	}
 	v.State = state
-	v.LastUpdated = s.now()
+	v.LastUpdated = s.rt.Now()
 }
 
 // expungeVM destroys and expunges a VM. Expunging revokes the VM's own
@@ -106,7 +119,7 @@ func (s *Simulator) expungeVM(v *model.VM) {
 	}
 	s.setVMState(v, model.VMDestroyed)
 	s.setVMState(v, model.VMExpunging)
-	for _, r := range slices.Clone(s.st.Rules) {
+	for _, r := range slices.Clone(s.rt.DB.Rules) {
 		if r.Purpose == model.PurposePF && r.VMID == v.ID {
 			s.revokeRule(r)
 		}
@@ -123,12 +136,12 @@ func (s *Simulator) joinNode(v *model.VM) {
 	if v.Role == model.RoleEtcd || v.ClusterID == "" {
 		return
 	}
-	c := s.st.Cluster(v.ClusterID)
+	c := s.rt.DB.Cluster(v.ClusterID)
 	if c == nil || c.Removed {
 		return
 	}
 	version := s.versionSemverOf(c)
-	if row := s.st.MapRowOf(v.ID); row != nil && row.NodeVersion != "" {
+	if row := s.rt.DB.MapRowOf(v.ID); row != nil && row.NodeVersion != "" {
 		version = strings.TrimPrefix(row.NodeVersion, "v")
 	}
 	s.registerNode(c.ID, v, version)

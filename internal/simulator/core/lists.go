@@ -1,21 +1,26 @@
-package simulator
+package core
 
-import "github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/wire"
+import (
+	"slices"
 
-// listBody orders items (given in the server's real order) as
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/wire"
+)
+
+// ListBody orders items (given in the server's real order) as
 // Options.ListOrder says, pages them and builds a list response: count is
 // the total that matched; an empty result is {} and a page past the end has
 // only count. Paging applies after the order, as the database's LIMIT
-// follows its ORDER BY. Callers hold s.mu.
-func (s *Simulator) listBody(p wire.Params, objectName string, items []map[string]any) (map[string]any, *wire.APIError) {
-	return listBodyOf(s, p, objectName, items, func(m map[string]any) map[string]any { return m })
+// follows its ORDER BY. Callers hold the lock.
+func (r *Runtime) ListBody(p wire.Params, objectName string, items []map[string]any) (map[string]any, *wire.APIError) {
+	return ListBodyOf(r, p, objectName, items, func(m map[string]any) map[string]any { return m })
 }
 
-// listBodyOf is listBody for items rendered only once their page is
+// ListBodyOf is ListBody for items rendered only once their page is
 // returned, as the server's paged query reads one page: a list of
 // thousands of VMs then renders one page per call, not all of them.
-func listBodyOf[T any](s *Simulator, p wire.Params, objectName string, items []T, render func(T) map[string]any) (map[string]any, *wire.APIError) {
-	items = orderList(s, items)
+func ListBodyOf[T any](r *Runtime, p wire.Params, objectName string, items []T, render func(T) map[string]any) (map[string]any, *wire.APIError) {
+	items = OrderList(r, items)
 	page, hasPage, err := p.Long("page")
 	if err != nil {
 		return nil, err
@@ -66,4 +71,27 @@ func listBodyOf[T any](s *Simulator, p wire.Params, objectName string, items []T
 		body[objectName] = rendered
 	}
 	return body, nil
+}
+
+// OrderList applies Options.ListOrder to a list given in the server's real
+// order. It returns a new slice. Callers hold the lock.
+func OrderList[T any](r *Runtime, items []T) []T {
+	out := slices.Clone(items)
+	switch r.Opts.ListOrder {
+	case ListOrderReversed:
+		slices.Reverse(out)
+	case ListOrderShuffled:
+		r.orderRNG.Shuffle(len(out), func(i, j int) { out[i], out[j] = out[j], out[i] })
+	}
+	return out
+}
+
+// WorkerOrder puts rules listed in id order into the order the CKS workers
+// read them in (Options.WorkerRuleOrder). It returns a new slice.
+func (r *Runtime) WorkerOrder(rules []*model.Rule) []*model.Rule {
+	out := slices.Clone(rules)
+	if r.Opts.WorkerRuleOrder == WorkerRuleOrderDescending {
+		slices.Reverse(out)
+	}
+	return out
 }
