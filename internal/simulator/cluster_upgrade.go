@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/catalog"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/core"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/wire"
@@ -28,7 +29,7 @@ func cmdUpgradeKubernetesCluster(s *Simulator, c *core.Caller, p wire.Params) (m
 
 // canUpgrade is KubernetesVersionManagerImpl.canUpgradeKubernetesVersion.
 func canUpgrade(current, target string) error {
-	switch d := compareSemver(target, current); {
+	switch d := catalog.CompareSemver(target, current); {
 	case d == 0:
 		return wire.ServerErr("Kubernetes clusters can not be upgraded, current version: %s, upgrade version: %s", current, target)
 	case d < 0:

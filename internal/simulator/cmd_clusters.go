@@ -35,7 +35,7 @@ func cmdListKubernetesClusters(s *Simulator, c *core.Caller, p wire.Params) (map
 		if !wire.MatchesKeyword(p, cl.Name) {
 			continue
 		}
-		if err := s.cniConfigGone(cl, c); err != nil {
+		if err := s.cat.CNIConfigGone(cl, c); err != nil {
 			return nil, err
 		}
 		items = append(items, s.renderCluster(cl, c))

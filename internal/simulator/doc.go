@@ -20,6 +20,9 @@
 //	           sources and ids, the clock, the job runner, the faults and
 //	           counters, the profile, the caller and its access rules, and
 //	           list paging and order
+//	catalog    zones, offerings, templates, Kubernetes versions and their
+//	           ISOs, CNI configurations, key pairs, domains, accounts,
+//	           projects, and the queries of async jobs
 //	simulator  this package: the commands, the CKS workers, the state
 //	           scanner, the admin API and the public API (New, Options,
 //	           Info, the admin methods)

@@ -17,8 +17,9 @@ const simulatorImportPath = "github.com/cloudstack-cks/terraform-provider-cks/in
 // only packages on lower floors, so no arrow runs back up: the model, the
 // wire format, the loopback blocks and the behaviour profiles at the bottom,
 // the faults and the network endpoints above them, the runtime every area
-// shares (core) over those, the simulator's API over all of them, and the
-// test support on top.
+// shares (core) over those, then the areas, each on its own floor (the
+// catalogue and accounts first), the simulator's API over all of them, and
+// the test support on top.
 var simulatorFloors = map[string]int{
 	"model":     0,
 	"wire":      0,
@@ -27,8 +28,9 @@ var simulatorFloors = map[string]int{
 	"faults":    1,
 	"endpoints": 1,
 	"core":      2,
-	".":         3,
-	"simtest":   4,
+	"catalog":   3,
+	".":         4,
+	"simtest":   5,
 }
 
 // TestSimulatorPackagesFormLayers fails when a production file of a

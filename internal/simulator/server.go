@@ -1,10 +1,10 @@
 package simulator
 
 import (
-	"maps"
 	"net/http"
 	"time"
 
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/catalog"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/core"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/wire"
@@ -24,9 +24,6 @@ func init() {
 		"stopKubernetesCluster":            cmdStopKubernetesCluster,
 		"deleteKubernetesCluster":          cmdDeleteKubernetesCluster,
 		"getKubernetesClusterConfig":       cmdGetKubernetesClusterConfig,
-		"listKubernetesSupportedVersions":  cmdListKubernetesSupportedVersions,
-		"queryAsyncJobResult":              cmdQueryAsyncJobResult,
-		"listAsyncJobs":                    cmdListAsyncJobs,
 		"listVirtualMachines":              cmdListVirtualMachines,
 		"listFirewallRules":                cmdListFirewallRules,
 		"createFirewallRule":               cmdCreateFirewallRule,
@@ -43,22 +40,18 @@ func init() {
 		"deleteNetworkACL":                 cmdDeleteNetworkACL,
 		"moveNetworkAclItem":               cmdMoveNetworkAclItem,
 		"updateNetworkACLItem":             cmdUpdateNetworkACLItem,
-		"listZones":                        cmdListZones,
-		"listServiceOfferings":             cmdListServiceOfferings,
-		"listSSHKeyPairs":                  cmdListSSHKeyPairs,
-		"listProjects":                     cmdListProjects,
-		"listDomains":                      cmdListDomains,
-		"listAccounts":                     cmdListAccounts,
-		"listCapabilities":                 cmdListCapabilities,
 		"addNodesToKubernetesCluster":      cmdAddNodesToKubernetesCluster,
 		"removeNodesFromKubernetesCluster": cmdRemoveNodesFromKubernetesCluster,
 		"deployVirtualMachine":             cmdDeployVirtualMachine,
 		"destroyVirtualMachine":            cmdDestroyVirtualMachine,
-		"listTemplates":                    cmdListTemplates,
 		"createTags":                       cmdCreateTags,
 		"deleteTags":                       cmdDeleteTags,
 	}
-	maps.Copy(commands, catalogCommands)
+	for name, h := range catalog.Commands {
+		commands[name] = func(s *Simulator, c *core.Caller, p wire.Params) (map[string]any, *wire.APIError) {
+			return h(s.cat, c, p)
+		}
+	}
 }
 
 // serveAPI is /client/api: GET query or POST form, signature check, then

@@ -13,6 +13,7 @@ import (
 
 	"golang.org/x/crypto/ssh"
 
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/catalog"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/core"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/endpoints"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/loopback"
@@ -92,6 +93,8 @@ type Simulator struct {
 	// rt is what every area shares: the model and its lock, the random
 	// sources, the clock, the job runner, the faults, the profile.
 	rt *core.Runtime
+	// cat is the catalogue and accounts area.
+	cat *catalog.Catalog
 
 	lastNameMS int64
 	scanned    bool
@@ -163,6 +166,7 @@ func New(opts Options) (*Simulator, error) {
 		rt:        core.New(opts, prof),
 		scanReset: make(chan struct{}, 1),
 	}
+	s.cat = catalog.New(s.rt)
 	block, err := loopback.Reserve(s.rt.RNG)
 	if err != nil {
 		return nil, err

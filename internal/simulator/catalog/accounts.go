@@ -1,4 +1,4 @@
-package simulator
+package catalog
 
 import (
 	"strconv"
@@ -12,13 +12,13 @@ import (
 // Read-only catalogue commands: zones, offerings, key pairs, projects,
 // domains, accounts and capabilities.
 
-func cmdListZones(s *Simulator, _ *core.Caller, p wire.Params) (map[string]any, *wire.APIError) {
-	byID, err := wire.ResolveParam(p, "id", s.rt.DB.Zone)
+func cmdListZones(s *Catalog, _ *core.Caller, p wire.Params) (map[string]any, *wire.APIError) {
+	byID, err := wire.ResolveParam(p, "id", s.DB.Zone)
 	if err != nil {
 		return nil, err
 	}
 	items := []map[string]any{}
-	for _, z := range s.rt.DB.Zones {
+	for _, z := range s.DB.Zones {
 		if (byID != nil && z != byID) || (p.Has("name") && !strings.EqualFold(p.Str("name"), z.Name)) || !wire.MatchesKeyword(p, z.Name) {
 			continue
 		}
@@ -42,22 +42,22 @@ func cmdListZones(s *Simulator, _ *core.Caller, p wire.Params) (map[string]any, 
 			"isedge":                false,
 		})
 	}
-	return s.rt.ListBody(p, "zone", items)
+	return s.ListBody(p, "zone", items)
 }
 
-func cmdListServiceOfferings(s *Simulator, _ *core.Caller, p wire.Params) (map[string]any, *wire.APIError) {
-	byID, err := wire.ResolveParam(p, "id", s.rt.DB.Offering)
+func cmdListServiceOfferings(s *Catalog, _ *core.Caller, p wire.Params) (map[string]any, *wire.APIError) {
+	byID, err := wire.ResolveParam(p, "id", s.DB.Offering)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := wire.ResolveParam(p, "zoneid", s.rt.DB.Zone); err != nil {
+	if _, err := wire.ResolveParam(p, "zoneid", s.DB.Zone); err != nil {
 		return nil, err
 	}
 	if sys, _ := p.Bool("issystem"); sys {
 		return map[string]any{}, nil
 	}
 	items := []map[string]any{}
-	for _, o := range s.rt.DB.Offerings {
+	for _, o := range s.DB.Offerings {
 		if (byID != nil && o != byID) || (p.Has("name") && !strings.EqualFold(p.Str("name"), o.Name)) || !wire.MatchesKeyword(p, o.Name, o.DisplayText) {
 			continue
 		}
@@ -86,16 +86,16 @@ func cmdListServiceOfferings(s *Simulator, _ *core.Caller, p wire.Params) (map[s
 			"state":                  "Active",
 		})
 	}
-	return s.rt.ListBody(p, "serviceoffering", items)
+	return s.ListBody(p, "serviceoffering", items)
 }
 
-func cmdListSSHKeyPairs(s *Simulator, c *core.Caller, p wire.Params) (map[string]any, *wire.APIError) {
-	scope, err := s.rt.ListScope(c, p)
+func cmdListSSHKeyPairs(s *Catalog, c *core.Caller, p wire.Params) (map[string]any, *wire.APIError) {
+	scope, err := s.ListScope(c, p)
 	if err != nil {
 		return nil, err
 	}
 	items := []map[string]any{}
-	for _, k := range s.rt.DB.Keypairs {
+	for _, k := range s.DB.Keypairs {
 		switch {
 		case !scope(k.AccountID),
 			p.Has("id") && !strings.EqualFold(p.Str("id"), k.ID),
@@ -105,20 +105,20 @@ func cmdListSSHKeyPairs(s *Simulator, c *core.Caller, p wire.Params) (map[string
 			continue
 		}
 		out := map[string]any{"id": k.ID, "name": k.Name, "fingerprint": k.Fingerprint, "hasannotations": false}
-		s.rt.OwnerFields(out, k.AccountID)
+		s.OwnerFields(out, k.AccountID)
 		items = append(items, out)
 	}
-	return s.rt.ListBody(p, "sshkeypair", items)
+	return s.ListBody(p, "sshkeypair", items)
 }
 
-func cmdListProjects(s *Simulator, c *core.Caller, p wire.Params) (map[string]any, *wire.APIError) {
-	byID, err := wire.ResolveParam(p, "id", s.rt.DB.Project)
+func cmdListProjects(s *Catalog, c *core.Caller, p wire.Params) (map[string]any, *wire.APIError) {
+	byID, err := wire.ResolveParam(p, "id", s.DB.Project)
 	if err != nil {
 		return nil, err
 	}
 	listAll, _ := p.Bool("listall")
 	items := []map[string]any{}
-	for _, prj := range s.rt.DB.Projects {
+	for _, prj := range s.DB.Projects {
 		switch {
 		case byID != nil && prj != byID,
 			(!c.IsAdmin() || (!listAll && byID == nil)) && prj.OwnerAccountID != c.Account.ID,
@@ -142,23 +142,23 @@ func cmdListProjects(s *Simulator, c *core.Caller, p wire.Params) (map[string]an
 			"cputotal":     0,
 			"memorytotal":  0,
 		}
-		if a := s.rt.DB.Account(prj.AccountID); a != nil {
+		if a := s.DB.Account(prj.AccountID); a != nil {
 			out["projectaccountname"] = a.Name
 		}
-		if d := s.rt.DB.Domain(prj.DomainID); d != nil {
+		if d := s.DB.Domain(prj.DomainID); d != nil {
 			out["domain"] = d.Name
 		}
-		if owner := s.rt.DB.Account(prj.OwnerAccountID); owner != nil {
+		if owner := s.DB.Account(prj.OwnerAccountID); owner != nil {
 			out["owner"] = []map[string]any{{"account": owner.Name}}
 		}
 		items = append(items, out)
 	}
-	return s.rt.ListBody(p, "project", items)
+	return s.ListBody(p, "project", items)
 }
 
-func (s *Simulator) countVMs(accountID string) int {
+func (s *Catalog) countVMs(accountID string) int {
 	n := 0
-	for _, v := range s.rt.DB.VMs {
+	for _, v := range s.DB.VMs {
 		if !v.Expunged && v.AccountID == accountID {
 			n++
 		}
@@ -166,13 +166,13 @@ func (s *Simulator) countVMs(accountID string) int {
 	return n
 }
 
-func cmdListDomains(s *Simulator, c *core.Caller, p wire.Params) (map[string]any, *wire.APIError) {
-	byID, err := wire.ResolveParam(p, "id", s.rt.DB.Domain)
+func cmdListDomains(s *Catalog, c *core.Caller, p wire.Params) (map[string]any, *wire.APIError) {
+	byID, err := wire.ResolveParam(p, "id", s.DB.Domain)
 	if err != nil {
 		return nil, err
 	}
 	items := []map[string]any{}
-	for _, d := range s.rt.DB.Domains {
+	for _, d := range s.DB.Domains {
 		switch {
 		case byID != nil && d != byID,
 			!c.IsAdmin() && d.ID != c.Account.DomainID,
@@ -195,17 +195,17 @@ func cmdListDomains(s *Simulator, c *core.Caller, p wire.Params) (map[string]any
 			"vmavailable":    "Unlimited",
 		})
 	}
-	return s.rt.ListBody(p, "domain", items)
+	return s.ListBody(p, "domain", items)
 }
 
-func cmdListAccounts(s *Simulator, c *core.Caller, p wire.Params) (map[string]any, *wire.APIError) {
-	byID, err := wire.ResolveParam(p, "id", s.rt.DB.Account)
+func cmdListAccounts(s *Catalog, c *core.Caller, p wire.Params) (map[string]any, *wire.APIError) {
+	byID, err := wire.ResolveParam(p, "id", s.DB.Account)
 	if err != nil {
 		return nil, err
 	}
 	listAll, _ := p.Bool("listall")
 	items := []map[string]any{}
-	for _, a := range s.rt.DB.Accounts {
+	for _, a := range s.DB.Accounts {
 		switch {
 		case a.AccountType == model.AccountTypeProject,
 			byID != nil && a != byID,
@@ -230,11 +230,11 @@ func cmdListAccounts(s *Simulator, c *core.Caller, p wire.Params) (map[string]an
 			"vmlimit":        "Unlimited",
 			"vmavailable":    "Unlimited",
 		}
-		if d := s.rt.DB.Domain(a.DomainID); d != nil {
+		if d := s.DB.Domain(a.DomainID); d != nil {
 			out["domainid"], out["domain"], out["domainpath"] = d.ID, d.Name, d.Path
 		}
 		var users []map[string]any
-		for _, u := range s.rt.DB.Users {
+		for _, u := range s.DB.Users {
 			if u.AccountID == a.ID {
 				users = append(users, map[string]any{"id": u.ID, "username": u.Username, "account": a.Name,
 					"accountid": a.ID, "accounttype": a.AccountType, "state": "enabled", "created": wire.CSTime(u.Created)})
@@ -245,12 +245,12 @@ func cmdListAccounts(s *Simulator, c *core.Caller, p wire.Params) (map[string]an
 		}
 		items = append(items, out)
 	}
-	return s.rt.ListBody(p, "account", items)
+	return s.ListBody(p, "account", items)
 }
 
-func cmdListCapabilities(s *Simulator, _ *core.Caller, _ wire.Params) (map[string]any, *wire.APIError) {
+func cmdListCapabilities(s *Catalog, _ *core.Caller, _ wire.Params) (map[string]any, *wire.APIError) {
 	return map[string]any{"capability": map[string]any{
-		"cloudstackversion":                            s.rt.Profile.CloudStackVersion,
+		"cloudstackversion":                            s.Profile.CloudStackVersion,
 		"kubernetesserviceenabled":                     true,
 		"kubernetesclusterexperimentalfeaturesenabled": false,
 		"securitygroupsenabled":                        false,

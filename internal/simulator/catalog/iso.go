@@ -1,4 +1,4 @@
-package simulator
+package catalog
 
 import (
 	"strconv"
@@ -31,10 +31,10 @@ const isoDownloadReports = 4
 // registerISO is registerIso for a version's ISO: a direct download ISO
 // bypasses secondary storage and is Ready at once; any other is downloaded
 // by the image store in the background. Callers hold the lock.
-func (s *Simulator) registerISO(versionName, url, checksum, zoneID string, directDownload bool) *model.BinariesISO {
-	iso := &model.BinariesISO{InternalID: s.rt.DB.NextID("iso"), ID: s.rt.NewUUID(), Name: versionName + "-Kubernetes-Binaries-ISO",
-		URL: url, Checksum: checksum, ZoneID: zoneID, DirectDownload: directDownload, Created: s.rt.Now()}
-	s.rt.DB.ISOs = append(s.rt.DB.ISOs, iso)
+func (s *Catalog) registerISO(versionName, url, checksum, zoneID string, directDownload bool) *model.BinariesISO {
+	iso := &model.BinariesISO{InternalID: s.DB.NextID("iso"), ID: s.NewUUID(), Name: versionName + "-Kubernetes-Binaries-ISO",
+		URL: url, Checksum: checksum, ZoneID: zoneID, DirectDownload: directDownload, Created: s.Now()}
+	s.DB.ISOs = append(s.DB.ISOs, iso)
 	if directDownload {
 		iso.State, iso.DownloadState = model.ISOReady, model.DownloadBypassed
 		return iso
@@ -42,11 +42,11 @@ func (s *Simulator) registerISO(versionName, url, checksum, zoneID string, direc
 	// createTemplateAsync moves the row to Creating at once; the
 	// download state waits for the first report of the image store.
 	iso.State, iso.DownloadState = model.ISOCreating, model.DownloadNotStarted
-	plan := s.rt.DB.ISODownloads[url]
+	plan := s.DB.ISODownloads[url]
 	if plan.Duration == 0 {
-		plan.Duration = s.rt.Opts.ISODownloadDuration
+		plan.Duration = s.Opts.ISODownloadDuration
 	}
-	s.rt.Go(func() { s.download(iso, plan) })
+	s.Go(func() { s.download(iso, plan) })
 	return iso
 }
 
@@ -55,12 +55,12 @@ func (s *Simulator) registerISO(versionName, url, checksum, zoneID string, direc
 // DOWNLOADED and the move to Ready, or DOWNLOAD_ERROR with its error string
 // and the move back to Allocated (TemplateServiceImpl.createTemplateCallback,
 // OperationFailed from Creating).
-func (s *Simulator) download(iso *model.BinariesISO, plan ISODownload) {
+func (s *Catalog) download(iso *model.BinariesISO, plan model.ISODownload) {
 	for report := 1; report <= isoDownloadReports+1; report++ {
-		if !s.rt.Sleep(plan.Duration / (isoDownloadReports + 1)) {
+		if !s.Sleep(plan.Duration / (isoDownloadReports + 1)) {
 			return
 		}
-		s.rt.Lock()
+		s.Lock()
 		switch {
 		case iso.Removed:
 		case report <= isoDownloadReports:
@@ -70,7 +70,7 @@ func (s *Simulator) download(iso *model.BinariesISO, plan ISODownload) {
 		default:
 			iso.DownloadState, iso.Percent, iso.State = model.DownloadDone, 100, model.ISOReady
 		}
-		s.rt.Unlock()
+		s.Unlock()
 	}
 }
 
@@ -78,16 +78,16 @@ func (s *Simulator) download(iso *model.BinariesISO, plan ISODownload) {
 // versions' binaries ISOs. An admin sees the download status and URL
 // (TemplateJoinDaoImpl.newIsoResponse); id, name, keyword and zoneid narrow
 // the list.
-func cmdListIsos(s *Simulator, c *core.Caller, p wire.Params) (map[string]any, *wire.APIError) {
-	byID, err := wire.ResolveParam(p, "id", s.rt.DB.ISO)
+func cmdListIsos(s *Catalog, c *core.Caller, p wire.Params) (map[string]any, *wire.APIError) {
+	byID, err := wire.ResolveParam(p, "id", s.DB.ISO)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := wire.ResolveParam(p, "zoneid", s.rt.DB.Zone); err != nil {
+	if _, err := wire.ResolveParam(p, "zoneid", s.DB.Zone); err != nil {
 		return nil, err
 	}
 	items := []map[string]any{}
-	for _, iso := range s.rt.DB.ISOs {
+	for _, iso := range s.DB.ISOs {
 		switch {
 		case iso.Removed,
 			byID != nil && iso != byID,
@@ -98,10 +98,10 @@ func cmdListIsos(s *Simulator, c *core.Caller, p wire.Params) (map[string]any, *
 		}
 		items = append(items, s.renderISO(iso, c))
 	}
-	return s.rt.ListBody(p, "iso", items)
+	return s.ListBody(p, "iso", items)
 }
 
-func (s *Simulator) renderISO(iso *model.BinariesISO, c *core.Caller) map[string]any {
+func (s *Catalog) renderISO(iso *model.BinariesISO, c *core.Caller) map[string]any {
 	out := map[string]any{
 		"id":             iso.ID,
 		"name":           iso.Name,
@@ -116,7 +116,7 @@ func (s *Simulator) renderISO(iso *model.BinariesISO, c *core.Caller) map[string
 		"created":        wire.CSTime(iso.Created),
 		"account":        "system",
 		"domain":         "ROOT",
-		"domainid":       s.rt.DB.SeedIDs.RootDomain,
+		"domainid":       s.DB.SeedIDs.RootDomain,
 		"directdownload": iso.DirectDownload,
 		"arch":           "x86_64",
 		"hasannotations": false,
@@ -126,9 +126,9 @@ func (s *Simulator) renderISO(iso *model.BinariesISO, c *core.Caller) map[string
 	}
 	zoneID := iso.ZoneID
 	if zoneID == "" {
-		zoneID = s.rt.DB.SeedIDs.Zone // a cross-zone ISO has a row per zone; the simulator has one
+		zoneID = s.DB.SeedIDs.Zone // a cross-zone ISO has a row per zone; the simulator has one
 	}
-	if z := s.rt.DB.Zone(zoneID); z != nil {
+	if z := s.DB.Zone(zoneID); z != nil {
 		out["zoneid"], out["zonename"] = z.ID, z.Name
 	}
 	if c.IsAdmin() {

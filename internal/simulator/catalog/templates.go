@@ -1,4 +1,4 @@
-package simulator
+package catalog
 
 import (
 	"slices"
@@ -17,7 +17,7 @@ var templateFilters = []string{"featured", "self", "selfexecutable", "sharedexec
 // response with details=all (TemplateJoinDaoImpl.newTemplateResponse sets it
 // only then), which the simulator takes to be the default, as for
 // listVirtualMachines.
-func cmdListTemplates(s *Simulator, _ *core.Caller, p wire.Params) (map[string]any, *wire.APIError) {
+func cmdListTemplates(s *Catalog, _ *core.Caller, p wire.Params) (map[string]any, *wire.APIError) {
 	filter, err := p.Require("templatefilter")
 	if err != nil {
 		return nil, err
@@ -25,14 +25,14 @@ func cmdListTemplates(s *Simulator, _ *core.Caller, p wire.Params) (map[string]a
 	if !slices.Contains(templateFilters, filter) {
 		return nil, wire.InvalidParam("Invalid template filter %s, valid values are: %s", filter, strings.Join(templateFilters, ", "))
 	}
-	if _, err := wire.ResolveParam(p, "id", s.rt.DB.Template); err != nil {
+	if _, err := wire.ResolveParam(p, "id", s.DB.Template); err != nil {
 		return nil, err
 	}
 	forCks, forCksGiven := p.Bool("forcks")
 	details := p.List("details")
 	withDetails := len(details) == 0 || slices.ContainsFunc(details, func(d string) bool { return strings.EqualFold(d, "all") })
 	var matched []*model.Template
-	for _, t := range s.rt.DB.Templates {
+	for _, t := range s.DB.Templates {
 		switch {
 		case p.Has("id") && !strings.EqualFold(p.Str("id"), t.ID),
 			p.Has("name") && !strings.EqualFold(p.Str("name"), t.Name),
@@ -42,11 +42,11 @@ func cmdListTemplates(s *Simulator, _ *core.Caller, p wire.Params) (map[string]a
 		}
 		matched = append(matched, t)
 	}
-	return core.ListBodyOf(s.rt, p, "template", matched, func(t *model.Template) map[string]any {
+	return core.ListBodyOf(s.Runtime, p, "template", matched, func(t *model.Template) map[string]any {
 		out := map[string]any{"id": t.ID, "name": t.Name, "displaytext": t.DisplayText, "isready": true,
 			"ispublic": true, "isfeatured": true, "format": "QCOW2", "hypervisor": "KVM", "templatetype": "USER",
-			"zoneid": s.rt.DB.SeedIDs.Zone, "created": wire.CSTime(t.Created), "ostypeid": s.rt.DB.SeedIDs.GuestOS}
-		if t.ID == s.rt.DB.SeedIDs.SystemVMTemplate {
+			"zoneid": s.DB.SeedIDs.Zone, "created": wire.CSTime(t.Created), "ostypeid": s.DB.SeedIDs.GuestOS}
+		if t.ID == s.DB.SeedIDs.SystemVMTemplate {
 			out["templatetype"] = "SYSTEM"
 		}
 		if withDetails {

@@ -1,4 +1,4 @@
-package simulator
+package catalog
 
 import (
 	"regexp"
@@ -12,18 +12,6 @@ import (
 
 // The Kubernetes version commands (KubernetesVersionManagerImpl): list for
 // everyone, add, update and delete for root admins only.
-
-// catalogCommands are the commands on what CKS clusters are made from:
-// Kubernetes versions, their ISOs and CNI configurations.
-var catalogCommands = map[string]commandHandler{
-	"addKubernetesSupportedVersion":    cmdAddKubernetesSupportedVersion,
-	"updateKubernetesSupportedVersion": cmdUpdateKubernetesSupportedVersion,
-	"deleteKubernetesSupportedVersion": cmdDeleteKubernetesSupportedVersion,
-	"listIsos":                         cmdListIsos,
-	"registerCniConfiguration":         cmdRegisterCniConfiguration,
-	"listCniConfiguration":             cmdListCniConfiguration,
-	"deleteCniConfiguration":           cmdDeleteCniConfiguration,
-}
 
 // minKubernetesVersion is KubernetesVersionService.MIN_KUBERNETES_VERSION.
 const minKubernetesVersion = "1.11.0"
@@ -52,19 +40,19 @@ func adminOnly(c *core.Caller) *wire.APIError {
 		Text: "The given command does not exist or it is not available for user"}
 }
 
-func cmdListKubernetesSupportedVersions(s *Simulator, c *core.Caller, p wire.Params) (map[string]any, *wire.APIError) {
+func cmdListKubernetesSupportedVersions(s *Catalog, c *core.Caller, p wire.Params) (map[string]any, *wire.APIError) {
 	if p.Has("minimumsemanticversion") && p.Has("minimumkubernetesversionid") {
 		return nil, wire.InvalidParam("Both parameters minimumsemanticversion, minimumkubernetesversionid can not be passed together")
 	}
-	byID, err := wire.ResolveParam(p, "id", s.rt.DB.Version)
+	byID, err := wire.ResolveParam(p, "id", s.DB.Version)
 	if err != nil {
 		return nil, err
 	}
-	zone, err := wire.ResolveParam(p, "zoneid", s.rt.DB.Zone)
+	zone, err := wire.ResolveParam(p, "zoneid", s.DB.Zone)
 	if err != nil {
 		return nil, err
 	}
-	minVersion, err := wire.ResolveParam(p, "minimumkubernetesversionid", s.rt.DB.Version)
+	minVersion, err := wire.ResolveParam(p, "minimumkubernetesversionid", s.DB.Version)
 	if err != nil {
 		return nil, err
 	}
@@ -73,26 +61,26 @@ func cmdListKubernetesSupportedVersions(s *Simulator, c *core.Caller, p wire.Par
 		minSemver = minVersion.Semver
 	}
 	items := []map[string]any{}
-	for _, v := range s.rt.DB.Versions {
+	for _, v := range s.DB.Versions {
 		switch {
 		case v.Removed,
 			byID != nil && v != byID,
 			// A zone's list has its versions and those of every zone.
 			zone != nil && v.ZoneID != "" && v.ZoneID != zone.ID,
 			!c.IsAdmin() && v.State != "Enabled",
-			minSemver != "" && compareSemver(v.Semver, minSemver) < 0,
+			minSemver != "" && CompareSemver(v.Semver, minSemver) < 0,
 			p.Has("arch") && !strings.EqualFold(p.Str("arch"), v.Arch),
 			!wire.MatchesKeyword(p, v.Name):
 			continue
 		}
 		items = append(items, s.renderVersion(v))
 	}
-	return s.rt.ListBody(p, "kubernetessupportedversion", items)
+	return s.ListBody(p, "kubernetessupportedversion", items)
 }
 
 // renderVersion is KubernetesVersionManagerImpl.createKubernetesSupportedVersionResponse:
 // the zone only for a zone's version, the ISO's data store state as isostate.
-func (s *Simulator) renderVersion(v *model.KubernetesVersion) map[string]any {
+func (s *Catalog) renderVersion(v *model.KubernetesVersion) map[string]any {
 	out := map[string]any{
 		"id":                  v.ID,
 		"name":                v.Name,
@@ -109,7 +97,7 @@ func (s *Simulator) renderVersion(v *model.KubernetesVersion) map[string]any {
 		out["isoid"], out["isoname"], out["isostate"] = iso.ID, iso.Name, iso.State
 		out["directdownload"] = iso.DirectDownload
 	}
-	if z := s.rt.DB.Zone(v.ZoneID); z != nil {
+	if z := s.DB.Zone(v.ZoneID); z != nil {
 		out["zoneid"], out["zonename"] = z.ID, z.Name
 	}
 	return out
@@ -120,7 +108,7 @@ func (s *Simulator) renderVersion(v *model.KubernetesVersion) map[string]any {
 // addKubernetesSupportedVersion's order, then the ISO's registration and the
 // version row. Nothing stops two versions with the same name or semantic
 // version.
-func cmdAddKubernetesSupportedVersion(s *Simulator, c *core.Caller, p wire.Params) (map[string]any, *wire.APIError) {
+func cmdAddKubernetesSupportedVersion(s *Catalog, c *core.Caller, p wire.Params) (map[string]any, *wire.APIError) {
 	if err := adminOnly(c); err != nil {
 		return nil, err
 	}
@@ -128,15 +116,15 @@ func cmdAddKubernetesSupportedVersion(s *Simulator, c *core.Caller, p wire.Param
 	if err != nil {
 		return nil, err
 	}
-	v := &model.KubernetesVersion{InternalID: s.rt.DB.NextID("version"), ID: s.rt.NewUUID(), Name: req.name, Semver: req.semver,
+	v := &model.KubernetesVersion{InternalID: s.DB.NextID("version"), ID: s.NewUUID(), Name: req.name, Semver: req.semver,
 		State: "Enabled", MinCPU: req.minCPU, MinMemory: req.minMemory,
-		SupportsHA: compareSemver(req.semver, "1.16.0") >= 0,
+		SupportsHA: CompareSemver(req.semver, "1.16.0") >= 0,
 		// versionSupportsAutoscaling compares the strings, not the versions.
 		SupportsAutoscaling: strings.Compare(req.semver, "1.15.0") >= 0,
-		Created:             s.rt.Now(), ZoneID: req.zoneID, Arch: req.arch}
+		Created:             s.Now(), ZoneID: req.zoneID, Arch: req.arch}
 	v.ISO = s.registerISO(v.Name, req.url, req.checksum, req.zoneID, req.directDownload)
-	s.rt.DB.Versions = append(s.rt.DB.Versions, v)
-	s.rt.Logf("added Kubernetes version %s (%s) with ISO %s from %s", v.Name, v.Semver, v.ISO.ID, req.url)
+	s.DB.Versions = append(s.DB.Versions, v)
+	s.Logf("added Kubernetes version %s (%s) with ISO %s from %s", v.Name, v.Semver, v.ISO.ID, req.url)
 	return map[string]any{"kubernetessupportedversion": s.renderVersion(v)}, nil
 }
 
@@ -150,13 +138,13 @@ type addVersionRequest struct {
 	arch              string
 }
 
-func (s *Simulator) parseAddVersion(p wire.Params) (*addVersionRequest, *wire.APIError) {
+func (s *Catalog) parseAddVersion(p wire.Params) (*addVersionRequest, *wire.APIError) {
 	for _, name := range []string{"semanticversion", "mincpunumber", "minmemory"} {
 		if _, err := p.Require(name); err != nil {
 			return nil, err
 		}
 	}
-	zone, err := wire.ResolveParam(p, "zoneid", s.rt.DB.Zone)
+	zone, err := wire.ResolveParam(p, "zoneid", s.DB.Zone)
 	if err != nil {
 		return nil, err
 	}
@@ -188,7 +176,7 @@ func (s *Simulator) parseAddVersion(p wire.Params) (*addVersionRequest, *wire.AP
 		// compareSemanticVersions throws IllegalArgumentException, which
 		// the API layer answers with 431 too.
 		return nil, wire.InvalidParam("Invalid version format, %s. Semantic version should be specified in MAJOR.MINOR.PATCH format", req.semver)
-	case compareSemver(req.semver, minKubernetesVersion) < 0:
+	case CompareSemver(req.semver, minKubernetesVersion) < 0:
 		return nil, wire.InvalidParam("New supported Kubernetes version cannot be added as %s is minimum version supported by Kubernetes Service",
 			minKubernetesVersion)
 	case strings.TrimSpace(req.url) == "":
@@ -214,7 +202,7 @@ func nullable(s string) string {
 // cmdUpdateKubernetesSupportedVersion is updateKubernetesSupportedVersion:
 // state must name KubernetesSupportedVersion.State exactly (Enabled,
 // Disabled); the row is written only when the state changes.
-func cmdUpdateKubernetesSupportedVersion(s *Simulator, c *core.Caller, p wire.Params) (map[string]any, *wire.APIError) {
+func cmdUpdateKubernetesSupportedVersion(s *Catalog, c *core.Caller, p wire.Params) (map[string]any, *wire.APIError) {
 	if err := adminOnly(c); err != nil {
 		return nil, err
 	}
@@ -223,7 +211,7 @@ func cmdUpdateKubernetesSupportedVersion(s *Simulator, c *core.Caller, p wire.Pa
 			return nil, err
 		}
 	}
-	v, err := wire.ResolveParam(p, "id", s.rt.DB.Version)
+	v, err := wire.ResolveParam(p, "id", s.DB.Version)
 	if err != nil {
 		return nil, err
 	}
@@ -233,7 +221,7 @@ func cmdUpdateKubernetesSupportedVersion(s *Simulator, c *core.Caller, p wire.Pa
 	}
 	if v.State != state {
 		v.State = state
-		s.rt.Logf("Kubernetes version %s (%s) is now %s", v.Name, v.ID, state)
+		s.Logf("Kubernetes version %s (%s) is now %s", v.Name, v.ID, state)
 	}
 	return map[string]any{"kubernetessupportedversion": s.renderVersion(v)}, nil
 }
@@ -242,23 +230,23 @@ func cmdUpdateKubernetesSupportedVersion(s *Simulator, c *core.Caller, p wire.Pa
 // an async command: the job refuses while any cluster that is not removed
 // uses the version (KubernetesClusterDao.listAllByKubernetesVersion), then
 // deletes the ISO and removes the version row.
-func cmdDeleteKubernetesSupportedVersion(s *Simulator, c *core.Caller, p wire.Params) (map[string]any, *wire.APIError) {
+func cmdDeleteKubernetesSupportedVersion(s *Catalog, c *core.Caller, p wire.Params) (map[string]any, *wire.APIError) {
 	if err := adminOnly(c); err != nil {
 		return nil, err
 	}
 	if _, err := p.Require("id"); err != nil {
 		return nil, err
 	}
-	v, err := wire.ResolveParam(p, "id", s.rt.DB.Version)
+	v, err := wire.ResolveParam(p, "id", s.DB.Version)
 	if err != nil {
 		return nil, err
 	}
-	j := s.rt.StartJob(c, cmdDeleteVersionClass, "KubernetesSupportedVersion", v.ID, 1,
+	j := s.StartJob(c, cmdDeleteVersionClass, "KubernetesSupportedVersion", v.ID, 1,
 		func(jr *core.JobRun) (any, *wire.APIError) {
 			if v.Removed {
 				return nil, wire.InvalidParam("Invalid Kubernetes version id specified")
 			}
-			for _, cl := range s.rt.DB.Clusters {
+			for _, cl := range s.DB.Clusters {
 				if !cl.Removed && cl.VersionID == v.ID {
 					return nil, wire.InternalError("Unable to delete Kubernetes version ID: %s. Existing clusters currently using the version.", v.ID)
 				}
@@ -267,14 +255,14 @@ func cmdDeleteKubernetesSupportedVersion(s *Simulator, c *core.Caller, p wire.Pa
 				v.ISO.Removed = true
 			}
 			v.Removed = true
-			s.rt.Logf("deleted Kubernetes version %s (%s)", v.Name, v.ID)
+			s.Logf("deleted Kubernetes version %s (%s)", v.Name, v.ID)
 			return map[string]any{"success": true}, nil
 		})
 	return map[string]any{"jobid": j.ID}, nil
 }
 
-// compareSemver compares dotted numeric versions.
-func compareSemver(a, b string) int {
+// CompareSemver compares dotted numeric versions.
+func CompareSemver(a, b string) int {
 	as, bs := strings.Split(a, "."), strings.Split(b, ".")
 	for i := 0; i < max(len(as), len(bs)); i++ {
 		var x, y int

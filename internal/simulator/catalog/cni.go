@@ -1,4 +1,4 @@
-package simulator
+package catalog
 
 import (
 	"encoding/base64"
@@ -25,17 +25,17 @@ const userDataMaxLength = 32768
 // (UserDataManagerImpl.MAX_HTTP_POST_LENGTH).
 const userDataMaxPostLength = 1048576
 
-func cmdRegisterCniConfiguration(s *Simulator, c *core.Caller, p wire.Params) (map[string]any, *wire.APIError) {
+func cmdRegisterCniConfiguration(s *Catalog, c *core.Caller, p wire.Params) (map[string]any, *wire.APIError) {
 	name, err := p.Require("name")
 	if err != nil {
 		return nil, err
 	}
-	owner, err := s.rt.ResolveOwner(c, p)
+	owner, err := s.ResolveOwner(c, p)
 	if err != nil {
 		return nil, err
 	}
 	// checkForVRMetadataFileNames is not modelled (FIDELITY.md).
-	for _, u := range s.rt.DB.UserData {
+	for _, u := range s.DB.UserData {
 		// UserDataDao.findByName: the owner's user data of any kind, the
 		// name compared under the database's case-insensitive collation.
 		if !u.Removed && u.AccountID == owner.ID && strings.EqualFold(u.Name, name) {
@@ -50,10 +50,10 @@ func cmdRegisterCniConfiguration(s *Simulator, c *core.Caller, p wire.Params) (m
 	if err != nil {
 		return nil, err
 	}
-	u := &model.UserData{InternalID: s.rt.DB.NextID("userdata"), ID: s.rt.NewUUID(), Name: name, AccountID: owner.ID,
-		Content: content, Params: p.Str("params"), ForCKS: true, Created: s.rt.Now()}
-	s.rt.DB.UserData = append(s.rt.DB.UserData, u)
-	s.rt.Logf("registered CNI configuration %s (%s) for account %s", u.Name, u.ID, owner.Name)
+	u := &model.UserData{InternalID: s.DB.NextID("userdata"), ID: s.NewUUID(), Name: name, AccountID: owner.ID,
+		Content: content, Params: p.Str("params"), ForCKS: true, Created: s.Now()}
+	s.DB.UserData = append(s.DB.UserData, u)
+	s.Logf("registered CNI configuration %s (%s) for account %s", u.Name, u.ID, owner.Name)
 	return map[string]any{"cniconfig": s.renderUserData(u)}, nil
 }
 
@@ -131,13 +131,13 @@ func decodeBase64Leniently(s string) []byte {
 // in the caller's scope, newest first (UserDataRegistryServiceImpl.
 // listUserDatas, Filter(UserDataVO.class, "id", false, ...)); name is an
 // exact match, keyword a substring.
-func cmdListCniConfiguration(s *Simulator, c *core.Caller, p wire.Params) (map[string]any, *wire.APIError) {
-	filter, err := core.NewListFilter(s.rt, c, p, s.rt.DB.UserDataByID)
+func cmdListCniConfiguration(s *Catalog, c *core.Caller, p wire.Params) (map[string]any, *wire.APIError) {
+	filter, err := core.NewListFilter(s.Runtime, c, p, s.DB.UserDataByID)
 	if err != nil {
 		return nil, err
 	}
 	items := []map[string]any{}
-	for _, u := range slices.Backward(s.rt.DB.UserData) {
+	for _, u := range slices.Backward(s.DB.UserData) {
 		switch {
 		case u.Removed, !u.ForCKS,
 			filter.Excludes(u, u.AccountID),
@@ -147,7 +147,7 @@ func cmdListCniConfiguration(s *Simulator, c *core.Caller, p wire.Params) (map[s
 		}
 		items = append(items, s.renderUserData(u))
 	}
-	return s.rt.ListBody(p, "cniconfig", items)
+	return s.ListBody(p, "cniconfig", items)
 }
 
 // cmdDeleteCniConfiguration is deleteCniConfiguration, which is
@@ -155,24 +155,24 @@ func cmdListCniConfiguration(s *Simulator, c *core.Caller, p wire.Params) (map[s
 // projectid; the caller by default) must be one the caller may act for,
 // and the user data is removed. It is not compared with the user data's own
 // owner, and nothing checks the clusters that refer to it.
-func cmdDeleteCniConfiguration(s *Simulator, c *core.Caller, p wire.Params) (map[string]any, *wire.APIError) {
+func cmdDeleteCniConfiguration(s *Catalog, c *core.Caller, p wire.Params) (map[string]any, *wire.APIError) {
 	if _, err := p.Require("id"); err != nil {
 		return nil, err
 	}
-	u, err := wire.ResolveParam(p, "id", s.rt.DB.UserDataByID)
+	u, err := wire.ResolveParam(p, "id", s.DB.UserDataByID)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := s.rt.ResolveOwner(c, p); err != nil {
+	if _, err := s.ResolveOwner(c, p); err != nil {
 		return nil, err
 	}
 	u.Removed = true
-	s.rt.Logf("removed CNI configuration %s (%s)", u.Name, u.ID)
+	s.Logf("removed CNI configuration %s (%s)", u.Name, u.ID)
 	return map[string]any{"success": true}, nil
 }
 
 // renderUserData is ApiResponseHelper.createUserDataResponse.
-func (s *Simulator) renderUserData(u *model.UserData) map[string]any {
+func (s *Catalog) renderUserData(u *model.UserData) map[string]any {
 	out := map[string]any{
 		"id":             u.ID,
 		"name":           u.Name,
@@ -182,21 +182,21 @@ func (s *Simulator) renderUserData(u *model.UserData) map[string]any {
 	if u.Params != "" {
 		out["params"] = u.Params
 	}
-	s.rt.OwnerFields(out, u.AccountID)
+	s.OwnerFields(out, u.AccountID)
 	if _, ok := out["account"]; ok {
 		out["accountid"] = u.AccountID
 	}
 	return out
 }
 
-// cniConfigGone is the failure of a cluster response whose CNI
+// CNIConfigGone is the failure of a cluster response whose CNI
 // configuration was deleted: createKubernetesClusterResponse reads it with
 // userDataDao.findById, which skips removed rows, and calls getUuid() on
 // the null it gets. The NullPointerException fails the whole command; the
 // API layer shows its message to root admins and a generic text to others
 // (ApiServer.handleRequest, BaseCmd.USER_ERROR_MESSAGE).
-func (s *Simulator) cniConfigGone(cl *model.Cluster, c *core.Caller) *wire.APIError {
-	if cl.CNIConfigID == "" || s.rt.DB.UserDataByID(cl.CNIConfigID) != nil {
+func (s *Catalog) CNIConfigGone(cl *model.Cluster, c *core.Caller) *wire.APIError {
+	if cl.CNIConfigID == "" || s.DB.UserDataByID(cl.CNIConfigID) != nil {
 		return nil
 	}
 	if c.IsAdmin() {
