@@ -277,7 +277,7 @@ func (s *Simulator) DeleteRule(ruleID string) error {
 	if r == nil {
 		return fmt.Errorf("rule %s: %w", ruleID, errNotFound)
 	}
-	s.revokeRule(r)
+	s.net.RevokeRule(r)
 	return nil
 }
 
@@ -304,7 +304,7 @@ func (s *Simulator) DeleteACLItem(itemID string) error {
 	if it == nil {
 		return fmt.Errorf("network ACL item %s: %w", itemID, errNotFound)
 	}
-	s.revokeACLItem(it)
+	s.net.RevokeACLItem(it)
 	return nil
 }
 

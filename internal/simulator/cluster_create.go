@@ -5,6 +5,7 @@ import (
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/core"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/network"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/wire"
 )
 
@@ -63,7 +64,7 @@ func (s *Simulator) runCreate(jr *core.JobRun, c *model.Cluster, who *core.Calle
 	if err := jr.Step("network"); err != nil || n == nil || n.Removed {
 		return nil, w.fail(err, evCreateFailed, fmt.Sprintf("Failed to setup network for Kubernetes cluster : %s", c.Name))
 	}
-	s.implementNetwork(n)
+	s.net.ImplementNetwork(n)
 	ip, ipErr := s.acquireClusterIP(c, n)
 	if ipErr != nil {
 		return nil, w.fail(nil, evCreateFailed, fmt.Sprintf("Failed to setup Kubernetes cluster : %s, unable to acquire a public IP address: %v", c.Name, ipErr))
@@ -149,7 +150,7 @@ func (w *createWorker) setupNetworkRules(n *model.Network, ip *model.PublicIP) *
 	if err := jr.Step("network-rules"); err != nil {
 		return w.fail(err, evCreateFailed, fmt.Sprintf("Failed to setup Kubernetes cluster : %s, unable to setup network rules", c.Name))
 	}
-	if isDirectAccess(n) {
+	if network.IsDirectAccess(n) {
 		// setupKubernetesClusterNetworkRules and
 		// setupKubernetesEtcdNetworkRules add nothing on a directly
 		// accessed network.
@@ -211,10 +212,10 @@ func (w *createWorker) awaitKubernetes() *wire.APIError {
 // a directly accessed network, the network's source NAT IP, or for a VPC tier a new VPC public IP stored as
 // the cluster detail publicipid.
 func (s *Simulator) acquireClusterIP(c *model.Cluster, n *model.Network) (*model.PublicIP, error) {
-	if isDirectAccess(n) {
+	if network.IsDirectAccess(n) {
 		return nil, nil // no public IP: the nodes are reached directly
 	}
-	if !isVPCTier(n) {
+	if !network.IsVPCTier(n) {
 		if ip := s.rt.DB.SourceNatIP(n.ID); ip != nil {
 			return ip, nil
 		}
@@ -223,7 +224,7 @@ func (s *Simulator) acquireClusterIP(c *model.Cluster, n *model.Network) (*model
 	if ip := s.clusterIP(c); ip != nil {
 		return ip, nil
 	}
-	ip, err := s.allocPublicIP(c.AccountID, n.ID, n.VPCID, false)
+	ip, err := s.net.AllocPublicIP(c.AccountID, n.ID, n.VPCID, false)
 	if err != nil {
 		return nil, err
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/network"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/wire"
 )
 
@@ -67,7 +68,7 @@ func (s *Simulator) validateExtras(req *createRequest) *wire.APIError {
 		}
 		// Only a Shared, non-ROUTED network takes one (the simulator models
 		// no ROUTED networks).
-		if req.network.NetType != netTypeShared {
+		if req.network.NetType != network.NetTypeShared {
 			return wire.InternalError("externalloadbalanceripaddress parameter must be specified when network type is not Shared or is ROUTED network")
 		}
 	}
@@ -150,7 +151,7 @@ func storeExtras(cl *model.Cluster, req *createRequest) {
 	cl.DockerURL, cl.DockerUser, cl.DockerPassword = e.dockerURL, e.dockerUser, e.dockerPassword
 	// addKubernetesClusterDetails keeps the address only on a directly
 	// accessed network (or for an ExternalManaged cluster).
-	if isDirectAccess(req.network) {
+	if network.IsDirectAccess(req.network) {
 		cl.ExternalLBIP = e.externalLBIP
 	}
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/core"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/network"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/wire"
 )
 
@@ -173,13 +174,13 @@ func (s *Simulator) validateCreate(req *createRequest) *wire.APIError {
 // cluster per network, and free API/SSH ports on its source NAT IP.
 func (s *Simulator) validateClusterNetwork(req *createRequest) *wire.APIError {
 	n := req.network
-	if isDirectAccess(n) {
+	if network.IsDirectAccess(n) {
 		return validateDirectNetwork(req)
 	}
 	if n.AccountID != req.owner.ID {
 		return wire.InternalError("Network ID: %s does not belong to the owner of the Kubernetes cluster", n.ID)
 	}
-	if isVPCTier(n) {
+	if network.IsVPCTier(n) {
 		if acl := s.rt.DB.ACL(n.ACLID); acl != nil && acl.DefaultDeny {
 			return wire.InternalError("Network ACL: %s of network %s can not be used for Kubernetes cluster as it uses default deny ACL", acl.Name, n.Name)
 		}
@@ -187,7 +188,7 @@ func (s *Simulator) validateClusterNetwork(req *createRequest) *wire.APIError {
 	if s.rt.DB.ClusterOnNetwork(n.ID) != nil {
 		return wire.InternalError("Network ID: %s is already under use by another Kubernetes cluster", n.ID)
 	}
-	if isVPCTier(n) || n.State == model.NetworkAllocated {
+	if network.IsVPCTier(n) || n.State == model.NetworkAllocated {
 		return nil
 	}
 	ip := s.rt.DB.SourceNatIP(n.ID)
@@ -201,7 +202,7 @@ func (s *Simulator) validateClusterNetwork(req *createRequest) *wire.APIError {
 // firewall or PF rule on 6443 or on the node SSH range from 2222.
 func (s *Simulator) checkClusterPortsFree(n *model.Network, ip *model.PublicIP, nodeCount int) *wire.APIError {
 	for _, purpose := range []string{model.PurposeFirewall, model.PurposePF} {
-		for _, r := range s.rulesOnIP(ip.ID, purpose) {
+		for _, r := range s.net.RulesOnIP(ip.ID, purpose) {
 			if r.Protocol != "tcp" {
 				continue
 			}
@@ -228,7 +229,7 @@ func (s *Simulator) insertCluster(req *createRequest) *model.Cluster {
 	cleanup := false
 	if n == nil {
 		off := s.rt.DB.SeedIDs.NetworkOffering
-		n = s.newNetwork(req.name+"-network", req.zone.ID, off, req.owner.ID, "", "")
+		n = s.net.NewNetwork(req.name+"-network", req.zone.ID, off, req.owner.ID, "", "")
 		cleanup = true
 	}
 	now := s.rt.Now()

@@ -6,6 +6,7 @@ import (
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/core"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/network"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/wire"
 )
 
@@ -91,7 +92,7 @@ func (s *Simulator) validateNetworkCleanup(c *model.Cluster, n *model.Network) *
 			return wire.InternalError("Kubernetes cluster : %s has external nodes, remove them before deleting the cluster", c.Name)
 		}
 	}
-	networkVMs := s.vmsOnNetwork(n.ID)
+	networkVMs := s.net.VMsOnNetwork(n.ID)
 	if len(networkVMs) > len(rows) {
 		return wire.InternalError("Network : %s for Kubernetes cluster : %s has instances using it which are not part of the Kubernetes cluster", n.Name, c.Name)
 	}
@@ -128,12 +129,12 @@ func (s *Simulator) cleanupClusterNetwork(c *model.Cluster, n *model.Network, vm
 	switch {
 	case n == nil || n.Removed:
 	case c.NetworkCleanup:
-		s.destroyNetwork(n)
-	case isDirectAccess(n):
+		s.net.DestroyNetwork(n)
+	case network.IsDirectAccess(n):
 		// KubernetesClusterDestroyWorker: no rules to delete; only the
 		// simulator's stand-in for the external load balancer goes.
 		s.closeExternalLB(c)
-	case isVPCTier(n):
+	case network.IsVPCTier(n):
 		return s.deleteVPCClusterRules(c, n, vmIDs, step)
 	default:
 		return s.deleteIsolatedClusterRules(c, n, vmIDs, step)
@@ -155,9 +156,9 @@ func (s *Simulator) deleteIsolatedClusterRules(c *model.Cluster, n *model.Networ
 	if ip == nil {
 		return nil
 	}
-	for _, r := range s.rulesOnIP(ip.ID, model.PurposeLB) {
+	for _, r := range s.net.RulesOnIP(ip.ID, model.PurposeLB) {
 		if r.NetworkID == n.ID && r.AccountID == c.AccountID && r.Start == clusterAPIPort && r.End == clusterAPIPort {
-			s.revokeRule(r)
+			s.net.RevokeRule(r)
 		}
 	}
 	s.removeApiFirewallRule(ip)
@@ -180,7 +181,7 @@ func (s *Simulator) removeApiFirewallRule(ip *model.PublicIP) *model.Rule {
 	for _, r := range s.tcpFirewallRules(ip) {
 		if r.HasPorts && r.Start == clusterAPIPort && r.End == clusterAPIPort {
 			s.rt.Logf("The API firewall rule [%s] with the id [%d] was revoked", javaString(r.Name), r.InternalID)
-			s.revokeRule(r)
+			s.net.RevokeRule(r)
 			return r
 		}
 	}
@@ -206,14 +207,14 @@ func (s *Simulator) deleteVPCClusterRules(c *model.Cluster, n *model.Network, vm
 		c.GC = true
 		return wire.InternalError("%s", core.FailText(err, fmt.Sprintf("Failed to release public IP for VPC tier used by Kubernetes cluster : %s", c.Name)))
 	}
-	s.releaseIP(ip)
+	s.net.ReleaseIP(ip)
 	return nil
 }
 
 func (s *Simulator) removeVMPortForwards(vmIDs []string) {
 	for _, r := range slices.Clone(s.rt.DB.Rules) {
 		if r.Purpose == model.PurposePF && slices.Contains(vmIDs, r.VMID) {
-			s.revokeRule(r)
+			s.net.RevokeRule(r)
 		}
 	}
 }

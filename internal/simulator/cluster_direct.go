@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/network"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/wire"
 )
 
@@ -23,12 +24,12 @@ func (s *Simulator) clusterServer(c *model.Cluster) (clusterServer, bool) {
 	if c.ExternalLBIP != "" {
 		return clusterServer{address: c.ExternalLBIP, sshPort: nodesStartSSHPort}, true
 	}
-	if isDirectAccess(s.rt.DB.Network(c.NetworkID)) {
+	if network.IsDirectAccess(s.rt.DB.Network(c.NetworkID)) {
 		v := s.firstClusterVM(c)
 		if v == nil {
 			return clusterServer{}, false
 		}
-		return clusterServer{address: v.IP, sshPort: defaultSSHPort}, true
+		return clusterServer{address: v.IP, sshPort: network.DefaultSSHPort}, true
 	}
 	ip := s.clusterIP(c)
 	if ip == nil {
@@ -102,7 +103,7 @@ func (s *Simulator) openExternalLB(c *model.Cluster) error {
 	if c.ExternalLBIP == "" || v == nil {
 		return nil
 	}
-	if err := s.rt.EP.OpenForward(c.ExternalLBIP, nodesStartSSHPort, s.sshTarget(v)); err != nil {
+	if err := s.rt.EP.OpenForward(c.ExternalLBIP, nodesStartSSHPort, s.net.SSHTarget(v)); err != nil {
 		return fmt.Errorf("external load balancer %s: %w", c.ExternalLBIP, err)
 	}
 	return nil

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/network"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/wire"
 )
 
@@ -69,13 +70,13 @@ func (s *Simulator) addFirewallRulesForNodes(c *model.Cluster, ip *model.PublicI
 		}
 	}
 	endPort := nodesStartSSHPort + len(rows) - externalCount - etcdCount - 1
-	if err := s.provisionFirewallRule(ip, n.ID, nodesStartSSHPort, endPort); err != nil {
+	if err := s.net.ProvisionFirewallRule(ip, n.ID, nodesStartSSHPort, endPort); err != nil {
 		s.rt.Logf("%s; caused by: %s", fmt.Sprintf(errNodeSSHFirewalls, c.Name), err.Text)
 		return wire.ServerErr(errNodeSSHFirewalls, c.Name)
 	}
 	for i := range externalCount {
 		port := endPort + 1 + i
-		if err := s.provisionFirewallRule(ip, n.ID, port, port); err != nil {
+		if err := s.net.ProvisionFirewallRule(ip, n.ID, port, port); err != nil {
 			// Thrown inside the forEach lambda as a CloudRuntimeException,
 			// which neither addFirewallRulesForNodes nor the scale worker
 			// catches: no state transition.
@@ -112,7 +113,7 @@ func (s *Simulator) mapSSHOrder(c *model.Cluster) []*model.VM {
 // provisionSSHPortForwards creates PF 2222+i -> 22 for each VM, in order.
 func (s *Simulator) provisionSSHPortForwards(ip *model.PublicIP, n *model.Network, vms []*model.VM) {
 	for i, v := range vms {
-		s.provisionPortForward(ip, n.ID, nodesStartSSHPort+i, defaultSSHPort, v)
+		s.net.ProvisionPortForward(ip, n.ID, nodesStartSSHPort+i, network.DefaultSSHPort, v)
 	}
 }
 
@@ -122,7 +123,7 @@ func (s *Simulator) provisionSSHPortForwards(ip *model.PublicIP, n *model.Networ
 func (s *Simulator) setupClusterNetworkRules(c *model.Cluster, n *model.Network, ip *model.PublicIP) error {
 	nodes, externals, _ := s.nodeLists(c)
 	controls := nodes[:min(int(c.ControlNodes), len(nodes))]
-	if isVPCTier(n) {
+	if network.IsVPCTier(n) {
 		if err := s.createVpcTierACLRules(c, n); err != nil {
 			return err
 		}
@@ -135,11 +136,11 @@ func (s *Simulator) setupClusterNetworkRules(c *model.Cluster, n *model.Network,
 	if err := s.addFirewallRulesForNodes(c, ip, n); err != nil {
 		return err
 	}
-	if err := s.provisionFirewallRule(ip, n.ID, clusterAPIPort, clusterAPIPort); err != nil {
+	if err := s.net.ProvisionFirewallRule(ip, n.ID, clusterAPIPort, clusterAPIPort); err != nil {
 		return errors.New(err.Text)
 	}
 	s.provisionSSHPortForwards(ip, n, append(nodes, externals...))
-	if err := s.provisionLoadBalancer(ip, n.ID, apiLBName, apiLBDescription, clusterAPIPort, controls); err != nil {
+	if err := s.net.ProvisionLoadBalancer(ip, n.ID, apiLBName, apiLBDescription, clusterAPIPort, controls); err != nil {
 		return errors.New(err.Text)
 	}
 	return nil
@@ -153,12 +154,12 @@ func (s *Simulator) setupVPCAPIAccess(n *model.Network, ip *model.PublicIP, cont
 		return wire.ServerErr("no control node VM to provision API access to")
 	}
 	if off := s.rt.DB.NetOffering(n.OfferingID); off != nil && off.ConserveMode {
-		if err := s.provisionLoadBalancer(ip, n.ID, apiLBName, apiLBDescription, clusterAPIPort, controls); err != nil {
+		if err := s.net.ProvisionLoadBalancer(ip, n.ID, apiLBName, apiLBDescription, clusterAPIPort, controls); err != nil {
 			return errors.New(err.Text)
 		}
 		return nil
 	}
-	s.provisionPortForward(ip, n.ID, clusterAPIPort, clusterAPIPort, controls[0])
+	s.net.ProvisionPortForward(ip, n.ID, clusterAPIPort, clusterAPIPort, controls[0])
 	return nil
 }
 
@@ -171,8 +172,8 @@ func (s *Simulator) setupEtcdNetworkRules(c *model.Cluster, n *model.Network, ip
 	for j, v := range etcd {
 		port := etcdNodesStartPort + j
 		switch {
-		case !isVPCTier(n):
-			if err := s.provisionFirewallRule(ip, n.ID, port, port); err != nil {
+		case !network.IsVPCTier(n):
+			if err := s.net.ProvisionFirewallRule(ip, n.ID, port, port); err != nil {
 				return errors.New(err.Text)
 			}
 		case !s.tierACLIsDefaultAllow(n):
@@ -181,7 +182,7 @@ func (s *Simulator) setupEtcdNetworkRules(c *model.Cluster, n *model.Network, ip
 				return wire.ServerErr("Failed to provision ACL rules for etcd client access for the Kubernetes cluster : %s", c.Name)
 			}
 		}
-		s.provisionPortForward(ip, n.ID, port, defaultSSHPort, v)
+		s.net.ProvisionPortForward(ip, n.ID, port, network.DefaultSSHPort, v)
 	}
 	return nil
 }
@@ -216,7 +217,7 @@ func (s *Simulator) removeSshFirewallRule(ip *model.PublicIP, n *model.Network) 
 	}
 	if pick != nil {
 		s.rt.Logf("The SSH firewall rule %s with the id %d was revoked", javaString(pick.Name), pick.InternalID)
-		s.revokeRule(pick)
+		s.net.RevokeRule(pick)
 	}
 	return pick, nil
 }
@@ -227,7 +228,7 @@ func (s *Simulator) removeSshFirewallRule(ip *model.PublicIP, n *model.Network) 
 // hidden (fordisplay=false) rules included.
 func (s *Simulator) tcpFirewallRules(ip *model.PublicIP) []*model.Rule {
 	var fws []*model.Rule
-	for _, r := range s.rulesOnIP(ip.ID, model.PurposeFirewall) {
+	for _, r := range s.net.RulesOnIP(ip.ID, model.PurposeFirewall) {
 		if r.Protocol == "tcp" {
 			fws = append(fws, r)
 		}
@@ -261,7 +262,7 @@ func (s *Simulator) firstSSHFirewallRule(fws []*model.Rule, n *model.Network) (*
 		// The twin is looked up even for a rule at 2222: each lookup draws
 		// from the seeded random source.
 		pf := s.findPFByNetworkAndPorts(n.ID, fw.Start, fw.End)
-		if fw.Start == nodesStartSSHPort || (pf != nil && pf.PrivateStart == defaultSSHPort) {
+		if fw.Start == nodesStartSSHPort || (pf != nil && pf.PrivateStart == network.DefaultSSHPort) {
 			return fw, nil
 		}
 	}
@@ -274,7 +275,7 @@ func (s *Simulator) firstSSHFirewallRule(fws []*model.Rule, n *model.Network) (*
 // (seeded by Options.Seed).
 func (s *Simulator) findPFByNetworkAndPorts(networkID string, start, end int) *model.Rule {
 	var found []*model.Rule
-	for _, r := range s.rulesInNetwork(networkID, model.PurposePF) {
+	for _, r := range s.net.RulesInNetwork(networkID, model.PurposePF) {
 		if r.Start == start && r.End == end {
 			found = append(found, r)
 		}
@@ -289,10 +290,10 @@ func (s *Simulator) findPFByNetworkAndPorts(networkID string, start, end int) *m
 // IP, user rules included) whose public start port is in [start, end]
 // (KubernetesClusterResourceModifierActionWorker.removePortForwardingRules).
 func (s *Simulator) removePortForwardingRules(n *model.Network, start, end int) {
-	for _, r := range s.rulesInNetwork(n.ID, model.PurposePF) {
+	for _, r := range s.net.RulesInNetwork(n.ID, model.PurposePF) {
 		if r.Start >= start && r.Start <= end {
 			s.rt.Logf("The Port forwarding rule [%s] with the id [%d] was mark as revoked.", javaString(r.Name), r.InternalID)
-			s.revokeRule(r)
+			s.net.RevokeRule(r)
 		}
 	}
 }
@@ -307,14 +308,14 @@ func (s *Simulator) removePortForwardingRules(n *model.Network, start, end int) 
 // catch.
 func (s *Simulator) scaleNetworkRules(c *model.Cluster, all []*model.VM) error {
 	n := s.rt.DB.Network(c.NetworkID)
-	if isDirectAccess(n) {
+	if network.IsDirectAccess(n) {
 		return nil // scaleKubernetesClusterNetworkRules: no rules on a directly accessed network
 	}
 	ip := s.clusterIP(c)
 	if n == nil || ip == nil {
 		return wire.ServerErr("No source NAT IP addresses found for network : %s, Kubernetes cluster : %s", c.NetworkID, c.Name)
 	}
-	if isVPCTier(n) {
+	if network.IsVPCTier(n) {
 		s.removePortForwardingRules(n, nodesStartSSHPort, nodesStartSSHPort+len(all)-1)
 		s.provisionSSHPortForwards(ip, n, all)
 		return nil
@@ -345,7 +346,7 @@ func (s *Simulator) scaleNetworkRules(c *model.Cluster, all []*model.VM) error {
 // the cluster IP at 2222 to port 22 of a running control VM (only control
 // nodes hold the admin kubeconfig).
 func (s *Simulator) controlSSHReachable(c *model.Cluster) bool {
-	if isDirectAccess(s.rt.DB.Network(c.NetworkID)) {
+	if network.IsDirectAccess(s.rt.DB.Network(c.NetworkID)) {
 		return s.directControlTarget(c) != nil
 	}
 	ip := s.clusterIP(c)
@@ -360,8 +361,8 @@ func (s *Simulator) controlSSHReachable(c *model.Cluster) bool {
 // public port reaches (an active PF to port 22 that the tier's network ACL
 // lets in), or nil.
 func (s *Simulator) sshForwardTarget(ip *model.PublicIP, port int) *model.VM {
-	for _, r := range s.rulesOnIP(ip.ID, model.PurposePF) {
-		if r.Start <= port && port <= r.End && r.PrivateStart == defaultSSHPort && r.State == model.RuleActive && s.forwardAllowed(r) {
+	for _, r := range s.net.RulesOnIP(ip.ID, model.PurposePF) {
+		if r.Start <= port && port <= r.End && r.PrivateStart == network.DefaultSSHPort && r.State == model.RuleActive && s.net.ForwardAllowed(r) {
 			if v := s.rt.DB.VM(r.VMID); v != nil && v.State == model.VMRunning {
 				return v
 			}
@@ -391,13 +392,13 @@ func (s *Simulator) readyNodeCount(c *model.Cluster) int {
 func (s *Simulator) apiReachable(c *model.Cluster) bool {
 	ip := s.clusterIP(c)
 	n := s.rt.DB.Network(c.NetworkID)
-	if isDirectAccess(n) {
+	if network.IsDirectAccess(n) {
 		return s.directAPIReachable(c)
 	}
 	if ip == nil || n == nil || c.Endpoint == "" {
 		return false
 	}
-	if !isVPCTier(n) && !s.apiFirewallOpen(ip) || isVPCTier(n) && !s.aclAllowsIngress(n, clusterAPIPort) {
+	if !network.IsVPCTier(n) && !s.apiFirewallOpen(ip) || network.IsVPCTier(n) && !s.net.ACLAllowsIngress(n, clusterAPIPort) {
 		return false
 	}
 	return s.apiReachesControl(ip)
@@ -406,7 +407,7 @@ func (s *Simulator) apiReachable(c *model.Cluster) bool {
 // apiFirewallOpen reports whether an ingress firewall rule on the IP lets
 // TCP 6443 in.
 func (s *Simulator) apiFirewallOpen(ip *model.PublicIP) bool {
-	for _, r := range s.rulesOnIP(ip.ID, model.PurposeFirewall) {
+	for _, r := range s.net.RulesOnIP(ip.ID, model.PurposeFirewall) {
 		if (r.Protocol == "tcp" || r.Protocol == "all") && (!r.HasPorts || (r.Start <= clusterAPIPort && clusterAPIPort <= r.End)) {
 			return true
 		}
@@ -417,7 +418,7 @@ func (s *Simulator) apiFirewallOpen(ip *model.PublicIP) bool {
 // apiReachesControl reports whether the IP's api-lb, or its PF 6443, leads
 // to a running control VM.
 func (s *Simulator) apiReachesControl(ip *model.PublicIP) bool {
-	for _, r := range s.rulesOnIP(ip.ID, "") {
+	for _, r := range s.net.RulesOnIP(ip.ID, "") {
 		switch {
 		case r.Purpose == model.PurposeLB && r.Start == clusterAPIPort:
 			if slices.ContainsFunc(r.LBMembers, s.runningControlVM) {

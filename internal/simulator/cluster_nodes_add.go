@@ -6,6 +6,7 @@ import (
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/core"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/network"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/wire"
 )
 
@@ -109,7 +110,7 @@ func (s *Simulator) runAddNodes(jr *core.JobRun, c *model.Cluster, ids []string,
 	}
 	// KubernetesClusterActionWorker.getPublicIp: a Shared network has no
 	// public IP for the nodes' SSH, so no node can be added there.
-	if a.ip = s.clusterIP(c); a.ip == nil || isDirectAccess(a.n) {
+	if a.ip = s.clusterIP(c); a.ip == nil || network.IsDirectAccess(a.n) {
 		return nil, wire.InternalError("java.lang.RuntimeException: Failed to retrieve public IP for the network: %s ", a.n.Name)
 	}
 	s.transit(c, "AddNodeRequested")
@@ -165,13 +166,13 @@ func (a *nodeAdd) setupNode(v *model.VM) *wire.APIError {
 	if err := a.jr.Step("node"); err != nil {
 		return wire.InternalError("%s", core.FailText(err, fmt.Sprintf("Failed to add node %s to Kubernetes cluster : %s", v.ID, c.Name)))
 	}
-	if !isVPCTier(a.n) {
-		if err := s.provisionFirewallRule(a.ip, a.n.ID, port, port); err != nil {
+	if !network.IsVPCTier(a.n) {
+		if err := s.net.ProvisionFirewallRule(a.ip, a.n.ID, port, port); err != nil {
 			s.rt.Logf("Failed to activate API port forwarding rules for the Kubernetes cluster : %s: %s", c.Name, err.Text)
 			return a.revertNetworkRules(v, port)
 		}
 	}
-	s.provisionPortForward(a.ip, a.n.ID, port, defaultSSHPort, v)
+	s.net.ProvisionPortForward(a.ip, a.n.ID, port, network.DefaultSSHPort, v)
 	if err := a.jr.Step("node-check"); err != nil || s.sshForwardTarget(a.ip, port) != v {
 		s.rt.Logf("Failed to validate node with ID: %d", v.InternalID)
 		if rerr := a.revertNetworkRules(v, port); rerr != nil {
@@ -206,18 +207,18 @@ func (a *nodeAdd) setupNode(v *model.VM) *wire.APIError {
 func (a *nodeAdd) revertNetworkRules(v *model.VM, port int) *wire.APIError {
 	s := a.s
 	pick := s.findRuleByNetworkAndPorts(a.n.ID, port, port)
-	if !isVPCTier(a.n) {
+	if !network.IsVPCTier(a.n) {
 		switch {
 		case pick == nil:
 			return wire.InternalError(`Cannot invoke "com.cloud.network.rules.FirewallRuleVO.getId()" because "ruleVO" is null`)
 		case pick.Purpose != model.PurposeFirewall:
 			return wire.InternalError("Unable to find %d having purpose %s", pick.InternalID, model.PurposeFirewall)
 		}
-		s.revokeRule(pick)
+		s.net.RevokeRule(pick)
 	}
 	for _, r := range slices.Clone(s.rt.DB.Rules) {
 		if r.Purpose == model.PurposePF && r.VMID == v.ID {
-			s.revokeRule(r)
+			s.net.RevokeRule(r)
 		}
 	}
 	return nil

@@ -5,6 +5,7 @@ import (
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/core"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/network"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/wire"
 )
 
@@ -46,7 +47,7 @@ func (s *Simulator) runRemoveNodes(jr *core.JobRun, c *model.Cluster, ids []stri
 		return nil, wire.InternalError("Failed to find network with id: %s", c.NetworkID)
 	}
 	ip := s.clusterIP(c)
-	if ip == nil || isDirectAccess(n) {
+	if ip == nil || network.IsDirectAccess(n) {
 		return nil, wire.InternalError("Failed to retrieve public IP for the network: %s ", n.Name)
 	}
 	s.transit(c, "RemoveNodeRequested")
@@ -81,8 +82,8 @@ func (s *Simulator) runRemoveNodes(jr *core.JobRun, c *model.Cluster, ids []stri
 // commands are only logged.
 func (s *Simulator) removeNodeVM(c *model.Cluster, ip *model.PublicIP, v *model.VM) {
 	var forward *model.Rule
-	for _, r := range s.rulesOnIP(ip.ID, model.PurposePF) {
-		if r.VMID == v.ID && r.PrivateStart == defaultSSHPort && r.Start >= nodesStartSSHPort {
+	for _, r := range s.net.RulesOnIP(ip.ID, model.PurposePF) {
+		if r.VMID == v.ID && r.PrivateStart == network.DefaultSSHPort && r.Start >= nodesStartSSHPort {
 			forward = r
 			break
 		}
@@ -112,8 +113,8 @@ func (s *Simulator) removeNodePortForwards(n *model.Network, v *model.VM) {
 		if pf.Purpose != model.PurposePF || pf.VMID != v.ID || pf.State == model.RuleRevoke {
 			continue
 		}
-		s.revokeRule(pf)
-		if isVPCTier(n) {
+		s.net.RevokeRule(pf)
+		if network.IsVPCTier(n) {
 			continue
 		}
 		fw := s.findRuleByNetworkAndPorts(n.ID, pf.Start, pf.End)
@@ -123,7 +124,7 @@ func (s *Simulator) removeNodePortForwards(n *model.Network, v *model.VM) {
 		case fw.Purpose != model.PurposeFirewall:
 			s.rt.Logf("Failed to cleanup network rules for node %s, due to: Unable to find %d having purpose Firewall", v.Name, fw.InternalID)
 		default:
-			s.revokeRule(fw)
+			s.net.RevokeRule(fw)
 		}
 	}
 }

@@ -2,6 +2,7 @@ package simulator
 
 import (
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/network"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/wire"
 )
 
@@ -34,7 +35,7 @@ func (s *Simulator) createVpcTierACLRules(c *model.Cluster, n *model.Network) er
 	if s.tierACLIsDefaultAllow(n) {
 		return nil
 	}
-	for _, port := range []int{clusterAPIPort, defaultSSHPort} {
+	for _, port := range []int{clusterAPIPort, network.DefaultSSHPort} {
 		if err := s.provisionVpcTierAllowPortACLRule(n, port); err != nil {
 			s.rt.Logf("ACL item %d of %s: %s", port, c.Name, err.Text)
 			return wire.ServerErr("Failed to provision firewall rules for API access for the Kubernetes cluster : %s", c.Name)
@@ -52,13 +53,12 @@ func (s *Simulator) provisionVpcTierAllowPortACLRule(n *model.Network, port int)
 	if acl == nil {
 		return wire.InvalidParam("Unable to find specified ACL.")
 	}
-	it, err := s.createACLItem(acl, aclItemSpec{protocol: cksACLProtocol, start: &port, end: &port,
-		trafficType: aclIngress, action: aclAllow, forDisplay: true})
+	it, err := s.net.AllowIngress(acl, cksACLProtocol, port, "")
 	if err != nil {
 		return err
 	}
-	s.moveACLItemToTop(it)
-	s.applyACL(acl.ID)
+	s.net.MoveACLItemToTop(it)
+	s.net.ApplyACL(acl.ID)
 	return nil
 }
 
@@ -70,11 +70,11 @@ func (s *Simulator) removeVpcTierACLRules(n *model.Network) {
 	if s.tierACLIsDefaultAllow(n) || s.rt.DB.ACL(n.ACLID) == nil {
 		return
 	}
-	for _, port := range []int{clusterAPIPort, defaultSSHPort} {
+	for _, port := range []int{clusterAPIPort, network.DefaultSSHPort} {
 		for _, it := range s.rt.DB.ACLItemsOf(n.ACLID) {
-			if it.Protocol == cksACLProtocol && it.HasPorts && it.Start == port && it.End == port && it.Action == aclAllow {
+			if it.Protocol == cksACLProtocol && it.HasPorts && it.Start == port && it.End == port && it.Action == network.ACLAllow {
 				s.rt.Logf("Revoking network ACL item %s (%s %d) of list %s", it.ID, it.Protocol, port, n.ACLID)
-				s.revokeACLItem(it)
+				s.net.RevokeACLItem(it)
 			}
 		}
 	}

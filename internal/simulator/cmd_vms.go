@@ -102,9 +102,9 @@ type userVMSpec struct {
 func (s *Simulator) deployUserVM(spec userVMSpec) (*model.VM, *wire.APIError) {
 	st := s.rt.DB
 	if spec.network.State == model.NetworkAllocated {
-		s.implementNetwork(spec.network)
+		s.net.ImplementNetwork(spec.network)
 	}
-	ip, aerr := s.allocPrivateIP(spec.network)
+	ip, aerr := s.net.AllocPrivateIP(spec.network)
 	if aerr != nil {
 		return nil, aerr
 	}
@@ -122,7 +122,7 @@ func (s *Simulator) deployUserVM(spec userVMSpec) (*model.VM, *wire.APIError) {
 	v.HostID, v.HostName = st.HostIDs[host], st.HostNames[host]
 	st.VMs = append(st.VMs, v)
 	st.VMByID[strings.ToLower(v.ID)] = v
-	s.openDirectSSH(v)
+	s.net.OpenDirectSSH(v)
 	return v, nil
 }
 

@@ -23,6 +23,9 @@
 //	catalog    zones, offerings, templates, Kubernetes versions and their
 //	           ISOs, CNI configurations, key pairs, domains, accounts,
 //	           projects, and the queries of async jobs
+//	network    isolated networks, VPCs and tiers, the Shared network, public
+//	           and guest addresses, firewall, forwarding and load balancer
+//	           rules, network ACL lists and items
 //	simulator  this package: the commands, the CKS workers, the state
 //	           scanner, the admin API and the public API (New, Options,
 //	           Info, the admin methods)

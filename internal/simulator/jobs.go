@@ -9,7 +9,6 @@ import (
 // Java command classes reported in queryAsyncJobResult's cmd field.
 const (
 	cmdPkgKubernetes = "org.apache.cloudstack.api.command.user.kubernetes.cluster."
-	cmdPkgFirewall   = "org.apache.cloudstack.api.command.user.firewall."
 )
 
 // clusterJob starts the job of a command on an existing cluster and returns

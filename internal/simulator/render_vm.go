@@ -102,7 +102,7 @@ func (s *Simulator) renderNIC(v *model.VM) map[string]any {
 		vlan := fmt.Sprintf("vlan://%d", 2000+n.InternalID)
 		nic["isolationuri"] = vlan
 		nic["broadcasturi"] = vlan
-		s.vpcFields(nic, n.VPCID)
+		s.net.VPCFields(nic, n.VPCID)
 	}
 	return nic
 }

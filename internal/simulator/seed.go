@@ -9,6 +9,7 @@ import (
 	"golang.org/x/crypto/ssh"
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/network"
 )
 
 // Names of seeded objects.
@@ -56,7 +57,7 @@ func SeededNames() []string {
 		fmt.Sprintf("service offerings %s (the default), %s, %s", offeringMediumName, offeringLargeName, offeringSmallName),
 		fmt.Sprintf("Kubernetes versions %s (%s disabled)", strings.Join(versions, ", "), strings.Join(disabled, ", ")),
 		fmt.Sprintf("networks %s (isolated), %s and %s (tiers of VPC %s), %s (shared)", isolatedNetworkName, vpcTierName,
-			vpcDenyTierName, vpcName, sharedNetworkName),
+			vpcDenyTierName, vpcName, network.SharedNetworkName),
 		"key pair " + seedKeypairName,
 		"project " + seedProjectName,
 	}
@@ -168,21 +169,21 @@ func (s *Simulator) seed() {
 	st.ACLs = append(st.ACLs, allow, deny)
 	st.Seq["acl"] = model.ACLDefaultAllowID
 
-	iso := s.newNetwork(isolatedNetworkName, z.ID, cksOffer.ID, admin.ID, "", "")
-	s.implementNetwork(iso)
+	iso := s.net.NewNetwork(isolatedNetworkName, z.ID, cksOffer.ID, admin.ID, "", "")
+	s.net.ImplementNetwork(iso)
 	ids.IsolatedNetwork = iso.ID
 
 	vp := &model.VPC{InternalID: st.NextID("vpc"), ID: s.rt.NewUUID(), Name: vpcName, CIDR: "10.100.0.0/16",
 		ZoneID: z.ID, AccountID: admin.ID, Created: now}
 	st.VPCs = append(st.VPCs, vp)
 	ids.VPC = vp.ID
-	if _, err := s.allocPublicIP(admin.ID, "", vp.ID, true); err != nil {
+	if _, err := s.net.AllocPublicIP(admin.ID, "", vp.ID, true); err != nil {
 		s.rt.Logf("seed VPC source NAT IP: %v", err)
 	}
-	tier := s.newNetwork(vpcTierName, z.ID, tierOffer.ID, admin.ID, vp.ID, allow.ID)
+	tier := s.net.NewNetwork(vpcTierName, z.ID, tierOffer.ID, admin.ID, vp.ID, allow.ID)
 	tier.CIDR, tier.Gateway = "10.100.1.0/24", "10.100.1.1"
 	tier.State = model.NetworkImplemented
-	deniedTier := s.newNetwork(vpcDenyTierName, z.ID, tierOffer.ID, admin.ID, vp.ID, deny.ID)
+	deniedTier := s.net.NewNetwork(vpcDenyTierName, z.ID, tierOffer.ID, admin.ID, vp.ID, deny.ID)
 	deniedTier.CIDR, deniedTier.Gateway = "10.100.2.0/24", "10.100.2.1"
 	deniedTier.State = model.NetworkImplemented
 	ids.VPCTier, ids.VPCDenyTier = tier.ID, deniedTier.ID
@@ -195,7 +196,7 @@ func (s *Simulator) seed() {
 		Content: base64.StdEncoding.EncodeToString([]byte(seedCNIConfig)), ForCKS: true, Created: now}
 	st.UserData = append(st.UserData, cni)
 	ids.CNIConfig = cni.ID
-	s.seedSharedNetwork(z.ID)
+	s.net.SeedSharedNetwork(z.ID)
 	plain := &model.Template{InternalID: st.NextID("template"), ID: s.rt.NewUUID(), Name: plainTemplateName,
 		DisplayText: plainTemplateName, Created: now}
 	st.Templates = append(st.Templates, plain)
@@ -213,23 +214,22 @@ func (s *Simulator) seedACLs(vp *model.VPC, tierOffer *model.NetworkOffering, al
 	for _, def := range []struct {
 		acl    *model.NetworkACL
 		action string
-	}{{deny, aclDeny}, {allow, aclAllow}} {
-		for i, traffic := range []string{aclIngress, aclEgress} {
+	}{{deny, network.ACLDeny}, {allow, network.ACLAllow}} {
+		for i, traffic := range []string{network.ACLIngress, network.ACLEgress} {
 			st.ACLItems = append(st.ACLItems, &model.NetworkACLItem{InternalID: st.NextID("aclitem"), ID: s.rt.NewUUID(),
 				ACLID: def.acl.ID, Number: i + 1, Protocol: "all", CIDRs: []string{"0.0.0.0/0"}, TrafficType: traffic,
-				Action: def.action, State: aclItemActive, ForDisplay: true, Created: s.rt.Now()})
+				Action: def.action, State: network.ACLItemActive, ForDisplay: true, Created: s.rt.Now()})
 		}
-		s.applyACL(def.acl.ID)
+		s.net.ApplyACL(def.acl.ID)
 	}
 	custom := &model.NetworkACL{InternalID: st.NextID("acl"), ID: s.rt.NewUUID(), Name: seedACLName,
 		Description: "CKS simulator tier ACL", VPCID: vp.ID, ForDisplay: true}
 	st.ACLs = append(st.ACLs, custom)
 	web := 443
-	if _, err := s.createACLItem(custom, aclItemSpec{protocol: "tcp", start: &web, end: &web, trafficType: aclIngress,
-		action: aclAllow, reason: "web", forDisplay: true}); err != nil {
+	if _, err := s.net.AllowIngress(custom, "tcp", web, "web"); err != nil {
 		s.rt.Logf("seed ACL item: %v", err)
 	}
-	s.applyACL(custom.ID)
+	s.net.ApplyACL(custom.ID)
 	conserve := &model.NetworkOffering{InternalID: st.NextID("netoffering"), ID: s.rt.NewUUID(), Name: vpcTierConserveOfferingName,
 		DisplayText: "Offering for VPC tiers with conserve mode", ConserveMode: true, ForVPC: true}
 	st.NetOffers = append(st.NetOffers, conserve)
@@ -238,7 +238,7 @@ func (s *Simulator) seedACLs(vp *model.VPC, tierOffer *model.NetworkOffering, al
 		offer *model.NetworkOffering
 		id    *string
 	}{{"sim-vpc-tier-acl", tierOffer, &st.SeedIDs.VPCACLTier}, {"sim-vpc-tier-acl-lb", conserve, &st.SeedIDs.VPCACLTierLB}} {
-		n := s.newNetwork(t.name, vp.ZoneID, t.offer.ID, vp.AccountID, vp.ID, custom.ID)
+		n := s.net.NewNetwork(t.name, vp.ZoneID, t.offer.ID, vp.AccountID, vp.ID, custom.ID)
 		n.CIDR, n.Gateway = fmt.Sprintf("10.100.%d.0/24", 3+i), fmt.Sprintf("10.100.%d.1", 3+i)
 		n.State = model.NetworkImplemented
 		*t.id = n.ID
@@ -307,12 +307,12 @@ func (s *Simulator) infoLocked(apiURL, adminURL, keyFile string) Info {
 		TenantAccount:              seedTenantAccount,
 		TenantAPIKey:               tenant.APIKey,
 		TenantSecretKey:            tenant.SecretKey,
-		PublicIPBlock:              s.block.CIDR(),
+		PublicIPBlock:              s.net.PublicBlockCIDR(),
 		NodeTemplateID:             ids.NodeTemplate,
 		PlainTemplateID:            ids.PlainTemplate,
 		CNIConfigurationID:         ids.CNIConfig,
 		SharedNetworkID:            ids.SharedNetwork,
-		SharedNetworkCIDR:          s.sharedBlock.CIDR(),
+		SharedNetworkCIDR:          s.net.SharedBlockCIDR(),
 		VPCACLID:                   ids.VPCACL,
 		VPCACLTierNetworkID:        ids.VPCACLTier,
 		VPCACLTierLBNetworkID:      ids.VPCACLTierLB,

@@ -7,6 +7,7 @@ import (
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/catalog"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/core"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/network"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/wire"
 )
 
@@ -25,21 +26,6 @@ func init() {
 		"deleteKubernetesCluster":          cmdDeleteKubernetesCluster,
 		"getKubernetesClusterConfig":       cmdGetKubernetesClusterConfig,
 		"listVirtualMachines":              cmdListVirtualMachines,
-		"listFirewallRules":                cmdListFirewallRules,
-		"createFirewallRule":               cmdCreateFirewallRule,
-		"deleteFirewallRule":               cmdDeleteFirewallRule,
-		"listPortForwardingRules":          cmdListPortForwardingRules,
-		"createPortForwardingRule":         cmdCreatePortForwardingRule,
-		"deletePortForwardingRule":         cmdDeletePortForwardingRule,
-		"listLoadBalancerRules":            cmdListLoadBalancerRules,
-		"listPublicIpAddresses":            cmdListPublicIPAddresses,
-		"listNetworks":                     cmdListNetworks,
-		"listNetworkACLLists":              cmdListNetworkACLLists,
-		"listNetworkACLs":                  cmdListNetworkACLs,
-		"createNetworkACL":                 cmdCreateNetworkACL,
-		"deleteNetworkACL":                 cmdDeleteNetworkACL,
-		"moveNetworkAclItem":               cmdMoveNetworkAclItem,
-		"updateNetworkACLItem":             cmdUpdateNetworkACLItem,
 		"addNodesToKubernetesCluster":      cmdAddNodesToKubernetesCluster,
 		"removeNodesFromKubernetesCluster": cmdRemoveNodesFromKubernetesCluster,
 		"deployVirtualMachine":             cmdDeployVirtualMachine,
@@ -50,6 +36,11 @@ func init() {
 	for name, h := range catalog.Commands {
 		commands[name] = func(s *Simulator, c *core.Caller, p wire.Params) (map[string]any, *wire.APIError) {
 			return h(s.cat, c, p)
+		}
+	}
+	for name, h := range network.Commands {
+		commands[name] = func(s *Simulator, c *core.Caller, p wire.Params) (map[string]any, *wire.APIError) {
+			return h(s.net, c, p)
 		}
 	}
 }

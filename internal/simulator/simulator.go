@@ -16,7 +16,7 @@ import (
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/catalog"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/core"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/endpoints"
-	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/loopback"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/network"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/profiles"
 )
 
@@ -93,22 +93,18 @@ type Simulator struct {
 	// rt is what every area shares: the model and its lock, the random
 	// sources, the clock, the job runner, the faults, the profile.
 	rt *core.Runtime
-	// cat is the catalogue and accounts area.
+	// cat is the catalogue and accounts area, net the networks and rules.
 	cat *catalog.Catalog
+	net *network.Networks
 
 	lastNameMS int64
 	scanned    bool
 
 	view atomic.Pointer[endpointView]
 
-	block loopback.Block
-	// extraBlocks are the public IP blocks beyond block (PublicIPBlocks).
-	extraBlocks []loopback.Block
-	// sharedBlock is the loopback /24 of the Shared network's guest range.
-	sharedBlock loopback.Block
-	keyPriv     ed25519.PrivateKey
-	keyPub      ssh.PublicKey
-	keyPEM      []byte
+	keyPriv ed25519.PrivateKey
+	keyPub  ssh.PublicKey
+	keyPEM  []byte
 
 	closeOnce sync.Once
 	bg        sync.WaitGroup // the scanner timer
@@ -135,10 +131,10 @@ func New(opts Options) (*Simulator, error) {
 		opts.MaxClusterSize = 10
 	}
 	if opts.GuestCIDRPrefix == 0 {
-		opts.GuestCIDRPrefix = defaultGuestCIDRPrefix
+		opts.GuestCIDRPrefix = network.DefaultGuestCIDRPrefix
 	}
-	if opts.GuestCIDRPrefix < minGuestCIDRPrefix || opts.GuestCIDRPrefix > maxGuestCIDRPrefix {
-		return nil, fmt.Errorf("simulator: GuestCIDRPrefix must be between %d and %d", minGuestCIDRPrefix, maxGuestCIDRPrefix)
+	if opts.GuestCIDRPrefix < network.MinGuestCIDRPrefix || opts.GuestCIDRPrefix > network.MaxGuestCIDRPrefix {
+		return nil, fmt.Errorf("simulator: GuestCIDRPrefix must be between %d and %d", network.MinGuestCIDRPrefix, network.MaxGuestCIDRPrefix)
 	}
 	if opts.JobDuration < 0 || opts.JobQueueDelay < 0 {
 		return nil, errors.New("simulator: JobDuration and JobQueueDelay must not be negative")
@@ -167,27 +163,13 @@ func New(opts Options) (*Simulator, error) {
 		scanReset: make(chan struct{}, 1),
 	}
 	s.cat = catalog.New(s.rt)
-	block, err := loopback.Reserve(s.rt.RNG)
+	net, err := network.New(s.cat, opts.PublicIPBlocks)
 	if err != nil {
 		return nil, err
 	}
-	s.block = block
-	if err := s.reserveExtraBlocks(opts.PublicIPBlocks); err != nil {
-		block.Release()
-		return nil, err
-	}
-	// Its own generator, so that the ids drawn from rng keep their values.
-	shared, err := loopback.Reserve(core.NewRNG(sharedBlockSeed(opts.Seed)))
-	if err != nil {
-		block.Release()
-		s.releaseExtraBlocks()
-		return nil, err
-	}
-	s.sharedBlock = shared
+	s.net = net
 	if err := s.generateKeyPair(); err != nil {
-		block.Release()
-		s.releaseExtraBlocks()
-		shared.Release()
+		net.ReleaseBlocks()
 		return nil, err
 	}
 	s.rt.EP = endpoints.NewManager(endpointSource{s})
@@ -282,9 +264,7 @@ func (s *Simulator) Close() error {
 		s.rt.WaitJobs()
 		s.bg.Wait()
 		s.rt.EP.Close()
-		s.block.Release()
-		s.releaseExtraBlocks()
-		s.sharedBlock.Release()
+		s.net.ReleaseBlocks()
 	})
 	return nil
 }

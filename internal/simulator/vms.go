@@ -30,7 +30,7 @@ func (s *Simulator) nodeNameMillis() int64 {
 // is returned.
 func (s *Simulator) createNodeVM(c *model.Cluster, role model.NodeRole, name, offeringID string, n *model.Network) (*model.VM, *wire.APIError) {
 	st := s.rt.DB
-	ip, aerr := s.allocPrivateIP(n)
+	ip, aerr := s.net.AllocPrivateIP(n)
 	if aerr != nil {
 		return nil, aerr
 	}
@@ -48,7 +48,7 @@ func (s *Simulator) createNodeVM(c *model.Cluster, role model.NodeRole, name, of
 		v.Kubelet = true
 		s.registerNode(c.ID, v, s.versionSemverOf(c))
 	}
-	s.openDirectSSH(v)
+	s.net.OpenDirectSSH(v)
 	return v, nil
 }
 
@@ -114,14 +114,14 @@ func (s *Simulator) setVMState(v *model.VM, state string) {
 // Its Kubernetes node object, if any, stays until someone deletes it.
 func (s *Simulator) expungeVM(v *model.VM) {
 	if !v.Expunged {
-		defer s.releasePrivateIP(v) // once: the address may be someone else's later
-		s.closeDirectSSH(v)
+		defer s.net.ReleasePrivateIP(v) // once: the address may be someone else's later
+		s.net.CloseDirectSSH(v)
 	}
 	s.setVMState(v, model.VMDestroyed)
 	s.setVMState(v, model.VMExpunging)
 	for _, r := range slices.Clone(s.rt.DB.Rules) {
 		if r.Purpose == model.PurposePF && r.VMID == v.ID {
-			s.revokeRule(r)
+			s.net.RevokeRule(r)
 		}
 		if r.Purpose == model.PurposeLB {
 			r.LBMembers = slices.DeleteFunc(r.LBMembers, func(id string) bool { return id == v.ID })

@@ -1,4 +1,4 @@
-package simulator
+package network
 
 import (
 	"net/netip"
@@ -12,20 +12,20 @@ import (
 // Guest CIDR sizes: CloudStack's default guest CIDR is a /24; /16 is the
 // largest the simulator lays out and /29 the smallest with room for VMs.
 const (
-	defaultGuestCIDRPrefix = 24
-	minGuestCIDRPrefix     = 16
-	maxGuestCIDRPrefix     = 29
+	DefaultGuestCIDRPrefix = 24
+	MinGuestCIDRPrefix     = 16
+	MaxGuestCIDRPrefix     = 29
 )
 
-// newNetwork creates a network in state Allocated. Isolated networks get
+// NewNetwork creates a network in state Allocated. Isolated networks get
 // their own guest CIDR: 10.1.N.0/24 by default, or consecutive blocks of
 // Options.GuestCIDRPrefix inside 10.1.0.0-10.255.255.255.
-func (s *Simulator) newNetwork(name, zoneID, offeringID, accountID, vpcID, aclID string) *model.Network {
-	st := s.rt.DB
-	n := &model.Network{InternalID: st.NextID("network"), ID: s.rt.NewUUID(), Name: name, DisplayText: name,
+func (s *Networks) NewNetwork(name, zoneID, offeringID, accountID, vpcID, aclID string) *model.Network {
+	st := s.DB
+	n := &model.Network{InternalID: st.NextID("network"), ID: s.NewUUID(), Name: name, DisplayText: name,
 		ZoneID: zoneID, OfferingID: offeringID, AccountID: accountID, NetType: "Isolated",
-		VPCID: vpcID, ACLID: aclID, State: model.NetworkAllocated, InUse: map[netip.Addr]bool{}, Created: s.rt.Now()}
-	guest := guestCIDR(st.NextNetNum, s.rt.Opts.GuestCIDRPrefix)
+		VPCID: vpcID, ACLID: aclID, State: model.NetworkAllocated, InUse: map[netip.Addr]bool{}, Created: s.Now()}
+	guest := guestCIDR(st.NextNetNum, s.Opts.GuestCIDRPrefix)
 	n.CIDR = guest.String()
 	n.Gateway = guest.Addr().Next().String()
 	st.NextNetNum++
@@ -44,48 +44,48 @@ func guestCIDR(num, bits int) netip.Prefix {
 	return netip.PrefixFrom(addr, bits)
 }
 
-// implementNetwork moves an Allocated isolated network to Implemented and
+// ImplementNetwork moves an Allocated isolated network to Implemented and
 // gives it a source NAT IP, as the first VM deployment does.
-func (s *Simulator) implementNetwork(n *model.Network) {
+func (s *Networks) ImplementNetwork(n *model.Network) {
 	if n.State != model.NetworkAllocated {
 		return
 	}
 	n.State = model.NetworkImplemented
-	if n.VPCID == "" && s.rt.DB.SourceNatIP(n.ID) == nil {
-		if _, err := s.allocPublicIP(n.AccountID, n.ID, "", true); err != nil {
-			s.rt.Logf("source NAT IP for network %s: %v", n.Name, err)
+	if n.VPCID == "" && s.DB.SourceNatIP(n.ID) == nil {
+		if _, err := s.AllocPublicIP(n.AccountID, n.ID, "", true); err != nil {
+			s.Logf("source NAT IP for network %s: %v", n.Name, err)
 		}
 	}
 }
 
-// allocPublicIP acquires a public IP for an account, associated with a
+// AllocPublicIP acquires a public IP for an account, associated with a
 // guest network and/or a VPC.
-func (s *Simulator) allocPublicIP(accountID, networkID, vpcID string, sourceNat bool) (*model.PublicIP, error) {
+func (s *Networks) AllocPublicIP(accountID, networkID, vpcID string, sourceNat bool) (*model.PublicIP, error) {
 	addr, err := s.allocAddress()
 	if err != nil {
 		return nil, err
 	}
-	p := &model.PublicIP{InternalID: s.rt.DB.NextID("ip"), ID: s.rt.NewUUID(), Address: addr, ZoneID: s.rt.DB.SeedIDs.Zone,
+	p := &model.PublicIP{InternalID: s.DB.NextID("ip"), ID: s.NewUUID(), Address: addr, ZoneID: s.DB.SeedIDs.Zone,
 		AccountID: accountID, NetworkID: networkID, VPCID: vpcID, SourceNat: sourceNat,
-		State: "Allocated", Allocated: s.rt.Now()}
-	s.rt.DB.IPs = append(s.rt.DB.IPs, p)
+		State: "Allocated", Allocated: s.Now()}
+	s.DB.IPs = append(s.DB.IPs, p)
 	return p, nil
 }
 
-// releaseIP revokes every rule on the IP and releases it.
-func (s *Simulator) releaseIP(p *model.PublicIP) {
-	for _, r := range s.rulesOnIP(p.ID, "") {
-		s.revokeRule(r)
+// ReleaseIP revokes every rule on the IP and releases it.
+func (s *Networks) ReleaseIP(p *model.PublicIP) {
+	for _, r := range s.RulesOnIP(p.ID, "") {
+		s.RevokeRule(r)
 	}
 	p.Released = true
 	p.State = "Released"
 }
 
-// allocPrivateIP takes the lowest free guest address of the network: the
+// AllocPrivateIP takes the lowest free guest address of the network: the
 // network address, the gateway (.1) and the broadcast address are never
 // handed out, nor an address a non-expunged VM holds. A full network fails
 // like CloudStack's guest IP allocation, with InsufficientAddressCapacity.
-func (s *Simulator) allocPrivateIP(n *model.Network) (string, *wire.APIError) {
+func (s *Networks) AllocPrivateIP(n *model.Network) (string, *wire.APIError) {
 	guest, err := netip.ParsePrefix(n.CIDR)
 	if err != nil {
 		return "", wire.InternalError("network %s has an invalid guest CIDR %q", n.Name, n.CIDR)
@@ -103,9 +103,9 @@ func (s *Simulator) allocPrivateIP(n *model.Network) (string, *wire.APIError) {
 	return "", wire.InsufficientAddressCapacity("Unable to acquire Guest IP address for network %s: no free address in %s", n.Name, n.CIDR)
 }
 
-// releasePrivateIP frees an expunged VM's guest address for reuse.
-func (s *Simulator) releasePrivateIP(v *model.VM) {
-	n := s.rt.DB.Network(v.NetworkID)
+// ReleasePrivateIP frees an expunged VM's guest address for reuse.
+func (s *Networks) ReleasePrivateIP(v *model.VM) {
+	n := s.DB.Network(v.NetworkID)
 	if n == nil {
 		return
 	}
@@ -114,28 +114,28 @@ func (s *Simulator) releasePrivateIP(v *model.VM) {
 	}
 }
 
-// destroyNetwork shuts a network down: every rule on its IPs goes, the IPs
+// DestroyNetwork shuts a network down: every rule on its IPs goes, the IPs
 // are released and the network is removed.
-func (s *Simulator) destroyNetwork(n *model.Network) {
-	for _, p := range s.rt.DB.IPs {
+func (s *Networks) DestroyNetwork(n *model.Network) {
+	for _, p := range s.DB.IPs {
 		if !p.Released && p.NetworkID == n.ID {
-			s.releaseIP(p)
+			s.ReleaseIP(p)
 		}
 	}
 	// Port forwards elsewhere that target this network's VMs go too.
-	for _, r := range append([]*model.Rule(nil), s.rt.DB.Rules...) {
+	for _, r := range append([]*model.Rule(nil), s.DB.Rules...) {
 		if r.NetworkID == n.ID {
-			s.revokeRule(r)
+			s.RevokeRule(r)
 		}
 	}
 	n.State = model.NetworkDestroyed
 	n.Removed = true
 }
 
-// vmsOnNetwork returns the live VMs with a NIC on the network.
-func (s *Simulator) vmsOnNetwork(networkID string) []*model.VM {
+// VMsOnNetwork returns the live VMs with a NIC on the network.
+func (s *Networks) VMsOnNetwork(networkID string) []*model.VM {
 	var out []*model.VM
-	for _, v := range s.rt.DB.VMs {
+	for _, v := range s.DB.VMs {
 		if !v.Expunged && v.NetworkID == networkID {
 			out = append(out, v)
 		}
@@ -143,5 +143,5 @@ func (s *Simulator) vmsOnNetwork(networkID string) []*model.VM {
 	return out
 }
 
-// isVPCTier reports whether the network is a VPC tier.
-func isVPCTier(n *model.Network) bool { return n != nil && n.VPCID != "" }
+// IsVPCTier reports whether the network is a VPC tier.
+func IsVPCTier(n *model.Network) bool { return n != nil && n.VPCID != "" }

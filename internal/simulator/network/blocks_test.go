@@ -1,11 +1,14 @@
-package simulator
+package network
 
 import (
 	"strings"
 	"testing"
 
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/catalog"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/core"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/loopback"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/profiles"
 )
 
 // With more public IP blocks the zone hands out more addresses than one
@@ -13,14 +16,21 @@ import (
 // block is the zone's capacity error.
 func TestPublicIPBlocksExtendTheZone(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t, Options{PublicIPBlocks: 2})
-	s := e.sim
-	s.rt.Lock()
-	defer s.rt.Unlock()
+	prof, err := profiles.ByName("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := New(catalog.New(core.New(core.Options{}, prof)), 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.ReleaseBlocks)
+	s.Lock()
+	defer s.Unlock()
 	first := strings.TrimSuffix(s.block.CIDR(), "0/24")
 	second := strings.TrimSuffix(s.extraBlocks[0].CIDR(), "0/24")
 	seen := map[string]bool{}
-	for _, p := range s.rt.DB.IPs {
+	for _, p := range s.DB.IPs {
 		seen[p.Address] = true
 	}
 	for i := len(seen); i < 2*loopback.LastHost; i++ {
@@ -39,7 +49,7 @@ func TestPublicIPBlocksExtendTheZone(t *testing.T) {
 			t.Fatalf("address %d is %s, want one of %s0/24", i+1, addr, block)
 		}
 		seen[addr] = true
-		s.rt.DB.IPs = append(s.rt.DB.IPs, &model.PublicIP{Address: addr})
+		s.DB.IPs = append(s.DB.IPs, &model.PublicIP{Address: addr})
 	}
 	if _, err := s.allocAddress(); err == nil || !strings.Contains(err.Error(), "Insufficient address capacity") {
 		t.Fatalf("a full zone: %v", err)

@@ -1,4 +1,4 @@
-package simulator
+package network
 
 import (
 	"fmt"
@@ -15,12 +15,12 @@ import (
 // persistRule gives the rule the next id and inserts it. With conflict
 // checking it then runs detectRulesConflict and, on a conflict, rolls the
 // insert back: the id stays used, as a database sequence would.
-func (s *Simulator) persistRule(r *model.Rule, checkConflict bool) *wire.APIError {
-	s.rt.DB.RuleSeq++
-	r.InternalID = s.rt.DB.RuleSeq
-	r.ID = s.rt.NewUUID()
-	r.Created = s.rt.Now()
-	s.rt.DB.Rules = append(s.rt.DB.Rules, r)
+func (s *Networks) persistRule(r *model.Rule, checkConflict bool) *wire.APIError {
+	s.DB.RuleSeq++
+	r.InternalID = s.DB.RuleSeq
+	r.ID = s.NewUUID()
+	r.Created = s.Now()
+	s.DB.Rules = append(s.DB.Rules, r)
 	if !checkConflict {
 		return nil
 	}
@@ -31,15 +31,15 @@ func (s *Simulator) persistRule(r *model.Rule, checkConflict bool) *wire.APIErro
 	return nil
 }
 
-func (s *Simulator) deleteRuleRow(r *model.Rule) {
-	s.rt.DB.Rules = slices.DeleteFunc(s.rt.DB.Rules, func(x *model.Rule) bool { return x == r })
+func (s *Networks) deleteRuleRow(r *model.Rule) {
+	s.DB.Rules = slices.DeleteFunc(s.DB.Rules, func(x *model.Rule) bool { return x == r })
 }
 
-// rulesOnIP lists the IP's not-revoked rules of one purpose ("" for all) in
+// RulesOnIP lists the IP's not-revoked rules of one purpose ("" for all) in
 // id order.
-func (s *Simulator) rulesOnIP(ipID, purpose string) []*model.Rule {
+func (s *Networks) RulesOnIP(ipID, purpose string) []*model.Rule {
 	var out []*model.Rule
-	for _, r := range s.rt.DB.Rules {
+	for _, r := range s.DB.Rules {
 		if r.IPID == ipID && r.State != model.RuleRevoke && (purpose == "" || r.Purpose == purpose) {
 			out = append(out, r)
 		}
@@ -47,11 +47,11 @@ func (s *Simulator) rulesOnIP(ipID, purpose string) []*model.Rule {
 	return out
 }
 
-// rulesInNetwork lists the network's not-revoked rules of one purpose in id
+// RulesInNetwork lists the network's not-revoked rules of one purpose in id
 // order.
-func (s *Simulator) rulesInNetwork(networkID, purpose string) []*model.Rule {
+func (s *Networks) RulesInNetwork(networkID, purpose string) []*model.Rule {
 	var out []*model.Rule
-	for _, r := range s.rt.DB.Rules {
+	for _, r := range s.DB.Rules {
 		if r.NetworkID == networkID && r.State != model.RuleRevoke && r.Purpose == purpose {
 			out = append(out, r)
 		}
@@ -59,26 +59,26 @@ func (s *Simulator) rulesInNetwork(networkID, purpose string) []*model.Rule {
 	return out
 }
 
-// revokeRule revokes and deletes a rule, with the firewall rule opened for
+// RevokeRule revokes and deletes a rule, with the firewall rule opened for
 // it, and stops its SSH endpoint.
-func (s *Simulator) revokeRule(r *model.Rule) {
-	if !slices.Contains(s.rt.DB.Rules, r) {
+func (s *Networks) RevokeRule(r *model.Rule) {
+	if !slices.Contains(s.DB.Rules, r) {
 		return
 	}
 	r.State = model.RuleRevoke
 	s.closeForward(r)
 	s.deleteRuleRow(r)
-	for _, related := range slices.Clone(s.rt.DB.Rules) {
+	for _, related := range slices.Clone(s.DB.Rules) {
 		if related.RelatedID == r.InternalID {
-			s.revokeRule(related)
+			s.RevokeRule(related)
 		}
 	}
 }
 
 // ruleString is FirewallRuleVO.toString().
-func (s *Simulator) ruleString(r *model.Rule) string {
+func (s *Networks) ruleString(r *model.Rule) string {
 	var netID int64
-	if n := s.rt.DB.Network(r.NetworkID); n != nil {
+	if n := s.DB.Network(r.NetworkID); n != nil {
 		netID = n.InternalID
 	}
 	return fmt.Sprintf(`FirewallRule {"id":%d,"networkId":%d,"purpose":"%s","state":"%s","uuid":"%s"}`,
@@ -87,8 +87,8 @@ func (s *Simulator) ruleString(r *model.Rule) string {
 
 // detectRulesConflict is FirewallManagerImpl.detectRulesConflict:
 // the new rule against every not-revoked rule on the same IP, in id order.
-func (s *Simulator) detectRulesConflict(nr *model.Rule) *wire.APIError {
-	for _, r := range s.rulesOnIP(nr.IPID, "") {
+func (s *Networks) detectRulesConflict(nr *model.Rule) *wire.APIError {
+	for _, r := range s.RulesOnIP(nr.IPID, "") {
 		if r == nr {
 			continue
 		}
@@ -101,7 +101,7 @@ func (s *Simulator) detectRulesConflict(nr *model.Rule) *wire.APIError {
 
 // conflictWithRule is one turn of detectRulesConflict's loop: the existing
 // rule r against the new rule nr.
-func (s *Simulator) conflictWithRule(r, nr *model.Rule) *wire.APIError {
+func (s *Networks) conflictWithRule(r, nr *model.Rule) *wire.APIError {
 	sameProto := strings.EqualFold(r.Protocol, nr.Protocol)
 	bothFirewall := r.Purpose == model.PurposeFirewall && nr.Purpose == model.PurposeFirewall
 	// Two firewall rules whose CIDRs (source and destination) do not meet,
@@ -128,7 +128,7 @@ func (s *Simulator) conflictWithRule(r, nr *model.Rule) *wire.APIError {
 // portRangeConflict refuses overlapping port ranges, unless one rule is a
 // firewall rule and the other differs in purpose or protocol, or both are
 // PFs of different protocols.
-func (s *Simulator) portRangeConflict(r, nr *model.Rule, sameProto bool) *wire.APIError {
+func (s *Networks) portRangeConflict(r, nr *model.Rule, sameProto bool) *wire.APIError {
 	oneIsFirewall := (r.Purpose == model.PurposeFirewall || nr.Purpose == model.PurposeFirewall) &&
 		(r.Purpose != nr.Purpose || !sameProto)
 	if !r.HasPorts || !nr.HasPorts || oneIsFirewall {
@@ -164,9 +164,9 @@ func intPtrEq(a, b *int) bool {
 	return *a == *b
 }
 
-// provisionFirewallRule creates an ingress TCP firewall rule from
+// ProvisionFirewallRule creates an ingress TCP firewall rule from
 // 0.0.0.0/0, as CKS does, with conflict detection.
-func (s *Simulator) provisionFirewallRule(ip *model.PublicIP, networkID string, start, end int) *wire.APIError {
+func (s *Networks) ProvisionFirewallRule(ip *model.PublicIP, networkID string, start, end int) *wire.APIError {
 	r := &model.Rule{Purpose: model.PurposeFirewall, Protocol: "tcp", HasPorts: true, Start: start, End: end,
 		IPID: ip.ID, NetworkID: networkID, AccountID: ip.AccountID, State: model.RuleStaged,
 		CIDRs: []string{"0.0.0.0/0"}, ForDisplay: true}
@@ -177,10 +177,10 @@ func (s *Simulator) provisionFirewallRule(ip *model.PublicIP, networkID string, 
 	return nil
 }
 
-// provisionPortForward writes a TCP port-forwarding rule straight to the
+// ProvisionPortForward writes a TCP port-forwarding rule straight to the
 // table (state Add, no conflict detection, no source CIDRs) and applies it,
 // as CKS's provisionPublicIpPortForwardingRule does.
-func (s *Simulator) provisionPortForward(ip *model.PublicIP, networkID string, publicPort, privatePort int, v *model.VM) {
+func (s *Networks) ProvisionPortForward(ip *model.PublicIP, networkID string, publicPort, privatePort int, v *model.VM) {
 	r := &model.Rule{Purpose: model.PurposePF, Protocol: "tcp", HasPorts: true, Start: publicPort, End: publicPort,
 		PrivateStart: privatePort, PrivateEnd: privatePort, VMID: v.ID, VMGuestIP: v.IP,
 		IPID: ip.ID, NetworkID: networkID, AccountID: ip.AccountID, State: model.RuleAdd, ForDisplay: true}
@@ -189,8 +189,8 @@ func (s *Simulator) provisionPortForward(ip *model.PublicIP, networkID string, p
 	s.openForward(r)
 }
 
-// provisionLoadBalancer creates the api-lb rule on 6443.
-func (s *Simulator) provisionLoadBalancer(ip *model.PublicIP, networkID, name, description string, port int, members []*model.VM) *wire.APIError {
+// ProvisionLoadBalancer creates the api-lb rule on 6443.
+func (s *Networks) ProvisionLoadBalancer(ip *model.PublicIP, networkID, name, description string, port int, members []*model.VM) *wire.APIError {
 	r := &model.Rule{Purpose: model.PurposeLB, Protocol: "tcp", HasPorts: true, Start: port, End: port,
 		PrivateStart: port, PrivateEnd: port, IPID: ip.ID, NetworkID: networkID, AccountID: ip.AccountID,
 		State: model.RuleAdd, Name: name, Description: description, Algorithm: "roundrobin",

@@ -1,4 +1,4 @@
-package simulator
+package network
 
 import (
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/wire"
@@ -15,9 +15,9 @@ func sharedBlockSeed(seed uint64) uint64 {
 
 // allocAddress returns the next free address of the public blocks, the
 // first block first. Callers hold the lock.
-func (s *Simulator) allocAddress() (string, error) {
+func (s *Networks) allocAddress() (string, error) {
 	inUse := map[string]bool{}
-	for _, p := range s.rt.DB.IPs {
+	for _, p := range s.DB.IPs {
 		if !p.Released {
 			inUse[p.Address] = true
 		}

@@ -1,4 +1,4 @@
-package simulator
+package network
 
 import (
 	"net"
@@ -15,13 +15,13 @@ import (
 // fordisplay=false are hidden from callers other than root admins
 // (ListFirewallRulesCmd.getDisplay; the fordisplay parameter is authorized
 // for root admins only), though the workers still evaluate them.
-func (s *Simulator) listRules(c *core.Caller, p wire.Params, purpose string, ipParam string,
+func (s *Networks) listRules(c *core.Caller, p wire.Params, purpose string, ipParam string,
 	render func(*model.Rule) map[string]any, objectName string) (map[string]any, *wire.APIError) {
-	filter, err := core.NewListFilter(s.rt, c, p, s.rt.DB.RuleLookup(purpose))
+	filter, err := core.NewListFilter(s.Runtime, c, p, s.DB.RuleLookup(purpose))
 	if err != nil {
 		return nil, err
 	}
-	ip, err := wire.ResolveParam(p, ipParam, s.rt.DB.IP)
+	ip, err := wire.ResolveParam(p, ipParam, s.DB.IP)
 	if err != nil {
 		return nil, err
 	}
@@ -32,7 +32,7 @@ func (s *Simulator) listRules(c *core.Caller, p wire.Params, purpose string, ipP
 		what := map[string]string{model.PurposeFirewall: "firewall", model.PurposePF: "port forwarding"}[purpose]
 		return nil, wire.InvalidParam("Ip address id=%d not ready for %s rules yet", ip.InternalID, what)
 	}
-	n, err := wire.ResolveParam(p, "networkid", s.rt.DB.Network)
+	n, err := wire.ResolveParam(p, "networkid", s.DB.Network)
 	if err != nil {
 		return nil, err
 	}
@@ -41,7 +41,7 @@ func (s *Simulator) listRules(c *core.Caller, p wire.Params, purpose string, ipP
 	display, displayGiven := p.Bool("fordisplay")
 	displayGiven = displayGiven && c.IsAdmin()
 	items := []map[string]any{}
-	for _, r := range s.rt.DB.Rules {
+	for _, r := range s.DB.Rules {
 		switch {
 		case r.Purpose != purpose,
 			filter.Excludes(r, r.AccountID),
@@ -63,28 +63,28 @@ func (s *Simulator) listRules(c *core.Caller, p wire.Params, purpose string, ipP
 		// ascending.
 		slices.Reverse(items)
 	}
-	return s.rt.ListBody(p, objectName, items)
+	return s.ListBody(p, objectName, items)
 }
 
-func cmdListFirewallRules(s *Simulator, c *core.Caller, p wire.Params) (map[string]any, *wire.APIError) {
+func cmdListFirewallRules(s *Networks, c *core.Caller, p wire.Params) (map[string]any, *wire.APIError) {
 	return s.listRules(c, p, model.PurposeFirewall, "ipaddressid", s.renderFirewallRule, "firewallrule")
 }
 
-func cmdListPortForwardingRules(s *Simulator, c *core.Caller, p wire.Params) (map[string]any, *wire.APIError) {
+func cmdListPortForwardingRules(s *Networks, c *core.Caller, p wire.Params) (map[string]any, *wire.APIError) {
 	return s.listRules(c, p, model.PurposePF, "ipaddressid", s.renderPortForwardingRule, "portforwardingrule")
 }
 
-func cmdListLoadBalancerRules(s *Simulator, c *core.Caller, p wire.Params) (map[string]any, *wire.APIError) {
+func cmdListLoadBalancerRules(s *Networks, c *core.Caller, p wire.Params) (map[string]any, *wire.APIError) {
 	return s.listRules(c, p, model.PurposeLB, "publicipid", s.renderLoadBalancerRule, "loadbalancerrule")
 }
 
 // requireIP resolves the required ipaddressid of a rule command.
-func (s *Simulator) requireIP(c *core.Caller, p wire.Params) (*model.PublicIP, *wire.APIError) {
+func (s *Networks) requireIP(c *core.Caller, p wire.Params) (*model.PublicIP, *wire.APIError) {
 	if _, err := p.Require("ipaddressid"); err != nil {
 		return nil, err
 	}
 	ip, err := wire.ResolveParam(p, "ipaddressid", func(id string) *model.PublicIP {
-		if ip := s.rt.DB.IP(id); ip != nil && !ip.Released {
+		if ip := s.DB.IP(id); ip != nil && !ip.Released {
 			return ip
 		}
 		return nil
@@ -92,7 +92,7 @@ func (s *Simulator) requireIP(c *core.Caller, p wire.Params) (*model.PublicIP, *
 	if err != nil {
 		return nil, err
 	}
-	if err := s.rt.CheckAccess(c, ip.AccountID, "IP address "+ip.Address); err != nil {
+	if err := s.CheckAccess(c, ip.AccountID, "IP address "+ip.Address); err != nil {
 		return nil, err
 	}
 	if ip.NetworkID == "" {
@@ -128,33 +128,33 @@ func parseCidrs(p wire.Params, def []string) ([]string, *wire.APIError) {
 
 // deleteRule is deleteFirewallRule / deletePortForwardingRule: async, the
 // rule is revoked (with its related firewall rule) in the job.
-func (s *Simulator) deleteRule(c *core.Caller, p wire.Params, purpose, cmdClass string) (map[string]any, *wire.APIError) {
+func (s *Networks) deleteRule(c *core.Caller, p wire.Params, purpose, cmdClass string) (map[string]any, *wire.APIError) {
 	if _, err := p.Require("id"); err != nil {
 		return nil, err
 	}
-	r, err := wire.ResolveParam(p, "id", s.rt.DB.RuleLookup(purpose))
+	r, err := wire.ResolveParam(p, "id", s.DB.RuleLookup(purpose))
 	if err != nil {
 		return nil, err
 	}
-	if err := s.rt.CheckAccess(c, r.AccountID, "rule "+r.ID); err != nil {
+	if err := s.CheckAccess(c, r.AccountID, "rule "+r.ID); err != nil {
 		return nil, err
 	}
-	j := s.rt.StartJob(c, cmdPkgFirewall+cmdClass, "FirewallRule", r.ID, 1,
+	j := s.StartJob(c, cmdPkgFirewall+cmdClass, "FirewallRule", r.ID, 1,
 		func(jr *core.JobRun) (any, *wire.APIError) {
 			jr.Op = "rule"
 			if err := jr.Step("apply"); err != nil {
 				return nil, wire.InternalError("%s", core.FailText(err, "Failed to delete rule "+r.ID))
 			}
-			s.revokeRule(r)
+			s.RevokeRule(r)
 			return map[string]any{"success": true}, nil
 		})
 	return map[string]any{"jobid": j.ID}, nil
 }
 
-func cmdDeleteFirewallRule(s *Simulator, c *core.Caller, p wire.Params) (map[string]any, *wire.APIError) {
+func cmdDeleteFirewallRule(s *Networks, c *core.Caller, p wire.Params) (map[string]any, *wire.APIError) {
 	return s.deleteRule(c, p, model.PurposeFirewall, "DeleteFirewallRuleCmd")
 }
 
-func cmdDeletePortForwardingRule(s *Simulator, c *core.Caller, p wire.Params) (map[string]any, *wire.APIError) {
+func cmdDeletePortForwardingRule(s *Networks, c *core.Caller, p wire.Params) (map[string]any, *wire.APIError) {
 	return s.deleteRule(c, p, model.PurposePF, "DeletePortForwardingRuleCmd")
 }

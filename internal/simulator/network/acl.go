@@ -1,4 +1,4 @@
-package simulator
+package network
 
 import (
 	"cmp"
@@ -17,12 +17,12 @@ import (
 
 // Traffic types, actions and states of an ACL item (NetworkACLItem).
 const (
-	aclIngress    = "Ingress"
-	aclEgress     = "Egress"
-	aclAllow      = "Allow"
-	aclDeny       = "Deny"
+	ACLIngress    = "Ingress"
+	ACLEgress     = "Egress"
+	ACLAllow      = "Allow"
+	ACLDeny       = "Deny"
 	aclItemAdd    = "Add"
-	aclItemActive = "Active"
+	ACLItemActive = "Active"
 )
 
 // supportedACLProtocols is NetworkACLServiceImpl.supportedProtocolsForAclRules,
@@ -47,11 +47,19 @@ type aclItemSpec struct {
 	forDisplay         bool
 }
 
+// AllowIngress creates an item of the list that allows ingress on one port
+// (createACLItem with the protocol and the port as its range), as the
+// workers and the seed add them.
+func (s *Networks) AllowIngress(acl *model.NetworkACL, protocol string, port int, reason string) (*model.NetworkACLItem, *wire.APIError) {
+	return s.createACLItem(acl, aclItemSpec{protocol: protocol, start: &port, end: &port, trafficType: ACLIngress,
+		action: ACLAllow, reason: reason, forDisplay: true})
+}
+
 // createACLItem is NetworkACLServiceImpl.createNetworkACLItem after the list
 // was found: the list may be changed, the number is free (else the next
 // after the highest), the action, ports, CIDRs and protocol are valid; then
 // NetworkACLManagerImpl.createNetworkACLItem persists it in state Add.
-func (s *Simulator) createACLItem(acl *model.NetworkACL, spec aclItemSpec) (*model.NetworkACLItem, *wire.APIError) {
+func (s *Networks) createACLItem(acl *model.NetworkACL, spec aclItemSpec) (*model.NetworkACLItem, *wire.APIError) {
 	if acl.IsDefault() {
 		return nil, wire.InvalidParam("Default ACL cannot be modified")
 	}
@@ -64,7 +72,7 @@ func (s *Simulator) createACLItem(acl *model.NetworkACL, spec aclItemSpec) (*mod
 		return nil, err
 	}
 	it := &model.NetworkACLItem{ACLID: acl.ID, Number: number, Protocol: spec.protocol, CIDRs: spec.cidrs,
-		ICMPType: spec.icmpType, ICMPCode: spec.icmpCode, TrafficType: cmp.Or(spec.trafficType, aclIngress),
+		ICMPType: spec.icmpType, ICMPCode: spec.icmpCode, TrafficType: cmp.Or(spec.trafficType, ACLIngress),
 		Action: action, Reason: spec.reason, ForDisplay: spec.forDisplay}
 	if it.CIDRs == nil {
 		it.CIDRs = []string{"0.0.0.0/0", "::/0"}
@@ -72,8 +80,8 @@ func (s *Simulator) createACLItem(acl *model.NetworkACL, spec aclItemSpec) (*mod
 	if err := validateACLItem(it, spec.start, spec.end); err != nil {
 		return nil, err
 	}
-	it.InternalID, it.ID, it.Created, it.State = s.rt.DB.NextID("aclitem"), s.rt.NewUUID(), s.rt.Now(), aclItemAdd
-	s.rt.DB.ACLItems = append(s.rt.DB.ACLItems, it)
+	it.InternalID, it.ID, it.Created, it.State = s.DB.NextID("aclitem"), s.NewUUID(), s.Now(), aclItemAdd
+	s.DB.ACLItems = append(s.DB.ACLItems, it)
 	return it, nil
 }
 
@@ -81,18 +89,18 @@ func (s *Simulator) createACLItem(acl *model.NetworkACL, spec aclItemSpec) (*mod
 // Deny when asked (any case), else Allow, which is also the default.
 func aclAction(action string) (string, *wire.APIError) {
 	switch {
-	case action == "" || strings.EqualFold(action, aclAllow):
-		return aclAllow, nil
-	case strings.EqualFold(action, aclDeny):
-		return aclDeny, nil
+	case action == "" || strings.EqualFold(action, ACLAllow):
+		return ACLAllow, nil
+	case strings.EqualFold(action, ACLDeny):
+		return ACLDeny, nil
 	}
 	return "", wire.InvalidParam("Invalid action [%s]. Permitted actions are Allow and Deny", action)
 }
 
 // aclItemNumber is validateAclRuleNumber and the default number
 // (NetworkACLItemDao.getMaxNumberByACL + 1).
-func (s *Simulator) aclItemNumber(acl *model.NetworkACL, number *int) (int, *wire.APIError) {
-	items := s.rt.DB.ACLItemsOf(acl.ID)
+func (s *Networks) aclItemNumber(acl *model.NetworkACL, number *int) (int, *wire.APIError) {
+	items := s.DB.ACLItemsOf(acl.ID)
 	if number == nil {
 		highest := 0
 		for _, it := range items {
@@ -176,37 +184,37 @@ func validateACLProtocol(it *model.NetworkACLItem) *wire.APIError {
 	return nil
 }
 
-// applyACL is NetworkACLManagerImpl.applyNetworkACL: items in Add become
+// ApplyACL is NetworkACLManagerImpl.applyNetworkACL: items in Add become
 // Active, and the tiers that use the list get it as it now is (their SSH
 // endpoints open or close with it).
-func (s *Simulator) applyACL(aclID string) {
-	acl := s.rt.DB.ACL(aclID)
+func (s *Networks) ApplyACL(aclID string) {
+	acl := s.DB.ACL(aclID)
 	if acl == nil {
 		return
 	}
 	acl.Applied = acl.Applied[:0]
-	for _, it := range s.rt.DB.ACLItemsByNumber(aclID) {
+	for _, it := range s.DB.ACLItemsByNumber(aclID) {
 		if it.State == aclItemAdd {
-			it.State = aclItemActive
+			it.State = ACLItemActive
 		}
 		acl.Applied = append(acl.Applied, *it)
 	}
 	s.refreshACLForwards(aclID)
 }
 
-// revokeACLItem is NetworkACLManagerImpl.revokeNetworkACLItem: the item is
+// RevokeACLItem is NetworkACLManagerImpl.revokeNetworkACLItem: the item is
 // marked Revoke and the list applied, which removes it.
-func (s *Simulator) revokeACLItem(it *model.NetworkACLItem) {
-	s.rt.DB.ACLItems = slices.DeleteFunc(s.rt.DB.ACLItems, func(x *model.NetworkACLItem) bool { return x == it })
-	s.applyACL(it.ACLID)
+func (s *Networks) RevokeACLItem(it *model.NetworkACLItem) {
+	s.DB.ACLItems = slices.DeleteFunc(s.DB.ACLItems, func(x *model.NetworkACLItem) bool { return x == it })
+	s.ApplyACL(it.ACLID)
 }
 
-// moveACLItemToTop is NetworkACLServiceImpl.moveRuleToTheTopInACLList: the
+// MoveACLItemToTop is NetworkACLServiceImpl.moveRuleToTheTopInACLList: the
 // item takes number 1, and the items numbered 1, 2, ... without a gap move
 // one down (updateAclRuleToNewPositionAndExecuteShiftIfNecessary, which
 // compares with the numbers as they were read).
-func (s *Simulator) moveACLItemToTop(it *model.NetworkACLItem) {
-	all := s.rt.DB.ACLItemsByNumber(it.ACLID)
+func (s *Networks) MoveACLItemToTop(it *model.NetworkACLItem) {
+	all := s.DB.ACLItemsByNumber(it.ACLID)
 	if len(all) == 1 {
 		return
 	}
@@ -229,7 +237,7 @@ func snapshotNumbers(items []*model.NetworkACLItem) []aclSlot {
 
 // shiftACLItems gives moved the number, first moving the item that holds it
 // one further, recursively.
-func (s *Simulator) shiftACLItems(moved *model.NetworkACLItem, number int, all []aclSlot, from int) {
+func (s *Networks) shiftACLItems(moved *model.NetworkACLItem, number int, all []aclSlot, from int) {
 	for i := from; i < len(all); i++ {
 		if all[i].item == moved {
 			continue
@@ -242,25 +250,25 @@ func (s *Simulator) shiftACLItems(moved *model.NetworkACLItem, number int, all [
 	moved.Number = number
 }
 
-// aclAllowsIngress reports whether the tier's network ACL, as last applied,
+// ACLAllowsIngress reports whether the tier's network ACL, as last applied,
 // lets TCP traffic from the management server (mgmtSource) in to port: its
 // Ingress items in number order, the first whose protocol, ports and source
 // CIDRs match decides, and no match denies (the VPC router's default
 // ingress policy). A tier without a list is not filtered.
-func (s *Simulator) aclAllowsIngress(n *model.Network, port int) bool {
-	acl := s.rt.DB.ACL(n.ACLID)
+func (s *Networks) ACLAllowsIngress(n *model.Network, port int) bool {
+	acl := s.DB.ACL(n.ACLID)
 	if acl == nil {
 		return true
 	}
 	for _, it := range acl.Applied {
-		if it.TrafficType != aclIngress || !aclCoversTCP(it.Protocol) || (it.HasPorts && (port < it.Start || port > it.End)) {
+		if it.TrafficType != ACLIngress || !aclCoversTCP(it.Protocol) || (it.HasPorts && (port < it.Start || port > it.End)) {
 			continue
 		}
 		if slices.ContainsFunc(it.CIDRs, func(c string) bool {
 			p, err := netip.ParsePrefix(c)
 			return err == nil && p.Contains(mgmtSource)
 		}) {
-			return it.Action == aclAllow
+			return it.Action == ACLAllow
 		}
 	}
 	return false
@@ -273,14 +281,14 @@ func aclCoversTCP(protocol string) bool {
 
 // refreshACLForwards opens or closes the SSH endpoints of the forwards on
 // the tiers that use the list, as the list now lets port 22 in or not.
-func (s *Simulator) refreshACLForwards(aclID string) {
-	for _, n := range s.rt.DB.Networks {
+func (s *Networks) refreshACLForwards(aclID string) {
+	for _, n := range s.DB.Networks {
 		if n.Removed || n.ACLID != aclID {
 			continue
 		}
-		allowed := s.aclAllowsIngress(n, defaultSSHPort)
-		for _, r := range s.rulesInNetwork(n.ID, model.PurposePF) {
-			if r.PrivateStart != defaultSSHPort || r.State != model.RuleActive {
+		allowed := s.ACLAllowsIngress(n, DefaultSSHPort)
+		for _, r := range s.RulesInNetwork(n.ID, model.PurposePF) {
+			if r.PrivateStart != DefaultSSHPort || r.State != model.RuleActive {
 				continue
 			}
 			if allowed {
@@ -292,9 +300,9 @@ func (s *Simulator) refreshACLForwards(aclID string) {
 	}
 }
 
-// forwardAllowed reports whether the network ACL of a forward's tier lets
+// ForwardAllowed reports whether the network ACL of a forward's tier lets
 // SSH in; forwards off VPC tiers are not filtered by an ACL.
-func (s *Simulator) forwardAllowed(r *model.Rule) bool {
-	n := s.rt.DB.Network(r.NetworkID)
-	return !isVPCTier(n) || s.aclAllowsIngress(n, defaultSSHPort)
+func (s *Networks) ForwardAllowed(r *model.Rule) bool {
+	n := s.DB.Network(r.NetworkID)
+	return !IsVPCTier(n) || s.ACLAllowsIngress(n, DefaultSSHPort)
 }

@@ -1,4 +1,4 @@
-package simulator
+package network
 
 import (
 	"cmp"
@@ -19,8 +19,8 @@ const cmdPkgNetwork = "org.apache.cloudstack.api.command.user.network."
 
 // aclScope tells which lists a caller sees without naming one: the global
 // default lists and the lists of the VPCs in the caller's scope.
-func (s *Simulator) aclScope(c *core.Caller, p wire.Params) (func(*model.NetworkACL) bool, *wire.APIError) {
-	scope, err := s.rt.ListScope(c, p)
+func (s *Networks) aclScope(c *core.Caller, p wire.Params) (func(*model.NetworkACL) bool, *wire.APIError) {
+	scope, err := s.ListScope(c, p)
 	if err != nil {
 		return nil, err
 	}
@@ -28,42 +28,42 @@ func (s *Simulator) aclScope(c *core.Caller, p wire.Params) (func(*model.Network
 		if acl.VPCID == "" {
 			return true
 		}
-		vp := s.rt.DB.VPC(acl.VPCID)
+		vp := s.DB.VPC(acl.VPCID)
 		return vp != nil && scope(vp.AccountID)
 	}, nil
 }
 
 // checkACLAccess is validateAclAssociatedToVpc: a VPC's list needs access to
 // the VPC; the global default lists are everyone's to read.
-func (s *Simulator) checkACLAccess(c *core.Caller, acl *model.NetworkACL) *wire.APIError {
+func (s *Networks) checkACLAccess(c *core.Caller, acl *model.NetworkACL) *wire.APIError {
 	if acl.VPCID == "" {
 		return nil
 	}
-	vp := s.rt.DB.VPC(acl.VPCID)
+	vp := s.DB.VPC(acl.VPCID)
 	if vp == nil {
 		return wire.InvalidParam("Unable to find VPC associated with acl")
 	}
-	return s.rt.CheckAccess(c, vp.AccountID, "VPC "+vp.Name)
+	return s.CheckAccess(c, vp.AccountID, "VPC "+vp.Name)
 }
 
 // cmdListNetworkACLLists is NetworkACLServiceImpl.listNetworkACLs: by id,
 // name, networkid (the tier's list) or vpcid (that VPC's lists and the
 // default ones), newest first (Filter(NetworkACLVO.class, "id", false)).
-func cmdListNetworkACLLists(s *Simulator, c *core.Caller, p wire.Params) (map[string]any, *wire.APIError) {
-	byID, err := wire.ResolveParam(p, "id", s.rt.DB.ACL)
+func cmdListNetworkACLLists(s *Networks, c *core.Caller, p wire.Params) (map[string]any, *wire.APIError) {
+	byID, err := wire.ResolveParam(p, "id", s.DB.ACL)
 	if err != nil {
 		return nil, err
 	}
-	n, err := wire.ResolveParam(p, "networkid", s.rt.DB.Network)
+	n, err := wire.ResolveParam(p, "networkid", s.DB.Network)
 	if err != nil {
 		return nil, err
 	}
-	vp, err := wire.ResolveParam(p, "vpcid", s.rt.DB.VPC)
+	vp, err := wire.ResolveParam(p, "vpcid", s.DB.VPC)
 	if err != nil {
 		return nil, err
 	}
 	if vp != nil {
-		if err := s.rt.CheckAccess(c, vp.AccountID, "VPC "+vp.Name); err != nil {
+		if err := s.CheckAccess(c, vp.AccountID, "VPC "+vp.Name); err != nil {
 			return nil, err
 		}
 	}
@@ -71,7 +71,7 @@ func cmdListNetworkACLLists(s *Simulator, c *core.Caller, p wire.Params) (map[st
 	if err != nil {
 		return nil, err
 	}
-	acls := slices.Clone(s.rt.DB.ACLs)
+	acls := slices.Clone(s.DB.ACLs)
 	slices.SortFunc(acls, func(a, b *model.NetworkACL) int { return cmp.Compare(b.InternalID, a.InternalID) })
 	items := []map[string]any{}
 	for _, acl := range acls {
@@ -86,12 +86,12 @@ func cmdListNetworkACLLists(s *Simulator, c *core.Caller, p wire.Params) (map[st
 		}
 		items = append(items, s.renderNetworkACLList(acl))
 	}
-	return s.rt.ListBody(p, "networkacllist", items)
+	return s.ListBody(p, "networkacllist", items)
 }
 
-func (s *Simulator) renderNetworkACLList(acl *model.NetworkACL) map[string]any {
+func (s *Networks) renderNetworkACLList(acl *model.NetworkACL) map[string]any {
 	out := map[string]any{"id": acl.ID, "name": acl.Name, "description": acl.Description, "fordisplay": acl.ForDisplay}
-	s.vpcFields(out, acl.VPCID)
+	s.VPCFields(out, acl.VPCID)
 	return out
 }
 
@@ -100,22 +100,22 @@ func (s *Simulator) renderNetworkACLList(acl *model.NetworkACL) map[string]any {
 // list), or of every list the caller sees; filters traffictype, protocol
 // (exact) and action; newest first (Filter(NetworkACLItemVO.class, "id",
 // false)).
-func cmdListNetworkACLs(s *Simulator, c *core.Caller, p wire.Params) (map[string]any, *wire.APIError) {
-	byID, err := wire.ResolveParam(p, "id", s.rt.DB.ACLItem)
+func cmdListNetworkACLs(s *Networks, c *core.Caller, p wire.Params) (map[string]any, *wire.APIError) {
+	byID, err := wire.ResolveParam(p, "id", s.DB.ACLItem)
 	if err != nil {
 		return nil, err
 	}
-	acl, err := wire.ResolveParam(p, "aclid", s.rt.DB.ACL)
+	acl, err := wire.ResolveParam(p, "aclid", s.DB.ACL)
 	if err != nil {
 		return nil, err
 	}
-	n, err := wire.ResolveParam(p, "networkid", s.rt.DB.Network)
+	n, err := wire.ResolveParam(p, "networkid", s.DB.Network)
 	if err != nil {
 		return nil, err
 	}
 	if n != nil {
-		if acl = s.rt.DB.ACL(n.ACLID); acl == nil {
-			return s.rt.ListBody(p, "networkacl", nil)
+		if acl = s.DB.ACL(n.ACLID); acl == nil {
+			return s.ListBody(p, "networkacl", nil)
 		}
 	}
 	if acl != nil {
@@ -128,11 +128,11 @@ func cmdListNetworkACLs(s *Simulator, c *core.Caller, p wire.Params) (map[string
 		return nil, err
 	}
 	items := []map[string]any{}
-	for _, it := range s.rt.DB.ACLItems {
+	for _, it := range s.DB.ACLItems {
 		switch {
 		case byID != nil && it != byID,
 			acl != nil && it.ACLID != acl.ID,
-			acl == nil && !visible(s.rt.DB.ACL(it.ACLID)),
+			acl == nil && !visible(s.DB.ACL(it.ACLID)),
 			p.Has("traffictype") && p.Str("traffictype") != it.TrafficType,
 			p.Has("protocol") && p.Str("protocol") != it.Protocol,
 			p.Has("action") && p.Str("action") != it.Action:
@@ -141,12 +141,12 @@ func cmdListNetworkACLs(s *Simulator, c *core.Caller, p wire.Params) (map[string
 		items = append(items, s.renderNetworkACLItem(it))
 	}
 	slices.Reverse(items)
-	return s.rt.ListBody(p, "networkacl", items)
+	return s.ListBody(p, "networkacl", items)
 }
 
 // renderNetworkACLItem is ApiResponseHelper.createNetworkACLItemResponse:
 // ports as strings, CIDRs joined with commas.
-func (s *Simulator) renderNetworkACLItem(it *model.NetworkACLItem) map[string]any {
+func (s *Networks) renderNetworkACLItem(it *model.NetworkACLItem) map[string]any {
 	out := map[string]any{
 		"id":          it.ID,
 		"protocol":    it.Protocol,
@@ -159,7 +159,7 @@ func (s *Simulator) renderNetworkACLItem(it *model.NetworkACLItem) map[string]an
 		"fordisplay":  it.ForDisplay,
 		"tags":        []any{},
 	}
-	if acl := s.rt.DB.ACL(it.ACLID); acl != nil {
+	if acl := s.DB.ACL(it.ACLID); acl != nil {
 		out["aclname"] = acl.Name
 	}
 	if it.HasPorts {
@@ -180,7 +180,7 @@ func (s *Simulator) renderNetworkACLItem(it *model.NetworkACLItem) map[string]an
 
 // cmdCreateNetworkACL is CreateNetworkACLCmd: create() validates and
 // persists the item (a 431 for bad input), the job applies the list.
-func cmdCreateNetworkACL(s *Simulator, c *core.Caller, p wire.Params) (map[string]any, *wire.APIError) {
+func cmdCreateNetworkACL(s *Networks, c *core.Caller, p wire.Params) (map[string]any, *wire.APIError) {
 	if _, err := p.Require("protocol"); err != nil {
 		return nil, err
 	}
@@ -196,16 +196,16 @@ func cmdCreateNetworkACL(s *Simulator, c *core.Caller, p wire.Params) (map[strin
 	if err != nil {
 		return nil, err
 	}
-	j := s.rt.StartJob(c, cmdPkgNetwork+"CreateNetworkACLCmd", "NetworkAclItem", it.ID, 1,
+	j := s.StartJob(c, cmdPkgNetwork+"CreateNetworkACLCmd", "NetworkAclItem", it.ID, 1,
 		func(jr *core.JobRun) (any, *wire.APIError) {
 			jr.Op = "rule"
-			if err := jr.Step("apply"); err != nil || s.rt.DB.ACLItem(it.ID) == nil {
-				if s.rt.DB.ACLItem(it.ID) != nil {
-					s.revokeACLItem(it)
+			if err := jr.Step("apply"); err != nil || s.DB.ACLItem(it.ID) == nil {
+				if s.DB.ACLItem(it.ID) != nil {
+					s.RevokeACLItem(it)
 				}
 				return nil, wire.InternalError("Failed to create network ACL Item")
 			}
-			s.applyACL(acl.ID)
+			s.ApplyACL(acl.ID)
 			return map[string]any{"networkacl": s.renderNetworkACLItem(it)}, nil
 		})
 	return map[string]any{"id": it.ID, "jobid": j.ID}, nil
@@ -213,13 +213,13 @@ func cmdCreateNetworkACL(s *Simulator, c *core.Caller, p wire.Params) (map[strin
 
 // aclForCreate is createAclListIfNeeded and validateNetworkAcl's access
 // check: aclid, else the list of networkid's VPC tier.
-func (s *Simulator) aclForCreate(c *core.Caller, p wire.Params) (*model.NetworkACL, *wire.APIError) {
-	acl, err := wire.ResolveParam(p, "aclid", s.rt.DB.ACL)
+func (s *Networks) aclForCreate(c *core.Caller, p wire.Params) (*model.NetworkACL, *wire.APIError) {
+	acl, err := wire.ResolveParam(p, "aclid", s.DB.ACL)
 	if err != nil {
 		return nil, err
 	}
 	if acl == nil {
-		n, err := wire.ResolveParam(p, "networkid", s.rt.DB.Network)
+		n, err := wire.ResolveParam(p, "networkid", s.DB.Network)
 		switch {
 		case err != nil:
 			return nil, err
@@ -228,7 +228,7 @@ func (s *Simulator) aclForCreate(c *core.Caller, p wire.Params) (*model.NetworkA
 		case n.VPCID == "":
 			return nil, wire.InvalidParam("Network: %s does not belong to VPC", n.ID)
 		}
-		if acl = s.rt.DB.ACL(n.ACLID); acl == nil {
+		if acl = s.DB.ACL(n.ACLID); acl == nil {
 			return nil, wire.InvalidParam("Unable to find specified ACL.")
 		}
 	}
@@ -277,10 +277,10 @@ func parseACLItemSpec(p wire.Params, c *core.Caller) (aclItemSpec, *wire.APIErro
 	}
 	switch tt := p.Str("traffictype"); {
 	case tt == "":
-	case strings.EqualFold(tt, aclIngress):
-		spec.trafficType = aclIngress
-	case strings.EqualFold(tt, aclEgress):
-		spec.trafficType = aclEgress
+	case strings.EqualFold(tt, ACLIngress):
+		spec.trafficType = ACLIngress
+	case strings.EqualFold(tt, ACLEgress):
+		spec.trafficType = ACLEgress
 	default:
 		return spec, wire.InvalidParam("Invalid traffic type %s", tt)
 	}
@@ -293,18 +293,18 @@ func parseACLItemSpec(p wire.Params, c *core.Caller) (aclItemSpec, *wire.APIErro
 // cmdDeleteNetworkACL is DeleteNetworkACLCmd: the job revokes the item
 // (NetworkACLServiceImpl.revokeNetworkACLItem); items of a default list
 // cannot be deleted.
-func cmdDeleteNetworkACL(s *Simulator, c *core.Caller, p wire.Params) (map[string]any, *wire.APIError) {
+func cmdDeleteNetworkACL(s *Networks, c *core.Caller, p wire.Params) (map[string]any, *wire.APIError) {
 	if _, err := p.Require("id"); err != nil {
 		return nil, err
 	}
-	it, err := wire.ResolveParam(p, "id", s.rt.DB.ACLItem)
+	it, err := wire.ResolveParam(p, "id", s.DB.ACLItem)
 	if err != nil {
 		return nil, err
 	}
-	j := s.rt.StartJob(c, cmdPkgNetwork+"DeleteNetworkACLCmd", "NetworkAclItem", it.ID, 1,
+	j := s.StartJob(c, cmdPkgNetwork+"DeleteNetworkACLCmd", "NetworkAclItem", it.ID, 1,
 		func(jr *core.JobRun) (any, *wire.APIError) {
 			jr.Op = "rule"
-			acl := s.rt.DB.ACL(it.ACLID)
+			acl := s.DB.ACL(it.ACLID)
 			switch {
 			case acl != nil && acl.IsDefault():
 				return nil, wire.InvalidParam("ACL Items in default ACL cannot be deleted")
@@ -316,8 +316,8 @@ func cmdDeleteNetworkACL(s *Simulator, c *core.Caller, p wire.Params) (map[strin
 			if err := jr.Step("apply"); err != nil {
 				return nil, wire.InternalError("%s", core.FailText(err, "Failed to delete network ACL item"))
 			}
-			if s.rt.DB.ACLItem(it.ID) != nil {
-				s.revokeACLItem(it)
+			if s.DB.ACLItem(it.ID) != nil {
+				s.RevokeACLItem(it)
 			}
 			return map[string]any{"success": true}, nil
 		})
@@ -329,13 +329,13 @@ func cmdDeleteNetworkACL(s *Simulator, c *core.Caller, p wire.Params) (map[strin
 // without previousaclruleid the item goes to the top, without
 // nextaclruleid to the bottom, else between the two. The router is not told
 // until the list is next applied.
-func cmdMoveNetworkAclItem(s *Simulator, c *core.Caller, p wire.Params) (map[string]any, *wire.APIError) {
+func cmdMoveNetworkAclItem(s *Networks, c *core.Caller, p wire.Params) (map[string]any, *wire.APIError) {
 	id, err := p.Require("id")
 	if err != nil {
 		return nil, err
 	}
 	prevID, nextID := p.Str("previousaclruleid"), p.Str("nextaclruleid")
-	j := s.rt.StartJob(c, cmdPkgNetwork+"MoveNetworkAclItemCmd", "NetworkAclItem", id, 1,
+	j := s.StartJob(c, cmdPkgNetwork+"MoveNetworkAclItemCmd", "NetworkAclItem", id, 1,
 		func(jr *core.JobRun) (any, *wire.APIError) {
 			jr.Op = "rule"
 			it, err := s.moveACLItem(c, id, prevID, nextID)
@@ -348,11 +348,11 @@ func cmdMoveNetworkAclItem(s *Simulator, c *core.Caller, p wire.Params) (map[str
 }
 
 // moveACLItem validates a move (validateMoveAclRulesData) and makes it.
-func (s *Simulator) moveACLItem(c *core.Caller, id, prevID, nextID string) (*model.NetworkACLItem, *wire.APIError) {
+func (s *Networks) moveACLItem(c *core.Caller, id, prevID, nextID string) (*model.NetworkACLItem, *wire.APIError) {
 	if strings.TrimSpace(prevID) == "" && strings.TrimSpace(nextID) == "" {
 		return nil, wire.InvalidParam("Both previous and next ACL rule IDs cannot be blank.")
 	}
-	it := s.rt.DB.ACLItem(id)
+	it := s.DB.ACLItem(id)
 	if it == nil {
 		return nil, wire.InvalidParam("Could not find a rule with ID[%s]", id)
 	}
@@ -360,7 +360,7 @@ func (s *Simulator) moveACLItem(c *core.Caller, id, prevID, nextID string) (*mod
 		if strings.TrimSpace(uuid) == "" {
 			return nil, nil
 		}
-		if x := s.rt.DB.ACLItem(uuid); x != nil {
+		if x := s.DB.ACLItem(uuid); x != nil {
 			return x, nil
 		}
 		return nil, wire.InvalidParam("Could not find rule with ID [%s]", uuid)
@@ -376,14 +376,14 @@ func (s *Simulator) moveACLItem(c *core.Caller, id, prevID, nextID string) (*mod
 	if (prev != nil && prev.ACLID != it.ACLID) || (next != nil && next.ACLID != it.ACLID) {
 		return nil, wire.InvalidParam("Cannot use ACL rules from differentiating ACLs. Rule being moved.")
 	}
-	acl := s.rt.DB.ACL(it.ACLID)
+	acl := s.DB.ACL(it.ACLID)
 	if acl == nil || acl.IsDefault() {
 		return nil, wire.InvalidParam("Default ACL rules cannot be moved.")
 	}
 	if err := s.checkACLAccess(c, acl); err != nil {
 		return nil, err
 	}
-	all := s.rt.DB.ACLItemsByNumber(it.ACLID)
+	all := s.DB.ACLItemsByNumber(it.ACLID)
 	switch {
 	case prev == nil:
 		s.shiftACLItems(it, 1, snapshotNumbers(all), 0)
@@ -408,11 +408,11 @@ func (s *Simulator) moveACLItem(c *core.Caller, id, prevID, nextID string) (*mod
 // sent replace the item's, without it every field but the number takes what
 // was sent; the item is checked again, saved in state Add, and the list
 // applied, which also gives the tiers a move made since.
-func cmdUpdateNetworkACLItem(s *Simulator, c *core.Caller, p wire.Params) (map[string]any, *wire.APIError) {
+func cmdUpdateNetworkACLItem(s *Networks, c *core.Caller, p wire.Params) (map[string]any, *wire.APIError) {
 	if _, err := p.Require("id"); err != nil {
 		return nil, err
 	}
-	it, err := wire.ResolveParam(p, "id", s.rt.DB.ACLItem)
+	it, err := wire.ResolveParam(p, "id", s.DB.ACLItem)
 	if err != nil {
 		return nil, err
 	}
@@ -422,10 +422,10 @@ func cmdUpdateNetworkACLItem(s *Simulator, c *core.Caller, p wire.Params) (map[s
 	}
 	partial, given := p.Bool("partialupgrade")
 	partial = partial || !given
-	j := s.rt.StartJob(c, cmdPkgNetwork+"UpdateNetworkACLItemCmd", "NetworkAclItem", it.ID, 1,
+	j := s.StartJob(c, cmdPkgNetwork+"UpdateNetworkACLItemCmd", "NetworkAclItem", it.ID, 1,
 		func(jr *core.JobRun) (any, *wire.APIError) {
 			jr.Op = "rule"
-			acl := s.rt.DB.ACL(it.ACLID)
+			acl := s.DB.ACL(it.ACLID)
 			if acl == nil || acl.IsDefault() {
 				return nil, wire.InvalidParam("Default ACL cannot be modified")
 			}
@@ -438,7 +438,7 @@ func cmdUpdateNetworkACLItem(s *Simulator, c *core.Caller, p wire.Params) (map[s
 			}
 			*it = updated
 			it.State = aclItemAdd
-			s.applyACL(acl.ID)
+			s.ApplyACL(acl.ID)
 			return map[string]any{"networkacl": s.renderNetworkACLItem(it)}, nil
 		})
 	return map[string]any{"jobid": j.ID}, nil
@@ -446,10 +446,10 @@ func cmdUpdateNetworkACLItem(s *Simulator, c *core.Caller, p wire.Params) (map[s
 
 // updatedACLItem is the item after transferDataToNetworkAclRulePojo and
 // validateNetworkACLItem, or the error that refuses the update.
-func (s *Simulator) updatedACLItem(acl *model.NetworkACL, it *model.NetworkACLItem, spec aclItemSpec, p wire.Params, partial bool) (model.NetworkACLItem, *wire.APIError) {
+func (s *Networks) updatedACLItem(acl *model.NetworkACL, it *model.NetworkACLItem, spec aclItemSpec, p wire.Params, partial bool) (model.NetworkACLItem, *wire.APIError) {
 	u := *it
 	if spec.number != nil {
-		if slices.ContainsFunc(s.rt.DB.ACLItemsOf(acl.ID), func(x *model.NetworkACLItem) bool { return x != it && x.Number == *spec.number }) {
+		if slices.ContainsFunc(s.DB.ACLItemsOf(acl.ID), func(x *model.NetworkACLItem) bool { return x != it && x.Number == *spec.number }) {
 			return u, wire.InvalidParam("ACL item with number %d already exists in ACL: %s", *spec.number, acl.ID)
 		}
 		u.Number = *spec.number

@@ -1,4 +1,4 @@
-package simulator
+package network
 
 import (
 	"strconv"
@@ -9,14 +9,14 @@ import (
 
 // Renderers. Firewall ports are ints; port-forwarding and LB ports strings.
 
-func (s *Simulator) ruleIPFields(out map[string]any, r *model.Rule, idKey, addrKey string) {
+func (s *Networks) ruleIPFields(out map[string]any, r *model.Rule, idKey, addrKey string) {
 	out[idKey] = r.IPID
-	if ip := s.rt.DB.IP(r.IPID); ip != nil {
+	if ip := s.DB.IP(r.IPID); ip != nil {
 		out[addrKey] = ip.Address
 	}
 }
 
-func (s *Simulator) renderFirewallRule(r *model.Rule) map[string]any {
+func (s *Networks) renderFirewallRule(r *model.Rule) map[string]any {
 	out := map[string]any{
 		"id":          r.ID,
 		"protocol":    r.Protocol,
@@ -44,7 +44,7 @@ func (s *Simulator) renderFirewallRule(r *model.Rule) map[string]any {
 	return out
 }
 
-func (s *Simulator) renderPortForwardingRule(r *model.Rule) map[string]any {
+func (s *Networks) renderPortForwardingRule(r *model.Rule) map[string]any {
 	out := map[string]any{
 		"id":               r.ID,
 		"privateport":      strconv.Itoa(r.PrivateStart),
@@ -61,14 +61,14 @@ func (s *Simulator) renderPortForwardingRule(r *model.Rule) map[string]any {
 		"tags":             []any{},
 	}
 	s.ruleIPFields(out, r, "ipaddressid", "ipaddress")
-	if v := s.rt.DB.VMIncludingExpunged(r.VMID); v != nil {
+	if v := s.DB.VMIncludingExpunged(r.VMID); v != nil {
 		out["virtualmachinename"] = v.Name
 		out["virtualmachinedisplayname"] = v.Name
 	}
 	return out
 }
 
-func (s *Simulator) renderLoadBalancerRule(r *model.Rule) map[string]any {
+func (s *Networks) renderLoadBalancerRule(r *model.Rule) map[string]any {
 	out := map[string]any{
 		"id":          r.ID,
 		"name":        r.Name,
@@ -81,13 +81,13 @@ func (s *Simulator) renderLoadBalancerRule(r *model.Rule) map[string]any {
 		"networkid":   r.NetworkID,
 		"protocol":    r.Protocol,
 		"fordisplay":  r.ForDisplay,
-		"zoneid":      s.rt.DB.SeedIDs.Zone,
+		"zoneid":      s.DB.SeedIDs.Zone,
 		"tags":        []any{},
 	}
-	if z := s.rt.DB.Zone(s.rt.DB.SeedIDs.Zone); z != nil {
+	if z := s.DB.Zone(s.DB.SeedIDs.Zone); z != nil {
 		out["zonename"] = z.Name
 	}
 	s.ruleIPFields(out, r, "publicipid", "publicip")
-	s.rt.OwnerFields(out, r.AccountID)
+	s.OwnerFields(out, r.AccountID)
 	return out
 }

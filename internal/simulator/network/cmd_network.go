@@ -1,4 +1,4 @@
-package simulator
+package network
 
 import (
 	"slices"
@@ -9,18 +9,18 @@ import (
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/wire"
 )
 
-func cmdListNetworks(s *Simulator, c *core.Caller, p wire.Params) (map[string]any, *wire.APIError) {
-	filter, err := core.NewListFilter(s.rt, c, p, s.rt.DB.Network)
+func cmdListNetworks(s *Networks, c *core.Caller, p wire.Params) (map[string]any, *wire.APIError) {
+	filter, err := core.NewListFilter(s.Runtime, c, p, s.DB.Network)
 	if err != nil {
 		return nil, err
 	}
-	vp, err := wire.ResolveParam(p, "vpcid", s.rt.DB.VPC)
+	vp, err := wire.ResolveParam(p, "vpcid", s.DB.VPC)
 	if err != nil {
 		return nil, err
 	}
 	forVPC, forVPCGiven := p.Bool("forvpc")
 	items := []map[string]any{}
-	for _, n := range s.rt.DB.Networks {
+	for _, n := range s.DB.Networks {
 		switch {
 		case n.Removed,
 			s.networkHidden(filter, n),
@@ -38,10 +38,10 @@ func cmdListNetworks(s *Simulator, c *core.Caller, p wire.Params) (map[string]an
 	// NetworkServiceImpl.searchForNetworks: new Filter(NetworkVO.class,
 	// "id", false, ...), newest first.
 	slices.Reverse(items)
-	return s.rt.ListBody(p, "network", items)
+	return s.ListBody(p, "network", items)
 }
 
-func (s *Simulator) renderNetwork(n *model.Network) map[string]any {
+func (s *Networks) renderNetwork(n *model.Network) map[string]any {
 	out := map[string]any{
 		"id":                  n.ID,
 		"name":                n.Name,
@@ -67,59 +67,59 @@ func (s *Simulator) renderNetwork(n *model.Network) map[string]any {
 		"hasannotations":      false,
 		"tags":                []any{},
 		"created":             wire.CSTime(n.Created),
-		"physicalnetworkid":   s.rt.DB.PhysNetID,
+		"physicalnetworkid":   s.DB.PhysNetID,
 	}
-	if z := s.rt.DB.Zone(n.ZoneID); z != nil {
+	if z := s.DB.Zone(n.ZoneID); z != nil {
 		out["zonename"] = z.Name
 	}
-	if off := s.rt.DB.NetOffering(n.OfferingID); off != nil {
+	if off := s.DB.NetOffering(n.OfferingID); off != nil {
 		out["networkofferingname"] = off.Name
 		out["networkofferingdisplaytext"] = off.DisplayText
 		out["networkofferingconservemode"] = off.ConserveMode
 		out["networkofferingavailability"] = "Optional"
 	}
 	if n.VPCID != "" {
-		s.vpcFields(out, n.VPCID)
-		if acl := s.rt.DB.ACL(n.ACLID); acl != nil {
+		s.VPCFields(out, n.VPCID)
+		if acl := s.DB.ACL(n.ACLID); acl != nil {
 			out["aclid"] = acl.ID
 			out["aclname"] = acl.Name
 		}
 	}
-	if n.NetType == netTypeShared {
+	if n.NetType == NetTypeShared {
 		s.sharedNetworkFields(out)
 		return out
 	}
-	s.rt.OwnerFields(out, n.AccountID)
+	s.OwnerFields(out, n.AccountID)
 	return out
 }
 
 // networkHidden: a Shared network is domain-wide (acltype Domain), listed to
 // every account of the ROOT domain; others go by their owner.
-func (s *Simulator) networkHidden(filter core.ListFilter[model.Network], n *model.Network) bool {
-	if n.NetType == netTypeShared {
+func (s *Networks) networkHidden(filter core.ListFilter[model.Network], n *model.Network) bool {
+	if n.NetType == NetTypeShared {
 		return filter.ByID() != nil && filter.ByID() != n
 	}
 	return filter.Excludes(n, n.AccountID)
 }
 
-func (s *Simulator) sharedNetworkFields(out map[string]any) {
+func (s *Networks) sharedNetworkFields(out map[string]any) {
 	out["acltype"] = "Domain"
 	out["specifyipranges"] = true
-	if d := s.rt.DB.Domain(s.rt.DB.SeedIDs.RootDomain); d != nil {
+	if d := s.DB.Domain(s.DB.SeedIDs.RootDomain); d != nil {
 		out["domainid"], out["domain"], out["domainpath"] = d.ID, d.Name, d.Path
 	}
 }
 
-func cmdListPublicIPAddresses(s *Simulator, c *core.Caller, p wire.Params) (map[string]any, *wire.APIError) {
-	filter, err := core.NewListFilter(s.rt, c, p, s.rt.DB.IP)
+func cmdListPublicIPAddresses(s *Networks, c *core.Caller, p wire.Params) (map[string]any, *wire.APIError) {
+	filter, err := core.NewListFilter(s.Runtime, c, p, s.DB.IP)
 	if err != nil {
 		return nil, err
 	}
-	assoc, err := wire.ResolveParam(p, "associatednetworkid", s.rt.DB.Network)
+	assoc, err := wire.ResolveParam(p, "associatednetworkid", s.DB.Network)
 	if err != nil {
 		return nil, err
 	}
-	vp, err := wire.ResolveParam(p, "vpcid", s.rt.DB.VPC)
+	vp, err := wire.ResolveParam(p, "vpcid", s.DB.VPC)
 	if err != nil {
 		return nil, err
 	}
@@ -129,14 +129,14 @@ func cmdListPublicIPAddresses(s *Simulator, c *core.Caller, p wire.Params) (map[
 	// ManagementServerImpl.searchForIPAddresses: new
 	// Filter(IPAddressVO.class, "address", false, ...), the address column
 	// (a string) descending.
-	ips := slices.Clone(s.rt.DB.IPs)
+	ips := slices.Clone(s.DB.IPs)
 	slices.SortStableFunc(ips, func(a, b *model.PublicIP) int { return strings.Compare(b.Address, a.Address) })
 	for _, ip := range ips {
 		switch {
 		case ip.Released,
 			filter.Excludes(ip, ip.AccountID),
 			assoc != nil && ip.NetworkID != assoc.ID,
-			p.Has("networkid") && !strings.EqualFold(p.Str("networkid"), ip.NetworkID) && !strings.EqualFold(p.Str("networkid"), s.rt.DB.PublicNet),
+			p.Has("networkid") && !strings.EqualFold(p.Str("networkid"), ip.NetworkID) && !strings.EqualFold(p.Str("networkid"), s.DB.PublicNet),
 			vp != nil && ip.VPCID != vp.ID,
 			p.Has("ipaddress") && p.Str("ipaddress") != ip.Address,
 			sourceNatGiven && sourceNat != ip.SourceNat,
@@ -148,10 +148,10 @@ func cmdListPublicIPAddresses(s *Simulator, c *core.Caller, p wire.Params) (map[
 		}
 		items = append(items, s.renderPublicIP(ip))
 	}
-	return s.rt.ListBody(p, "publicipaddress", items)
+	return s.ListBody(p, "publicipaddress", items)
 }
 
-func (s *Simulator) renderPublicIP(ip *model.PublicIP) map[string]any {
+func (s *Networks) renderPublicIP(ip *model.PublicIP) map[string]any {
 	out := map[string]any{
 		"id":                ip.ID,
 		"ipaddress":         ip.Address,
@@ -166,33 +166,33 @@ func (s *Simulator) renderPublicIP(ip *model.PublicIP) map[string]any {
 		"forsystemvms":      false,
 		"hasannotations":    false,
 		"state":             ip.State,
-		"networkid":         s.rt.DB.PublicNet,
-		"physicalnetworkid": s.rt.DB.PhysNetID,
+		"networkid":         s.DB.PublicNet,
+		"physicalnetworkid": s.DB.PhysNetID,
 		"vlanname":          "untagged",
 		"tags":              []any{},
-		"hasrules":          len(s.rulesOnIP(ip.ID, "")) > 0,
+		"hasrules":          len(s.RulesOnIP(ip.ID, "")) > 0,
 	}
-	if z := s.rt.DB.Zone(ip.ZoneID); z != nil {
+	if z := s.DB.Zone(ip.ZoneID); z != nil {
 		out["zonename"] = z.Name
 	}
 	if ip.NetworkID != "" {
 		out["associatednetworkid"] = ip.NetworkID
-		if n := s.rt.DB.Network(ip.NetworkID); n != nil {
+		if n := s.DB.Network(ip.NetworkID); n != nil {
 			out["associatednetworkname"] = n.Name
 		}
 	}
-	s.vpcFields(out, ip.VPCID)
-	s.rt.OwnerFields(out, ip.AccountID)
+	s.VPCFields(out, ip.VPCID)
+	s.OwnerFields(out, ip.AccountID)
 	return out
 }
 
-// vpcFields adds the VPC of a network, a public IP or a NIC, when it has one.
-func (s *Simulator) vpcFields(out map[string]any, vpcID string) {
+// VPCFields adds the VPC of a network, a public IP or a NIC, when it has one.
+func (s *Networks) VPCFields(out map[string]any, vpcID string) {
 	if vpcID == "" {
 		return
 	}
 	out["vpcid"] = vpcID
-	if vp := s.rt.DB.VPC(vpcID); vp != nil {
+	if vp := s.DB.VPC(vpcID); vp != nil {
 		out["vpcname"] = vp.Name
 	}
 }

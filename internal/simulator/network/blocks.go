@@ -1,4 +1,4 @@
-package simulator
+package network
 
 import (
 	"fmt"
@@ -23,8 +23,8 @@ func extraBlocksSeed(seed uint64) uint64 {
 }
 
 // reserveExtraBlocks reserves the blocks beyond the first one.
-func (s *Simulator) reserveExtraBlocks(blocks int) error {
-	rng := core.NewRNG(extraBlocksSeed(s.rt.Opts.Seed))
+func (s *Networks) reserveExtraBlocks(blocks int) error {
+	rng := core.NewRNG(extraBlocksSeed(s.Opts.Seed))
 	for range blocks - 1 {
 		b, err := loopback.Reserve(rng)
 		if err != nil {
@@ -36,14 +36,14 @@ func (s *Simulator) reserveExtraBlocks(blocks int) error {
 	return nil
 }
 
-func (s *Simulator) releaseExtraBlocks() {
+func (s *Networks) releaseExtraBlocks() {
 	for i := range s.extraBlocks {
 		s.extraBlocks[i].Release()
 	}
 }
 
 // publicBlocks are the blocks public IPs are allocated from, in order.
-func (s *Simulator) publicBlocks() []*loopback.Block {
+func (s *Networks) publicBlocks() []*loopback.Block {
 	out := []*loopback.Block{&s.block}
 	for i := range s.extraBlocks {
 		out = append(out, &s.extraBlocks[i])

@@ -1,4 +1,4 @@
-package simulator
+package network
 
 import (
 	"strings"
@@ -11,7 +11,7 @@ import (
 // createFirewallRule and createPortForwardingRule: the rule is checked and
 // staged synchronously, then applied by a job.
 
-func cmdCreateFirewallRule(s *Simulator, c *core.Caller, p wire.Params) (map[string]any, *wire.APIError) {
+func cmdCreateFirewallRule(s *Networks, c *core.Caller, p wire.Params) (map[string]any, *wire.APIError) {
 	ip, err := s.requireIP(c, p)
 	if err != nil {
 		return nil, err
@@ -95,7 +95,7 @@ func parseICMPTypeAndCode(p wire.Params, r *model.Rule) *wire.APIError {
 	return nil
 }
 
-func cmdCreatePortForwardingRule(s *Simulator, c *core.Caller, p wire.Params) (map[string]any, *wire.APIError) {
+func cmdCreatePortForwardingRule(s *Networks, c *core.Caller, p wire.Params) (map[string]any, *wire.APIError) {
 	ip, err := s.requireIP(c, p)
 	if err != nil {
 		return nil, err
@@ -140,7 +140,7 @@ func cmdCreatePortForwardingRule(s *Simulator, c *core.Caller, p wire.Params) (m
 		return nil, err
 	}
 	return s.createRuleJob(c, r, "CreatePortForwardingRuleCmd", "Failed to apply port forwarding rule", func() map[string]any {
-		if fw != nil && s.rt.DB.Rule(fw.ID) != nil {
+		if fw != nil && s.DB.Rule(fw.ID) != nil {
 			fw.State = model.RuleActive
 		}
 		s.openForward(r)
@@ -150,15 +150,15 @@ func cmdCreatePortForwardingRule(s *Simulator, c *core.Caller, p wire.Params) (m
 
 // forwardTargetVM resolves virtualmachineid, which the caller must own and
 // which must have a NIC in the IP's network; networkid is only resolved.
-func (s *Simulator) forwardTargetVM(c *core.Caller, p wire.Params, ip *model.PublicIP) (*model.VM, *wire.APIError) {
-	v, err := wire.ResolveParam(p, "virtualmachineid", s.rt.DB.VM)
+func (s *Networks) forwardTargetVM(c *core.Caller, p wire.Params, ip *model.PublicIP) (*model.VM, *wire.APIError) {
+	v, err := wire.ResolveParam(p, "virtualmachineid", s.DB.VM)
 	if err != nil {
 		return nil, err
 	}
-	if err := s.rt.CheckAccess(c, v.AccountID, "VM "+v.Name); err != nil {
+	if err := s.CheckAccess(c, v.AccountID, "VM "+v.Name); err != nil {
 		return nil, err
 	}
-	if _, err := wire.ResolveParam(p, "networkid", s.rt.DB.Network); err != nil {
+	if _, err := wire.ResolveParam(p, "networkid", s.DB.Network); err != nil {
 		return nil, err
 	}
 	if v.NetworkID != ip.NetworkID {
@@ -210,7 +210,7 @@ func parseOpenFirewall(p wire.Params, ip *model.PublicIP) (bool, *wire.APIError)
 
 // persistForward inserts the PF rule and, with openFirewall, the firewall
 // rule opened for it; when that one conflicts, the PF rule goes too.
-func (s *Simulator) persistForward(ip *model.PublicIP, r *model.Rule, openFirewall bool) (*model.Rule, *wire.APIError) {
+func (s *Networks) persistForward(ip *model.PublicIP, r *model.Rule, openFirewall bool) (*model.Rule, *wire.APIError) {
 	if err := s.persistRule(r, true); err != nil {
 		return nil, err
 	}
@@ -231,12 +231,12 @@ func (s *Simulator) persistForward(ip *model.PublicIP, r *model.Rule, openFirewa
 // create command's response. A failed step, or the rule deleted meanwhile,
 // revokes it with failure as the job's error; otherwise it turns Active and
 // applied finishes the job and gives its result.
-func (s *Simulator) createRuleJob(c *core.Caller, r *model.Rule, cmdClass, failure string, applied func() map[string]any) map[string]any {
-	j := s.rt.StartJob(c, cmdPkgFirewall+cmdClass, "FirewallRule", r.ID, 1,
+func (s *Networks) createRuleJob(c *core.Caller, r *model.Rule, cmdClass, failure string, applied func() map[string]any) map[string]any {
+	j := s.StartJob(c, cmdPkgFirewall+cmdClass, "FirewallRule", r.ID, 1,
 		func(jr *core.JobRun) (any, *wire.APIError) {
 			jr.Op = "rule"
-			if err := jr.Step("apply"); err != nil || s.rt.DB.Rule(r.ID) == nil {
-				s.revokeRule(r)
+			if err := jr.Step("apply"); err != nil || s.DB.Rule(r.ID) == nil {
+				s.RevokeRule(r)
 				return nil, wire.InternalError("%s", failure)
 			}
 			r.State = model.RuleActive
