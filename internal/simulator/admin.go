@@ -10,6 +10,7 @@ import (
 
 	"golang.org/x/crypto/ssh"
 
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/cluster"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/wire"
 )
@@ -105,7 +106,7 @@ func (s *Simulator) DeleteMapRow(clusterID, vmID string) error {
 	defer s.rt.Unlock()
 	for _, row := range s.rt.DB.MapRows(clusterID) {
 		if strings.EqualFold(row.VMID, vmID) {
-			s.deleteMapRow(row)
+			s.cl.DeleteMapRow(row)
 			s.rt.DB.MapTrash = append(s.rt.DB.MapTrash, row)
 			return nil
 		}
@@ -139,7 +140,7 @@ func (s *Simulator) InsertMapRow(clusterID, vmID string, spec MapRowSpec) error 
 	}
 	version := spec.NodeVersion
 	if version == "" && !spec.Etcd {
-		version = s.versionSemverOf(c)
+		version = s.cl.VersionSemverOf(c)
 	}
 	s.rt.DB.VMMap = append(s.rt.DB.VMMap, &model.MapRow{InternalID: s.rt.DB.NextID("vmmap"), ClusterID: c.ID, VMID: vmID,
 		Control: spec.Control, Etcd: spec.Etcd, External: spec.External, ManualUpgrade: spec.ManualUpgrade || spec.Etcd,
@@ -160,14 +161,14 @@ func (s *Simulator) StopKubelet(vmID string, keepNode bool) error {
 // DeleteKubeNode deletes a VM's Node object from its cluster's Kubernetes
 // (kubectl delete node). A running kubelet registers it again on StartKubelet.
 func (s *Simulator) DeleteKubeNode(vmID string) error {
-	return s.changeVM(vmID, func(v *model.VM) { s.deleteNode(v.ID) })
+	return s.changeVM(vmID, func(v *model.VM) { s.cl.DeleteNode(v.ID) })
 }
 
 // StartKubelet starts a VM's kubelet: its node (re)joins Kubernetes.
 func (s *Simulator) StartKubelet(vmID string) error {
 	return s.changeVM(vmID, func(v *model.VM) {
 		v.Kubelet = true
-		s.joinNode(v)
+		s.cl.JoinNode(v)
 	})
 }
 
@@ -187,7 +188,7 @@ func (s *Simulator) RegisterNodeFQDN(vmID, fqdn string) error {
 		if n := s.rt.DB.NodeOfVM(v.ID); n != nil {
 			n.Name = v.NodeName
 		} else if v.Kubelet {
-			s.joinNode(v)
+			s.cl.JoinNode(v)
 		}
 	})
 }
@@ -234,7 +235,7 @@ func (s *Simulator) createStrayVM(spec StrayVM) (string, string, error) {
 		}
 	}
 	off := c.NodeOfferingID(model.RoleWorker)
-	v, aerr := s.createNodeVM(c, model.RoleNone, name, off, n)
+	v, aerr := s.cl.CreateNodeVM(c, model.RoleNone, name, off, n)
 	if aerr != nil {
 		return "", "", fmt.Errorf("deploy VM %s: %w", name, aerr)
 	}
@@ -246,7 +247,7 @@ func (s *Simulator) createStrayVM(spec StrayVM) (string, string, error) {
 	}
 	if spec.Join && role != model.RoleEtcd {
 		v.Kubelet = true
-		s.joinNode(v)
+		s.cl.JoinNode(v)
 	}
 	return v.ID, v.Name, nil
 }
@@ -259,13 +260,13 @@ func (s *Simulator) SetVMState(vmID, state string) error {
 	if !slices.Contains(valid, state) {
 		return fmt.Errorf("unknown VM state %q", state)
 	}
-	return s.changeVM(vmID, func(v *model.VM) { s.setVMState(v, state) })
+	return s.changeVM(vmID, func(v *model.VM) { s.cl.SetVMState(v, state) })
 }
 
 // ExpungeVM destroys and expunges a VM out of band: its own port forwards
 // are revoked, its map row (if any) and Kubernetes node object stay.
 func (s *Simulator) ExpungeVM(vmID string) error {
-	return s.changeVM(vmID, s.expungeVM)
+	return s.changeVM(vmID, s.cl.ExpungeVM)
 }
 
 // DeleteRule deletes a firewall, port-forwarding or load balancer rule by
@@ -292,7 +293,7 @@ func (s *Simulator) ClusterReachable(clusterID string) (ssh, api bool, err error
 	if err != nil {
 		return false, false, err
 	}
-	return s.controlSSHReachable(c), s.apiReachable(c), nil
+	return s.cl.ControlSSHReachable(c), s.cl.APIReachable(c), nil
 }
 
 // DeleteACLItem deletes a network ACL item by id, as a user would outside
@@ -356,7 +357,7 @@ func (s *Simulator) SetNodeOffering(clusterID, role, offeringID string) error {
 
 // SetClusterState sets a cluster's state in the database.
 func (s *Simulator) SetClusterState(clusterID, state string) error {
-	if !isKnownClusterState(state) {
+	if !cluster.IsKnownClusterState(state) {
 		return fmt.Errorf("unknown cluster state %q", state)
 	}
 	s.rt.Lock()
@@ -365,7 +366,7 @@ func (s *Simulator) SetClusterState(clusterID, state string) error {
 	if err != nil {
 		return err
 	}
-	s.setClusterState(c, state)
+	s.cl.SetClusterState(c, state)
 	return nil
 }
 
@@ -385,7 +386,7 @@ func (s *Simulator) SetClusterNodeCount(clusterID string, n int64) error {
 		return err
 	}
 	c.Size = n
-	s.recalculateCapacity(c)
+	s.cl.RecalculateCapacity(c)
 	return nil
 }
 
@@ -473,25 +474,17 @@ func (s *Simulator) AdvanceClock(d time.Duration) { s.rt.AdvanceClock(d) }
 func (s *Simulator) RunScanner() {
 	s.rt.Lock()
 	defer s.rt.Unlock()
-	s.runScanner()
+	s.cl.Scan()
 }
 
 // SetScannerInterval changes the period of the state scanner's timer: d > 0
 // runs it every d (also when Options.DisableScanner turned it off), d <= 0
 // stops the timer. The next run is d from now.
-func (s *Simulator) SetScannerInterval(d time.Duration) {
-	s.scanInterval.Store(int64(max(d, 0)))
-	select {
-	case s.scanReset <- struct{}{}:
-	default:
-	}
-}
+func (s *Simulator) SetScannerInterval(d time.Duration) { s.cl.SetScannerInterval(d) }
 
 // ScannerInterval returns the period of the state scanner's timer, zero when
 // it is stopped.
-func (s *Simulator) ScannerInterval() time.Duration {
-	return time.Duration(s.scanInterval.Load())
-}
+func (s *Simulator) ScannerInterval() time.Duration { return s.cl.ScannerInterval() }
 
 // DockerRegistryPasswordIs reports whether the cluster's stored docker
 // registry password equals candidate, so that tests can check it arrived

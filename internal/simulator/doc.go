@@ -26,9 +26,12 @@
 //	network    isolated networks, VPCs and tiers, the Shared network, public
 //	           and guest addresses, firewall, forwarding and load balancer
 //	           rules, network ACL lists and items
-//	simulator  this package: the commands, the CKS workers, the state
-//	           scanner, the admin API and the public API (New, Options,
-//	           Info, the admin methods)
+//	cluster    the cluster commands and the CKS action workers that run
+//	           them, the VMs, the VM map and Kubernetes nodes, user VMs and
+//	           their tags, and the state scanner
+//	simulator  this package: the public API (New, Options, Info, the admin
+//	           methods), the command dispatch, the seed data and the view
+//	           the endpoints read
 //	simtest    helpers for tests that run on the simulator
 //
 // Wire protocol (package wire): /client/api accepts GET and POST forms signed with

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"slices"
 
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/cluster"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/wire"
 )
 
@@ -181,9 +182,9 @@ func (s *Simulator) dumpState() DumpState {
 	for _, c := range st.Clusters {
 		d.Clusters = append(d.Clusters, DumpCluster{InternalID: c.InternalID, ID: c.ID, Name: c.Name, State: c.State,
 			Size: c.Size, ControlNodes: c.ControlNodes, EtcdNodes: c.EtcdNodes, NetworkID: c.NetworkID,
-			PublicIPID: c.PublicIPID, Endpoint: c.Endpoint, Version: s.versionSemverOf(c), AccountID: c.AccountID,
+			PublicIPID: c.PublicIPID, Endpoint: c.Endpoint, Version: s.cl.VersionSemverOf(c), AccountID: c.AccountID,
 			NetworkCleanup: c.NetworkCleanup, HasKubeconfig: c.Kubeconfig != "", Removed: c.Removed, GC: c.GC,
-			NodeTemplates: dumpTemplates(c.NodeTemplates), CNIConfigurationID: c.CNIConfigID, CNIConfigDetails: c.CNIDetails,
+			NodeTemplates: cluster.DumpTemplates(c.NodeTemplates), CNIConfigurationID: c.CNIConfigID, CNIConfigDetails: c.CNIDetails,
 			ASNumber: c.ASNumber, DockerRegistryURL: c.DockerURL, DockerRegistryUsername: c.DockerUser,
 			ExternalLoadBalancerIP: c.ExternalLBIP,
 			DockerRegistryPassword: c.DockerPassword != "", CSIEnabled: c.CSIEnabled, StateHistory: slices.Clone(c.StateHistory)})
@@ -200,7 +201,7 @@ func (s *Simulator) dumpState() DumpState {
 			TemplateID: v.TemplateID})
 	}
 	for _, n := range st.Nodes {
-		d.Nodes = append(d.Nodes, DumpNode{ClusterID: n.ClusterID, Name: n.Name, VMID: n.VMID, Ready: s.nodeReady(n),
+		d.Nodes = append(d.Nodes, DumpNode{ClusterID: n.ClusterID, Name: n.Name, VMID: n.VMID, Ready: s.cl.NodeReady(n),
 			Control: n.Control, Version: n.Version})
 	}
 	slices.SortFunc(d.Nodes, func(a, b DumpNode) int {

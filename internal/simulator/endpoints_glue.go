@@ -9,7 +9,6 @@ import (
 	"golang.org/x/crypto/ssh"
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/endpoints"
-	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
 )
 
 // endpointView is an immutable copy of what the endpoints read, published on
@@ -51,7 +50,7 @@ func (s *Simulator) publishView() {
 	for _, n := range s.rt.DB.Nodes {
 		byCluster[n.ClusterID] = append(byCluster[n.ClusterID], endpoints.Node{
 			Name:       n.Name,
-			Ready:      s.nodeReady(n),
+			Ready:      s.cl.NodeReady(n),
 			Control:    n.Control,
 			Version:    "v" + n.Version,
 			Created:    n.Created,
@@ -70,12 +69,6 @@ func (s *Simulator) publishView() {
 		}
 	}
 	s.view.Store(v)
-}
-
-// nodeReady: a node is Ready while its VM runs and its kubelet runs.
-func (s *Simulator) nodeReady(n *model.KubeNode) bool {
-	v := s.rt.DB.VM(n.VMID)
-	return v != nil && v.State == model.VMRunning && v.Kubelet
 }
 
 // generateKeyPair creates the per-instance ed25519 key pair seeded as

@@ -18,8 +18,9 @@ const simulatorImportPath = "github.com/cloudstack-cks/terraform-provider-cks/in
 // wire format, the loopback blocks and the behaviour profiles at the bottom,
 // the faults and the network endpoints above them, the runtime every area
 // shares (core) over those, then the areas, each on its own floor (the
-// catalogue and accounts, then the networks and rules), the simulator's API
-// over all of them, and the test support on top.
+// catalogue and accounts, then the networks and rules, then the CKS
+// workers), the simulator's API over all of them, and the test support on
+// top.
 var simulatorFloors = map[string]int{
 	"model":     0,
 	"wire":      0,
@@ -30,8 +31,9 @@ var simulatorFloors = map[string]int{
 	"core":      2,
 	"catalog":   3,
 	"network":   4,
-	".":         5,
-	"simtest":   6,
+	"cluster":   5,
+	".":         6,
+	"simtest":   7,
 }
 
 // TestSimulatorPackagesFormLayers fails when a production file of a

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/catalog"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/cluster"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/core"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/network"
@@ -16,31 +17,22 @@ import (
 var commands map[string]commandHandler
 
 func init() {
-	commands = map[string]commandHandler{
-		"createKubernetesCluster":          cmdCreateKubernetesCluster,
-		"listKubernetesClusters":           cmdListKubernetesClusters,
-		"scaleKubernetesCluster":           cmdScaleKubernetesCluster,
-		"upgradeKubernetesCluster":         cmdUpgradeKubernetesCluster,
-		"startKubernetesCluster":           cmdStartKubernetesCluster,
-		"stopKubernetesCluster":            cmdStopKubernetesCluster,
-		"deleteKubernetesCluster":          cmdDeleteKubernetesCluster,
-		"getKubernetesClusterConfig":       cmdGetKubernetesClusterConfig,
-		"listVirtualMachines":              cmdListVirtualMachines,
-		"addNodesToKubernetesCluster":      cmdAddNodesToKubernetesCluster,
-		"removeNodesFromKubernetesCluster": cmdRemoveNodesFromKubernetesCluster,
-		"deployVirtualMachine":             cmdDeployVirtualMachine,
-		"destroyVirtualMachine":            cmdDestroyVirtualMachine,
-		"createTags":                       cmdCreateTags,
-		"deleteTags":                       cmdDeleteTags,
-	}
-	for name, h := range catalog.Commands {
-		commands[name] = func(s *Simulator, c *core.Caller, p wire.Params) (map[string]any, *wire.APIError) {
-			return h(s.cat, c, p)
+	commands = map[string]commandHandler{}
+	adopt(catalog.Commands, func(s *Simulator) *catalog.Catalog { return s.cat })
+	adopt(network.Commands, func(s *Simulator) *network.Networks { return s.net })
+	adopt(cluster.Commands, func(s *Simulator) *cluster.Workers { return s.cl })
+}
+
+// adopt adds an area's commands, each run on the simulator's instance of
+// the area.
+func adopt[A any, H ~func(A, *core.Caller, wire.Params) (map[string]any, *wire.APIError)](
+	handlers map[string]H, area func(*Simulator) A) {
+	for name, h := range handlers {
+		if _, twice := commands[name]; twice {
+			panic("simulator: command " + name + " defined by two areas")
 		}
-	}
-	for name, h := range network.Commands {
 		commands[name] = func(s *Simulator, c *core.Caller, p wire.Params) (map[string]any, *wire.APIError) {
-			return h(s.net, c, p)
+			return h(area(s), c, p)
 		}
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"golang.org/x/crypto/ssh"
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/catalog"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/cluster"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/core"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/endpoints"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/network"
@@ -93,12 +94,11 @@ type Simulator struct {
 	// rt is what every area shares: the model and its lock, the random
 	// sources, the clock, the job runner, the faults, the profile.
 	rt *core.Runtime
-	// cat is the catalogue and accounts area, net the networks and rules.
+	// The areas, each on the one below: cat the catalogue and accounts, net
+	// the networks and rules, cl the CKS workers, VMs and state scanner.
 	cat *catalog.Catalog
 	net *network.Networks
-
-	lastNameMS int64
-	scanned    bool
+	cl  *cluster.Workers
 
 	view atomic.Pointer[endpointView]
 
@@ -107,10 +107,6 @@ type Simulator struct {
 	keyPEM  []byte
 
 	closeOnce sync.Once
-	bg        sync.WaitGroup // the scanner timer
-
-	scanInterval atomic.Int64 // nanoseconds; 0 stops the timer
-	scanReset    chan struct{}
 
 	srvMu    sync.Mutex
 	srv      *http.Server
@@ -159,8 +155,7 @@ func New(opts Options) (*Simulator, error) {
 		opts.ISODownloadDuration = DefaultISODownloadDuration
 	}
 	s := &Simulator{
-		rt:        core.New(opts, prof),
-		scanReset: make(chan struct{}, 1),
+		rt: core.New(opts, prof),
 	}
 	s.cat = catalog.New(s.rt)
 	net, err := network.New(s.cat, opts.PublicIPBlocks)
@@ -168,6 +163,7 @@ func New(opts Options) (*Simulator, error) {
 		return nil, err
 	}
 	s.net = net
+	s.cl = cluster.New(net)
 	if err := s.generateKeyPair(); err != nil {
 		net.ReleaseBlocks()
 		return nil, err
@@ -178,11 +174,11 @@ func New(opts Options) (*Simulator, error) {
 	s.rt.Lock()
 	s.seed()
 	s.rt.Unlock()
-	if !opts.DisableScanner {
-		s.scanInterval.Store(int64(opts.ScannerInterval))
+	interval := opts.ScannerInterval
+	if opts.DisableScanner {
+		interval = 0
 	}
-	s.bg.Add(1)
-	go s.scannerLoop()
+	s.cl.StartScanner(interval)
 	return s, nil
 }
 
@@ -262,7 +258,7 @@ func (s *Simulator) Close() error {
 			cancel()
 		}
 		s.rt.WaitJobs()
-		s.bg.Wait()
+		s.cl.WaitScanner()
 		s.rt.EP.Close()
 		s.net.ReleaseBlocks()
 	})

@@ -1,4 +1,4 @@
-package simulator
+package cluster
 
 import (
 	"fmt"
@@ -35,7 +35,7 @@ type createRequest struct {
 // checks (431), validation (530, as the create phase wraps
 // CloudRuntimeException), network creation, the cluster row in state Created,
 // then the async start job.
-func cmdCreateKubernetesCluster(s *Simulator, c *core.Caller, p wire.Params) (map[string]any, *wire.APIError) {
+func cmdCreateKubernetesCluster(s *Workers, c *core.Caller, p wire.Params) (map[string]any, *wire.APIError) {
 	req, err := s.parseCreate(c, p)
 	if err != nil {
 		return nil, err
@@ -44,7 +44,7 @@ func cmdCreateKubernetesCluster(s *Simulator, c *core.Caller, p wire.Params) (ma
 		return nil, err
 	}
 	cl := s.insertCluster(req)
-	j := s.rt.StartJob(c, cmdPkgKubernetes+"CreateKubernetesClusterCmd", "KubernetesCluster", cl.ID, 10,
+	j := s.StartJob(c, cmdPkgKubernetes+"CreateKubernetesClusterCmd", "KubernetesCluster", cl.ID, 10,
 		func(jr *core.JobRun) (any, *wire.APIError) { return s.runCreate(jr, cl, c) })
 	return map[string]any{"id": cl.ID, "jobid": j.ID}, nil
 }
@@ -53,18 +53,18 @@ func cmdCreateKubernetesCluster(s *Simulator, c *core.Caller, p wire.Params) (ma
 // VMs, workers, network rules, etcd rules, API, ready nodes, kubeconfig.
 // Failures before the kubeconfig leave the cluster in Error, later ones in
 // Alert; nothing is rolled back.
-func (s *Simulator) runCreate(jr *core.JobRun, c *model.Cluster, who *core.Caller) (any, *wire.APIError) {
+func (s *Workers) runCreate(jr *core.JobRun, c *model.Cluster, who *core.Caller) (any, *wire.APIError) {
 	jr.Op = "create"
 	if c.EtcdNodes == 0 {
 		jr.Steps -= 2 // no etcd VMs, no etcd rules
 	}
 	s.transit(c, evStartRequested)
 	w := &createWorker{s: s, jr: jr, c: c}
-	n := s.rt.DB.Network(c.NetworkID)
+	n := s.DB.Network(c.NetworkID)
 	if err := jr.Step("network"); err != nil || n == nil || n.Removed {
 		return nil, w.fail(err, evCreateFailed, fmt.Sprintf("Failed to setup network for Kubernetes cluster : %s", c.Name))
 	}
-	s.net.ImplementNetwork(n)
+	s.ImplementNetwork(n)
 	ip, ipErr := s.acquireClusterIP(c, n)
 	if ipErr != nil {
 		return nil, w.fail(nil, evCreateFailed, fmt.Sprintf("Failed to setup Kubernetes cluster : %s, unable to acquire a public IP address: %v", c.Name, ipErr))
@@ -84,7 +84,7 @@ func (s *Simulator) runCreate(jr *core.JobRun, c *model.Cluster, who *core.Calle
 
 // createWorker is one run of startKubernetesClusterOnCreate.
 type createWorker struct {
-	s  *Simulator
+	s  *Workers
 	jr *core.JobRun
 	c  *model.Cluster
 }
@@ -124,7 +124,7 @@ func (w *createWorker) provisionNodeVMs(n *model.Network) *wire.APIError {
 	}
 	prefix := model.ClusterNodePrefix(c.Name, c.ID)
 	for range c.ControlNodes {
-		v, aerr := s.createNodeVM(c, model.RoleControl, model.ControlNodeName(prefix, s.nodeNameMillis()), c.NodeOfferingID(model.RoleControl), n)
+		v, aerr := s.CreateNodeVM(c, model.RoleControl, model.ControlNodeName(prefix, s.nodeNameMillis()), c.NodeOfferingID(model.RoleControl), n)
 		if aerr != nil {
 			return w.deployFailed(aerr, w.unusable("provision the control node VM"))
 		}
@@ -134,7 +134,7 @@ func (w *createWorker) provisionNodeVMs(n *model.Network) *wire.APIError {
 		return w.fail(err, evCreateFailed, w.unusable("provision node VMs"))
 	}
 	for range c.Size {
-		v, aerr := s.createNodeVM(c, model.RoleWorker, model.WorkerNodeName(prefix, s.nodeNameMillis()), c.NodeOfferingID(model.RoleWorker), n)
+		v, aerr := s.CreateNodeVM(c, model.RoleWorker, model.WorkerNodeName(prefix, s.nodeNameMillis()), c.NodeOfferingID(model.RoleWorker), n)
 		if aerr != nil {
 			return w.deployFailed(aerr, w.unusable("provision node VMs"))
 		}
@@ -157,10 +157,10 @@ func (w *createWorker) setupNetworkRules(n *model.Network, ip *model.PublicIP) *
 		return w.directEndpoint()
 	}
 	if err := s.setupClusterNetworkRules(c, n, ip); err != nil {
-		s.rt.Logf("setup network rules of %s: %v", c.Name, err)
+		s.Logf("setup network rules of %s: %v", c.Name, err)
 		return w.fail(nil, evCreateFailed, fmt.Sprintf("Failed to setup Kubernetes cluster : %s, unable to setup network rules", c.Name))
 	}
-	c.Endpoint = fmt.Sprintf("https://%s:%d/", ip.Address, clusterAPIPort)
+	c.Endpoint = fmt.Sprintf("https://%s:%d/", ip.Address, ClusterAPIPort)
 	if c.EtcdNodes == 0 {
 		return nil
 	}
@@ -168,7 +168,7 @@ func (w *createWorker) setupNetworkRules(n *model.Network, ip *model.PublicIP) *
 		return w.fail(err, evCreateFailed, fmt.Sprintf("Failed to setup Kubernetes cluster : %s, unable to setup network rules for etcd nodes", c.Name))
 	}
 	if err := s.setupEtcdNetworkRules(c, n, ip); err != nil {
-		s.rt.Logf("setup etcd network rules of %s: %v", c.Name, err)
+		s.Logf("setup etcd network rules of %s: %v", c.Name, err)
 		return w.fail(nil, evCreateFailed, fmt.Sprintf("Failed to setup Kubernetes cluster : %s, unable to setup network rules for etcd nodes", c.Name))
 	}
 	return nil
@@ -186,8 +186,8 @@ func (w *createWorker) awaitKubernetes() *wire.APIError {
 	if !ok {
 		return w.fail(nil, evCreateFailed, fmt.Sprintf("Failed to start Kubernetes cluster : %s as no public IP found for the cluster", c.Name))
 	}
-	if err := s.rt.EP.AddCluster(c.ID, server.address); err != nil {
-		s.rt.Logf("Kubernetes API of %s: %v", c.Name, err)
+	if err := s.EP.AddCluster(c.ID, server.address); err != nil {
+		s.Logf("Kubernetes API of %s: %v", c.Name, err)
 		return w.fail(nil, evCreateFailed, w.unusable("access control node VMs of the cluster"))
 	}
 	if err := jr.Step("nodes-ready"); err != nil || s.readyNodeCount(c)+int(c.EtcdNodes) < int(c.ControlNodes+c.Size+c.EtcdNodes) {
@@ -196,9 +196,9 @@ func (w *createWorker) awaitKubernetes() *wire.APIError {
 	if err := jr.Step("kubeconfig"); err != nil {
 		return w.fail(err, evOperationFailed, w.unusable("retrieve kube-config for the cluster"))
 	}
-	kubeconfig, kerr := s.rt.EP.Kubeconfig(c.ID, c.Name)
+	kubeconfig, kerr := s.EP.Kubeconfig(c.ID, c.Name)
 	if kerr != nil {
-		s.rt.Logf("kubeconfig of %s: %v", c.Name, kerr)
+		s.Logf("kubeconfig of %s: %v", c.Name, kerr)
 		return w.fail(nil, evOperationFailed, w.unusable("retrieve kube-config for the cluster"))
 	}
 	c.Kubeconfig = kubeconfig
@@ -211,12 +211,12 @@ func (w *createWorker) awaitKubernetes() *wire.APIError {
 // acquireClusterIP returns the address the cluster is reached at: none on
 // a directly accessed network, the network's source NAT IP, or for a VPC tier a new VPC public IP stored as
 // the cluster detail publicipid.
-func (s *Simulator) acquireClusterIP(c *model.Cluster, n *model.Network) (*model.PublicIP, error) {
+func (s *Workers) acquireClusterIP(c *model.Cluster, n *model.Network) (*model.PublicIP, error) {
 	if network.IsDirectAccess(n) {
 		return nil, nil // no public IP: the nodes are reached directly
 	}
 	if !network.IsVPCTier(n) {
-		if ip := s.rt.DB.SourceNatIP(n.ID); ip != nil {
+		if ip := s.DB.SourceNatIP(n.ID); ip != nil {
 			return ip, nil
 		}
 		return nil, fmt.Errorf("network %s has no source NAT IP", n.Name)
@@ -224,7 +224,7 @@ func (s *Simulator) acquireClusterIP(c *model.Cluster, n *model.Network) (*model
 	if ip := s.clusterIP(c); ip != nil {
 		return ip, nil
 	}
-	ip, err := s.net.AllocPublicIP(c.AccountID, n.ID, n.VPCID, false)
+	ip, err := s.AllocPublicIP(c.AccountID, n.ID, n.VPCID, false)
 	if err != nil {
 		return nil, err
 	}
@@ -235,14 +235,14 @@ func (s *Simulator) acquireClusterIP(c *model.Cluster, n *model.Network) (*model
 // createEtcdVMs builds all etcd host names in one tight loop first (so
 // several may share a suffix), then deploys the VMs. It stops at the first
 // VM that cannot be deployed.
-func (s *Simulator) createEtcdVMs(c *model.Cluster, n *model.Network) *wire.APIError {
+func (s *Workers) createEtcdVMs(c *model.Cluster, n *model.Network) *wire.APIError {
 	prefix := model.EtcdNodePrefix(c.Name, c.ID)
 	names := make([]string, c.EtcdNodes)
 	for i := range names {
-		names[i] = model.EtcdNodeName(prefix, i+1, s.rt.Now().UnixMilli())
+		names[i] = model.EtcdNodeName(prefix, i+1, s.Now().UnixMilli())
 	}
 	for _, name := range names {
-		v, aerr := s.createNodeVM(c, model.RoleEtcd, name, c.NodeOfferingID(model.RoleEtcd), n)
+		v, aerr := s.CreateNodeVM(c, model.RoleEtcd, name, c.NodeOfferingID(model.RoleEtcd), n)
 		if aerr != nil {
 			return aerr
 		}

@@ -1,4 +1,4 @@
-package simulator
+package cluster
 
 import (
 	"errors"
@@ -20,13 +20,13 @@ import (
 // C + node_count + E; node_count is written only after the VMs and rules.
 func (w *scaleWorker) scaleSize(role model.NodeRole) *wire.APIError {
 	s, c := w.s, w.c
-	if s.rt.DB.Network(c.NetworkID) == nil {
+	if s.DB.Network(c.NetworkID) == nil {
 		return w.failIfScaling("Scaling failed for Kubernetes cluster : %s, cluster network not found", c.Name)
 	}
-	if s.rt.DB.Offering(c.OfferingID) == nil {
+	if s.DB.Offering(c.OfferingID) == nil {
 		return w.failIfScaling("Scaling failed for Kubernetes cluster : %s, cluster service offering not found", c.Name)
 	}
-	if rows := s.rt.DB.MapRows(c.ID); len(rows) == 0 || len(rows) < model.ExpectedMapSize(c) {
+	if rows := s.DB.MapRows(c.ID); len(rows) == 0 || len(rows) < model.ExpectedMapSize(c) {
 		return w.failIfScaling("Scaling failed for Kubernetes cluster : %s, it is in unstable state as not enough existing VM instances found", c.Name)
 	}
 	newVMs := *w.clusterSize - w.originalSize
@@ -61,13 +61,13 @@ func (w *scaleWorker) scaleSize(role model.NodeRole) *wire.APIError {
 // rulesFailed is a failure of scaleKubernetesClusterNetworkRules: a Java
 // exception the worker does not catch (a NullPointerException) leaves the
 // state as it is; any other goes through failure, the caller's transition.
-func (s *Simulator) rulesFailed(c *model.Cluster, err error, failure func() *wire.APIError) *wire.APIError {
+func (s *Workers) rulesFailed(c *model.Cluster, err error, failure func() *wire.APIError) *wire.APIError {
 	var je *wire.JavaException
 	if errors.As(err, &je) {
-		s.rt.Logf("Unexpected exception while executing %sScaleKubernetesClusterCmd: %s: %s", cmdPkgKubernetes, je.ClassName(), je.Msg)
+		s.Logf("Unexpected exception while executing %sScaleKubernetesClusterCmd: %s: %s", cmdPkgKubernetes, je.ClassName(), je.Msg)
 		return wire.InternalError("%s", je.Msg)
 	}
-	s.rt.Logf("%s: %v", s.scalingMessage(c, "unable to update network rules"), err)
+	s.Logf("%s: %v", s.scalingMessage(c, "unable to update network rules"), err)
 	return failure()
 }
 
@@ -76,7 +76,7 @@ func (s *Simulator) rulesFailed(c *model.Cluster, err error, failure func() *wir
 func (w *scaleWorker) scaleUp(newVMs int64) *wire.APIError {
 	s, c, jr := w.s, w.c, w.jr
 	jr.Op = "scale-up"
-	n := s.rt.DB.Network(c.NetworkID)
+	n := s.DB.Network(c.NetworkID)
 	if c.State != model.ClusterScaling {
 		s.transit(c, evScaleUpRequested)
 	}
@@ -89,7 +89,7 @@ func (w *scaleWorker) scaleUp(newVMs int64) *wire.APIError {
 	}
 	prefix := model.ClusterNodePrefix(c.Name, c.ID)
 	for range newVMs {
-		v, aerr := s.createNodeVM(c, model.RoleWorker, model.WorkerNodeName(prefix, s.nodeNameMillis()), c.NodeOfferingID(model.RoleWorker), n)
+		v, aerr := s.CreateNodeVM(c, model.RoleWorker, model.WorkerNodeName(prefix, s.nodeNameMillis()), c.NodeOfferingID(model.RoleWorker), n)
 		if aerr != nil {
 			// Alert, node_count unchanged, the workers already added stay.
 			_ = w.failIfScaling("%s", provisionFailed) // the VM error says more
@@ -109,7 +109,7 @@ func (w *scaleWorker) scaleUp(newVMs int64) *wire.APIError {
 	// which counts the external nodes.
 	want := int(c.ControlNodes + *w.clusterSize + c.EtcdNodes)
 	notReady := fmt.Sprintf("Scaling unsuccessful for Kubernetes cluster : %s as it does not have desired number of nodes in ready state", c.Name)
-	if err := jr.Step("nodes-ready"); err != nil || !s.controlSSHReachable(c) || s.readyNodeCount(c)+int(c.EtcdNodes) < want {
+	if err := jr.Step("nodes-ready"); err != nil || !s.ControlSSHReachable(c) || s.readyNodeCount(c)+int(c.EtcdNodes) < want {
 		return w.failIfScaling("%s", core.FailText(err, notReady))
 	}
 	return nil
@@ -128,20 +128,20 @@ func (w *scaleWorker) scaleDown() *wire.APIError {
 	}
 	var remove []*model.MapRow
 	if len(w.req.nodeIDs) > 0 {
-		for _, row := range s.rt.DB.MapRows(c.ID) {
+		for _, row := range s.DB.MapRows(c.ID) {
 			if slices.Contains(w.req.nodeIDs, row.VMID) && !row.External {
 				remove = append(remove, row)
 			}
 		}
 	} else {
 		var workers []*model.MapRow
-		for _, row := range s.rt.DB.MapRows(c.ID) {
+		for _, row := range s.DB.MapRows(c.ID) {
 			if !row.Control && !row.Etcd && !row.External {
 				workers = append(workers, row)
 			}
 		}
 		from := len(workers) - max(0, len(workers)-int(*w.clusterSize))
-		if s.rt.Profile.Before4221 {
+		if s.Profile.Before4221 {
 			from = int(c.ControlNodes + *w.clusterSize - 1)
 		}
 		if from > len(workers) {
@@ -156,7 +156,7 @@ func (w *scaleWorker) scaleDown() *wire.APIError {
 }
 
 // vmString is VMInstanceVO.toString().
-func (s *Simulator) vmString(v *model.VM) string {
+func (s *Workers) vmString(v *model.VM) string {
 	return fmt.Sprintf(`VM instance {"id":%d,"instanceName":"%s","state":"%s","type":"User","uuid":"%s"}`,
 		v.InternalID, s.instanceName(v), v.State, v.ID)
 }
@@ -169,7 +169,7 @@ func (s *Simulator) vmString(v *model.VM) string {
 func (w *scaleWorker) removeNodes(rows []*model.MapRow) *wire.APIError {
 	s, c, jr := w.s, w.c, w.jr
 	for _, row := range rows {
-		v := s.rt.DB.VM(row.VMID)
+		v := s.DB.VM(row.VMID)
 		if v == nil {
 			// userVm.getHostName() on null: uncaught, the cluster stays in
 			// Scaling.
@@ -179,15 +179,15 @@ func (w *scaleWorker) removeNodes(rows []*model.MapRow) *wire.APIError {
 		if err := jr.Step("remove-vm"); err != nil {
 			return s.scalingFailed(c, err, removeFailed)
 		}
-		s.rt.Logf("Removing vm %s from cluster %s", s.vmString(v), c.String())
+		s.Logf("Removing vm %s from cluster %s", s.vmString(v), c.String())
 		host := strings.ToLower(v.Name)
-		if !s.controlSSHReachable(c) || s.rt.DB.NodeByName(c.ID, host) == nil {
+		if !s.ControlSSHReachable(c) || s.DB.NodeByName(c.ID, host) == nil {
 			// kubectl drain fails (no SSH, or NotFound): removeKubernetesClusterNode returns false.
 			return s.scalingFailed(c, nil, removeFailed)
 		}
-		s.deleteNode(s.rt.DB.NodeByName(c.ID, host).VMID)
-		s.expungeVM(v)
-		s.deleteMapRow(row)
+		s.DeleteNode(s.DB.NodeByName(c.ID, host).VMID)
+		s.ExpungeVM(v)
+		s.DeleteMapRow(row)
 		if err := jr.Step("vm-removed"); err != nil {
 			return s.scalingFailed(c, err, s.scalingMessage(c, fmt.Sprintf("failed to remove VM : %s", v.Name)))
 		}

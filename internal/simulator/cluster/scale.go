@@ -1,4 +1,4 @@
-package simulator
+package cluster
 
 import (
 	"errors"
@@ -26,7 +26,7 @@ type scaleRequest struct {
 	maxGiven         bool
 }
 
-func cmdScaleKubernetesCluster(s *Simulator, c *core.Caller, p wire.Params) (map[string]any, *wire.APIError) {
+func cmdScaleKubernetesCluster(s *Workers, c *core.Caller, p wire.Params) (map[string]any, *wire.APIError) {
 	cl, err := s.requireCluster(c, p)
 	if err != nil {
 		return nil, err
@@ -35,7 +35,7 @@ func cmdScaleKubernetesCluster(s *Simulator, c *core.Caller, p wire.Params) (map
 	if req.size, req.sizeGiven, err = p.Long("size"); err != nil {
 		return nil, err
 	}
-	if req.offering, err = wire.ResolveParam(p, "serviceofferingid", s.rt.DB.Offering); err != nil {
+	if req.offering, err = wire.ResolveParam(p, "serviceofferingid", s.DB.Offering); err != nil {
 		return nil, err
 	}
 	for _, entry := range p.MapEntries("nodeofferings") {
@@ -43,17 +43,17 @@ func cmdScaleKubernetesCluster(s *Simulator, c *core.Caller, p wire.Params) (map
 		if role != model.RoleControl && role != model.RoleWorker && role != model.RoleEtcd {
 			return nil, wire.InvalidParam("Invalid node type: %s, valid types are: control, worker, etcd", entry["node"])
 		}
-		off := s.rt.DB.Offering(entry["offering"])
+		off := s.DB.Offering(entry["offering"])
 		if off == nil {
 			return nil, wire.EntityNotFound("nodeofferings", entry["offering"])
 		}
 		req.nodeOfferings[role] = off
 	}
 	for _, id := range p.List("nodeids") {
-		if !wire.IsUUID(id) || s.rt.DB.VMIncludingExpunged(id) == nil {
+		if !wire.IsUUID(id) || s.DB.VMIncludingExpunged(id) == nil {
 			return nil, wire.EntityNotFound("nodeids", id)
 		}
-		req.nodeIDs = append(req.nodeIDs, s.rt.DB.VMIncludingExpunged(id).ID)
+		req.nodeIDs = append(req.nodeIDs, s.DB.VMIncludingExpunged(id).ID)
 	}
 	req.autoscaling, req.autoscalingGiven = p.Bool("autoscalingenabled")
 	if req.minSize, req.minGiven, err = p.Long("minsize"); err != nil {
@@ -68,15 +68,15 @@ func cmdScaleKubernetesCluster(s *Simulator, c *core.Caller, p wire.Params) (map
 
 // requireCluster resolves the required id parameter of a cluster command
 // and checks the caller's access.
-func (s *Simulator) requireCluster(c *core.Caller, p wire.Params) (*model.Cluster, *wire.APIError) {
+func (s *Workers) requireCluster(c *core.Caller, p wire.Params) (*model.Cluster, *wire.APIError) {
 	if _, err := p.Require("id"); err != nil {
 		return nil, err
 	}
-	cl, err := wire.ResolveParam(p, "id", s.rt.DB.Cluster)
+	cl, err := wire.ResolveParam(p, "id", s.DB.Cluster)
 	if err != nil {
 		return nil, err
 	}
-	if err := s.rt.CheckAccess(c, cl.AccountID, "Kubernetes cluster "+cl.Name); err != nil {
+	if err := s.CheckAccess(c, cl.AccountID, "Kubernetes cluster "+cl.Name); err != nil {
 		return nil, err
 	}
 	return cl, nil
@@ -84,7 +84,7 @@ func (s *Simulator) requireCluster(c *core.Caller, p wire.Params) (*model.Cluste
 
 // scaleWorker is one KubernetesClusterScaleWorker.
 type scaleWorker struct {
-	s             *Simulator
+	s             *Workers
 	jr            *core.JobRun
 	c             *model.Cluster
 	req           *scaleRequest
@@ -96,7 +96,7 @@ type scaleWorker struct {
 
 // runScale is KubernetesClusterManagerImpl.scaleKubernetesCluster: the
 // validation, then the scale worker.
-func (s *Simulator) runScale(jr *core.JobRun, c *model.Cluster, req *scaleRequest, who *core.Caller) (any, *wire.APIError) {
+func (s *Workers) runScale(jr *core.JobRun, c *model.Cluster, req *scaleRequest, who *core.Caller) (any, *wire.APIError) {
 	jr.Op = "scale"
 	if err := s.validateScale(c, req); err != nil {
 		return nil, wire.InternalError("%s", err.Error())
@@ -121,12 +121,12 @@ func (s *Simulator) runScale(jr *core.JobRun, c *model.Cluster, req *scaleReques
 // nodeofferings entries, or, without any, DEFAULT mapped to
 // serviceofferingid or else the cluster's own service offering. A
 // size-only scale therefore asks every node type for the cluster's offering.
-func (s *Simulator) nodeTypeOfferings(c *model.Cluster, req *scaleRequest) map[model.NodeRole]*model.ServiceOffering {
+func (s *Workers) nodeTypeOfferings(c *model.Cluster, req *scaleRequest) map[model.NodeRole]*model.ServiceOffering {
 	out := map[model.NodeRole]*model.ServiceOffering{}
 	if len(req.nodeOfferings) == 0 {
 		off := req.offering
 		if off == nil {
-			off = s.rt.DB.Offering(c.OfferingID)
+			off = s.DB.Offering(c.OfferingID)
 		}
 		out[model.RoleDefault] = off
 		return out
@@ -140,17 +140,17 @@ func (s *Simulator) nodeTypeOfferings(c *model.Cluster, req *scaleRequest) map[m
 // existingOfferingForRole is KubernetesClusterScaleWorker.
 // getExistingOfferingIdForNodeType: the offering of the first VM of the node
 // type in the map, or the cluster's service offering when there is none.
-func (s *Simulator) existingOfferingForRole(c *model.Cluster, role model.NodeRole) *model.ServiceOffering {
-	for _, row := range s.rt.DB.MapRows(c.ID) {
+func (s *Workers) existingOfferingForRole(c *model.Cluster, role model.NodeRole) *model.ServiceOffering {
+	for _, row := range s.DB.MapRows(c.ID) {
 		if model.RowRole(row) != role {
 			continue
 		}
-		if v := s.rt.DB.VM(row.VMID); v != nil {
-			return s.rt.DB.Offering(v.OfferingID)
+		if v := s.DB.VM(row.VMID); v != nil {
+			return s.DB.Offering(v.OfferingID)
 		}
 		break
 	}
-	return s.rt.DB.Offering(c.OfferingID)
+	return s.DB.Offering(c.OfferingID)
 }
 
 // scaleCluster is KubernetesClusterScaleWorker.scaleCluster: node types in
@@ -306,7 +306,7 @@ func (w *scaleWorker) updateEntry(size *int64, role model.NodeRole, off *model.S
 func (w *scaleWorker) newCapacity(size *int64, role model.NodeRole, off *model.ServiceOffering) (cores, memory int64) {
 	c := w.c
 	if off == nil {
-		off = w.s.rt.DB.Offering(c.OfferingID)
+		off = w.s.DB.Offering(c.OfferingID)
 	}
 	prev := w.s.existingOfferingForRole(c, role)
 	if prev == nil {
@@ -333,12 +333,12 @@ func (w *scaleWorker) scaleOffering(role model.NodeRole, off *model.ServiceOffer
 	s, c := w.s, w.c
 	w.jr.Op = "scale-offering"
 	if w.originalState != model.ClusterCreated {
-		rows := s.rt.DB.MapRows(c.ID)
+		rows := s.DB.MapRows(c.ID)
 		if len(rows) == 0 || len(rows) < model.ExpectedMapSize(c) {
 			return w.failIfScaling("Scaling Kubernetes cluster : %s failed, it is in unstable state as not enough existing VM instances found!", c.Name)
 		}
 		for _, row := range rows {
-			if v := s.rt.DB.VM(row.VMID); v != nil && v.State == model.VMRunning && !slices.Contains([]string{"XenServer", "VMware", "Simulator"}, c.Hypervisor) {
+			if v := s.DB.VM(row.VMID); v != nil && v.State == model.VMRunning && !slices.Contains([]string{"XenServer", "VMware", "Simulator"}, c.Hypervisor) {
 				return w.failIfScaling("Scaling Kubernetes cluster : %s failed, scaling Kubernetes cluster with running VMs on hypervisor %s is not supported!", c.Name, c.Hypervisor)
 			}
 		}
@@ -353,7 +353,7 @@ func (w *scaleWorker) scaleOffering(role model.NodeRole, off *model.ServiceOffer
 	if err := w.jr.Step("vms"); err != nil {
 		return s.scalingFailed(c, err, fmt.Sprintf("Scaling Kubernetes cluster : %s failed, unable to scale cluster VM", c.Name))
 	}
-	count := len(s.rt.DB.MapRows(c.ID))
+	count := len(s.DB.MapRows(c.ID))
 	switch role {
 	case model.RoleControl:
 		count = int(c.ControlNodes)
@@ -362,14 +362,14 @@ func (w *scaleWorker) scaleOffering(role model.NodeRole, off *model.ServiceOffer
 	case model.RoleWorker:
 		count = int(c.Size)
 	}
-	for _, row := range s.rt.DB.MapRows(c.ID) {
+	for _, row := range s.DB.MapRows(c.ID) {
 		if count == 0 {
 			break
 		}
 		if role != model.RoleDefault && model.RowRole(row) != role {
 			continue
 		}
-		if v := s.rt.DB.VM(row.VMID); v != nil {
+		if v := s.DB.VM(row.VMID); v != nil {
 			v.OfferingID = off.ID
 		}
 		count--
@@ -379,12 +379,12 @@ func (w *scaleWorker) scaleOffering(role model.NodeRole, off *model.ServiceOffer
 }
 
 // scalingFailed moves a Scaling cluster to Alert and returns the 530.
-func (s *Simulator) scalingFailed(c *model.Cluster, err error, natural string) *wire.APIError {
+func (s *Workers) scalingFailed(c *model.Cluster, err error, natural string) *wire.APIError {
 	s.transit(c, evOperationFailed)
 	return wire.InternalError("%s", core.FailText(err, natural))
 }
 
-func (s *Simulator) scalingMessage(c *model.Cluster, what string) string {
+func (s *Workers) scalingMessage(c *model.Cluster, what string) string {
 	return fmt.Sprintf("Scaling failed for Kubernetes cluster %s, %s", c.String(), what)
 }
 
@@ -393,13 +393,13 @@ func (s *Simulator) scalingMessage(c *model.Cluster, what string) string {
 // minsize and maxsize written (turning it off clears minsize and maxsize).
 // A failure is thrown without a transition, so the cluster stays in
 // Scaling, which only a stop ends.
-func (s *Simulator) scaleAutoscaling(jr *core.JobRun, c *model.Cluster, req *scaleRequest) *wire.APIError {
+func (s *Workers) scaleAutoscaling(jr *core.JobRun, c *model.Cluster, req *scaleRequest) *wire.APIError {
 	jr.Op = "scale-autoscaling"
 	if c.State != model.ClusterScaling {
 		s.transit(c, evAutoscaleRequested)
 	}
 	err := jr.Step("autoscaler")
-	if err == nil && !s.controlSSHReachable(c) {
+	if err == nil && !s.ControlSSHReachable(c) {
 		err = errors.New("unable to reach the control node over SSH")
 	}
 	if err != nil {

@@ -1,4 +1,4 @@
-package simulator
+package cluster
 
 import (
 	"strconv"
@@ -11,7 +11,7 @@ import (
 // renderCluster is KubernetesClusterManagerImpl.createKubernetesClusterResponse
 // (4.22 KubernetesClusterResponse; it sets no consoleendpoint). Callers hold
 // s.mu.
-func (s *Simulator) renderCluster(c *model.Cluster, who *core.Caller) map[string]any {
+func (s *Workers) renderCluster(c *model.Cluster, who *core.Caller) map[string]any {
 	out := map[string]any{
 		"id":                  c.ID,
 		"name":                c.Name,
@@ -34,21 +34,21 @@ func (s *Simulator) renderCluster(c *model.Cluster, who *core.Caller) map[string
 		"created":             wire.CSTime(c.Created),
 		"hasannotations":      false,
 	}
-	if z := s.rt.DB.Zone(c.ZoneID); z != nil {
+	if z := s.DB.Zone(c.ZoneID); z != nil {
 		out["zonename"] = z.Name
 	}
-	if t := s.rt.DB.Template(c.TemplateID); t != nil {
+	if t := s.DB.Template(c.TemplateID); t != nil {
 		out["templatename"] = t.Name
 	}
-	if v := s.rt.DB.Version(c.VersionID); v != nil {
+	if v := s.DB.Version(c.VersionID); v != nil {
 		out["kubernetesversionname"] = v.Name
 	}
-	if n := s.rt.DB.Network(c.NetworkID); n != nil {
+	if n := s.DB.Network(c.NetworkID); n != nil {
 		out["associatednetworkname"] = n.Name
 	}
 	for key, id := range map[string]string{"serviceoffering": c.OfferingID, "controloffering": c.ControlOfferingID,
 		"workeroffering": c.WorkerOfferingID, "etcdoffering": c.EtcdOfferingID} {
-		if o := s.rt.DB.Offering(id); o != nil {
+		if o := s.DB.Offering(id); o != nil {
 			out[key+"id"] = o.ID
 			out[key+"name"] = o.Name
 		}
@@ -59,7 +59,7 @@ func (s *Simulator) renderCluster(c *model.Cluster, who *core.Caller) map[string
 	// The only create-only input the response carries besides csienabled;
 	// node templates, CNI details, AS number, docker registry and external
 	// load balancer address are stored but never returned.
-	if u := s.rt.DB.UserDataByID(c.CNIConfigID); u != nil {
+	if u := s.DB.UserDataByID(c.CNIConfigID); u != nil {
 		out["cniconfigurationid"] = u.ID
 		out["cniconfigname"] = u.Name
 	}
@@ -67,7 +67,7 @@ func (s *Simulator) renderCluster(c *model.Cluster, who *core.Caller) map[string
 		out["minsize"] = c.MinSize
 		out["maxsize"] = c.MaxSize
 	}
-	s.rt.OwnerFields(out, c.AccountID)
+	s.OwnerFields(out, c.AccountID)
 	if ip := s.onlySourceNatIP(c.NetworkID); ip != nil {
 		out["ipaddress"] = ip.Address
 		out["ipaddressid"] = ip.ID
@@ -77,8 +77,8 @@ func (s *Simulator) renderCluster(c *model.Cluster, who *core.Caller) map[string
 	}
 	vms := []map[string]any{}
 	full := who == nil || who.IsAdmin()
-	for _, row := range s.rt.DB.MapRows(c.ID) {
-		v := s.rt.DB.VM(row.VMID)
+	for _, row := range s.DB.MapRows(c.ID) {
+		v := s.DB.VM(row.VMID)
 		if v == nil {
 			continue // the view joins on live VMs: expunged or missing VMs are skipped
 		}
@@ -90,11 +90,11 @@ func (s *Simulator) renderCluster(c *model.Cluster, who *core.Caller) map[string
 		}
 		vms = append(vms, r)
 	}
-	out["virtualmachines"] = core.OrderList(s.rt, vms)
-	if s.rt.Profile.NoCSI {
+	out["virtualmachines"] = core.OrderList(s.Runtime, vms)
+	if s.Profile.NoCSI {
 		delete(out, "csienabled")
 	}
-	for _, f := range s.rt.Opts.ClusterResponseOmits {
+	for _, f := range s.Opts.ClusterResponseOmits {
 		delete(out, f)
 	}
 	return out
@@ -102,9 +102,9 @@ func (s *Simulator) renderCluster(c *model.Cluster, who *core.Caller) map[string
 
 // onlySourceNatIP returns the network's source NAT IP when it has exactly
 // one.
-func (s *Simulator) onlySourceNatIP(networkID string) *model.PublicIP {
+func (s *Workers) onlySourceNatIP(networkID string) *model.PublicIP {
 	var found *model.PublicIP
-	for _, p := range s.rt.DB.IPs {
+	for _, p := range s.DB.IPs {
 		if !p.Released && p.NetworkID == networkID && p.SourceNat {
 			if found != nil {
 				return nil
@@ -117,15 +117,15 @@ func (s *Simulator) onlySourceNatIP(networkID string) *model.PublicIP {
 
 // etcdIPs maps public IP uuid -> address for etcd VMs' PF rules whose public
 // port is exactly the etcd start port (so only etcd node 1 appears).
-func (s *Simulator) etcdIPs(c *model.Cluster) map[string]string {
+func (s *Workers) etcdIPs(c *model.Cluster) map[string]string {
 	out := map[string]string{}
-	for _, row := range s.rt.DB.MapRows(c.ID) {
+	for _, row := range s.DB.MapRows(c.ID) {
 		if !row.Etcd {
 			continue
 		}
-		for _, r := range s.rt.DB.Rules {
+		for _, r := range s.DB.Rules {
 			if r.Purpose == model.PurposePF && r.VMID == row.VMID && r.Start == etcdNodesStartPort && r.State != model.RuleRevoke {
-				if ip := s.rt.DB.IP(r.IPID); ip != nil {
+				if ip := s.DB.IP(r.IPID); ip != nil {
 					out[ip.ID] = ip.Address
 				}
 			}

@@ -1,4 +1,4 @@
-package simulator
+package cluster
 
 import (
 	"fmt"
@@ -10,7 +10,7 @@ import (
 
 // renderVM is the UserVmResponse; full is the root admin view (instance
 // name and hypervisor host).
-func (s *Simulator) renderVM(v *model.VM, full bool) map[string]any {
+func (s *Workers) renderVM(v *model.VM, full bool) map[string]any {
 	out := map[string]any{
 		"id":                    v.ID,
 		"name":                  v.Name,
@@ -22,8 +22,8 @@ func (s *Simulator) renderVM(v *model.VM, full bool) map[string]any {
 		"zoneid":                v.ZoneID,
 		"templateid":            v.TemplateID,
 		"serviceofferingid":     v.OfferingID,
-		"guestosid":             s.rt.DB.SeedIDs.GuestOS,
-		"ostypeid":              s.rt.DB.SeedIDs.GuestOS,
+		"guestosid":             s.DB.SeedIDs.GuestOS,
+		"ostypeid":              s.DB.SeedIDs.GuestOS,
 		"osdisplayname":         "Debian GNU/Linux 12 (64-bit)",
 		"hypervisor":            "KVM",
 		"arch":                  "x86_64",
@@ -51,26 +51,26 @@ func (s *Simulator) renderVM(v *model.VM, full bool) map[string]any {
 	if v.Keypair != "" {
 		out["keypairs"] = v.Keypair
 	}
-	if z := s.rt.DB.Zone(v.ZoneID); z != nil {
+	if z := s.DB.Zone(v.ZoneID); z != nil {
 		out["zonename"] = z.Name
 	}
-	if t := s.rt.DB.Template(v.TemplateID); t != nil {
+	if t := s.DB.Template(v.TemplateID); t != nil {
 		out["templatename"] = t.Name
 		out["templatedisplaytext"] = t.DisplayText
 		out["templatetype"] = "SYSTEM"
 		out["templateformat"] = "QCOW2"
 	}
-	if o := s.rt.DB.Offering(v.OfferingID); o != nil {
+	if o := s.DB.Offering(v.OfferingID); o != nil {
 		out["serviceofferingname"] = o.Name
 		out["cpunumber"] = o.CPU
 		out["cpuspeed"] = o.CPUSpeed
 		out["memory"] = o.Memory
 	}
-	if u := s.rt.DB.UserOfAccount(v.AccountID); u != nil {
+	if u := s.DB.UserOfAccount(v.AccountID); u != nil {
 		out["userid"] = u.ID
 		out["username"] = u.Username
 	}
-	s.rt.OwnerFields(out, v.AccountID)
+	s.OwnerFields(out, v.AccountID)
 	if full {
 		out["instancename"] = s.instanceName(v)
 		if v.State == model.VMRunning {
@@ -81,7 +81,7 @@ func (s *Simulator) renderVM(v *model.VM, full bool) map[string]any {
 	return out
 }
 
-func (s *Simulator) renderNIC(v *model.VM) map[string]any {
+func (s *Workers) renderNIC(v *model.VM) map[string]any {
 	nic := map[string]any{
 		"id":               v.NICID,
 		"networkid":        v.NetworkID,
@@ -96,13 +96,13 @@ func (s *Simulator) renderNIC(v *model.VM) map[string]any {
 		"deviceid":         "0",
 		"virtualmachineid": v.ID,
 	}
-	if n := s.rt.DB.Network(v.NetworkID); n != nil {
+	if n := s.DB.Network(v.NetworkID); n != nil {
 		nic["networkname"] = n.Name
 		nic["gateway"] = n.Gateway
 		vlan := fmt.Sprintf("vlan://%d", 2000+n.InternalID)
 		nic["isolationuri"] = vlan
 		nic["broadcasturi"] = vlan
-		s.net.VPCFields(nic, n.VPCID)
+		s.VPCFields(nic, n.VPCID)
 	}
 	return nic
 }

@@ -1,4 +1,4 @@
-package simulator
+package cluster
 
 import (
 	"fmt"
@@ -15,7 +15,7 @@ import (
 // validates the VMs (validateNodes), then KubernetesClusterAddWorker.
 // addNodesToCluster gives each one SSH rules and joins it. Callers hold the lock.
 
-func cmdAddNodesToKubernetesCluster(s *Simulator, c *core.Caller, p wire.Params) (map[string]any, *wire.APIError) {
+func cmdAddNodesToKubernetesCluster(s *Workers, c *core.Caller, p wire.Params) (map[string]any, *wire.APIError) {
 	cl, vmIDs, err := s.nodesCommand(c, p)
 	if err != nil {
 		return nil, err
@@ -31,7 +31,7 @@ func cmdAddNodesToKubernetesCluster(s *Simulator, c *core.Caller, p wire.Params)
 // and removeNodesFromKubernetesCluster. nodeids name VirtualMachine
 // entities; an unknown uuid fails the call, as the API layer's conversion
 // to internal ids does.
-func (s *Simulator) nodesCommand(c *core.Caller, p wire.Params) (*model.Cluster, []string, *wire.APIError) {
+func (s *Workers) nodesCommand(c *core.Caller, p wire.Params) (*model.Cluster, []string, *wire.APIError) {
 	if _, err := p.Require("nodeids"); err != nil {
 		return nil, nil, err
 	}
@@ -41,7 +41,7 @@ func (s *Simulator) nodesCommand(c *core.Caller, p wire.Params) (*model.Cluster,
 	}
 	var ids []string
 	for _, id := range p.List("nodeids") {
-		v := s.rt.DB.VMIncludingExpunged(id)
+		v := s.DB.VMIncludingExpunged(id)
 		if !wire.IsUUID(id) || v == nil {
 			return nil, nil, wire.EntityNotFound("nodeids", id)
 		}
@@ -54,19 +54,19 @@ func (s *Simulator) nodesCommand(c *core.Caller, p wire.Params) (*model.Cluster,
 // VM that is gone, whose template is not marked for CKS, whose default NIC
 // is in another network or that is already in the cluster's map. Neither
 // the cluster's state nor the VM's state or owner is checked.
-func (s *Simulator) validNodesToAdd(c *model.Cluster, ids []string) []*model.VM {
+func (s *Workers) validNodesToAdd(c *model.Cluster, ids []string) []*model.VM {
 	var out []*model.VM
 	for _, id := range ids {
-		v := s.rt.DB.VM(id)
+		v := s.DB.VM(id)
 		switch {
 		case v == nil:
-			s.rt.Logf("Failed to find node (physical or virtual machine) with ID: %s", id)
-		case s.rt.DB.Template(v.TemplateID) == nil || !s.rt.DB.Template(v.TemplateID).ForCKS:
-			s.rt.Logf("Node: %d is deployed with a template that is not marked to be used for CKS", v.InternalID)
+			s.Logf("Failed to find node (physical or virtual machine) with ID: %s", id)
+		case s.DB.Template(v.TemplateID) == nil || !s.DB.Template(v.TemplateID).ForCKS:
+			s.Logf("Node: %d is deployed with a template that is not marked to be used for CKS", v.InternalID)
 		case v.NetworkID != c.NetworkID:
-			s.rt.Logf("Node: %d does not have its default NIC in the kubernetes cluster network", v.InternalID)
+			s.Logf("Node: %d does not have its default NIC in the kubernetes cluster network", v.InternalID)
 		case s.inClusterMap(c, v.ID):
-			s.rt.Logf("Node: %d is already part of the cluster %s", v.InternalID, c.Name)
+			s.Logf("Node: %d is already part of the cluster %s", v.InternalID, c.Name)
 		default:
 			out = append(out, v)
 		}
@@ -74,13 +74,13 @@ func (s *Simulator) validNodesToAdd(c *model.Cluster, ids []string) []*model.VM 
 	return out
 }
 
-func (s *Simulator) inClusterMap(c *model.Cluster, vmID string) bool {
-	return slices.ContainsFunc(s.rt.DB.MapRows(c.ID), func(r *model.MapRow) bool { return r.VMID == vmID })
+func (s *Workers) inClusterMap(c *model.Cluster, vmID string) bool {
+	return slices.ContainsFunc(s.DB.MapRows(c.ID), func(r *model.MapRow) bool { return r.VMID == vmID })
 }
 
 // nodeAdd is one run of KubernetesClusterAddWorker.
 type nodeAdd struct {
-	s     *Simulator
+	s     *Workers
 	jr    *core.JobRun
 	c     *model.Cluster
 	n     *model.Network
@@ -98,13 +98,13 @@ type nodeAdd struct {
 // that fails is skipped: the job still succeeds
 // (AddNodesToKubernetesClusterCmd.execute ignores the worker's result),
 // and the cluster goes back to Running (OperationFailed from Importing).
-func (s *Simulator) runAddNodes(jr *core.JobRun, c *model.Cluster, ids []string, _ /*mountCksIsoOnVr*/, manual bool, who *core.Caller) (any, *wire.APIError) {
+func (s *Workers) runAddNodes(jr *core.JobRun, c *model.Cluster, ids []string, _ /*mountCksIsoOnVr*/, manual bool, who *core.Caller) (any, *wire.APIError) {
 	jr.Op = "add-nodes"
 	valid := s.validNodesToAdd(c, ids)
 	if len(valid) == 0 {
 		return nil, wire.InternalError("No valid nodes found to be added to the Kubernetes cluster")
 	}
-	a := &nodeAdd{s: s, jr: jr, c: c, n: s.rt.DB.Network(c.NetworkID)}
+	a := &nodeAdd{s: s, jr: jr, c: c, n: s.DB.Network(c.NetworkID)}
 	if a.n == nil {
 		return nil, wire.InternalError("Failed to find network with id: %s", c.NetworkID)
 	}
@@ -122,7 +122,7 @@ func (s *Simulator) runAddNodes(jr *core.JobRun, c *model.Cluster, ids []string,
 	}
 	a.updateCluster(manual)
 	if len(a.added) != len(valid) {
-		s.rt.Logf("Not every node was added to the CKS cluster %s, nodes added: %d out of %d", c.ID, len(a.added), len(valid))
+		s.Logf("Not every node was added to the CKS cluster %s, nodes added: %d out of %d", c.ID, len(a.added), len(valid))
 		s.transit(c, evOperationFailed)
 	} else {
 		s.transit(c, evOperationSucceeded)
@@ -137,10 +137,10 @@ func (s *Simulator) runAddNodes(jr *core.JobRun, c *model.Cluster, ids []string,
 func (a *nodeAdd) externalNodePort() int {
 	c := a.c
 	total := c.ControlNodes + c.Size
-	if a.s.rt.Profile.ExternalPortCountsEtcd {
+	if a.s.Profile.ExternalPortCountsEtcd {
 		total += c.EtcdNodes
 	}
-	return nodesStartSSHPort + int(total) + a.index
+	return NodesStartSSHPort + int(total) + a.index
 }
 
 // setupNode is validateAndSetupNode: a firewall rule for the node's port
@@ -167,14 +167,14 @@ func (a *nodeAdd) setupNode(v *model.VM) *wire.APIError {
 		return wire.InternalError("%s", core.FailText(err, fmt.Sprintf("Failed to add node %s to Kubernetes cluster : %s", v.ID, c.Name)))
 	}
 	if !network.IsVPCTier(a.n) {
-		if err := s.net.ProvisionFirewallRule(a.ip, a.n.ID, port, port); err != nil {
-			s.rt.Logf("Failed to activate API port forwarding rules for the Kubernetes cluster : %s: %s", c.Name, err.Text)
+		if err := s.ProvisionFirewallRule(a.ip, a.n.ID, port, port); err != nil {
+			s.Logf("Failed to activate API port forwarding rules for the Kubernetes cluster : %s: %s", c.Name, err.Text)
 			return a.revertNetworkRules(v, port)
 		}
 	}
-	s.net.ProvisionPortForward(a.ip, a.n.ID, port, network.DefaultSSHPort, v)
+	s.ProvisionPortForward(a.ip, a.n.ID, port, network.DefaultSSHPort, v)
 	if err := a.jr.Step("node-check"); err != nil || s.sshForwardTarget(a.ip, port) != v {
-		s.rt.Logf("Failed to validate node with ID: %d", v.InternalID)
+		s.Logf("Failed to validate node with ID: %d", v.InternalID)
 		if rerr := a.revertNetworkRules(v, port); rerr != nil {
 			// The generic catch of validateAndSetupNode reverts once more
 			// and throws.
@@ -190,7 +190,7 @@ func (a *nodeAdd) setupNode(v *model.VM) *wire.APIError {
 	ok = true
 	v.Role = model.RoleWorker
 	v.Kubelet = true
-	s.joinNode(v)
+	s.JoinNode(v)
 	a.added = append(a.added, v)
 	a.index++
 	return nil
@@ -214,11 +214,11 @@ func (a *nodeAdd) revertNetworkRules(v *model.VM, port int) *wire.APIError {
 		case pick.Purpose != model.PurposeFirewall:
 			return wire.InternalError("Unable to find %d having purpose %s", pick.InternalID, model.PurposeFirewall)
 		}
-		s.net.RevokeRule(pick)
+		s.RevokeRule(pick)
 	}
-	for _, r := range slices.Clone(s.rt.DB.Rules) {
+	for _, r := range slices.Clone(s.DB.Rules) {
 		if r.Purpose == model.PurposePF && r.VMID == v.ID {
-			s.net.RevokeRule(r)
+			s.RevokeRule(r)
 		}
 	}
 	return nil
@@ -228,9 +228,9 @@ func (a *nodeAdd) revertNetworkRules(v *model.VM, port int) *wire.APIError {
 // any rule of the network (firewall, forward or load balancer) with exactly
 // those public ports, one of several at random (findOneBy, seeded by
 // Options.Seed).
-func (s *Simulator) findRuleByNetworkAndPorts(networkID string, start, end int) *model.Rule {
+func (s *Workers) findRuleByNetworkAndPorts(networkID string, start, end int) *model.Rule {
 	var found []*model.Rule
-	for _, r := range s.rt.DB.Rules {
+	for _, r := range s.DB.Rules {
 		if r.NetworkID == networkID && r.State != model.RuleRevoke && r.HasPorts && r.Start == start && r.End == end {
 			found = append(found, r)
 		}
@@ -238,7 +238,7 @@ func (s *Simulator) findRuleByNetworkAndPorts(networkID string, start, end int) 
 	if len(found) == 0 {
 		return nil
 	}
-	return found[s.rt.TwinRNG.IntN(len(found))]
+	return found[s.TwinRNG.IntN(len(found))]
 }
 
 // updateCluster is KubernetesClusterAddWorker.updateKubernetesCluster:
@@ -249,7 +249,7 @@ func (a *nodeAdd) updateCluster(manual bool) {
 	s, c := a.s, a.c
 	c.Size += int64(len(a.added))
 	for _, v := range a.added {
-		if o := s.rt.DB.Offering(v.OfferingID); o != nil {
+		if o := s.DB.Offering(v.OfferingID); o != nil {
 			c.Cores += int64(o.CPU)
 			c.Memory += int64(o.Memory)
 		}

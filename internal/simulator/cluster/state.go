@@ -1,4 +1,4 @@
-package simulator
+package cluster
 
 import "github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
 
@@ -45,25 +45,25 @@ var transitions = map[string]map[string]string{
 
 // transit applies an event. Like stateTransitTo, a missing transition only
 // logs; the caller carries on. Callers hold the lock.
-func (s *Simulator) transit(c *model.Cluster, event string) {
+func (s *Workers) transit(c *model.Cluster, event string) {
 	next, ok := transitions[c.State][event]
 	if !ok {
-		s.rt.Logf("cluster %s: no transition from %s on %s", c.Name, c.State, event)
+		s.Logf("cluster %s: no transition from %s on %s", c.Name, c.State, event)
 		return
 	}
-	s.setClusterState(c, next)
+	s.SetClusterState(c, next)
 }
 
-func (s *Simulator) setClusterState(c *model.Cluster, state string) {
+func (s *Workers) SetClusterState(c *model.Cluster, state string) {
 	if c.State != state {
 		c.State = state
-		c.StateSince = s.rt.Now()
+		c.StateSince = s.Now()
 		c.StateHistory = append(c.StateHistory, state)
 	}
 }
 
-// isKnownClusterState reports whether the admin API may set this state.
-func isKnownClusterState(state string) bool {
+// IsKnownClusterState reports whether the admin API may set this state.
+func IsKnownClusterState(state string) bool {
 	if _, ok := transitions[state]; ok {
 		return true
 	}

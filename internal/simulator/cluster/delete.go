@@ -1,4 +1,4 @@
-package simulator
+package cluster
 
 import (
 	"fmt"
@@ -10,7 +10,7 @@ import (
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/wire"
 )
 
-func cmdDeleteKubernetesCluster(s *Simulator, c *core.Caller, p wire.Params) (map[string]any, *wire.APIError) {
+func cmdDeleteKubernetesCluster(s *Workers, c *core.Caller, p wire.Params) (map[string]any, *wire.APIError) {
 	cl, err := s.requireCluster(c, p)
 	if err != nil {
 		return nil, err
@@ -21,7 +21,7 @@ func cmdDeleteKubernetesCluster(s *Simulator, c *core.Caller, p wire.Params) (ma
 
 // runDelete is KubernetesClusterManagerImpl.deleteKubernetesCluster for a
 // CloudManaged cluster: KubernetesClusterDestroyWorker.destroy.
-func (s *Simulator) runDelete(jr *core.JobRun, c *model.Cluster) (any, *wire.APIError) {
+func (s *Workers) runDelete(jr *core.JobRun, c *model.Cluster) (any, *wire.APIError) {
 	jr.Op = "delete"
 	if c.Removed {
 		return nil, wire.InternalError("Kubernetes cluster %s has already been deleted", c.Name)
@@ -38,7 +38,7 @@ func (s *Simulator) runDelete(jr *core.JobRun, c *model.Cluster) (any, *wire.API
 // was. A failure after that sets the gc flag and leaves it in Destroying; an
 // exception the worker does not catch (the 4.22.0.0 NullPointerException of
 // removeSshFirewallRule) leaves it in Destroying without the flag.
-func (s *Simulator) destroyCluster(jr *core.JobRun, c *model.Cluster) *wire.APIError {
+func (s *Workers) destroyCluster(jr *core.JobRun, c *model.Cluster) *wire.APIError {
 	step := func(name string) error {
 		if jr == nil {
 			return nil
@@ -48,13 +48,13 @@ func (s *Simulator) destroyCluster(jr *core.JobRun, c *model.Cluster) *wire.APIE
 	if !slices.Contains([]string{model.ClusterRunning, model.ClusterStopped, model.ClusterAlert, model.ClusterError, model.ClusterDestroying}, c.State) {
 		return wire.InternalError("Cannot perform delete operation on cluster : %s in state: %s", c.Name, c.State)
 	}
-	n := s.rt.DB.Network(c.NetworkID)
+	n := s.DB.Network(c.NetworkID)
 	if c.NetworkCleanup && n != nil && !n.Removed {
 		if err := s.validateNetworkCleanup(c, n); err != nil {
 			return err
 		}
 	}
-	s.rt.Logf("Destroying Kubernetes cluster : %s", c.Name)
+	s.Logf("Destroying Kubernetes cluster : %s", c.Name)
 	s.transit(c, evDestroyRequested)
 	if err := step("vms"); err != nil {
 		c.GC = true
@@ -72,10 +72,10 @@ func (s *Simulator) destroyCluster(jr *core.JobRun, c *model.Cluster) *wire.APIE
 	if err := s.cleanupClusterNetwork(c, n, vmIDs, step); err != nil {
 		return err
 	}
-	for _, node := range s.rt.DB.NodesOf(c.ID) {
-		s.deleteNode(node.VMID)
+	for _, node := range s.DB.NodesOf(c.ID) {
+		s.DeleteNode(node.VMID)
 	}
-	s.rt.EP.RemoveCluster(c.ID)
+	s.EP.RemoveCluster(c.ID)
 	s.transit(c, evOperationSucceeded)
 	c.Removed = true
 	c.Kubeconfig = ""
@@ -85,19 +85,19 @@ func (s *Simulator) destroyCluster(jr *core.JobRun, c *model.Cluster) *wire.APIE
 // validateNetworkCleanup refuses to destroy a cluster whose network is to
 // be removed with it while other VMs use that network: external nodes, or
 // VMs outside the cluster's map.
-func (s *Simulator) validateNetworkCleanup(c *model.Cluster, n *model.Network) *wire.APIError {
-	rows := s.rt.DB.MapRows(c.ID)
+func (s *Workers) validateNetworkCleanup(c *model.Cluster, n *model.Network) *wire.APIError {
+	rows := s.DB.MapRows(c.ID)
 	for _, row := range rows {
 		if row.External {
 			return wire.InternalError("Kubernetes cluster : %s has external nodes, remove them before deleting the cluster", c.Name)
 		}
 	}
-	networkVMs := s.net.VMsOnNetwork(n.ID)
+	networkVMs := s.VMsOnNetwork(n.ID)
 	if len(networkVMs) > len(rows) {
 		return wire.InternalError("Network : %s for Kubernetes cluster : %s has instances using it which are not part of the Kubernetes cluster", n.Name, c.Name)
 	}
 	for _, v := range networkVMs {
-		if row := s.rt.DB.MapRowOf(v.ID); row == nil || row.ClusterID != c.ID {
+		if row := s.DB.MapRowOf(v.ID); row == nil || row.ClusterID != c.ID {
 			return wire.InternalError("VM : %s which is not a part of Kubernetes cluster : %s is using Kubernetes cluster network : %s", v.ID, c.Name, n.Name)
 		}
 	}
@@ -107,15 +107,15 @@ func (s *Simulator) validateNetworkCleanup(c *model.Cluster, n *model.Network) *
 // destroyClusterVMs expunges the cluster's VMs, with their Kubernetes
 // nodes, and deletes its map rows. It returns the ids of the VMs the map
 // listed.
-func (s *Simulator) destroyClusterVMs(c *model.Cluster) []string {
+func (s *Workers) destroyClusterVMs(c *model.Cluster) []string {
 	var vmIDs []string
-	for _, row := range s.rt.DB.MapRows(c.ID) {
+	for _, row := range s.DB.MapRows(c.ID) {
 		vmIDs = append(vmIDs, row.VMID)
-		if v := s.rt.DB.VM(row.VMID); v != nil {
-			s.deleteNode(v.ID)
-			s.expungeVM(v)
+		if v := s.DB.VM(row.VMID); v != nil {
+			s.DeleteNode(v.ID)
+			s.ExpungeVM(v)
 		}
-		s.deleteMapRow(row)
+		s.DeleteMapRow(row)
 	}
 	return vmIDs
 }
@@ -125,11 +125,11 @@ func (s *Simulator) destroyClusterVMs(c *model.Cluster) []string {
 // exception the worker does not catch (no gc flag), except a failure to
 // remove the isolated network's forwards (step "forwards") or to release a
 // VPC tier's IP (step "release-ip"), which it catches and flags.
-func (s *Simulator) cleanupClusterNetwork(c *model.Cluster, n *model.Network, vmIDs []string, step func(string) error) *wire.APIError {
+func (s *Workers) cleanupClusterNetwork(c *model.Cluster, n *model.Network, vmIDs []string, step func(string) error) *wire.APIError {
 	switch {
 	case n == nil || n.Removed:
 	case c.NetworkCleanup:
-		s.net.DestroyNetwork(n)
+		s.DestroyNetwork(n)
 	case network.IsDirectAccess(n):
 		// KubernetesClusterDestroyWorker: no rules to delete; only the
 		// simulator's stand-in for the external load balancer goes.
@@ -151,14 +151,14 @@ func (s *Simulator) cleanupClusterNetwork(c *model.Cluster, n *model.Network, vm
 // failure to remove the forwards (ResourceUnavailableException, step
 // "forwards") comes after both revokes: the worker catches it, flags the
 // cluster for the garbage collector and leaves it in Destroying.
-func (s *Simulator) deleteIsolatedClusterRules(c *model.Cluster, n *model.Network, vmIDs []string, step func(string) error) *wire.APIError {
+func (s *Workers) deleteIsolatedClusterRules(c *model.Cluster, n *model.Network, vmIDs []string, step func(string) error) *wire.APIError {
 	ip := s.clusterIP(c)
 	if ip == nil {
 		return nil
 	}
-	for _, r := range s.net.RulesOnIP(ip.ID, model.PurposeLB) {
-		if r.NetworkID == n.ID && r.AccountID == c.AccountID && r.Start == clusterAPIPort && r.End == clusterAPIPort {
-			s.net.RevokeRule(r)
+	for _, r := range s.RulesOnIP(ip.ID, model.PurposeLB) {
+		if r.NetworkID == n.ID && r.AccountID == c.AccountID && r.Start == ClusterAPIPort && r.End == ClusterAPIPort {
+			s.RevokeRule(r)
 		}
 	}
 	s.removeApiFirewallRule(ip)
@@ -177,11 +177,11 @@ func (s *Simulator) deleteIsolatedClusterRules(c *model.Cluster, n *model.Networ
 // removeApiFirewallRule: the first TCP firewall rule of the IP whose ports
 // are exactly 6443-6443, in the order the DAO returns them (no ORDER BY),
 // whoever made it. A user's rule on 6443 is as likely to go as CKS's.
-func (s *Simulator) removeApiFirewallRule(ip *model.PublicIP) *model.Rule {
+func (s *Workers) removeApiFirewallRule(ip *model.PublicIP) *model.Rule {
 	for _, r := range s.tcpFirewallRules(ip) {
-		if r.HasPorts && r.Start == clusterAPIPort && r.End == clusterAPIPort {
-			s.rt.Logf("The API firewall rule [%s] with the id [%d] was revoked", javaString(r.Name), r.InternalID)
-			s.net.RevokeRule(r)
+		if r.HasPorts && r.Start == ClusterAPIPort && r.End == ClusterAPIPort {
+			s.Logf("The API firewall rule [%s] with the id [%d] was revoked", javaString(r.Name), r.InternalID)
+			s.RevokeRule(r)
 			return r
 		}
 	}
@@ -196,7 +196,7 @@ func (s *Simulator) removeApiFirewallRule(ip *model.PublicIP) *model.Rule {
 // PFs of the removed VMs, and the IP is released with whatever rules remain
 // on it. The 2379 items stay. A failure to release the IP (step release-ip)
 // sets the gc flag and leaves the cluster in Destroying, its items revoked.
-func (s *Simulator) deleteVPCClusterRules(c *model.Cluster, n *model.Network, vmIDs []string, step func(string) error) *wire.APIError {
+func (s *Workers) deleteVPCClusterRules(c *model.Cluster, n *model.Network, vmIDs []string, step func(string) error) *wire.APIError {
 	ip := s.clusterIP(c)
 	if ip == nil || c.PublicIPID == "" {
 		return nil
@@ -207,14 +207,14 @@ func (s *Simulator) deleteVPCClusterRules(c *model.Cluster, n *model.Network, vm
 		c.GC = true
 		return wire.InternalError("%s", core.FailText(err, fmt.Sprintf("Failed to release public IP for VPC tier used by Kubernetes cluster : %s", c.Name)))
 	}
-	s.net.ReleaseIP(ip)
+	s.ReleaseIP(ip)
 	return nil
 }
 
-func (s *Simulator) removeVMPortForwards(vmIDs []string) {
-	for _, r := range slices.Clone(s.rt.DB.Rules) {
+func (s *Workers) removeVMPortForwards(vmIDs []string) {
+	for _, r := range slices.Clone(s.DB.Rules) {
 		if r.Purpose == model.PurposePF && slices.Contains(vmIDs, r.VMID) {
-			s.net.RevokeRule(r)
+			s.RevokeRule(r)
 		}
 	}
 }

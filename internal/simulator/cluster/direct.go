@@ -1,4 +1,4 @@
-package simulator
+package cluster
 
 import (
 	"fmt"
@@ -20,11 +20,11 @@ type clusterServer struct {
 	ip      *model.PublicIP // nil on a directly accessed network
 }
 
-func (s *Simulator) clusterServer(c *model.Cluster) (clusterServer, bool) {
+func (s *Workers) clusterServer(c *model.Cluster) (clusterServer, bool) {
 	if c.ExternalLBIP != "" {
-		return clusterServer{address: c.ExternalLBIP, sshPort: nodesStartSSHPort}, true
+		return clusterServer{address: c.ExternalLBIP, sshPort: NodesStartSSHPort}, true
 	}
-	if network.IsDirectAccess(s.rt.DB.Network(c.NetworkID)) {
+	if network.IsDirectAccess(s.DB.Network(c.NetworkID)) {
 		v := s.firstClusterVM(c)
 		if v == nil {
 			return clusterServer{}, false
@@ -35,15 +35,15 @@ func (s *Simulator) clusterServer(c *model.Cluster) (clusterServer, bool) {
 	if ip == nil {
 		return clusterServer{}, false
 	}
-	return clusterServer{address: ip.Address, sshPort: nodesStartSSHPort, ip: ip}, true
+	return clusterServer{address: ip.Address, sshPort: NodesStartSSHPort, ip: ip}, true
 }
 
 // firstClusterVM is fetchControlVmIfMissing: the mapped VM with the lowest
 // id (an etcd VM when the cluster has etcd nodes).
-func (s *Simulator) firstClusterVM(c *model.Cluster) *model.VM {
+func (s *Workers) firstClusterVM(c *model.Cluster) *model.VM {
 	var first *model.VM
-	for _, row := range s.rt.DB.MapRows(c.ID) {
-		if v := s.rt.DB.VM(row.VMID); v != nil && (first == nil || v.InternalID < first.InternalID) {
+	for _, row := range s.DB.MapRows(c.ID) {
+		if v := s.DB.VM(row.VMID); v != nil && (first == nil || v.InternalID < first.InternalID) {
 			first = v
 		}
 	}
@@ -55,7 +55,7 @@ func (s *Simulator) firstClusterVM(c *model.Cluster) *model.VM {
 // external load balancer the first control VM (the simulator plays the
 // operator's load balancer, which forwards 2222 to it). Nil unless it is a
 // running control VM, the only nodes that hold the admin kubeconfig.
-func (s *Simulator) directControlTarget(c *model.Cluster) *model.VM {
+func (s *Workers) directControlTarget(c *model.Cluster) *model.VM {
 	v := s.firstClusterVM(c)
 	if c.ExternalLBIP != "" {
 		v = s.firstControlVM(c)
@@ -66,8 +66,8 @@ func (s *Simulator) directControlTarget(c *model.Cluster) *model.VM {
 	return v
 }
 
-func (s *Simulator) firstControlVM(c *model.Cluster) *model.VM {
-	vms, rows := s.rt.DB.ClusterVMs(c)
+func (s *Workers) firstControlVM(c *model.Cluster) *model.VM {
+	vms, rows := s.DB.ClusterVMs(c)
 	for i, v := range vms {
 		if rows[i].Control {
 			return v
@@ -78,14 +78,14 @@ func (s *Simulator) firstControlVM(c *model.Cluster) *model.VM {
 
 // directAPIReachable: the API answers on the endpoint's host, the external
 // load balancer (any running control VM behind it) or the first VM.
-func (s *Simulator) directAPIReachable(c *model.Cluster) bool {
+func (s *Workers) directAPIReachable(c *model.Cluster) bool {
 	if c.Endpoint == "" {
 		return false
 	}
 	if c.ExternalLBIP == "" {
 		return s.directControlTarget(c) != nil
 	}
-	vms, rows := s.rt.DB.ClusterVMs(c)
+	vms, rows := s.DB.ClusterVMs(c)
 	for i, v := range vms {
 		if rows[i].Control && v.State == model.VMRunning {
 			return true
@@ -98,20 +98,20 @@ func (s *Simulator) directAPIReachable(c *model.Cluster) bool {
 // the API (started by AddCluster on that address) and 2222 to the first
 // control VM, which is what the start worker's
 // "Make sure external load-balancer has port forwarding rules" asks for.
-func (s *Simulator) openExternalLB(c *model.Cluster) error {
+func (s *Workers) openExternalLB(c *model.Cluster) error {
 	v := s.firstControlVM(c)
 	if c.ExternalLBIP == "" || v == nil {
 		return nil
 	}
-	if err := s.rt.EP.OpenForward(c.ExternalLBIP, nodesStartSSHPort, s.net.SSHTarget(v)); err != nil {
+	if err := s.EP.OpenForward(c.ExternalLBIP, NodesStartSSHPort, s.SSHTarget(v)); err != nil {
 		return fmt.Errorf("external load balancer %s: %w", c.ExternalLBIP, err)
 	}
 	return nil
 }
 
-func (s *Simulator) closeExternalLB(c *model.Cluster) {
+func (s *Workers) closeExternalLB(c *model.Cluster) {
 	if c.ExternalLBIP != "" {
-		s.rt.EP.CloseForward(c.ExternalLBIP, nodesStartSSHPort)
+		s.EP.CloseForward(c.ExternalLBIP, NodesStartSSHPort)
 	}
 }
 
@@ -128,10 +128,10 @@ func (w *createWorker) directEndpoint() *wire.APIError {
 		return w.fail(nil, evCreateFailed, fmt.Sprintf("Failed to start Kubernetes cluster : %s as no public IP found for the cluster", c.Name))
 	}
 	if err := s.openExternalLB(c); err != nil {
-		s.rt.Logf("%v", err)
+		s.Logf("%v", err)
 		return w.fail(nil, evCreateFailed, w.unusable("access control node VMs of the cluster"))
 	}
-	c.Endpoint = fmt.Sprintf("https://%s:%d/", server.address, clusterAPIPort)
+	c.Endpoint = fmt.Sprintf("https://%s:%d/", server.address, ClusterAPIPort)
 	return nil
 }
 
@@ -150,12 +150,12 @@ func validateDirectNetwork(req *createRequest) *wire.APIError {
 // nodeSSHTarget is the VM runInstallScriptOnVM reaches for the i-th node:
 // on a directly accessed network the node itself on port 22, else the PF
 // at 2222+i of the cluster IP.
-func (s *Simulator) nodeSSHTarget(server clusterServer, v *model.VM, i int) *model.VM {
+func (s *Workers) nodeSSHTarget(server clusterServer, v *model.VM, i int) *model.VM {
 	if server.ip == nil {
 		if v.State == model.VMRunning {
 			return v
 		}
 		return nil
 	}
-	return s.sshForwardTarget(server.ip, nodesStartSSHPort+i)
+	return s.sshForwardTarget(server.ip, NodesStartSSHPort+i)
 }

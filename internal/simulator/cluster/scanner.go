@@ -1,4 +1,4 @@
-package simulator
+package cluster
 
 import (
 	"errors"
@@ -22,9 +22,38 @@ const startingTimeout = 10 * time.Minute
 // it per cluster, which is left as it is for that pass.
 var errVMNotFound = errors.New(`cannot invoke "com.cloud.vm.VMInstanceVO.getState()" because "vm" is null`)
 
+// StartScanner starts the scanner's timer with period interval (zero: the
+// timer is off until SetScannerInterval; Scan still runs it).
+func (s *Workers) StartScanner(interval time.Duration) {
+	s.scanInterval.Store(int64(max(interval, 0)))
+	s.bg.Add(1)
+	go s.scannerLoop()
+}
+
+// WaitScanner waits for the scanner's timer to stop, after the simulator
+// began to shut down.
+func (s *Workers) WaitScanner() { s.bg.Wait() }
+
+// SetScannerInterval changes the period of the state scanner's timer: d > 0
+// runs it every d (also when Options.DisableScanner turned it off), d <= 0
+// stops the timer. The next run is d from now.
+func (s *Workers) SetScannerInterval(d time.Duration) {
+	s.scanInterval.Store(int64(max(d, 0)))
+	select {
+	case s.scanReset <- struct{}{}:
+	default:
+	}
+}
+
+// ScannerInterval returns the period of the state scanner's timer, zero when
+// it is stopped.
+func (s *Workers) ScannerInterval() time.Duration {
+	return time.Duration(s.scanInterval.Load())
+}
+
 // scannerLoop runs the state scanner every scanner interval, until Close.
 // It never runs on API calls.
-func (s *Simulator) scannerLoop() {
+func (s *Workers) scannerLoop() {
 	defer s.bg.Done()
 	for {
 		var tick <-chan time.Time
@@ -34,7 +63,7 @@ func (s *Simulator) scannerLoop() {
 			tick = timer.C
 		}
 		select {
-		case <-s.rt.Closing():
+		case <-s.Closing():
 			if timer != nil {
 				timer.Stop()
 			}
@@ -44,9 +73,9 @@ func (s *Simulator) scannerLoop() {
 				timer.Stop()
 			}
 		case <-tick:
-			s.rt.Lock()
-			s.runScanner()
-			s.rt.Unlock()
+			s.Lock()
+			s.Scan()
+			s.Unlock()
 		}
 	}
 }
@@ -55,18 +84,18 @@ func (s *Simulator) scannerLoop() {
 // the live CloudManaged clusters in a state, read when the scanner reaches
 // that state (so a cluster moved to Alert by the Running pass is seen by the
 // Alert pass of the same run).
-func (s *Simulator) clustersInState(state string) []*model.Cluster {
-	return model.AllWhere(s.rt.DB.Clusters, func(c *model.Cluster) bool {
+func (s *Workers) clustersInState(state string) []*model.Cluster {
+	return model.AllWhere(s.DB.Clusters, func(c *model.Cluster) bool {
 		return !c.Removed && c.ClusterType == "CloudManaged" && c.State == state
 	})
 }
 
-// runScanner is KubernetesClusterStatusScanner.reallyRun, once. Callers hold
-// s.mu.
-func (s *Simulator) runScanner() {
+// Scan is KubernetesClusterStatusScanner.reallyRun, once. Callers hold
+// the lock.
+func (s *Workers) Scan() {
 	first := !s.scanned
 	s.scanned = true
-	now := s.rt.Now()
+	now := s.Now()
 	s.scanRunningClusters()
 	s.scanStoppedClusters()
 	s.scanAlertClusters()
@@ -79,11 +108,11 @@ func (s *Simulator) runScanner() {
 
 // scanRunningClusters sends a Running cluster whose VMs do not all run to
 // Alert.
-func (s *Simulator) scanRunningClusters() {
+func (s *Workers) scanRunningClusters() {
 	for _, c := range s.clustersInState(model.ClusterRunning) {
 		ok, err := s.clusterVMsInDesiredState(c, model.VMRunning)
 		if err != nil {
-			s.rt.Logf("Failed to run Kubernetes cluster Running state scanner on Kubernetes cluster : %s status scanner: %v", c.Name, err)
+			s.Logf("Failed to run Kubernetes cluster Running state scanner on Kubernetes cluster : %s status scanner: %v", c.Name, err)
 			continue
 		}
 		if !ok {
@@ -94,11 +123,11 @@ func (s *Simulator) scanRunningClusters() {
 
 // scanStoppedClusters reports a Stopped cluster whose VMs are not all
 // stopped.
-func (s *Simulator) scanStoppedClusters() {
+func (s *Workers) scanStoppedClusters() {
 	for _, c := range s.clustersInState(model.ClusterStopped) {
 		ok, err := s.clusterVMsInDesiredState(c, model.VMStopped)
 		if err != nil {
-			s.rt.Logf("Failed to run Kubernetes cluster Stopped state scanner on Kubernetes cluster : %s status scanner: %v", c.Name, err)
+			s.Logf("Failed to run Kubernetes cluster Stopped state scanner on Kubernetes cluster : %s status scanner: %v", c.Name, err)
 			continue
 		}
 		if !ok {
@@ -111,11 +140,11 @@ func (s *Simulator) scanStoppedClusters() {
 
 // scanAlertClusters tries to bring an Alert cluster whose VMs all run back
 // to Running, and moves one whose VMs are all stopped to Stopped.
-func (s *Simulator) scanAlertClusters() {
+func (s *Workers) scanAlertClusters() {
 	for _, c := range s.clustersInState(model.ClusterAlert) {
 		running, err := s.clusterVMsInDesiredState(c, model.VMRunning)
 		if err != nil {
-			s.rt.Logf("Failed to run Kubernetes cluster Alert state scanner on Kubernetes cluster : %s status scanner: %v", c.Name, err)
+			s.Logf("Failed to run Kubernetes cluster Alert state scanner on Kubernetes cluster : %s status scanner: %v", c.Name, err)
 			continue
 		}
 		if running {
@@ -124,7 +153,7 @@ func (s *Simulator) scanAlertClusters() {
 		}
 		stopped, err := s.clusterVMsInDesiredState(c, model.VMStopped)
 		if err != nil {
-			s.rt.Logf("Failed to run Kubernetes cluster Alert state scanner on Kubernetes cluster : %s status scanner: %v", c.Name, err)
+			s.Logf("Failed to run Kubernetes cluster Alert state scanner on Kubernetes cluster : %s status scanner: %v", c.Name, err)
 			continue
 		}
 		if stopped {
@@ -136,7 +165,7 @@ func (s *Simulator) scanAlertClusters() {
 
 // scanStartingClusters, on the first run only, fails a cluster that has
 // been Starting longer than startingTimeout.
-func (s *Simulator) scanStartingClusters(now time.Time) {
+func (s *Workers) scanStartingClusters(now time.Time) {
 	for _, c := range s.clustersInState(model.ClusterStarting) {
 		if now.Sub(c.StateSince) > startingTimeout {
 			s.transit(c, evOperationFailed)
@@ -146,10 +175,10 @@ func (s *Simulator) scanStartingClusters(now time.Time) {
 
 // scanDestroyingClusters, on the first run only, retries the destruction of
 // a cluster left in Destroying.
-func (s *Simulator) scanDestroyingClusters() {
+func (s *Workers) scanDestroyingClusters() {
 	for _, c := range s.clustersInState(model.ClusterDestroying) {
 		if err := s.destroyCluster(nil, c); err != nil {
-			s.rt.Logf("Failed to run Kubernetes cluster Destroying state scanner on Kubernetes cluster : %s status scanner: %v", c.Name, err)
+			s.Logf("Failed to run Kubernetes cluster Destroying state scanner on Kubernetes cluster : %s status scanner: %v", c.Name, err)
 		}
 	}
 }
@@ -158,15 +187,15 @@ func (s *Simulator) scanDestroyingClusters() {
 // isClusterVMsInDesiredState: the map must have at least C+W+E rows (checked
 // first) and every mapped VM, expunged ones included, must be in the state.
 // A row whose VM never existed is errVMNotFound.
-func (s *Simulator) clusterVMsInDesiredState(c *model.Cluster, state string) (bool, error) {
-	rows := s.rt.DB.MapRows(c.ID)
+func (s *Workers) clusterVMsInDesiredState(c *model.Cluster, state string) (bool, error) {
+	rows := s.DB.MapRows(c.ID)
 	if len(rows) < model.ExpectedMapSize(c) {
-		s.rt.Logf("Found only %d VMs in the Kubernetes cluster ID: %s while expected %d VMs to be in state: %s",
+		s.Logf("Found only %d VMs in the Kubernetes cluster ID: %s while expected %d VMs to be in state: %s",
 			len(rows), c.ID, model.ExpectedMapSize(c), state)
 		return false, nil
 	}
 	for _, row := range rows {
-		v := s.rt.DB.VMIncludingExpunged(row.VMID)
+		v := s.DB.VMIncludingExpunged(row.VMID)
 		if v == nil {
 			return false, errVMNotFound
 		}
@@ -182,22 +211,22 @@ func (s *Simulator) clusterVMsInDesiredState(c *model.Cluster, state string) (bo
 // Running) only when the map has exactly C+W+E rows, kubectl over SSH
 // (cluster IP port 2222) counts every node Ready (etcd nodes added), the API
 // answers on 6443 and the kubeconfig can be read over SSH.
-func (s *Simulator) reconcileAlertCluster(c *model.Cluster) bool {
+func (s *Workers) reconcileAlertCluster(c *model.Cluster) bool {
 	want := model.ExpectedMapSize(c)
-	rows := s.rt.DB.MapRows(c.ID)
+	rows := s.DB.MapRows(c.ID)
 	if _, ok := s.clusterServer(c); len(rows) == 0 || len(rows) != want || !ok {
 		return false
 	}
-	if !s.controlSSHReachable(c) {
+	if !s.ControlSSHReachable(c) {
 		return false // getKubernetesClusterReadyNodesCount throws
 	}
 	if s.readyNodeCount(c)+int(c.EtcdNodes) != want {
 		return false
 	}
-	if !s.apiReachable(c) {
+	if !s.APIReachable(c) {
 		return false
 	}
-	kubeconfig, err := s.rt.EP.Kubeconfig(c.ID, c.Name)
+	kubeconfig, err := s.EP.Kubeconfig(c.ID, c.Name)
 	if err != nil {
 		return false
 	}

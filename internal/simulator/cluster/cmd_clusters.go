@@ -1,4 +1,4 @@
-package simulator
+package cluster
 
 import (
 	"strings"
@@ -13,13 +13,13 @@ import (
 // Filter(KubernetesClusterVO.class, "id", true, ...)), removed ones
 // excluded. name is an exact match (as the database compares it), keyword a
 // substring.
-func cmdListKubernetesClusters(s *Simulator, c *core.Caller, p wire.Params) (map[string]any, *wire.APIError) {
-	filter, err := core.NewListFilter(s.rt, c, p, s.rt.DB.Cluster)
+func cmdListKubernetesClusters(s *Workers, c *core.Caller, p wire.Params) (map[string]any, *wire.APIError) {
+	filter, err := core.NewListFilter(s.Runtime, c, p, s.DB.Cluster)
 	if err != nil {
 		return nil, err
 	}
 	items := []map[string]any{}
-	for _, cl := range s.rt.DB.Clusters {
+	for _, cl := range s.DB.Clusters {
 		if cl.Removed || filter.Excludes(cl, cl.AccountID) {
 			continue
 		}
@@ -35,15 +35,15 @@ func cmdListKubernetesClusters(s *Simulator, c *core.Caller, p wire.Params) (map
 		if !wire.MatchesKeyword(p, cl.Name) {
 			continue
 		}
-		if err := s.cat.CNIConfigGone(cl, c); err != nil {
+		if err := s.CNIConfigGone(cl, c); err != nil {
 			return nil, err
 		}
 		items = append(items, s.renderCluster(cl, c))
 	}
-	return s.rt.ListBody(p, "kubernetescluster", items)
+	return s.ListBody(p, "kubernetescluster", items)
 }
 
-func cmdGetKubernetesClusterConfig(s *Simulator, c *core.Caller, p wire.Params) (map[string]any, *wire.APIError) {
+func cmdGetKubernetesClusterConfig(s *Workers, c *core.Caller, p wire.Params) (map[string]any, *wire.APIError) {
 	cl, err := s.requireCluster(c, p)
 	if err != nil {
 		return nil, err

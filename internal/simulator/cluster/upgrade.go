@@ -1,4 +1,4 @@
-package simulator
+package cluster
 
 import (
 	"fmt"
@@ -11,7 +11,7 @@ import (
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/wire"
 )
 
-func cmdUpgradeKubernetesCluster(s *Simulator, c *core.Caller, p wire.Params) (map[string]any, *wire.APIError) {
+func cmdUpgradeKubernetesCluster(s *Workers, c *core.Caller, p wire.Params) (map[string]any, *wire.APIError) {
 	cl, err := s.requireCluster(c, p)
 	if err != nil {
 		return nil, err
@@ -19,7 +19,7 @@ func cmdUpgradeKubernetesCluster(s *Simulator, c *core.Caller, p wire.Params) (m
 	if _, err := p.Require("kubernetesversionid"); err != nil {
 		return nil, err
 	}
-	target, err := wire.ResolveParam(p, "kubernetesversionid", s.rt.DB.Version)
+	target, err := wire.ResolveParam(p, "kubernetesversionid", s.DB.Version)
 	if err != nil {
 		return nil, err
 	}
@@ -60,9 +60,9 @@ func canUpgrade(current, target string) error {
 // script over SSH through port 2222+i (the node's own forward), uncordon it
 // and check that it is Ready on the new version; then -> Running. A failure
 // leaves the nodes done so far upgraded and the cluster in Alert.
-func (s *Simulator) runUpgrade(jr *core.JobRun, c *model.Cluster, target *model.KubernetesVersion, who *core.Caller) (any, *wire.APIError) {
+func (s *Workers) runUpgrade(jr *core.JobRun, c *model.Cluster, target *model.KubernetesVersion, who *core.Caller) (any, *wire.APIError) {
 	jr.Op = "upgrade"
-	current := s.rt.DB.Version(c.VersionID)
+	current := s.DB.Version(c.VersionID)
 	switch {
 	case c.Removed:
 		return nil, wire.InternalError("Kubernetes cluster %s has been removed", c.Name)
@@ -82,7 +82,7 @@ func (s *Simulator) runUpgrade(jr *core.JobRun, c *model.Cluster, target *model.
 	if !ok {
 		return nil, wire.InternalError("Upgrade failed for Kubernetes cluster: %s, unable to retrieve associated public IP", c.String())
 	}
-	vms, rows := s.rt.DB.ClusterVMs(c)
+	vms, rows := s.DB.ClusterVMs(c)
 	var nodes []*model.VM
 	var nodeRows []*model.MapRow
 	for i, v := range vms {
@@ -108,7 +108,7 @@ func (s *Simulator) runUpgrade(jr *core.JobRun, c *model.Cluster, target *model.
 		if err := jr.Step("node"); err != nil {
 			return fail(err, prefix+"unable to upgrade Kubernetes node on VM : "+v.Name)
 		}
-		if !s.controlSSHReachable(c) || s.rt.DB.NodeByName(c.ID, host) == nil {
+		if !s.ControlSSHReachable(c) || s.DB.NodeByName(c.ID, host) == nil {
 			return fail(nil, prefix+"unable to drain Kubernetes node on VM : "+v.Name)
 		}
 		// runInstallScriptOnVM: scp and ssh to the cluster IP, port 2222+i.
@@ -116,14 +116,14 @@ func (s *Simulator) runUpgrade(jr *core.JobRun, c *model.Cluster, target *model.
 		if reached == nil {
 			return fail(nil, prefix+"unable to upgrade Kubernetes node on VM : "+v.Name)
 		}
-		if node := s.rt.DB.NodeOfVM(reached.ID); node != nil {
+		if node := s.DB.NodeOfVM(reached.ID); node != nil {
 			node.Version = target.Semver
 		}
-		if !s.controlSSHReachable(c) {
+		if !s.ControlSSHReachable(c) {
 			return fail(nil, prefix+"unable to uncordon Kubernetes node on VM : "+v.Name)
 		}
-		node := s.rt.DB.NodeByName(c.ID, host)
-		if node == nil || !s.nodeReady(node) {
+		node := s.DB.NodeByName(c.ID, host)
+		if node == nil || !s.NodeReady(node) {
 			return fail(nil, prefix+"unable to get Kubernetes node on VM : "+v.Name+" in ready state")
 		}
 		if node.Version != target.Semver {

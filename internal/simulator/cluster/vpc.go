@@ -1,4 +1,4 @@
-package simulator
+package cluster
 
 import (
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
@@ -15,15 +15,15 @@ import (
 // tier's list once per etcd VM.
 const etcdClientPort = 2379
 
-// cksACLProtocol is the protocol CKS gives its ACL items, and the only one
+// CKSACLProtocol is the protocol CKS gives its ACL items, and the only one
 // its destroy matches (String.equals, so "tcp" items stay).
-const cksACLProtocol = "TCP"
+const CKSACLProtocol = "TCP"
 
 // tierACLIsDefaultAllow reports whether the tier uses the default_allow
 // list, on which CKS creates and removes no items
 // (network.getNetworkACLId() == NetworkACL.DEFAULT_ALLOW).
-func (s *Simulator) tierACLIsDefaultAllow(n *model.Network) bool {
-	acl := s.rt.DB.ACL(n.ACLID)
+func (s *Workers) tierACLIsDefaultAllow(n *model.Network) bool {
+	acl := s.DB.ACL(n.ACLID)
 	return acl != nil && acl.InternalID == model.ACLDefaultAllowID
 }
 
@@ -31,13 +31,13 @@ func (s *Simulator) tierACLIsDefaultAllow(n *model.Network) bool {
 // default_allow, an item for the API (6443), then one for SSH (22), each
 // moved to the top of the list. A failure of either is reported as the
 // API's.
-func (s *Simulator) createVpcTierACLRules(c *model.Cluster, n *model.Network) error {
+func (s *Workers) createVpcTierACLRules(c *model.Cluster, n *model.Network) error {
 	if s.tierACLIsDefaultAllow(n) {
 		return nil
 	}
-	for _, port := range []int{clusterAPIPort, network.DefaultSSHPort} {
+	for _, port := range []int{ClusterAPIPort, network.DefaultSSHPort} {
 		if err := s.provisionVpcTierAllowPortACLRule(n, port); err != nil {
-			s.rt.Logf("ACL item %d of %s: %s", port, c.Name, err.Text)
+			s.Logf("ACL item %d of %s: %s", port, c.Name, err.Text)
 			return wire.ServerErr("Failed to provision firewall rules for API access for the Kubernetes cluster : %s", c.Name)
 		}
 	}
@@ -48,17 +48,17 @@ func (s *Simulator) createVpcTierACLRules(c *model.Cluster, n *model.Network) er
 // NetworkACLService.createNetworkACLItem, an Allow Ingress item "TCP" for
 // one port on the tier's list without a CIDR list (so 0.0.0.0/0 and ::/0),
 // moves it to the top (moveRuleToTheTopInACLList) and applies the list.
-func (s *Simulator) provisionVpcTierAllowPortACLRule(n *model.Network, port int) *wire.APIError {
-	acl := s.rt.DB.ACL(n.ACLID)
+func (s *Workers) provisionVpcTierAllowPortACLRule(n *model.Network, port int) *wire.APIError {
+	acl := s.DB.ACL(n.ACLID)
 	if acl == nil {
 		return wire.InvalidParam("Unable to find specified ACL.")
 	}
-	it, err := s.net.AllowIngress(acl, cksACLProtocol, port, "")
+	it, err := s.AllowIngress(acl, CKSACLProtocol, port, "")
 	if err != nil {
 		return err
 	}
-	s.net.MoveACLItemToTop(it)
-	s.net.ApplyACL(acl.ID)
+	s.MoveACLItemToTop(it)
+	s.ApplyACL(acl.ID)
 	return nil
 }
 
@@ -66,15 +66,15 @@ func (s *Simulator) provisionVpcTierAllowPortACLRule(n *model.Network, port int)
 // default_allow, every item of its list that is Allow, protocol exactly
 // "TCP" and port exactly 6443, then 22, is revoked: whoever created it,
 // whatever its CIDRs or traffic type, and whichever tier shares the list.
-func (s *Simulator) removeVpcTierACLRules(n *model.Network) {
-	if s.tierACLIsDefaultAllow(n) || s.rt.DB.ACL(n.ACLID) == nil {
+func (s *Workers) removeVpcTierACLRules(n *model.Network) {
+	if s.tierACLIsDefaultAllow(n) || s.DB.ACL(n.ACLID) == nil {
 		return
 	}
-	for _, port := range []int{clusterAPIPort, network.DefaultSSHPort} {
-		for _, it := range s.rt.DB.ACLItemsOf(n.ACLID) {
-			if it.Protocol == cksACLProtocol && it.HasPorts && it.Start == port && it.End == port && it.Action == network.ACLAllow {
-				s.rt.Logf("Revoking network ACL item %s (%s %d) of list %s", it.ID, it.Protocol, port, n.ACLID)
-				s.net.RevokeACLItem(it)
+	for _, port := range []int{ClusterAPIPort, network.DefaultSSHPort} {
+		for _, it := range s.DB.ACLItemsOf(n.ACLID) {
+			if it.Protocol == CKSACLProtocol && it.HasPorts && it.Start == port && it.End == port && it.Action == network.ACLAllow {
+				s.Logf("Revoking network ACL item %s (%s %d) of list %s", it.ID, it.Protocol, port, n.ACLID)
+				s.RevokeACLItem(it)
 			}
 		}
 	}

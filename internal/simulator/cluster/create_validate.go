@@ -1,4 +1,4 @@
-package simulator
+package cluster
 
 import (
 	"strings"
@@ -11,7 +11,7 @@ import (
 
 // parseCreate reads createKubernetesCluster's parameters; ids that do not
 // resolve are 431s from the API layer.
-func (s *Simulator) parseCreate(c *core.Caller, p wire.Params) (*createRequest, *wire.APIError) {
+func (s *Workers) parseCreate(c *core.Caller, p wire.Params) (*createRequest, *wire.APIError) {
 	name, err := p.Require("name")
 	if err != nil {
 		return nil, err
@@ -24,17 +24,17 @@ func (s *Simulator) parseCreate(c *core.Caller, p wire.Params) (*createRequest, 
 	if req.description == "" {
 		req.description = name
 	}
-	if req.zone, err = wire.ResolveParam(p, "zoneid", s.rt.DB.Zone); err != nil {
+	if req.zone, err = wire.ResolveParam(p, "zoneid", s.DB.Zone); err != nil {
 		return nil, err
 	}
-	if req.version, err = wire.ResolveParam(p, "kubernetesversionid", s.rt.DB.Version); err != nil {
+	if req.version, err = wire.ResolveParam(p, "kubernetesversionid", s.DB.Version); err != nil {
 		return nil, err
 	}
-	if req.defaultOffering, err = wire.ResolveParam(p, "serviceofferingid", s.rt.DB.Offering); err != nil {
+	if req.defaultOffering, err = wire.ResolveParam(p, "serviceofferingid", s.DB.Offering); err != nil {
 		return nil, err
 	}
 	if req.network, err = wire.ResolveParam(p, "networkid", func(id string) *model.Network {
-		if n := s.rt.DB.Network(id); n != nil && !n.Removed {
+		if n := s.DB.Network(id); n != nil && !n.Removed {
 			return n
 		}
 		return nil
@@ -44,7 +44,7 @@ func (s *Simulator) parseCreate(c *core.Caller, p wire.Params) (*createRequest, 
 	if err := s.parseNodeOfferings(p, req); err != nil {
 		return nil, err
 	}
-	if req.owner, err = s.rt.ResolveOwner(c, p); err != nil {
+	if req.owner, err = s.ResolveOwner(c, p); err != nil {
 		return nil, err
 	}
 	if err := parseNodeCounts(p, req); err != nil {
@@ -54,7 +54,7 @@ func (s *Simulator) parseCreate(c *core.Caller, p wire.Params) (*createRequest, 
 	if req.clusterType == "" {
 		req.clusterType = "CloudManaged"
 	}
-	if !s.rt.Profile.NoCSI {
+	if !s.Profile.NoCSI {
 		req.csi, _ = p.Bool("enablecsi")
 	}
 	if err := s.parseExtras(p, req); err != nil {
@@ -65,10 +65,10 @@ func (s *Simulator) parseCreate(c *core.Caller, p wire.Params) (*createRequest, 
 
 // parseNodeOfferings reads nodeofferings: one offering per node type, and a
 // "default" entry that counts only when serviceofferingid is not given.
-func (s *Simulator) parseNodeOfferings(p wire.Params, req *createRequest) *wire.APIError {
+func (s *Workers) parseNodeOfferings(p wire.Params, req *createRequest) *wire.APIError {
 	for _, entry := range p.MapEntries("nodeofferings") {
 		role := model.NodeRole(strings.ToLower(entry["node"]))
-		off := s.rt.DB.Offering(entry["offering"])
+		off := s.DB.Offering(entry["offering"])
 		if off == nil {
 			return wire.EntityNotFound("nodeofferings", entry["offering"])
 		}
@@ -114,7 +114,7 @@ func parseNodeCounts(p wire.Params, req *createRequest) *wire.APIError {
 
 // validateCreate is validateKubernetesClusterCreateParameters; failures are
 // 530s from the create phase.
-func (s *Simulator) validateCreate(req *createRequest) *wire.APIError {
+func (s *Workers) validateCreate(req *createRequest) *wire.APIError {
 	switch {
 	case strings.EqualFold(req.clusterType, "ExternalManaged"):
 		return wire.InternalError("ExternalManaged Kubernetes clusters are not supported by this simulator")
@@ -130,9 +130,9 @@ func (s *Simulator) validateCreate(req *createRequest) *wire.APIError {
 		return wire.InternalError("Invalid cluster control nodes count: %d", req.controlNodes)
 	case req.etcdNodes < 0:
 		return wire.InternalError("Invalid etcd nodes count: %d", req.etcdNodes)
-	case req.size < 1 || req.size+req.controlNodes > int64(s.rt.Opts.MaxClusterSize):
+	case req.size < 1 || req.size+req.controlNodes > int64(s.Opts.MaxClusterSize):
 		return wire.InternalError("Invalid cluster size: %d, the sum of control nodes (%d) and worker nodes must not exceed cloud.kubernetes.cluster.max.size: %d",
-			req.size, req.controlNodes, s.rt.Opts.MaxClusterSize)
+			req.size, req.controlNodes, s.Opts.MaxClusterSize)
 	case req.rootDiskSize < 8:
 		return wire.InternalError("Invalid value for node root disk size: %d GB, it must be at least 8 GB", req.rootDiskSize)
 	}
@@ -153,7 +153,7 @@ func (s *Simulator) validateCreate(req *createRequest) *wire.APIError {
 				off.ID, minCPU, minMem)
 		}
 	}
-	if req.keypair != "" && s.rt.DB.KeypairFor(req.owner.ID, req.keypair) == nil {
+	if req.keypair != "" && s.DB.KeypairFor(req.owner.ID, req.keypair) == nil {
 		return wire.InternalError("Unable to find SSH keypair with name: %s", req.keypair)
 	}
 	if err := s.validateExtras(req); err != nil {
@@ -172,7 +172,7 @@ func (s *Simulator) validateCreate(req *createRequest) *wire.APIError {
 
 // validateClusterNetwork checks a given network: owner, VPC ACL, one
 // cluster per network, and free API/SSH ports on its source NAT IP.
-func (s *Simulator) validateClusterNetwork(req *createRequest) *wire.APIError {
+func (s *Workers) validateClusterNetwork(req *createRequest) *wire.APIError {
 	n := req.network
 	if network.IsDirectAccess(n) {
 		return validateDirectNetwork(req)
@@ -181,17 +181,17 @@ func (s *Simulator) validateClusterNetwork(req *createRequest) *wire.APIError {
 		return wire.InternalError("Network ID: %s does not belong to the owner of the Kubernetes cluster", n.ID)
 	}
 	if network.IsVPCTier(n) {
-		if acl := s.rt.DB.ACL(n.ACLID); acl != nil && acl.DefaultDeny {
+		if acl := s.DB.ACL(n.ACLID); acl != nil && acl.DefaultDeny {
 			return wire.InternalError("Network ACL: %s of network %s can not be used for Kubernetes cluster as it uses default deny ACL", acl.Name, n.Name)
 		}
 	}
-	if s.rt.DB.ClusterOnNetwork(n.ID) != nil {
+	if s.DB.ClusterOnNetwork(n.ID) != nil {
 		return wire.InternalError("Network ID: %s is already under use by another Kubernetes cluster", n.ID)
 	}
 	if network.IsVPCTier(n) || n.State == model.NetworkAllocated {
 		return nil
 	}
-	ip := s.rt.DB.SourceNatIP(n.ID)
+	ip := s.DB.SourceNatIP(n.ID)
 	if ip == nil {
 		return nil
 	}
@@ -200,9 +200,9 @@ func (s *Simulator) validateClusterNetwork(req *createRequest) *wire.APIError {
 
 // checkClusterPortsFree refuses a network whose source NAT IP has a TCP
 // firewall or PF rule on 6443 or on the node SSH range from 2222.
-func (s *Simulator) checkClusterPortsFree(n *model.Network, ip *model.PublicIP, nodeCount int) *wire.APIError {
+func (s *Workers) checkClusterPortsFree(n *model.Network, ip *model.PublicIP, nodeCount int) *wire.APIError {
 	for _, purpose := range []string{model.PurposeFirewall, model.PurposePF} {
-		for _, r := range s.net.RulesOnIP(ip.ID, purpose) {
+		for _, r := range s.RulesOnIP(ip.ID, purpose) {
 			if r.Protocol != "tcp" {
 				continue
 			}
@@ -211,10 +211,10 @@ func (s *Simulator) checkClusterPortsFree(n *model.Network, ip *model.PublicIP, 
 				start, end = r.Start, r.End
 			}
 			kind := strings.ToLower(purpose)
-			if start <= clusterAPIPort && clusterAPIPort <= end {
+			if start <= ClusterAPIPort && ClusterAPIPort <= end {
 				return wire.InternalError("Network: %s has conflicting %s rules to provision Kubernetes cluster for API access", n.Name, kind)
 			}
-			if max(start, nodesStartSSHPort) <= min(end, nodesStartSSHPort+nodeCount-1) {
+			if max(start, NodesStartSSHPort) <= min(end, NodesStartSSHPort+nodeCount-1) {
 				return wire.InternalError("Network: %s has conflicting %s rules to provision Kubernetes cluster for node VM SSH access", n.Name, kind)
 			}
 		}
@@ -224,17 +224,17 @@ func (s *Simulator) checkClusterPortsFree(n *model.Network, ip *model.PublicIP, 
 
 // insertCluster creates the network when none was given and the cluster row
 // in state Created.
-func (s *Simulator) insertCluster(req *createRequest) *model.Cluster {
+func (s *Workers) insertCluster(req *createRequest) *model.Cluster {
 	n := req.network
 	cleanup := false
 	if n == nil {
-		off := s.rt.DB.SeedIDs.NetworkOffering
-		n = s.net.NewNetwork(req.name+"-network", req.zone.ID, off, req.owner.ID, "", "")
+		off := s.DB.SeedIDs.NetworkOffering
+		n = s.NewNetwork(req.name+"-network", req.zone.ID, off, req.owner.ID, "", "")
 		cleanup = true
 	}
-	now := s.rt.Now()
-	cl := &model.Cluster{InternalID: s.rt.DB.NextID("cluster"), ID: s.rt.NewUUID(), Name: req.name,
-		Description: req.description, ZoneID: req.zone.ID, TemplateID: s.rt.DB.SeedIDs.SystemVMTemplate,
+	now := s.Now()
+	cl := &model.Cluster{InternalID: s.DB.NextID("cluster"), ID: s.NewUUID(), Name: req.name,
+		Description: req.description, ZoneID: req.zone.ID, TemplateID: s.DB.SeedIDs.SystemVMTemplate,
 		VersionID: req.version.ID, NetworkID: n.ID, AccountID: req.owner.ID, Keypair: req.keypair,
 		ControlNodes: req.controlNodes, EtcdNodes: req.etcdNodes, Size: req.size, State: model.ClusterCreated, StateHistory: []string{model.ClusterCreated},
 		Created: now, StateSince: now, NetworkCleanup: cleanup, ClusterType: "CloudManaged",
@@ -254,16 +254,16 @@ func (s *Simulator) insertCluster(req *createRequest) *model.Cluster {
 		}
 	}
 	storeExtras(cl, req)
-	s.recalculateCapacity(cl)
-	s.rt.DB.Clusters = append(s.rt.DB.Clusters, cl)
+	s.RecalculateCapacity(cl)
+	s.DB.Clusters = append(s.DB.Clusters, cl)
 	return cl
 }
 
-// recalculateCapacity sets the cluster's cores and memory from its counts
+// RecalculateCapacity sets the cluster's cores and memory from its counts
 // and offerings.
-func (s *Simulator) recalculateCapacity(c *model.Cluster) {
+func (s *Workers) RecalculateCapacity(c *model.Cluster) {
 	add := func(offeringID string, count int64) (int64, int64) {
-		o := s.rt.DB.Offering(offeringID)
+		o := s.DB.Offering(offeringID)
 		if o == nil {
 			return 0, 0
 		}

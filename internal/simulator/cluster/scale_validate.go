@@ -1,4 +1,4 @@
-package simulator
+package cluster
 
 import (
 	"slices"
@@ -11,7 +11,7 @@ import (
 // validateKubernetesClusterScaleParameters, with
 // validateServiceOfferingsForNodeTypesScale and
 // validateKubernetesClusterScaleSize, in their order.
-func (s *Simulator) validateScale(c *model.Cluster, req *scaleRequest) error {
+func (s *Workers) validateScale(c *model.Cluster, req *scaleRequest) error {
 	if c.Removed {
 		return wire.ServerErr("Invalid Kubernetes cluster ID")
 	}
@@ -21,7 +21,7 @@ func (s *Simulator) validateScale(c *model.Cluster, req *scaleRequest) error {
 	if !slices.Contains([]string{model.ClusterCreated, model.ClusterRunning, model.ClusterStopped}, c.State) {
 		return wire.ServerErr("Kubernetes cluster %s is in %s state and can not be scaled", c.Name, c.State)
 	}
-	maxSize := int64(s.rt.Opts.MaxClusterSize)
+	maxSize := int64(s.Opts.MaxClusterSize)
 	if err := validateScaleAutoscaling(c, req, maxSize); err != nil {
 		return err
 	}
@@ -58,7 +58,7 @@ func validateScaleAutoscaling(c *model.Cluster, req *scaleRequest, maxSize int64
 
 // validateScaleNodeIDs checks nodeids: all of them in the cluster's VM map,
 // leaving at least one control node and one other node.
-func (s *Simulator) validateScaleNodeIDs(c *model.Cluster, req *scaleRequest) error {
+func (s *Workers) validateScaleNodeIDs(c *model.Cluster, req *scaleRequest) error {
 	if len(req.nodeIDs) == 0 {
 		return nil
 	}
@@ -68,7 +68,7 @@ func (s *Simulator) validateScaleNodeIDs(c *model.Cluster, req *scaleRequest) er
 		return wire.ServerErr("nodeids can not be passed along with clustersize or service offering")
 	}
 	var rows []*model.MapRow
-	for _, row := range s.rt.DB.MapRows(c.ID) {
+	for _, row := range s.DB.MapRows(c.ID) {
 		if slices.Contains(req.nodeIDs, row.VMID) {
 			rows = append(rows, row)
 		}
@@ -115,8 +115,8 @@ func validateScaleSize(c *model.Cluster, req *scaleRequest, maxSize int64) error
 // node type's requested offering (its nodeofferings entry, else
 // serviceofferingid) must meet the minimums and, on a Running cluster, not
 // offer less than the type's recorded offering.
-func (s *Simulator) validateScaleOfferings(c *model.Cluster, req *scaleRequest) error {
-	version := s.rt.DB.Version(c.VersionID)
+func (s *Workers) validateScaleOfferings(c *model.Cluster, req *scaleRequest) error {
+	version := s.DB.Version(c.VersionID)
 	for _, role := range []model.NodeRole{model.RoleWorker, model.RoleControl, model.RoleEtcd} {
 		off := req.nodeOfferings[role]
 		if off == nil {
@@ -138,9 +138,9 @@ func (s *Simulator) validateScaleOfferings(c *model.Cluster, req *scaleRequest) 
 			return wire.ServerErr("Kubernetes cluster : %s cannot be scaled with service offering : %s, associated Kubernetes version : %s needs minimum %d MB RAM",
 				c.Name, off.Name, version.Name, version.MinMemory)
 		}
-		existing := s.rt.DB.Offering(c.RoleOfferingID(role))
+		existing := s.DB.Offering(c.RoleOfferingID(role))
 		if existing == nil {
-			existing = s.rt.DB.Offering(c.OfferingID)
+			existing = s.DB.Offering(c.OfferingID)
 		}
 		if existing != nil && c.State == model.ClusterRunning &&
 			(off.Memory < existing.Memory || off.CPU*off.CPUSpeed < existing.CPU*existing.CPUSpeed) {

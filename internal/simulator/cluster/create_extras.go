@@ -1,4 +1,4 @@
-package simulator
+package cluster
 
 import (
 	"net/netip"
@@ -32,11 +32,11 @@ type createExtras struct {
 // parseExtras reads the extras. cniconfigurationid is a UUID parameter of
 // entity UserDataResponse, so an unknown id is the API layer's 431; the
 // maps are CommandType.MAP, checked later.
-func (s *Simulator) parseExtras(p wire.Params, req *createRequest) *wire.APIError {
+func (s *Workers) parseExtras(p wire.Params, req *createRequest) *wire.APIError {
 	e := &req.extras
 	e.nodeTemplates = p.MapEntries("nodetemplates")
 	var err *wire.APIError
-	if e.cniConfig, err = wire.ResolveParam(p, "cniconfigurationid", s.rt.DB.UserDataByID); err != nil {
+	if e.cniConfig, err = wire.ResolveParam(p, "cniconfigurationid", s.DB.UserDataByID); err != nil {
 		return err
 	}
 	// CreateKubernetesClusterCmd.getCniConfigDetails: convertDetailsToMap.
@@ -54,7 +54,7 @@ func (s *Simulator) parseExtras(p wire.Params, req *createRequest) *wire.APIErro
 // KubernetesClusterManagerImpl.validateManagedKubernetesClusterCreateParameters:
 // validateDockerRegistryParams, the external load balancer address, then
 // the experimental-features check for a private registry.
-func (s *Simulator) validateExtras(req *createRequest) *wire.APIError {
+func (s *Workers) validateExtras(req *createRequest) *wire.APIError {
 	e := &req.extras
 	if err := validateDockerRegistryParams(e.dockerUser, e.dockerPassword, e.dockerURL); err != nil {
 		return err
@@ -72,7 +72,7 @@ func (s *Simulator) validateExtras(req *createRequest) *wire.APIError {
 			return wire.InternalError("externalloadbalanceripaddress parameter must be specified when network type is not Shared or is ROUTED network")
 		}
 	}
-	if !s.rt.Opts.ExperimentalFeatures && (e.dockerURL != "" || e.dockerUser != "" || e.dockerPassword != "") {
+	if !s.Opts.ExperimentalFeatures && (e.dockerURL != "" || e.dockerUser != "" || e.dockerPassword != "") {
 		return wire.InternalError("Private registry for the Kubernetes cluster is an experimental feature. " +
 			"Use cloud.kubernetes.cluster.experimental.features.enabled configuration for enabling experimental features")
 	}
@@ -104,7 +104,7 @@ var javaURLScheme = map[string]bool{"http": true, "https": true, "ftp": true, "f
 // against CONTROL, WORKER, ETCD and DEFAULT, and the template must exist. The
 // map keys are the upper-case type names. Its InvalidParameterValueExceptions
 // are CloudRuntimeExceptions, which the create phase answers with 530.
-func (s *Simulator) resolveNodeTemplates(entries []map[string]string) (map[model.NodeRole]string, *wire.APIError) {
+func (s *Workers) resolveNodeTemplates(entries []map[string]string) (map[model.NodeRole]string, *wire.APIError) {
 	out := map[model.NodeRole]string{}
 	for _, entry := range entries {
 		node, tplID := entry["node"], entry["template"]
@@ -117,7 +117,7 @@ func (s *Simulator) resolveNodeTemplates(entries []map[string]string) (map[model
 		default:
 			return nil, wire.InternalError("The provided value '%s' for Node Type is invalid", node)
 		}
-		t := s.rt.DB.Template(tplID)
+		t := s.DB.Template(tplID)
 		if t == nil {
 			return nil, wire.InternalError("Cannot find a template with ID %s", tplID)
 		}
@@ -156,9 +156,9 @@ func storeExtras(cl *model.Cluster, req *createRequest) {
 	}
 }
 
-// dumpTemplates keys the node templates by the upper-case node type, as
+// DumpTemplates keys the node templates by the upper-case node type, as
 // the server's map is.
-func dumpTemplates(m map[model.NodeRole]string) map[string]string {
+func DumpTemplates(m map[model.NodeRole]string) map[string]string {
 	if len(m) == 0 {
 		return nil
 	}

@@ -1,4 +1,4 @@
-package simulator
+package cluster
 
 import (
 	"maps"
@@ -17,7 +17,7 @@ import (
 const cmdPkgTag = "org.apache.cloudstack.api.command.user.tag."
 
 // tagParams resolves resourceids and resourcetype: only UserVm is modelled.
-func (s *Simulator) tagParams(c *core.Caller, p wire.Params) ([]*model.VM, *wire.APIError) {
+func (s *Workers) tagParams(c *core.Caller, p wire.Params) ([]*model.VM, *wire.APIError) {
 	for _, name := range []string{"resourceids", "resourcetype"} {
 		if _, err := p.Require(name); err != nil {
 			return nil, err
@@ -28,11 +28,11 @@ func (s *Simulator) tagParams(c *core.Caller, p wire.Params) ([]*model.VM, *wire
 	}
 	var out []*model.VM
 	for _, id := range p.List("resourceids") {
-		v := s.rt.DB.VM(id)
+		v := s.DB.VM(id)
 		if v == nil {
 			return nil, wire.InvalidParam("Unable to find resource by id %s and type UserVm", id)
 		}
-		if err := s.rt.CheckAccess(c, v.AccountID, "VM "+v.Name); err != nil {
+		if err := s.CheckAccess(c, v.AccountID, "VM "+v.Name); err != nil {
 			return nil, err
 		}
 		out = append(out, v)
@@ -40,7 +40,7 @@ func (s *Simulator) tagParams(c *core.Caller, p wire.Params) ([]*model.VM, *wire
 	return out, nil
 }
 
-func cmdCreateTags(s *Simulator, c *core.Caller, p wire.Params) (map[string]any, *wire.APIError) {
+func cmdCreateTags(s *Workers, c *core.Caller, p wire.Params) (map[string]any, *wire.APIError) {
 	vms, err := s.tagParams(c, p)
 	if err != nil {
 		return nil, err
@@ -57,7 +57,7 @@ func cmdCreateTags(s *Simulator, c *core.Caller, p wire.Params) (map[string]any,
 	}
 	// The job checks each key in one transaction: an empty value or a key
 	// the VM has fails it, and nothing is written.
-	j := s.rt.StartJob(c, cmdPkgTag+"CreateTagsCmd", "", "", 1, func(jr *core.JobRun) (any, *wire.APIError) {
+	j := s.StartJob(c, cmdPkgTag+"CreateTagsCmd", "", "", 1, func(jr *core.JobRun) (any, *wire.APIError) {
 		for _, k := range slices.Sorted(maps.Keys(tags)) {
 			if tags[k] == "" {
 				return nil, wire.InvalidParam("Value for the key %s is either null or empty", k)
@@ -81,13 +81,13 @@ func cmdCreateTags(s *Simulator, c *core.Caller, p wire.Params) (map[string]any,
 
 // cmdDeleteTags deletes the tags given (a key alone matches any value), or
 // every tag of the resources when none is given.
-func cmdDeleteTags(s *Simulator, c *core.Caller, p wire.Params) (map[string]any, *wire.APIError) {
+func cmdDeleteTags(s *Workers, c *core.Caller, p wire.Params) (map[string]any, *wire.APIError) {
 	vms, err := s.tagParams(c, p)
 	if err != nil {
 		return nil, err
 	}
 	want := p.MapEntries("tags")
-	j := s.rt.StartJob(c, cmdPkgTag+"DeleteTagsCmd", "", "", 1, func(jr *core.JobRun) (any, *wire.APIError) {
+	j := s.StartJob(c, cmdPkgTag+"DeleteTagsCmd", "", "", 1, func(jr *core.JobRun) (any, *wire.APIError) {
 		for _, v := range vms {
 			maps.DeleteFunc(v.Tags, func(k, val string) bool {
 				return len(want) == 0 || slices.ContainsFunc(want, func(e map[string]string) bool {
@@ -101,11 +101,11 @@ func cmdDeleteTags(s *Simulator, c *core.Caller, p wire.Params) (map[string]any,
 }
 
 // renderTags is a VM's tags as ResourceTagResponses.
-func (s *Simulator) renderTags(v *model.VM) []any {
+func (s *Workers) renderTags(v *model.VM) []any {
 	out := []any{}
 	for _, k := range slices.Sorted(maps.Keys(v.Tags)) {
 		t := map[string]any{"key": k, "value": v.Tags[k], "resourcetype": "UserVm", "resourceid": v.ID}
-		s.rt.OwnerFields(t, v.AccountID)
+		s.OwnerFields(t, v.AccountID)
 		out = append(out, t)
 	}
 	return out

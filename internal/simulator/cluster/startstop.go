@@ -1,4 +1,4 @@
-package simulator
+package cluster
 
 import (
 	"fmt"
@@ -8,7 +8,7 @@ import (
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/wire"
 )
 
-func cmdStartKubernetesCluster(s *Simulator, c *core.Caller, p wire.Params) (map[string]any, *wire.APIError) {
+func cmdStartKubernetesCluster(s *Workers, c *core.Caller, p wire.Params) (map[string]any, *wire.APIError) {
 	cl, err := s.requireCluster(c, p)
 	if err != nil {
 		return nil, err
@@ -17,7 +17,7 @@ func cmdStartKubernetesCluster(s *Simulator, c *core.Caller, p wire.Params) (map
 		func(jr *core.JobRun) (any, *wire.APIError) { return s.runStart(jr, cl, c) })
 }
 
-func cmdStopKubernetesCluster(s *Simulator, c *core.Caller, p wire.Params) (map[string]any, *wire.APIError) {
+func cmdStopKubernetesCluster(s *Workers, c *core.Caller, p wire.Params) (map[string]any, *wire.APIError) {
 	cl, err := s.requireCluster(c, p)
 	if err != nil {
 		return nil, err
@@ -33,7 +33,7 @@ func cmdStopKubernetesCluster(s *Simulator, c *core.Caller, p wire.Params) (map[
 // API endpoint on 6443, then read the kubeconfig over SSH through the
 // cluster IP's port 2222 (the PF to the first control node). A failure moves
 // the cluster to Alert.
-func (s *Simulator) runStart(jr *core.JobRun, c *model.Cluster, who *core.Caller) (any, *wire.APIError) {
+func (s *Workers) runStart(jr *core.JobRun, c *model.Cluster, who *core.Caller) (any, *wire.APIError) {
 	jr.Op = "start"
 	if c.Removed {
 		return nil, wire.InternalError("Kubernetes cluster %s has been removed", c.Name)
@@ -49,12 +49,12 @@ func (s *Simulator) runStart(jr *core.JobRun, c *model.Cluster, who *core.Caller
 	if err := jr.Step("vms"); err != nil {
 		return fail(err, fmt.Sprintf("Failed to start all VMs in Kubernetes cluster : %s", c.Name))
 	}
-	for _, row := range s.rt.DB.MapRows(c.ID) {
-		v := s.rt.DB.VM(row.VMID)
+	for _, row := range s.DB.MapRows(c.ID) {
+		v := s.DB.VM(row.VMID)
 		if v == nil || v.State == model.VMDestroyed || v.State == model.VMExpunging {
 			return fail(nil, fmt.Sprintf("Failed to start all VMs in Kubernetes cluster : %s", c.Name))
 		}
-		s.setVMState(v, model.VMRunning)
+		s.SetVMState(v, model.VMRunning)
 	}
 	if c.Endpoint == "" {
 		return fail(nil, fmt.Sprintf("Kubernetes cluster : %s has invalid API endpoint. Can not verify if cluster is in ready state", c.Name))
@@ -67,11 +67,11 @@ func (s *Simulator) runStart(jr *core.JobRun, c *model.Cluster, who *core.Caller
 	if err := jr.Step("api"); err != nil {
 		return fail(err, unusable)
 	}
-	if err := s.rt.EP.AddCluster(c.ID, server.address); err != nil {
-		s.rt.Logf("Kubernetes API of %s: %v", c.Name, err)
+	if err := s.EP.AddCluster(c.ID, server.address); err != nil {
+		s.Logf("Kubernetes API of %s: %v", c.Name, err)
 		return fail(nil, unusable)
 	}
-	if !s.apiReachable(c) {
+	if !s.APIReachable(c) {
 		return fail(nil, unusable)
 	}
 	noConfig := fmt.Sprintf("Failed to start Kubernetes cluster : %s in usable state as unable to retrieve kube-config for the cluster", c.Name)
@@ -79,10 +79,10 @@ func (s *Simulator) runStart(jr *core.JobRun, c *model.Cluster, who *core.Caller
 		return fail(err, noConfig)
 	}
 	// isKubernetesClusterKubeConfigAvailable reads it over SSH every time.
-	if !s.controlSSHReachable(c) {
+	if !s.ControlSSHReachable(c) {
 		return fail(nil, noConfig)
 	}
-	kubeconfig, err := s.rt.EP.Kubeconfig(c.ID, c.Name)
+	kubeconfig, err := s.EP.Kubeconfig(c.ID, c.Name)
 	if err != nil {
 		return fail(nil, noConfig)
 	}
@@ -92,7 +92,7 @@ func (s *Simulator) runStart(jr *core.JobRun, c *model.Cluster, who *core.Caller
 }
 
 // runStop stops every mapped VM: a no-op when Stopped or Stopping.
-func (s *Simulator) runStop(jr *core.JobRun, c *model.Cluster) (any, *wire.APIError) {
+func (s *Workers) runStop(jr *core.JobRun, c *model.Cluster) (any, *wire.APIError) {
 	jr.Op = "stop"
 	if c.Removed {
 		return nil, wire.InternalError("Kubernetes cluster %s has been removed", c.Name)
@@ -105,9 +105,9 @@ func (s *Simulator) runStop(jr *core.JobRun, c *model.Cluster) (any, *wire.APIEr
 		s.transit(c, evOperationFailed)
 		return nil, wire.InternalError("%s", core.FailText(err, fmt.Sprintf("Failed to stop Kubernetes cluster : %s, unable to stop all VMs", c.Name)))
 	}
-	for _, row := range s.rt.DB.MapRows(c.ID) {
-		if v := s.rt.DB.VM(row.VMID); v != nil && v.State == model.VMRunning {
-			s.setVMState(v, model.VMStopped)
+	for _, row := range s.DB.MapRows(c.ID) {
+		if v := s.DB.VM(row.VMID); v != nil && v.State == model.VMRunning {
+			s.SetVMState(v, model.VMStopped)
 		}
 	}
 	s.transit(c, evOperationSucceeded)

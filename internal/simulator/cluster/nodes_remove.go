@@ -1,4 +1,4 @@
-package simulator
+package cluster
 
 import (
 	"slices"
@@ -15,7 +15,7 @@ import (
 // do not exist), then KubernetesClusterRemoveWorker.removeNodesFromCluster
 // removes each. Callers hold the lock.
 
-func cmdRemoveNodesFromKubernetesCluster(s *Simulator, c *core.Caller, p wire.Params) (map[string]any, *wire.APIError) {
+func cmdRemoveNodesFromKubernetesCluster(s *Workers, c *core.Caller, p wire.Params) (map[string]any, *wire.APIError) {
 	cl, vmIDs, err := s.nodesCommand(c, p)
 	if err != nil {
 		return nil, err
@@ -31,18 +31,18 @@ func cmdRemoveNodesFromKubernetesCluster(s *Simulator, c *core.Caller, p wire.Pa
 // the map rows of those in it. When a VM could not be removed the cluster
 // goes back to Running (OperationFailed from RemovingNodes) and the job
 // fails (RemoveNodesFromKubernetesClusterCmd.execute).
-func (s *Simulator) runRemoveNodes(jr *core.JobRun, c *model.Cluster, ids []string, who *core.Caller) (any, *wire.APIError) {
+func (s *Workers) runRemoveNodes(jr *core.JobRun, c *model.Cluster, ids []string, who *core.Caller) (any, *wire.APIError) {
 	jr.Op = "remove-nodes"
 	var valid []string
 	for _, id := range ids {
-		if s.rt.DB.VM(id) != nil {
+		if s.DB.VM(id) != nil {
 			valid = append(valid, id)
 		}
 	}
 	if len(valid) == 0 {
 		return nil, wire.InternalError("No valid nodes found to be removed from the Kubernetes cluster")
 	}
-	n := s.rt.DB.Network(c.NetworkID)
+	n := s.DB.Network(c.NetworkID)
 	if n == nil {
 		return nil, wire.InternalError("Failed to find network with id: %s", c.NetworkID)
 	}
@@ -54,11 +54,11 @@ func (s *Simulator) runRemoveNodes(jr *core.JobRun, c *model.Cluster, ids []stri
 	ok := true
 	var removed []*model.VM
 	for _, id := range valid {
-		v := s.rt.DB.VM(id)
-		if err := jr.Step("node"); err != nil || !s.controlSSHReachable(c) {
+		v := s.DB.VM(id)
+		if err := jr.Step("node"); err != nil || !s.ControlSSHReachable(c) {
 			// copyScriptFile to the control node through 2222 throws; the
 			// node is not counted.
-			s.rt.Logf("Error trying to remove node %s from Kubernetes Cluster %s", v.ID, c.ID)
+			s.Logf("Error trying to remove node %s from Kubernetes Cluster %s", v.ID, c.ID)
 			ok = false
 			continue
 		}
@@ -80,10 +80,10 @@ func (s *Simulator) runRemoveNodes(jr *core.JobRun, c *model.Cluster, ids []stri
 // or above, a reset of the node through that forward (its kubelet stops)
 // and `kubectl delete node <display name>` through 2222. Failures of these
 // commands are only logged.
-func (s *Simulator) removeNodeVM(c *model.Cluster, ip *model.PublicIP, v *model.VM) {
+func (s *Workers) removeNodeVM(c *model.Cluster, ip *model.PublicIP, v *model.VM) {
 	var forward *model.Rule
-	for _, r := range s.net.RulesOnIP(ip.ID, model.PurposePF) {
-		if r.VMID == v.ID && r.PrivateStart == network.DefaultSSHPort && r.Start >= nodesStartSSHPort {
+	for _, r := range s.RulesOnIP(ip.ID, model.PurposePF) {
+		if r.VMID == v.ID && r.PrivateStart == network.DefaultSSHPort && r.Start >= NodesStartSSHPort {
 			forward = r
 			break
 		}
@@ -97,8 +97,8 @@ func (s *Simulator) removeNodeVM(c *model.Cluster, ip *model.PublicIP, v *model.
 	}
 	// kubectl matches the display name as it is: a node registered under
 	// the lowercased host name stays when the name has capitals.
-	if node := s.rt.DB.NodeByName(c.ID, v.Name); node != nil {
-		s.deleteNode(node.VMID)
+	if node := s.DB.NodeByName(c.ID, v.Name); node != nil {
+		s.DeleteNode(node.VMID)
 	}
 }
 
@@ -108,23 +108,23 @@ func (s *Simulator) removeNodeVM(c *model.Cluster, ip *model.PublicIP, v *model.
 // purpose, one at random) is revoked as a firewall rule. Its exceptions (no
 // rule found, or a forward picked) are caught and logged, and change
 // nothing of the worker's result.
-func (s *Simulator) removeNodePortForwards(n *model.Network, v *model.VM) {
-	for _, pf := range slices.Clone(s.rt.DB.Rules) {
+func (s *Workers) removeNodePortForwards(n *model.Network, v *model.VM) {
+	for _, pf := range slices.Clone(s.DB.Rules) {
 		if pf.Purpose != model.PurposePF || pf.VMID != v.ID || pf.State == model.RuleRevoke {
 			continue
 		}
-		s.net.RevokeRule(pf)
+		s.RevokeRule(pf)
 		if network.IsVPCTier(n) {
 			continue
 		}
 		fw := s.findRuleByNetworkAndPorts(n.ID, pf.Start, pf.End)
 		switch {
 		case fw == nil:
-			s.rt.Logf("Failed to cleanup network rules for node %s, due to: ruleVO is null", v.Name)
+			s.Logf("Failed to cleanup network rules for node %s, due to: ruleVO is null", v.Name)
 		case fw.Purpose != model.PurposeFirewall:
-			s.rt.Logf("Failed to cleanup network rules for node %s, due to: Unable to find %d having purpose Firewall", v.Name, fw.InternalID)
+			s.Logf("Failed to cleanup network rules for node %s, due to: Unable to find %d having purpose Firewall", v.Name, fw.InternalID)
 		default:
-			s.net.RevokeRule(fw)
+			s.RevokeRule(fw)
 		}
 	}
 }
@@ -132,16 +132,16 @@ func (s *Simulator) removeNodePortForwards(n *model.Network, v *model.VM) {
 // updateAfterRemoval is KubernetesClusterRemoveWorker.updateKubernetesCluster:
 // node_count, memory and cores drop by every VM processed, and the map rows
 // of those in the cluster's map are deleted.
-func (s *Simulator) updateAfterRemoval(c *model.Cluster, removed []*model.VM) {
+func (s *Workers) updateAfterRemoval(c *model.Cluster, removed []*model.VM) {
 	c.Size -= int64(len(removed))
 	for _, v := range removed {
-		if o := s.rt.DB.Offering(v.OfferingID); o != nil {
+		if o := s.DB.Offering(v.OfferingID); o != nil {
 			c.Cores -= int64(o.CPU)
 			c.Memory -= int64(o.Memory)
 		}
-		for _, row := range s.rt.DB.MapRows(c.ID) {
+		for _, row := range s.DB.MapRows(c.ID) {
 			if row.VMID == v.ID {
-				s.deleteMapRow(row)
+				s.DeleteMapRow(row)
 			}
 		}
 		if v.ClusterID == c.ID && v.UserVM {
