@@ -29,9 +29,11 @@
 //	cluster    the cluster commands and the CKS action workers that run
 //	           them, the VMs, the VM map and Kubernetes nodes, user VMs and
 //	           their tags, and the state scanner
-//	simulator  this package: the public API (New, Options, Info, the admin
-//	           methods), the command dispatch, the seed data and the view
-//	           the endpoints read
+//	admin      the admin API: changes behind the API's back, injected
+//	           faults, the clock, the dump, and their HTTP routes
+//	simulator  this package: the public API (New, Options, Info, and the
+//	           admin methods, which delegate to package admin), the command
+//	           dispatch, the seed data and the view the endpoints read
 //	simtest    helpers for tests that run on the simulator
 //
 // Wire protocol (package wire): /client/api accepts GET and POST forms signed with

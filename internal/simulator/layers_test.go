@@ -19,8 +19,8 @@ const simulatorImportPath = "github.com/cloudstack-cks/terraform-provider-cks/in
 // the faults and the network endpoints above them, the runtime every area
 // shares (core) over those, then the areas, each on its own floor (the
 // catalogue and accounts, then the networks and rules, then the CKS
-// workers), the simulator's API over all of them, and the test support on
-// top.
+// workers, then the admin API), the simulator's public API over all of
+// them, and the test support on top.
 var simulatorFloors = map[string]int{
 	"model":     0,
 	"wire":      0,
@@ -32,8 +32,9 @@ var simulatorFloors = map[string]int{
 	"catalog":   3,
 	"network":   4,
 	"cluster":   5,
-	".":         6,
-	"simtest":   7,
+	"admin":     6,
+	".":         7,
+	"simtest":   8,
 }
 
 // TestSimulatorPackagesFormLayers fails when a production file of a

@@ -13,6 +13,7 @@ import (
 
 	"golang.org/x/crypto/ssh"
 
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/admin"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/catalog"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/cluster"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/core"
@@ -99,6 +100,8 @@ type Simulator struct {
 	cat *catalog.Catalog
 	net *network.Networks
 	cl  *cluster.Workers
+	// adm is the admin API over them all.
+	adm *admin.Admin
 
 	view atomic.Pointer[endpointView]
 
@@ -164,6 +167,7 @@ func New(opts Options) (*Simulator, error) {
 	}
 	s.net = net
 	s.cl = cluster.New(net)
+	s.adm = admin.New(s.cl)
 	if err := s.generateKeyPair(); err != nil {
 		net.ReleaseBlocks()
 		return nil, err
@@ -208,7 +212,7 @@ func (s *Simulator) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/client/api", s.serveAPI)
 	mux.HandleFunc("/client/api/", s.serveAPI)
-	mux.Handle("/admin/", s.adminHandler())
+	mux.Handle("/admin/", s.adm.Handler(func() any { return s.Info() }))
 	return mux
 }
 

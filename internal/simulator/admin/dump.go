@@ -1,4 +1,4 @@
-package simulator
+package admin
 
 import (
 	"cmp"
@@ -161,28 +161,28 @@ type DumpACLItem struct {
 }
 
 // Dump returns the model as indented JSON, deterministic for a given state.
-func (s *Simulator) Dump() ([]byte, error) {
-	s.rt.Lock()
+func (s *Admin) Dump() ([]byte, error) {
+	s.Lock()
 	d := s.dumpState()
-	s.rt.Unlock()
+	s.Unlock()
 	return json.MarshalIndent(d, "", "  ")
 }
 
 // DumpState returns the model as Go values.
-func (s *Simulator) DumpState() DumpState {
-	s.rt.Lock()
-	defer s.rt.Unlock()
+func (s *Admin) DumpState() DumpState {
+	s.Lock()
+	defer s.Unlock()
 	return s.dumpState()
 }
 
-func (s *Simulator) dumpState() DumpState {
-	st := s.rt.DB
-	d := DumpState{Profile: s.rt.Profile.Name, Clusters: []DumpCluster{}, VMMap: []DumpMapRow{}, VMs: []DumpVM{},
+func (s *Admin) dumpState() DumpState {
+	st := s.DB
+	d := DumpState{Profile: s.Runtime.Profile.Name, Clusters: []DumpCluster{}, VMMap: []DumpMapRow{}, VMs: []DumpVM{},
 		Nodes: []DumpNode{}, Rules: []DumpRule{}, Networks: []DumpNetwork{}, PublicIPs: []DumpIP{}, ACLItems: []DumpACLItem{}}
 	for _, c := range st.Clusters {
 		d.Clusters = append(d.Clusters, DumpCluster{InternalID: c.InternalID, ID: c.ID, Name: c.Name, State: c.State,
 			Size: c.Size, ControlNodes: c.ControlNodes, EtcdNodes: c.EtcdNodes, NetworkID: c.NetworkID,
-			PublicIPID: c.PublicIPID, Endpoint: c.Endpoint, Version: s.cl.VersionSemverOf(c), AccountID: c.AccountID,
+			PublicIPID: c.PublicIPID, Endpoint: c.Endpoint, Version: s.Workers.VersionSemverOf(c), AccountID: c.AccountID,
 			NetworkCleanup: c.NetworkCleanup, HasKubeconfig: c.Kubeconfig != "", Removed: c.Removed, GC: c.GC,
 			NodeTemplates: cluster.DumpTemplates(c.NodeTemplates), CNIConfigurationID: c.CNIConfigID, CNIConfigDetails: c.CNIDetails,
 			ASNumber: c.ASNumber, DockerRegistryURL: c.DockerURL, DockerRegistryUsername: c.DockerUser,
@@ -201,7 +201,7 @@ func (s *Simulator) dumpState() DumpState {
 			TemplateID: v.TemplateID})
 	}
 	for _, n := range st.Nodes {
-		d.Nodes = append(d.Nodes, DumpNode{ClusterID: n.ClusterID, Name: n.Name, VMID: n.VMID, Ready: s.cl.NodeReady(n),
+		d.Nodes = append(d.Nodes, DumpNode{ClusterID: n.ClusterID, Name: n.Name, VMID: n.VMID, Ready: s.Workers.NodeReady(n),
 			Control: n.Control, Version: n.Version})
 	}
 	slices.SortFunc(d.Nodes, func(a, b DumpNode) int {

@@ -1,8 +1,10 @@
-package simulator
+package admin
 
 import (
 	"fmt"
 	"strings"
+
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
 )
 
 // SetKubeletVersion makes a VM's kubelet report another version, as when an
@@ -12,16 +14,16 @@ import (
 // last upgrade wrote, since only the upgrade job updates it
 // (KubernetesClusterUtil.clusterNodeVersionMatches). The version is a
 // semantic version such as 1.33.13, with or without "v".
-func (s *Simulator) SetKubeletVersion(vmID, version string) error {
+func (s *Admin) SetKubeletVersion(vmID, version string) error {
 	version = strings.TrimPrefix(strings.TrimSpace(version), "v")
 	if version == "" {
 		return fmt.Errorf("a kubelet version such as 1.33.13 is needed")
 	}
-	s.rt.Lock()
-	defer s.rt.Unlock()
-	n := s.rt.DB.NodeOfVM(vmID)
+	s.Lock()
+	defer s.Unlock()
+	n := s.DB.NodeOfVM(vmID)
 	if n == nil {
-		return fmt.Errorf("the Kubernetes node of VM %s: %w", vmID, errNotFound)
+		return fmt.Errorf("the Kubernetes node of VM %s: %w", vmID, ErrNotFound)
 	}
 	n.Version = version
 	return nil
@@ -29,18 +31,18 @@ func (s *Simulator) SetKubeletVersion(vmID, version string) error {
 
 // SetISODownload decides how later downloads of url go; it changes no
 // download that already started.
-func (s *Simulator) SetISODownload(url string, d ISODownload) error {
+func (s *Admin) SetISODownload(url string, d model.ISODownload) error {
 	if strings.TrimSpace(url) == "" {
 		return fmt.Errorf("an ISO URL is needed")
 	}
 	if d.Duration < 0 {
 		return fmt.Errorf("the download duration must not be negative")
 	}
-	s.rt.Lock()
-	defer s.rt.Unlock()
-	if s.rt.DB.ISODownloads == nil {
-		s.rt.DB.ISODownloads = map[string]ISODownload{}
+	s.Lock()
+	defer s.Unlock()
+	if s.DB.ISODownloads == nil {
+		s.DB.ISODownloads = map[string]model.ISODownload{}
 	}
-	s.rt.DB.ISODownloads[url] = d
+	s.DB.ISODownloads[url] = d
 	return nil
 }

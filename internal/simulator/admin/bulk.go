@@ -1,4 +1,4 @@
-package simulator
+package admin
 
 import "fmt"
 
@@ -6,9 +6,9 @@ import "fmt"
 // fills an account with thousands of VMs of other applications: one lock,
 // one update of the endpoints' view, instead of one per VM. It stops at the
 // first VM it cannot create and returns the ids of those it created.
-func (s *Simulator) CreateStrayVMs(specs []StrayVM) ([]string, error) {
-	s.rt.Lock()
-	defer s.rt.Unlock()
+func (s *Admin) CreateStrayVMs(specs []StrayVM) ([]string, error) {
+	s.Lock()
+	defer s.Unlock()
 	ids := make([]string, 0, len(specs))
 	for i, spec := range specs {
 		id, _, err := s.createStrayVM(spec)

@@ -1,4 +1,4 @@
-package simulator
+package admin
 
 import (
 	"encoding/json"
@@ -11,12 +11,13 @@ import (
 
 	"golang.org/x/crypto/ssh"
 
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/wire"
 )
 
-// AdminRoute describes one admin API route: POST routes take a JSON object
+// Route describes one admin API route: POST routes take a JSON object
 // (values may be JSON strings, so the cksim CLI can send key=value pairs).
-type AdminRoute struct {
+type Route struct {
 	Method string
 	Path   string
 	Fields []string
@@ -25,56 +26,56 @@ type AdminRoute struct {
 
 // adminRoute binds a route to its handler.
 type adminRoute struct {
-	AdminRoute
-	handle func(s *Simulator, a adminArgs) (any, error)
+	Route
+	handle func(s *handler, a adminArgs) (any, error)
 }
 
-// AdminRoutes lists the admin API, under /admin/, for documentation and the
+// Routes lists the admin API, under /admin/, for documentation and the
 // cksim admin subcommand (whose op names are the paths with "/" as "-").
-func AdminRoutes() []AdminRoute {
-	out := make([]AdminRoute, 0, len(adminRoutes))
+func Routes() []Route {
+	out := make([]Route, 0, len(adminRoutes))
 	for _, r := range adminRoutes {
-		out = append(out, r.AdminRoute)
+		out = append(out, r.Route)
 	}
 	return out
 }
 
 var adminRoutes = []adminRoute{
-	{AdminRoute{"POST", "map/delete", []string{"cluster_id", "vm_id"}, "delete a VM map row (kept for map/restore)"},
-		func(s *Simulator, a adminArgs) (any, error) {
+	{Route{"POST", "map/delete", []string{"cluster_id", "vm_id"}, "delete a VM map row (kept for map/restore)"},
+		func(s *handler, a adminArgs) (any, error) {
 			return nil, s.DeleteMapRow(a.str("cluster_id"), a.str("vm_id"))
 		}},
-	{AdminRoute{"POST", "map/restore", []string{"cluster_id", "vm_id"}, "restore a deleted VM map row with its id"},
-		func(s *Simulator, a adminArgs) (any, error) {
+	{Route{"POST", "map/restore", []string{"cluster_id", "vm_id"}, "restore a deleted VM map row with its id"},
+		func(s *handler, a adminArgs) (any, error) {
 			return nil, s.RestoreMapRow(a.str("cluster_id"), a.str("vm_id"))
 		}},
-	{AdminRoute{"POST", "map/insert", []string{"cluster_id", "vm_id", "control", "etcd", "external", "node_version", "manual_upgrade"},
+	{Route{"POST", "map/insert", []string{"cluster_id", "vm_id", "control", "etcd", "external", "node_version", "manual_upgrade"},
 		"insert a VM map row for any VM id (expunged or non-existent too)"},
-		func(s *Simulator, a adminArgs) (any, error) {
+		func(s *handler, a adminArgs) (any, error) {
 			return nil, s.InsertMapRow(a.str("cluster_id"), a.str("vm_id"), MapRowSpec{Control: a.boolean("control"),
 				Etcd: a.boolean("etcd"), External: a.boolean("external"), NodeVersion: a.str("node_version"),
 				ManualUpgrade: a.boolean("manual_upgrade")})
 		}},
-	{AdminRoute{"POST", "kubelet/stop", []string{"vm_id"}, "stop a VM's kubelet: its node stays, NotReady"},
-		func(s *Simulator, a adminArgs) (any, error) {
+	{Route{"POST", "kubelet/stop", []string{"vm_id"}, "stop a VM's kubelet: its node stays, NotReady"},
+		func(s *handler, a adminArgs) (any, error) {
 			return nil, s.StopKubelet(a.str("vm_id"), true)
 		}},
-	{AdminRoute{"POST", "kubelet/start", []string{"vm_id"}, "start a VM's kubelet: the node is Ready (registered again if deleted)"},
-		func(s *Simulator, a adminArgs) (any, error) { return nil, s.StartKubelet(a.str("vm_id")) }},
-	{AdminRoute{"POST", "node/delete", []string{"vm_id"}, "delete a VM's Kubernetes node object (kubectl delete node)"},
-		func(s *Simulator, a adminArgs) (any, error) { return nil, s.DeleteKubeNode(a.str("vm_id")) }},
-	{AdminRoute{"POST", "node/fqdn", []string{"vm_id", "fqdn"}, "register a VM's node under an FQDN"},
-		func(s *Simulator, a adminArgs) (any, error) {
+	{Route{"POST", "kubelet/start", []string{"vm_id"}, "start a VM's kubelet: the node is Ready (registered again if deleted)"},
+		func(s *handler, a adminArgs) (any, error) { return nil, s.StartKubelet(a.str("vm_id")) }},
+	{Route{"POST", "node/delete", []string{"vm_id"}, "delete a VM's Kubernetes node object (kubectl delete node)"},
+		func(s *handler, a adminArgs) (any, error) { return nil, s.DeleteKubeNode(a.str("vm_id")) }},
+	{Route{"POST", "node/fqdn", []string{"vm_id", "fqdn"}, "register a VM's node under an FQDN"},
+		func(s *handler, a adminArgs) (any, error) {
 			return nil, s.RegisterNodeFQDN(a.str("vm_id"), a.str("fqdn"))
 		}},
-	{AdminRoute{"POST", "node/version", []string{"vm_id", "version"},
+	{Route{"POST", "node/version", []string{"vm_id", "version"},
 		"make a VM's kubelet report another version, as a node upgraded by hand (its map row keeps its version)"},
-		func(s *Simulator, a adminArgs) (any, error) {
+		func(s *handler, a adminArgs) (any, error) {
 			return nil, s.SetKubeletVersion(a.str("vm_id"), a.str("version"))
 		}},
-	{AdminRoute{"POST", "vm/stray", []string{"cluster_id", "role", "name", "created", "state", "join"},
+	{Route{"POST", "vm/stray", []string{"cluster_id", "role", "name", "created", "state", "join"},
 		"create a VM named like a node of the cluster but not in its map (created: RFC 3339)"},
-		func(s *Simulator, a adminArgs) (any, error) {
+		func(s *handler, a adminArgs) (any, error) {
 			created, err := a.time("created")
 			if err != nil {
 				return nil, err
@@ -83,46 +84,46 @@ var adminRoutes = []adminRoute{
 				Created: created, State: a.str("state"), Join: a.boolean("join")})
 			return map[string]string{"id": id, "name": name}, err
 		}},
-	{AdminRoute{"POST", "vm/state", []string{"vm_id", "state"}, "set a VM's state"},
-		func(s *Simulator, a adminArgs) (any, error) { return nil, s.SetVMState(a.str("vm_id"), a.str("state")) }},
-	{AdminRoute{"POST", "vm/expunge", []string{"vm_id"}, "destroy and expunge a VM (its PFs are revoked; map row and node stay)"},
-		func(s *Simulator, a adminArgs) (any, error) { return nil, s.ExpungeVM(a.str("vm_id")) }},
-	{AdminRoute{"POST", "vm/offering", []string{"vm_id", "offering_id"}, "put a VM on another service offering"},
-		func(s *Simulator, a adminArgs) (any, error) {
+	{Route{"POST", "vm/state", []string{"vm_id", "state"}, "set a VM's state"},
+		func(s *handler, a adminArgs) (any, error) { return nil, s.SetVMState(a.str("vm_id"), a.str("state")) }},
+	{Route{"POST", "vm/expunge", []string{"vm_id"}, "destroy and expunge a VM (its PFs are revoked; map row and node stay)"},
+		func(s *handler, a adminArgs) (any, error) { return nil, s.ExpungeVM(a.str("vm_id")) }},
+	{Route{"POST", "vm/offering", []string{"vm_id", "offering_id"}, "put a VM on another service offering"},
+		func(s *handler, a adminArgs) (any, error) {
 			return nil, s.SetVMOffering(a.str("vm_id"), a.str("offering_id"))
 		}},
-	{AdminRoute{"POST", "cluster/offering", []string{"cluster_id", "role", "offering_id"},
+	{Route{"POST", "cluster/offering", []string{"cluster_id", "role", "offering_id"},
 		"put every VM of a node type (control, worker, etcd) on another service offering (the cluster's records stay)"},
-		func(s *Simulator, a adminArgs) (any, error) {
+		func(s *handler, a adminArgs) (any, error) {
 			return nil, s.SetNodeOffering(a.str("cluster_id"), a.str("role"), a.str("offering_id"))
 		}},
-	{AdminRoute{"POST", "rule/delete", []string{"rule_id"}, "delete a firewall, port-forwarding or LB rule"},
-		func(s *Simulator, a adminArgs) (any, error) { return nil, s.DeleteRule(a.str("rule_id")) }},
-	{AdminRoute{"POST", "acl-item/delete", []string{"item_id"}, "delete a network ACL item"},
-		func(s *Simulator, a adminArgs) (any, error) { return nil, s.DeleteACLItem(a.str("item_id")) }},
-	{AdminRoute{"POST", "cluster/node-count", []string{"cluster_id", "node_count"},
+	{Route{"POST", "rule/delete", []string{"rule_id"}, "delete a firewall, port-forwarding or LB rule"},
+		func(s *handler, a adminArgs) (any, error) { return nil, s.DeleteRule(a.str("rule_id")) }},
+	{Route{"POST", "acl-item/delete", []string{"item_id"}, "delete a network ACL item"},
+		func(s *handler, a adminArgs) (any, error) { return nil, s.DeleteACLItem(a.str("item_id")) }},
+	{Route{"POST", "cluster/node-count", []string{"cluster_id", "node_count"},
 		"correct a cluster's node_count in the database, as an administrator does after a failed scale"},
-		func(s *Simulator, a adminArgs) (any, error) {
+		func(s *handler, a adminArgs) (any, error) {
 			n, err := a.integer("node_count", -1)
 			if err != nil {
 				return nil, err
 			}
 			return nil, s.SetClusterNodeCount(a.str("cluster_id"), int64(n))
 		}},
-	{AdminRoute{"POST", "cluster/state", []string{"cluster_id", "state"}, "set a cluster's state"},
-		func(s *Simulator, a adminArgs) (any, error) {
+	{Route{"POST", "cluster/state", []string{"cluster_id", "state"}, "set a cluster's state"},
+		func(s *handler, a adminArgs) (any, error) {
 			return nil, s.SetClusterState(a.str("cluster_id"), a.str("state"))
 		}},
-	{AdminRoute{"GET", "cluster/hostkey", []string{"cluster_id"}, "the cluster's SSH host key (authorized_keys format)"},
-		func(s *Simulator, a adminArgs) (any, error) {
+	{Route{"GET", "cluster/hostkey", []string{"cluster_id"}, "the cluster's SSH host key (authorized_keys format)"},
+		func(s *handler, a adminArgs) (any, error) {
 			key := s.HostKey(a.str("cluster_id"))
 			if key == nil {
-				return nil, fmt.Errorf("host key of cluster %s: %w", a.str("cluster_id"), errNotFound)
+				return nil, fmt.Errorf("host key of cluster %s: %w", a.str("cluster_id"), ErrNotFound)
 			}
 			return map[string]string{"host_key": strings.TrimSpace(string(ssh.MarshalAuthorizedKey(key)))}, nil
 		}},
-	{AdminRoute{"POST", "fault/api", []string{"command", "count", "code", "text"}, "make the next count calls of a command fail"},
-		func(s *Simulator, a adminArgs) (any, error) {
+	{Route{"POST", "fault/api", []string{"command", "count", "code", "text"}, "make the next count calls of a command fail"},
+		func(s *handler, a adminArgs) (any, error) {
 			n, err := a.integer("count", 1)
 			if err != nil {
 				return nil, err
@@ -137,8 +138,8 @@ var adminRoutes = []adminRoute{
 			s.FailNextCalls(a.str("command"), n, code, a.str("text"))
 			return nil, nil
 		}},
-	{AdminRoute{"POST", "fault/lost", []string{"command", "count"}, "run the next count calls of a command but answer them with a proxy's 504"},
-		func(s *Simulator, a adminArgs) (any, error) {
+	{Route{"POST", "fault/lost", []string{"command", "count"}, "run the next count calls of a command but answer them with a proxy's 504"},
+		func(s *handler, a adminArgs) (any, error) {
 			n, err := a.integer("count", 1)
 			if err != nil {
 				return nil, err
@@ -149,16 +150,16 @@ var adminRoutes = []adminRoute{
 			s.LoseNextResponses(a.str("command"), n)
 			return nil, nil
 		}},
-	{AdminRoute{"POST", "fault/job", []string{"op", "step", "count", "message"}, "make the next count jobs of op fail at step (see GET jobsteps)"},
-		func(s *Simulator, a adminArgs) (any, error) {
+	{Route{"POST", "fault/job", []string{"op", "step", "count", "message"}, "make the next count jobs of op fail at step (see GET jobsteps)"},
+		func(s *handler, a adminArgs) (any, error) {
 			n, err := a.integer("count", 1)
 			if err != nil {
 				return nil, err
 			}
 			return nil, s.FailJobStep(a.str("op"), a.str("step"), n, a.str("message"))
 		}},
-	{AdminRoute{"POST", "fault/latency", []string{"command", "duration"}, "delay a command (\"*\" for all) by duration (e.g. 250ms; 0 clears)"},
-		func(s *Simulator, a adminArgs) (any, error) {
+	{Route{"POST", "fault/latency", []string{"command", "duration"}, "delay a command (\"*\" for all) by duration (e.g. 250ms; 0 clears)"},
+		func(s *handler, a adminArgs) (any, error) {
 			d, err := a.duration("duration")
 			if err != nil {
 				return nil, err
@@ -166,8 +167,8 @@ var adminRoutes = []adminRoute{
 			s.SetCommandLatency(a.str("command"), d)
 			return nil, nil
 		}},
-	{AdminRoute{"POST", "fault/ssh", []string{"latency", "drop"}, "SSH command latency and/or drop the next N commands mid-output"},
-		func(s *Simulator, a adminArgs) (any, error) {
+	{Route{"POST", "fault/ssh", []string{"latency", "drop"}, "SSH command latency and/or drop the next N commands mid-output"},
+		func(s *handler, a adminArgs) (any, error) {
 			if a.has("latency") {
 				d, err := a.duration("latency")
 				if err != nil {
@@ -184,8 +185,8 @@ var adminRoutes = []adminRoute{
 			}
 			return nil, nil
 		}},
-	{AdminRoute{"POST", "fault/kubeapi", []string{"status", "count"}, "the next count Kubernetes API requests answer status"},
-		func(s *Simulator, a adminArgs) (any, error) {
+	{Route{"POST", "fault/kubeapi", []string{"status", "count"}, "the next count Kubernetes API requests answer status"},
+		func(s *handler, a adminArgs) (any, error) {
 			status, err := a.integer("status", http.StatusInternalServerError)
 			if err != nil {
 				return nil, err
@@ -197,20 +198,20 @@ var adminRoutes = []adminRoute{
 			s.FailNextKubeAPI(status, n)
 			return nil, nil
 		}},
-	{AdminRoute{"POST", "fault/clear", nil, "clear injected API failures, latencies and job failures"},
-		func(s *Simulator, _ adminArgs) (any, error) { s.ClearFaults(); return nil, nil }},
-	{AdminRoute{"GET", "jobsteps", nil, "job operations and their step names"},
-		func(_ *Simulator, _ adminArgs) (any, error) { return JobSteps(), nil }},
-	{AdminRoute{"GET", "dump", nil, "the full state dump (deterministic JSON)"},
-		func(s *Simulator, _ adminArgs) (any, error) { return s.DumpState(), nil }},
-	{AdminRoute{"GET", "calls", nil, "API call counters per command and SSH session count"},
-		func(s *Simulator, _ adminArgs) (any, error) {
+	{Route{"POST", "fault/clear", nil, "clear injected API failures, latencies and job failures"},
+		func(s *handler, _ adminArgs) (any, error) { s.ClearFaults(); return nil, nil }},
+	{Route{"GET", "jobsteps", nil, "job operations and their step names"},
+		func(_ *handler, _ adminArgs) (any, error) { return JobSteps(), nil }},
+	{Route{"GET", "dump", nil, "the full state dump (deterministic JSON)"},
+		func(s *handler, _ adminArgs) (any, error) { return s.DumpState(), nil }},
+	{Route{"GET", "calls", nil, "API call counters per command and SSH session count"},
+		func(s *handler, _ adminArgs) (any, error) {
 			return map[string]any{"calls": s.CallCounts(), "ssh_sessions": s.SSHSessions()}, nil
 		}},
-	{AdminRoute{"POST", "calls/reset", nil, "reset the API call counters"},
-		func(s *Simulator, _ adminArgs) (any, error) { s.ResetCallCounts(); return nil, nil }},
-	{AdminRoute{"POST", "clock/advance", []string{"duration"}, "move the simulated clock forward"},
-		func(s *Simulator, a adminArgs) (any, error) {
+	{Route{"POST", "calls/reset", nil, "reset the API call counters"},
+		func(s *handler, _ adminArgs) (any, error) { s.ResetCallCounts(); return nil, nil }},
+	{Route{"POST", "clock/advance", []string{"duration"}, "move the simulated clock forward"},
+		func(s *handler, a adminArgs) (any, error) {
 			d, err := a.duration("duration")
 			if err != nil {
 				return nil, err
@@ -218,10 +219,10 @@ var adminRoutes = []adminRoute{
 			s.AdvanceClock(d)
 			return nil, nil
 		}},
-	{AdminRoute{"POST", "scanner/run", nil, "run the cluster state scanner once, now"},
-		func(s *Simulator, _ adminArgs) (any, error) { s.RunScanner(); return nil, nil }},
-	{AdminRoute{"POST", "scanner/interval", []string{"interval"}, "run the state scanner every interval (e.g. 2s; 0 stops its timer)"},
-		func(s *Simulator, a adminArgs) (any, error) {
+	{Route{"POST", "scanner/run", nil, "run the cluster state scanner once, now"},
+		func(s *handler, _ adminArgs) (any, error) { s.RunScanner(); return nil, nil }},
+	{Route{"POST", "scanner/interval", []string{"interval"}, "run the state scanner every interval (e.g. 2s; 0 stops its timer)"},
+		func(s *handler, a adminArgs) (any, error) {
 			if !a.has("interval") {
 				return nil, errors.New("interval is required")
 			}
@@ -235,16 +236,16 @@ var adminRoutes = []adminRoute{
 			s.SetScannerInterval(d)
 			return map[string]string{"interval": s.ScannerInterval().String()}, nil
 		}},
-	{AdminRoute{"GET", "scanner", nil, "the state scanner's timer interval (0s: stopped)"},
-		func(s *Simulator, _ adminArgs) (any, error) {
+	{Route{"GET", "scanner", nil, "the state scanner's timer interval (0s: stopped)"},
+		func(s *handler, _ adminArgs) (any, error) {
 			return map[string]string{"interval": s.ScannerInterval().String()}, nil
 		}},
-	{AdminRoute{"GET", "info", nil, "connection details and seed ids"},
-		func(s *Simulator, _ adminArgs) (any, error) { return s.Info(), nil }},
-	{AdminRoute{"POST", "iso/download", []string{"url", "duration", "error"},
+	{Route{"GET", "info", nil, "connection details and seed ids"},
+		func(s *handler, _ adminArgs) (any, error) { return s.info(), nil }},
+	{Route{"POST", "iso/download", []string{"url", "duration", "error"},
 		"how later downloads of a Kubernetes version's ISO from url go: how long they take (e.g. 30s), and the error string they fail with, if any"},
-		func(s *Simulator, a adminArgs) (any, error) {
-			var d ISODownload
+		func(s *handler, a adminArgs) (any, error) {
+			var d model.ISODownload
 			if a.has("duration") {
 				var err error
 				if d.Duration, err = a.duration("duration"); err != nil {
@@ -258,7 +259,17 @@ var adminRoutes = []adminRoute{
 
 // adminHandler serves /admin/<path>. It has no authentication: it is a test
 // and demo control plane bound to the simulator's loopback listener.
-func (s *Simulator) adminHandler() http.Handler {
+// handler is what an admin route runs on: the admin API, and the
+// simulator's Info, which the routes report but this package cannot build.
+type handler struct {
+	*Admin
+	info func() any
+}
+
+// Handler serves the admin API under /admin/; info is the simulator's Info,
+// which the info route returns.
+func (s *Admin) Handler(info func() any) http.Handler {
+	h := &handler{Admin: s, info: info}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		path := strings.Trim(strings.TrimPrefix(r.URL.Path, "/admin"), "/")
 		for _, route := range adminRoutes {
@@ -274,9 +285,9 @@ func (s *Simulator) adminHandler() http.Handler {
 				wire.WriteJSON(w, http.StatusBadRequest, map[string]string{"error": err.Error()})
 				return
 			}
-			result, err := route.handle(s, args)
+			result, err := route.handle(h, args)
 			switch {
-			case errors.Is(err, errNotFound):
+			case errors.Is(err, ErrNotFound):
 				wire.WriteJSON(w, http.StatusNotFound, map[string]string{"error": err.Error()})
 			case err != nil:
 				wire.WriteJSON(w, http.StatusBadRequest, map[string]string{"error": err.Error()})
