@@ -202,7 +202,7 @@ func (s *Admin) CreateStrayVM(spec StrayVM) (string, string, error) {
 	return s.createStrayVM(spec)
 }
 
-// createStrayVM is CreateStrayVM for callers that hold s.mu.
+// createStrayVM is CreateStrayVM for callers that hold the lock.
 func (s *Admin) createStrayVM(spec StrayVM) (string, string, error) {
 	c, err := s.adminCluster(spec.ClusterID)
 	if err != nil {

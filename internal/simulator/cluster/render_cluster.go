@@ -10,7 +10,7 @@ import (
 
 // renderCluster is KubernetesClusterManagerImpl.createKubernetesClusterResponse
 // (4.22 KubernetesClusterResponse; it sets no consoleendpoint). Callers hold
-// s.mu.
+// the lock.
 func (s *Workers) renderCluster(c *model.Cluster, who *core.Caller) map[string]any {
 	out := map[string]any{
 		"id":                  c.ID,

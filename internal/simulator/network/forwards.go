@@ -27,7 +27,7 @@ func (s *Networks) SSHTarget(v *model.VM) endpoints.Target {
 }
 
 // closeForward stops the SSH endpoint of a port-forwarding rule. Callers
-// hold s.mu.
+// hold the lock.
 func (s *Networks) closeForward(r *model.Rule) {
 	if r.Purpose != model.PurposePF || r.PrivateStart != 22 {
 		return

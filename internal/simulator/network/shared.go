@@ -10,7 +10,7 @@ import (
 // IP, no firewall and no port forwarding: CKS reaches its VMs directly on
 // their guest addresses (KubernetesClusterManagerImpl.IsDirectAccess, which
 // is true for Shared and ROUTED networks; ROUTED is not modelled). Callers
-// hold s.mu.
+// hold the lock.
 
 const (
 	NetTypeShared        = "Shared"
