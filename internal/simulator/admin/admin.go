@@ -140,7 +140,7 @@ func (s *Admin) InsertMapRow(clusterID, vmID string, spec MapRowSpec) error {
 	}
 	version := spec.NodeVersion
 	if version == "" && !spec.Etcd {
-		version = s.Workers.VersionSemverOf(c)
+		version = s.VersionSemverOf(c)
 	}
 	s.DB.VMMap = append(s.DB.VMMap, &model.MapRow{InternalID: s.DB.NextID("vmmap"), ClusterID: c.ID, VMID: vmID,
 		Control: spec.Control, Etcd: spec.Etcd, External: spec.External, ManualUpgrade: spec.ManualUpgrade || spec.Etcd,
@@ -161,14 +161,14 @@ func (s *Admin) StopKubelet(vmID string, keepNode bool) error {
 // DeleteKubeNode deletes a VM's Node object from its cluster's Kubernetes
 // (kubectl delete node). A running kubelet registers it again on StartKubelet.
 func (s *Admin) DeleteKubeNode(vmID string) error {
-	return s.changeVM(vmID, func(v *model.VM) { s.Workers.DeleteNode(v.ID) })
+	return s.changeVM(vmID, func(v *model.VM) { s.DeleteNode(v.ID) })
 }
 
 // StartKubelet starts a VM's kubelet: its node (re)joins Kubernetes.
 func (s *Admin) StartKubelet(vmID string) error {
 	return s.changeVM(vmID, func(v *model.VM) {
 		v.Kubelet = true
-		s.Workers.JoinNode(v)
+		s.JoinNode(v)
 	})
 }
 
@@ -188,7 +188,7 @@ func (s *Admin) RegisterNodeFQDN(vmID, fqdn string) error {
 		if n := s.DB.NodeOfVM(v.ID); n != nil {
 			n.Name = v.NodeName
 		} else if v.Kubelet {
-			s.Workers.JoinNode(v)
+			s.JoinNode(v)
 		}
 	})
 }
@@ -235,7 +235,7 @@ func (s *Admin) createStrayVM(spec StrayVM) (string, string, error) {
 		}
 	}
 	off := c.NodeOfferingID(model.RoleWorker)
-	v, aerr := s.Workers.CreateNodeVM(c, model.RoleNone, name, off, n)
+	v, aerr := s.CreateNodeVM(c, model.RoleNone, name, off, n)
 	if aerr != nil {
 		return "", "", fmt.Errorf("deploy VM %s: %w", name, aerr)
 	}
@@ -247,7 +247,7 @@ func (s *Admin) createStrayVM(spec StrayVM) (string, string, error) {
 	}
 	if spec.Join && role != model.RoleEtcd {
 		v.Kubelet = true
-		s.Workers.JoinNode(v)
+		s.JoinNode(v)
 	}
 	return v.ID, v.Name, nil
 }
@@ -278,7 +278,7 @@ func (s *Admin) DeleteRule(ruleID string) error {
 	if r == nil {
 		return fmt.Errorf("rule %s: %w", ruleID, ErrNotFound)
 	}
-	s.Networks.RevokeRule(r)
+	s.RevokeRule(r)
 	return nil
 }
 
@@ -293,7 +293,7 @@ func (s *Admin) ClusterReachable(clusterID string) (ssh, api bool, err error) {
 	if err != nil {
 		return false, false, err
 	}
-	return s.Workers.ControlSSHReachable(c), s.Workers.APIReachable(c), nil
+	return s.ControlSSHReachable(c), s.APIReachable(c), nil
 }
 
 // DeleteACLItem deletes a network ACL item by id, as a user would outside
@@ -305,7 +305,7 @@ func (s *Admin) DeleteACLItem(itemID string) error {
 	if it == nil {
 		return fmt.Errorf("network ACL item %s: %w", itemID, ErrNotFound)
 	}
-	s.Networks.RevokeACLItem(it)
+	s.RevokeACLItem(it)
 	return nil
 }
 
@@ -386,7 +386,7 @@ func (s *Admin) SetClusterNodeCount(clusterID string, n int64) error {
 		return err
 	}
 	c.Size = n
-	s.Workers.RecalculateCapacity(c)
+	s.RecalculateCapacity(c)
 	return nil
 }
 
@@ -399,7 +399,7 @@ func (s *Admin) FailNextCalls(command string, n, code int, text string) {
 	if text == "" {
 		text = "Injected failure of " + command
 	}
-	s.Runtime.Faults.SetAPIFailure(command, n, code, text)
+	s.Faults.SetAPIFailure(command, n, code, text)
 }
 
 // LoseNextResponses makes the answers to the next n calls of an API
@@ -407,7 +407,7 @@ func (s *Admin) FailNextCalls(command string, n, code int, text string) {
 // runs), and the client gets a proxy's 504 instead of the answer. n <= 0
 // clears it.
 func (s *Admin) LoseNextResponses(command string, n int) {
-	s.Runtime.Faults.SetLostResponses(command, n)
+	s.Faults.SetLostResponses(command, n)
 }
 
 // FailJobStep makes the next n jobs of an operation fail at a named step
@@ -421,14 +421,14 @@ func (s *Admin) FailJobStep(op, step string, n int, message string) error {
 	if !slices.Contains(steps, step) {
 		return fmt.Errorf("unknown step %q of %s (known: %s)", step, op, strings.Join(steps, ", "))
 	}
-	s.Runtime.Faults.AddJobFailure(op, step, n, message)
+	s.Faults.AddJobFailure(op, step, n, message)
 	return nil
 }
 
 // SetCommandLatency delays every call of a command ("" or "*" for all
 // commands) by d; zero clears it.
 func (s *Admin) SetCommandLatency(command string, d time.Duration) {
-	s.Runtime.Faults.SetLatency(command, d)
+	s.Faults.SetLatency(command, d)
 }
 
 // SetJobDuration sets how long an async job takes (Options.JobDuration),
@@ -437,54 +437,42 @@ func (s *Admin) SetCommandLatency(command string, d time.Duration) {
 func (s *Admin) SetJobDuration(d time.Duration) {
 	s.Lock()
 	defer s.Unlock()
-	s.Runtime.Opts.JobDuration = max(d, 0)
+	s.Opts.JobDuration = max(d, 0)
 }
 
 // ClearFaults removes every injected API failure, latency and job failure.
-func (s *Admin) ClearFaults() { s.Runtime.Faults.Clear() }
+func (s *Admin) ClearFaults() { s.Faults.Clear() }
 
 // SetSSHLatency delays each SSH command's output.
-func (s *Admin) SetSSHLatency(d time.Duration) { s.Runtime.EP.SetSSHLatency(d) }
+func (s *Admin) SetSSHLatency(d time.Duration) { s.EP.SetSSHLatency(d) }
 
 // DropNextSSHCommands closes the connection mid-output for the next n SSH
 // commands.
-func (s *Admin) DropNextSSHCommands(n int) { s.Runtime.EP.DropNextSSHCommands(n) }
+func (s *Admin) DropNextSSHCommands(n int) { s.EP.DropNextSSHCommands(n) }
 
 // FailNextKubeAPI makes the next n Kubernetes API requests answer
 // statusCode.
-func (s *Admin) FailNextKubeAPI(statusCode, n int) { s.Runtime.EP.FailNextKubeAPI(statusCode, n) }
+func (s *Admin) FailNextKubeAPI(statusCode, n int) { s.EP.FailNextKubeAPI(statusCode, n) }
 
 // SSHSessions counts SSH sessions served by the cluster endpoints.
-func (s *Admin) SSHSessions() int64 { return s.Runtime.EP.SSHSessions() }
+func (s *Admin) SSHSessions() int64 { return s.EP.SSHSessions() }
 
 // HostKey is the SSH host key of a cluster's nodes, nil if unknown.
-func (s *Admin) HostKey(clusterID string) ssh.PublicKey { return s.Runtime.EP.HostKey(clusterID) }
+func (s *Admin) HostKey(clusterID string) ssh.PublicKey { return s.EP.HostKey(clusterID) }
 
 // CallCounts returns the number of API calls per command name.
-func (s *Admin) CallCounts() map[string]int64 { return s.Runtime.Counters.Snapshot() }
+func (s *Admin) CallCounts() map[string]int64 { return s.Counters.Snapshot() }
 
 // ResetCallCounts sets every API call counter back to zero.
-func (s *Admin) ResetCallCounts() { s.Runtime.Counters.Reset() }
-
-// AdvanceClock moves the simulated clock forward (on top of Options.Clock).
-func (s *Admin) AdvanceClock(d time.Duration) { s.Runtime.AdvanceClock(d) }
+func (s *Admin) ResetCallCounts() { s.Counters.Reset() }
 
 // RunScanner runs the cluster state scanner once, now, whatever its timer
 // (also when Options.DisableScanner turned the timer off).
 func (s *Admin) RunScanner() {
 	s.Lock()
 	defer s.Unlock()
-	s.Workers.Scan()
+	s.Scan()
 }
-
-// SetScannerInterval changes the period of the state scanner's timer: d > 0
-// runs it every d (also when Options.DisableScanner turned it off), d <= 0
-// stops the timer. The next run is d from now.
-func (s *Admin) SetScannerInterval(d time.Duration) { s.Workers.SetScannerInterval(d) }
-
-// ScannerInterval returns the period of the state scanner's timer, zero when
-// it is stopped.
-func (s *Admin) ScannerInterval() time.Duration { return s.Workers.ScannerInterval() }
 
 // DockerRegistryPasswordIs reports whether the cluster's stored docker
 // registry password equals candidate, so that tests can check it arrived

@@ -177,12 +177,12 @@ func (s *Admin) DumpState() DumpState {
 
 func (s *Admin) dumpState() DumpState {
 	st := s.DB
-	d := DumpState{Profile: s.Runtime.Profile.Name, Clusters: []DumpCluster{}, VMMap: []DumpMapRow{}, VMs: []DumpVM{},
+	d := DumpState{Profile: s.Profile.Name, Clusters: []DumpCluster{}, VMMap: []DumpMapRow{}, VMs: []DumpVM{},
 		Nodes: []DumpNode{}, Rules: []DumpRule{}, Networks: []DumpNetwork{}, PublicIPs: []DumpIP{}, ACLItems: []DumpACLItem{}}
 	for _, c := range st.Clusters {
 		d.Clusters = append(d.Clusters, DumpCluster{InternalID: c.InternalID, ID: c.ID, Name: c.Name, State: c.State,
 			Size: c.Size, ControlNodes: c.ControlNodes, EtcdNodes: c.EtcdNodes, NetworkID: c.NetworkID,
-			PublicIPID: c.PublicIPID, Endpoint: c.Endpoint, Version: s.Workers.VersionSemverOf(c), AccountID: c.AccountID,
+			PublicIPID: c.PublicIPID, Endpoint: c.Endpoint, Version: s.VersionSemverOf(c), AccountID: c.AccountID,
 			NetworkCleanup: c.NetworkCleanup, HasKubeconfig: c.Kubeconfig != "", Removed: c.Removed, GC: c.GC,
 			NodeTemplates: cluster.DumpTemplates(c.NodeTemplates), CNIConfigurationID: c.CNIConfigID, CNIConfigDetails: c.CNIDetails,
 			ASNumber: c.ASNumber, DockerRegistryURL: c.DockerURL, DockerRegistryUsername: c.DockerUser,
@@ -201,7 +201,7 @@ func (s *Admin) dumpState() DumpState {
 			TemplateID: v.TemplateID})
 	}
 	for _, n := range st.Nodes {
-		d.Nodes = append(d.Nodes, DumpNode{ClusterID: n.ClusterID, Name: n.Name, VMID: n.VMID, Ready: s.Workers.NodeReady(n),
+		d.Nodes = append(d.Nodes, DumpNode{ClusterID: n.ClusterID, Name: n.Name, VMID: n.VMID, Ready: s.NodeReady(n),
 			Control: n.Control, Version: n.Version})
 	}
 	slices.SortFunc(d.Nodes, func(a, b DumpNode) int {
