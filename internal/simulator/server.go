@@ -13,11 +13,11 @@ import (
 )
 
 // commands maps API command names (case-sensitive, as CloudStack's
-// command map is) to handlers.
-var commands map[string]commandHandler
+// command map is) to handlers, each run with the lock held.
+var commands map[string]core.Handler[*Simulator]
 
 func init() {
-	commands = map[string]commandHandler{}
+	commands = map[string]core.Handler[*Simulator]{}
 	adopt(catalog.Commands, func(s *Simulator) *catalog.Catalog { return s.cat })
 	adopt(network.Commands, func(s *Simulator) *network.Networks { return s.net })
 	adopt(cluster.Commands, func(s *Simulator) *cluster.Workers { return s.cl })
@@ -25,8 +25,7 @@ func init() {
 
 // adopt adds an area's commands, each run on the simulator's instance of
 // the area.
-func adopt[A any, H ~func(A, *core.Caller, wire.Params) (map[string]any, *wire.APIError)](
-	handlers map[string]H, area func(*Simulator) A) {
+func adopt[A any](handlers map[string]core.Handler[A], area func(*Simulator) A) {
 	for name, h := range handlers {
 		if _, twice := commands[name]; twice {
 			panic("simulator: command " + name + " defined by two areas")

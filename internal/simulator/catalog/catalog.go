@@ -8,7 +8,6 @@ package catalog
 
 import (
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/core"
-	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/wire"
 )
 
 // Catalog is the catalogue and accounts area of one simulator.
@@ -19,13 +18,9 @@ type Catalog struct {
 // New returns the area on the simulator's runtime.
 func New(rt *core.Runtime) *Catalog { return &Catalog{Runtime: rt} }
 
-// Handler runs one API command with the lock held and returns the body
-// inside "<command>response".
-type Handler func(s *Catalog, c *core.Caller, p wire.Params) (map[string]any, *wire.APIError)
-
 // Commands are the area's API commands, by name (case-sensitive, as
 // CloudStack's command map is).
-var Commands = map[string]Handler{
+var Commands = map[string]core.Handler[*Catalog]{
 	"listZones":                        cmdListZones,
 	"listServiceOfferings":             cmdListServiceOfferings,
 	"listTemplates":                    cmdListTemplates,

@@ -12,7 +12,6 @@ import (
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/core"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/network"
-	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/wire"
 )
 
 // Workers is the clusters area of one simulator.
@@ -34,12 +33,8 @@ func New(net *network.Networks) *Workers {
 	return &Workers{Networks: net, scanReset: make(chan struct{}, 1)}
 }
 
-// Handler runs one API command with the lock held and returns the body
-// inside "<command>response".
-type Handler func(s *Workers, c *core.Caller, p wire.Params) (map[string]any, *wire.APIError)
-
 // Commands are the area's API commands, by name.
-var Commands = map[string]Handler{
+var Commands = map[string]core.Handler[*Workers]{
 	"createKubernetesCluster":          cmdCreateKubernetesCluster,
 	"listKubernetesClusters":           cmdListKubernetesClusters,
 	"scaleKubernetesCluster":           cmdScaleKubernetesCluster,

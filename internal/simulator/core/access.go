@@ -7,6 +7,10 @@ import (
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/wire"
 )
 
+// Handler runs one API command on an area (A) with the lock held and returns
+// the body inside "<command>response".
+type Handler[A any] func(area A, c *Caller, p wire.Params) (map[string]any, *wire.APIError)
+
 // Caller is the authenticated user of a request.
 type Caller struct {
 	User    *model.User

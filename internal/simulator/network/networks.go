@@ -10,7 +10,6 @@ import (
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/catalog"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/core"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/loopback"
-	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/wire"
 )
 
 // cmdPkgFirewall is the Java package of the rule commands, reported in
@@ -67,12 +66,8 @@ func (s *Networks) PublicBlockCIDR() string { return s.block.CIDR() }
 // SharedBlockCIDR is the Shared network's block.
 func (s *Networks) SharedBlockCIDR() string { return s.sharedBlock.CIDR() }
 
-// Handler runs one API command with the lock held and returns the body
-// inside "<command>response".
-type Handler func(s *Networks, c *core.Caller, p wire.Params) (map[string]any, *wire.APIError)
-
 // Commands are the area's API commands, by name.
-var Commands = map[string]Handler{
+var Commands = map[string]core.Handler[*Networks]{
 	"listFirewallRules":        cmdListFirewallRules,
 	"createFirewallRule":       cmdCreateFirewallRule,
 	"deleteFirewallRule":       cmdDeleteFirewallRule,
