@@ -139,6 +139,10 @@ func (s *Simulator) FailNextCalls(command string, n, code int, text string) {
 // the client gets a proxy's 504 instead of the answer.
 func (s *Simulator) LoseNextResponses(command string, n int) { s.adm.LoseNextResponses(command, n) }
 
+// AfterNextCall runs fn once, after the next call of an API command ran and
+// before its answer is sent, outside the simulator's lock.
+func (s *Simulator) AfterNextCall(command string, fn func()) { s.adm.AfterNextCall(command, fn) }
+
 // FailJobStep makes the next n jobs of an operation fail at a named step (see
 // JobSteps), with the failure the server reports there (state transitions
 // included), or with message when it is not empty.

@@ -83,6 +83,9 @@ func (s *Simulator) serveAPI(w http.ResponseWriter, r *http.Request) {
 	s.rt.Lock()
 	body, err := handler(s, c, p)
 	s.rt.Unlock()
+	if after := s.rt.Faults.TakeAfterCall(command); after != nil {
+		after() // another client's change, between this answer and the next call
+	}
 	if s.rt.Faults.TakeLostResponse(command) {
 		// The command ran (an async one has its job queued), but a proxy
 		// in front of the server times out and answers for it.

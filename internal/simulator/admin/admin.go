@@ -410,6 +410,15 @@ func (s *Admin) LoseNextResponses(command string, n int) {
 	s.Faults.SetLostResponses(command, n)
 }
 
+// AfterNextCall runs fn once, after the next call of an API command ran and
+// before its answer is sent, outside the simulator's lock: another
+// client's change that lands between that answer and the caller's next
+// call. fn must not call testing.T's Fatal (it runs on the server's
+// goroutine).
+func (s *Admin) AfterNextCall(command string, fn func()) {
+	s.Faults.SetAfterCall(command, fn)
+}
+
 // FailJobStep makes the next n jobs of an operation fail at a named step
 // (see JobSteps), with the failure the server reports there (state
 // transitions included), or with message when it is not empty.

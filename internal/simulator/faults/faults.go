@@ -21,6 +21,7 @@ type Set struct {
 	lost    map[string]int           // lowercased command: answers to lose
 	latency map[string]time.Duration // lowercased command, or "*"
 	jobFail []*jobFault
+	after   map[string]func() // lowercased command: run once after its next call
 }
 
 type apiFault struct {
@@ -37,7 +38,30 @@ type jobFault struct {
 
 // New returns an empty set of faults.
 func New() *Set {
-	return &Set{apiFail: map[string]*apiFault{}, lost: map[string]int{}, latency: map[string]time.Duration{}}
+	return &Set{apiFail: map[string]*apiFault{}, lost: map[string]int{}, latency: map[string]time.Duration{}, after: map[string]func(){}}
+}
+
+// SetAfterCall runs fn once, after the next call of command ran and before
+// its answer is sent; nil clears it.
+func (f *Set) SetAfterCall(command string, fn func()) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if fn == nil {
+		delete(f.after, strings.ToLower(command))
+		return
+	}
+	f.after[strings.ToLower(command)] = fn
+}
+
+// TakeAfterCall returns what is to run after this call of command, once,
+// or nil.
+func (f *Set) TakeAfterCall(command string) func() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	key := strings.ToLower(command)
+	fn := f.after[key]
+	delete(f.after, key)
+	return fn
 }
 
 // SetLostResponses loses the answers to the next n calls of command (the
@@ -154,6 +178,7 @@ func (f *Set) Clear() {
 	f.lost = map[string]int{}
 	f.latency = map[string]time.Duration{}
 	f.jobFail = nil
+	f.after = map[string]func(){}
 }
 
 // Counters counts API calls per command name as sent.
