@@ -1,516 +1,239 @@
 package simulator
 
 import (
-	"errors"
-	"fmt"
-	"maps"
-	"slices"
-	"strings"
 	"time"
 
-	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
-	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/wire"
 	"golang.org/x/crypto/ssh"
+
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/admin"
 )
 
-// Out-of-band changes and fault injection: what an operator (or a failing
-// system) does to a CloudStack installation behind the API's back. Each
-// method has an admin HTTP route and a cksim subcommand (see admin_http.go).
+// The admin API (package admin says what each change does and which
+// CloudStack behaviour it stands for): what an operator, or a failing
+// system, does behind the API's back, under the names callers know.
 
-// jobSteps names the checkpoints of each job operation where FailJobStep
-// can inject a failure, in the order the job passes them.
-var jobSteps = map[string][]string{
-	"create": {"network", "etcd-vms", "control-vms", "worker-vms", "network-rules", "etcd-rules", "api",
-		"nodes-ready", "kubeconfig", "dashboard"},
-	"scale-up":          {"vms", "network-rules", "nodes-ready"},
-	"scale-down":        {"remove-vm", "vm-removed", "network-rules"},
-	"scale-offering":    {"vms"},
-	"scale-autoscaling": {"autoscaler"},
-	"upgrade":           {"node"},
-	"start":             {"vms", "api", "kubeconfig"},
-	"stop":              {"vms"},
-	"delete":            {"vms", "network", "forwards", "release-ip"},
-	"add-nodes":         {"node", "node-check"},
-	"remove-nodes":      {"node"},
-	"rule":              {"apply"},
-}
+// The admin API's types.
+type (
+	MapRowSpec  = admin.MapRowSpec
+	StrayVM     = admin.StrayVM
+	AdminRoute  = admin.Route
+	DumpState   = admin.DumpState
+	DumpCluster = admin.DumpCluster
+	DumpMapRow  = admin.DumpMapRow
+	DumpVM      = admin.DumpVM
+	DumpNode    = admin.DumpNode
+	DumpRule    = admin.DumpRule
+	DumpNetwork = admin.DumpNetwork
+	DumpIP      = admin.DumpIP
+	DumpACLItem = admin.DumpACLItem
+)
 
 // JobSteps returns the job operations and their step names, for
-// FailJobStep. scale-down passes remove-vm and vm-removed once per removed
-// VM; upgrade passes node once per upgraded node.
-func JobSteps() map[string][]string {
-	out := make(map[string][]string, len(jobSteps))
-	for op, steps := range jobSteps {
-		out[op] = slices.Clone(steps)
-	}
-	return out
-}
+// FailJobStep.
+func JobSteps() map[string][]string { return admin.JobSteps() }
 
-// MapRowSpec describes an inserted VM map row.
-type MapRowSpec struct {
-	Control     bool   `json:"control"`
-	Etcd        bool   `json:"etcd"`
-	External    bool   `json:"external"`
-	NodeVersion string `json:"node_version"`
-	// ManualUpgrade is the row's manual_upgrade column; etcd rows have it
-	// whatever this says, as CKS writes them.
-	ManualUpgrade bool `json:"manual_upgrade"`
-}
-
-// StrayVM describes a VM created out of band, named like a node of a
-// cluster but not in its VM map.
-type StrayVM struct {
-	ClusterID string `json:"cluster_id"`
-	// Role is control, worker (default) or etcd; it picks the name pattern.
-	Role string `json:"role"`
-	// Name overrides the generated name.
-	Name string `json:"name"`
-	// Created is the VM's creation time; zero means now. The name's hex
-	// suffix is taken from it.
-	Created time.Time `json:"created"`
-	// State defaults to Running.
-	State string `json:"state"`
-	// Join registers the VM as a Kubernetes node of the cluster.
-	Join bool `json:"join"`
-}
-
-// errNotFound wraps lookups of admin operations.
-var errNotFound = errors.New("not found")
-
-func (s *Simulator) adminCluster(id string) (*model.Cluster, error) {
-	c := s.st.Cluster(id)
-	if c == nil || c.Removed {
-		return nil, fmt.Errorf("cluster %s: %w", id, errNotFound)
-	}
-	return c, nil
-}
-
-// changeVM applies change to a VM that has not been expunged, under the lock.
-func (s *Simulator) changeVM(id string, change func(v *model.VM)) error {
-	s.lock()
-	defer s.unlock()
-	v := s.st.VM(id)
-	if v == nil {
-		return fmt.Errorf("VM %s: %w", id, errNotFound)
-	}
-	change(v)
-	return nil
-}
+// AdminRoutes lists the admin API, under /admin/, for documentation and the
+// cksim admin subcommand.
+func AdminRoutes() []AdminRoute { return admin.Routes() }
 
 // DeleteMapRow deletes a VM's kubernetes_cluster_vm_map row, as a database
-// edit would. RestoreMapRow puts it back with the same id and values.
+// edit would.
 func (s *Simulator) DeleteMapRow(clusterID, vmID string) error {
-	s.lock()
-	defer s.unlock()
-	for _, row := range s.st.MapRows(clusterID) {
-		if strings.EqualFold(row.VMID, vmID) {
-			s.deleteMapRow(row)
-			s.st.MapTrash = append(s.st.MapTrash, row)
-			return nil
-		}
-	}
-	return fmt.Errorf("map row of VM %s in cluster %s: %w", vmID, clusterID, errNotFound)
+	return s.adm.DeleteMapRow(clusterID, vmID)
 }
 
 // RestoreMapRow re-inserts a row removed by DeleteMapRow.
 func (s *Simulator) RestoreMapRow(clusterID, vmID string) error {
-	s.lock()
-	defer s.unlock()
-	for i, row := range s.st.MapTrash {
-		if row.ClusterID == clusterID && strings.EqualFold(row.VMID, vmID) {
-			s.st.MapTrash = slices.Delete(s.st.MapTrash, i, i+1)
-			s.st.VMMap = append(s.st.VMMap, row)
-			slices.SortFunc(s.st.VMMap, func(a, b *model.MapRow) int { return int(a.InternalID - b.InternalID) })
-			return nil
-		}
-	}
-	return fmt.Errorf("deleted map row of VM %s in cluster %s: %w", vmID, clusterID, errNotFound)
+	return s.adm.RestoreMapRow(clusterID, vmID)
 }
 
-// InsertMapRow adds a map row for any VM id: an expunged VM, a VM of
-// another cluster or an id that never existed.
+// InsertMapRow adds a map row for any VM id: an expunged VM, a VM of another
+// cluster or an id that never existed.
 func (s *Simulator) InsertMapRow(clusterID, vmID string, spec MapRowSpec) error {
-	s.lock()
-	defer s.unlock()
-	c, err := s.adminCluster(clusterID)
-	if err != nil {
-		return err
-	}
-	version := spec.NodeVersion
-	if version == "" && !spec.Etcd {
-		version = s.versionSemverOf(c)
-	}
-	s.st.VMMap = append(s.st.VMMap, &model.MapRow{InternalID: s.st.NextID("vmmap"), ClusterID: c.ID, VMID: vmID,
-		Control: spec.Control, Etcd: spec.Etcd, External: spec.External, ManualUpgrade: spec.ManualUpgrade || spec.Etcd,
-		NodeVersion: version})
-	return nil
+	return s.adm.InsertMapRow(clusterID, vmID, spec)
 }
 
-// StopKubelet stops a VM's kubelet; the VM keeps running. Its Node object
-// stays registered and turns NotReady (status Unknown), as a real node does:
-// it goes away only when something deletes it (DeleteKubeNode, or the drain
-// of a scale-down). keepNode is ignored; it is kept for compatibility (false
-// used to delete the node as well).
+// StopKubelet stops a VM's kubelet; the VM keeps running.
 func (s *Simulator) StopKubelet(vmID string, keepNode bool) error {
-	_ = keepNode
-	return s.changeVM(vmID, func(v *model.VM) { v.Kubelet = false })
+	return s.adm.StopKubelet(vmID, keepNode)
 }
 
 // DeleteKubeNode deletes a VM's Node object from its cluster's Kubernetes
-// (kubectl delete node). A running kubelet registers it again on StartKubelet.
-func (s *Simulator) DeleteKubeNode(vmID string) error {
-	return s.changeVM(vmID, func(v *model.VM) { s.deleteNode(v.ID) })
-}
+// (kubectl delete node).
+func (s *Simulator) DeleteKubeNode(vmID string) error { return s.adm.DeleteKubeNode(vmID) }
 
 // StartKubelet starts a VM's kubelet: its node (re)joins Kubernetes.
-func (s *Simulator) StartKubelet(vmID string) error {
-	return s.changeVM(vmID, func(v *model.VM) {
-		v.Kubelet = true
-		s.joinNode(v)
-	})
-}
+func (s *Simulator) StartKubelet(vmID string) error { return s.adm.StartKubelet(vmID) }
 
 // RegisterNodeFQDN makes a VM's node register under an FQDN (the guest's
-// hostname resolving as <host>.<network domain>). An empty fqdn uses
-// <lowercased VM name>.cs<account id>cloud.internal.
+// hostname resolving as <host>.<network domain>).
 func (s *Simulator) RegisterNodeFQDN(vmID, fqdn string) error {
-	return s.changeVM(vmID, func(v *model.VM) {
-		if fqdn == "" {
-			var acct int64
-			if a := s.st.Account(v.AccountID); a != nil {
-				acct = a.InternalID
-			}
-			fqdn = fmt.Sprintf("%s.cs%dcloud.internal", strings.ToLower(v.Name), acct)
-		}
-		v.NodeName = strings.ToLower(fqdn)
-		if n := s.st.NodeOfVM(v.ID); n != nil {
-			n.Name = v.NodeName
-		} else if v.Kubelet {
-			s.joinNode(v)
-		}
-	})
+	return s.adm.RegisterNodeFQDN(vmID, fqdn)
 }
 
 // CreateStrayVM deploys a VM named like a node of the cluster, in the
-// cluster's network and account, that is in no VM map. It returns the VM id
-// and name.
+// cluster's network and account, that is in no VM map.
 func (s *Simulator) CreateStrayVM(spec StrayVM) (string, string, error) {
-	s.lock()
-	defer s.unlock()
-	return s.createStrayVM(spec)
-}
-
-// createStrayVM is CreateStrayVM for callers that hold s.mu.
-func (s *Simulator) createStrayVM(spec StrayVM) (string, string, error) {
-	c, err := s.adminCluster(spec.ClusterID)
-	if err != nil {
-		return "", "", err
-	}
-	n := s.st.Network(c.NetworkID)
-	if n == nil {
-		return "", "", fmt.Errorf("network of cluster %s: %w", c.Name, errNotFound)
-	}
-	created := spec.Created
-	if created.IsZero() {
-		created = s.now()
-	}
-	role := model.NodeRole(spec.Role)
-	if role == model.RoleNone {
-		role = model.RoleWorker
-	}
-	name := spec.Name
-	if name == "" {
-		ms := created.UnixMilli()
-		switch role {
-		case model.RoleControl:
-			name = model.ControlNodeName(model.ClusterNodePrefix(c.Name, c.ID), ms)
-		case model.RoleEtcd:
-			name = model.EtcdNodeName(model.EtcdNodePrefix(c.Name, c.ID), 1, ms)
-		case model.RoleWorker:
-			name = model.WorkerNodeName(model.ClusterNodePrefix(c.Name, c.ID), ms)
-		default:
-			return "", "", fmt.Errorf("unknown role %q (want control, worker or etcd)", spec.Role)
-		}
-	}
-	off := c.NodeOfferingID(model.RoleWorker)
-	v, aerr := s.createNodeVM(c, model.RoleNone, name, off, n)
-	if aerr != nil {
-		return "", "", fmt.Errorf("deploy VM %s: %w", name, aerr)
-	}
-	v.Role = role
-	v.UserVM = true
-	v.Created, v.LastUpdated = created.UTC(), created.UTC()
-	if spec.State != "" {
-		v.State = spec.State
-	}
-	if spec.Join && role != model.RoleEtcd {
-		v.Kubelet = true
-		s.joinNode(v)
-	}
-	return v.ID, v.Name, nil
+	return s.adm.CreateStrayVM(spec)
 }
 
 // SetVMState sets a VM's state (e.g. Stopped, Error, Destroyed) without
 // touching anything else.
-func (s *Simulator) SetVMState(vmID, state string) error {
-	valid := []string{model.VMStarting, model.VMRunning, "Stopping", model.VMStopped, model.VMDestroyed, model.VMExpunging, "Migrating",
-		"Error", "Unknown", "Shutdown", "Restoring"}
-	if !slices.Contains(valid, state) {
-		return fmt.Errorf("unknown VM state %q", state)
-	}
-	return s.changeVM(vmID, func(v *model.VM) { s.setVMState(v, state) })
-}
+func (s *Simulator) SetVMState(vmID, state string) error { return s.adm.SetVMState(vmID, state) }
 
-// ExpungeVM destroys and expunges a VM out of band: its own port forwards
-// are revoked, its map row (if any) and Kubernetes node object stay.
-func (s *Simulator) ExpungeVM(vmID string) error {
-	return s.changeVM(vmID, s.expungeVM)
-}
+// ExpungeVM destroys and expunges a VM out of band: its own port forwards are
+// revoked, its map row (if any) and Kubernetes node object stay.
+func (s *Simulator) ExpungeVM(vmID string) error { return s.adm.ExpungeVM(vmID) }
 
-// DeleteRule deletes a firewall, port-forwarding or load balancer rule by
-// id, as a user or an operator would outside CKS.
-func (s *Simulator) DeleteRule(ruleID string) error {
-	s.lock()
-	defer s.unlock()
-	r := s.st.Rule(ruleID)
-	if r == nil {
-		return fmt.Errorf("rule %s: %w", ruleID, errNotFound)
-	}
-	s.revokeRule(r)
-	return nil
-}
+// DeleteRule deletes a firewall, port-forwarding or load balancer rule by id,
+// as a user or an operator would outside CKS.
+func (s *Simulator) DeleteRule(ruleID string) error { return s.adm.DeleteRule(ruleID) }
 
 // ClusterReachable tells what CloudStack's own checks would find of a
 // cluster's paths: SSH through the cluster's address to its first control
-// node (which start, scale and upgrade need) and the API on 6443 (which
-// start and the state scanner check), network ACLs included.
+// node (which start, scale and upgrade need) and the API on 6443 (which start
+// and the state scanner check), network ACLs included.
 func (s *Simulator) ClusterReachable(clusterID string) (ssh, api bool, err error) {
-	s.lock()
-	defer s.unlock()
-	c, err := s.adminCluster(clusterID)
-	if err != nil {
-		return false, false, err
-	}
-	return s.controlSSHReachable(c), s.apiReachable(c), nil
+	return s.adm.ClusterReachable(clusterID)
 }
 
 // DeleteACLItem deletes a network ACL item by id, as a user would outside
 // CKS; the tiers that use its list lose what it let in.
-func (s *Simulator) DeleteACLItem(itemID string) error {
-	s.lock()
-	defer s.unlock()
-	it := s.st.ACLItem(itemID)
-	if it == nil {
-		return fmt.Errorf("network ACL item %s: %w", itemID, errNotFound)
-	}
-	s.revokeACLItem(it)
-	return nil
-}
+func (s *Simulator) DeleteACLItem(itemID string) error { return s.adm.DeleteACLItem(itemID) }
 
 // SetVMOffering puts a VM on another service offering out of band (as an
 // operator's scaleVirtualMachine would), without touching the cluster's
 // records.
 func (s *Simulator) SetVMOffering(vmID, offeringID string) error {
-	s.lock()
-	defer s.unlock()
-	off := s.st.Offering(offeringID)
-	if off == nil {
-		return fmt.Errorf("service offering %s: %w", offeringID, errNotFound)
-	}
-	v := s.st.VM(vmID)
-	if v == nil {
-		return fmt.Errorf("VM %s: %w", vmID, errNotFound)
-	}
-	v.OfferingID = off.ID
-	return nil
+	return s.adm.SetVMOffering(vmID, offeringID)
 }
 
-// SetNodeOffering puts every VM of one node type (control, worker or etcd)
-// of a cluster on another service offering out of band; the cluster's
-// recorded offerings stay. A size-only scale then finds that node type's
-// first VM on an offering other than the cluster's service offering and
-// tries to change it (KubernetesClusterScaleWorker.scaleCluster).
+// SetNodeOffering puts every VM of one node type (control, worker or etcd) of
+// a cluster on another service offering out of band; the cluster's recorded
+// offerings stay.
 func (s *Simulator) SetNodeOffering(clusterID, role, offeringID string) error {
-	s.lock()
-	defer s.unlock()
-	c, err := s.adminCluster(clusterID)
-	if err != nil {
-		return err
-	}
-	r := model.NodeRole(strings.ToLower(role))
-	if r != model.RoleControl && r != model.RoleWorker && r != model.RoleEtcd {
-		return fmt.Errorf("unknown node type %q (want control, worker or etcd)", role)
-	}
-	off := s.st.Offering(offeringID)
-	if off == nil {
-		return fmt.Errorf("service offering %s: %w", offeringID, errNotFound)
-	}
-	for _, row := range s.st.MapRows(c.ID) {
-		if v := s.st.VM(row.VMID); v != nil && model.RowRole(row) == r {
-			v.OfferingID = off.ID
-		}
-	}
-	return nil
+	return s.adm.SetNodeOffering(clusterID, role, offeringID)
 }
 
 // SetClusterState sets a cluster's state in the database.
 func (s *Simulator) SetClusterState(clusterID, state string) error {
-	if !isKnownClusterState(state) {
-		return fmt.Errorf("unknown cluster state %q", state)
-	}
-	s.lock()
-	defer s.unlock()
-	c, err := s.adminCluster(clusterID)
-	if err != nil {
-		return err
-	}
-	s.setClusterState(c, state)
-	return nil
+	return s.adm.SetClusterState(clusterID, state)
 }
 
-// SetClusterNodeCount writes a cluster's node_count (its size) straight
-// into the model, as an administrator's
-// "UPDATE kubernetes_cluster SET node_count = … WHERE uuid = …" does: no
-// API call can, and nothing else changes until the state scanner's next
-// pass.
+// SetClusterNodeCount writes a cluster's node_count (its size) straight into
+// the model, as an administrator's "UPDATE kubernetes_cluster SET node_count
+// = … WHERE uuid = …" does: no API call can, and nothing else changes until
+// the state scanner's next pass.
 func (s *Simulator) SetClusterNodeCount(clusterID string, n int64) error {
-	if n < 0 {
-		return fmt.Errorf("node_count must not be negative, got %d", n)
-	}
-	s.lock()
-	defer s.unlock()
-	c, err := s.adminCluster(clusterID)
-	if err != nil {
-		return err
-	}
-	c.Size = n
-	s.recalculateCapacity(c)
-	return nil
+	return s.adm.SetClusterNodeCount(clusterID, n)
 }
 
-// FailNextCalls makes the next n calls of an API command fail with the
-// error code (HTTP status) and text. n <= 0 clears it.
+// FailNextCalls makes the next n calls of an API command fail with the error
+// code (HTTP status) and text.
 func (s *Simulator) FailNextCalls(command string, n, code int, text string) {
-	if code == 0 {
-		code = wire.CodeInternalError
-	}
-	if text == "" {
-		text = "Injected failure of " + command
-	}
-	s.faults.SetAPIFailure(command, n, code, text)
+	s.adm.FailNextCalls(command, n, code, text)
 }
 
-// LoseNextResponses makes the answers to the next n calls of an API
-// command get lost: the command runs (an async command's job is queued and
-// runs), and the client gets a proxy's 504 instead of the answer. n <= 0
-// clears it.
-func (s *Simulator) LoseNextResponses(command string, n int) {
-	s.faults.SetLostResponses(command, n)
-}
+// LoseNextResponses makes the answers to the next n calls of an API command
+// get lost: the command runs (an async command's job is queued and runs), and
+// the client gets a proxy's 504 instead of the answer.
+func (s *Simulator) LoseNextResponses(command string, n int) { s.adm.LoseNextResponses(command, n) }
 
 // AfterNextCall runs fn once, after the next call of an API command ran and
-// before its answer is sent, outside the simulator's lock: another
-// client's change that lands between that answer and the caller's next
-// call. fn must not call testing.T's Fatal (it runs on the server's
-// goroutine).
-func (s *Simulator) AfterNextCall(command string, fn func()) {
-	s.faults.SetAfterCall(command, fn)
-}
+// before its answer is sent, outside the simulator's lock.
+func (s *Simulator) AfterNextCall(command string, fn func()) { s.adm.AfterNextCall(command, fn) }
 
-// FailJobStep makes the next n jobs of an operation fail at a named step
-// (see JobSteps), with the failure the server reports there (state
-// transitions included), or with message when it is not empty.
+// FailJobStep makes the next n jobs of an operation fail at a named step (see
+// JobSteps), with the failure the server reports there (state transitions
+// included), or with message when it is not empty.
 func (s *Simulator) FailJobStep(op, step string, n int, message string) error {
-	steps, ok := jobSteps[op]
-	if !ok {
-		return fmt.Errorf("unknown job operation %q (known: %s)", op, strings.Join(slices.Sorted(maps.Keys(jobSteps)), ", "))
-	}
-	if !slices.Contains(steps, step) {
-		return fmt.Errorf("unknown step %q of %s (known: %s)", step, op, strings.Join(steps, ", "))
-	}
-	s.faults.AddJobFailure(op, step, n, message)
-	return nil
+	return s.adm.FailJobStep(op, step, n, message)
 }
 
 // SetCommandLatency delays every call of a command ("" or "*" for all
 // commands) by d; zero clears it.
 func (s *Simulator) SetCommandLatency(command string, d time.Duration) {
-	s.faults.SetLatency(command, d)
+	s.adm.SetCommandLatency(command, d)
 }
 
-// SetJobDuration sets how long an async job takes (Options.JobDuration),
-// from each job's next step on: benchmarks create their clusters fast, then
-// time their scales at a uniform job time.
-func (s *Simulator) SetJobDuration(d time.Duration) {
-	s.lock()
-	defer s.unlock()
-	s.opts.JobDuration = max(d, 0)
-}
+// SetJobDuration sets how long an async job takes (Options.JobDuration), from
+// each job's next step on: benchmarks create their clusters fast, then time
+// their scales at a uniform job time.
+func (s *Simulator) SetJobDuration(d time.Duration) { s.adm.SetJobDuration(d) }
 
 // ClearFaults removes every injected API failure, latency and job failure.
-func (s *Simulator) ClearFaults() { s.faults.Clear() }
+func (s *Simulator) ClearFaults() { s.adm.ClearFaults() }
 
 // SetSSHLatency delays each SSH command's output.
-func (s *Simulator) SetSSHLatency(d time.Duration) { s.ep.SetSSHLatency(d) }
+func (s *Simulator) SetSSHLatency(d time.Duration) { s.adm.SetSSHLatency(d) }
 
 // DropNextSSHCommands closes the connection mid-output for the next n SSH
 // commands.
-func (s *Simulator) DropNextSSHCommands(n int) { s.ep.DropNextSSHCommands(n) }
+func (s *Simulator) DropNextSSHCommands(n int) { s.adm.DropNextSSHCommands(n) }
 
-// FailNextKubeAPI makes the next n Kubernetes API requests answer
-// statusCode.
-func (s *Simulator) FailNextKubeAPI(statusCode, n int) { s.ep.FailNextKubeAPI(statusCode, n) }
+// FailNextKubeAPI makes the next n Kubernetes API requests answer statusCode.
+func (s *Simulator) FailNextKubeAPI(statusCode, n int) { s.adm.FailNextKubeAPI(statusCode, n) }
 
 // SSHSessions counts SSH sessions served by the cluster endpoints.
-func (s *Simulator) SSHSessions() int64 { return s.ep.SSHSessions() }
+func (s *Simulator) SSHSessions() int64 { return s.adm.SSHSessions() }
 
 // HostKey is the SSH host key of a cluster's nodes, nil if unknown.
-func (s *Simulator) HostKey(clusterID string) ssh.PublicKey { return s.ep.HostKey(clusterID) }
+func (s *Simulator) HostKey(clusterID string) ssh.PublicKey { return s.adm.HostKey(clusterID) }
 
 // CallCounts returns the number of API calls per command name.
-func (s *Simulator) CallCounts() map[string]int64 { return s.counters.Snapshot() }
+func (s *Simulator) CallCounts() map[string]int64 { return s.adm.CallCounts() }
 
 // ResetCallCounts sets every API call counter back to zero.
-func (s *Simulator) ResetCallCounts() { s.counters.Reset() }
+func (s *Simulator) ResetCallCounts() { s.adm.ResetCallCounts() }
 
 // AdvanceClock moves the simulated clock forward (on top of Options.Clock).
-func (s *Simulator) AdvanceClock(d time.Duration) { s.clockOffset.Add(int64(d)) }
+func (s *Simulator) AdvanceClock(d time.Duration) { s.adm.AdvanceClock(d) }
 
 // RunScanner runs the cluster state scanner once, now, whatever its timer
 // (also when Options.DisableScanner turned the timer off).
-func (s *Simulator) RunScanner() {
-	s.lock()
-	defer s.unlock()
-	s.runScanner()
-}
+func (s *Simulator) RunScanner() { s.adm.RunScanner() }
 
 // SetScannerInterval changes the period of the state scanner's timer: d > 0
 // runs it every d (also when Options.DisableScanner turned it off), d <= 0
-// stops the timer. The next run is d from now.
-func (s *Simulator) SetScannerInterval(d time.Duration) {
-	s.scanInterval.Store(int64(max(d, 0)))
-	select {
-	case s.scanReset <- struct{}{}:
-	default:
-	}
-}
+// stops the timer.
+func (s *Simulator) SetScannerInterval(d time.Duration) { s.adm.SetScannerInterval(d) }
 
 // ScannerInterval returns the period of the state scanner's timer, zero when
 // it is stopped.
-func (s *Simulator) ScannerInterval() time.Duration {
-	return time.Duration(s.scanInterval.Load())
-}
+func (s *Simulator) ScannerInterval() time.Duration { return s.adm.ScannerInterval() }
 
 // DockerRegistryPasswordIs reports whether the cluster's stored docker
 // registry password equals candidate, so that tests can check it arrived
 // without the secret ever leaving the simulator.
 func (s *Simulator) DockerRegistryPasswordIs(clusterID, candidate string) bool {
-	s.lock()
-	defer s.unlock()
-	for _, c := range s.st.Clusters {
-		if c.ID == clusterID {
-			return c.DockerPassword != "" && c.DockerPassword == candidate
-		}
-	}
-	return false
+	return s.adm.DockerRegistryPasswordIs(clusterID, candidate)
 }
+
+// CreateStrayVMs is CreateStrayVM for many VMs at once, as a benchmark fills
+// an account with thousands of VMs of other applications: one lock, one
+// update of the endpoints' view, instead of one per VM.
+func (s *Simulator) CreateStrayVMs(specs []StrayVM) ([]string, error) {
+	return s.adm.CreateStrayVMs(specs)
+}
+
+// SetKubeletVersion makes a VM's kubelet report another version, as when an
+// operator runs the upgrade script on one node by hand or the node is re-
+// joined from another template: its Kubernetes node object reports it
+// (status.nodeInfo.kubeletVersion), while the VM's map row keeps what the
+// last upgrade wrote, since only the upgrade job updates it
+// (KubernetesClusterUtil.clusterNodeVersionMatches).
+func (s *Simulator) SetKubeletVersion(vmID, version string) error {
+	return s.adm.SetKubeletVersion(vmID, version)
+}
+
+// SetISODownload decides how later downloads of url go; it changes no
+// download that already started.
+func (s *Simulator) SetISODownload(url string, d ISODownload) error {
+	return s.adm.SetISODownload(url, d)
+}
+
+// Dump returns the model as indented JSON, deterministic for a given state.
+func (s *Simulator) Dump() ([]byte, error) { return s.adm.Dump() }
+
+// DumpState returns the model as Go values.
+func (s *Simulator) DumpState() DumpState { return s.adm.DumpState() }

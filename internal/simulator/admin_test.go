@@ -15,8 +15,10 @@ import (
 	"time"
 
 	"github.com/apache/cloudstack-go/v2/cloudstack"
-	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
 	"golang.org/x/crypto/ssh"
+
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/admin"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
 )
 
 // adminEnv is a cluster with 1 control and 2 workers and its SSH address.
@@ -168,7 +170,7 @@ func TestAdminMapRows(t *testing.T) {
 	if st := a.cluster(a.id).State; st != model.ClusterAlert {
 		t.Fatalf("ghost row gone, the map short: state %s, want Alert", st)
 	}
-	if err := a.sim.DeleteMapRow(a.id, "nope"); err == nil || !errors.Is(err, errNotFound) {
+	if err := a.sim.DeleteMapRow(a.id, "nope"); err == nil || !errors.Is(err, admin.ErrNotFound) {
 		t.Fatalf("deleting a missing row: %v", err)
 	}
 }

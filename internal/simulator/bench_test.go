@@ -28,7 +28,7 @@ func BenchmarkListClusters(b *testing.B) {
 			b.Fatalf("create: %d %s", status, body)
 		}
 	}
-	s.jobs.Wait()
+	s.rt.WaitJobs()
 	b.ResetTimer()
 	for range b.N {
 		if status, _ := signedGet(b, info.APIURL, info.APIKey, info.SecretKey, "listKubernetesClusters", nil, expires); status != 200 {

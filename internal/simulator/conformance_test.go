@@ -8,8 +8,9 @@ import (
 	"testing"
 
 	"github.com/apache/cloudstack-go/v2/cloudstack"
-	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
 	"golang.org/x/crypto/ssh"
+
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
 )
 
 // TestConformanceCatalog calls the read-only catalogue commands through

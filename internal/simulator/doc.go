@@ -15,9 +15,25 @@
 //	faults     injected API failures, lost answers, latencies, job step
 //	           failures and the call counters
 //	endpoints  the SSH servers and Kubernetes APIs behind each cluster IP
-//	simulator  this package: the commands, the job runner, the CKS workers,
-//	           the state scanner, the admin API and the public API (New,
-//	           Options, Info, the admin methods)
+//	core       the runtime every area shares: the model's lock (whose unlock
+//	           publishes the endpoints' view), the model, the random
+//	           sources and ids, the clock, the job runner, the faults and
+//	           counters, the profile, the caller and its access rules, and
+//	           list paging and order
+//	catalog    zones, offerings, templates, Kubernetes versions and their
+//	           ISOs, CNI configurations, key pairs, domains, accounts,
+//	           projects, and the queries of async jobs
+//	network    isolated networks, VPCs and tiers, the Shared network, public
+//	           and guest addresses, firewall, forwarding and load balancer
+//	           rules, network ACL lists and items
+//	cluster    the cluster commands and the CKS action workers that run
+//	           them, the VMs, the VM map and Kubernetes nodes, user VMs and
+//	           their tags, and the state scanner
+//	admin      the admin API: changes behind the API's back, injected
+//	           faults, the clock, the dump, and their HTTP routes
+//	simulator  this package: the public API (New, Options, Info, and the
+//	           admin methods, which delegate to package admin), the command
+//	           dispatch, the seed data and the view the endpoints read
 //	simtest    helpers for tests that run on the simulator
 //
 // Wire protocol (package wire): /client/api accepts GET and POST forms signed with

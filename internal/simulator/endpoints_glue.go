@@ -5,31 +5,11 @@ import (
 	"encoding/binary"
 	"encoding/pem"
 	"fmt"
-	"time"
 
 	"golang.org/x/crypto/ssh"
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/endpoints"
-	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
 )
-
-// netEndpoints is the part of *endpoints.Manager the model drives.
-type netEndpoints interface {
-	AddCluster(clusterID, ip string) error
-	RemoveCluster(clusterID string)
-	HostKey(clusterID string) ssh.PublicKey
-	Kubeconfig(clusterID, clusterName string) (string, error)
-	OpenForward(ip string, publicPort int, t endpoints.Target) error
-	CloseForward(ip string, publicPort int)
-	SetSSHLatency(d time.Duration)
-	DropNextSSHCommands(n int)
-	FailNextKubeAPI(statusCode, n int)
-	SSHSessions() int64
-	SetClock(now func() time.Time)
-	Close()
-}
-
-func newEndpoints(src endpoints.Source) netEndpoints { return endpoints.NewManager(src) }
 
 // endpointView is an immutable copy of what the endpoints read, published on
 // every unlock so SSH sessions and API requests never wait on the model lock.
@@ -61,29 +41,29 @@ func (e endpointSource) AuthorizedKeys(clusterID string) []ssh.PublicKey {
 	return append([]ssh.PublicKey(nil), v.keys[clusterID]...)
 }
 
-// publishView rebuilds the endpoint view. Callers hold s.mu. It runs on
+// publishView rebuilds the endpoint view. Callers hold the lock. It runs on
 // every unlock, so it reads the nodes once, not once per cluster: a fleet
 // of a thousand clusters would otherwise make every call quadratic.
 func (s *Simulator) publishView() {
 	v := &endpointView{nodes: map[string][]endpoints.Node{}, keys: map[string][]ssh.PublicKey{}}
 	byCluster := map[string][]endpoints.Node{}
-	for _, n := range s.st.Nodes {
+	for _, n := range s.rt.DB.Nodes {
 		byCluster[n.ClusterID] = append(byCluster[n.ClusterID], endpoints.Node{
 			Name:       n.Name,
-			Ready:      s.nodeReady(n),
+			Ready:      s.cl.NodeReady(n),
 			Control:    n.Control,
 			Version:    "v" + n.Version,
 			Created:    n.Created,
 			InternalIP: n.IP,
 		})
 	}
-	for _, c := range s.st.Clusters {
+	for _, c := range s.rt.DB.Clusters {
 		if c.Removed {
 			continue
 		}
 		v.nodes[c.ID] = append([]endpoints.Node{}, byCluster[c.ID]...)
 		if c.Keypair != "" {
-			if kp := s.st.KeypairFor(c.AccountID, c.Keypair); kp != nil {
+			if kp := s.rt.DB.KeypairFor(c.AccountID, c.Keypair); kp != nil {
 				v.keys[c.ID] = []ssh.PublicKey{kp.Pub}
 			}
 		}
@@ -91,18 +71,12 @@ func (s *Simulator) publishView() {
 	s.view.Store(v)
 }
 
-// nodeReady: a node is Ready while its VM runs and its kubelet runs.
-func (s *Simulator) nodeReady(n *model.KubeNode) bool {
-	v := s.st.VM(n.VMID)
-	return v != nil && v.State == model.VMRunning && v.Kubelet
-}
-
 // generateKeyPair creates the per-instance ed25519 key pair seeded as
 // cks-key.
 func (s *Simulator) generateKeyPair() error {
 	seed := make([]byte, ed25519.SeedSize)
 	for i := 0; i < len(seed); i += 8 {
-		binary.LittleEndian.PutUint64(seed[i:], s.rng.Uint64())
+		binary.LittleEndian.PutUint64(seed[i:], s.rt.RNG.Uint64())
 	}
 	priv := ed25519.NewKeyFromSeed(seed)
 	pub, err := ssh.NewPublicKey(priv.Public())

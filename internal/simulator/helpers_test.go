@@ -15,8 +15,19 @@ import (
 	"time"
 
 	"github.com/apache/cloudstack-go/v2/cloudstack"
+
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/cluster"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
 )
+
+// nodesStartSSHPort is the first public port of the nodes' SSH forwards.
+const nodesStartSSHPort = cluster.NodesStartSSHPort
+
+// clusterAPIPort is the Kubernetes API's port.
+const clusterAPIPort = cluster.ClusterAPIPort
+
+// cksACLProtocol is the protocol CKS gives its ACL items.
+const cksACLProtocol = cluster.CKSACLProtocol
 
 // testEnv is a started simulator with a cloudstack-go client for its admin
 // account.

@@ -16,8 +16,11 @@ const simulatorImportPath = "github.com/cloudstack-cks/terraform-provider-cks/in
 // under internal/simulator; "." is this one) on a floor. A package imports
 // only packages on lower floors, so no arrow runs back up: the model, the
 // wire format, the loopback blocks and the behaviour profiles at the bottom,
-// what reads them above, the simulator's API over all of them, and the test
-// support on top.
+// the faults and the network endpoints above them, the runtime every area
+// shares (core) over those, then the areas, each on its own floor (the
+// catalogue and accounts, then the networks and rules, then the CKS
+// workers, then the admin API), the simulator's public API over all of
+// them, and the test support on top.
 var simulatorFloors = map[string]int{
 	"model":     0,
 	"wire":      0,
@@ -25,8 +28,13 @@ var simulatorFloors = map[string]int{
 	"profiles":  0,
 	"faults":    1,
 	"endpoints": 1,
-	".":         2,
-	"simtest":   3,
+	"core":      2,
+	"catalog":   3,
+	"network":   4,
+	"cluster":   5,
+	"admin":     6,
+	".":         7,
+	"simtest":   8,
 }
 
 // TestSimulatorPackagesFormLayers fails when a production file of a

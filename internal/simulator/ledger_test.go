@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/apache/cloudstack-go/v2/cloudstack"
+
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
 )
 
@@ -134,10 +135,10 @@ func ledgerACLAndIP(d DumpState, networkID, publicIPID string, defaults []string
 
 // defaultACLIDs returns the ids of the default network ACL lists.
 func (e *testEnv) defaultACLIDs() []string {
-	e.sim.lock()
-	defer e.sim.unlock()
+	e.sim.rt.Lock()
+	defer e.sim.rt.Unlock()
 	var out []string
-	for _, acl := range e.sim.st.ACLs {
+	for _, acl := range e.sim.rt.DB.ACLs {
 		if acl.IsDefault() {
 			out = append(out, acl.ID)
 		}
@@ -309,9 +310,9 @@ func (e *testEnv) ledgerCluster(size, etcd int64, set func(p *cloudstack.CreateK
 }
 
 func (e *testEnv) offeringOf(id string) (cpu, memory int) {
-	e.sim.lock()
-	defer e.sim.unlock()
-	o := e.sim.st.Offering(id)
+	e.sim.rt.Lock()
+	defer e.sim.rt.Unlock()
+	o := e.sim.rt.DB.Offering(id)
 	if o == nil {
 		e.t.Fatalf("no offering %s", id)
 	}

@@ -1,6 +1,8 @@
 package simulator
 
 import (
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/catalog"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/cluster"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/profiles"
 )
@@ -11,6 +13,14 @@ import (
 // ISODownload is how the image store's download of an ISO URL goes
 // (SetISODownload).
 type ISODownload = model.ISODownload
+
+// DefaultISODownloadDuration is how long the image store takes to download
+// a version's ISO when Options.ISODownloadDuration is zero.
+const DefaultISODownloadDuration = catalog.DefaultISODownloadDuration
+
+// DefaultScannerInterval is the state scanner's period when
+// Options.ScannerInterval is zero.
+const DefaultScannerInterval = cluster.DefaultScannerInterval
 
 // Behaviour profiles (Options.Profile): CloudStack builds that exist
 // upstream; package profiles says what each one does differently.

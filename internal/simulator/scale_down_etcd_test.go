@@ -14,9 +14,10 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/crypto/ssh"
+
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/wire"
-	"golang.org/x/crypto/ssh"
 )
 
 // logRecorder keeps the simulator's log lines for assertions.

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/apache/cloudstack-go/v2/cloudstack"
+
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
 )
 

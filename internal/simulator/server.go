@@ -1,63 +1,39 @@
 package simulator
 
 import (
-	"maps"
 	"net/http"
 	"time"
 
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/catalog"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/cluster"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/core"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/network"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/wire"
 )
 
 // commands maps API command names (case-sensitive, as CloudStack's
-// command map is) to handlers.
-var commands map[string]commandHandler
+// command map is) to handlers, each run with the lock held.
+var commands map[string]core.Handler[*Simulator]
 
 func init() {
-	commands = map[string]commandHandler{
-		"createKubernetesCluster":          cmdCreateKubernetesCluster,
-		"listKubernetesClusters":           cmdListKubernetesClusters,
-		"scaleKubernetesCluster":           cmdScaleKubernetesCluster,
-		"upgradeKubernetesCluster":         cmdUpgradeKubernetesCluster,
-		"startKubernetesCluster":           cmdStartKubernetesCluster,
-		"stopKubernetesCluster":            cmdStopKubernetesCluster,
-		"deleteKubernetesCluster":          cmdDeleteKubernetesCluster,
-		"getKubernetesClusterConfig":       cmdGetKubernetesClusterConfig,
-		"listKubernetesSupportedVersions":  cmdListKubernetesSupportedVersions,
-		"queryAsyncJobResult":              cmdQueryAsyncJobResult,
-		"listAsyncJobs":                    cmdListAsyncJobs,
-		"listVirtualMachines":              cmdListVirtualMachines,
-		"listFirewallRules":                cmdListFirewallRules,
-		"createFirewallRule":               cmdCreateFirewallRule,
-		"deleteFirewallRule":               cmdDeleteFirewallRule,
-		"listPortForwardingRules":          cmdListPortForwardingRules,
-		"createPortForwardingRule":         cmdCreatePortForwardingRule,
-		"deletePortForwardingRule":         cmdDeletePortForwardingRule,
-		"listLoadBalancerRules":            cmdListLoadBalancerRules,
-		"listPublicIpAddresses":            cmdListPublicIPAddresses,
-		"listNetworks":                     cmdListNetworks,
-		"listNetworkACLLists":              cmdListNetworkACLLists,
-		"listNetworkACLs":                  cmdListNetworkACLs,
-		"createNetworkACL":                 cmdCreateNetworkACL,
-		"deleteNetworkACL":                 cmdDeleteNetworkACL,
-		"moveNetworkAclItem":               cmdMoveNetworkAclItem,
-		"updateNetworkACLItem":             cmdUpdateNetworkACLItem,
-		"listZones":                        cmdListZones,
-		"listServiceOfferings":             cmdListServiceOfferings,
-		"listSSHKeyPairs":                  cmdListSSHKeyPairs,
-		"listProjects":                     cmdListProjects,
-		"listDomains":                      cmdListDomains,
-		"listAccounts":                     cmdListAccounts,
-		"listCapabilities":                 cmdListCapabilities,
-		"addNodesToKubernetesCluster":      cmdAddNodesToKubernetesCluster,
-		"removeNodesFromKubernetesCluster": cmdRemoveNodesFromKubernetesCluster,
-		"deployVirtualMachine":             cmdDeployVirtualMachine,
-		"destroyVirtualMachine":            cmdDestroyVirtualMachine,
-		"listTemplates":                    cmdListTemplates,
-		"createTags":                       cmdCreateTags,
-		"deleteTags":                       cmdDeleteTags,
+	commands = map[string]core.Handler[*Simulator]{}
+	adopt(catalog.Commands, func(s *Simulator) *catalog.Catalog { return s.cat })
+	adopt(network.Commands, func(s *Simulator) *network.Networks { return s.net })
+	adopt(cluster.Commands, func(s *Simulator) *cluster.Workers { return s.cl })
+}
+
+// adopt adds an area's commands, each run on the simulator's instance of
+// the area.
+func adopt[A any](handlers map[string]core.Handler[A], area func(*Simulator) A) {
+	for name, h := range handlers {
+		if _, twice := commands[name]; twice {
+			panic("simulator: command " + name + " defined by two areas")
+		}
+		commands[name] = func(s *Simulator, c *core.Caller, p wire.Params) (map[string]any, *wire.APIError) {
+			return h(area(s), c, p)
+		}
 	}
-	maps.Copy(commands, catalogCommands)
 }
 
 // serveAPI is /client/api: GET query or POST form, signature check, then
@@ -76,10 +52,10 @@ func (s *Simulator) serveAPI(w http.ResponseWriter, r *http.Request) {
 	command := wire.FirstValueFold(form, "command")
 	respKey := "errorresponse"
 	if command != "" {
-		s.counters.Add(command)
+		s.rt.Counters.Add(command)
 		respKey = wire.LowerCommand(command) + "response"
 	}
-	if d := s.faults.LatencyFor(command); d > 0 {
+	if d := s.rt.Faults.LatencyFor(command); d > 0 {
 		t := time.NewTimer(d)
 		select {
 		case <-t.C:
@@ -99,18 +75,18 @@ func (s *Simulator) serveAPI(w http.ResponseWriter, r *http.Request) {
 			Text: "The given command does not exist or it is not available for user"})
 		return
 	}
-	if injected, ok := s.faults.TakeAPIFailure(command); ok {
+	if injected, ok := s.rt.Faults.TakeAPIFailure(command); ok {
 		wire.WriteError(w, respKey, injected)
 		return
 	}
 	p := wire.NewParams(command, form)
-	s.lock()
+	s.rt.Lock()
 	body, err := handler(s, c, p)
-	s.unlock()
-	if after := s.faults.TakeAfterCall(command); after != nil {
+	s.rt.Unlock()
+	if after := s.rt.Faults.TakeAfterCall(command); after != nil {
 		after() // another client's change, between this answer and the next call
 	}
-	if s.faults.TakeLostResponse(command) {
+	if s.rt.Faults.TakeLostResponse(command) {
 		// The command ran (an async one has its job queued), but a proxy
 		// in front of the server times out and answers for it.
 		w.Header().Set("Content-Type", "text/html")
@@ -127,12 +103,12 @@ func (s *Simulator) serveAPI(w http.ResponseWriter, r *http.Request) {
 
 // authenticate verifies the api key and signature and returns the caller,
 // or nil.
-func (s *Simulator) authenticate(form map[string][]string) *caller {
-	s.lock()
-	defer s.unlock()
+func (s *Simulator) authenticate(form map[string][]string) *core.Caller {
+	s.rt.Lock()
+	defer s.rt.Unlock()
 	var found *model.User
 	secretFor := func(apiKey string) (string, bool) {
-		for _, u := range s.st.Users {
+		for _, u := range s.rt.DB.Users {
 			if u.APIKey == apiKey {
 				found = u
 				return u.SecretKey, true
@@ -143,9 +119,9 @@ func (s *Simulator) authenticate(form map[string][]string) *caller {
 	if !wire.VerifySignature(form, secretFor, time.Now()) || found == nil {
 		return nil
 	}
-	a := s.st.Account(found.AccountID)
+	a := s.rt.DB.Account(found.AccountID)
 	if a == nil {
 		return nil
 	}
-	return &caller{user: found, account: a}
+	return &core.Caller{User: found, Account: a}
 }

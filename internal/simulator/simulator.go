@@ -5,93 +5,25 @@ import (
 	"crypto/ed25519"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"net"
 	"net/http"
 	"sync"
 	"sync/atomic"
 	"time"
 
-	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/faults"
-	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/loopback"
-	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/model"
-	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/profiles"
 	"golang.org/x/crypto/ssh"
+
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/admin"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/catalog"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/cluster"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/core"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/endpoints"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/network"
+	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/profiles"
 )
 
-// Options configure a Simulator.
-type Options struct {
-	// Profile selects the behaviour profile, one of Profiles():
-	// Profile42211 ("4.22.1.1", the default), Profile42200 ("4.22.0.0") or
-	// ProfilePR14165 ("pr14165"; ProfileFixed, "fixed", is its alias).
-	Profile string
-	// JobDuration is how long an async job takes from start to finish. Zero
-	// finishes jobs as fast as possible, but still asynchronously.
-	JobDuration time.Duration
-	// JobQueueDelay is how long an async job waits in the executor's queue
-	// before it runs, on top of JobDuration. A real management server
-	// answers the command with the job id once the job is queued
-	// (AsyncJobManagerImpl.submitAsyncJob), and the job's first change,
-	// such as a cluster's move to Scaling, comes when an executor thread
-	// runs it; a busy server runs it later. Zero starts jobs at once.
-	JobQueueDelay time.Duration
-	// Clock drives VM name suffixes, created timestamps and the state
-	// scanner. Nil means time.Now.
-	Clock func() time.Time
-	// Seed makes generated UUIDs, API keys, the key pair, the twin-forward
-	// pick of findByNetworkAndPorts and the shuffled list order
-	// deterministic when non-zero.
-	Seed uint64
-	// ListOrder is the order of every list the API returns: ListOrderReal
-	// ("", the management server's own order), ListOrderReversed
-	// ("reversed") or ListOrderShuffled ("shuffled", a new random
-	// permutation on every call). The last two check that a client does not
-	// depend on an order the server does not promise.
-	ListOrder string
-	// WorkerRuleOrder is the order in which the CKS workers read the
-	// firewall rules of a public IP when they pick one by its ports: the
-	// DAO query behind the scale's and the destroy's picks
-	// (FirewallRulesDaoImpl.listByIpPurposeProtocolAndNotRevoked) has no
-	// ORDER BY, so the database decides. WorkerRuleOrderAscending ("", by
-	// id, what MySQL returns in practice) or WorkerRuleOrderDescending
-	// ("descending"), for checking that a client does not depend on it.
-	WorkerRuleOrder string
-	// ScannerInterval is the period of the cluster state scanner, which runs
-	// on a timer as the management server's KubernetesClusterStatusScanner
-	// does, never because of an API call. Zero means
-	// DefaultScannerInterval (30 s). RunScanner runs it at once.
-	ScannerInterval time.Duration
-	// DisableScanner turns off the scanner's timer; RunScanner still runs it.
-	DisableScanner bool
-	// MaxClusterSize is cloud.kubernetes.cluster.max.size (control plus
-	// worker nodes). Zero means the CloudStack default of 10.
-	MaxClusterSize int
-	// GuestCIDRPrefix is the prefix length of the guest CIDR of every
-	// isolated network the simulator creates (16 to 29). Zero means
-	// CloudStack's default guest CIDR size, /24 (10.1.1.0/24); a larger
-	// network (smaller prefix) holds more VMs.
-	GuestCIDRPrefix int
-	// PublicIPBlocks is how many loopback /24 blocks (253 addresses each)
-	// the zone's public IPs come from: one per isolated network's source
-	// NAT and per VPC. Zero means one, about 250 clusters on isolated
-	// networks; fleet benchmarks need more.
-	PublicIPBlocks int
-	// ISODownloadDuration is how long the image store takes to download
-	// the binaries ISO of a Kubernetes version an administrator adds; zero
-	// means DefaultISODownloadDuration. SetISODownload sets it, or a
-	// failure, per URL.
-	ISODownloadDuration time.Duration
-	// ExperimentalFeatures is cloud.kubernetes.cluster.experimental.features.enabled
-	// (default false), which a private docker registry needs.
-	ExperimentalFeatures bool
-	// ClusterResponseOmits names fields of the cluster response that the
-	// server leaves out, as a server of another version or build may (for
-	// example cniconfigurationid); the model is unchanged.
-	ClusterResponseOmits []string
-	// Logf receives the simulator's log lines (what the management server
-	// would log). Nil discards them. Secrets are never logged.
-	Logf func(format string, args ...any)
-}
+// Options configure a Simulator (see core.Options).
+type Options = core.Options
 
 // Info describes a running simulator. It is what cksim prints as its single
 // JSON line on start.
@@ -160,43 +92,24 @@ type Info struct {
 
 // Simulator is one simulated CloudStack management server.
 type Simulator struct {
-	opts    Options
-	profile profiles.Profile
+	// rt is what every area shares: the model and its lock, the random
+	// sources, the clock, the job runner, the faults, the profile.
+	rt *core.Runtime
+	// The areas, each on the one below: cat the catalogue and accounts, net
+	// the networks and rules, cl the CKS workers, VMs and state scanner.
+	cat *catalog.Catalog
+	net *network.Networks
+	cl  *cluster.Workers
+	// adm is the admin API over them all.
+	adm *admin.Admin
 
-	// mu guards st, rng and every model change. Endpoint calls are made
-	// while holding it; the endpoints read the model only through the
-	// lock-free view published on unlock, so they never wait on mu.
-	mu         sync.Mutex
-	st         *model.DB
-	rng        *rand.Rand
-	orderRNG   *rand.Rand // shuffled list order, apart from rng
-	twinRNG    *rand.Rand // findByNetworkAndPorts' ORDER BY RAND(), apart from rng
-	lastNameMS int64
-	scanned    bool
+	view atomic.Pointer[endpointView]
 
-	clockOffset atomic.Int64 // nanoseconds added to the clock by the admin API
-	view        atomic.Pointer[endpointView]
-	ep          netEndpoints
+	keyPriv ed25519.PrivateKey
+	keyPub  ssh.PublicKey
+	keyPEM  []byte
 
-	block loopback.Block
-	// extraBlocks are the public IP blocks beyond block (PublicIPBlocks).
-	extraBlocks []loopback.Block
-	// sharedBlock is the loopback /24 of the Shared network's guest range.
-	sharedBlock loopback.Block
-	keyPriv     ed25519.PrivateKey
-	keyPub      ssh.PublicKey
-	keyPEM      []byte
-
-	faults   *faults.Set
-	counters *faults.Counters
-
-	closing   chan struct{}
 	closeOnce sync.Once
-	jobs      sync.WaitGroup
-	bg        sync.WaitGroup // the scanner timer
-
-	scanInterval atomic.Int64 // nanoseconds; 0 stops the timer
-	scanReset    chan struct{}
 
 	srvMu    sync.Mutex
 	srv      *http.Server
@@ -217,10 +130,10 @@ func New(opts Options) (*Simulator, error) {
 		opts.MaxClusterSize = 10
 	}
 	if opts.GuestCIDRPrefix == 0 {
-		opts.GuestCIDRPrefix = defaultGuestCIDRPrefix
+		opts.GuestCIDRPrefix = network.DefaultGuestCIDRPrefix
 	}
-	if opts.GuestCIDRPrefix < minGuestCIDRPrefix || opts.GuestCIDRPrefix > maxGuestCIDRPrefix {
-		return nil, fmt.Errorf("simulator: GuestCIDRPrefix must be between %d and %d", minGuestCIDRPrefix, maxGuestCIDRPrefix)
+	if opts.GuestCIDRPrefix < network.MinGuestCIDRPrefix || opts.GuestCIDRPrefix > network.MaxGuestCIDRPrefix {
+		return nil, fmt.Errorf("simulator: GuestCIDRPrefix must be between %d and %d", network.MinGuestCIDRPrefix, network.MaxGuestCIDRPrefix)
 	}
 	if opts.JobDuration < 0 || opts.JobQueueDelay < 0 {
 		return nil, errors.New("simulator: JobDuration and JobQueueDelay must not be negative")
@@ -245,50 +158,31 @@ func New(opts Options) (*Simulator, error) {
 		opts.ISODownloadDuration = DefaultISODownloadDuration
 	}
 	s := &Simulator{
-		opts:      opts,
-		profile:   prof,
-		st:        model.NewDB(),
-		rng:       newRNG(opts.Seed),
-		orderRNG:  newOrderRNG(opts.Seed),
-		twinRNG:   newTwinRNG(opts.Seed),
-		faults:    faults.New(),
-		counters:  faults.NewCounters(),
-		closing:   make(chan struct{}),
-		scanReset: make(chan struct{}, 1),
+		rt: core.New(opts, prof),
 	}
-	block, err := loopback.Reserve(s.rng)
+	s.cat = catalog.New(s.rt)
+	net, err := network.New(s.cat, opts.PublicIPBlocks)
 	if err != nil {
 		return nil, err
 	}
-	s.block = block
-	if err := s.reserveExtraBlocks(opts.PublicIPBlocks); err != nil {
-		block.Release()
-		return nil, err
-	}
-	// Its own generator, so that the ids drawn from rng keep their values.
-	shared, err := loopback.Reserve(newRNG(sharedBlockSeed(opts.Seed)))
-	if err != nil {
-		block.Release()
-		s.releaseExtraBlocks()
-		return nil, err
-	}
-	s.sharedBlock = shared
+	s.net = net
+	s.cl = cluster.New(net)
+	s.adm = admin.New(s.cl)
 	if err := s.generateKeyPair(); err != nil {
-		block.Release()
-		s.releaseExtraBlocks()
-		shared.Release()
+		net.ReleaseBlocks()
 		return nil, err
 	}
-	s.ep = newEndpoints(endpointSource{s})
-	s.ep.SetClock(s.now) // node AGE follows the simulated clock
-	s.lock()
+	s.rt.EP = endpoints.NewManager(endpointSource{s})
+	s.rt.EP.SetClock(s.rt.Now) // node AGE follows the simulated clock
+	s.rt.OnUnlock(s.publishView)
+	s.rt.Lock()
 	s.seed()
-	s.unlock()
-	if !opts.DisableScanner {
-		s.scanInterval.Store(int64(opts.ScannerInterval))
+	s.rt.Unlock()
+	interval := opts.ScannerInterval
+	if opts.DisableScanner {
+		interval = 0
 	}
-	s.bg.Add(1)
-	go s.scannerLoop()
+	s.cl.StartScanner(interval)
 	return s, nil
 }
 
@@ -318,7 +212,7 @@ func (s *Simulator) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/client/api", s.serveAPI)
 	mux.HandleFunc("/client/api/", s.serveAPI)
-	mux.Handle("/admin/", s.adminHandler())
+	mux.Handle("/admin/", s.adm.Handler(func() any { return s.Info() }))
 	return mux
 }
 
@@ -344,8 +238,8 @@ func (s *Simulator) Info() Info {
 	s.srvMu.Lock()
 	apiURL, adminURL, keyFile := s.apiURL, s.adminURL, s.keyFile
 	s.srvMu.Unlock()
-	s.lock()
-	defer s.unlock()
+	s.rt.Lock()
+	defer s.rt.Unlock()
 	return s.infoLocked(apiURL, adminURL, keyFile)
 }
 
@@ -353,7 +247,7 @@ func (s *Simulator) Info() Info {
 // every endpoint listener.
 func (s *Simulator) Close() error {
 	s.closeOnce.Do(func() {
-		close(s.closing)
+		s.rt.BeginShutdown()
 		s.srvMu.Lock()
 		srv := s.srv
 		s.srvMu.Unlock()
@@ -367,12 +261,10 @@ func (s *Simulator) Close() error {
 			}
 			cancel()
 		}
-		s.jobs.Wait()
-		s.bg.Wait()
-		s.ep.Close()
-		s.block.Release()
-		s.releaseExtraBlocks()
-		s.sharedBlock.Release()
+		s.rt.WaitJobs()
+		s.cl.WaitScanner()
+		s.rt.EP.Close()
+		s.net.ReleaseBlocks()
 	})
 	return nil
 }

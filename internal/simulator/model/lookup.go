@@ -2,7 +2,7 @@ package model
 
 import "strings"
 
-// Lookups by UUID. Callers hold s.mu.
+// Lookups by UUID. Callers hold the simulator's lock.
 
 // firstWhere returns the first item that matches, or nil.
 func firstWhere[T any](items []*T, match func(*T) bool) *T {
