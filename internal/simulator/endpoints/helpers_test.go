@@ -202,4 +202,15 @@ func eventually(t *testing.T, what string, cond func() bool) {
 	}
 }
 
-func isRefused(err error) bool { return errors.Is(err, syscall.ECONNREFUSED) }
+// isRefused reports whether a dial found no server accepting on the
+// address: refused, or reset during the handshake. The listeners a test
+// stopped are closed before Close or RemoveCluster returns (their accept
+// loops have returned), so a reset comes from another test process: go
+// test runs packages side by side, the simulators
+// of other packages draw their addresses from the same 127.0.0.0/8 and
+// retry a busy one (listenRetrying), so one may bind the address the moment
+// this test's listener closes and close it again while the dial reaches it.
+// A dial that connects still fails the check.
+func isRefused(err error) bool {
+	return errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET)
+}
