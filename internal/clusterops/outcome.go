@@ -44,12 +44,8 @@ func (e *Engine) awaitRules(ctx context.Context, s *Snapshot, ipID string, done 
 		if now, err := e.rulesOnIP(ctx, s.projectID(), ipID); err == nil && done(now) {
 			return true
 		}
-		t := time.NewTimer(e.opts.Wait.NextInterval(time.Since(start)))
-		select {
-		case <-ctx.Done():
-			t.Stop()
+		if !cloudstack.Sleep(ctx, e.opts.Wait.NextInterval(time.Since(start))) {
 			return false
-		case <-t.C:
 		}
 	}
 }
