@@ -63,9 +63,10 @@ type Cluster struct {
 	CSIReported        bool   `json:"-"`
 	CNIConfigurationID string `json:"cniconfigurationid"`
 	Created            string `json:"created"`
-	// VirtualMachines is the cluster's VM map as the API lists it: usually
-	// etcd, control, then workers, but the API guarantees no order, so
-	// nothing may depend on the position of a VM.
+	// VirtualMachines is the cluster's VM map, sorted by VM id: the API
+	// lists it as the VM map's query gives it (usually etcd, control, then
+	// workers) and guarantees no order, so UnmarshalJSON sorts it as
+	// collectPages sorts every list.
 	VirtualMachines []ClusterVM `json:"virtualmachines"`
 }
 
@@ -85,6 +86,7 @@ func (c *Cluster) UnmarshalJSON(b []byte) error {
 			c.ControlNodes = int64(masters)
 		}
 	}
+	sortByKey(c.VirtualMachines, func(vm ClusterVM) string { return vm.ID })
 	raw, ok := members["csienabled"]
 	c.CSIReported = ok && string(bytes.TrimSpace(raw)) != "null"
 	for _, o := range []struct{ id, nameKey string }{{c.ServiceOfferingID, "serviceofferingname"},

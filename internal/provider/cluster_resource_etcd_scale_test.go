@@ -24,7 +24,6 @@ import (
 // offerings (CloudStack records the worker offering at the first scale)
 // and with them.
 func TestAccCluster_scaleSequenceKeepsEverySSHPath(t *testing.T) {
-	readsListsInAnyOrder(t)
 	t.Parallel()
 	shapes := []struct {
 		name          string

@@ -133,7 +133,6 @@ func testVPCTierLifecycle(t *testing.T, env *simEnv, network string) {
 // ssh_rules_in_sync back to true, and the apply creates the item again as
 // CKS made it, after which every path works and the plan is empty.
 func TestAccCluster_vpcTierACLItemRepaired(t *testing.T) {
-	readsListsInAnyOrder(t)
 	t.Parallel()
 	env := newSimEnv(t)
 	v133 := env.VersionID("1.33.13")
@@ -176,7 +175,6 @@ func TestAccCluster_vpcTierACLItemRepaired(t *testing.T) {
 // the apply refuses the scale before any change; without the forward the
 // scale goes through.
 func TestAccCluster_vpcTierUserForwardNamedBeforeScale(t *testing.T) {
-	readsListsInAnyOrder(t)
 	t.Parallel()
 	env := newSimEnv(t)
 	v133 := env.VersionID("1.33.13")
