@@ -185,4 +185,3 @@ func reversed(ids []string) []string {
 	slices.Reverse(out)
 	return out
 }
-
