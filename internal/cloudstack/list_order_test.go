@@ -132,10 +132,10 @@ func TestEveryListHasOneOrder(t *testing.T) {
 	}
 
 	want := read(simulator.ListOrderReal)
-	wantListed := listingOrder(want["ListFirewallRules"].([]cloudstack.FirewallRule))
+	wantListed := listingOrder(t, want["ListFirewallRules"])
 	for _, order := range []string{simulator.ListOrderReversed, simulator.ListOrderShuffled, simulator.ListOrderShuffled} {
 		got := read(order)
-		gotListed := listingOrder(got["ListFirewallRules"].([]cloudstack.FirewallRule))
+		gotListed := listingOrder(t, got["ListFirewallRules"])
 		for name, list := range got {
 			if !reflect.DeepEqual(withoutListed(list), withoutListed(want[name])) {
 				t.Errorf("%s in the %s order: the client returned\n%+v\nnot, as in the server's own order,\n%+v",
@@ -156,9 +156,15 @@ func orderName(order string) string {
 	return order
 }
 
-// listingOrder is the ids of rules in the order the server listed them.
-func listingOrder(list []cloudstack.FirewallRule) []string {
-	byListed := slices.SortedFunc(slices.Values(list), func(a, b cloudstack.FirewallRule) int { return a.Listed - b.Listed })
+// listingOrder is the ids of firewall rules in the order the server listed
+// them.
+func listingOrder(t *testing.T, list any) []string {
+	t.Helper()
+	rules, ok := list.([]cloudstack.FirewallRule)
+	if !ok {
+		t.Fatalf("firewall rules came as %T", list)
+	}
+	byListed := slices.SortedFunc(slices.Values(rules), func(a, b cloudstack.FirewallRule) int { return a.Listed - b.Listed })
 	ids := make([]string, len(byListed))
 	for i, fw := range byListed {
 		ids[i] = fw.ID
