@@ -103,7 +103,7 @@ func (c *Client) ListNetworkACLs(ctx context.Context, p ListNetworkACLsParams) (
 			}
 			return r.NetworkACLs, r.Count, nil
 		},
-		func(it *csgo.NetworkACL) NetworkACLItem {
+		func(it *csgo.NetworkACL, _ int) NetworkACLItem {
 			return NetworkACLItem{
 				ID:          it.Id,
 				ACLID:       it.Aclid,
@@ -134,7 +134,7 @@ func (c *Client) ListNetworkACLLists(ctx context.Context, p ListNetworkACLListsP
 			}
 			return r.NetworkACLLists, r.Count, nil
 		},
-		func(l *csgo.NetworkACLList) NetworkACLList {
+		func(l *csgo.NetworkACLList, _ int) NetworkACLList {
 			return NetworkACLList{ID: l.Id, Name: l.Name, Description: l.Description, VPCID: l.Vpcid}
 		})
 }

@@ -36,11 +36,12 @@ func TestClientNetworkACLCalls(t *testing.T) {
 	ctx := t.Context()
 
 	items, err := c.ListNetworkACLs(ctx, ListNetworkACLsParams{ACLID: "acl-1"})
+	// Sorted by id, whatever order the server listed them in.
 	want := []NetworkACLItem{
-		{ID: "i-2", ACLID: "acl-1", ACLName: "web", Number: 1, Protocol: "TCP", StartPort: 22, EndPort: 22,
-			CIDRList: []string{"0.0.0.0/0", "::/0"}, TrafficType: "Ingress", Action: "Allow", State: "Active"},
 		{ID: "i-1", ACLID: "acl-1", ACLName: "web", Number: 2, Protocol: "all", CIDRList: []string{"10.0.0.0/8"},
 			TrafficType: "Egress", Action: "Deny", State: "Active", Reason: "lab"},
+		{ID: "i-2", ACLID: "acl-1", ACLName: "web", Number: 1, Protocol: "TCP", StartPort: 22, EndPort: 22,
+			CIDRList: []string{"0.0.0.0/0", "::/0"}, TrafficType: "Ingress", Action: "Allow", State: "Active"},
 	}
 	if err != nil || !reflect.DeepEqual(items, want) {
 		t.Errorf("ListNetworkACLs = %+v, %v", items, err)

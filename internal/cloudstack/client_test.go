@@ -228,14 +228,16 @@ func TestDecodeClustersWithEtcdAndExternalNodes(t *testing.T) {
 	if !reflect.DeepEqual(gotTop, want) {
 		t.Errorf("cluster =\n%+v\nwant\n%+v", gotTop, want)
 	}
+	// In the order CKS made them (created, then name); a VM without a
+	// created time first.
 	wantVMs := []ClusterVM{
+		{ID: "vm-x", Name: "external-1", DisplayName: "external-1", State: "Running", IsExternalNode: true},
 		{ID: "vm-e", Name: "prod-etcd-1-18fe761907b", DisplayName: "prod-etcd-1-18fe761907b", State: "Running",
 			Created: "2024-06-05T07:51:30+0000", IPAddress: "10.1.1.9", ServiceOfferingID: "so-e", IsEtcdNode: true},
 		{ID: "vm-c", Name: "prod-control-18fe761907c", DisplayName: "prod-control-18fe761907c", State: "Running",
 			Created: "2024-06-05T07:52:00+0000", IPAddress: "10.1.1.10", KubernetesNodeVersion: "1.33.1"},
 		{ID: "vm-w", Name: "prod-node-18fe761907d", DisplayName: "prod-node-18fe761907d", State: "Stopped",
 			Created: "2024-06-05T07:53:00+0000", IPAddress: "10.1.1.11", KubernetesNodeVersion: "1.33.1"},
-		{ID: "vm-x", Name: "external-1", DisplayName: "external-1", State: "Running", IsExternalNode: true},
 	}
 	if len(cl.VirtualMachines) != len(wantVMs) {
 		t.Fatalf("VMs = %+v", cl.VirtualMachines)

@@ -2,8 +2,12 @@ package cloudstack
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
+	"slices"
+	"strings"
+	"time"
 
 	csgo "github.com/apache/cloudstack-go/v2/cloudstack"
 )
@@ -63,9 +67,13 @@ type Cluster struct {
 	CSIReported        bool   `json:"-"`
 	CNIConfigurationID string `json:"cniconfigurationid"`
 	Created            string `json:"created"`
-	// VirtualMachines is the cluster's VM map as the API lists it: usually
-	// etcd, control, then workers, but the API guarantees no order, so
-	// nothing may depend on the position of a VM.
+	// VirtualMachines is the cluster's VM map in the order CKS made the
+	// VMs, as far as the records tell it: by created time, then name, then
+	// id (byCreation). The API lists it as the VM map's query gives it, by
+	// map row (KubernetesClusterVmMapDaoImpl.listByClusterId), which is the
+	// order CKS gave the nodes their SSH ports in, but it promises no order;
+	// UnmarshalJSON sorts it, as collectPages sorts every list, so that the
+	// same map reads the same from every server.
 	VirtualMachines []ClusterVM `json:"virtualmachines"`
 }
 
@@ -85,6 +93,7 @@ func (c *Cluster) UnmarshalJSON(b []byte) error {
 			c.ControlNodes = int64(masters)
 		}
 	}
+	slices.SortStableFunc(c.VirtualMachines, byCreation)
 	raw, ok := members["csienabled"]
 	c.CSIReported = ok && string(bytes.TrimSpace(raw)) != "null"
 	for _, o := range []struct{ id, nameKey string }{{c.ServiceOfferingID, "serviceofferingname"},
@@ -99,6 +108,24 @@ func (c *Cluster) UnmarshalJSON(b []byte) error {
 		c.OfferingNames[o.id] = name
 	}
 	return nil
+}
+
+// byCreation orders VMs as CKS made them: by created time (to the second),
+// then by name, which orders VMs made in one second (CKS names etcd VMs
+// <prefix>-etcd-<n>-<hex> and the others <prefix>-<role>-<hex>, <hex> the
+// time in milliseconds), then by id.
+func byCreation(a, b ClusterVM) int {
+	return cmp.Or(createdTime(a.Created).Compare(createdTime(b.Created)), cmp.Compare(a.Name, b.Name), cmp.Compare(a.ID, b.ID))
+}
+
+// createdTime parses CloudStack's created time (yyyy-MM-dd'T'HH:mm:ssZ);
+// an unparsable time is the zero time, which sorts first.
+func createdTime(s string) time.Time {
+	t, err := time.Parse("2006-01-02T15:04:05-0700", strings.TrimSpace(s))
+	if err != nil {
+		return time.Time{}
+	}
+	return t
 }
 
 // ExternalNodes counts the external nodes of the VM map: VMs joined with

@@ -101,7 +101,7 @@ func TestWaitForJobSuccess(t *testing.T) {
 		t.Fatalf("DecodeClusterJobResult: %v", err)
 	}
 	if cl.ID != "c-1" || cl.Size != 2 || cl.ControlNodes != 1 || len(cl.VirtualMachines) != 2 ||
-		!cl.VirtualMachines[0].IsEtcdNode || cl.VirtualMachines[1].IsEtcdNode {
+		cl.VirtualMachines[0].IsEtcdNode || !cl.VirtualMachines[1].IsEtcdNode { // no created times or names: by id, vm-c, vm-e
 		t.Errorf("cluster = %+v", cl)
 	}
 }

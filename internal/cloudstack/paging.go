@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 )
@@ -25,6 +27,16 @@ var errListShrank = errors.New("rows were removed while the list was read")
 // collectPages fetches pages until the reported total is reached or a page
 // comes back empty. key identifies an item.
 //
+// The list comes back sorted by key, whatever order the server listed it in.
+// CloudStack promises no order: each list command's DAO query picks its own
+// (FirewallManagerImpl.listFirewallRules and
+// RulesManagerImpl.listPortForwardingRules order by id descending,
+// ApiDBUtils-backed VM and cluster lists by id ascending,
+// listPublicIpAddresses by address), another version or database may pick
+// another, and a query without ORDER BY leaves it to the database. Sorting
+// here means nothing above the client can depend on that order, so every
+// engine sees the same list from every server (TestEveryListHasOneOrder).
+//
 // Rows shift when objects are created or removed while a list is paged
 // (CloudStack pages with LIMIT and OFFSET over a live query). A row created
 // before the read position pushes the rest down: an item seen on an earlier
@@ -36,8 +48,12 @@ var errListShrank = errors.New("rows were removed while the list was read")
 func collectPages[T any](ctx context.Context, command string, pageSize int, key func(T) string, fetch pageFetcher[T]) ([]T, error) {
 	for listing := 1; ; listing++ {
 		all, err := collectListing(ctx, command, pageSize, key, fetch)
+		if err == nil {
+			sortByKey(all, key)
+			return all, nil
+		}
 		if !errors.Is(err, errListShrank) {
-			return all, err
+			return nil, err
 		}
 		tflog.Debug(ctx, "CloudStack list changed while paged; reading it again", map[string]any{
 			"cloudstack_command": command,
@@ -86,4 +102,10 @@ func collectListing[T any](ctx context.Context, command string, pageSize int, ke
 		}
 	}
 	return all, nil
+}
+
+// sortByKey puts a list in the one order the provider reads every list in:
+// by key, which is unique within a list (collectListing drops repeats).
+func sortByKey[T any](items []T, key func(T) string) {
+	slices.SortStableFunc(items, func(a, b T) int { return strings.Compare(key(a), key(b)) })
 }

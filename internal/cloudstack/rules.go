@@ -49,10 +49,11 @@ func (f loadBalancerRulesFilter) SetIpaddressid(id string) { f.SetPublicipid(id)
 
 // listRules lists one kind of rule, all pages, as a read (retried): list
 // fetches one page of CloudStack's rules and the total count it reports,
-// and convert turns each into ours. Firewall rules, port forwards and load
-// balancer rules differ only in those two.
+// and convert turns each into ours, given its place in the server's listing
+// (0 for the first listed). Firewall rules, port forwards and load balancer
+// rules differ only in those two.
 func listRules[Raw, Rule any](ctx context.Context, c *Client, command string, id func(Rule) string,
-	list func(cs *csgo.CloudStackClient, page, pageSize int) ([]Raw, int, error), convert func(Raw) Rule,
+	list func(cs *csgo.CloudStackClient, page, pageSize int) ([]Raw, int, error), convert func(raw Raw, listed int) Rule,
 ) ([]Rule, error) {
 	type listed struct {
 		rules []Raw
@@ -69,8 +70,8 @@ func listRules[Raw, Rule any](ctx context.Context, c *Client, command string, id
 				return nil, 0, err
 			}
 			out := make([]Rule, 0, len(r.rules))
-			for _, raw := range r.rules {
-				out = append(out, convert(raw))
+			for i, raw := range r.rules {
+				out = append(out, convert(raw, (page-1)*pageSize+i))
 			}
 			return out, r.count, nil
 		})
@@ -104,8 +105,9 @@ func (c *Client) ListFirewallRules(ctx context.Context, p ListRulesParams) ([]Fi
 			}
 			return r.FirewallRules, r.Count, nil
 		},
-		func(fw *csgo.FirewallRule) FirewallRule {
+		func(fw *csgo.FirewallRule, listed int) FirewallRule {
 			return FirewallRule{
+				Listed:      listed,
 				ID:          fw.Id,
 				Protocol:    fw.Protocol,
 				StartPort:   fw.Startport,
@@ -153,7 +155,7 @@ func (c *Client) ListPortForwardingRules(ctx context.Context, p ListRulesParams)
 			}
 			return r.PortForwardingRules, r.Count, nil
 		},
-		func(pf *csgo.PortForwardingRule) PortForwardingRule {
+		func(pf *csgo.PortForwardingRule, _ int) PortForwardingRule {
 			return PortForwardingRule{
 				ID:                 pf.Id,
 				Protocol:           pf.Protocol,
@@ -219,7 +221,7 @@ func (c *Client) ListLoadBalancerRules(ctx context.Context, p ListRulesParams) (
 			}
 			return r.LoadBalancerRules, r.Count, nil
 		},
-		func(lb *csgo.LoadBalancerRule) LoadBalancerRule {
+		func(lb *csgo.LoadBalancerRule, _ int) LoadBalancerRule {
 			return LoadBalancerRule{
 				ID:          lb.Id,
 				Name:        lb.Name,

@@ -35,6 +35,11 @@ type Template struct {
 
 // FirewallRule is an ingress firewall rule on a public IP.
 type FirewallRule struct {
+	// Listed is the rule's place in the server's listing, 0 for the first.
+	// The list itself comes sorted by id (collectPages); only the etcd
+	// rule judgement reads this, as the one hint of age CloudStack gives
+	// (rules.ArmedEtcdRules).
+	Listed      int
 	ID          string
 	Protocol    string
 	StartPort   int

@@ -16,7 +16,8 @@ func Layout(c *cloudstack.Cluster, kind rules.NetworkKind, etcdStartPort int) ru
 }
 
 // LayoutNodes is the VM map as the rule planner sees it: each VM with the
-// role Roles tells, in the order the API listed the map.
+// role Roles tells, in the order CKS made them (the client sorts the map
+// so, whatever order the API lists it in).
 func LayoutNodes(c *cloudstack.Cluster) []rules.Node {
 	vms := MapVMs(c)
 	out := make([]rules.Node, 0, len(vms))

@@ -27,7 +27,7 @@ func inForce[R, V any](list []R, state func(R) string, convert func(R) V) []V {
 // FirewallRules converts listed firewall rules.
 func FirewallRules(list []cloudstack.FirewallRule) []rules.Rule {
 	return inForce(list, func(fw cloudstack.FirewallRule) string { return fw.State }, func(fw cloudstack.FirewallRule) rules.Rule {
-		return rules.Rule{ID: fw.ID, Kind: rules.KindFirewall, Protocol: fw.Protocol, StartPort: fw.StartPort,
+		return rules.Rule{Listed: fw.Listed, ID: fw.ID, Kind: rules.KindFirewall, Protocol: fw.Protocol, StartPort: fw.StartPort,
 			EndPort: fw.EndPort, CIDRs: fw.CIDRList, IPAddressID: fw.IPAddressID, NetworkID: fw.NetworkID}
 	})
 }

@@ -166,7 +166,6 @@ func TestAccClusterPortableLifecycle(t *testing.T) {
 // after every apply. Against CloudStack 4.21 through 4.22.1.1 without the
 // provider's layout, the second scale fails with 530.
 func TestAccClusterPortableEtcdScaleSequence(t *testing.T) {
-	readsListsInAnyOrder(t)
 	t.Parallel()
 	target := newAccTarget(t)
 	name := "tf-acc-etcd-scale"

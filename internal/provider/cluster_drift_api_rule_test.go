@@ -18,7 +18,6 @@ import (
 // mismatch naming the advice when it is not, and a widened rule added by
 // someone else is reported and fails the gate.
 func TestAccDrift_WidenedAPIRule(t *testing.T) {
-	readsListsInAnyOrder(t)
 	t.Parallel()
 	e := newDriftEnv(t)
 	c := e.NewCluster(cloudstack.CreateClusterParams{Name: "api-wide", Size: 1})

@@ -34,7 +34,6 @@ func TestAccClusterDrift_FQDNNodeNames(t *testing.T) {
 }
 
 func TestAccClusterDrift_EtcdVMsAreNotNodes(t *testing.T) {
-	readsListsInAnyOrder(t)
 	t.Parallel()
 	e := newDriftEnv(t, simtest.WithOrderedList())
 	cl := e.NewCluster(cloudstack.CreateClusterParams{Name: "test", EtcdNodes: 3, Size: 1})
@@ -46,7 +45,6 @@ func TestAccClusterDrift_EtcdVMsAreNotNodes(t *testing.T) {
 }
 
 func TestAccClusterDrift_VMMappedToAnotherCluster(t *testing.T) {
-	readsListsInAnyOrder(t)
 	t.Parallel()
 	e := newDriftEnv(t)
 	a := e.NewCluster(cloudstack.CreateClusterParams{Name: "alpha", Size: 2})
@@ -107,7 +105,6 @@ func TestAccClusterDrift_UntouchedCKSLayoutIsInSync(t *testing.T) {
 }
 
 func TestAccClusterDrift_ScaleHazardBeforeScaleDown(t *testing.T) {
-	readsListsInAnyOrder(t)
 	t.Parallel()
 	for _, order := range []string{simulator.ListOrderReal, simulator.ListOrderReversed} {
 		t.Run("order="+order, func(t *testing.T) { testScaleHazardBeforeScaleDown(t, order) })

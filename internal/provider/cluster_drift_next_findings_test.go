@@ -18,7 +18,6 @@ import (
 // kubelet on another version than its cluster, a VM resized out of band,
 // and a cluster in Alert with nothing else wrong.
 func TestAccDrift_NextFindingsThroughBothDataSources(t *testing.T) {
-	readsListsInAnyOrder(t)
 	t.Parallel()
 	e := newDriftEnv(t)
 	skew := e.NewCluster(cloudstack.CreateClusterParams{Name: "nf-skew", Size: 1})

@@ -21,7 +21,6 @@ import (
 // 40 minutes earlier (past the grace period).
 
 func TestAccClusterDrift_CleanClusterInSync(t *testing.T) {
-	readsListsInAnyOrder(t)
 	t.Parallel()
 	e := newDriftEnv(t)
 	cl := e.NewCluster(cloudstack.CreateClusterParams{Name: "test", Size: 2})
@@ -43,7 +42,6 @@ func TestAccClusterDrift_CleanClusterInSync(t *testing.T) {
 }
 
 func TestAccClusterDrift_WorkerMissingFromVMMap(t *testing.T) {
-	readsListsInAnyOrder(t)
 	t.Parallel()
 	e := newDriftEnv(t)
 	cl := e.NewCluster(cloudstack.CreateClusterParams{Name: "test", Size: 2})
@@ -141,7 +139,6 @@ func TestAccClusterDrift_MapRowsWithoutVMs(t *testing.T) {
 }
 
 func TestAccClusterDrift_NodeDeletedOutOfBand(t *testing.T) {
-	readsListsInAnyOrder(t)
 	t.Parallel()
 	e := newDriftEnv(t)
 	cl := e.NewCluster(cloudstack.CreateClusterParams{Name: "test", Size: 2})
@@ -215,7 +212,6 @@ func TestAccClusterDrift_NodeSourceNone(t *testing.T) {
 }
 
 func TestAccClusterDrift_MidScaleAndGracePeriod(t *testing.T) {
-	readsListsInAnyOrder(t)
 	t.Parallel()
 	e := newDriftEnv(t)
 	cl := e.NewCluster(cloudstack.CreateClusterParams{Name: "test", Size: 2})

@@ -57,7 +57,6 @@ resource "cks_cluster_node" "gpu" {
 // empty, the drift check is clean, and the destroy takes out the node the
 // configuration joined and leaves both VMs running.
 func TestAccClusterNode_externalNodesThroughEveryChange(t *testing.T) {
-	readsListsInAnyOrder(t)
 	t.Parallel()
 	for _, profile := range simulator.Profiles() {
 		t.Run(profile, func(t *testing.T) {

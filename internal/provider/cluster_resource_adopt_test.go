@@ -54,7 +54,6 @@ func (l lazyString) MarshalJSON() ([]byte, error) { return json.Marshal(*l.v) }
 // finds the one new cluster with that name whose every create parameter
 // matches, waits for it and adopts it.
 func TestAccCluster_lostCreateResponseAdopted(t *testing.T) {
-	readsListsInAnyOrder(t)
 	t.Parallel()
 	env := newSimEnv(t)
 	proxy := newFaultProxy(t, env.Info.APIURL)
@@ -126,7 +125,6 @@ func TestAccCluster_lostCreateRequestNotRetried(t *testing.T) {
 // import it rather than adopting it (which would have destroyed somebody
 // else's cluster at the next apply). Importing it then works.
 func TestAccCluster_lostCreateOthersClusterNotAdopted(t *testing.T) {
-	readsListsInAnyOrder(t)
 	t.Parallel()
 	env := newSimEnv(t)
 	proxy := newFaultProxy(t, env.Info.APIURL)

@@ -17,7 +17,6 @@ import (
 // and a stop and start; a rule widened out of band is seen at refresh and
 // narrowed again; without api_cidrs the rule is open again.
 func TestAccCluster_apiCIDRs(t *testing.T) {
-	readsListsInAnyOrder(t)
 	t.Parallel()
 	env := newSimEnv(t)
 	narrow := func(size int, version string) clusterConfig {

@@ -44,7 +44,6 @@ func apiCIDRsConfig(e *simEnv, name, cidrs string, withDrift bool) string {
 // after. Once the user's rule goes, the next apply makes the change, the
 // new rule first.
 func TestAccCluster_apiCIDRsChangeBlockedByAUserRule(t *testing.T) {
-	readsListsInAnyOrder(t)
 	t.Parallel()
 	env := newSimEnv(t)
 	rec := &diagRecorder{}
@@ -111,7 +110,6 @@ func TestAccCluster_apiCIDRsChangeBlockedByAUserRule(t *testing.T) {
 // same api_cidrs reports it until then. Afterwards only the reverted rule
 // is left, and plans are empty.
 func TestAccCluster_apiCIDRsFailedNarrowingThenRevert(t *testing.T) {
-	readsListsInAnyOrder(t)
 	t.Parallel()
 	env := newSimEnv(t)
 	var id string
@@ -169,7 +167,6 @@ func TestAccCluster_apiCIDRsFailedNarrowingThenRevert(t *testing.T) {
 // nothing and never deletes them, every refresh names them in a warning
 // on api_cidrs, and the drift check with the same api_cidrs reports them.
 func TestAccCluster_foreignAPIRulesWiderThanAPICIDRs(t *testing.T) {
-	readsListsInAnyOrder(t)
 	t.Parallel()
 	env := newSimEnv(t)
 	rec := &diagRecorder{}
@@ -249,7 +246,6 @@ func userNetworkAPIConfig(e *simEnv, cidrs string) string {
 // (re-created, with a warning, when the destroy took it) and nothing of the
 // cluster is left.
 func TestAccCluster_destroyRestoresTheUserAPIRule(t *testing.T) {
-	readsListsInAnyOrder(t)
 	t.Parallel()
 	for _, order := range []string{simulator.WorkerRuleOrderAscending, simulator.WorkerRuleOrderDescending} {
 		t.Run(cmp.Or(order, "ascending"), func(t *testing.T) {

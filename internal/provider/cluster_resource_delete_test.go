@@ -23,7 +23,6 @@ func userNetworkConfig(e *simEnv, size int) string {
 // provider deletes it, so no CKS rule is left, and keeps the user's rule
 // on the same IP.
 func TestAccCluster_destroyOnUserNetwork(t *testing.T) {
-	readsListsInAnyOrder(t)
 	t.Parallel()
 	for _, profile := range simulator.Profiles() {
 		t.Run(profile, func(t *testing.T) {

@@ -49,7 +49,6 @@ func scaleSteps(e *simEnv, t *testing.T, addr string, etcd int, sizes []int, con
 // serviceofferingid alone (no node offering column set), then scales it
 // 1→2→1→2→1.
 func TestAccCluster_scaleWithoutRoleOfferingsAfterImport(t *testing.T) {
-	readsListsInAnyOrder(t)
 	t.Parallel()
 	for _, profile := range simulator.Profiles() {
 		t.Run(profile, func(t *testing.T) {

@@ -28,7 +28,6 @@ data "cks_cluster_drift" "test" {
 // repair, because the etcd SSH range the provider keeps is one no scale can
 // pick, whoever runs it.
 func TestAccCluster_driftInSyncAfterEveryScale(t *testing.T) {
-	readsListsInAnyOrder(t)
 	t.Parallel()
 	for _, profile := range simulator.Profiles() {
 		t.Run(profile, func(t *testing.T) {

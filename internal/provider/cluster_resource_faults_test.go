@@ -42,7 +42,6 @@ func (c expectNoDrift) CheckPlan(_ context.Context, req plancheck.CheckPlanReque
 // and the next plan is empty; once an administrator has corrected
 // node_count and the state scanner has run, the cluster is Running.
 func TestAccCluster_scaleJobFailsAfterRemovingVM(t *testing.T) {
-	readsListsInAnyOrder(t)
 	t.Parallel()
 	env := newSimEnv(t)
 	var id string

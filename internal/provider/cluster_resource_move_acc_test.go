@@ -126,7 +126,6 @@ func TestMoveFromOfficialProviderCarriesWhatTheAPIDoesNotReturn(t *testing.T) {
 // move plans an in-place update that brings them to the provider's layout,
 // and nothing else.
 func TestMoveFromOfficialProviderConvertsEtcdRules(t *testing.T) {
-	readsListsInAnyOrder(t)
 	if !inOwnProcess(t, officialNamespaceEnv) {
 		return
 	}

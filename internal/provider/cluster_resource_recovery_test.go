@@ -21,7 +21,6 @@ import (
 // the next plan is empty. Once an administrator corrects node_count and the
 // state scanner runs, the next plan is empty too, with the cluster Running.
 func TestAccCluster_brokenClusterGetsItsSSHBackWithoutRestart(t *testing.T) {
-	readsListsInAnyOrder(t)
 	t.Parallel()
 	env := newSimEnv(t, simtest.WithProfile("4.22.1.1"))
 	id := env.createEtcdClusterOutOfBand()
@@ -106,7 +105,6 @@ func TestAccCluster_brokenClusterGetsItsSSHBackWithoutRestart(t *testing.T) {
 // of 1 cannot be applied and says why; size 2 plans no change until an
 // administrator corrects node_count, and then the cluster is Running.
 func TestAccCluster_failedScaleUpKeepsTheWorkersItCreated(t *testing.T) {
-	readsListsInAnyOrder(t)
 	t.Parallel()
 	env := newSimEnv(t, simtest.WithProfile("4.22.1.1"))
 	var id string

@@ -17,7 +17,6 @@ import (
 // narrowed again by the next apply, and a change of ssh_cidrs changes the
 // rules in place. The API rule keeps its own CIDRs.
 func TestAccCluster_sshCIDRsNarrowTheSSHRules(t *testing.T) {
-	readsListsInAnyOrder(t)
 	t.Parallel()
 	env := newSimEnv(t)
 	config := func(size int, cidrs ...string) string {

@@ -23,7 +23,6 @@ import (
 // refresh finds the rules out of sync, the plan is an in-place update, apply
 // restores exactly the rules CKS created, and the plan after it is empty.
 func TestAccCluster_sshRulesRepairedOnHealthyCluster(t *testing.T) {
-	readsListsInAnyOrder(t)
 	t.Parallel()
 	env := newSimEnv(t, simtest.WithProfile("fixed"))
 	config := env.etcdCluster(3, 1).String()
@@ -159,7 +158,6 @@ func (c expectOnePortBack) CheckPlan(_ context.Context, req plancheck.CheckPlanR
 // the plan that repairs it keeps every node known and changes only that
 // node's port and ssh_rules_in_sync, whatever order the API lists rules in.
 func TestAccCluster_repairPlanNamesOnlyWhatChanges(t *testing.T) {
-	readsListsInAnyOrder(t)
 	dependsOnTheCLI(t)
 	t.Parallel()
 	env := newSimEnv(t)

@@ -75,7 +75,7 @@ func testVPCTierLifecycle(t *testing.T, env *simEnv, network string) {
 	v133, v134 := env.VersionID("1.33.13"), env.VersionID("1.34.2")
 	sameID := statecheck.CompareValue(compare.ValuesSame())
 	before := env.aclSignatures()
-	step := func(version string, size int, state string) []resource.TestStep {
+	step := func(version string, size int, state string) resource.TestStep {
 		checks := []statecheck.StateCheck{
 			sameID.AddStateValue(clusterAddr, tfjsonpath.New("id")),
 			expectAttr("size", knownvalue.Int64Exact(int64(size))),
@@ -89,11 +89,10 @@ func testVPCTierLifecycle(t *testing.T, env *simEnv, network string) {
 			checks = append(checks, statecheck.ExpectKnownValue("data.cks_cluster_drift.gate", tfjsonpath.New("in_sync"), knownvalue.Bool(true)))
 			check = env.checkVPCPaths(t)
 		}
-		config := vpcClusterConfig(env, network, version, size, state)
-		return []resource.TestStep{
-			{Config: config, ConfigStateChecks: checks, Check: check},
-			{Config: config, ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}}},
-		}
+		// terraform-plugin-testing plans twice after the apply, without and
+		// with a refresh, and fails the step unless both plans are empty.
+		return resource.TestStep{Config: vpcClusterConfig(env, network, version, size, state), ConfigStateChecks: checks,
+			Check: check, ConfigPlanChecks: emptyPlanAfterApply}
 	}
 	var steps []resource.TestStep
 	importStep := resource.TestStep{ResourceName: clusterAddr, ImportState: true, ImportStateVerify: true,
@@ -107,7 +106,7 @@ func testVPCTierLifecycle(t *testing.T, env *simEnv, network string) {
 		{v133, 1, "Running", "create"}, {v133, 2, "Running", "scale up"}, {v133, 1, "Running", "scale down"},
 		{v134, 1, "Running", "upgrade"}, {v134, 1, "Stopped", "stop"}, {v134, 1, "Running", "start"},
 	} {
-		steps = append(steps, step(s.version, s.size, s.state)...)
+		steps = append(steps, step(s.version, s.size, s.state))
 		if i == 0 {
 			steps = append(steps, importStep)
 		}
@@ -133,7 +132,6 @@ func testVPCTierLifecycle(t *testing.T, env *simEnv, network string) {
 // ssh_rules_in_sync back to true, and the apply creates the item again as
 // CKS made it, after which every path works and the plan is empty.
 func TestAccCluster_vpcTierACLItemRepaired(t *testing.T) {
-	readsListsInAnyOrder(t)
 	t.Parallel()
 	env := newSimEnv(t)
 	v133 := env.VersionID("1.33.13")
@@ -176,7 +174,6 @@ func TestAccCluster_vpcTierACLItemRepaired(t *testing.T) {
 // the apply refuses the scale before any change; without the forward the
 // scale goes through.
 func TestAccCluster_vpcTierUserForwardNamedBeforeScale(t *testing.T) {
-	readsListsInAnyOrder(t)
 	t.Parallel()
 	env := newSimEnv(t)
 	v133 := env.VersionID("1.33.13")

@@ -202,7 +202,6 @@ func existingRelScenario(t *testing.T, name string, size int, version string) *r
 // TestAccReliability_faults runs every row of relFaultTable, grouped by
 // scenario; the scenarios run in parallel, each on its own simulator.
 func TestAccReliability_faults(t *testing.T) {
-	readsListsInAnyOrder(t)
 	t.Parallel()
 	var order []string
 	for _, row := range relFaultTable {

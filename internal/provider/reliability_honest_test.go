@@ -28,7 +28,6 @@ import (
 // user's rule, a size change is refused naming it, and once the user's rule
 // is gone the next apply converts the rules.
 func TestAccHonest_etcdRangeBlockedKeepsTheEtcdRule(t *testing.T) {
-	readsListsInAnyOrder(t)
 	t.Parallel()
 	t.Run("alternate range", func(t *testing.T) {
 		t.Parallel()
@@ -99,7 +98,6 @@ func TestAccHonest_etcdRangeBlockedKeepsTheEtcdRule(t *testing.T) {
 // and its apply deletes the wider rules as the cluster's own; a size change
 // then works.
 func TestAccHonest_failedNarrowingKeepsTheOldCIDRs(t *testing.T) {
-	readsListsInAnyOrder(t)
 	t.Parallel()
 	env := newSimEnv(t)
 	wide := []string{"10.0.0.0/8", "127.0.0.0/8"}
@@ -350,7 +348,6 @@ func TestAccHonest_stuckInScaling(t *testing.T) {
 // check. The apply succeeds with the provider's cluster in state, nothing
 // is deleted, and both clusters exist for the user to sort out.
 func TestAccHonest_twinCreatedMeanwhile(t *testing.T) {
-	readsListsInAnyOrder(t)
 	t.Parallel()
 	env := newSimEnv(t)
 	proxy := newFaultProxy(t, env.Info.APIURL)

@@ -41,6 +41,11 @@ const (
 // destination ports of forwards and load balancers. VMID is the target of a
 // port forward. CIDRs are the source CIDRs; CKS forwards have none.
 type Rule struct {
+	// Listed is a firewall rule's place in CloudStack's listing (0 for
+	// the first listed). Lists reach the engines sorted by id, so nothing
+	// depends on an order the server does not promise; ArmedEtcdRules
+	// alone reads Listed, as a hint of age it calibrates before use.
+	Listed         int `json:"-"`
 	ID             string
 	Kind           Kind
 	Protocol       string

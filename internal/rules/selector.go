@@ -1,5 +1,7 @@
 package rules
 
+import "slices"
+
 // The selector of CloudStack's scale and destroy workers
 // (KubernetesClusterResourceModifierActionWorker.removeSshFirewallRule):
 // over the TCP firewall rules of the cluster's IP, the first that starts at
@@ -33,8 +35,9 @@ func sameNetwork(a, b Rule) bool {
 // that the scale worker, which in practice reads rules in ascending id
 // order, would meet an etcd rule before the range and revoke it (#14159).
 // A cluster CKS created and no scale touched has the range first and its
-// first scale is safe. firewalls is listFirewallRules' answer for the IP,
-// in the order the server gave it.
+// first scale is safe. firewalls is listFirewallRules' answer for the IP;
+// the order the server gave it in is each rule's Listed, which the client
+// keeps while it hands every list on sorted by id.
 //
 // This is the one judgement that needs an order, and only for clusters in
 // CKS's own layout: the provider replaces those rules with an etcd SSH
@@ -48,7 +51,7 @@ func sameNetwork(a, b Rule) bool {
 // look ordered by chance, so the verdict is only as good as the server's
 // order.
 func ArmedEtcdRules(l Layout, firewalls []Rule) (armed, known bool) {
-	c := Classify(l, firewalls)
+	c := Classify(l, slices.SortedStableFunc(slices.Values(firewalls), func(a, b Rule) int { return a.Listed - b.Listed }))
 	rangeAt, apiAt := -1, -1
 	var etcdAt []int
 	for i, cr := range c.Rules {

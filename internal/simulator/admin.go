@@ -156,6 +156,19 @@ func (s *Simulator) SetCommandLatency(command string, d time.Duration) {
 	s.adm.SetCommandLatency(command, d)
 }
 
+// SetListOrder changes the order every list comes back in
+// (Options.ListOrder) from the next call on, so that a test can read one
+// model in each order.
+func (s *Simulator) SetListOrder(order string) error {
+	if err := validListOrder(order); err != nil {
+		return err
+	}
+	s.adm.Lock()
+	defer s.adm.Unlock()
+	s.adm.Opts.ListOrder = order
+	return nil
+}
+
 // SetJobDuration sets how long an async job takes (Options.JobDuration), from
 // each job's next step on: benchmarks create their clusters fast, then time
 // their scales at a uniform job time.
