@@ -194,6 +194,31 @@ func TestListOrderUnknownRejected(t *testing.T) {
 	if _, err := New(Options{ListOrder: "sorted"}); err == nil || !strings.Contains(err.Error(), "unknown list order") {
 		t.Fatalf("New with an unknown list order: %v", err)
 	}
+	e := newEnv(t, Options{})
+	if err := e.sim.SetListOrder("sorted"); err == nil || !strings.Contains(err.Error(), "unknown list order") {
+		t.Fatalf("SetListOrder with an unknown list order: %v", err)
+	}
+}
+
+// SetListOrder changes the order of the next list, and back.
+func TestSetListOrder(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, Options{})
+	e.createCluster(e.createParams("first", 1))
+	e.createCluster(e.createParams("second", 1))
+	real := listIDs(e, "listKubernetesClusters", "kubernetescluster", url.Values{})
+	if err := e.sim.SetListOrder(ListOrderReversed); err != nil {
+		t.Fatal(err)
+	}
+	if got := listIDs(e, "listKubernetesClusters", "kubernetescluster", url.Values{}); len(real) != 2 || !slices.Equal(got, []string{real[1], real[0]}) {
+		t.Fatalf("after SetListOrder(reversed): %v, want the reverse of %v", got, real)
+	}
+	if err := e.sim.SetListOrder(ListOrderReal); err != nil {
+		t.Fatal(err)
+	}
+	if got := listIDs(e, "listKubernetesClusters", "kubernetescluster", url.Values{}); !slices.Equal(got, real) {
+		t.Fatalf("after SetListOrder(real): %v, want %v", got, real)
+	}
 }
 
 // TestHiddenRulesListedOnlyToAdminsButEvaluated: a rule created with
