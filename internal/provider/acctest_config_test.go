@@ -124,6 +124,12 @@ func (c clusterConfig) through(provider string) clusterConfig {
 	return c
 }
 
+// via makes the resource use the provider of a profile's simulator;
+// profileProviders writes the blocks once for all resources.
+func (c clusterConfig) via(p profileEnv) clusterConfig {
+	return c.through("").set("provider", hcl(p.provider))
+}
+
 // with adds HCL after the resource: data sources, other resources,
 // import and moved blocks.
 func (c clusterConfig) with(blocks ...string) clusterConfig {

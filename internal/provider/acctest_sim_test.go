@@ -3,12 +3,14 @@ package provider
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"slices"
 	"sort"
 	"strings"
 	"testing"
 
+	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
@@ -42,6 +44,63 @@ func newSimEnv(t *testing.T, opts ...simtest.Option) *simEnv {
 	return &simEnv{simtest.Start(t, opts...)}
 }
 
+// profileEnv is the simulator of one server profile in a test that gives
+// each profile a simulator and writes one configuration for all of them.
+// The profile's resources name their provider by a local name of its own,
+// cks-<profile>, which serves the same resource types as cks: with
+// in-process providers every alias of one name shares a provider instance,
+// and so its configuration, while each name has its own. One CLI run a step
+// serves every profile.
+type profileEnv struct {
+	*simEnv
+	// provider is the local name; label names the profile's resources.
+	profile, provider, label string
+}
+
+// newProfileEnvs starts a simulator of each server profile.
+func newProfileEnvs(t *testing.T) []profileEnv {
+	t.Helper()
+	var out []profileEnv
+	for _, profile := range simulator.Profiles() {
+		env := newSimEnv(t, simtest.WithProfile(profile))
+		out = append(out, profileEnv{simEnv: env, profile: profile, provider: "cks-" + strings.ReplaceAll(profile, ".", "-"),
+			label: "profile_" + strings.ReplaceAll(profile, ".", "_")})
+	}
+	return out
+}
+
+// profileProviders are the provider blocks of every profile's simulator.
+func profileProviders(envs []profileEnv) string {
+	var b strings.Builder
+	for _, p := range envs {
+		b.WriteString(p.providerBlock(p.provider, p.Info.APIURL))
+	}
+	return b.String()
+}
+
+// profileTestCase is an acceptance test case over every profile's
+// simulator: the provider factories of their local names beside cks.
+func profileTestCase(envs []profileEnv, tc resource.TestCase) resource.TestCase {
+	factories := maps.Clone(testAccProtoV6ProviderFactories)
+	for _, p := range envs {
+		factories[p.provider] = providerserver.NewProtocol6WithError(New("test")())
+	}
+	tc.ProtoV6ProviderFactories = factories
+	return tc
+}
+
+// expectNothingLeftOn is expectNothingLeft on every profile's simulator.
+func expectNothingLeftOn(envs []profileEnv) resource.TestCheckFunc {
+	return func(s *terraform.State) error {
+		for _, p := range envs {
+			if err := p.expectNothingLeft(s); err != nil {
+				return fmt.Errorf("%s: %w", p.profile, err)
+			}
+		}
+		return nil
+	}
+}
+
 // newDriftEnv is newSimEnv whose clusters are driftClusterAge old, past
 // the grace period of a drift check.
 func newDriftEnv(t *testing.T, opts ...simtest.Option) *simEnv {
@@ -68,17 +127,22 @@ func (e *simEnv) ProviderConfig(extra ...string) string {
 // providerAt is a provider block with the simulator's keys for api_url (a
 // proxy, for instance) and more settings, one a line.
 func (e *simEnv) providerAt(apiURL string, settings ...string) string {
+	return e.providerBlock("cks", apiURL, settings...)
+}
+
+// providerBlock is providerAt for the provider of a local name.
+func (e *simEnv) providerBlock(name, apiURL string, settings ...string) string {
 	var more string
 	for _, s := range settings {
 		more += "  " + s + "\n"
 	}
 	return fmt.Sprintf(`
-provider "cks" {
+provider %q {
   api_url    = %q
   api_key    = %q
   secret_key = %q
 %s}
-`, apiURL, e.Info.APIKey, e.Info.SecretKey, more)
+`, name, apiURL, e.Info.APIKey, e.Info.SecretKey, more)
 }
 
 // Reading the simulator.

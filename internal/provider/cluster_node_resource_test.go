@@ -13,36 +13,47 @@ import (
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/clusterops"
-	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator"
-	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/simtest"
 )
 
 const nodeAddr = "cks_cluster_node.gpu"
 
-// externalClusterConfig is a cluster with 3 etcd nodes and size workers on
-// Kubernetes version, on the seeded isolated network (a network CloudStack
-// made for the cluster could not be deleted with the VMs the nodes leave
-// in it), and, when withNode, the VM var.gpu joined to it with
-// manual_upgrade.
-func externalClusterConfig(e *simEnv, size int, version string, withNode bool) string {
-	hcl := e.cluster("gpu-cluster").version(version).etcd(3).size(size).keypair().on(e.Info.IsolatedNetworkID).String() + `
-variable "gpu" {
+// externalLane is one profile's part of TestAccClusterNode_externalNodesThroughEveryChange:
+// its simulator, its cluster's id and the two VMs that join it.
+type externalLane struct {
+	profileEnv
+	id, gpu, other string
+}
+
+// externalClustersConfig is, for every lane, a cluster with 3 etcd nodes
+// and size workers on Kubernetes version, on the seeded isolated network
+// (a network CloudStack made for the cluster could not be deleted with the
+// VMs the nodes leave in it), and, when withNode, the VM var.<label>_gpu
+// joined to it with manual_upgrade.
+func externalClustersConfig(envs []profileEnv, size int, version string, withNode bool) string {
+	hcl := profileProviders(envs)
+	for _, p := range envs {
+		hcl += p.cluster("gpu-cluster").named(p.label).via(p).version(version).etcd(3).size(size).keypair().
+			on(p.Info.IsolatedNetworkID).String()
+		hcl += fmt.Sprintf(`
+variable "%[1]s_gpu" {
   type    = string
   default = ""
 }
-variable "other" {
+variable "%[1]s_other" {
   type    = string
   default = ""
 }
-`
-	if withNode {
-		hcl += `
-resource "cks_cluster_node" "gpu" {
-  cluster_id     = cks_cluster.test.id
-  vm_id          = var.gpu
+`, p.label)
+		if withNode {
+			hcl += fmt.Sprintf(`
+resource "cks_cluster_node" %[1]q {
+  provider       = %[2]s
+  cluster_id     = cks_cluster.%[1]s.id
+  vm_id          = var.%[1]s_gpu
   manual_upgrade = true
 }
-`
+`, p.label, p.provider)
+		}
 	}
 	return hcl
 }
@@ -55,74 +66,102 @@ resource "cks_cluster_node" "gpu" {
 // client's node removed; destroy. Every apply succeeds, every SSH path
 // (the external nodes' included) works after each, the plan after each is
 // empty, the drift check is clean, and the destroy takes out the node the
-// configuration joined and leaves both VMs running.
+// configuration joined and leaves both VMs running. Every profile's
+// cluster and node are in one configuration, through its profile's
+// simulator, each checked on its own.
 func TestAccClusterNode_externalNodesThroughEveryChange(t *testing.T) {
 	t.Parallel()
-	for _, profile := range simulator.Profiles() {
-		t.Run(profile, func(t *testing.T) {
-			t.Parallel()
-			env := newSimEnv(t, simtest.WithProfile(profile))
-			var id string
-			vars := config.Variables{}
-			var gpu, other string
-			both := func() []string { return []string{gpu, other} }
-			step := func(size int, version string, external func() []string, findings ...string) resource.TestStep {
-				return resource.TestStep{
-					Config:           externalClusterConfig(env, size, version, true),
-					ConfigVariables:  vars,
-					ConfigPlanChecks: emptyPlanAfterApply,
-					Check: resource.ComposeTestCheckFunc(
-						func(s *terraform.State) error {
-							return env.externalCheck(t, &id, int64(size), external(), findings...)(s)
-						},
-						resource.TestCheckResourceAttr(clusterAddr, "size", fmt.Sprint(size)),
-						resource.TestCheckResourceAttr(nodeAddr, "manual_upgrade", "true"),
-						resource.TestCheckResourceAttrSet(nodeAddr, "ssh_port")),
-				}
-			}
-			steps := []resource.TestStep{{
-				Config:          externalClusterConfig(env, 1, "1.33.13", false),
-				ConfigVariables: vars,
-				Check:           recordClusterID(&id),
-			}}
-			join := step(1, "1.33.13", func() []string { return []string{gpu} })
-			join.PreConfig = func() {
-				env.Sim.AdvanceClock(2 * time.Second) // the VMs come after the cluster's own
-				network := env.Cluster(id).NetworkID
-				gpu, other = env.DeployVM(network, "gpu-1", true), env.DeployVM(network, "gpu-2", true)
-				vars["gpu"], vars["other"] = config.StringVariable(gpu), config.StringVariable(other)
-			}
-			theirs := step(1, "1.33.13", both)
-			theirs.PreConfig = func() {
-				if err := env.JoinVM(id, other, false); err != nil {
-					t.Fatalf("another client's join: %v", err)
-				}
-			}
-			steps = append(steps, join, theirs)
-			for _, size := range []int{2, 1, 2, 3, 1} {
-				steps = append(steps, step(size, "1.33.13", both))
-			}
-			scaled := step(2, "1.33.13", both)
-			scaled.PreConfig = func() {
-				if err := env.Scale(id, env.Cluster(id).Size+1); err != nil {
-					t.Fatalf("another client's scale: %v", err)
-				}
-			}
-			upgraded := step(2, "1.34.2", both, "manual_upgrade_pending")
-			upgraded.Check = resource.ComposeTestCheckFunc(upgraded.Check, env.expectNodeVersions(&id, map[*string]string{&gpu: "1.33.13", &other: "1.34.2"}))
-			removed := step(2, "1.34.2", func() []string { return []string{gpu} }, "manual_upgrade_pending")
-			removed.PreConfig = func() {
-				if err := env.RemoveVM(id, other); err != nil {
-					t.Fatalf("another client's removal: %v", err)
-				}
-			}
-			steps = append(steps, scaled, upgraded, removed)
-			accTest(t, resource.TestCase{
-				CheckDestroy: func(*terraform.State) error { return env.expectOnlyVMsLeft(gpu, other) },
-				Steps:        steps,
-			})
-		})
+	envs := newProfileEnvs(t)
+	lanes := make([]*externalLane, len(envs))
+	for i, p := range envs {
+		lanes[i] = &externalLane{profileEnv: p}
 	}
+	each := func(f func(l *externalLane)) func() {
+		return func() {
+			for _, l := range lanes {
+				f(l)
+			}
+		}
+	}
+	vars := config.Variables{}
+	both := func(l *externalLane) []string { return []string{l.gpu, l.other} }
+	step := func(size int, version string, external func(l *externalLane) []string, findings ...string) resource.TestStep {
+		var checks []resource.TestCheckFunc
+		for _, l := range lanes {
+			node := "cks_cluster_node." + l.label
+			checks = append(checks,
+				func(s *terraform.State) error {
+					return l.externalCheck(t, &l.id, int64(size), external(l), findings...)(s)
+				},
+				resource.TestCheckResourceAttr("cks_cluster."+l.label, "size", fmt.Sprint(size)),
+				resource.TestCheckResourceAttr(node, "manual_upgrade", "true"),
+				resource.TestCheckResourceAttrSet(node, "ssh_port"))
+		}
+		return resource.TestStep{
+			Config:           externalClustersConfig(envs, size, version, true),
+			ConfigVariables:  vars,
+			ConfigPlanChecks: emptyPlanAfterApply,
+			Check:            resource.ComposeAggregateTestCheckFunc(checks...),
+		}
+	}
+	steps := []resource.TestStep{{
+		Config:          externalClustersConfig(envs, 1, "1.33.13", false),
+		ConfigVariables: vars,
+		Check: func(s *terraform.State) (err error) {
+			for _, l := range lanes {
+				if l.id, err = idAt(s, "cks_cluster."+l.label); err != nil {
+					return err
+				}
+			}
+			return nil
+		},
+	}}
+	join := step(1, "1.33.13", func(l *externalLane) []string { return []string{l.gpu} })
+	join.PreConfig = each(func(l *externalLane) {
+		l.Sim.AdvanceClock(2 * time.Second) // the VMs come after the cluster's own
+		network := l.Cluster(l.id).NetworkID
+		l.gpu, l.other = l.DeployVM(network, "gpu-1", true), l.DeployVM(network, "gpu-2", true)
+		vars[l.label+"_gpu"], vars[l.label+"_other"] = config.StringVariable(l.gpu), config.StringVariable(l.other)
+	})
+	theirs := step(1, "1.33.13", both)
+	theirs.PreConfig = each(func(l *externalLane) {
+		if err := l.JoinVM(l.id, l.other, false); err != nil {
+			t.Fatalf("%s: another client's join: %v", l.profile, err)
+		}
+	})
+	steps = append(steps, join, theirs)
+	for _, size := range []int{2, 1, 2, 3, 1} {
+		steps = append(steps, step(size, "1.33.13", both))
+	}
+	scaled := step(2, "1.33.13", both)
+	scaled.PreConfig = each(func(l *externalLane) {
+		if err := l.Scale(l.id, l.Cluster(l.id).Size+1); err != nil {
+			t.Fatalf("%s: another client's scale: %v", l.profile, err)
+		}
+	})
+	upgraded := step(2, "1.34.2", both, "manual_upgrade_pending")
+	for _, l := range lanes {
+		upgraded.Check = resource.ComposeAggregateTestCheckFunc(upgraded.Check,
+			l.expectNodeVersions(&l.id, map[*string]string{&l.gpu: "1.33.13", &l.other: "1.34.2"}))
+	}
+	removed := step(2, "1.34.2", func(l *externalLane) []string { return []string{l.gpu} }, "manual_upgrade_pending")
+	removed.PreConfig = each(func(l *externalLane) {
+		if err := l.RemoveVM(l.id, l.other); err != nil {
+			t.Fatalf("%s: another client's removal: %v", l.profile, err)
+		}
+	})
+	steps = append(steps, scaled, upgraded, removed)
+	accTest(t, profileTestCase(envs, resource.TestCase{
+		CheckDestroy: func(*terraform.State) error {
+			for _, l := range lanes {
+				if err := l.expectOnlyVMsLeft(l.gpu, l.other); err != nil {
+					return fmt.Errorf("%s: %w", l.profile, err)
+				}
+			}
+			return nil
+		},
+		Steps: steps,
+	}))
 }
 
 // TestAccClusterNode_planRefusesWhatCloudStackWouldDrop: CloudStack drops a

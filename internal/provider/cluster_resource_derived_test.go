@@ -3,6 +3,7 @@ package provider
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -15,8 +16,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
-	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator"
-	"github.com/cloudstack-cks/terraform-provider-cks/internal/simulator/simtest"
 )
 
 // A size change names the workers' offering, and CloudStack records it as
@@ -24,22 +23,30 @@ import (
 // scaleKubernetesClusterSize). These tests make sure that no apply fails
 // over such a value, which the configuration does not set.
 
+// scaledCluster is one cluster of a scale sequence: the simulator it runs
+// on, its address and its etcd nodes.
+type scaledCluster struct {
+	env  *simEnv
+	addr string
+	etcd int
+}
+
 // scaleSteps applies each size in turn to config(size): every apply is
-// green, every SSH path works, the state is what CloudStack reports, and
-// the plan after each apply is empty.
-func scaleSteps(e *simEnv, t *testing.T, addr string, etcd int, sizes []int, config func(size int) string) []resource.TestStep {
+// green and, for each cluster, every SSH path works after it, the state is
+// what CloudStack reports, and the plan is empty.
+func scaleSteps(t *testing.T, clusters []scaledCluster, sizes []int, config func(size int) string) []resource.TestStep {
 	var steps []resource.TestStep
 	for _, size := range sizes {
-		steps = append(steps, resource.TestStep{
-			Config:           config(size),
-			ConfigPlanChecks: emptyPlanAfterApply,
-			ConfigStateChecks: []statecheck.StateCheck{
-				statecheck.ExpectKnownValue(addr, tfjsonpath.New("size"), knownvalue.Int64Exact(int64(size))),
-				statecheck.ExpectKnownValue(addr, tfjsonpath.New("ssh_rules_in_sync"), knownvalue.Bool(true)),
-			},
-			Check: resource.ComposeTestCheckFunc(e.checkCluster(t, addr, int64(size), etcdFirewalls(size, etcd)),
-				e.expectStateMatchesCloudStack(addr)),
-		})
+		var checks []resource.TestCheckFunc
+		for _, c := range clusters {
+			checks = append(checks,
+				resource.TestCheckResourceAttr(c.addr, "size", strconv.Itoa(size)),
+				resource.TestCheckResourceAttr(c.addr, "ssh_rules_in_sync", "true"),
+				c.env.checkCluster(t, c.addr, int64(size), etcdFirewalls(size, c.etcd)),
+				c.env.expectStateMatchesCloudStack(c.addr))
+		}
+		steps = append(steps, resource.TestStep{Config: config(size), ConfigPlanChecks: emptyPlanAfterApply,
+			Check: resource.ComposeAggregateTestCheckFunc(checks...)})
 	}
 	return steps
 }
@@ -47,32 +54,42 @@ func scaleSteps(e *simEnv, t *testing.T, addr string, etcd int, sizes []int, con
 // TestAccCluster_scaleWithoutRoleOfferingsAfterImport imports, on every
 // profile, the README quick-start cluster created by another client with
 // serviceofferingid alone (no node offering column set), then scales it
-// 1→2→1→2→1.
+// 1→2→1→2→1. One configuration holds every profile's cluster, each through
+// its own simulator.
 func TestAccCluster_scaleWithoutRoleOfferingsAfterImport(t *testing.T) {
 	t.Parallel()
-	for _, profile := range simulator.Profiles() {
-		t.Run(profile, func(t *testing.T) {
-			t.Parallel()
-			env := newSimEnv(t, simtest.WithProfile(profile))
-			c := env.NewCluster(cloudstack.CreateClusterParams{Name: "quickstart", ZoneID: env.Info.ZoneID,
-				KubernetesVersionID: env.VersionID("1.33.13"), ServiceOfferingID: env.Info.ServiceOfferingID,
-				ControlNodes: 1, EtcdNodes: 3, Size: 1, Keypair: env.Info.Keypair})
-			if c.WorkerOfferingID != "" {
-				t.Fatalf("the cluster has a worker offering column (%s): the test needs one without", c.WorkerOfferingID)
-			}
-			config := func(size int) string {
-				return env.cluster("quickstart").named("quickstart").keypair().set("control_nodes", 1).etcd(3).size(size).
-					with(fmt.Sprintf("\nimport {\n  to = cks_cluster.quickstart\n  id = %q\n}\n", c.ID)).String()
-			}
-			const addr = "cks_cluster.quickstart"
-			steps := scaleSteps(env, t, addr, 3, []int{1, 2, 1, 2, 1}, config)
-			// The import records the one node offering the cluster's VMs
-			// run, which CloudStack gives every node type.
-			steps[0].ConfigStateChecks = append(steps[0].ConfigStateChecks,
-				statecheck.ExpectKnownValue(addr, tfjsonpath.New("worker_offering_id"), knownvalue.StringExact(env.Info.ServiceOfferingID)))
-			accTest(t, resource.TestCase{CheckDestroy: env.expectNothingLeft, Steps: steps})
-		})
+	envs := newProfileEnvs(t)
+	var clusters []scaledCluster
+	var imports, offerings []string
+	for _, p := range envs {
+		c := p.NewCluster(cloudstack.CreateClusterParams{Name: "quickstart", ZoneID: p.Info.ZoneID,
+			KubernetesVersionID: p.VersionID("1.33.13"), ServiceOfferingID: p.Info.ServiceOfferingID,
+			ControlNodes: 1, EtcdNodes: 3, Size: 1, Keypair: p.Info.Keypair})
+		if c.WorkerOfferingID != "" {
+			t.Fatalf("%s: the cluster has a worker offering column (%s): the test needs one without", p.profile, c.WorkerOfferingID)
+		}
+		address := p.label + "_quickstart"
+		clusters = append(clusters, scaledCluster{env: p.simEnv, addr: "cks_cluster." + address, etcd: 3})
+		imports = append(imports, fmt.Sprintf("\nimport {\n  provider = %s\n  to       = cks_cluster.%s\n  id       = %q\n}\n", p.provider, address, c.ID))
+		offerings = append(offerings, p.Info.ServiceOfferingID)
 	}
+	config := func(size int) string {
+		var b strings.Builder
+		b.WriteString(profileProviders(envs))
+		for i, p := range envs {
+			b.WriteString(p.cluster("quickstart").named(strings.TrimPrefix(clusters[i].addr, "cks_cluster.")).via(p).
+				keypair().set("control_nodes", 1).etcd(3).size(size).with(imports[i]).String())
+		}
+		return b.String()
+	}
+	steps := scaleSteps(t, clusters, []int{1, 2, 1, 2, 1}, config)
+	// The import records the one node offering the cluster's VMs run,
+	// which CloudStack gives every node type.
+	for i, c := range clusters {
+		steps[0].Check = resource.ComposeAggregateTestCheckFunc(steps[0].Check,
+			resource.TestCheckResourceAttr(c.addr, "worker_offering_id", offerings[i]))
+	}
+	accTest(t, profileTestCase(envs, resource.TestCase{CheckDestroy: expectNothingLeftOn(envs), Steps: steps}))
 }
 
 // TestAccCluster_scaleAfterMoveWithoutRoleOfferings moves a cluster of the
@@ -91,7 +108,8 @@ resource "cloudstack_kubernetes_cluster" "x" {
 	moved := func(size int) string {
 		return movedCluster(env).keypair().size(size).String()
 	}
-	steps := append([]resource.TestStep{{Config: official}}, scaleSteps(env, t, "cks_cluster.x", 0, []int{1, 2, 1, 2, 1}, moved)...)
+	steps := append([]resource.TestStep{{Config: official}},
+		scaleSteps(t, []scaledCluster{{env: env, addr: "cks_cluster.x"}}, []int{1, 2, 1, 2, 1}, moved)...)
 	steps[1].ConfigPlanChecks.PreApply = []plancheck.PlanCheck{plancheck.ExpectResourceAction("cks_cluster.x", plancheck.ResourceActionNoop)}
 	accTest(t, resource.TestCase{ProtoV6ProviderFactories: withOfficialStandIn(env), CheckDestroy: env.expectNothingLeft, Steps: steps})
 }

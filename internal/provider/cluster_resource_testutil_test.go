@@ -24,10 +24,13 @@ func init() {
 const clusterAddr = "cks_cluster.test"
 
 // clusterID returns the id of the cluster in state.
-func clusterID(s *terraform.State) (string, error) {
-	rs, ok := s.RootModule().Resources[clusterAddr]
+func clusterID(s *terraform.State) (string, error) { return idAt(s, clusterAddr) }
+
+// idAt is the id of the resource at addr in the state.
+func idAt(s *terraform.State, addr string) (string, error) {
+	rs, ok := s.RootModule().Resources[addr]
 	if !ok {
-		return "", fmt.Errorf("%s is not in state", clusterAddr)
+		return "", fmt.Errorf("%s is not in state", addr)
 	}
 	return rs.Primary.ID, nil
 }

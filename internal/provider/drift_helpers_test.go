@@ -24,6 +24,11 @@ const driftClusterAge = 40 * time.Minute
 
 // expectDriftFindings checks in_sync, the finding kinds in order, and counts.
 func expectDriftFindings(kinds ...string) []statecheck.StateCheck {
+	return expectDriftFindingsAt(driftAddr, kinds...)
+}
+
+// expectDriftFindingsAt is expectDriftFindings on the data source at addr.
+func expectDriftFindingsAt(addr string, kinds ...string) []statecheck.StateCheck {
 	findings := make([]knownvalue.Check, 0, len(kinds))
 	counts := map[string]int{}
 	for _, k := range kinds {
@@ -31,9 +36,9 @@ func expectDriftFindings(kinds ...string) []statecheck.StateCheck {
 		counts[k]++
 	}
 	return []statecheck.StateCheck{
-		statecheck.ExpectKnownValue(driftAddr, tfjsonpath.New("in_sync"), knownvalue.Bool(len(kinds) == 0)),
-		statecheck.ExpectKnownValue(driftAddr, tfjsonpath.New("findings"), knownvalue.ListExact(findings)),
-		statecheck.ExpectKnownValue(driftAddr, tfjsonpath.New("counts"), expectDriftCounts(counts)),
+		statecheck.ExpectKnownValue(addr, tfjsonpath.New("in_sync"), knownvalue.Bool(len(kinds) == 0)),
+		statecheck.ExpectKnownValue(addr, tfjsonpath.New("findings"), knownvalue.ListExact(findings)),
+		statecheck.ExpectKnownValue(addr, tfjsonpath.New("counts"), expectDriftCounts(counts)),
 	}
 }
 

@@ -206,18 +206,18 @@ func TestSetListOrder(t *testing.T) {
 	e := newEnv(t, Options{})
 	e.createCluster(e.createParams("first", 1))
 	e.createCluster(e.createParams("second", 1))
-	real := listIDs(e, "listKubernetesClusters", "kubernetescluster", url.Values{})
+	asListed := listIDs(e, "listKubernetesClusters", "kubernetescluster", url.Values{})
 	if err := e.sim.SetListOrder(ListOrderReversed); err != nil {
 		t.Fatal(err)
 	}
-	if got := listIDs(e, "listKubernetesClusters", "kubernetescluster", url.Values{}); len(real) != 2 || !slices.Equal(got, []string{real[1], real[0]}) {
-		t.Fatalf("after SetListOrder(reversed): %v, want the reverse of %v", got, real)
+	if got := listIDs(e, "listKubernetesClusters", "kubernetescluster", url.Values{}); len(asListed) != 2 || !slices.Equal(got, []string{asListed[1], asListed[0]}) {
+		t.Fatalf("after SetListOrder(reversed): %v, want the reverse of %v", got, asListed)
 	}
 	if err := e.sim.SetListOrder(ListOrderReal); err != nil {
 		t.Fatal(err)
 	}
-	if got := listIDs(e, "listKubernetesClusters", "kubernetescluster", url.Values{}); !slices.Equal(got, real) {
-		t.Fatalf("after SetListOrder(real): %v, want %v", got, real)
+	if got := listIDs(e, "listKubernetesClusters", "kubernetescluster", url.Values{}); !slices.Equal(got, asListed) {
+		t.Fatalf("after SetListOrder(real): %v, want %v", got, asListed)
 	}
 }
 
