@@ -111,21 +111,29 @@ func (c *Cluster) UnmarshalJSON(b []byte) error {
 }
 
 // byCreation orders VMs as CKS made them: by created time (to the second),
-// then by name, which orders VMs made in one second (CKS names etcd VMs
-// <prefix>-etcd-<n>-<hex> and the others <prefix>-<role>-<hex>, <hex> the
-// time in milliseconds), then by id.
+// then by name, then by id. The name orders the VMs of one role made in one
+// second: CKS ends each node's name with
+// Long.toHexString(System.currentTimeMillis()) (naming.hexSuffix), eleven
+// hex digits that sort as the times do.
 func byCreation(a, b ClusterVM) int {
-	return cmp.Or(createdTime(a.Created).Compare(createdTime(b.Created)), cmp.Compare(a.Name, b.Name), cmp.Compare(a.ID, b.ID))
+	return cmp.Or(ParseCreated(a.Created).Compare(ParseCreated(b.Created)), cmp.Compare(a.Name, b.Name), cmp.Compare(a.ID, b.ID))
 }
 
-// createdTime parses CloudStack's created time (yyyy-MM-dd'T'HH:mm:ssZ);
-// an unparsable time is the zero time, which sorts first.
-func createdTime(s string) time.Time {
-	t, err := time.Parse("2006-01-02T15:04:05-0700", strings.TrimSpace(s))
-	if err != nil {
-		return time.Time{}
+// cloudStackTime is CloudStack's date format, yyyy-MM-dd'T'HH:mm:ssZ.
+const cloudStackTime = "2006-01-02T15:04:05-0700"
+
+// ParseCreated parses the created time of a record (to the second). An
+// unparsable time is the zero time, which the drift comparison treats as
+// old (hiding drift is worse than reporting it early) and byCreation sorts
+// first.
+func ParseCreated(s string) time.Time {
+	s = strings.TrimSpace(s)
+	for _, layout := range []string{cloudStackTime, time.RFC3339} {
+		if t, err := time.Parse(layout, s); err == nil {
+			return t
+		}
 	}
-	return t
+	return time.Time{}
 }
 
 // ExternalNodes counts the external nodes of the VM map: VMs joined with

@@ -5,6 +5,7 @@ import (
 	"maps"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestClusterRecordReadsWhatNamesCannotSay decodes the members of a cluster
@@ -59,6 +60,21 @@ func TestClusterRecordRefusesWhatItCannotRead(t *testing.T) {
 		err := json.Unmarshal([]byte(body), &c)
 		if err == nil || !strings.Contains(err.Error(), member) {
 			t.Errorf("%s: error %v, want one naming %s", body, err, member)
+		}
+	}
+}
+
+func TestParseCreated(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]time.Time{
+		"2026-01-02T03:04:05+0100":  time.Date(2026, 1, 2, 2, 4, 5, 0, time.UTC),
+		" 2026-01-02T03:04:05Z ":    time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC),
+		"2026-01-02T03:04:05+01:00": time.Date(2026, 1, 2, 2, 4, 5, 0, time.UTC),
+		"yesterday":                 {},
+		"":                          {},
+	} {
+		if got := ParseCreated(in); !got.Equal(want) {
+			t.Errorf("ParseCreated(%q) = %v, want %v", in, got, want)
 		}
 	}
 }

@@ -106,7 +106,6 @@ func TestEveryListHasOneOrder(t *testing.T) {
 	// holds. A shuffled list is read in one page: a new permutation on
 	// every call reorders the rows between pages, which no database does
 	// within one query plan.
-	cloudstack.SetPageSize(env.API, 2)
 	read := func(order string) map[string]any {
 		t.Helper()
 		if err := env.Sim.SetListOrder(order); err != nil {

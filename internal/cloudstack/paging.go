@@ -28,12 +28,13 @@ var errListShrank = errors.New("rows were removed while the list was read")
 // comes back empty. key identifies an item.
 //
 // The list comes back sorted by key, whatever order the server listed it in.
-// CloudStack promises no order: each list command's DAO query picks its own
-// (FirewallManagerImpl.listFirewallRules and
-// RulesManagerImpl.listPortForwardingRules order by id descending,
-// ApiDBUtils-backed VM and cluster lists by id ascending,
-// listPublicIpAddresses by address), another version or database may pick
-// another, and a query without ORDER BY leaves it to the database. Sorting
+// CloudStack promises no order: each list command's query picks its own
+// (FirewallManagerImpl.listFirewallRules,
+// RulesManagerImpl.listPortForwardingRules and
+// NetworkACLServiceImpl.listNetworkACLs order by id descending,
+// listLoadBalancerRules and listKubernetesClusters ascending), another
+// version may pick another, and a query without ORDER BY leaves it to the
+// database. Sorting
 // here means nothing above the client can depend on that order, so every
 // engine sees the same list from every server (TestEveryListHasOneOrder).
 //

@@ -1,7 +1,6 @@
 package clusterview
 
 import (
-	"strings"
 	"time"
 
 	"github.com/cloudstack-cks/terraform-provider-cks/internal/cloudstack"
@@ -15,7 +14,7 @@ type MapVM struct {
 	Role            naming.Role
 	// External is set for a VM joined with addNodesToKubernetesCluster.
 	External bool
-	// Created is when CloudStack made the VM (ParseCreated).
+	// Created is when CloudStack made the VM (cloudstack.ParseCreated).
 	Created time.Time
 	// IPAddress is the VM's own address.
 	IPAddress string
@@ -33,24 +32,8 @@ func MapVMs(c *cloudstack.Cluster) []MapVM {
 	out := make([]MapVM, 0, len(c.VirtualMachines))
 	for i, vm := range c.VirtualMachines {
 		out = append(out, MapVM{ID: vm.ID, Name: vm.Name, State: vm.State, Role: roles[i], External: vm.IsExternalNode,
-			Created: ParseCreated(vm.Created), IPAddress: vm.IPAddress, OfferingID: vm.ServiceOfferingID,
+			Created: cloudstack.ParseCreated(vm.Created), IPAddress: vm.IPAddress, OfferingID: vm.ServiceOfferingID,
 			OfferingName: vm.ServiceOfferingName, TemplateID: vm.TemplateID, NodeVersion: vm.KubernetesNodeVersion})
 	}
 	return out
-}
-
-// cloudStackTime is CloudStack's date format, yyyy-MM-dd'T'HH:mm:ssZ.
-const cloudStackTime = "2006-01-02T15:04:05-0700"
-
-// ParseCreated parses the created time of a VM (to the second). An
-// unparsable time is the zero time, which the drift comparison treats as
-// old: hiding drift is worse than reporting it early.
-func ParseCreated(s string) time.Time {
-	s = strings.TrimSpace(s)
-	for _, layout := range []string{cloudStackTime, time.RFC3339} {
-		if t, err := time.Parse(layout, s); err == nil {
-			return t
-		}
-	}
-	return time.Time{}
 }

@@ -41,18 +41,3 @@ func TestMapVMsAndWorkers(t *testing.T) {
 		t.Errorf("MapWorkers = %d, want 1: the etcd VM without its flag and the external node are no workers CKS made", got)
 	}
 }
-
-func TestParseCreated(t *testing.T) {
-	t.Parallel()
-	for in, want := range map[string]time.Time{
-		"2026-01-02T03:04:05+0100":  time.Date(2026, 1, 2, 2, 4, 5, 0, time.UTC),
-		" 2026-01-02T03:04:05Z ":    time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC),
-		"2026-01-02T03:04:05+01:00": time.Date(2026, 1, 2, 2, 4, 5, 0, time.UTC),
-		"yesterday":                 {},
-		"":                          {},
-	} {
-		if got := ParseCreated(in); !got.Equal(want) {
-			t.Errorf("ParseCreated(%q) = %v, want %v", in, got, want)
-		}
-	}
-}

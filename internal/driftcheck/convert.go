@@ -58,7 +58,7 @@ func toMap(c *cloudstack.Cluster) []drift.MappedVM {
 func toVMs(vms []cloudstack.VirtualMachine) []drift.VM {
 	out := make([]drift.VM, 0, len(vms))
 	for _, vm := range vms {
-		out = append(out, drift.VM{ID: vm.ID, Name: vmName(vm), State: vm.State, Created: clusterview.ParseCreated(vm.Created)})
+		out = append(out, drift.VM{ID: vm.ID, Name: vmName(vm), State: vm.State, Created: cloudstack.ParseCreated(vm.Created)})
 	}
 	return out
 }
