@@ -2,7 +2,9 @@ package endpoints
 
 import (
 	"bytes"
+	"crypto/tls"
 	"errors"
+	"io"
 	"net"
 	"strconv"
 	"sync"
@@ -202,15 +204,83 @@ func eventually(t *testing.T, what string, cond func() bool) {
 	}
 }
 
-// isRefused reports whether a dial found no server accepting on the
-// address: refused, or reset during the handshake. The listeners a test
-// stopped are closed before Close or RemoveCluster returns (their accept
-// loops have returned), so a reset comes from another test process: go
-// test runs packages side by side, the simulators
-// of other packages draw their addresses from the same 127.0.0.0/8 and
-// retry a busy one (listenRetrying), so one may bind the address the moment
-// this test's listener closes and close it again while the dial reaches it.
-// A dial that connects still fails the check.
-func isRefused(err error) bool {
-	return errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET)
+// serverAt reports whether a server still answers on addr, and how the
+// dial or the exchange ended. A listener a test stopped is closed before
+// Close, CloseForward or RemoveCluster returns, yet a dial can still
+// connect for a moment: kubeapi_test.go runs kubectl from parallel tests,
+// and a child between fork and exec holds a copy of every descriptor of
+// this process, the closed listener's included, until its exec closes
+// them. Nobody accepts on that copy, so the connection is reset without a
+// byte. A server of ours answers the TLS client hello sent here: the
+// Kubernetes API with its handshake, an SSH forward with its version line
+// (which is no TLS record). A connection held open in silence counts as a
+// server, so that a listener left open never passes.
+func serverAt(addr string) (bool, error) {
+	conn, err := net.Dial("tcp", addr)
+	if err != nil {
+		return false, err
+	}
+	defer func() { _ = conn.Close() }()
+	_ = conn.SetDeadline(time.Now().Add(2 * time.Second))
+	// Only whether something answers matters, not who.
+	err = tls.Client(conn, &tls.Config{InsecureSkipVerify: true, MinVersion: tls.VersionTLS12}).Handshake() //nolint:gosec // see above
+	var notTLS tls.RecordHeaderError
+	switch {
+	case err == nil, errors.As(err, &notTLS):
+		return true, err
+	case errors.Is(err, syscall.ECONNRESET), errors.Is(err, io.EOF):
+		return false, err
+	default:
+		return true, err
+	}
+}
+
+// expectNoServer fails the test when a server still answers on addr.
+func expectNoServer(t *testing.T, addr, after string) {
+	t.Helper()
+	if served, err := serverAt(addr); served {
+		t.Errorf("%s still answers after %s (%v), want no server", addr, after, err)
+	}
+}
+
+// TestServerAtTellsAForkedCopyFromAServer holds a copy of a closed
+// listener's descriptor, as a forked child does until its exec, and checks
+// that serverAt connects yet sees no server once the copy is closed, while
+// a listener that is still served counts as one.
+func TestServerAtTellsAForkedCopyFromAServer(t *testing.T) {
+	t.Parallel()
+	ln, ok := testutil.ListenLoopback(t).(*net.TCPListener)
+	if !ok {
+		t.Fatal("ListenLoopback gave no TCP listener")
+	}
+	file, err := ln.File() // a second descriptor of the same socket
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	_ = ln.Close()
+	if conn, err := net.Dial("tcp", addr); err != nil {
+		t.Fatalf("the copy must still take connections: %v", err)
+	} else {
+		_ = conn.Close()
+	}
+	time.AfterFunc(100*time.Millisecond, func() { _ = file.Close() })
+	if served, err := serverAt(addr); served {
+		t.Fatalf("serverAt saw a server behind a forked copy of a closed listener (%v)", err)
+	}
+
+	live := testutil.ListenLoopback(t)
+	defer func() { _ = live.Close() }()
+	go func() {
+		for {
+			conn, err := live.Accept()
+			if err != nil {
+				return
+			}
+			go func() { _, _ = io.Copy(io.Discard, conn) }() // accepts and stays silent
+		}
+	}()
+	if served, _ := serverAt(live.Addr().String()); !served {
+		t.Fatal("serverAt missed a listener that accepts in silence")
+	}
 }
