@@ -36,6 +36,7 @@ resource "cks_cni_configuration" "calico" {
 // the destroy deletes the cluster first.
 func TestAccCNIConfigurationLifecycle(t *testing.T) {
 	dependsOnTheCLI(t)
+	t.Parallel()
 	env := newSimEnv(t)
 	var id string
 	var otherClient *cloudstack.Cluster
@@ -102,6 +103,7 @@ func TestAccCNIConfigurationLifecycle(t *testing.T) {
 }
 
 func TestAccCNIConfigurationRefusals(t *testing.T) {
+	t.Parallel()
 	env := newSimEnv(t)
 	t.Run("not base64", func(t *testing.T) {
 		accTest(t, resource.TestCase{Steps: []resource.TestStep{{

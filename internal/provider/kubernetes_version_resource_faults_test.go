@@ -16,6 +16,7 @@ import (
 // An add whose answer is lost is not sent again: the version it made is
 // adopted, with a warning, and is the only one.
 func TestAccKubernetesVersionLostAnswer(t *testing.T) {
+	t.Parallel()
 	env := newSimEnv(t)
 	accTest(t, resource.TestCase{Steps: []resource.TestStep{{
 		PreConfig: func() { env.Sim.LoseNextResponses("addKubernetesSupportedVersion", 1) },
@@ -33,6 +34,7 @@ func TestAccKubernetesVersionLostAnswer(t *testing.T) {
 // Another client disables the version, then deletes it: each refresh sees
 // it, and the next apply puts back what the configuration says.
 func TestAccKubernetesVersionOutOfBandChanges(t *testing.T) {
+	t.Parallel()
 	env := newSimEnv(t)
 	config := env.ProviderConfig(env.versionHCL("new", "1.34.9", newISOURL, ""))
 	var id string
@@ -79,6 +81,7 @@ func TestAccKubernetesVersionOutOfBandChanges(t *testing.T) {
 // version recorded, tainted: the next apply deletes it and registers it
 // again, and only that one is left.
 func TestAccKubernetesVersionCreateTimeout(t *testing.T) {
+	t.Parallel()
 	env := newSimEnv(t)
 	slow := env.ProviderConfig(env.versionHCL("new", "1.34.9", newISOURL, `  timeouts = { create = "2s" }`))
 	accTest(t, resource.TestCase{
@@ -112,6 +115,7 @@ func TestAccKubernetesVersionCreateTimeout(t *testing.T) {
 // Only root admins register versions: a user's keys get CloudStack's 432
 // and the reason.
 func TestAccKubernetesVersionNeedsRootAdmin(t *testing.T) {
+	t.Parallel()
 	env := newSimEnv(t)
 	accTest(t, resource.TestCase{Steps: []resource.TestStep{{
 		Config: fmt.Sprintf(`

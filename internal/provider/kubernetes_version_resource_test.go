@@ -34,6 +34,7 @@ const (
 // cluster before the version.
 func TestAccKubernetesVersionLifecycle(t *testing.T) {
 	dependsOnTheCLI(t)
+	t.Parallel()
 	env := newSimEnv(t)
 	byName := fmt.Sprintf(`
 data "cks_kubernetes_version" "new" {
@@ -128,6 +129,7 @@ data "cks_kubernetes_version" "new" {
 // A download the image store fails fails the apply with its reason, on the
 // url attribute, and leaves no version behind.
 func TestAccKubernetesVersionDownloadFails(t *testing.T) {
+	t.Parallel()
 	env := newSimEnv(t)
 	const reason = "HTTP Server returned 404 (expected 200 OK)"
 	if err := env.Sim.SetISODownload(newISOURL, simulator.ISODownload{Error: reason}); err != nil {
@@ -144,6 +146,7 @@ func TestAccKubernetesVersionDownloadFails(t *testing.T) {
 
 // Bad input is refused at plan time, naming the attribute.
 func TestAccKubernetesVersionValidation(t *testing.T) {
+	t.Parallel()
 	env := newSimEnv(t)
 	for _, tc := range []struct {
 		semver, extra string

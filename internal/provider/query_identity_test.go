@@ -27,6 +27,7 @@ var queryAndIdentityVersions = []tfversion.TerraformVersionCheck{tfversion.SkipB
 func TestAccClusterQuery(t *testing.T) {
 	readsListsInAnyOrder(t)
 	dependsOnTheCLI(t)
+	t.Parallel()
 	env := newSimEnv(t)
 	project := cloudstack.Ownership{ProjectID: env.Info.ProjectID}
 	teamA := env.NewCluster(cloudstack.CreateClusterParams{Name: "team-a-api", Ownership: project})
@@ -92,6 +93,7 @@ list "cks_cluster" "alert" {
 // cluster's id as identity, and the state matches the one Terraform made.
 func TestAccClusterImportByIdentity(t *testing.T) {
 	dependsOnTheCLI(t)
+	t.Parallel()
 	env := newSimEnv(t)
 	accTest(t, resource.TestCase{
 		TerraformVersionChecks: queryAndIdentityVersions,
@@ -122,6 +124,7 @@ func TestAccClusterImportByIdentity(t *testing.T) {
 // A Kubernetes version and a CNI configuration imported by their identity.
 func TestAccCatalogImportByIdentity(t *testing.T) {
 	dependsOnTheCLI(t)
+	t.Parallel()
 	env := newSimEnv(t)
 	config := env.ProviderConfig(env.versionHCL("new", "1.34.9", newISOURL, ""), cniHCL("calico"))
 	importByIdentity := func(addr string) resource.TestStep {
