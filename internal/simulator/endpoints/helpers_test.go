@@ -205,34 +205,44 @@ func eventually(t *testing.T, what string, cond func() bool) {
 }
 
 // serverAt reports whether a server still answers on addr, and how the
-// dial or the exchange ended. A listener a test stopped is closed before
-// Close, CloseForward or RemoveCluster returns, yet a dial can still
-// connect for a moment: kubeapi_test.go runs kubectl from parallel tests,
-// and a child between fork and exec holds a copy of every descriptor of
-// this process, the closed listener's included, until its exec closes
-// them. Nobody accepts on that copy, so the connection is reset without a
-// byte. A server of ours answers the TLS client hello sent here: the
-// Kubernetes API with its handshake, an SSH forward with its version line
-// (which is no TLS record). A connection held open in silence counts as a
-// server, so that a listener left open never passes.
+// last dial or exchange ended. A listener a test stopped is closed before
+// Close, CloseForward or RemoveCluster returns, yet a dial can still connect
+// for a moment: kubeapi_test.go runs kubectl from parallel tests, and a child
+// between fork and exec holds a copy of every descriptor of this process,
+// the closed listener's included, until its exec closes it. Nobody accepts
+// on that copy, so such a connection is reset without a byte, and a dial
+// soon after is refused. A server of ours answers the TLS client hello sent
+// here: the Kubernetes API with its handshake, an SSH forward with its
+// version line (which is no TLS record). So the address has no server only
+// once a dial is refused; a connection held open in silence, or connections
+// that keep being taken and dropped, count as a server.
 func serverAt(addr string) (bool, error) {
-	conn, err := net.Dial("tcp", addr)
-	if err != nil {
-		return false, err
+	deadline := time.Now().Add(2 * time.Second)
+	for {
+		conn, err := net.Dial("tcp", addr)
+		if errors.Is(err, syscall.ECONNREFUSED) {
+			return false, err
+		}
+		if err == nil {
+			err = helloExchange(conn, deadline)
+			var notTLS tls.RecordHeaderError
+			if err == nil || errors.As(err, &notTLS) {
+				return true, err // it answered
+			}
+		}
+		if (!errors.Is(err, syscall.ECONNRESET) && !errors.Is(err, io.EOF)) || time.Now().After(deadline) {
+			return true, err
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
+}
+
+// helloExchange sends a TLS client hello on conn and closes it.
+func helloExchange(conn net.Conn, deadline time.Time) error {
 	defer func() { _ = conn.Close() }()
-	_ = conn.SetDeadline(time.Now().Add(2 * time.Second))
+	_ = conn.SetDeadline(deadline)
 	// Only whether something answers matters, not who.
-	err = tls.Client(conn, &tls.Config{InsecureSkipVerify: true, MinVersion: tls.VersionTLS12}).Handshake() //nolint:gosec // see above
-	var notTLS tls.RecordHeaderError
-	switch {
-	case err == nil, errors.As(err, &notTLS):
-		return true, err
-	case errors.Is(err, syscall.ECONNRESET), errors.Is(err, io.EOF):
-		return false, err
-	default:
-		return true, err
-	}
+	return tls.Client(conn, &tls.Config{InsecureSkipVerify: true, MinVersion: tls.VersionTLS12}).Handshake() //nolint:gosec // see serverAt
 }
 
 // expectNoServer fails the test when a server still answers on addr.
@@ -246,7 +256,8 @@ func expectNoServer(t *testing.T, addr, after string) {
 // TestServerAtTellsAForkedCopyFromAServer holds a copy of a closed
 // listener's descriptor, as a forked child does until its exec, and checks
 // that serverAt connects yet sees no server once the copy is closed, while
-// a listener that is still served counts as one.
+// a listener that is still served counts as one, whether it keeps its
+// connections in silence or drops them.
 func TestServerAtTellsAForkedCopyFromAServer(t *testing.T) {
 	t.Parallel()
 	ln, ok := testutil.ListenLoopback(t).(*net.TCPListener)
@@ -282,5 +293,20 @@ func TestServerAtTellsAForkedCopyFromAServer(t *testing.T) {
 	}()
 	if served, _ := serverAt(live.Addr().String()); !served {
 		t.Fatal("serverAt missed a listener that accepts in silence")
+	}
+
+	dropping := testutil.ListenLoopback(t)
+	defer func() { _ = dropping.Close() }()
+	go func() {
+		for {
+			conn, err := dropping.Accept()
+			if err != nil {
+				return
+			}
+			_ = conn.Close() // takes every connection and drops it
+		}
+	}()
+	if served, _ := serverAt(dropping.Addr().String()); !served {
+		t.Fatal("serverAt missed a listener that drops every connection it takes")
 	}
 }
