@@ -2,10 +2,7 @@ package provider
 
 import (
 	"go/ast"
-	"go/parser"
-	"go/token"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -59,34 +56,20 @@ var passMarkers = []string{"readsListsInAnyOrder", "dependsOnTheCLI"}
 // enough tests that a broken selection shows.
 func TestPassMarks(t *testing.T) {
 	t.Parallel()
-	files, err := filepath.Glob("*_test.go")
-	if err != nil {
-		t.Fatal(err)
-	}
 	marked := map[string]int{}
-	fset := token.NewFileSet()
-	for _, name := range files {
-		f, err := parser.ParseFile(fset, name, nil, parser.SkipObjectResolution)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, d := range f.Decls {
-			fn, ok := d.(*ast.FuncDecl)
-			if !ok || fn.Body == nil {
-				continue
-			}
-			leading := true
-			for _, stmt := range fn.Body.List {
-				marker := markerCalled(stmt)
-				switch {
-				case marker == "":
-					leading = false
-				case !leading || fn.Recv != nil || !strings.HasPrefix(fn.Name.Name, "Test"):
-					t.Errorf("%s: %s marks %s but is not among its first statements: the GNUmakefile would not select it",
-						fset.Position(stmt.Pos()), marker, fn.Name.Name)
-				default:
-					marked[marker]++
-				}
+	fset, funcs := testFileFuncs(t)
+	for _, fn := range funcs {
+		leading := true
+		for _, stmt := range fn.Body.List {
+			marker := markerCalled(stmt)
+			switch {
+			case marker == "":
+				leading = false
+			case !leading || fn.Recv != nil || !strings.HasPrefix(fn.Name.Name, "Test"):
+				t.Errorf("%s: %s marks %s but is not among its first statements: the GNUmakefile would not select it",
+					fset.Position(stmt.Pos()), marker, fn.Name.Name)
+			default:
+				marked[marker]++
 			}
 		}
 	}

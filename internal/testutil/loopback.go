@@ -41,3 +41,19 @@ func CanDial(host string, port int) bool {
 	_ = c.Close()
 	return true
 }
+
+// Serve hands every connection ln accepts to handle, each on a goroutine of
+// its own, until the test ends and closes ln.
+func Serve(t testing.TB, ln net.Listener, handle func(net.Conn)) {
+	t.Helper()
+	t.Cleanup(func() { _ = ln.Close() })
+	go func() {
+		for {
+			conn, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go handle(conn)
+		}
+	}()
+}

@@ -56,19 +56,10 @@ func ServeAgent(t testing.TB, keyring agent.Agent) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = ln.Close() })
-	go func() {
-		for {
-			conn, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				defer func() { _ = conn.Close() }()
-				_ = agent.ServeAgent(keyring, conn)
-			}()
-		}
-	}()
+	Serve(t, ln, func(conn net.Conn) {
+		defer func() { _ = conn.Close() }()
+		_ = agent.ServeAgent(keyring, conn)
+	})
 	return socket
 }
 

@@ -280,33 +280,21 @@ func TestServerAtTellsAForkedCopyFromAServer(t *testing.T) {
 		t.Fatalf("serverAt saw a server behind a forked copy of a closed listener (%v)", err)
 	}
 
-	live := testutil.ListenLoopback(t)
-	defer func() { _ = live.Close() }()
-	go func() {
-		for {
-			conn, err := live.Accept()
-			if err != nil {
-				return
-			}
-			go func() { _, _ = io.Copy(io.Discard, conn) }() // accepts and stays silent
-		}
-	}()
-	if served, _ := serverAt(live.Addr().String()); !served {
+	silent := acceptOnLoopback(t, func(conn net.Conn) { _, _ = io.Copy(io.Discard, conn) })
+	if served, _ := serverAt(silent); !served {
 		t.Fatal("serverAt missed a listener that accepts in silence")
 	}
-
-	dropping := testutil.ListenLoopback(t)
-	defer func() { _ = dropping.Close() }()
-	go func() {
-		for {
-			conn, err := dropping.Accept()
-			if err != nil {
-				return
-			}
-			_ = conn.Close() // takes every connection and drops it
-		}
-	}()
-	if served, _ := serverAt(dropping.Addr().String()); !served {
+	dropping := acceptOnLoopback(t, func(conn net.Conn) { _ = conn.Close() })
+	if served, _ := serverAt(dropping); !served {
 		t.Fatal("serverAt missed a listener that drops every connection it takes")
 	}
+}
+
+// acceptOnLoopback listens on a loopback address until the test ends and
+// hands every connection it accepts to handle; it returns the address.
+func acceptOnLoopback(t *testing.T, handle func(net.Conn)) string {
+	t.Helper()
+	ln := testutil.ListenLoopback(t)
+	testutil.Serve(t, ln, handle)
+	return ln.Addr().String()
 }
