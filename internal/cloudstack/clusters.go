@@ -113,8 +113,8 @@ func (c *Cluster) UnmarshalJSON(b []byte) error {
 // byCreation orders VMs as CKS made them: by created time (to the second),
 // then by name, then by id. The name orders the VMs of one role made in one
 // second: CKS ends each node's name with
-// Long.toHexString(System.currentTimeMillis()) (naming.hexSuffix), eleven
-// hex digits that sort as the times do.
+// Long.toHexString(System.currentTimeMillis()) (naming.hexSuffix, cited
+// there), eleven hex digits that sort as the times do.
 func byCreation(a, b ClusterVM) int {
 	return cmp.Or(ParseCreated(a.Created).Compare(ParseCreated(b.Created)), cmp.Compare(a.Name, b.Name), cmp.Compare(a.ID, b.ID))
 }

@@ -13,8 +13,11 @@ const (
 	RoleEtcd    Role = "etcd"
 )
 
-// hexSuffix is Long.toHexString(System.currentTimeMillis()): lowercase, no
-// leading zeros, 11 digits from late 2004 until about the year 2527.
+// hexSuffix is Long.toHexString(System.currentTimeMillis()), which CKS
+// appends to a node's host name (a worker's in
+// KubernetesClusterResourceModifierActionWorker.createKubernetesNode:
+// "%s-node-%s"): lowercase, no leading zeros, 11 digits from late 2004
+// until about the year 2527.
 const hexSuffix = `[0-9a-f]{11}`
 
 // Generic patterns for a VM of any cluster named by CloudStack 4.21 or later.

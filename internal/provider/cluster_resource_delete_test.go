@@ -31,14 +31,9 @@ func TestAccCluster_destroyOnUserNetwork(t *testing.T) {
 	var addUserRules, checkScaled []resource.TestCheckFunc
 	for _, p := range envs {
 		addr := "cks_cluster." + p.label
-		addUserRules = append(addUserRules, func(s *terraform.State) error {
-			id, err := idAt(s, addr)
-			if err != nil {
-				return err
-			}
+		addUserRules = append(addUserRules, withIDAt(addr, func(id string) {
 			userRules[p.profile] = p.addFirewall(t, p.Cluster(id).IPAddressID, 8443, 8443, "203.0.113.0/24")
-			return nil
-		})
+		}))
 		checkScaled = append(checkScaled, p.checkCluster(t, addr, 2, []string{"2222-2224", "50000-50002", "6443", "8443"}))
 	}
 	accTest(t, profileTestCase(envs, resource.TestCase{

@@ -8,7 +8,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
-	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 )
 
@@ -49,14 +48,7 @@ func TestAccCluster_driftInSyncAfterEveryScale(t *testing.T) {
 	var noops []plancheck.PlanCheck
 	for _, p := range envs {
 		addr := "cks_cluster." + p.label
-		recordIDs = append(recordIDs, func(s *terraform.State) error {
-			id, err := idAt(s, addr)
-			if err != nil {
-				return err
-			}
-			ids[p.profile] = id
-			return nil
-		})
+		recordIDs = append(recordIDs, withIDAt(addr, func(id string) { ids[p.profile] = id }))
 		checkScaledUp = append(checkScaledUp, p.checkCluster(t, addr, 2, etcdFirewalls(2, 3)))
 		checkScaledDown = append(checkScaledDown, p.checkCluster(t, addr, 1, etcdFirewalls(1, 3)))
 		driftChecks = append(driftChecks, expectDriftFindingsAt("data.cks_cluster_drift."+p.label)...)

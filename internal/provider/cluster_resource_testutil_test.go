@@ -35,6 +35,17 @@ func idAt(s *terraform.State, addr string) (string, error) {
 	return rs.Primary.ID, nil
 }
 
+// withIDAt is a Check that hands the id of the resource at addr to use.
+func withIDAt(addr string, use func(id string)) resource.TestCheckFunc {
+	return func(s *terraform.State) error {
+		id, err := idAt(s, addr)
+		if err == nil {
+			use(id)
+		}
+		return err
+	}
+}
+
 // recordClusterID is a Check that keeps the cluster's id for the PreConfig
 // of later steps, which inject faults into that cluster.
 func recordClusterID(id *string) resource.TestCheckFunc {
